@@ -1,0 +1,207 @@
+#include "config/json_source.h"
+
+#include "core/file_io.h"
+
+#include <set>
+#include <vector>
+
+namespace pg {
+namespace {
+
+SourcePos PosOfOffset(const std::string& text, size_t offset) {
+  SourcePos pos;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++pos.line;
+      pos.column = 1;
+    } else {
+      ++pos.column;
+    }
+  }
+  return pos;
+}
+
+std::string Format(const std::string& path, SourcePos pos) {
+  return path + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
+}
+
+}  // namespace
+
+// Walks text that nlohmann already accepted and records the position of every value,
+// which nlohmann does not keep. It also finds duplicate keys, which nlohmann silently merges.
+class JsonPositionScanner {
+ public:
+  JsonPositionScanner(const std::string& text, JsonSource& out) : text_(text), out_(out) {}
+
+  Status Run() {
+    while (i_ < text_.size()) {
+      SkipSpaceAndComments();
+      if (i_ >= text_.size()) break;
+      PG_RETURN_IF_ERROR(Step());
+    }
+    return Status();
+  }
+
+ private:
+  struct Frame {
+    bool object = false;
+    std::string pointer;
+    int index = 0;
+    std::string key;
+    bool expect_key = true;
+    std::set<std::string> keys;
+  };
+
+  Status Step() {
+    char c = text_[i_];
+    if (c == '{' || c == '[') return Open(c == '{');
+    if (c == '}' || c == ']') {
+      stack_.pop_back();
+      ++i_;
+      return Status();
+    }
+    if (c == ',') {
+      if (!stack_.empty()) {
+        Frame& f = stack_.back();
+        if (f.object) f.expect_key = true; else ++f.index;
+      }
+      ++i_;
+      return Status();
+    }
+    if (c == ':') {
+      ++i_;
+      return Status();
+    }
+    if (c == '"' && !stack_.empty() && stack_.back().object && stack_.back().expect_key) {
+      return Key();
+    }
+    RecordValue();
+    if (c == '"') SkipString(); else SkipScalar();
+    return Status();
+  }
+
+  Status Open(bool object) {
+    std::string pointer = RecordValue();
+    Frame frame;
+    frame.object = object;
+    frame.pointer = pointer;
+    stack_.push_back(std::move(frame));
+    ++i_;
+    return Status();
+  }
+
+  Status Key() {
+    size_t start = i_;
+    SkipString();
+    std::string key = Json::parse(text_.substr(start, i_ - start)).get<std::string>();
+    Frame& f = stack_.back();
+    std::string pointer = f.pointer + "/" + JsonSource::Escape(key);
+    SourcePos pos = PosOfOffset(text_, start);
+    if (!f.keys.insert(key).second) {
+      return Status::Invalid(Format(out_.path_, pos) + ": duplicate key \"" + key + "\"");
+    }
+    out_.positions_[pointer] = pos;
+    f.key = key;
+    f.expect_key = false;
+    return Status();
+  }
+
+  // Records the current value's position unless its key already did; returns its pointer.
+  std::string RecordValue() {
+    if (stack_.empty()) {
+      out_.positions_.emplace("", PosOfOffset(text_, i_));
+      return "";
+    }
+    const Frame& f = stack_.back();
+    std::string pointer = f.object ? f.pointer + "/" + JsonSource::Escape(f.key)
+                                   : f.pointer + "/" + std::to_string(f.index);
+    out_.positions_.emplace(pointer, PosOfOffset(text_, i_));
+    return pointer;
+  }
+
+  void SkipString() {
+    for (++i_; i_ < text_.size() && text_[i_] != '"'; ++i_) {
+      if (text_[i_] == '\\') ++i_;
+    }
+    ++i_;
+  }
+
+  void SkipScalar() {
+    while (i_ < text_.size() && std::string_view(",}] \t\r\n/").find(text_[i_]) == std::string_view::npos) ++i_;
+  }
+
+  void SkipSpaceAndComments() {
+    while (i_ < text_.size()) {
+      char c = text_[i_];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+        ++i_;
+      } else if (text_.compare(i_, 2, "//") == 0) {
+        size_t end = text_.find('\n', i_);
+        i_ = end == std::string::npos ? text_.size() : end;
+      } else if (text_.compare(i_, 2, "/*") == 0) {
+        size_t end = text_.find("*/", i_ + 2);
+        i_ = end == std::string::npos ? text_.size() : end + 2;
+      } else {
+        return;
+      }
+    }
+  }
+
+  const std::string& text_;
+  JsonSource& out_;
+  size_t i_ = 0;
+  std::vector<Frame> stack_;
+};
+
+StatusOr<JsonSource> JsonSource::Parse(std::string path, const std::string& text) {
+  JsonSource source;
+  source.path_ = std::move(path);
+  try {
+    source.root_ = Json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const Json::parse_error& e) {
+    // nlohmann reports a byte offset one past the offending character.
+    size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    std::string what = e.what();
+    size_t cut = what.find("syntax error");
+    if (cut != std::string::npos) what = what.substr(cut);
+    return Status::Invalid(Format(source.path_, PosOfOffset(text, offset)) + ": invalid JSON: " + what);
+  }
+  JsonPositionScanner scanner(text, source);
+  PG_RETURN_IF_ERROR(scanner.Run());
+  return source;
+}
+
+StatusOr<JsonSource> JsonSource::Load(const std::string& path) {
+  PG_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return Parse(path, text);
+}
+
+SourcePos JsonSource::PositionOf(const std::string& pointer) const {
+  std::string p = pointer;
+  while (true) {
+    auto it = positions_.find(p);
+    if (it != positions_.end()) return it->second;
+    if (p.empty()) return SourcePos{};
+    p = p.substr(0, p.rfind('/'));
+  }
+}
+
+std::string JsonSource::Where(const std::string& pointer) const {
+  return Format(path_, PositionOf(pointer));
+}
+
+Status JsonSource::ErrorAt(const std::string& pointer, const std::string& message) const {
+  return Status::Invalid(Where(pointer) + ": " + message);
+}
+
+std::string JsonSource::Escape(const std::string& token) {
+  std::string out;
+  for (char c : token) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace pg

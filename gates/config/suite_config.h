@@ -1,0 +1,55 @@
+// preflight/suites.json: legs (one command each) and suites (named lists of legs).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+
+namespace pg {
+
+inline constexpr double kDefaultLegTimeoutS = 3600;
+inline constexpr double kDefaultKillGraceS = 5;
+
+struct Leg {
+  std::string name;
+  std::vector<std::string> argv;  // a string `run` becomes {"sh", "-c", run}
+  std::string cwd;                // relative to the repo root; empty = the root
+  std::vector<std::pair<std::string, std::string>> env;
+  double timeout_s = kDefaultLegTimeoutS;
+  std::vector<std::string> needs;
+  std::vector<std::string> locks;
+  std::vector<std::string> inputs;  // globs relative to the root, part of the cache key
+  bool exclusive = false;
+  bool timing = false;
+  std::string definition;  // canonical JSON of the leg as written: part of the cache key
+};
+
+struct Suite {
+  std::string name;
+  std::vector<std::string> legs;
+};
+
+struct SuiteConfig {
+  std::string path;  // as given, for messages
+  std::vector<Leg> legs;      // in file order
+  std::vector<Suite> suites;  // in file order
+  std::vector<std::vector<std::string>> toolchain;  // commands whose output fingerprints tools
+  double kill_grace_s = kDefaultKillGraceS;
+
+  const Leg* FindLeg(const std::string& name) const;
+  const Suite* FindSuite(const std::string& name) const;
+};
+
+// Parses and validates; every error is kInvalidInput and starts with "path:line:col:".
+StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::string& text);
+// `display_path` is how messages name the file (default: `path`).
+StatusOr<SuiteConfig> LoadSuiteConfig(const std::string& path, const std::string& display_path = "");
+
+// The legs of `suites` plus every leg they need, transitively, needs first, otherwise in
+// suite order. An unknown suite name is kInvalidInput naming the known ones.
+StatusOr<std::vector<const Leg*>> SelectLegs(const SuiteConfig& config,
+                                             const std::vector<std::string>& suites);
+
+}  // namespace pg

@@ -1,0 +1,157 @@
+// Parsing and field validation of suites.json; cross-references live in suite_graph.cpp.
+#include <regex>
+
+#include "config/json_fields.h"
+#include "config/suite_config.h"
+#include "core/file_io.h"
+
+namespace pg {
+
+Status ValidateSuiteGraph(const JsonSource& source, const SuiteConfig& config);  // suite_graph.cpp
+
+namespace {
+
+bool IsPlainName(const std::string& name) {
+  static const std::regex kName("[A-Za-z0-9][A-Za-z0-9_.-]*");
+  return std::regex_match(name, kName);
+}
+
+Status ParseRun(const JsonFields& fields, const Json& run, Leg* leg) {
+  if (run.is_string()) {
+    if (run.get<std::string>().find_first_not_of(" \t\n") == std::string::npos) {
+      return fields.ErrorAt("run", "field \"run\" is an empty command");
+    }
+    leg->argv = {"sh", "-c", run.get<std::string>()};
+    return Status();
+  }
+  if (!run.is_array()) {
+    return fields.ErrorAt("run", "field \"run\" must be an argv array or a shell string, got " +
+                                     JsonTypeName(run));
+  }
+  PG_RETURN_IF_ERROR(fields.StringList("run", &leg->argv));
+  if (leg->argv.empty() || leg->argv[0].empty()) {
+    return fields.ErrorAt("run", "field \"run\" is an empty command");
+  }
+  return Status();
+}
+
+Status ParseLeg(const JsonSource& source, const std::string& name, const Json& value, Leg* leg) {
+  std::string pointer = "/legs/" + JsonSource::Escape(name);
+  if (!IsPlainName(name)) {
+    return source.ErrorAt(pointer, "leg name \"" + name +
+                                       "\" must start with a letter or digit and use only "
+                                       "letters, digits, '_', '.', '-'");
+  }
+  if (!value.is_object()) {
+    return source.ErrorAt(pointer, "leg \"" + name + "\" must be an object, got " + JsonTypeName(value));
+  }
+  JsonFields fields(source, value, pointer, "leg \"" + name + "\"");
+  PG_RETURN_IF_ERROR(fields.CheckKnown({"run", "cwd", "env", "timeout_s", "needs", "locks",
+                                        "exclusive", "timing", "inputs", "description"}));
+  PG_RETURN_IF_ERROR(fields.Require("run"));
+  leg->name = name;
+  leg->definition = value.dump();
+  std::string description;
+  PG_RETURN_IF_ERROR(ParseRun(fields, value.at("run"), leg));
+  PG_RETURN_IF_ERROR(fields.String("cwd", &leg->cwd));
+  PG_RETURN_IF_ERROR(fields.String("description", &description));
+  PG_RETURN_IF_ERROR(fields.StringMap("env", &leg->env));
+  PG_RETURN_IF_ERROR(fields.Number("timeout_s", &leg->timeout_s, 0));
+  PG_RETURN_IF_ERROR(fields.StringList("needs", &leg->needs));
+  PG_RETURN_IF_ERROR(fields.StringList("locks", &leg->locks));
+  PG_RETURN_IF_ERROR(fields.StringList("inputs", &leg->inputs));
+  PG_RETURN_IF_ERROR(fields.Bool("exclusive", &leg->exclusive));
+  PG_RETURN_IF_ERROR(fields.Bool("timing", &leg->timing));
+  if (!leg->cwd.empty() && leg->cwd[0] == '/') {
+    return fields.ErrorAt("cwd", "field \"cwd\" must be relative to the repository root");
+  }
+  return Status();
+}
+
+Status ParseLegs(const JsonSource& source, const Json& legs, SuiteConfig* config) {
+  if (!legs.is_object()) {
+    return source.ErrorAt("/legs", "field \"legs\" must be an object, got " + JsonTypeName(legs));
+  }
+  for (const auto& [name, value] : legs.items()) {
+    Leg leg;
+    PG_RETURN_IF_ERROR(ParseLeg(source, name, value, &leg));
+    config->legs.push_back(std::move(leg));
+  }
+  return Status();
+}
+
+Status ParseSuites(const JsonSource& source, const Json& suites, SuiteConfig* config) {
+  if (!suites.is_object()) {
+    return source.ErrorAt("/suites", "field \"suites\" must be an object, got " + JsonTypeName(suites));
+  }
+  JsonFields fields(source, suites, "/suites", "");
+  for (const auto& [name, value] : suites.items()) {
+    if (!IsPlainName(name)) {
+      return fields.ErrorAt(name, "suite name \"" + name + "\" must use only letters, digits, '_', '.', '-'");
+    }
+    if (!value.is_array()) {
+      return fields.ErrorAt(name, "suite \"" + name + "\" must be an array of leg names, got " +
+                                      JsonTypeName(value));
+    }
+    Suite suite{name, {}};
+    PG_RETURN_IF_ERROR(fields.StringList(name, &suite.legs));
+    config->suites.push_back(std::move(suite));
+  }
+  return Status();
+}
+
+Status ParseToolchain(const JsonSource& source, const Json& toolchain, SuiteConfig* config) {
+  const std::string message = "field \"toolchain\" must be an array of argv arrays";
+  if (!toolchain.is_array()) return source.ErrorAt("/toolchain", message);
+  for (size_t i = 0; i < toolchain.size(); ++i) {
+    const Json& cmd = toolchain[i];
+    std::string pointer = "/toolchain/" + std::to_string(i);
+    if (!cmd.is_array() || cmd.empty()) return source.ErrorAt(pointer, message);
+    std::vector<std::string> argv;
+    for (const Json& arg : cmd) {
+      if (!arg.is_string()) return source.ErrorAt(pointer, message);
+      argv.push_back(arg.get<std::string>());
+    }
+    config->toolchain.push_back(std::move(argv));
+  }
+  return Status();
+}
+
+}  // namespace
+
+StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::string& text) {
+  PG_ASSIGN_OR_RETURN(JsonSource source, JsonSource::Parse(path, text));
+  const Json& root = source.root();
+  if (!root.is_object()) return source.ErrorAt("", "the top level must be an object");
+  JsonFields fields(source, root, "", "");
+  PG_RETURN_IF_ERROR(
+      fields.CheckKnown({"schema_version", "legs", "suites", "toolchain", "kill_grace_s"}));
+  PG_RETURN_IF_ERROR(fields.Require("schema_version"));
+  long version = 0;
+  PG_RETURN_IF_ERROR(fields.Integer("schema_version", &version));
+  if (version != 1) {
+    return fields.ErrorAt("schema_version", "schema_version " + std::to_string(version) +
+                                                " is not supported (this proofgate reads 1)");
+  }
+  PG_RETURN_IF_ERROR(fields.Require("legs"));
+  PG_RETURN_IF_ERROR(fields.Require("suites"));
+  SuiteConfig config;
+  config.path = path;
+  PG_RETURN_IF_ERROR(ParseLegs(source, root.at("legs"), &config));
+  PG_RETURN_IF_ERROR(ParseSuites(source, root.at("suites"), &config));
+  if (root.contains("toolchain")) {
+    PG_RETURN_IF_ERROR(ParseToolchain(source, root.at("toolchain"), &config));
+  }
+  PG_RETURN_IF_ERROR(fields.Number("kill_grace_s", &config.kill_grace_s, 0));
+  PG_RETURN_IF_ERROR(ValidateSuiteGraph(source, config));
+  return config;
+}
+
+StatusOr<SuiteConfig> LoadSuiteConfig(const std::string& path, const std::string& display_path) {
+  std::string shown = display_path.empty() ? path : display_path;
+  auto text = ReadFile(path);
+  if (!text.ok()) return Status::Invalid(shown + ": cannot read the suites file");
+  return ParseSuiteConfig(shown, *text);
+}
+
+}  // namespace pg

@@ -1,0 +1,46 @@
+#include "core/file_io.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace pg {
+
+StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Invalid(path + ": cannot read: " + std::strerror(errno));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Status::Invalid(path + ": read failed");
+  return buffer.str();
+}
+
+Status WriteFileAtomic(const std::string& path, const std::string& content) {
+  std::string temp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::Io(temp + ": cannot write: " + std::strerror(errno));
+    out << content;
+    out.flush();
+    if (!out) return Status::Io(temp + ": write failed: " + std::strerror(errno));
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::string reason = std::strerror(errno);
+    std::remove(temp.c_str());
+    return Status::Io(path + ": cannot replace: " + reason);
+  }
+  return Status();
+}
+
+Status MakeDirs(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) return Status::Io(path + ": cannot create directory: " + ec.message());
+  return Status();
+}
+
+}  // namespace pg

@@ -1,0 +1,17 @@
+// Whole-file reads and crash-safe writes.
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+
+namespace pg {
+
+// A missing or unreadable file is kInvalidInput: it is always a path the user gave us.
+StatusOr<std::string> ReadFile(const std::string& path);
+// Writes to a temporary sibling and renames it over `path`, so readers never see half a file.
+Status WriteFileAtomic(const std::string& path, const std::string& content);
+// Creates `path` and its parents.
+Status MakeDirs(const std::string& path);
+
+}  // namespace pg

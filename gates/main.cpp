@@ -1,0 +1,164 @@
+// proofgate CLI: flags → library calls → exit code. Nothing here decides a verdict.
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+
+#include "config/suite_config.h"
+#include "core/exit_code.h"
+#include "core/file_io.h"
+#include "report/progress.h"
+#include "report/writers.h"
+#include "runner/preflight.h"
+
+namespace {
+
+struct CommonFlags {
+  std::string dir;
+  std::string color = "auto";
+  bool quiet = false;
+  bool verbose = false;
+  bool json = false;
+  std::string junit;
+  std::string summary;
+};
+
+struct PreflightFlags {
+  std::vector<std::string> suites;
+  std::string config = pg::kDefaultConfig;
+  int jobs = 0;
+  bool no_cache = false;
+  bool list = false;
+  std::string log_dir;
+};
+
+int g_cancel_write = -1;
+
+void OnSignal(int) {
+  char byte = 1;
+  [[maybe_unused]] ssize_t n = write(g_cancel_write, &byte, 1);
+}
+
+// SIGINT/SIGTERM become a readable fd the scheduler polls, so legs are stopped in order.
+int InstallCancelPipe() {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  g_cancel_write = fds[1];
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  return fds[0];
+}
+
+int Fail(const pg::Status& status) {
+  std::cerr << "proofgate: " << status.message() << "\n";
+  return static_cast<int>(pg::ExitCodeFor(status));
+}
+
+bool UseColor(const std::string& mode, int fd) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  return isatty(fd) && getenv("NO_COLOR") == nullptr;
+}
+
+pg::Status WriteReports(const pg::RunReport& report, const CommonFlags& common) {
+  if (common.json) {
+    std::cout << pg::RunReportJson(report);
+  } else {
+    pg::WriteRunTable(report, std::cout, UseColor(common.color, STDOUT_FILENO));
+  }
+  std::cout.flush();
+  if (!common.junit.empty()) PG_RETURN_IF_ERROR(pg::WriteFileAtomic(common.junit, pg::RunReportJunit(report)));
+  if (!common.summary.empty()) {
+    PG_RETURN_IF_ERROR(pg::WriteFileAtomic(common.summary, pg::RunReportMarkdown(report)));
+  }
+  return pg::Status();
+}
+
+pg::StatusOr<std::string> ResolveRoot(const CommonFlags& common, const PreflightFlags& flags) {
+  std::string start = common.dir.empty() ? std::filesystem::current_path().string() : common.dir;
+  if (!common.dir.empty() || flags.config != pg::kDefaultConfig) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(start, ec)) return pg::Status::Invalid("-C " + start + ": not a directory");
+    return std::filesystem::absolute(start).lexically_normal().string();
+  }
+  return pg::FindRoot(start);
+}
+
+int ListSuites(const std::string& root, const PreflightFlags& flags) {
+  std::string path = std::filesystem::path(flags.config).is_absolute() ? flags.config : root + "/" + flags.config;
+  auto config = pg::LoadSuiteConfig(path);
+  if (!config.ok()) return Fail(config.status());
+  for (const pg::Suite& suite : config->suites) {
+    std::cout << suite.name << ":";
+    for (const std::string& leg : suite.legs) std::cout << " " << leg;
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
+  auto root = ResolveRoot(common, flags);
+  if (!root.ok()) return Fail(root.status());
+  if (flags.list) return ListSuites(*root, flags);
+  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose);
+  pg::PreflightOptions options;
+  options.root = *root;
+  options.config_path = flags.config;
+  options.suites = flags.suites;
+  options.jobs = flags.jobs;
+  options.use_cache = !flags.no_cache;
+  options.log_dir = flags.log_dir.empty() ? "" : std::filesystem::absolute(flags.log_dir).string();
+  options.cancel_fd = InstallCancelPipe();
+  if (!common.quiet) {
+    options.on_change = [&](const pg::LegResult& leg, std::string_view state) { progress.OnChange(leg, state); };
+  }
+  options.on_notice = [&](const std::string& text) { progress.Notice(text); };
+  auto report = pg::RunPreflight(options);
+  if (!report.ok()) return Fail(report.status());
+  pg::Status written = WriteReports(*report, common);
+  if (!written.ok()) return Fail(written);
+  return static_cast<int>(report->exit_code);
+}
+
+void AddCommonFlags(CLI::App& app, CommonFlags& common) {
+  app.add_option("-C", common.dir, "Run as if started in DIR (the repository root)");
+  app.add_option("--color", common.color, "Colour output: auto, always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_flag("-q,--quiet", common.quiet, "No progress lines on stderr");
+  app.add_flag("-v,--verbose", common.verbose, "Print argv of each leg and the output of red ones");
+  app.add_flag("--json", common.json, "Print one JSON document on stdout instead of the table");
+  app.add_option("--junit", common.junit, "Also write JUnit XML to FILE");
+  app.add_option("--summary", common.summary, "Also write a Markdown summary to FILE");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"proofgate: preflight suites, mutation proofs, records and merge gates"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  CommonFlags common;
+  AddCommonFlags(app, common);
+  PreflightFlags flags;
+  CLI::App* preflight = app.add_subcommand("preflight", "Run named suites of legs (default: \"default\")");
+  preflight->add_option("suites", flags.suites, "Suites to run");
+  preflight->add_option("--config", flags.config, "Suites file, relative to the root");
+  preflight->add_option("-j,--jobs", flags.jobs, "Legs run at once (default: CPUs)")->check(CLI::PositiveNumber);
+  preflight->add_flag("--no-cache", flags.no_cache, "Run every leg even if a pass is cached");
+  preflight->add_flag("--list", flags.list, "List the suites and their legs, run nothing");
+  preflight->add_option("--log-dir", flags.log_dir, "Write leg logs here instead of <git-dir>/proofgate/logs");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : static_cast<int>(pg::ExitCode::kInvalidInput);
+  }
+  if (preflight->parsed()) return RunPreflightVerb(common, flags);
+  return static_cast<int>(pg::ExitCode::kInvalidInput);
+}

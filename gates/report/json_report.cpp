@@ -1,0 +1,57 @@
+#include "config/json_source.h"
+#include "report/writers.h"
+
+namespace pg {
+namespace {
+
+Json LegJson(const LegResult& leg) {
+  Json j = {{"name", leg.name},
+            {"argv", leg.argv},
+            {"cwd", leg.cwd},
+            {"outcome", std::string(OutcomeName(leg.outcome))},
+            {"cached", leg.cached},
+            {"exit_code", leg.exit_code ? Json(*leg.exit_code) : Json(nullptr)},
+            {"signal", leg.signal ? Json(leg.signal) : Json(nullptr)},
+            {"started_s", leg.started_s},
+            {"wall_s", leg.wall_s},
+            {"cpu_s", leg.cpu_s},
+            {"timing", leg.timing},
+            {"tree_hash", leg.tree_hash.empty() ? Json(nullptr) : Json(leg.tree_hash)},
+            {"log", leg.log_path.empty() ? Json(nullptr) : Json(leg.log_path)},
+            {"note", leg.note},
+            {"output_tail", leg.output_tail}};
+  return j;
+}
+
+}  // namespace
+
+std::string RunReportJson(const RunReport& report) {
+  Json counts = Json::object();
+  for (Outcome o : {Outcome::kPass, Outcome::kFail, Outcome::kTimeout, Outcome::kContended,
+                    Outcome::kSkipped, Outcome::kError}) {
+    counts[std::string(OutcomeName(o))] = report.Count(o);
+  }
+  Json legs = Json::array();
+  for (const LegResult& leg : report.legs) legs.push_back(LegJson(leg));
+  Json j = {{"schema_version", report.schema_version},
+            {"tool", "proofgate"},
+            {"verb", report.verb},
+            {"suites", report.suites},
+            {"root", report.root},
+            {"config", report.config_path},
+            {"run_id", report.run_id},
+            {"started_at", report.started_at},
+            {"wall_s", report.wall_s},
+            {"tree_hash", report.tree_hash.empty() ? Json(nullptr) : Json(report.tree_hash)},
+            {"tree_hash_after", report.tree_hash_after.empty() ? Json(nullptr) : Json(report.tree_hash_after)},
+            {"toolchain", report.toolchain},
+            {"cache", report.cache_enabled},
+            {"interrupted", report.interrupted},
+            {"verdict", std::string(ExitCodeName(report.exit_code))},
+            {"exit_code", static_cast<int>(report.exit_code)},
+            {"counts", counts},
+            {"legs", legs}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace pg

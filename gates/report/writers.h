@@ -1,0 +1,23 @@
+// Report writers: each renders the same RunReport; none of them decides anything.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "runner/leg_result.h"
+
+namespace pg {
+
+// One JSON document (schema_version 1): what --json prints and CI shards upload.
+std::string RunReportJson(const RunReport& report);
+// JUnit XML as CI systems read it: one testcase per leg.
+std::string RunReportJunit(const RunReport& report);
+// Markdown for a CI step summary.
+std::string RunReportMarkdown(const RunReport& report);
+// The human table printed on stdout by default.
+void WriteRunTable(const RunReport& report, std::ostream& out, bool color);
+
+// "12.3s", "850ms": durations as the table and the summaries print them.
+std::string FormatSeconds(double seconds);
+
+}  // namespace pg

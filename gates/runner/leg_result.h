@@ -1,0 +1,60 @@
+// The result model every report writer reads: one LegResult per leg, one RunReport per run.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/exit_code.h"
+
+namespace pg {
+
+enum class Outcome { kPass, kFail, kTimeout, kContended, kSkipped, kError };
+
+std::string_view OutcomeName(Outcome outcome);
+
+struct LegResult {
+  std::string name;
+  std::vector<std::string> argv;
+  std::string cwd;
+  Outcome outcome = Outcome::kSkipped;
+  bool cached = false;          // a pass reused from the cache; nothing ran
+  std::optional<int> exit_code; // absent when it did not exit normally
+  int signal = 0;               // the signal that ended it, 0 if none
+  double started_s = 0;         // since the run started
+  double wall_s = 0;
+  double cpu_s = 0;
+  std::string output_tail;
+  std::string log_path;
+  std::string note;             // why skipped / error / timeout, in words
+  std::string tree_hash;        // the tree it ran on (or whose pass it reused)
+  bool timing = false;
+};
+
+struct RunReport {
+  int schema_version = 1;
+  std::string verb = "preflight";
+  std::vector<std::string> suites;
+  std::string root;
+  std::string config_path;
+  std::string run_id;
+  std::string started_at;        // ISO 8601 UTC
+  double wall_s = 0;
+  std::string tree_hash;         // empty outside git
+  std::string tree_hash_after;   // differs from tree_hash when the tree changed mid-run
+  std::string toolchain;         // fingerprint
+  bool cache_enabled = false;
+  bool interrupted = false;
+  std::vector<LegResult> legs;
+  ExitCode exit_code = ExitCode::kPass;
+
+  // Counts of legs per outcome, in OutcomeName order, for summaries.
+  int Count(Outcome outcome) const;
+};
+
+// The run's exit code from its leg outcomes (DESIGN.md precedence: fail, timeout,
+// contended, stale, pass; interrupted above all).
+ExitCode VerdictOf(const RunReport& report);
+
+}  // namespace pg

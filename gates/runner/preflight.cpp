@@ -1,0 +1,159 @@
+#include "runner/preflight.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <map>
+
+#include "config/suite_config.h"
+#include "core/file_io.h"
+#include "git/git.h"
+#include "runner/scheduler.h"
+#include "runner/verdict_cache.h"
+
+namespace fs = std::filesystem;
+
+namespace pg {
+namespace {
+
+constexpr int kKeptRuns = 20;  // log folders of older runs are pruned
+
+std::string UtcStamp(const char* format) {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+void PruneOldRuns(const fs::path& logs_root) {
+  std::error_code ec;
+  std::vector<fs::path> runs;
+  for (const auto& entry : fs::directory_iterator(logs_root, ec)) runs.push_back(entry.path());
+  std::sort(runs.begin(), runs.end());  // run ids start with a UTC timestamp
+  for (size_t i = 0; i + kKeptRuns < runs.size(); ++i) fs::remove_all(runs[i], ec);
+}
+
+struct Plan {
+  std::map<std::string, std::string> keys;  // leg → cache key
+  std::set<std::string> cached;
+};
+
+Plan PlanCache(const SuiteConfig& config, const std::vector<const Leg*>& legs,
+               const VerdictCache& cache, const RunReport& report) {
+  Plan plan;
+  for (const Leg* leg : legs) {
+    std::vector<std::string> need_keys;
+    for (const std::string& need : leg->needs) need_keys.push_back(plan.keys[need]);
+    std::string inputs = InputsHash(report.root, leg->inputs);
+    plan.keys[leg->name] = CacheKey(report.tree_hash, *leg, report.toolchain, inputs, need_keys);
+    bool needs_cached = std::all_of(leg->needs.begin(), leg->needs.end(),
+                                    [&](const std::string& n) { return plan.cached.count(n) > 0; });
+    if (needs_cached && cache.Find(plan.keys[leg->name])) plan.cached.insert(leg->name);
+  }
+  (void)config;
+  return plan;
+}
+
+void StorePasses(const RunReport& report, const Plan& plan, VerdictCache& cache) {
+  for (const LegResult& leg : report.legs) {
+    if (leg.outcome != Outcome::kPass || leg.cached) continue;
+    cache.Put(plan.keys.at(leg.name), CacheEntry{leg.name, report.tree_hash,
+                                                 UtcStamp("%Y-%m-%dT%H:%M:%SZ"), leg.wall_s});
+  }
+}
+
+std::string StateDir(const PreflightOptions& options, RunReport& report) {
+  auto repo = git::Discover(options.root);
+  if (!repo.ok()) {
+    if (options.on_notice) options.on_notice("not a git repository: no tree hash, no cache");
+    return options.root + "/.proofgate";
+  }
+  auto hash = git::WorkingTreeHash(repo->workdir);
+  if (hash.ok()) {
+    report.tree_hash = *hash;
+  } else if (options.on_notice) {
+    options.on_notice("no tree hash (" + hash.status().message() + "): no cache");
+  }
+  return repo->gitdir + "proofgate";
+}
+
+}  // namespace
+
+int AvailableCpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+StatusOr<std::string> FindRoot(const std::string& start) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(start, ec);
+  for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
+    if (fs::exists(p / kDefaultConfig, ec)) return p.string();
+    if (p == p.root_path()) break;
+  }
+  return Status::Invalid(std::string("no ") + kDefaultConfig + " in " + dir.string() +
+                         " or any parent (use -C DIR or --config FILE)");
+}
+
+StatusOr<RunReport> RunPreflight(const PreflightOptions& options) {
+  auto started = std::chrono::steady_clock::now();
+  RunReport report;
+  report.root = options.root;
+  report.suites = options.suites.empty() ? std::vector<std::string>{"default"} : options.suites;
+  report.config_path = options.config_path;
+  std::string config_file =
+      fs::path(options.config_path).is_absolute() ? options.config_path : options.root + "/" + options.config_path;
+  PG_ASSIGN_OR_RETURN(SuiteConfig config, LoadSuiteConfig(config_file, options.config_path));
+  PG_ASSIGN_OR_RETURN(std::vector<const Leg*> legs, SelectLegs(config, report.suites));
+
+  report.started_at = UtcStamp("%Y-%m-%dT%H:%M:%SZ");
+  report.run_id = UtcStamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid());
+  std::string state_dir = StateDir(options, report);
+  std::string logs_root = state_dir + "/logs";
+  std::string log_dir = options.log_dir.empty() ? logs_root + "/" + report.run_id : options.log_dir;
+  PG_RETURN_IF_ERROR(MakeDirs(log_dir));
+  if (options.log_dir.empty()) PruneOldRuns(logs_root);
+
+  report.cache_enabled = options.use_cache && !report.tree_hash.empty();
+  VerdictCache cache = VerdictCache::Load(state_dir + "/cache.json");
+  if (cache.recovered_from_corruption() && options.on_notice) {
+    options.on_notice(state_dir + "/cache.json is malformed; starting an empty cache");
+  }
+  report.toolchain = ToolchainFingerprint(config.toolchain, options.root);
+  Plan plan = PlanCache(config, legs, cache, report);
+  if (!report.cache_enabled) plan.cached.clear();
+
+  SchedulerOptions sched;
+  sched.jobs = options.jobs > 0 ? options.jobs : AvailableCpus();
+  sched.kill_grace_s = config.kill_grace_s;
+  sched.root = options.root;
+  sched.log_dir = log_dir;
+  sched.cancel_fd = options.cancel_fd;
+  sched.tree_hash = report.tree_hash;
+  sched.on_change = options.on_change;
+  Scheduler scheduler(sched, legs, plan.cached);
+  report.legs = scheduler.Run();
+  report.interrupted = scheduler.interrupted();
+
+  if (!report.tree_hash.empty()) {
+    auto after = git::WorkingTreeHash(options.root);
+    report.tree_hash_after = after.ok() ? *after : "";
+  }
+  report.exit_code = VerdictOf(report);
+  // A verdict is only about one tree: passes on a tree that changed under us are not kept.
+  if (report.cache_enabled && report.tree_hash == report.tree_hash_after) {
+    StorePasses(report, plan, cache);
+    PG_RETURN_IF_ERROR(cache.Save());
+  }
+  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
+}  // namespace pg

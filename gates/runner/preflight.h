@@ -1,0 +1,37 @@
+// `proofgate preflight`: load suites.json, choose legs, reuse cached passes, run the rest,
+// store new passes, and hand back one RunReport for the writers.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "runner/leg_result.h"
+
+namespace pg {
+
+inline constexpr char kDefaultConfig[] = "preflight/suites.json";
+
+struct PreflightOptions {
+  std::string root;  // absolute repository root
+  std::string config_path = kDefaultConfig;  // relative to root, or absolute
+  std::vector<std::string> suites;           // empty: {"default"}
+  int jobs = 0;                              // 0: the CPUs this process may use
+  bool use_cache = true;
+  std::string log_dir;  // empty: <git-dir>/proofgate/logs/<run-id>
+  int cancel_fd = -1;   // readable: stop every leg (wired to SIGINT/SIGTERM by main)
+  std::function<void(const LegResult&, std::string_view state)> on_change;
+  std::function<void(const std::string&)> on_notice;  // warnings worth a line on stderr
+};
+
+StatusOr<RunReport> RunPreflight(const PreflightOptions& options);
+
+// The nearest directory at or above `start` that holds preflight/suites.json.
+StatusOr<std::string> FindRoot(const std::string& start);
+
+// CPUs this process may run on (its affinity mask), at least 1.
+int AvailableCpus();
+
+}  // namespace pg

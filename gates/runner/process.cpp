@@ -1,0 +1,159 @@
+#include "runner/process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+
+extern char** environ;
+
+namespace pg {
+namespace {
+
+std::vector<std::string> MergedEnvironment(const std::vector<std::pair<std::string, std::string>>& set) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string entry(*e);
+    size_t eq = entry.find('=');
+    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  for (const auto& [k, v] : set) env[k] = v;
+  std::vector<std::string> out;
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
+std::vector<char*> CStrings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Children start with default signal dispositions and an empty mask whatever proofgate
+// itself has installed, in a new process group so one kill reaches all they start.
+void InitAttributes(posix_spawnattr_t* attr) {
+  posix_spawnattr_init(attr);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(attr, &none);
+  posix_spawnattr_setsigdefault(attr, &all);
+  posix_spawnattr_setpgroup(attr, 0);
+  posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                     POSIX_SPAWN_SETSIGDEF);
+}
+
+// glibc 2.36's <sys/pidfd.h> lacks C linkage for C++, so call the kernel directly.
+int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
+
+double Seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; }
+
+}  // namespace
+
+StatusOr<Child> Child::Spawn(const SpawnSpec& spec) {
+  if (spec.argv.empty()) return Status::Internal("spawn: empty argv");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, spec.log_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
+  posix_spawnattr_t attr;
+  InitAttributes(&attr);
+
+  std::vector<std::string> argv = spec.argv;
+  std::vector<std::string> env = MergedEnvironment(spec.env);
+  std::vector<char*> cargv = CStrings(argv);
+  std::vector<char*> cenv = CStrings(env);
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), cenv.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    return Status::Io("cannot start \"" + spec.argv[0] + "\" in " + spec.cwd + ": " + std::strerror(rc));
+  }
+  int fd = PidfdOpen(pid);
+  if (fd < 0) {
+    int err = errno;
+    kill(-pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    return Status::Io(std::string("pidfd_open: ") + std::strerror(err));
+  }
+  return Child(pid, fd);
+}
+
+Child::Child(Child&& other) noexcept : pid_(other.pid_), pidfd_(other.pidfd_) {
+  other.pid_ = -1;
+  other.pidfd_ = -1;
+}
+
+Child& Child::operator=(Child&& other) noexcept {
+  std::swap(pid_, other.pid_);
+  std::swap(pidfd_, other.pidfd_);
+  return *this;
+}
+
+Child::~Child() {
+  if (pidfd_ >= 0) close(pidfd_);
+}
+
+bool Child::TryReap(ExitInfo* out) {
+  int status = 0;
+  rusage usage{};
+  pid_t r = wait4(pid_, &status, WNOHANG, &usage);
+  if (r != pid_) return false;
+  out->cpu_s = Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
+  if (WIFEXITED(status)) {
+    out->exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    out->signal = WTERMSIG(status);
+  }
+  return true;
+}
+
+void Child::SignalGroup(int sig) const {
+  if (pid_ > 0) kill(-pid_, sig);
+}
+
+StatusOr<Captured> RunCapture(const std::vector<std::string>& argv, const std::string& cwd,
+                              double timeout_s) {
+  char path[] = "/tmp/proofgate-capture-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return Status::Io(std::string("mkstemp: ") + std::strerror(errno));
+  close(fd);
+  auto child = Child::Spawn(SpawnSpec{argv, cwd, {}, path});
+  if (!child.ok()) {
+    unlink(path);
+    return child.status();
+  }
+  pollfd pfd{child->pidfd(), POLLIN, 0};
+  int ready = poll(&pfd, 1, static_cast<int>(timeout_s * 1000));
+  Captured result;
+  if (ready <= 0) {
+    child->SignalGroup(SIGKILL);
+    waitpid(child->pid(), nullptr, 0);
+    unlink(path);
+    return Status::Io("\"" + argv[0] + "\" did not finish within " + std::to_string(timeout_s) + " s");
+  }
+  child->TryReap(&result.exit);
+  child->SignalGroup(SIGKILL);
+  FILE* f = fopen(path, "rb");
+  char buf[4096];
+  for (size_t n; f && (n = fread(buf, 1, sizeof buf, f)) > 0;) result.output.append(buf, n);
+  if (f) fclose(f);
+  unlink(path);
+  return result;
+}
+
+}  // namespace pg

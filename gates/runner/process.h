@@ -1,0 +1,61 @@
+// One supervised child process: its own process group, output to a log file, a pidfd to
+// wait on, and a group-wide kill so nothing it started outlives it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+
+namespace pg {
+
+struct SpawnSpec {
+  std::vector<std::string> argv;
+  std::string cwd;  // absolute
+  std::vector<std::pair<std::string, std::string>> env;  // set over the inherited environment
+  std::string log_path;  // stdout and stderr, appended
+};
+
+struct ExitInfo {
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;
+  double cpu_s = 0;  // user + system of the child and the descendants it reaped
+};
+
+class Child {
+ public:
+  // kIo when the program cannot be started (not found, not executable, bad cwd).
+  static StatusOr<Child> Spawn(const SpawnSpec& spec);
+
+  Child(Child&& other) noexcept;
+  Child& operator=(Child&& other) noexcept;
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child();
+
+  pid_t pid() const { return pid_; }
+  int pidfd() const { return pidfd_; }  // readable once the child has exited
+
+  // Reaps the child if it has exited; true when `out` was filled.
+  bool TryReap(ExitInfo* out);
+  // Signals every process still in the child's group (the child itself may be gone).
+  void SignalGroup(int sig) const;
+
+ private:
+  Child(pid_t pid, int pidfd) : pid_(pid), pidfd_(pidfd) {}
+  pid_t pid_ = -1;
+  int pidfd_ = -1;
+};
+
+struct Captured {
+  ExitInfo exit;
+  std::string output;  // stdout and stderr together
+};
+// Runs a short command to completion and returns its stdout (toolchain probes, observers).
+StatusOr<Captured> RunCapture(const std::vector<std::string>& argv, const std::string& cwd,
+                              double timeout_s);
+
+}  // namespace pg

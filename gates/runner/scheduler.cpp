@@ -1,0 +1,261 @@
+#include "runner/scheduler.h"
+
+#include <poll.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace pg {
+
+Scheduler::Scheduler(SchedulerOptions options, std::vector<const Leg*> legs,
+                     std::set<std::string> cached)
+    : options_(std::move(options)) {
+  options_.jobs = std::max(1, options_.jobs);
+  for (const Leg* leg : legs) {
+    Slot slot;
+    slot.leg = leg;
+    LegResult& r = slot.result;
+    r.name = leg->name;
+    r.argv = leg->argv;
+    r.cwd = leg->cwd.empty() ? options_.root : options_.root + "/" + leg->cwd;
+    r.log_path = options_.log_dir + "/" + leg->name + ".log";
+    r.tree_hash = options_.tree_hash;
+    r.timing = leg->timing;
+    if (cached.count(leg->name)) {
+      slot.state = State::kDone;
+      r.outcome = Outcome::kPass;
+      r.cached = true;
+      r.log_path.clear();
+      r.note = "cached: same tree, leg, toolchain and inputs passed before";
+    }
+    slots_.push_back(std::move(slot));
+  }
+}
+
+std::vector<LegResult> Scheduler::Run() {
+  run_start_ = Clock::now();
+  for (const Slot& slot : slots_) {
+    if (slot.result.cached) Notify(slot, "cached");
+  }
+  while (true) {
+    StartReady();
+    if (Running() == 0) break;  // StartReady starts or skips whatever can move
+    Wait();
+  }
+  std::vector<LegResult> results;
+  for (Slot& slot : slots_) results.push_back(std::move(slot.result));
+  return results;
+}
+
+void Scheduler::StartReady() {
+  for (Slot& slot : slots_) {
+    if (slot.state != State::kPending) continue;
+    if (cancelled_) {
+      Finish(slot, Outcome::kSkipped, "interrupted before it started");
+      continue;
+    }
+    if (auto need = FailedNeed(slot)) {
+      Finish(slot, Outcome::kSkipped, "need \"" + *need + "\" did not pass");
+      continue;
+    }
+    if (!NeedsDone(slot)) continue;
+    if (ExclusiveRunning()) return;
+    if (slot.leg->exclusive) {
+      if (Running() == 0) Start(slot);
+      return;  // drain the others so the exclusive leg gets the machine
+    }
+    if (Running() >= options_.jobs) return;
+    if (CanStart(slot)) Start(slot);
+  }
+}
+
+bool Scheduler::CanStart(const Slot& slot) const {
+  for (const Slot& other : slots_) {
+    if (other.state != State::kRunning) continue;
+    for (const std::string& lock : slot.leg->locks) {
+      const auto& held = other.leg->locks;
+      if (std::find(held.begin(), held.end(), lock) != held.end()) return false;
+    }
+  }
+  return true;
+}
+
+std::optional<std::string> Scheduler::FailedNeed(const Slot& slot) const {
+  for (const std::string& need : slot.leg->needs) {
+    const Slot* n = Find(need);
+    if (n && n->state == State::kDone && n->result.outcome != Outcome::kPass) return need;
+  }
+  return std::nullopt;
+}
+
+bool Scheduler::NeedsDone(const Slot& slot) const {
+  for (const std::string& need : slot.leg->needs) {
+    const Slot* n = Find(need);
+    if (n && n->state != State::kDone) return false;
+  }
+  return true;
+}
+
+void Scheduler::Start(Slot& slot) {
+  LegResult& r = slot.result;
+  {
+    std::ofstream log(r.log_path, std::ios::trunc);
+    log << "# proofgate leg " << r.name << " in " << r.cwd << "\n$";
+    for (const std::string& arg : r.argv) log << ' ' << arg;
+    log << "\n";
+  }
+  std::vector<std::pair<std::string, std::string>> env = slot.leg->env;
+  env.emplace_back("PROOFGATE_LEG", r.name);
+  env.emplace_back("PROOFGATE_ROOT", options_.root);
+  slot.start = Clock::now();
+  r.started_s = Since(run_start_);
+  auto child = Child::Spawn(SpawnSpec{r.argv, r.cwd, env, r.log_path});
+  if (!child.ok()) {
+    Finish(slot, Outcome::kError, child.status().message());
+    return;
+  }
+  slot.child.emplace(std::move(child).value());
+  slot.deadline = slot.start + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(slot.leg->timeout_s));
+  slot.state = State::kRunning;
+  Notify(slot, "running");
+}
+
+void Scheduler::Wait() {
+  std::vector<pollfd> fds;
+  std::vector<Slot*> owners;
+  for (Slot& slot : slots_) {
+    if (slot.state != State::kRunning) continue;
+    fds.push_back({slot.child->pidfd(), POLLIN, 0});
+    owners.push_back(&slot);
+  }
+  if (options_.cancel_fd >= 0 && !cancelled_) fds.push_back({options_.cancel_fd, POLLIN, 0});
+  int ready = poll(fds.data(), fds.size(), PollTimeoutMs());
+  if (ready > 0) {
+    for (size_t i = 0; i < owners.size(); ++i) {
+      if (fds[i].revents) Reap(*owners[i]);
+    }
+    if (fds.size() > owners.size() && fds.back().revents) Cancel();
+  }
+  CheckDeadlines();
+}
+
+int Scheduler::PollTimeoutMs() const {
+  Clock::time_point next = Clock::time_point::max();
+  for (const Slot& slot : slots_) {
+    if (slot.state == State::kRunning) next = std::min(next, slot.term_sent ? slot.kill_at : slot.deadline);
+  }
+  if (next == Clock::time_point::max()) return -1;
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count();
+  return static_cast<int>(std::clamp<long long>(ms + 1, 0, 60'000));
+}
+
+void Scheduler::CheckDeadlines() {
+  Clock::time_point now = Clock::now();
+  for (Slot& slot : slots_) {
+    if (slot.state != State::kRunning) continue;
+    if (!slot.term_sent && now >= slot.deadline) {
+      slot.timed_out = true;
+      slot.term_sent = true;
+      slot.kill_at = now + std::chrono::duration_cast<Clock::duration>(
+                               std::chrono::duration<double>(options_.kill_grace_s));
+      slot.child->SignalGroup(SIGTERM);
+    } else if (slot.term_sent && now >= slot.kill_at) {
+      slot.child->SignalGroup(SIGKILL);
+      slot.kill_at = now + std::chrono::seconds(1);  // keep polling until it is reaped
+    }
+  }
+}
+
+void Scheduler::Reap(Slot& slot) {
+  ExitInfo info;
+  if (!slot.child->TryReap(&info)) return;
+  slot.child->SignalGroup(SIGKILL);  // whatever the leg left behind in its group
+  LegResult& r = slot.result;
+  r.wall_s = Since(slot.start);
+  r.cpu_s = info.cpu_s;
+  r.signal = info.signal;
+  if (info.signal == 0) r.exit_code = info.exit_code;
+  r.output_tail = ReadTail(r.log_path);
+  slot.child.reset();
+  if (slot.timed_out) {
+    std::ostringstream note;
+    note << "timed out after " << slot.leg->timeout_s << " s; process group killed";
+    Finish(slot, Outcome::kTimeout, note.str());
+  } else if (cancelled_) {
+    Finish(slot, Outcome::kError, "interrupted; process group killed");
+  } else if (info.signal == 0 && info.exit_code == 0) {
+    Finish(slot, Outcome::kPass, "");
+  } else {
+    Finish(slot, Outcome::kFail, info.signal ? "killed by signal " + std::to_string(info.signal)
+                                             : "exit status " + std::to_string(info.exit_code));
+  }
+}
+
+void Scheduler::Cancel() {
+  cancelled_ = true;
+  Clock::time_point now = Clock::now();
+  for (Slot& slot : slots_) {
+    if (slot.state != State::kRunning || slot.term_sent) continue;
+    slot.term_sent = true;
+    slot.kill_at = now + std::chrono::duration_cast<Clock::duration>(
+                             std::chrono::duration<double>(options_.kill_grace_s));
+    slot.child->SignalGroup(SIGTERM);
+  }
+}
+
+void Scheduler::Finish(Slot& slot, Outcome outcome, std::string note) {
+  slot.state = State::kDone;
+  slot.result.outcome = outcome;
+  slot.result.note = std::move(note);
+  if (outcome == Outcome::kSkipped) slot.result.log_path.clear();
+  Notify(slot, OutcomeName(outcome));
+}
+
+void Scheduler::Notify(const Slot& slot, std::string_view state) const {
+  if (options_.on_change) options_.on_change(slot.result, state);
+}
+
+Scheduler::Slot* Scheduler::Find(const std::string& name) {
+  for (Slot& slot : slots_) {
+    if (slot.leg->name == name) return &slot;
+  }
+  return nullptr;
+}
+
+const Scheduler::Slot* Scheduler::Find(const std::string& name) const {
+  return const_cast<Scheduler*>(this)->Find(name);
+}
+
+int Scheduler::Running() const {
+  return static_cast<int>(std::count_if(slots_.begin(), slots_.end(),
+                                        [](const Slot& s) { return s.state == State::kRunning; }));
+}
+
+bool Scheduler::ExclusiveRunning() const {
+  return std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) {
+    return s.state == State::kRunning && s.leg->exclusive;
+  });
+}
+
+double Scheduler::Since(Clock::time_point t) const {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string ReadTail(const std::string& path, size_t max_bytes, int max_lines) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  std::streamoff size = in.tellg();
+  std::streamoff from = std::max<std::streamoff>(0, size - static_cast<std::streamoff>(max_bytes));
+  in.seekg(from);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t cut = text.size();
+  for (int lines = 0; cut > 0; --cut) {
+    if (text[cut - 1] == '\n' && cut != text.size() && ++lines >= max_lines) break;
+  }
+  return text.substr(cut);
+}
+
+}  // namespace pg

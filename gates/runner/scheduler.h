@@ -1,0 +1,80 @@
+// Runs legs as processes: up to `jobs` at once, a leg only after its needs passed, legs that
+// share a lock never together, an exclusive leg alone. Timeouts and interrupts kill whole
+// process groups (SIGTERM, then SIGKILL after the grace period).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/suite_config.h"
+#include "runner/leg_result.h"
+#include "runner/process.h"
+
+namespace pg {
+
+struct SchedulerOptions {
+  int jobs = 1;
+  double kill_grace_s = kDefaultKillGraceS;
+  std::string root;     // absolute; legs' cwd is relative to it
+  std::string log_dir;  // absolute, existing; one <leg>.log each
+  int cancel_fd = -1;   // when readable, every leg is stopped (Ctrl-C)
+  std::string tree_hash;
+  // Called on every state change: "running", then the outcome (or "cached").
+  std::function<void(const LegResult&, std::string_view state)> on_change;
+};
+
+class Scheduler {
+ public:
+  // `legs` must list needs before the legs that need them (SelectLegs does). Legs named in
+  // `cached` are reported as passes without running.
+  Scheduler(SchedulerOptions options, std::vector<const Leg*> legs, std::set<std::string> cached);
+
+  std::vector<LegResult> Run();
+  bool interrupted() const { return cancelled_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  enum class State { kPending, kRunning, kDone };
+  struct Slot {
+    const Leg* leg = nullptr;
+    LegResult result;
+    State state = State::kPending;
+    std::optional<Child> child;
+    Clock::time_point start, deadline, kill_at;
+    bool term_sent = false;
+    bool timed_out = false;
+  };
+
+  void StartReady();
+  bool CanStart(const Slot& slot) const;
+  std::optional<std::string> FailedNeed(const Slot& slot) const;
+  bool NeedsDone(const Slot& slot) const;
+  void Start(Slot& slot);
+  void Wait();
+  int PollTimeoutMs() const;
+  void CheckDeadlines();
+  void Reap(Slot& slot);
+  void Cancel();
+  void Finish(Slot& slot, Outcome outcome, std::string note);
+  void Notify(const Slot& slot, std::string_view state) const;
+  Slot* Find(const std::string& name);
+  const Slot* Find(const std::string& name) const;
+  int Running() const;
+  bool ExclusiveRunning() const;
+  double Since(Clock::time_point t) const;
+
+  SchedulerOptions options_;
+  std::vector<Slot> slots_;
+  Clock::time_point run_start_;
+  bool cancelled_ = false;
+};
+
+// The last `max_lines` lines (at most `max_bytes`) of a log file.
+std::string ReadTail(const std::string& path, size_t max_bytes = 4096, int max_lines = 30);
+
+}  // namespace pg

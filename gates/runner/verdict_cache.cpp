@@ -1,0 +1,97 @@
+#include "runner/verdict_cache.h"
+
+#include "config/json_source.h"
+#include "core/file_io.h"
+#include "git/git.h"
+#include "runner/input_glob.h"
+#include "runner/process.h"
+
+namespace pg {
+
+namespace {
+constexpr size_t kMaxEntries = 2000;  // oldest entries are dropped past this
+}
+
+VerdictCache VerdictCache::Load(const std::string& path) {
+  VerdictCache cache;
+  cache.path_ = path;
+  auto text = ReadFile(path);
+  if (!text.ok()) return cache;  // first run
+  Json root = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object() || !root.contains("entries") ||
+      !root["entries"].is_object()) {
+    cache.corrupt_ = true;
+    return cache;
+  }
+  for (const auto& [key, e] : root["entries"].items()) {
+    if (!e.is_object()) continue;
+    CacheEntry entry;
+    entry.leg = e.value("leg", "");
+    entry.tree_hash = e.value("tree_hash", "");
+    entry.stored_at = e.value("stored_at", "");
+    entry.wall_s = e.value("wall_s", 0.0);
+    cache.entries_[key] = entry;
+  }
+  return cache;
+}
+
+const CacheEntry* VerdictCache::Find(const std::string& key) const {
+  auto it = entries_.find(key);
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+void VerdictCache::Put(const std::string& key, CacheEntry entry) {
+  entries_[key] = std::move(entry);
+  while (entries_.size() > kMaxEntries) {
+    auto oldest = entries_.begin();
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->second.stored_at < oldest->second.stored_at) oldest = it;
+    }
+    entries_.erase(oldest);
+  }
+}
+
+Status VerdictCache::Save() const {
+  Json root = {{"schema_version", 1}, {"entries", Json::object()}};
+  for (const auto& [key, e] : entries_) {
+    root["entries"][key] = {{"leg", e.leg}, {"tree_hash", e.tree_hash},
+                            {"stored_at", e.stored_at}, {"wall_s", e.wall_s}};
+  }
+  return WriteFileAtomic(path_, root.dump(1) + "\n");
+}
+
+std::string ToolchainFingerprint(const std::vector<std::vector<std::string>>& probes,
+                                 const std::string& root) {
+  std::string all;
+  for (const auto& argv : probes) {
+    auto captured = RunCapture(argv, root, 30);
+    all += argv[0] + "\n";
+    all += captured.ok() ? std::to_string(captured->exit.exit_code) + "\n" + captured->output
+                         : "error: " + captured.status().message();
+    all += "\n";
+  }
+  return git::HashBytes(all);
+}
+
+std::string InputsHash(const std::string& root, const std::vector<std::string>& patterns) {
+  if (patterns.empty()) return "";
+  std::string all;
+  for (const std::string& rel : ExpandGlobs(root, patterns)) {
+    auto content = ReadFile(root + "/" + rel);
+    all += rel;
+    all.push_back('\0');
+    all += content.ok() ? git::HashBytes(*content) : "unreadable";
+    all += "\n";
+  }
+  return git::HashBytes(all);
+}
+
+std::string CacheKey(const std::string& tree_hash, const Leg& leg, const std::string& toolchain,
+                     const std::string& inputs_hash, const std::vector<std::string>& need_keys) {
+  std::string all = "tree " + tree_hash + "\nleg " + leg.name + " " + leg.definition +
+                    "\ntoolchain " + toolchain + "\ninputs " + inputs_hash + "\n";
+  for (const std::string& k : need_keys) all += "need " + k + "\n";
+  return git::HashBytes(all);
+}
+
+}  // namespace pg

@@ -1,0 +1,158 @@
+#include <gtest/gtest.h>
+
+#include "runner/input_glob.h"
+#include "runner/preflight.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::FindLeg;
+using testing::TempDir;
+
+// A repo whose legs append to out/runs (ignored by git) each time they really run.
+class CacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Configure("true", ""); }
+  void Configure(const std::string& unit_body, const std::string& extra) {
+    std::string suites = R"({"schema_version": 1, "toolchain": [["cat", "out/toolchain.txt"]],
+      "legs": {
+        "build": {"run": "echo build >> out/runs"},
+        "unit": {"run": "echo unit >> out/runs; )" + unit_body + R"(", "needs": ["build"])" + extra + R"(}
+      },
+      "suites": {"default": ["unit"]}})";
+    if (!initialized_) {
+      testing::MakeRepo(dir_, "{}");
+      initialized_ = true;
+    }
+    dir_.Write("out/suites.json", suites);  // ignored by git: editing it leaves the tree alone
+  }
+  RunReport Run(bool use_cache = true) {
+    PreflightOptions options;
+    options.root = dir_.path();
+    options.use_cache = use_cache;
+    options.config_path = "out/suites.json";
+    auto report = RunPreflight(options);
+    EXPECT_TRUE(report.ok()) << report.status().message();
+    return report.ok() ? *report : RunReport{};
+  }
+  int Runs() {
+    std::string text = dir_.Read("out/runs");
+    int n = 0;
+    for (char c : text) n += c == '\n';
+    return n;
+  }
+
+  TempDir dir_;
+  bool initialized_ = false;
+};
+
+TEST_F(CacheTest, AWarmRerunOfAnUnchangedTreeRunsNothing) {
+  RunReport first = Run();
+  EXPECT_EQ(first.exit_code, ExitCode::kPass);
+  EXPECT_EQ(Runs(), 2);
+  RunReport second = Run();
+  EXPECT_EQ(second.exit_code, ExitCode::kPass);
+  EXPECT_EQ(Runs(), 2);
+  EXPECT_TRUE(FindLeg(second.legs, "unit")->cached);
+  EXPECT_EQ(FindLeg(second.legs, "unit")->tree_hash, first.tree_hash);
+}
+
+TEST_F(CacheTest, EditingAFileMisses) {
+  Run();
+  dir_.Write("src/code.txt", "version 2\n");
+  RunReport second = Run();
+  EXPECT_EQ(Runs(), 4);
+  EXPECT_FALSE(FindLeg(second.legs, "unit")->cached);
+}
+
+TEST_F(CacheTest, EditingTheLegMissesEvenWithTheSameTree) {
+  RunReport first = Run();
+  Configure("true", ", \"timeout_s\": 100");
+  RunReport second = Run();
+  EXPECT_EQ(second.tree_hash, first.tree_hash);
+  EXPECT_TRUE(FindLeg(second.legs, "build")->cached);
+  EXPECT_FALSE(FindLeg(second.legs, "unit")->cached);
+}
+
+TEST_F(CacheTest, ALegWhoseNeedRanAgainRunsAgain) {
+  Run();
+  dir_.Write("out/suites.json", dir_.Read("out/suites.json").replace(
+                                    dir_.Read("out/suites.json").find("echo build"), 10, "echo  build"));
+  RunReport second = Run();
+  EXPECT_FALSE(FindLeg(second.legs, "build")->cached);
+  EXPECT_FALSE(FindLeg(second.legs, "unit")->cached);
+}
+
+TEST_F(CacheTest, AFailureIsNeverCached) {
+  Configure("exit 1", "");
+  EXPECT_EQ(Run().exit_code, ExitCode::kGateFailed);
+  RunReport second = Run();
+  EXPECT_EQ(second.exit_code, ExitCode::kGateFailed);
+  EXPECT_FALSE(FindLeg(second.legs, "unit")->cached);
+  EXPECT_TRUE(FindLeg(second.legs, "build")->cached);
+}
+
+TEST_F(CacheTest, NoCacheRunsEverything) {
+  Run();
+  Run(/*use_cache=*/false);
+  EXPECT_EQ(Runs(), 4);
+}
+
+TEST_F(CacheTest, AChangedToolchainProbeMisses) {
+  dir_.Write("out/toolchain.txt", "gcc 12\n");
+  Run();
+  dir_.Write("out/toolchain.txt", "gcc 13\n");
+  RunReport second = Run();
+  EXPECT_FALSE(FindLeg(second.legs, "build")->cached);
+  EXPECT_EQ(Runs(), 4);
+}
+
+TEST_F(CacheTest, AChangedInputMissesEvenWhenGitIgnoresIt) {
+  Configure("true", ", \"inputs\": [\"out/model/*.bin\"]");
+  dir_.Write("out/model/a.bin", "1");
+  Run();
+  Run();
+  EXPECT_EQ(Runs(), 2);
+  dir_.Write("out/model/a.bin", "2");
+  RunReport third = Run();
+  EXPECT_TRUE(FindLeg(third.legs, "build")->cached);
+  EXPECT_FALSE(FindLeg(third.legs, "unit")->cached);
+}
+
+TEST_F(CacheTest, ATreeChangedDuringTheRunIsStaleAndNotCached) {
+  Configure("echo changed >> src/code.txt", "");
+  RunReport first = Run();
+  EXPECT_EQ(first.exit_code, ExitCode::kStale);
+  EXPECT_NE(first.tree_hash, first.tree_hash_after);
+  EXPECT_EQ(dir_.Read(".git/proofgate/cache.json"), "");
+}
+
+TEST_F(CacheTest, AMalformedCacheFileIsReplacedNotFatal) {
+  Run();
+  dir_.Write(".git/proofgate/cache.json", "{not json");
+  EXPECT_EQ(Run().exit_code, ExitCode::kPass);
+  EXPECT_EQ(Runs(), 4);
+  Run();
+  EXPECT_EQ(Runs(), 4);
+}
+
+TEST(InputGlob, DoubleStarMatchesAnyDepthAndStarStaysInASegment) {
+  EXPECT_TRUE(GlobMatch("build/**/*.a", "build/x/y/lib.a"));
+  EXPECT_TRUE(GlobMatch("build/**/*.a", "build/lib.a"));
+  EXPECT_FALSE(GlobMatch("build/*.a", "build/x/lib.a"));
+  EXPECT_FALSE(GlobMatch("*.gguf", ".hidden.gguf"));
+}
+
+TEST(InputGlob, ExpandWalksFromTheLiteralPrefixAndSorts) {
+  TempDir dir;
+  dir.Write("m/b.gguf", "");
+  dir.Write("m/a.gguf", "");
+  dir.Write("m/sub/c.gguf", "");
+  dir.Write("other/d.gguf", "");
+  EXPECT_EQ(ExpandGlobs(dir.path(), {"m/**/*.gguf", "m/a.gguf"}),
+            (std::vector<std::string>{"m/a.gguf", "m/b.gguf", "m/sub/c.gguf"}));
+}
+
+}  // namespace
+}  // namespace pg

@@ -1,0 +1,102 @@
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "config/json_source.h"
+#include "runner/process.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::RunProofgate;
+using testing::TempDir;
+
+const char kSuites[] = R"({"schema_version": 1,
+  "legs": {
+    "ok":   {"run": ["true"]},
+    "bad":  {"run": "echo broken; exit 2"},
+    "slow": {"run": ["sleep", "30"], "timeout_s": 0.3}
+  },
+  "suites": {"default": ["ok"], "red": ["ok", "bad"], "slow": ["slow"]}})";
+
+class PreflightCli : public ::testing::Test {
+ protected:
+  void SetUp() override { testing::MakeRepo(dir_, kSuites); }
+  TempDir dir_;
+};
+
+TEST_F(PreflightCli, PassingSuiteExitsZeroWithJsonOnStdoutAndProgressOnStderr) {
+  auto r = RunProofgate(dir_.path(), "preflight --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["verdict"], "pass");
+  EXPECT_EQ(doc["legs"][0]["name"], "ok");
+  EXPECT_NE(r.err.find("ok  running"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ok  pass"), std::string::npos) << r.err;
+}
+
+TEST_F(PreflightCli, FailingLegExitsOneAndNamesItsLog) {
+  auto r = RunProofgate(dir_.path(), "preflight red --color=never");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("bad  fail"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verdict: fail"), std::string::npos);
+  EXPECT_NE(r.err.find("log: " + dir_.path() + "/.git/proofgate/logs/"), std::string::npos) << r.err;
+}
+
+TEST_F(PreflightCli, TimeoutExitsThree) {
+  auto r = RunProofgate(dir_.path(), "preflight slow");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+}
+
+TEST_F(PreflightCli, InvalidConfigExitsTwoWithFileAndLine) {
+  dir_.Write("preflight/suites.json", "{\"schema_version\": 1,\n \"legs\": {\"a\": {\"run\": 5}}, \"suites\": {}}");
+  auto r = RunProofgate(dir_.path(), "preflight");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "proofgate: preflight/suites.json:2:17: leg \"a\": field \"run\" must be an argv array or a "
+                   "shell string, got a number\n");
+}
+
+TEST_F(PreflightCli, UnknownSuiteAndUnknownFlagExitTwo) {
+  EXPECT_EQ(RunProofgate(dir_.path(), "preflight nosuch").exit_code, 2);
+  auto flag = RunProofgate(dir_.path(), "preflight --frobnicate");
+  EXPECT_EQ(flag.exit_code, 2);
+  EXPECT_NE(flag.err.find("--frobnicate"), std::string::npos) << flag.err;
+  EXPECT_EQ(RunProofgate(dir_.path(), "preflight --jobs 0").exit_code, 2);
+}
+
+TEST_F(PreflightCli, FindsTheRootFromASubdirectory) {
+  auto r = RunProofgate(dir_.path() + "/src", "preflight -q");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(PreflightCli, WritesJunitAndSummaryFiles) {
+  auto r = RunProofgate(dir_.path(), "preflight red --junit out/j.xml --summary out/s.md");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(dir_.Read("out/j.xml").find("<testcase classname=\"preflight.red\" name=\"bad\""), std::string::npos);
+  EXPECT_NE(dir_.Read("out/s.md").find("| bad | ❌ fail |"), std::string::npos);
+}
+
+// The leg forks grandchildren in its process group; SIGINT to proofgate must leave none.
+TEST_F(PreflightCli, InterruptLeavesNoOrphans) {
+  std::string pids = dir_.path() + "/out/pids";
+  dir_.Write("preflight/suites.json",
+             R"({"schema_version": 1, "legs": {"tree": {"run": "sleep 300 & echo $! >> out/pids; )"
+             R"((sleep 300 & echo $! >> out/pids; wait) & sleep 0.2; echo ready >> out/ready; wait"}},
+             "suites": {"default": ["tree"]}})");
+  auto child = Child::Spawn(SpawnSpec{{PROOFGATE_BIN, "preflight"}, dir_.path(), {}, dir_.path() + "/out/log"});
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/ready", 30));
+  kill(child->pid(), SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(child->pid(), &status, 0), child->pid());
+  EXPECT_EQ(WEXITSTATUS(status), 130) << dir_.Read("out/log");
+  auto listed = testing::ReadPids(pids);
+  ASSERT_EQ(listed.size(), 2u);
+  usleep(100'000);
+  for (pid_t pid : listed) EXPECT_FALSE(testing::Alive(pid)) << "pid " << pid << " survived";
+}
+
+}  // namespace
+}  // namespace pg

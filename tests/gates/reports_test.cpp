@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+
+#include <pugixml.hpp>
+#include <sstream>
+
+#include "config/json_source.h"
+#include "report/writers.h"
+
+namespace pg {
+namespace {
+
+RunReport Sample() {
+  RunReport report;
+  report.suites = {"default"};
+  report.root = "/repo";
+  report.config_path = "preflight/suites.json";
+  report.run_id = "20261201T000000Z-1";
+  report.started_at = "2026-12-01T00:00:00Z";
+  report.tree_hash = report.tree_hash_after = "0123456789abcdef0123456789abcdef01234567";
+  LegResult pass;
+  pass.name = "build";
+  pass.argv = {"cmake", "--build", "build"};
+  pass.outcome = Outcome::kPass;
+  pass.exit_code = 0;
+  pass.wall_s = 12.5;
+  LegResult fail;
+  fail.name = "unit";
+  fail.argv = {"ctest"};
+  fail.outcome = Outcome::kFail;
+  fail.exit_code = 8;
+  fail.note = "exit status 8";
+  fail.output_tail = "Expected <1> & got \"2\"\x01\n";
+  fail.log_path = "/repo/.git/proofgate/logs/x/unit.log";
+  LegResult skipped;
+  skipped.name = "e2e";
+  skipped.outcome = Outcome::kSkipped;
+  skipped.note = "need \"unit\" did not pass";
+  report.legs = {pass, fail, skipped};
+  report.exit_code = VerdictOf(report);
+  return report;
+}
+
+TEST(Reports, JsonCarriesTheSchemaAndEveryLegField) {
+  Json doc = Json::parse(RunReportJson(Sample()));
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["verdict"], "fail");
+  EXPECT_EQ(doc["exit_code"], 1);
+  EXPECT_EQ(doc["counts"]["fail"], 1);
+  const Json& unit = doc["legs"][1];
+  for (const char* key : {"name", "argv", "cwd", "outcome", "cached", "exit_code", "signal", "wall_s",
+                          "cpu_s", "output_tail", "log", "tree_hash", "note"}) {
+    EXPECT_TRUE(unit.contains(key)) << key;
+  }
+  EXPECT_EQ(unit["outcome"], "fail");
+  EXPECT_EQ(unit["exit_code"], 8);
+  EXPECT_TRUE(unit["signal"].is_null());
+  EXPECT_EQ(doc["legs"][0]["argv"][1], "--build");
+}
+
+TEST(Reports, JunitIsWellFormedXmlWithOneCasePerLeg) {
+  pugi::xml_document doc;
+  std::string xml = RunReportJunit(Sample());
+  pugi::xml_parse_result parsed = doc.load_string(xml.c_str());
+  ASSERT_TRUE(parsed) << parsed.description() << "\n" << xml;
+  pugi::xml_node suite = doc.child("testsuites").child("testsuite");
+  EXPECT_EQ(suite.attribute("tests").as_int(), 3);
+  EXPECT_EQ(suite.attribute("failures").as_int(), 1);
+  EXPECT_EQ(suite.attribute("skipped").as_int(), 1);
+  pugi::xml_node unit = suite.find_child_by_attribute("testcase", "name", "unit");
+  ASSERT_TRUE(unit);
+  EXPECT_EQ(std::string(unit.child("failure").attribute("message").value()), "fail: exit status 8");
+  EXPECT_EQ(std::string(unit.child("failure").text().get()), "Expected <1> & got \"2\"\n");
+  EXPECT_TRUE(suite.find_child_by_attribute("testcase", "name", "e2e").child("skipped"));
+}
+
+TEST(Reports, MarkdownHasARowPerLegAndTheFailingTail) {
+  std::string md = RunReportMarkdown(Sample());
+  EXPECT_NE(md.find("### proofgate preflight: fail"), std::string::npos);
+  EXPECT_NE(md.find("| unit | ❌ fail | 0ms | 0ms | exit status 8 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("<summary>unit: output tail</summary>"), std::string::npos);
+}
+
+TEST(Reports, TableEndsWithTheVerdictLine) {
+  std::ostringstream out;
+  WriteRunTable(Sample(), out, /*color=*/false);
+  EXPECT_NE(out.str().find("unit   fail     0ms     0ms     exit status 8; log /repo/.git/proofgate/logs/x/unit.log"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("verdict: fail (1 passed, 1 failed, 0 timed out, 1 skipped) suite default, tree 0123456789ab"),
+            std::string::npos)
+      << out.str();
+}
+
+}  // namespace
+}  // namespace pg

@@ -1,0 +1,57 @@
+#include <gtest/gtest.h>
+
+#include "core/exit_code.h"
+#include "runner/leg_result.h"
+
+namespace pg {
+namespace {
+
+TEST(Status, WithContextPrefixesTheMessageAndKeepsTheKind) {
+  Status s = Status::Invalid("bad field").WithContext("suites.json:3:5");
+  EXPECT_EQ(s.message(), "suites.json:3:5: bad field");
+  EXPECT_EQ(s.kind(), ErrorKind::kInvalidInput);
+}
+
+TEST(ExitCode, InvalidInputIsTwoAndOsErrorsAreSeventy) {
+  EXPECT_EQ(ExitCodeFor(Status()), ExitCode::kPass);
+  EXPECT_EQ(static_cast<int>(ExitCodeFor(Status::Invalid("x"))), 2);
+  EXPECT_EQ(static_cast<int>(ExitCodeFor(Status::Io("x"))), 70);
+  EXPECT_EQ(static_cast<int>(ExitCodeFor(Status::Internal("x"))), 70);
+}
+
+RunReport ReportOf(std::initializer_list<Outcome> outcomes) {
+  RunReport report;
+  for (Outcome o : outcomes) {
+    LegResult leg;
+    leg.outcome = o;
+    report.legs.push_back(leg);
+  }
+  return report;
+}
+
+TEST(ExitCode, AFailureOutranksATimeoutWhichOutranksContention) {
+  EXPECT_EQ(VerdictOf(ReportOf({Outcome::kTimeout, Outcome::kFail})), ExitCode::kGateFailed);
+  EXPECT_EQ(VerdictOf(ReportOf({Outcome::kContended, Outcome::kTimeout})), ExitCode::kTimedOut);
+  EXPECT_EQ(VerdictOf(ReportOf({Outcome::kPass, Outcome::kContended})), ExitCode::kContended);
+  EXPECT_EQ(VerdictOf(ReportOf({Outcome::kPass, Outcome::kPass})), ExitCode::kPass);
+}
+
+TEST(ExitCode, AnErrorThatCouldNotStartIsAFailedGate) {
+  EXPECT_EQ(static_cast<int>(VerdictOf(ReportOf({Outcome::kError}))), 1);
+}
+
+TEST(ExitCode, ATreeThatChangedDuringTheRunIsStale) {
+  RunReport report = ReportOf({Outcome::kPass});
+  report.tree_hash = "aaa";
+  report.tree_hash_after = "bbb";
+  EXPECT_EQ(static_cast<int>(VerdictOf(report)), 5);
+}
+
+TEST(ExitCode, InterruptedOutranksEverything) {
+  RunReport report = ReportOf({Outcome::kFail});
+  report.interrupted = true;
+  EXPECT_EQ(static_cast<int>(VerdictOf(report)), 130);
+}
+
+}  // namespace
+}  // namespace pg

@@ -1,0 +1,122 @@
+#include "test_support.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "core/file_io.h"
+#include "git/git.h"
+#include "runner/process.h"
+
+namespace fs = std::filesystem;
+
+namespace pg::testing {
+
+TempDir::TempDir() {
+  std::string templ = (fs::temp_directory_path() / "pg-test-XXXXXX").string();
+  path_ = mkdtemp(templ.data());
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+std::string TempDir::Write(const std::string& rel, const std::string& content) const {
+  fs::path p = fs::path(path_) / rel;
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << content;
+  return p.string();
+}
+
+std::string TempDir::Read(const std::string& rel) const {
+  auto text = ReadFile(path_ + "/" + rel);
+  return text.ok() ? *text : "";
+}
+
+void MakeRepo(const TempDir& dir, const std::string& suites) {
+  dir.Write("preflight/suites.json", suites);
+  dir.Write(".gitignore", "out/\n");
+  dir.Write("src/code.txt", "version 1\n");
+  fs::create_directories(dir.path() + "/out");
+  if (!git::Init(dir.path()).ok()) std::abort();
+  if (!git::CommitAll(dir.path(), "initial").ok()) std::abort();
+}
+
+std::vector<Interval> ReadIntervals(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<Interval> out;
+  std::string leg, what;
+  double t;
+  while (in >> leg >> what >> t) {
+    if (what == "start") out.push_back({leg, t, t});
+    for (auto& i : out) {
+      if (i.leg == leg && what == "end") i.end = t;
+    }
+  }
+  return out;
+}
+
+std::string Stamped(const std::string& leg, const std::string& file, const std::string& body) {
+  return "echo " + leg + " start $(date +%s.%N) >> " + file + "; " + body + "; echo " + leg +
+         " end $(date +%s.%N) >> " + file;
+}
+
+bool AnyOverlap(const std::vector<Interval>& intervals) {
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    for (size_t j = i + 1; j < intervals.size(); ++j) {
+      if (intervals[i].start < intervals[j].end && intervals[j].start < intervals[i].end) return true;
+    }
+  }
+  return false;
+}
+
+bool Alive(pid_t pid) {
+  if (kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t close = all.rfind(')');
+  return close == std::string::npos || close + 2 >= all.size() || all[close + 2] != 'Z';
+}
+
+std::vector<pid_t> ReadPids(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<pid_t> pids;
+  for (pid_t p; in >> p;) pids.push_back(p);
+  return pids;
+}
+
+bool WaitForFile(const std::string& path, double seconds) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    if (fs::exists(path)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return fs::exists(path);
+}
+
+const LegResult* FindLeg(const std::vector<LegResult>& legs, const std::string& name) {
+  for (const LegResult& leg : legs) {
+    if (leg.name == name) return &leg;
+  }
+  return nullptr;
+}
+
+CliResult RunProofgate(const std::string& cwd, const std::string& args) {
+  TempDir io;
+  std::string cmd = std::string(PROOFGATE_BIN) + " " + args + " >" + io.path() + "/out 2>" + io.path() + "/err";
+  auto run = RunCapture({"sh", "-c", cmd}, cwd, 120);
+  CliResult result;
+  if (run.ok()) result.exit_code = run->exit.exit_code;
+  result.out = io.Read("out");
+  result.err = io.Read("err");
+  return result;
+}
+
+}  // namespace pg::testing

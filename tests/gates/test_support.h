@@ -1,0 +1,61 @@
+// Helpers for tests that use real processes, real files and real git repositories.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "runner/leg_result.h"
+
+namespace pg::testing {
+
+// A fresh directory under $TMPDIR, removed with everything in it at scope exit.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // Writes `content` to path()/rel (parents created); returns the absolute path.
+  std::string Write(const std::string& rel, const std::string& content) const;
+  std::string Read(const std::string& rel) const;
+
+ private:
+  std::string path_;
+};
+
+// A temp dir holding a git repository with one commit: a preflight/suites.json of `suites`
+// and a .gitignore that ignores out/ (where legs write their evidence).
+void MakeRepo(const TempDir& dir, const std::string& suites);
+
+struct Interval {
+  std::string leg;
+  double start = 0;
+  double end = 0;
+};
+// Reads the "<leg> start|end <seconds>" lines that Stamped() legs append to a file.
+std::vector<Interval> ReadIntervals(const std::string& path);
+// A shell leg body that records its start and end in `file` around `body`.
+std::string Stamped(const std::string& leg, const std::string& file, const std::string& body);
+bool AnyOverlap(const std::vector<Interval>& intervals);
+
+// True when `pid` names a live process (zombies count as dead).
+bool Alive(pid_t pid);
+// Pids listed one per line in a file.
+std::vector<pid_t> ReadPids(const std::string& path);
+// Polls until `path` exists (true) or `seconds` pass (false).
+bool WaitForFile(const std::string& path, double seconds);
+
+const LegResult* FindLeg(const std::vector<LegResult>& legs, const std::string& name);
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+// Runs the proofgate binary with `args` (shell words) in `cwd`.
+CliResult RunProofgate(const std::string& cwd, const std::string& args);
+
+}  // namespace pg::testing
