@@ -46,7 +46,8 @@ StatusOr<RepoPtr> Open(const std::string& path) {
   return RepoPtr(raw);
 }
 
-// Stages the whole working directory into the repository's in-memory index.
+// Stages the whole working directory (additions, edits and deletions) into the repository's
+// in-memory index.
 StatusOr<IndexPtr> StageAll(git_repository* repo) {
   git_index* raw = nullptr;
   if (git_repository_index(&raw, repo) != 0) return GitError("cannot read the index");
@@ -55,9 +56,6 @@ StatusOr<IndexPtr> StageAll(git_repository* repo) {
   char* patterns[] = {star};
   git_strarray paths = {patterns, 1};
   if (git_index_add_all(index.get(), &paths, GIT_INDEX_ADD_DEFAULT, nullptr, nullptr) != 0) {
-    return GitError("cannot hash the working directory");
-  }
-  if (git_index_update_all(index.get(), &paths, nullptr, nullptr) != 0) {
     return GitError("cannot hash the working directory");
   }
   return index;

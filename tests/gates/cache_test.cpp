@@ -14,10 +14,11 @@ using testing::TempDir;
 class CacheTest : public ::testing::Test {
  protected:
   void SetUp() override { Configure("true", ""); }
-  void Configure(const std::string& unit_body, const std::string& extra) {
+  void Configure(const std::string& unit_body, const std::string& extra,
+                 const std::string& build_body = "true") {
     std::string suites = R"({"schema_version": 1, "toolchain": [["cat", "out/toolchain.txt"]],
       "legs": {
-        "build": {"run": "echo build >> out/runs"},
+        "build": {"run": "echo build >> out/runs; )" + build_body + R"("},
         "unit": {"run": "echo unit >> out/runs; )" + unit_body + R"(", "needs": ["build"])" + extra + R"(}
       },
       "suites": {"default": ["unit"]}})";
@@ -77,11 +78,22 @@ TEST_F(CacheTest, EditingTheLegMissesEvenWithTheSameTree) {
 
 TEST_F(CacheTest, ALegWhoseNeedRanAgainRunsAgain) {
   Run();
-  dir_.Write("out/suites.json", dir_.Read("out/suites.json").replace(
-                                    dir_.Read("out/suites.json").find("echo build"), 10, "echo  build"));
+  Configure("true", "", "echo changed");
   RunReport second = Run();
   EXPECT_FALSE(FindLeg(second.legs, "build")->cached);
   EXPECT_FALSE(FindLeg(second.legs, "unit")->cached);
+}
+
+// unit failed after build A and passed after build B: going back to A must not reuse B's pass.
+TEST_F(CacheTest, ACachedPassIsTiedToTheNeedsItRanWith) {
+  Configure("grep -q B out/flavor", "", "echo A > out/flavor");
+  EXPECT_EQ(Run().exit_code, ExitCode::kGateFailed);
+  Configure("grep -q B out/flavor", "", "echo B > out/flavor");
+  EXPECT_EQ(Run().exit_code, ExitCode::kPass);
+  Configure("grep -q B out/flavor", "", "echo A > out/flavor");
+  RunReport third = Run();
+  EXPECT_TRUE(FindLeg(third.legs, "build")->cached);
+  EXPECT_FALSE(FindLeg(third.legs, "unit")->cached);
 }
 
 TEST_F(CacheTest, AFailureIsNeverCached) {
