@@ -44,8 +44,8 @@ struct Plan {
   std::set<std::string> cached;
 };
 
-Plan PlanCache(const SuiteConfig& config, const std::vector<const Leg*>& legs,
-               const VerdictCache& cache, const RunReport& report) {
+Plan PlanCache(const std::vector<const Leg*>& legs, const VerdictCache& cache,
+               const RunReport& report) {
   Plan plan;
   for (const Leg* leg : legs) {
     std::vector<std::string> need_keys;
@@ -56,7 +56,6 @@ Plan PlanCache(const SuiteConfig& config, const std::vector<const Leg*>& legs,
                                     [&](const std::string& n) { return plan.cached.count(n) > 0; });
     if (needs_cached && cache.Find(plan.keys[leg->name])) plan.cached.insert(leg->name);
   }
-  (void)config;
   return plan;
 }
 
@@ -81,6 +80,22 @@ std::string StateDir(const PreflightOptions& options, RunReport& report) {
     options.on_notice("no tree hash (" + hash.status().message() + "): no cache");
   }
   return repo->gitdir + "proofgate";
+}
+
+void RunLegs(const PreflightOptions& options, const SuiteConfig& config,
+             const std::vector<const Leg*>& legs, const std::set<std::string>& cached,
+             const std::string& log_dir, RunReport& report) {
+  SchedulerOptions sched;
+  sched.jobs = options.jobs > 0 ? options.jobs : AvailableCpus();
+  sched.kill_grace_s = config.kill_grace_s;
+  sched.root = options.root;
+  sched.log_dir = log_dir;
+  sched.cancel_fd = options.cancel_fd;
+  sched.tree_hash = report.tree_hash;
+  sched.on_change = options.on_change;
+  Scheduler scheduler(sched, legs, cached);
+  report.legs = scheduler.Run();
+  report.interrupted = scheduler.interrupted();
 }
 
 }  // namespace
@@ -127,21 +142,10 @@ StatusOr<RunReport> RunPreflight(const PreflightOptions& options) {
     options.on_notice(state_dir + "/cache.json is malformed; starting an empty cache");
   }
   report.toolchain = ToolchainFingerprint(config.toolchain, options.root);
-  Plan plan = PlanCache(config, legs, cache, report);
+  Plan plan = PlanCache(legs, cache, report);
   if (!report.cache_enabled) plan.cached.clear();
 
-  SchedulerOptions sched;
-  sched.jobs = options.jobs > 0 ? options.jobs : AvailableCpus();
-  sched.kill_grace_s = config.kill_grace_s;
-  sched.root = options.root;
-  sched.log_dir = log_dir;
-  sched.cancel_fd = options.cancel_fd;
-  sched.tree_hash = report.tree_hash;
-  sched.on_change = options.on_change;
-  Scheduler scheduler(sched, legs, plan.cached);
-  report.legs = scheduler.Run();
-  report.interrupted = scheduler.interrupted();
-
+  RunLegs(options, config, legs, plan.cached, log_dir, report);
   if (!report.tree_hash.empty()) {
     auto after = git::WorkingTreeHash(options.root);
     report.tree_hash_after = after.ok() ? *after : "";

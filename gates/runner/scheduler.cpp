@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -111,6 +112,11 @@ void Scheduler::Start(Slot& slot) {
   env.emplace_back("PROOFGATE_ROOT", options_.root);
   slot.start = Clock::now();
   r.started_s = Since(run_start_);
+  std::error_code ec;
+  if (!std::filesystem::is_directory(r.cwd, ec)) {
+    Finish(slot, Outcome::kError, "cwd " + r.cwd + " is not a directory");
+    return;
+  }
   auto child = Child::Spawn(SpawnSpec{r.argv, r.cwd, env, r.log_path});
   if (!child.ok()) {
     Finish(slot, Outcome::kError, child.status().message());

@@ -2,6 +2,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <filesystem>
+
 #include "config/json_source.h"
 #include "runner/process.h"
 #include "test_support.h"
@@ -63,6 +65,20 @@ TEST_F(PreflightCli, UnknownSuiteAndUnknownFlagExitTwo) {
   EXPECT_EQ(flag.exit_code, 2);
   EXPECT_NE(flag.err.find("--frobnicate"), std::string::npos) << flag.err;
   EXPECT_EQ(RunProofgate(dir_.path(), "preflight --jobs 0").exit_code, 2);
+}
+
+TEST_F(PreflightCli, ListPrintsSuitesAndRunsNothing) {
+  auto r = RunProofgate(dir_.path(), "preflight --list");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "default: ok\nred: ok bad\nslow: slow\n");
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/.git/proofgate"));
+}
+
+TEST_F(PreflightCli, OutsideAnyRepoWithoutSuitesExitsTwo) {
+  TempDir empty;
+  auto r = RunProofgate(empty.path(), "preflight");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no preflight/suites.json in " + empty.path()), std::string::npos) << r.err;
 }
 
 TEST_F(PreflightCli, FindsTheRootFromASubdirectory) {

@@ -174,6 +174,12 @@ TEST_F(SchedulerTest, ALegThatCannotStartIsAnErrorNamingTheProgram) {
   EXPECT_NE(FindLeg(results, "x")->note.find("cannot start \"pg-no-such-tool\""), std::string::npos);
 }
 
+TEST_F(SchedulerTest, AMissingCwdIsAnErrorNamingIt) {
+  auto results = Run(Def("x", "true", ", \"cwd\": \"nowhere\""), 1);
+  EXPECT_EQ(FindLeg(results, "x")->outcome, Outcome::kError);
+  EXPECT_EQ(FindLeg(results, "x")->note, "cwd " + dir_.path() + "/nowhere is not a directory");
+}
+
 TEST_F(SchedulerTest, CwdEnvExitCodeAndOutputTailAreRecorded) {
   dir_.Write("sub/marker", "");
   auto results = Run(Def("e", "ls; echo value=$PG_VALUE leg=$PROOFGATE_LEG; exit 4",
