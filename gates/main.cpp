@@ -1,4 +1,5 @@
 // proofgate CLI: flags → library calls → exit code. Nothing here decides a verdict.
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -7,6 +8,8 @@
 #include <iostream>
 
 #include "config/suite_config.h"
+#include "contention/load_meter.h"
+#include "contention/snapshot.h"
 #include "core/exit_code.h"
 #include "core/file_io.h"
 #include "report/progress.h"
@@ -31,7 +34,13 @@ struct PreflightFlags {
   int jobs = 0;
   bool no_cache = false;
   bool list = false;
+  bool no_retry_contended = false;
   std::string log_dir;
+};
+
+struct LoadFlags {
+  bool watch = false;
+  double interval_s = 1;
 };
 
 int g_cancel_write = -1;
@@ -113,6 +122,7 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   options.suites = flags.suites;
   options.jobs = flags.jobs;
   options.use_cache = !flags.no_cache;
+  options.retry_contended = !flags.no_retry_contended;
   options.log_dir = flags.log_dir.empty() ? "" : std::filesystem::absolute(flags.log_dir).string();
   options.cancel_fd = InstallCancelPipe();
   if (!common.quiet) {
@@ -124,6 +134,26 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   pg::Status written = WriteReports(*report, common);
   if (!written.ok()) return Fail(written);
   return static_cast<int>(report->exit_code);
+}
+
+// One reading per interval: two snapshots `interval_s` apart; only proofgate itself is "own".
+int RunLoadVerb(const CommonFlags& common, const LoadFlags& flags) {
+  int cancel = InstallCancelPipe();
+  pg::RealProcSource proc;
+  std::set<int> cpus = pg::AllowedCpus();
+  pg::Snapshot previous = pg::TakeSnapshot(proc, {}, cpus);
+  do {
+    pollfd pfd{cancel, POLLIN, 0};
+    if (poll(&pfd, 1, static_cast<int>(flags.interval_s * 1000)) > 0) break;
+    pg::Snapshot now = pg::TakeSnapshot(proc, {}, cpus);
+    pg::LoadMeter meter(0);
+    meter.Add(previous);
+    meter.Add(now);
+    pg::LoadEvidence e = meter.Evidence();
+    std::cout << (common.json ? pg::LoadReadingJson(e) : pg::LoadReadingText(e)) << std::flush;
+    previous = now;
+  } while (flags.watch);
+  return 0;
 }
 
 void AddCommonFlags(CLI::App& app, CommonFlags& common) {
@@ -153,6 +183,13 @@ int main(int argc, char** argv) {
   preflight->add_flag("--no-cache", flags.no_cache, "Run every leg even if a pass is cached");
   preflight->add_flag("--list", flags.list, "List the suites and their legs, run nothing");
   preflight->add_option("--log-dir", flags.log_dir, "Write leg logs here instead of <git-dir>/proofgate/logs");
+  preflight->add_flag("--no-retry-contended", flags.no_retry_contended,
+                      "Report timing legs that failed under foreign load as contended, without a rerun");
+  LoadFlags load_flags;
+  CLI::App* load = app.add_subcommand("load", "Print the machine's current load reading (foreign share, signals)");
+  load->add_flag("--watch", load_flags.watch, "Print a reading every interval until interrupted");
+  load->add_option("--interval", load_flags.interval_s, "Seconds per reading (default 1)")
+      ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -160,5 +197,6 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : static_cast<int>(pg::ExitCode::kInvalidInput);
   }
   if (preflight->parsed()) return RunPreflightVerb(common, flags);
+  if (load->parsed()) return RunLoadVerb(common, load_flags);
   return static_cast<int>(pg::ExitCode::kInvalidInput);
 }

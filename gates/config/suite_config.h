@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "contention/quiet_wait.h"
 #include "core/status.h"
 
 namespace pg {
@@ -37,6 +38,7 @@ struct SuiteConfig {
   std::vector<Suite> suites;  // in file order
   std::vector<std::vector<std::string>> toolchain;  // commands whose output fingerprints tools
   double kill_grace_s = kDefaultKillGraceS;
+  ContentionRules contention;  // thresholds for `timing` legs
 
   const Leg* FindLeg(const std::string& name) const;
   const Suite* FindSuite(const std::string& name) const;

@@ -117,6 +117,27 @@ Status ParseToolchain(const JsonSource& source, const Json& toolchain, SuiteConf
   return Status();
 }
 
+Status ParseContention(const JsonSource& source, const Json& value, ContentionRules* rules) {
+  if (!value.is_object()) {
+    return source.ErrorAt("/contention", "field \"contention\" must be an object, got " + JsonTypeName(value));
+  }
+  JsonFields fields(source, value, "/contention", "contention");
+  PG_RETURN_IF_ERROR(fields.CheckKnown({"foreign_threshold", "steal_threshold", "quiet_threshold",
+                                        "quiet_for_s", "quiet_wait_s", "sample_interval_s"}));
+  PG_RETURN_IF_ERROR(fields.Number("foreign_threshold", &rules->foreign_threshold, 0));
+  PG_RETURN_IF_ERROR(fields.Number("steal_threshold", &rules->steal_threshold, 0));
+  PG_RETURN_IF_ERROR(fields.Number("quiet_threshold", &rules->quiet_threshold, 0));
+  PG_RETURN_IF_ERROR(fields.Number("quiet_for_s", &rules->quiet_for_s, 0));
+  PG_RETURN_IF_ERROR(fields.Number("quiet_wait_s", &rules->quiet_wait_s, 0));
+  PG_RETURN_IF_ERROR(fields.Number("sample_interval_s", &rules->sample_interval_s, 0));
+  for (const char* share : {"foreign_threshold", "steal_threshold", "quiet_threshold"}) {
+    if (value.contains(share) && value[share].get<double>() > 1) {
+      return fields.ErrorAt(share, std::string("field \"") + share + "\" is a share of CPU time, at most 1");
+    }
+  }
+  return Status();
+}
+
 }  // namespace
 
 StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::string& text) {
@@ -125,7 +146,7 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
   if (!root.is_object()) return source.ErrorAt("", "the top level must be an object");
   JsonFields fields(source, root, "", "");
   PG_RETURN_IF_ERROR(
-      fields.CheckKnown({"schema_version", "legs", "suites", "toolchain", "kill_grace_s"}));
+      fields.CheckKnown({"schema_version", "legs", "suites", "toolchain", "kill_grace_s", "contention"}));
   PG_RETURN_IF_ERROR(fields.Require("schema_version"));
   long version = 0;
   PG_RETURN_IF_ERROR(fields.Integer("schema_version", &version));
@@ -143,6 +164,9 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
     PG_RETURN_IF_ERROR(ParseToolchain(source, root.at("toolchain"), &config));
   }
   PG_RETURN_IF_ERROR(fields.Number("kill_grace_s", &config.kill_grace_s, 0));
+  if (root.contains("contention")) {
+    PG_RETURN_IF_ERROR(ParseContention(source, root.at("contention"), &config.contention));
+  }
   PG_RETURN_IF_ERROR(ValidateSuiteGraph(source, config));
   return config;
 }

@@ -4,6 +4,34 @@
 namespace pg {
 namespace {
 
+Json Optional(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+// Absent signals are null and listed in "absent": never a guessed 0.
+Json LoadJson(const LoadEvidence& e) {
+  return {{"samples", e.samples},
+          {"foreign_mean", Optional(e.foreign_mean)},
+          {"foreign_max", Optional(e.foreign_max)},
+          {"steal_mean", Optional(e.steal_mean)},
+          {"busy_mean", Optional(e.busy_mean)},
+          {"loadavg1", Optional(e.loadavg1)},
+          {"psi_cpu_avg10", Optional(e.psi_cpu)},
+          {"psi_io_avg10", Optional(e.psi_io)},
+          {"psi_memory_avg10", Optional(e.psi_memory)},
+          {"throttled_s", Optional(e.throttled_s)},
+          {"absent", e.absent}};
+}
+
+Json AttemptJson(const Attempt& a) {
+  return {{"outcome", std::string(OutcomeName(a.outcome))},
+          {"exit_code", a.exit_code ? Json(*a.exit_code) : Json(nullptr)},
+          {"signal", a.signal ? Json(a.signal) : Json(nullptr)},
+          {"wall_s", a.wall_s},
+          {"cpu_s", a.cpu_s},
+          {"note", a.note},
+          {"output_tail", a.output_tail},
+          {"load", LoadJson(a.load)}};
+}
+
 Json LegJson(const LegResult& leg) {
   Json j = {{"name", leg.name},
             {"argv", leg.argv},
@@ -19,11 +47,16 @@ Json LegJson(const LegResult& leg) {
             {"tree_hash", leg.tree_hash.empty() ? Json(nullptr) : Json(leg.tree_hash)},
             {"log", leg.log_path.empty() ? Json(nullptr) : Json(leg.log_path)},
             {"note", leg.note},
-            {"output_tail", leg.output_tail}};
+            {"output_tail", leg.output_tail},
+            {"load", LoadJson(leg.load)},
+            {"attempts", Json::array()}};
+  for (const Attempt& a : leg.attempts) j["attempts"].push_back(AttemptJson(a));
   return j;
 }
 
 }  // namespace
+
+std::string LoadReadingJson(const LoadEvidence& evidence) { return LoadJson(evidence).dump() + "\n"; }
 
 std::string RunReportJson(const RunReport& report) {
   Json counts = Json::object();

@@ -43,6 +43,16 @@ std::string RunReportMarkdown(const RunReport& report) {
         << FormatSeconds(leg.cpu_s) << " | " << Cell(leg.note) << " |\n";
   }
   for (const LegResult& leg : report.legs) {
+    if (leg.outcome != Outcome::kContended && leg.attempts.empty()) continue;
+    out << "\n> ⚠️ **" << Cell(leg.name) << "** ran under foreign load: ";
+    const LoadEvidence& load = leg.attempts.empty() ? leg.load : leg.attempts.front().load;
+    out << "foreign " << static_cast<int>(load.foreign_mean.value_or(0) * 100 + 0.5) << "% (max "
+        << static_cast<int>(load.foreign_max.value_or(0) * 100 + 0.5) << "%), steal "
+        << static_cast<int>(load.steal_mean.value_or(0) * 100 + 0.5) << "%, load "
+        << (load.loadavg1 ? std::to_string(*load.loadavg1).substr(0, 5) : std::string("absent"))
+        << "; " << Cell(leg.note) << "\n";
+  }
+  for (const LegResult& leg : report.legs) {
     bool red = leg.outcome != Outcome::kPass && leg.outcome != Outcome::kSkipped;
     if (!red || leg.output_tail.empty()) continue;
     out << "\n<details><summary>" << Cell(leg.name) << ": output tail</summary>\n\n```\n"

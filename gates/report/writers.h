@@ -17,6 +17,10 @@ std::string RunReportMarkdown(const RunReport& report);
 // The human table printed on stdout by default.
 void WriteRunTable(const RunReport& report, std::ostream& out, bool color);
 
+// `proofgate load`: one reading as a line of text or of JSON.
+std::string LoadReadingText(const LoadEvidence& evidence);
+std::string LoadReadingJson(const LoadEvidence& evidence);
+
 // "12.3s", "850ms": durations as the table and the summaries print them.
 std::string FormatSeconds(double seconds);
 

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "contention/load_meter.h"
 #include "core/exit_code.h"
 
 namespace pg {
@@ -13,6 +14,18 @@ namespace pg {
 enum class Outcome { kPass, kFail, kTimeout, kContended, kSkipped, kError };
 
 std::string_view OutcomeName(Outcome outcome);
+
+// An earlier attempt of a leg that was rerun (a timing leg that failed under foreign load).
+struct Attempt {
+  Outcome outcome = Outcome::kFail;
+  std::optional<int> exit_code;
+  int signal = 0;
+  double wall_s = 0;
+  double cpu_s = 0;
+  std::string note;
+  std::string output_tail;
+  LoadEvidence load;
+};
 
 struct LegResult {
   std::string name;
@@ -30,6 +43,8 @@ struct LegResult {
   std::string note;             // why skipped / error / timeout, in words
   std::string tree_hash;        // the tree it ran on (or whose pass it reused)
   bool timing = false;
+  LoadEvidence load;              // of the attempt this result reports
+  std::vector<Attempt> attempts;  // earlier attempts, oldest first
 };
 
 struct RunReport {

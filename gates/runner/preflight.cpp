@@ -1,6 +1,5 @@
 #include "runner/preflight.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include "git/git.h"
 #include "runner/scheduler.h"
 #include "runner/verdict_cache.h"
+#include "contention/snapshot.h"
 
 namespace fs = std::filesystem;
 
@@ -93,6 +93,13 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config,
   sched.cancel_fd = options.cancel_fd;
   sched.tree_hash = report.tree_hash;
   sched.on_change = options.on_change;
+  sched.on_notice = options.on_notice;
+  sched.rules = config.contention;
+  sched.retry_contended = options.retry_contended;
+  RealProcSource real_proc;
+  Sampler sampler(options.proc ? *options.proc : real_proc, config.contention.sample_interval_s,
+                  AllowedCpus());
+  sched.sampler = &sampler;
   Scheduler scheduler(sched, legs, cached);
   report.legs = scheduler.Run();
   report.interrupted = scheduler.interrupted();
@@ -100,11 +107,7 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config,
 
 }  // namespace
 
-int AvailableCpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-}
+int AvailableCpus() { return std::max<int>(1, static_cast<int>(AllowedCpus().size())); }
 
 StatusOr<std::string> FindRoot(const std::string& start) {
   std::error_code ec;

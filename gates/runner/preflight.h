@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "contention/proc_source.h"
 #include "core/status.h"
 #include "runner/leg_result.h"
 
@@ -22,6 +23,8 @@ struct PreflightOptions {
   bool use_cache = true;
   std::string log_dir;  // empty: <git-dir>/proofgate/logs/<run-id>
   int cancel_fd = -1;   // readable: stop every leg (wired to SIGINT/SIGTERM by main)
+  bool retry_contended = true;        // false: report contended timing legs without a rerun
+  const ProcSource* proc = nullptr;   // null: the real /proc (tests pass recorded readings)
   std::function<void(const LegResult&, std::string_view state)> on_change;
   std::function<void(const std::string&)> on_notice;  // warnings worth a line on stderr
 };

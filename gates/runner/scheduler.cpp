@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -63,6 +64,11 @@ void Scheduler::StartReady() {
     }
     if (!NeedsDone(slot)) continue;
     if (ExclusiveRunning()) return;
+    if (slot.rerun) {
+      if (Running() == 0) StartRerun(slot);
+      if (slot.state != State::kDone) return;  // nothing else starts while it waits or runs
+      continue;
+    }
     if (slot.leg->exclusive) {
       if (Running() == 0) Start(slot);
       return;  // drain the others so the exclusive leg gets the machine
@@ -102,8 +108,10 @@ bool Scheduler::NeedsDone(const Slot& slot) const {
 void Scheduler::Start(Slot& slot) {
   LegResult& r = slot.result;
   {
-    std::ofstream log(r.log_path, std::ios::trunc);
-    log << "# proofgate leg " << r.name << " in " << r.cwd << "\n$";
+    // A rerun appends: the first attempt's output stays in the same log.
+    std::ofstream log(r.log_path, slot.rerun ? std::ios::app : std::ios::trunc);
+    log << "# proofgate leg " << r.name << (slot.rerun ? " (rerun, alone, machine quiet)" : "")
+        << " in " << r.cwd << "\n$";
     for (const std::string& arg : r.argv) log << ' ' << arg;
     log << "\n";
   }
@@ -123,6 +131,7 @@ void Scheduler::Start(Slot& slot) {
     return;
   }
   slot.child.emplace(std::move(child).value());
+  if (options_.sampler) options_.sampler->Track(slot.child->pid());
   slot.deadline = slot.start + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(slot.leg->timeout_s));
   slot.state = State::kRunning;
@@ -180,23 +189,74 @@ void Scheduler::Reap(Slot& slot) {
   if (!slot.child->TryReap(&info)) return;
   slot.child->SignalGroup(SIGKILL);  // whatever the leg left behind in its group
   LegResult& r = slot.result;
+  if (options_.sampler) r.load = options_.sampler->Untrack(slot.child->pid(), info.cpu_s);
   r.wall_s = Since(slot.start);
   r.cpu_s = info.cpu_s;
   r.signal = info.signal;
+  r.exit_code.reset();
   if (info.signal == 0) r.exit_code = info.exit_code;
   r.output_tail = ReadTail(r.log_path);
   slot.child.reset();
+  Outcome outcome = Outcome::kPass;
+  std::ostringstream note;
   if (slot.timed_out) {
-    std::ostringstream note;
+    outcome = Outcome::kTimeout;
     note << "timed out after " << slot.leg->timeout_s << " s; process group killed";
-    Finish(slot, Outcome::kTimeout, note.str());
   } else if (cancelled_) {
-    Finish(slot, Outcome::kError, "interrupted; process group killed");
-  } else if (info.signal == 0 && info.exit_code == 0) {
-    Finish(slot, Outcome::kPass, "");
+    outcome = Outcome::kError;
+    note << "interrupted; process group killed";
+  } else if (info.signal != 0 || info.exit_code != 0) {
+    outcome = Outcome::kFail;
+    note << (info.signal ? "killed by signal " + std::to_string(info.signal)
+                         : "exit status " + std::to_string(info.exit_code));
+  }
+  if (RetryContended(slot, outcome, note.str())) return;
+  std::string text = note.str();
+  if (slot.rerun) text = outcome == Outcome::kPass ? "contended first attempt" : text + "; quiet rerun";
+  Finish(slot, outcome, text);
+}
+
+namespace {
+std::string Percent(std::optional<double> share) {
+  return std::to_string(static_cast<int>(std::lround(share.value_or(0) * 100))) + "%";
+}
+}  // namespace
+
+// A timing leg that failed while the machine was busy with foreign work proves nothing:
+// it is rerun alone when quiet (or reported contended). Returns true when it took the slot.
+bool Scheduler::RetryContended(Slot& slot, Outcome outcome, const std::string& note) {
+  LegResult& r = slot.result;
+  bool failed = outcome == Outcome::kFail || outcome == Outcome::kTimeout;
+  if (!options_.sampler || !slot.leg->timing || !failed || cancelled_) return false;
+  if (!IsContended(r.load, options_.rules)) return false;
+  std::string load = "foreign " + Percent(r.load.foreign_mean) + ", steal " + Percent(r.load.steal_mean);
+  if (slot.rerun || !options_.retry_contended) {
+    std::string why = slot.rerun ? "the rerun was contended too" : "not rerun (--no-retry-contended)";
+    Finish(slot, Outcome::kContended, note + " under foreign load (" + load + "); " + why);
+    return true;
+  }
+  r.attempts.push_back(Attempt{outcome, r.exit_code, r.signal, r.wall_s, r.cpu_s,
+                               note + " under foreign load (" + load + ")", r.output_tail, r.load});
+  slot.rerun = true;
+  slot.state = State::kPending;
+  slot.timed_out = slot.term_sent = false;
+  r.note = note + " under foreign load (" + load + "); rerun alone when quiet";
+  Notify(slot, "contended");
+  return true;
+}
+
+void Scheduler::StartRerun(Slot& slot) {
+  QuietResult quiet = WaitForQuiet(*options_.sampler, options_.rules, options_.cancel_fd,
+                                   options_.on_notice);
+  std::string waited = std::to_string(static_cast<int>(quiet.waited_s)) + " s";
+  if (quiet.cancelled) {
+    cancelled_ = true;
+    Finish(slot, Outcome::kContended, "interrupted while waiting for quiet");
+  } else if (!quiet.quiet) {
+    Finish(slot, Outcome::kContended, "never quiet: waited " + waited + ", foreign " +
+                                          Percent(quiet.last_foreign) + "; first attempt failed under load");
   } else {
-    Finish(slot, Outcome::kFail, info.signal ? "killed by signal " + std::to_string(info.signal)
-                                             : "exit status " + std::to_string(info.exit_code));
+    Start(slot);
   }
 }
 
@@ -242,7 +302,7 @@ int Scheduler::Running() const {
 
 bool Scheduler::ExclusiveRunning() const {
   return std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) {
-    return s.state == State::kRunning && s.leg->exclusive;
+    return s.state == State::kRunning && (s.leg->exclusive || s.rerun);
   });
 }
 

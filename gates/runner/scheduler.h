@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "config/suite_config.h"
+#include "contention/quiet_wait.h"
+#include "contention/sampler.h"
 #include "runner/leg_result.h"
 #include "runner/process.h"
 
@@ -24,6 +26,11 @@ struct SchedulerOptions {
   std::string log_dir;  // absolute, existing; one <leg>.log each
   int cancel_fd = -1;   // when readable, every leg is stopped (Ctrl-C)
   std::string tree_hash;
+  // When set, every leg gets load evidence and failed timing legs follow `rules`.
+  Sampler* sampler = nullptr;
+  ContentionRules rules;
+  bool retry_contended = true;
+  std::function<void(const std::string&)> on_notice;  // "waiting for quiet: ..."
   // Called on every state change: "running", then the outcome (or "cached").
   std::function<void(const LegResult&, std::string_view state)> on_change;
 };
@@ -48,6 +55,7 @@ class Scheduler {
     Clock::time_point start, deadline, kill_at;
     bool term_sent = false;
     bool timed_out = false;
+    bool rerun = false;  // a contended timing leg waiting to run again, alone
   };
 
   void StartReady();
@@ -59,6 +67,8 @@ class Scheduler {
   int PollTimeoutMs() const;
   void CheckDeadlines();
   void Reap(Slot& slot);
+  bool RetryContended(Slot& slot, Outcome outcome, const std::string& note);
+  void StartRerun(Slot& slot);
   void Cancel();
   void Finish(Slot& slot, Outcome outcome, std::string note);
   void Notify(const Slot& slot, std::string_view state) const;

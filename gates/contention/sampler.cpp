@@ -1,0 +1,64 @@
+#include "contention/sampler.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+
+namespace pg {
+
+Sampler::Sampler(const ProcSource& proc, double interval_s, std::set<int> allowed_cpus)
+    : proc_(proc), interval_s_(interval_s), allowed_(std::move(allowed_cpus)) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+Sampler::~Sampler() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+std::vector<pid_t> Sampler::Roots() const {
+  std::vector<pid_t> roots;
+  for (const auto& [pid, meter] : meters_) roots.push_back(pid);
+  return roots;
+}
+
+void Sampler::Loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto period = std::chrono::duration<double>(interval_s_);
+  while (!stop_) {
+    wake_.wait_for(lock, period, [this] { return stop_; });
+    if (stop_ || meters_.empty()) continue;
+    // Reading /proc under the lock keeps Track/Untrack from racing a half-fed meter; one
+    // snapshot costs about a millisecond.
+    Snapshot s = TakeSnapshot(proc_, Roots(), allowed_);
+    for (auto& [pid, meter] : meters_) meter.Add(s);
+  }
+}
+
+void Sampler::Track(pid_t root) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  LoadMeter meter(root);
+  meter.Add(TakeSnapshot(proc_, {root}, allowed_));
+  meters_.insert_or_assign(root, std::move(meter));
+}
+
+LoadEvidence Sampler::Untrack(pid_t root, double reaped_cpu_s) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = meters_.find(root);
+  if (it == meters_.end()) return LoadEvidence{};
+  LoadMeter meter = std::move(it->second);
+  meters_.erase(it);
+  meter.Add(TakeSnapshot(proc_, {root}, allowed_));
+  static const long kTicksPerSecond = sysconf(_SC_CLK_TCK);
+  meter.SetReapedCpuTicks(static_cast<uint64_t>(std::llround(reaped_cpu_s * kTicksPerSecond)));
+  return meter.Evidence();
+}
+
+Snapshot Sampler::Now() const { return TakeSnapshot(proc_, {}, allowed_); }
+
+}  // namespace pg

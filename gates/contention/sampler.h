@@ -1,0 +1,48 @@
+// The sampler thread: every interval it takes one snapshot covering every tracked leg and
+// feeds each leg's meter, so evidence describes the whole time a leg ran.
+#pragma once
+
+#include <sys/types.h>
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "contention/load_meter.h"
+#include "contention/proc_source.h"
+
+namespace pg {
+
+class Sampler {
+ public:
+  Sampler(const ProcSource& proc, double interval_s, std::set<int> allowed_cpus);
+  ~Sampler();
+  Sampler(const Sampler&) = delete;
+  Sampler& operator=(const Sampler&) = delete;
+
+  // Starts metering `root`'s process tree with a baseline snapshot taken now.
+  void Track(pid_t root);
+  // Takes a closing snapshot and returns the evidence; `reaped_cpu_s` is wait4's CPU time.
+  LoadEvidence Untrack(pid_t root, double reaped_cpu_s);
+  // A synchronous snapshot (quiet wait, `proofgate load`).
+  Snapshot Now() const;
+  double interval_s() const { return interval_s_; }
+
+ private:
+  void Loop();
+  std::vector<pid_t> Roots() const;  // callers hold mutex_
+
+  const ProcSource& proc_;
+  double interval_s_;
+  std::set<int> allowed_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::map<pid_t, LoadMeter> meters_;
+  std::thread thread_;
+};
+
+}  // namespace pg

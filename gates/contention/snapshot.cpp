@@ -1,0 +1,156 @@
+#include "contention/snapshot.h"
+
+#include <sched.h>
+
+#include <cstdlib>
+#include <sstream>
+
+namespace pg {
+
+std::map<int, CpuTimes> ParseProcStat(const std::string& text, const std::set<int>& allowed) {
+  std::map<int, CpuTimes> cpus;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || !isdigit(static_cast<unsigned char>(line[3]))) continue;
+    std::istringstream fields(line.substr(3));
+    int index = -1;
+    CpuTimes t;
+    fields >> index >> t.user >> t.nice >> t.system >> t.idle >> t.iowait >> t.irq >> t.softirq;
+    if (fields.fail()) continue;
+    if (!(fields >> t.steal)) t.steal = 0;  // kernels before 2.6.11 have no steal column
+    if (allowed.empty() || allowed.count(index)) cpus[index] = t;
+  }
+  return cpus;
+}
+
+std::optional<double> ParseLoadavg1(const std::string& text) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> ParsePsiSomeAvg10(const std::string& text) {
+  size_t at = text.find("some avg10=");
+  if (at == std::string::npos) return std::nullopt;
+  const char* start = text.c_str() + at + 11;
+  char* end = nullptr;
+  double v = std::strtod(start, &end);
+  if (end == start) return std::nullopt;
+  return v;
+}
+
+std::optional<double> ParseThrottledSeconds(const std::string& text) {
+  std::istringstream in(text);
+  std::string key;
+  uint64_t value = 0;
+  while (in >> key >> value) {
+    if (key == "throttled_usec") return static_cast<double>(value) / 1e6;  // cgroup v2
+    if (key == "throttled_time") return static_cast<double>(value) / 1e9;  // cgroup v1, ns
+  }
+  return std::nullopt;
+}
+
+std::optional<PidStat> ParsePidStat(const std::string& text) {
+  // The command name is in parentheses and may itself contain spaces and ')'.
+  size_t close = text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream in(text.substr(close + 1));
+  std::string state;
+  long ppid = 0;
+  uint64_t skip, utime, stime;
+  long cutime, cstime;
+  in >> state >> ppid;
+  for (int i = 0; i < 9; ++i) in >> skip;  // pgrp .. cmajflt
+  in >> utime >> stime >> cutime >> cstime;
+  if (in.fail()) return std::nullopt;
+  return PidStat{static_cast<pid_t>(ppid), utime + stime,
+                 static_cast<uint64_t>(std::max(0L, cutime) + std::max(0L, cstime))};
+}
+
+std::map<pid_t, uint64_t> TreeTicks(const ProcSource& proc, const std::vector<pid_t>& roots) {
+  std::map<pid_t, uint64_t> out;
+  if (roots.empty()) return out;
+  std::map<pid_t, PidStat> stats;
+  std::multimap<pid_t, pid_t> children;
+  for (const std::string& name : proc.List("/proc")) {
+    if (name.empty() || !isdigit(static_cast<unsigned char>(name[0]))) continue;
+    auto text = proc.Read("/proc/" + name + "/stat");
+    if (!text) continue;  // it exited between List and Read
+    auto st = ParsePidStat(*text);
+    if (!st) continue;
+    pid_t pid = static_cast<pid_t>(std::atol(name.c_str()));
+    stats[pid] = *st;
+    children.emplace(st->ppid, pid);
+  }
+  for (pid_t root : roots) {
+    uint64_t ticks = 0;
+    std::vector<pid_t> stack{root};
+    while (!stack.empty()) {
+      pid_t pid = stack.back();
+      stack.pop_back();
+      auto it = stats.find(pid);
+      if (it == stats.end()) continue;
+      ticks += it->second.self_ticks + it->second.children_ticks;
+      auto [from, to] = children.equal_range(pid);
+      for (auto c = from; c != to; ++c) stack.push_back(c->second);
+    }
+    out[root] = ticks;
+  }
+  return out;
+}
+
+std::vector<std::string> CgroupCpuStatPaths(const ProcSource& proc) {
+  std::vector<std::string> paths;
+  auto text = proc.Read("/proc/self/cgroup");
+  if (!text) return paths;
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line)) {
+    // "0::/path" is cgroup v2; "N:cpu,cpuacct:/path" is the v1 cpu controller.
+    size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::string controllers = line.substr(a + 1, b - a - 1);
+    std::string rel = line.substr(b + 1);
+    if (rel == "/") rel.clear();
+    if (controllers.empty()) {
+      paths.push_back("/sys/fs/cgroup" + rel + "/cpu.stat");
+      paths.push_back("/sys/fs/cgroup/unified" + rel + "/cpu.stat");  // hybrid layout
+    } else if (("," + controllers + ",").find(",cpu,") != std::string::npos) {
+      paths.push_back("/sys/fs/cgroup/" + controllers + rel + "/cpu.stat");
+    }
+  }
+  return paths;
+}
+
+Snapshot TakeSnapshot(const ProcSource& proc, const std::vector<pid_t>& roots,
+                      const std::set<int>& allowed_cpus) {
+  Snapshot s;
+  if (auto t = proc.Read("/proc/stat")) s.cpus = ParseProcStat(*t, allowed_cpus);
+  if (auto t = proc.Read("/proc/loadavg")) s.loadavg1 = ParseLoadavg1(*t);
+  if (auto t = proc.Read("/proc/pressure/cpu")) s.psi_cpu = ParsePsiSomeAvg10(*t);
+  if (auto t = proc.Read("/proc/pressure/io")) s.psi_io = ParsePsiSomeAvg10(*t);
+  if (auto t = proc.Read("/proc/pressure/memory")) s.psi_memory = ParsePsiSomeAvg10(*t);
+  for (const std::string& path : CgroupCpuStatPaths(proc)) {
+    if (auto t = proc.Read(path)) s.throttled_s = ParseThrottledSeconds(*t);
+    if (s.throttled_s) break;  // v2 cpu.stat without the cpu controller has no throttling
+  }
+  if (auto t = proc.Read("/proc/self/stat")) {
+    if (auto st = ParsePidStat(*t)) s.runner_ticks = st->self_ticks;
+  }
+  s.trees = TreeTicks(proc, roots);
+  return s;
+}
+
+std::set<int> AllowedCpus() {
+  std::set<int> out;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return out;
+  for (int i = 0; i < CPU_SETSIZE; ++i) {
+    if (CPU_ISSET(i, &set)) out.insert(i);
+  }
+  return out;
+}
+
+}  // namespace pg
