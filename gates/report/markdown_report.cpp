@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <sstream>
 
 #include "report/writers.h"
@@ -13,6 +14,12 @@ std::string Cell(const std::string& text) {
     else out += c;
   }
   return out;
+}
+
+std::string FormatFixed(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
 }
 
 std::string Icon(const LegResult& leg) {
@@ -49,7 +56,7 @@ std::string RunReportMarkdown(const RunReport& report) {
     out << "foreign " << static_cast<int>(load.foreign_mean.value_or(0) * 100 + 0.5) << "% (max "
         << static_cast<int>(load.foreign_max.value_or(0) * 100 + 0.5) << "%), steal "
         << static_cast<int>(load.steal_mean.value_or(0) * 100 + 0.5) << "%, load "
-        << (load.loadavg1 ? std::to_string(*load.loadavg1).substr(0, 5) : std::string("absent"))
+        << (load.loadavg1 ? FormatFixed(*load.loadavg1) : std::string("absent"))
         << "; " << Cell(leg.note) << "\n";
   }
   for (const LegResult& leg : report.legs) {

@@ -72,6 +72,7 @@ TEST(LoadMeter, OwnTreeAndRunnerAreNotForeign) {
   LoadEvidence e = meter.Evidence();
   EXPECT_EQ(e.samples, 1);
   EXPECT_DOUBLE_EQ(*e.foreign_mean, 40.0 / 200);
+  EXPECT_DOUBLE_EQ(*e.foreign_max, 40.0 / 200);
   EXPECT_DOUBLE_EQ(*e.busy_mean, 150.0 / 200);
 }
 
@@ -96,6 +97,14 @@ TEST(LoadMeter, AnOfflineCpuDropsOutOfTheInterval) {
   Snapshot one_cpu = Snap({{50, 0, 0, 50, 0, 0, 0, 0}});  // cpu1 went offline
   meter.Add(one_cpu);
   EXPECT_DOUBLE_EQ(*meter.Evidence().foreign_mean, 0.5);
+}
+
+TEST(LoadMeter, ACpuComingOnlineCountsFromItsFirstInterval) {
+  LoadMeter meter(100);
+  meter.Add(Snap({{0, 0, 0, 0, 0, 0, 0, 0}}));
+  meter.Add(Snap({{30, 0, 0, 70, 0, 0, 0, 0}, {90000, 0, 0, 10, 0, 0, 0, 0}}));  // cpu1 appeared
+  EXPECT_DOUBLE_EQ(*meter.Evidence().foreign_mean, 0.3);
+  EXPECT_DOUBLE_EQ(*meter.Evidence().foreign_max, 0.3);
 }
 
 TEST(LoadMeter, CountersGoingBackwardsAreSkippedNotNegative) {

@@ -94,6 +94,22 @@ TEST_F(PreflightCli, WritesJunitAndSummaryFiles) {
   EXPECT_NE(dir_.Read("out/s.md").find("| bad | ❌ fail |"), std::string::npos);
 }
 
+TEST(LoadCli, PrintsOneReadingWithEverySignalOrAbsent) {
+  TempDir dir;
+  auto text = RunProofgate(dir.path(), "load --interval 0.2");
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  for (const char* key : {"foreign=", "busy=", "steal=", "loadavg=", "psi_cpu=", "psi_io=", "psi_memory=",
+                          "throttled_s="}) {
+    EXPECT_NE(text.out.find(key), std::string::npos) << key << " in " << text.out;
+  }
+  auto json = RunProofgate(dir.path(), "load --json --interval 0.2");
+  EXPECT_EQ(json.exit_code, 0);
+  Json doc = Json::parse(json.out);
+  EXPECT_EQ(doc["samples"], 1);
+  EXPECT_TRUE(doc["foreign_mean"].is_number());
+  EXPECT_TRUE(doc["absent"].is_array());
+}
+
 // The leg forks grandchildren in its process group; SIGINT to proofgate must leave none.
 TEST_F(PreflightCli, InterruptLeavesNoOrphans) {
   std::string pids = dir_.path() + "/out/pids";

@@ -35,7 +35,22 @@ RunReport Sample() {
   skipped.name = "e2e";
   skipped.outcome = Outcome::kSkipped;
   skipped.note = "need \"unit\" did not pass";
-  report.legs = {pass, fail, skipped};
+  fail.load.samples = 4;
+  fail.load.foreign_mean = 0.5;
+  fail.load.loadavg1 = 3.25;
+  fail.load.absent = {"psi_cpu"};
+  LegResult perf;
+  perf.name = "perf";
+  perf.outcome = Outcome::kPass;
+  perf.timing = true;
+  perf.note = "contended first attempt";
+  Attempt first;
+  first.outcome = Outcome::kFail;
+  first.note = "exit status 1 under foreign load (foreign 80%, steal 0%)";
+  first.load.foreign_mean = first.load.foreign_max = 0.8;
+  first.load.loadavg1 = 108.76;
+  perf.attempts = {first};
+  report.legs = {pass, fail, skipped, perf};
   report.exit_code = VerdictOf(report);
   return report;
 }
@@ -57,13 +72,36 @@ TEST(Reports, JsonCarriesTheSchemaAndEveryLegField) {
   EXPECT_EQ(doc["legs"][0]["argv"][1], "--build");
 }
 
+TEST(Reports, JsonCarriesLoadEvidenceWithAbsentSignalsAsNull) {
+  Json doc = Json::parse(RunReportJson(Sample()));
+  const Json& load = doc["legs"][1]["load"];
+  EXPECT_EQ(load["samples"], 4);
+  EXPECT_EQ(load["foreign_mean"], 0.5);
+  EXPECT_EQ(load["loadavg1"], 3.25);
+  EXPECT_TRUE(load["psi_cpu_avg10"].is_null());
+  EXPECT_EQ(load["absent"], Json::array({"psi_cpu"}));
+  const Json& perf = doc["legs"][3];
+  ASSERT_EQ(perf["attempts"].size(), 1u);
+  EXPECT_EQ(perf["attempts"][0]["outcome"], "fail");
+  EXPECT_EQ(perf["attempts"][0]["load"]["foreign_mean"], 0.8);
+}
+
+TEST(Reports, MarkdownShowsALinePerLegThatRanUnderLoad) {
+  std::string md = RunReportMarkdown(Sample());
+  EXPECT_NE(md.find("> ⚠️ **perf** ran under foreign load: foreign 80% (max 80%), steal 0%, load 108.76; "
+                    "contended first attempt"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("**unit** ran under"), std::string::npos);
+}
+
 TEST(Reports, JunitIsWellFormedXmlWithOneCasePerLeg) {
   pugi::xml_document doc;
   std::string xml = RunReportJunit(Sample());
   pugi::xml_parse_result parsed = doc.load_string(xml.c_str());
   ASSERT_TRUE(parsed) << parsed.description() << "\n" << xml;
   pugi::xml_node suite = doc.child("testsuites").child("testsuite");
-  EXPECT_EQ(suite.attribute("tests").as_int(), 3);
+  EXPECT_EQ(suite.attribute("tests").as_int(), 4);
   EXPECT_EQ(suite.attribute("failures").as_int(), 1);
   EXPECT_EQ(suite.attribute("skipped").as_int(), 1);
   pugi::xml_node unit = suite.find_child_by_attribute("testcase", "name", "unit");
@@ -86,7 +124,7 @@ TEST(Reports, TableEndsWithTheVerdictLine) {
   EXPECT_NE(out.str().find("unit   fail     0ms     0ms     exit status 8; log /repo/.git/proofgate/logs/x/unit.log"),
             std::string::npos)
       << out.str();
-  EXPECT_NE(out.str().find("verdict: fail (1 passed, 1 failed, 0 timed out, 1 skipped) suite default, tree 0123456789ab"),
+  EXPECT_NE(out.str().find("verdict: fail (2 passed, 1 failed, 0 timed out, 1 skipped) suite default, tree 0123456789ab"),
             std::string::npos)
       << out.str();
 }
