@@ -127,6 +127,7 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   options.cancel_fd = InstallCancelPipe();
   if (!common.quiet) {
     options.on_change = [&](const pg::LegResult& leg, std::string_view state) { progress.OnChange(leg, state); };
+    options.on_progress = [&](const std::string& text) { progress.Notice(text); };
   }
   options.on_notice = [&](const std::string& text) { progress.Notice(text); };
   auto report = pg::RunPreflight(options);

@@ -93,7 +93,7 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config,
   sched.cancel_fd = options.cancel_fd;
   sched.tree_hash = report.tree_hash;
   sched.on_change = options.on_change;
-  sched.on_notice = options.on_notice;
+  sched.on_notice = options.on_progress;
   sched.rules = config.contention;
   sched.retry_contended = options.retry_contended;
   RealProcSource real_proc;

@@ -26,7 +26,8 @@ struct PreflightOptions {
   bool retry_contended = true;        // false: report contended timing legs without a rerun
   const ProcSource* proc = nullptr;   // null: the real /proc (tests pass recorded readings)
   std::function<void(const LegResult&, std::string_view state)> on_change;
-  std::function<void(const std::string&)> on_notice;  // warnings worth a line on stderr
+  std::function<void(const std::string&)> on_notice;    // warnings worth a line on stderr
+  std::function<void(const std::string&)> on_progress;  // "waiting for quiet: 3s foreign=87%"
 };
 
 StatusOr<RunReport> RunPreflight(const PreflightOptions& options);
