@@ -1,0 +1,44 @@
+// The backend contract. One class, every device: CPU, CUDA, Vulkan and the loopback test
+// device implement it; the engine never asks which one it has. A missing kernel is a Status
+// ("no kernel for op Matmul on device xpu"), never an abort.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "vt/device.h"
+#include "vt/ops.h"
+#include "vt/status.h"
+
+namespace vt {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual Device device() const = 0;
+
+  virtual StatusOr<void*> Alloc(size_t bytes) = 0;
+  virtual void Free(void* data) = 0;
+  // Host ↔ device and device ↔ device copies of `bytes` bytes.
+  virtual Status CopyIn(void* dst, const void* host_src, size_t bytes) = 0;
+  virtual Status CopyOut(void* host_dst, const void* src, size_t bytes) = 0;
+  virtual Status CopyWithin(void* dst, const void* src, size_t bytes) = 0;
+
+  virtual bool Supports(const Op& op) const = 0;
+  virtual Status Run(const Op& op) = 0;
+};
+
+// Validates `op`, then runs it if `backend` supports it, else "no kernel for op X on device Y".
+Status RunOp(Backend& backend, const Op& op);
+Status NoKernel(const Op& op, const Device& device);
+
+// Copies a whole contiguous tensor between devices (host staging when neither is the host).
+Status CopyTensor(const Tensor& src, Tensor& dst);
+
+// Backends by device type. The CPU and reference backends are always there.
+Backend* GetBackend(DeviceType type);
+void RegisterBackend(DeviceType type, Backend* backend);
+Backend& ReferenceBackend();  // float64 truth, host memory, device kCPU
+
+}  // namespace vt

@@ -1,0 +1,29 @@
+// Element types and their storage sizes. Every byte count in vt is computed here from a
+// dtype and an element count: a copy that assumed bf16's 2 bytes for an f32 block moved half
+// the data once, and this is the one place that cannot happen.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace vt {
+
+enum class DType : uint8_t { kF32, kF16, kBF16, kI32, kQ8_0, kQ4_0 };
+
+std::string_view DTypeName(DType t);
+
+// Elements per storage block (1 for plain types, 32 for the q8_0/q4_0 block formats).
+int64_t BlockSize(DType t);
+// Bytes per storage block.
+size_t BlockBytes(DType t);
+// Bytes of `n` contiguous elements; `n` must be a multiple of BlockSize(t).
+size_t RowBytes(DType t, int64_t n);
+
+// IEEE binary16 and bfloat16 conversion: round to nearest even, NaN and ±inf preserved.
+uint16_t F32ToF16(float f);
+float F16ToF32(uint16_t h);
+uint16_t F32ToBF16(float f);
+float BF16ToF32(uint16_t b);
+
+}  // namespace vt

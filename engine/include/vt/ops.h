@@ -1,0 +1,53 @@
+// The operations every backend may implement, with ggml's semantics.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vt/status.h"
+#include "vt/tensor.h"
+
+namespace vt {
+
+enum class OpKind {
+  kMatmul,     // out[N,M] = w[K,N]ᵀ·x[K,M] per batch; w f32/f16/bf16, x f32; w broadcast over ne2/ne3
+  kAdd,        // out = a + b, b broadcast over rows
+  kMul,        // out = a * b, b broadcast over rows
+  kScale,      // out = a * scale
+  kRmsNorm,    // out = a / sqrt(mean(a²) + eps) per row
+  kRope,       // a[hd,heads,T] rotated in adjacent pairs by pos[T] (llama.cpp mode 0)
+  kSoftmax,    // softmax(a*scale + mask) per row; mask optional [ne0, ne1]
+  kSilu,       // a * sigmoid(a)
+  kSwiglu,     // silu(a) * b
+  kGetRows,    // out[K,n] = table[K,V] rows ids[n] (i32), table f32/f16/bf16
+  kTopK,       // out[k,T] i32: indices of the k largest of each row, descending
+  kAttention,  // q[hd,H,T] over k/v cache [hd,Hkv,ctx] (f32/f16), causal from n_past
+};
+
+std::string_view OpName(OpKind kind);  // "Matmul", "Add", ...
+
+struct OpParams {
+  float eps = 1e-5f;         // RmsNorm
+  float scale = 1.0f;        // Scale, Softmax, Attention (0: 1/sqrt(hd))
+  float freq_base = 10000;   // Rope
+  float freq_scale = 1;      // Rope
+  int n_dims = 0;            // Rope: rotated dims (0: all of ne0)
+  int k = 1;                 // TopK
+  int n_past = 0;            // Attention: cache entries before the first query
+};
+
+struct Op {
+  OpKind kind;
+  std::vector<const Tensor*> src;  // inputs, in the order the comment above names them
+  Tensor* out = nullptr;
+  OpParams params;
+};
+
+// Shapes, dtypes and devices are consistent: kInvalidArgument naming the op and tensor if not.
+Status ValidateOp(const Op& op);
+
+// The output shape and dtype an op produces from its inputs.
+StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, const OpParams& params);
+
+}  // namespace vt

@@ -1,0 +1,79 @@
+#include "vt/dtype.h"
+
+#include <bit>
+
+namespace vt {
+
+std::string_view DTypeName(DType t) {
+  switch (t) {
+    case DType::kF32: return "f32";
+    case DType::kF16: return "f16";
+    case DType::kBF16: return "bf16";
+    case DType::kI32: return "i32";
+    case DType::kQ8_0: return "q8_0";
+    case DType::kQ4_0: return "q4_0";
+  }
+  return "?";
+}
+
+int64_t BlockSize(DType t) { return t == DType::kQ8_0 || t == DType::kQ4_0 ? 32 : 1; }
+
+size_t BlockBytes(DType t) {
+  switch (t) {
+    case DType::kF32: return 4;
+    case DType::kF16: return 2;
+    case DType::kBF16: return 2;
+    case DType::kI32: return 4;
+    case DType::kQ8_0: return 2 + 32;      // f16 scale + 32 int8
+    case DType::kQ4_0: return 2 + 32 / 2;  // f16 scale + 32 nibbles
+  }
+  return 0;
+}
+
+size_t RowBytes(DType t, int64_t n) { return static_cast<size_t>(n / BlockSize(t)) * BlockBytes(t); }
+
+// Rounding by integer bias on the bit pattern (normal range) and by one float addition
+// (subnormal range), which rounds to nearest even in the default FP environment.
+uint16_t F32ToF16(float f) {
+  uint32_t u = std::bit_cast<uint32_t>(f);
+  uint32_t sign = u & 0x80000000u;
+  u ^= sign;
+  uint16_t out;
+  if (u >= (127u + 16) << 23) {                       // ≥ 65536, inf or NaN
+    out = u > (255u << 23) ? 0x7e00 | ((u >> 13) & 0x1ff) : 0x7c00;
+  } else if (u < 113u << 23) {                        // half subnormal or zero
+    const float magic = std::bit_cast<float>(((127u - 15) + (23 - 10) + 1) << 23);
+    out = static_cast<uint16_t>(std::bit_cast<uint32_t>(std::bit_cast<float>(u) + magic) -
+                                std::bit_cast<uint32_t>(magic));
+  } else {
+    uint32_t odd = (u >> 13) & 1;
+    u += ((15u - 127) << 23) + 0xfff + odd;
+    out = static_cast<uint16_t>(u >> 13);
+  }
+  return static_cast<uint16_t>(out | (sign >> 16));
+}
+
+float F16ToF32(uint16_t h) {
+  const uint32_t shifted_exp = 0x7c00u << 13;
+  uint32_t o = static_cast<uint32_t>(h & 0x7fff) << 13;
+  uint32_t exp = shifted_exp & o;
+  o += (127u - 15) << 23;
+  if (exp == shifted_exp) {  // inf or NaN
+    o += (128u - 16) << 23;
+  } else if (exp == 0) {     // zero or subnormal: renormalise
+    o += 1u << 23;
+    o = std::bit_cast<uint32_t>(std::bit_cast<float>(o) - std::bit_cast<float>(113u << 23));
+  }
+  return std::bit_cast<float>(o | static_cast<uint32_t>(h & 0x8000) << 16);
+}
+
+uint16_t F32ToBF16(float f) {
+  uint32_t u = std::bit_cast<uint32_t>(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);  // quiet NaN
+  u += 0x7fff + ((u >> 16) & 1);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+float BF16ToF32(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+
+}  // namespace vt

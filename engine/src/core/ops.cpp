@@ -1,0 +1,139 @@
+#include "vt/ops.h"
+
+namespace vt {
+
+std::string_view OpName(OpKind kind) {
+  switch (kind) {
+    case OpKind::kMatmul: return "Matmul";
+    case OpKind::kAdd: return "Add";
+    case OpKind::kMul: return "Mul";
+    case OpKind::kScale: return "Scale";
+    case OpKind::kRmsNorm: return "RmsNorm";
+    case OpKind::kRope: return "Rope";
+    case OpKind::kSoftmax: return "Softmax";
+    case OpKind::kSilu: return "Silu";
+    case OpKind::kSwiglu: return "Swiglu";
+    case OpKind::kGetRows: return "GetRows";
+    case OpKind::kTopK: return "TopK";
+    case OpKind::kAttention: return "Attention";
+  }
+  return "?";
+}
+
+namespace {
+
+Status Bad(OpKind kind, const std::string& what) {
+  return Status(StatusCode::kInvalidArgument, std::string(OpName(kind)) + ": " + what);
+}
+
+bool IsFloatWeight(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16; }
+
+Tensor Spec(DType dtype, std::array<int64_t, 4> ne) {
+  Tensor t;
+  t.dtype = dtype;
+  t.ne = ne;
+  t.nb = ContiguousStrides(dtype, ne);
+  return t;
+}
+
+StatusOr<Tensor> MatmulSpec(const Tensor& w, const Tensor& x) {
+  if (!IsFloatWeight(w.dtype)) return Bad(OpKind::kMatmul, "weights must be f32, f16 or bf16: " + Describe(w));
+  if (x.dtype != DType::kF32) return Bad(OpKind::kMatmul, "activations must be f32: " + Describe(x));
+  if (w.ne[0] != x.ne[0]) return Bad(OpKind::kMatmul, "K differs: " + Describe(w) + " vs " + Describe(x));
+  if (x.ne[2] % w.ne[2] != 0 || x.ne[3] % w.ne[3] != 0) {
+    return Bad(OpKind::kMatmul, "weights do not broadcast over the batch: " + Describe(w) + " vs " + Describe(x));
+  }
+  if (w.nb[0] != BlockBytes(w.dtype) || x.nb[0] != BlockBytes(x.dtype)) {
+    return Bad(OpKind::kMatmul, "rows must be contiguous");
+  }
+  return Spec(DType::kF32, {w.ne[1], x.ne[1], x.ne[2], x.ne[3]});
+}
+
+StatusOr<Tensor> BroadcastSpec(OpKind kind, const Tensor& a, const Tensor& b) {
+  if (a.dtype != DType::kF32 || b.dtype != DType::kF32) return Bad(kind, "inputs must be f32");
+  if (b.ne[0] != a.ne[0]) return Bad(kind, "row length differs: " + Describe(a) + " vs " + Describe(b));
+  for (int i = 1; i < 4; ++i) {
+    if (b.ne[i] != 1 && b.ne[i] != a.ne[i]) return Bad(kind, "b does not broadcast: " + Describe(b));
+  }
+  return Spec(DType::kF32, a.ne);
+}
+
+StatusOr<Tensor> AttentionSpec(const Tensor& q, const Tensor& k, const Tensor& v, const OpParams& p) {
+  OpKind kind = OpKind::kAttention;
+  if (q.dtype != DType::kF32) return Bad(kind, "q must be f32");
+  if ((k.dtype != DType::kF32 && k.dtype != DType::kF16) || v.dtype != k.dtype) {
+    return Bad(kind, "k and v caches must both be f32 or both f16");
+  }
+  if (k.ne[0] != q.ne[0] || v.ne[0] != q.ne[0] || k.ne[1] != v.ne[1] || k.ne[2] != v.ne[2]) {
+    return Bad(kind, "q, k, v shapes disagree: " + Describe(q) + " " + Describe(k) + " " + Describe(v));
+  }
+  if (q.ne[1] % k.ne[1] != 0) return Bad(kind, "heads are not a multiple of kv heads");
+  if (p.n_past < 0 || p.n_past + q.ne[2] > k.ne[2]) return Bad(kind, "n_past + tokens exceeds the cache");
+  return Spec(DType::kF32, q.ne);
+}
+
+size_t Arity(OpKind kind) {
+  switch (kind) {
+    case OpKind::kScale: case OpKind::kRmsNorm: case OpKind::kSilu: case OpKind::kTopK: return 1;
+    case OpKind::kAttention: return 3;
+    default: return 2;
+  }
+}
+
+}  // namespace
+
+StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, const OpParams& p) {
+  size_t need = Arity(kind);
+  bool optional_mask = kind == OpKind::kSoftmax && src.size() == 1;
+  if (src.size() != need && !optional_mask) return Bad(kind, "wrong number of inputs");
+  for (const Tensor* t : src) {
+    if (!t || !t->data) return Bad(kind, "missing input");
+  }
+  const Tensor& a = *src[0];
+  switch (kind) {
+    case OpKind::kMatmul: return MatmulSpec(a, *src[1]);
+    case OpKind::kAdd: case OpKind::kMul: return BroadcastSpec(kind, a, *src[1]);
+    case OpKind::kSwiglu:
+      if (!a.SameShape(*src[1])) return Bad(kind, "a and b differ in shape");
+      [[fallthrough]];
+    case OpKind::kScale: case OpKind::kRmsNorm: case OpKind::kSilu:
+      if (a.dtype != DType::kF32) return Bad(kind, "input must be f32");
+      return Spec(DType::kF32, a.ne);
+    case OpKind::kRope: {
+      int n_dims = p.n_dims ? p.n_dims : static_cast<int>(a.ne[0]);
+      if (a.dtype != DType::kF32 || src[1]->dtype != DType::kI32) return Bad(kind, "needs f32 input, i32 positions");
+      if (n_dims % 2 || n_dims > a.ne[0]) return Bad(kind, "rotated dims must be even and <= ne0");
+      if (src[1]->ne[0] != a.ne[2]) return Bad(kind, "one position per token (ne2)");
+      return Spec(DType::kF32, a.ne);
+    }
+    case OpKind::kSoftmax:
+      if (a.dtype != DType::kF32) return Bad(kind, "input must be f32");
+      if (src.size() == 2 && (src[1]->ne[0] != a.ne[0] || src[1]->ne[1] != a.ne[1])) return Bad(kind, "mask must be [ne0, ne1]");
+      return Spec(DType::kF32, a.ne);
+    case OpKind::kGetRows:
+      if (!IsFloatWeight(a.dtype) || src[1]->dtype != DType::kI32) return Bad(kind, "needs a float table and i32 ids");
+      return Spec(DType::kF32, {a.ne[0], src[1]->ne[0], 1, 1});
+    case OpKind::kTopK:
+      if (a.dtype != DType::kF32 || p.k < 1 || p.k > a.ne[0]) return Bad(kind, "k must be in 1..ne0 of an f32 input");
+      return Spec(DType::kI32, {p.k, a.ne[1], a.ne[2], a.ne[3]});
+    case OpKind::kAttention: return AttentionSpec(a, *src[1], *src[2], p);
+  }
+  return Bad(kind, "unknown op");
+}
+
+Status ValidateOp(const Op& op) {
+  auto spec = OutputSpec(op.kind, op.src, op.params);
+  if (!spec.ok()) return spec.status();
+  if (!op.out || !op.out->data) return Bad(op.kind, "missing output");
+  if (op.out->dtype != spec->dtype || op.out->ne != spec->ne || !op.out->IsContiguous()) {
+    return Bad(op.kind, "output must be contiguous " + Describe(spec.value()) + ", got " + Describe(*op.out));
+  }
+  for (const Tensor* t : op.src) {
+    if (!(t->device == op.out->device)) {
+      return Bad(op.kind, "inputs and output on different devices: " + Describe(*t) + " vs " + Describe(*op.out));
+    }
+  }
+  return Status();
+}
+
+}  // namespace vt

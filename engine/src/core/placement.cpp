@@ -1,0 +1,116 @@
+#include "vt/placement.h"
+
+#include <vector>
+
+namespace vt {
+namespace {
+
+Tensor Column(const Tensor& t, int64_t i) { return View(t, {t.ne[0], 1, 1, 1}, t.nb, i * t.nb[1]); }
+Tensor Expert(const Tensor& t, int64_t e) { return View(t, {t.ne[0], t.ne[1], 1, 1}, t.nb, e * t.nb[2]); }
+
+// A tensor's bytes on the host, copying only when it lives elsewhere.
+template <typename T>
+StatusOr<std::vector<T>> HostCopy(const Tensor& t) {
+  std::vector<T> out(static_cast<size_t>(t.NumElements()));
+  Tensor host = t;
+  host.device = Device{};
+  host.buffer.reset();
+  host.data = out.data();
+  VT_RETURN_IF_ERROR(CopyTensor(t, host));
+  return out;
+}
+
+struct Routing {
+  std::vector<int32_t> ids;  // [k, T]
+  std::vector<float> weights;  // renormalised over the k chosen
+};
+
+StatusOr<Routing> Route(Backend& b, const MoeWeights& w, const Tensor& x) {
+  int64_t experts = w.router->ne[1], tokens = x.ne[1];
+  auto logits = NewTensor(b, DType::kF32, {experts, tokens, 1, 1});
+  auto probs = NewTensor(b, DType::kF32, {experts, tokens, 1, 1});
+  auto ids = NewTensor(b, DType::kI32, {w.n_used, tokens, 1, 1});
+  if (!logits.ok() || !probs.ok() || !ids.ok()) return Status(StatusCode::kUnavailable, "MoE: out of memory");
+  VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kMatmul, {w.router, &x}, &logits.value(), {}}));
+  VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kSoftmax, {&logits.value()}, &probs.value(), {}}));
+  OpParams top;
+  top.k = w.n_used;
+  VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kTopK, {&probs.value()}, &ids.value(), top}));
+  auto p = HostCopy<float>(probs.value());
+  auto chosen = HostCopy<int32_t>(ids.value());
+  if (!p.ok()) return p.status();
+  if (!chosen.ok()) return chosen.status();
+  Routing r{std::move(chosen).value(), std::vector<float>(static_cast<size_t>(w.n_used * tokens))};
+  for (int64_t t = 0; t < tokens; ++t) {
+    float sum = 0;
+    for (int j = 0; j < w.n_used; ++j) sum += p.value()[t * experts + r.ids[t * w.n_used + j]];
+    for (int j = 0; j < w.n_used; ++j) r.weights[t * w.n_used + j] = p.value()[t * experts + r.ids[t * w.n_used + j]] / sum;
+  }
+  return r;
+}
+
+// y[:, t] = Σ_j weight_j · down_e(silu(gate_e x_t) * up_e x_t), every op on backend `b`.
+Status Experts(Backend& b, const MoeWeights& w, const Routing& r, const Tensor& x, Tensor& y) {
+  int64_t d = x.ne[0], f = w.gate_exps->ne[1];
+  auto g = NewTensor(b, DType::kF32, {f, 1, 1, 1});
+  auto u = NewTensor(b, DType::kF32, {f, 1, 1, 1});
+  auto o = NewTensor(b, DType::kF32, {d, 1, 1, 1});
+  if (!g.ok() || !u.ok() || !o.ok()) return Status(StatusCode::kUnavailable, "MoE: out of memory");
+  std::vector<float> zeros(static_cast<size_t>(y.NumElements()), 0.0f);
+  VT_RETURN_IF_ERROR(b.CopyIn(y.data, zeros.data(), y.ByteSize()));
+  for (int64_t t = 0; t < x.ne[1]; ++t) {
+    Tensor xt = Column(x, t), yt = Column(y, t);
+    for (int j = 0; j < w.n_used; ++j) {
+      int32_t e = r.ids[t * w.n_used + j];
+      Tensor gate = Expert(*w.gate_exps, e), up = Expert(*w.up_exps, e), down = Expert(*w.down_exps, e);
+      OpParams scale;
+      scale.scale = r.weights[t * w.n_used + j];
+      VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kMatmul, {&gate, &xt}, &g.value(), {}}));
+      VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kMatmul, {&up, &xt}, &u.value(), {}}));
+      VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kSwiglu, {&g.value(), &u.value()}, &g.value(), {}}));
+      VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kMatmul, {&down, &g.value()}, &o.value(), {}}));
+      VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kScale, {&o.value()}, &o.value(), scale}));
+      VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kAdd, {&yt, &o.value()}, &yt, {}}));
+    }
+  }
+  return Status();
+}
+
+Status MoeOn(Backend& b, const MoeWeights& w, const Tensor& x, Tensor& y) {
+  auto routing = Route(b, w, x);
+  if (!routing.ok()) return routing.status();
+  return Experts(b, w, routing.value(), x, y);
+}
+
+}  // namespace
+
+StatusOr<PlacementQueue> PlacementQueue::Create(Backend& target) {
+  if (target.device().type != DeviceType::kCPU) {
+    return Status(StatusCode::kInvalidArgument, "MoE placement target " +
+                                                    std::string(DeviceTypeName(target.device().type)) +
+                                                    " is not allowed: experts may only be placed on cpu");
+  }
+  return PlacementQueue(MakeQueue(target));
+}
+
+Status RunMoe(Engine& engine, const PlacementQueue* placement, const MoeWeights& w, const Tensor& x,
+              Tensor& y, MoeCopies* copies) {
+  // Keyed on the engine's device: the same code path runs for a GPU engine and the loopback.
+  bool cross = placement && !(placement->q().device == engine.q.device);
+  if (!cross) return MoeOn(placement ? *placement->q().backend : *engine.q.backend, w, x, y);
+  Backend& target = *placement->q().backend;
+  auto xp = NewTensor(target, x.dtype, x.ne);
+  auto yp = NewTensor(target, y.dtype, y.ne);
+  if (!xp.ok()) return xp.status();
+  if (!yp.ok()) return yp.status();
+  VT_RETURN_IF_ERROR(CopyTensor(x, xp.value()));
+  VT_RETURN_IF_ERROR(MoeOn(target, w, xp.value(), yp.value()));
+  VT_RETURN_IF_ERROR(CopyTensor(yp.value(), y));
+  if (copies) {
+    copies->count += 2;
+    copies->bytes += x.ByteSize() + y.ByteSize();
+  }
+  return Status();
+}
+
+}  // namespace vt

@@ -1,0 +1,39 @@
+#include "core/host_backend.h"
+#include "cpu/cpu_ops.h"
+
+namespace vt {
+namespace {
+
+class CpuBackend final : public HostBackend {
+ public:
+  CpuBackend() : pool_(ThreadPool::DefaultThreads()) {}
+  std::string name() const override { return "cpu"; }
+  Device device() const override { return Device{DeviceType::kCPU, 0}; }
+  bool Supports(const Op&) const override { return true; }
+  Status Run(const Op& op) override {
+    switch (op.kind) {
+      case OpKind::kMatmul: cpu::Matmul(op, pool_); break;
+      case OpKind::kAdd: case OpKind::kMul: case OpKind::kScale: case OpKind::kSilu:
+      case OpKind::kSwiglu: cpu::Elementwise(op, pool_); break;
+      case OpKind::kRmsNorm: cpu::RmsNorm(op, pool_); break;
+      case OpKind::kRope: cpu::Rope(op, pool_); break;
+      case OpKind::kSoftmax: cpu::Softmax(op, pool_); break;
+      case OpKind::kGetRows: cpu::GetRows(op); break;
+      case OpKind::kTopK: cpu::TopK(op); break;
+      case OpKind::kAttention: cpu::Attention(op, pool_); break;
+    }
+    return Status();
+  }
+
+ private:
+  ThreadPool pool_;
+};
+
+}  // namespace
+
+Backend& CpuBackendInstance() {
+  static CpuBackend instance;
+  return instance;
+}
+
+}  // namespace vt

@@ -1,0 +1,126 @@
+#include "cpu/cpu_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "core/element.h"
+
+namespace vt::cpu {
+namespace {
+
+// Rows of a contiguous f32 tensor, split across threads in chunks worth a thread hop.
+template <typename F>
+void ForRows(const Tensor& t, ThreadPool& pool, F f) {
+  int64_t rows = t.Rows();
+  int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, t.ne[0]));
+  pool.ParallelFor(rows, grain, [&](int64_t r0, int64_t r1, int) {
+    for (int64_t r = r0; r < r1; ++r) f(r, r % t.ne[1], (r / t.ne[1]) % t.ne[2], r / (t.ne[1] * t.ne[2]));
+  });
+}
+
+float Silu(float x) { return x / (1.0f + std::exp(-x)); }
+
+}  // namespace
+
+void Elementwise(const Op& op, ThreadPool& pool) {
+  const Tensor& a = *op.src[0];
+  const Tensor* b = op.src.size() > 1 ? op.src[1] : nullptr;
+  float* out = static_cast<float*>(op.out->data);
+  ForRows(a, pool, [&](int64_t r, int64_t i1, int64_t i2, int64_t i3) {
+    const float* x = a.Row<const float>(i1, i2, i3);
+    const float* y = b ? b->Row<const float>(i1 % b->ne[1], i2 % b->ne[2], i3 % b->ne[3]) : nullptr;
+    float* o = out + r * a.ne[0];
+    int64_t n = a.ne[0];
+    switch (op.kind) {
+      case OpKind::kAdd: for (int64_t i = 0; i < n; ++i) o[i] = x[i] + y[i]; break;
+      case OpKind::kMul: for (int64_t i = 0; i < n; ++i) o[i] = x[i] * y[i]; break;
+      case OpKind::kScale: for (int64_t i = 0; i < n; ++i) o[i] = x[i] * op.params.scale; break;
+      case OpKind::kSilu: for (int64_t i = 0; i < n; ++i) o[i] = Silu(x[i]); break;
+      case OpKind::kSwiglu: for (int64_t i = 0; i < n; ++i) o[i] = Silu(x[i]) * y[i]; break;
+      default: break;
+    }
+  });
+}
+
+void RmsNorm(const Op& op, ThreadPool& pool) {
+  const Tensor& a = *op.src[0];
+  float* out = static_cast<float*>(op.out->data);
+  ForRows(a, pool, [&](int64_t r, int64_t i1, int64_t i2, int64_t i3) {
+    const float* x = a.Row<const float>(i1, i2, i3);
+    double ss = 0;  // a double sum keeps long rows within the 1e-7 parity tier
+    for (int64_t i = 0; i < a.ne[0]; ++i) ss += static_cast<double>(x[i]) * x[i];
+    float inv = static_cast<float>(1.0 / std::sqrt(ss / a.ne[0] + op.params.eps));
+    for (int64_t i = 0; i < a.ne[0]; ++i) out[r * a.ne[0] + i] = x[i] * inv;
+  });
+}
+
+void Rope(const Op& op, ThreadPool& pool) {
+  const Tensor &a = *op.src[0], &pos = *op.src[1];
+  int64_t n_dims = op.params.n_dims ? op.params.n_dims : a.ne[0];
+  // cos/sin per (token, pair), computed in double once and shared by every head.
+  std::vector<float> cs(static_cast<size_t>(a.ne[2] * n_dims));
+  for (int64_t t = 0; t < a.ne[2]; ++t) {
+    double p = static_cast<const int32_t*>(pos.data)[t];
+    for (int64_t i = 0; i < n_dims; i += 2) {
+      double theta = p * op.params.freq_scale * std::pow(op.params.freq_base, -static_cast<double>(i) / n_dims);
+      cs[t * n_dims + i] = static_cast<float>(std::cos(theta));
+      cs[t * n_dims + i + 1] = static_cast<float>(std::sin(theta));
+    }
+  }
+  float* out = static_cast<float*>(op.out->data);
+  ForRows(a, pool, [&](int64_t r, int64_t head, int64_t t, int64_t i3) {
+    const float* x = a.Row<const float>(head, t, i3);
+    float* o = out + r * a.ne[0];
+    const float* c = cs.data() + t * n_dims;
+    for (int64_t i = 0; i < n_dims; i += 2) {
+      o[i] = x[i] * c[i] - x[i + 1] * c[i + 1];
+      o[i + 1] = x[i] * c[i + 1] + x[i + 1] * c[i];
+    }
+    for (int64_t i = n_dims; i < a.ne[0]; ++i) o[i] = x[i];
+  });
+}
+
+void Softmax(const Op& op, ThreadPool& pool) {
+  const Tensor& a = *op.src[0];
+  const Tensor* mask = op.src.size() > 1 ? op.src[1] : nullptr;
+  float* out = static_cast<float*>(op.out->data);
+  ForRows(a, pool, [&](int64_t r, int64_t i1, int64_t i2, int64_t i3) {
+    const float* x = a.Row<const float>(i1, i2, i3);
+    const float* mk = mask ? mask->Row<const float>(i1) : nullptr;
+    float* o = out + r * a.ne[0];
+    float max = -INFINITY;
+    for (int64_t i = 0; i < a.ne[0]; ++i) max = std::max(max, o[i] = x[i] * op.params.scale + (mk ? mk[i] : 0.0f));
+    double sum = 0;
+    for (int64_t i = 0; i < a.ne[0]; ++i) sum += (o[i] = max == -INFINITY ? 0.0f : std::exp(o[i] - max));
+    float inv = sum > 0 ? static_cast<float>(1.0 / sum) : 0.0f;
+    for (int64_t i = 0; i < a.ne[0]; ++i) o[i] *= inv;
+  });
+}
+
+void GetRows(const Op& op) {
+  const Tensor &table = *op.src[0], &ids = *op.src[1];
+  float* out = static_cast<float*>(op.out->data);
+  for (int64_t r = 0; r < ids.ne[0]; ++r) {
+    const char* row = table.Row<const char>(static_cast<const int32_t*>(ids.data)[r]);
+    for (int64_t i = 0; i < table.ne[0]; ++i) {
+      out[r * table.ne[0] + i] = static_cast<float>(LoadElement(table.dtype, row + i * table.nb[0]));
+    }
+  }
+}
+
+void TopK(const Op& op) {
+  const Tensor& a = *op.src[0];
+  int32_t* out = static_cast<int32_t*>(op.out->data);
+  std::vector<int32_t> idx(a.ne[0]);
+  for (int64_t r = 0; r < a.Rows(); ++r) {
+    const float* x = a.Row<const float>(r % a.ne[1], (r / a.ne[1]) % a.ne[2], r / (a.ne[1] * a.ne[2]));
+    std::iota(idx.begin(), idx.end(), 0);
+    std::partial_sort(idx.begin(), idx.begin() + op.params.k, idx.end(),
+                      [&](int32_t i, int32_t j) { return x[i] > x[j] || (x[i] == x[j] && i < j); });
+    std::copy(idx.begin(), idx.begin() + op.params.k, out + r * op.params.k);
+  }
+}
+
+}  // namespace vt::cpu

@@ -1,0 +1,155 @@
+// AVX-512 kernels, compiled with -mavx512f -mavx512bw -mavx512vl -mfma -mf16c and chosen at
+// run time. Nothing here is inline-shared with other files (no templates from headers are
+// instantiated), so no AVX-512 code can leak into the portable path through the linker.
+#include <immintrin.h>
+
+#include "cpu/matmul_kernels.h"
+
+namespace vt::cpu {
+namespace {
+
+// Local min/max: a std:: template instantiated here could be merged by the linker into the
+// portable path with AVX-512 encodings in it.
+inline int64_t Min(int64_t a, int64_t b) { return a < b ? a : b; }
+inline int Max0(int a) { return a > 0 ? a : 0; }
+
+// 16 weights of row `row` from element k, as f32; `mask` selects the valid lanes.
+inline __m512 LoadWeights(DType t, const char* row, int64_t k, __mmask16 mask) {
+  switch (t) {
+    case DType::kF16:
+      return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, row + 2 * k));
+    case DType::kBF16:
+      return _mm512_castsi512_ps(
+          _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, row + 2 * k)), 16));
+    default:
+      return _mm512_maskz_loadu_ps(mask, row + 4 * k);
+  }
+}
+
+inline __mmask16 TailMask(int64_t left) { return left >= 16 ? 0xffff : static_cast<__mmask16>((1u << left) - 1); }
+
+// panel[k][j] = w[n + j][k0 + k] (zero past ncols): 16 k at a time per row, then scattered.
+void Pack(const GemmArgs& a, int64_t n, int ncols, int64_t k0, int kc, float* panel) {
+  alignas(64) float row[16];
+  for (int j = 0; j < kNR; ++j) {
+    if (j >= ncols) {
+      for (int k = 0; k < kc; ++k) panel[k * kNR + j] = 0.0f;
+      continue;
+    }
+    const char* w = a.w + (n + j) * a.w_stride;
+    for (int k = 0; k < kc; k += 16) {
+      _mm512_store_ps(row, LoadWeights(a.wtype, w, k0 + k, TailMask(kc - k)));
+      int limit = static_cast<int>(Min(16, kc - k));
+      for (int u = 0; u < limit; ++u) panel[(k + u) * kNR + j] = row[u];
+    }
+  }
+}
+
+template <int R>
+void Tile(const GemmArgs& a, const float* panel, int64_t m, int64_t n, int ncols, int64_t k0, int kc) {
+  __m512 acc0[R], acc1[R];
+  for (int i = 0; i < R; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+  const float* x = a.x + m * a.x_stride + k0;
+  for (int k = 0; k < kc; ++k) {
+    __m512 w0 = _mm512_load_ps(panel + k * kNR);
+    __m512 w1 = _mm512_load_ps(panel + k * kNR + 16);
+    for (int i = 0; i < R; ++i) {
+      __m512 b = _mm512_set1_ps(x[i * a.x_stride + k]);
+      acc0[i] = _mm512_fmadd_ps(b, w0, acc0[i]);
+      acc1[i] = _mm512_fmadd_ps(b, w1, acc1[i]);
+    }
+  }
+  __mmask16 m0 = TailMask(ncols), m1 = TailMask(Max0(ncols - 16));
+  for (int i = 0; i < R; ++i) {
+    float* o = a.out + (m + i) * a.out_stride + n;
+    if (k0 != 0) {
+      acc0[i] = _mm512_add_ps(acc0[i], _mm512_maskz_loadu_ps(m0, o));
+      acc1[i] = _mm512_add_ps(acc1[i], _mm512_maskz_loadu_ps(m1, o + 16));
+    }
+    _mm512_mask_storeu_ps(o, m0, acc0[i]);
+    _mm512_mask_storeu_ps(o + 16, m1, acc1[i]);
+  }
+}
+
+void TileRows(int rows, const GemmArgs& a, const float* panel, int64_t m, int64_t n, int ncols, int64_t k0,
+              int kc) {
+  switch (rows) {
+    case 6: Tile<6>(a, panel, m, n, ncols, k0, kc); break;
+    case 5: Tile<5>(a, panel, m, n, ncols, k0, kc); break;
+    case 4: Tile<4>(a, panel, m, n, ncols, k0, kc); break;
+    case 3: Tile<3>(a, panel, m, n, ncols, k0, kc); break;
+    case 2: Tile<2>(a, panel, m, n, ncols, k0, kc); break;
+    default: Tile<1>(a, panel, m, n, ncols, k0, kc); break;
+  }
+}
+
+void Gemm(const GemmArgs& a, int64_t n0, int64_t n1, float* scratch) {
+  for (int64_t nb = n0; nb < n1; nb += kNC) {
+    int64_t ne = Min(n1, nb + kNC);
+    for (int64_t k0 = 0; k0 < a.K; k0 += kKC) {
+      int kc = static_cast<int>(Min(kKC, a.K - k0));
+      for (int64_t n = nb; n < ne; n += kNR) {
+        Pack(a, n, static_cast<int>(Min(kNR, ne - n)), k0, kc, scratch + (n - nb) * kKC);
+      }
+      for (int64_t m = 0; m < a.M; m += kMR) {
+        int rows = static_cast<int>(Min(kMR, a.M - m));
+        for (int64_t n = nb; n < ne; n += kNR) {
+          TileRows(rows, a, scratch + (n - nb) * kKC, m, n, static_cast<int>(Min(kNR, ne - n)),
+                   k0, kc);
+        }
+      }
+    }
+  }
+}
+
+// Four weight rows at a time against every activation row (M <= 3): each weight byte is
+// read once per call.
+template <int M>
+void GemvRows(const GemmArgs& a, int64_t n0, int64_t n1) {
+  int64_t n = n0;
+  for (; n + 4 <= n1; n += 4) {
+    __m512 acc[M][4];
+    for (int m = 0; m < M; ++m)
+      for (int r = 0; r < 4; ++r) acc[m][r] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < a.K; k += 16) {
+      __mmask16 mask = TailMask(a.K - k);
+      __m512 w[4];
+      for (int r = 0; r < 4; ++r) w[r] = LoadWeights(a.wtype, a.w + (n + r) * a.w_stride, k, mask);
+      for (int m = 0; m < M; ++m) {
+        __m512 x = _mm512_maskz_loadu_ps(mask, a.x + m * a.x_stride + k);
+        for (int r = 0; r < 4; ++r) acc[m][r] = _mm512_fmadd_ps(w[r], x, acc[m][r]);
+      }
+    }
+    for (int m = 0; m < M; ++m)
+      for (int r = 0; r < 4; ++r) a.out[m * a.out_stride + n + r] = _mm512_reduce_add_ps(acc[m][r]);
+  }
+  for (; n < n1; ++n) {
+    for (int m = 0; m < M; ++m) {
+      __m512 acc = _mm512_setzero_ps();
+      for (int64_t k = 0; k < a.K; k += 16) {
+        __mmask16 mask = TailMask(a.K - k);
+        acc = _mm512_fmadd_ps(LoadWeights(a.wtype, a.w + n * a.w_stride, k, mask),
+                              _mm512_maskz_loadu_ps(mask, a.x + m * a.x_stride + k), acc);
+      }
+      a.out[m * a.out_stride + n] = _mm512_reduce_add_ps(acc);
+    }
+  }
+}
+
+void Gemv(const GemmArgs& a, int64_t n0, int64_t n1) {
+  if (a.M == 1) GemvRows<1>(a, n0, n1);
+  else if (a.M == 2) GemvRows<2>(a, n0, n1);
+  else GemvRows<3>(a, n0, n1);
+}
+
+}  // namespace
+
+const MatmulKernels* Avx512Kernels() {
+  static const MatmulKernels kernels{"avx512", Gemm, Gemv};
+  bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
+            __builtin_cpu_supports("f16c");
+  return ok ? &kernels : nullptr;
+}
+
+}  // namespace vt::cpu

@@ -1,0 +1,46 @@
+// Matmul kernels of the CPU backend. out[m][n] = Σ_k w[n][k]·x[m][k]: weights and activations
+// are both contiguous along k (ggml's layout). Large M runs a packed GEMM: a block of weight
+// rows is converted to f32 and packed k-major into 32-wide panels that stay in cache while a
+// 6×32 register tile of outputs accumulates rank-1 updates. Small M runs streaming dot
+// products: the weights are read once, which is what a memory-bound decode step needs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "vt/dtype.h"
+
+namespace vt::cpu {
+
+inline constexpr int kNR = 32;    // panel width (output columns per register tile)
+inline constexpr int kMR = 6;     // output rows per register tile
+inline constexpr int kKC = 256;   // k per packed block: a 256×32 f32 panel is 32 KiB (L1)
+inline constexpr int kNC = 256;   // columns per packed block: 256 KiB of panels (L2)
+inline constexpr int64_t kGemvMaxRows = 3;  // M up to this streams the weights instead
+
+struct GemmArgs {
+  const char* w;       // weight row n starts at w + n * w_stride
+  DType wtype;         // f32, f16 or bf16
+  size_t w_stride;     // bytes
+  const float* x;      // activation row m starts at x + m * x_stride
+  size_t x_stride;     // floats
+  float* out;          // output row m starts at out + m * out_stride
+  size_t out_stride;   // floats
+  int64_t M, N, K;
+};
+
+struct MatmulKernels {
+  const char* name;
+  // Columns [n0, n1) of every output row; `scratch` holds kKC * kNC floats.
+  void (*gemm)(const GemmArgs& a, int64_t n0, int64_t n1, float* scratch);
+  // Columns [n0, n1) of every output row, for M <= kGemvMaxRows.
+  void (*gemv)(const GemmArgs& a, int64_t n0, int64_t n1);
+};
+
+const MatmulKernels& GenericKernels();
+// Null when this build or this CPU lacks AVX-512 (F, BW, VL) with FMA and F16C.
+const MatmulKernels* Avx512Kernels();
+// The best kernels this CPU runs (VT_MATMUL=generic forces the portable ones).
+const MatmulKernels& BestKernels();
+
+}  // namespace vt::cpu

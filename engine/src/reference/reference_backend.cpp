@@ -1,0 +1,35 @@
+#include "core/host_backend.h"
+#include "reference/reference_ops.h"
+
+namespace vt {
+namespace {
+
+class ReferenceBackendImpl final : public HostBackend {
+ public:
+  std::string name() const override { return "reference"; }
+  Device device() const override { return Device{DeviceType::kCPU, 0}; }
+  bool Supports(const Op&) const override { return true; }
+  Status Run(const Op& op) override {
+    switch (op.kind) {
+      case OpKind::kMatmul: reference::Matmul(op); break;
+      case OpKind::kAdd: case OpKind::kMul: case OpKind::kScale: case OpKind::kSilu:
+      case OpKind::kSwiglu: reference::Elementwise(op); break;
+      case OpKind::kRmsNorm: reference::RmsNorm(op); break;
+      case OpKind::kRope: reference::Rope(op); break;
+      case OpKind::kSoftmax: reference::Softmax(op); break;
+      case OpKind::kGetRows: reference::GetRows(op); break;
+      case OpKind::kTopK: reference::TopK(op); break;
+      case OpKind::kAttention: reference::Attention(op); break;
+    }
+    return Status();
+  }
+};
+
+}  // namespace
+
+Backend& ReferenceBackendInstance() {
+  static ReferenceBackendImpl instance;
+  return instance;
+}
+
+}  // namespace vt

@@ -1,0 +1,156 @@
+#include "reference/reference_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "core/element.h"
+
+namespace vt::reference {
+namespace {
+
+const char* At(const Tensor& t, int64_t i0, int64_t i1, int64_t i2 = 0, int64_t i3 = 0) {
+  return static_cast<const char*>(t.data) + i0 * t.nb[0] + i1 * t.nb[1] + i2 * t.nb[2] + i3 * t.nb[3];
+}
+double Get(const Tensor& t, int64_t i0, int64_t i1, int64_t i2 = 0, int64_t i3 = 0) {
+  return LoadElement(t.dtype, At(t, i0, i1, i2, i3));
+}
+void Set(const Tensor& t, int64_t i0, int64_t i1, int64_t i2, int64_t i3, double v) {
+  StoreElement(t.dtype, const_cast<char*>(At(t, i0, i1, i2, i3)), v);
+}
+
+template <typename F>
+void ForEachRow(const Tensor& t, F f) {
+  for (int64_t i3 = 0; i3 < t.ne[3]; ++i3)
+    for (int64_t i2 = 0; i2 < t.ne[2]; ++i2)
+      for (int64_t i1 = 0; i1 < t.ne[1]; ++i1) f(i1, i2, i3);
+}
+
+double Silu(double x) { return x / (1 + std::exp(-x)); }
+
+}  // namespace
+
+void Matmul(const Op& op) {
+  const Tensor &w = *op.src[0], &x = *op.src[1], &out = *op.out;
+  int64_t r2 = x.ne[2] / w.ne[2], r3 = x.ne[3] / w.ne[3];
+  ForEachRow(out, [&](int64_t m, int64_t i2, int64_t i3) {
+    for (int64_t n = 0; n < out.ne[0]; ++n) {
+      double sum = 0;
+      for (int64_t k = 0; k < w.ne[0]; ++k) sum += Get(w, k, n, i2 / r2, i3 / r3) * Get(x, k, m, i2, i3);
+      Set(out, n, m, i2, i3, sum);
+    }
+  });
+}
+
+void Elementwise(const Op& op) {
+  const Tensor& a = *op.src[0];
+  const Tensor* b = op.src.size() > 1 ? op.src[1] : nullptr;
+  ForEachRow(a, [&](int64_t i1, int64_t i2, int64_t i3) {
+    for (int64_t i0 = 0; i0 < a.ne[0]; ++i0) {
+      double v = Get(a, i0, i1, i2, i3);
+      double w = b ? Get(*b, i0, i1 % b->ne[1], i2 % b->ne[2], i3 % b->ne[3]) : 0;
+      switch (op.kind) {
+        case OpKind::kAdd: v += w; break;
+        case OpKind::kMul: v *= w; break;
+        case OpKind::kScale: v *= op.params.scale; break;
+        case OpKind::kSilu: v = Silu(v); break;
+        case OpKind::kSwiglu: v = Silu(v) * w; break;
+        default: break;
+      }
+      Set(*op.out, i0, i1, i2, i3, v);
+    }
+  });
+}
+
+void RmsNorm(const Op& op) {
+  const Tensor& a = *op.src[0];
+  ForEachRow(a, [&](int64_t i1, int64_t i2, int64_t i3) {
+    double ss = 0;
+    for (int64_t i0 = 0; i0 < a.ne[0]; ++i0) ss += Get(a, i0, i1, i2, i3) * Get(a, i0, i1, i2, i3);
+    double inv = 1 / std::sqrt(ss / a.ne[0] + op.params.eps);
+    for (int64_t i0 = 0; i0 < a.ne[0]; ++i0) Set(*op.out, i0, i1, i2, i3, Get(a, i0, i1, i2, i3) * inv);
+  });
+}
+
+void Rope(const Op& op) {
+  const Tensor &a = *op.src[0], &pos = *op.src[1];
+  int64_t n_dims = op.params.n_dims ? op.params.n_dims : a.ne[0];
+  ForEachRow(a, [&](int64_t head, int64_t t, int64_t i3) {
+    double p = Get(pos, t, 0);
+    for (int64_t i0 = 0; i0 < a.ne[0]; i0 += 2) {
+      double x0 = Get(a, i0, head, t, i3), x1 = Get(a, i0 + 1, head, t, i3);
+      if (i0 >= n_dims) {
+        Set(*op.out, i0, head, t, i3, x0);
+        Set(*op.out, i0 + 1, head, t, i3, x1);
+        continue;
+      }
+      double theta = p * op.params.freq_scale * std::pow(op.params.freq_base, -static_cast<double>(i0) / n_dims);
+      Set(*op.out, i0, head, t, i3, x0 * std::cos(theta) - x1 * std::sin(theta));
+      Set(*op.out, i0 + 1, head, t, i3, x0 * std::sin(theta) + x1 * std::cos(theta));
+    }
+  });
+}
+
+void Softmax(const Op& op) {
+  const Tensor& a = *op.src[0];
+  const Tensor* mask = op.src.size() > 1 ? op.src[1] : nullptr;
+  ForEachRow(a, [&](int64_t i1, int64_t i2, int64_t i3) {
+    std::vector<double> v(a.ne[0]);
+    double max = -INFINITY;
+    for (int64_t i0 = 0; i0 < a.ne[0]; ++i0) {
+      v[i0] = Get(a, i0, i1, i2, i3) * op.params.scale + (mask ? Get(*mask, i0, i1) : 0);
+      max = std::max(max, v[i0]);
+    }
+    double sum = 0;
+    for (double& x : v) sum += (x = max == -INFINITY ? 0 : std::exp(x - max));
+    for (int64_t i0 = 0; i0 < a.ne[0]; ++i0) Set(*op.out, i0, i1, i2, i3, sum > 0 ? v[i0] / sum : 0);
+  });
+}
+
+void GetRows(const Op& op) {
+  const Tensor &table = *op.src[0], &ids = *op.src[1];
+  for (int64_t r = 0; r < ids.ne[0]; ++r) {
+    int64_t id = static_cast<int64_t>(Get(ids, r, 0));
+    for (int64_t i0 = 0; i0 < table.ne[0]; ++i0) Set(*op.out, i0, r, 0, 0, Get(table, i0, id));
+  }
+}
+
+void TopK(const Op& op) {
+  const Tensor& a = *op.src[0];
+  ForEachRow(a, [&](int64_t i1, int64_t i2, int64_t i3) {
+    std::vector<int64_t> idx(a.ne[0]);
+    std::iota(idx.begin(), idx.end(), 0);
+    std::stable_sort(idx.begin(), idx.end(), [&](int64_t x, int64_t y) {
+      return Get(a, x, i1, i2, i3) > Get(a, y, i1, i2, i3);
+    });
+    for (int j = 0; j < op.params.k; ++j) Set(*op.out, j, i1, i2, i3, static_cast<double>(idx[j]));
+  });
+}
+
+void Attention(const Op& op) {
+  const Tensor &q = *op.src[0], &k = *op.src[1], &v = *op.src[2];
+  int64_t hd = q.ne[0], group = q.ne[1] / k.ne[1];
+  double scale = op.params.scale != 0 ? op.params.scale : 1 / std::sqrt(static_cast<double>(hd));
+  for (int64_t t = 0; t < q.ne[2]; ++t) {
+    for (int64_t h = 0; h < q.ne[1]; ++h) {
+      int64_t n = op.params.n_past + t + 1, g = h / group;
+      std::vector<double> s(n);
+      double max = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        double dot = 0;
+        for (int64_t d = 0; d < hd; ++d) dot += Get(q, d, h, t) * Get(k, d, g, j);
+        s[j] = dot * scale;
+        max = std::max(max, s[j]);
+      }
+      for (double& x : s) sum += (x = std::exp(x - max));
+      for (int64_t d = 0; d < hd; ++d) {
+        double acc = 0;
+        for (int64_t j = 0; j < n; ++j) acc += s[j] * Get(v, d, g, j);
+        Set(*op.out, d, h, t, 0, acc / sum);
+      }
+    }
+  }
+}
+
+}  // namespace vt::reference

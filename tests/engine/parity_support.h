@@ -1,0 +1,33 @@
+// Parity harness (like ggml's test-backend-ops): build random inputs, run an op on a backend
+// and on the float64 reference, compare with NMSE, check the output is finite and that no
+// byte past it was written.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "vt/backend.h"
+
+namespace vt::testing {
+
+inline constexpr double kTierGeneral = 1e-7;
+inline constexpr double kTierHalfWeights = 5e-4;
+
+// Every registered backend that has kernels (CPU always; CUDA and Vulkan when built and present).
+std::vector<Backend*> KernelBackends();
+
+// A host tensor of `dtype` filled from U(lo, hi) (rounded to the dtype).
+Tensor RandomTensor(DType dtype, std::array<int64_t, 4> ne, std::mt19937& rng, float lo = -1, float hi = 1);
+// A host i32 tensor with the given values.
+Tensor IntTensor(const std::vector<int32_t>& values);
+
+// Runs `kind` on `backend` and on the reference and compares. Inputs are host tensors.
+::testing::AssertionResult Parity(Backend& backend, OpKind kind, const std::vector<Tensor>& inputs,
+                                  const OpParams& params, double tier);
+
+// Σ(a−b)² / Σa², with a the reference.
+double Nmse(const std::vector<float>& ref, const std::vector<float>& out);
+
+}  // namespace vt::testing

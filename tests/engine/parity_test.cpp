@@ -1,0 +1,138 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "parity_support.h"
+
+namespace vt {
+namespace {
+
+using testing::IntTensor;
+using testing::KernelBackends;
+using testing::Parity;
+using testing::RandomTensor;
+
+std::mt19937& Rng() {
+  static std::mt19937 rng(1234);
+  return rng;
+}
+
+struct MatmulShape {
+  int64_t m, k, n, batch, w_batch;
+};
+
+TEST(Parity, MatmulEveryWeightDtypeAndShape) {
+  // Odd sizes, sizes that are not multiples of 16/32/6, batch 1 and large, broadcast weights.
+  const MatmulShape shapes[] = {{1, 1, 1, 1, 1},    {1, 17, 33, 1, 1},   {2, 64, 5, 1, 1},
+                                {3, 100, 70, 1, 1}, {4, 48, 64, 1, 1},   {7, 129, 65, 1, 1},
+                                {16, 256, 96, 1, 1}, {33, 300, 70, 2, 1}, {64, 520, 300, 1, 1},
+                                {6, 32, 32, 3, 3},  {1, 4096, 40, 1, 1}};
+  for (Backend* b : KernelBackends()) {
+    for (DType wt : {DType::kF32, DType::kF16, DType::kBF16}) {
+      double tier = wt == DType::kF32 ? testing::kTierGeneral : testing::kTierHalfWeights;
+      for (const MatmulShape& s : shapes) {
+        SCOPED_TRACE(std::string(DTypeName(wt)) + " M=" + std::to_string(s.m) + " K=" + std::to_string(s.k) +
+                     " N=" + std::to_string(s.n) + " batch=" + std::to_string(s.batch));
+        Tensor w = RandomTensor(wt, {s.k, s.n, s.w_batch, 1}, Rng());
+        Tensor x = RandomTensor(DType::kF32, {s.k, s.m, s.batch, 1}, Rng());
+        EXPECT_TRUE(Parity(*b, OpKind::kMatmul, {w, x}, {}, tier));
+      }
+    }
+  }
+}
+
+TEST(Parity, ElementwiseOpsWithBroadcast) {
+  for (Backend* b : KernelBackends()) {
+    for (int64_t n : {1, 7, 16, 33, 4096}) {
+      SCOPED_TRACE("n=" + std::to_string(n));
+      Tensor a = RandomTensor(DType::kF32, {n, 5, 2, 1}, Rng(), -4, 4);
+      Tensor full = RandomTensor(DType::kF32, {n, 5, 2, 1}, Rng(), -4, 4);
+      Tensor row = RandomTensor(DType::kF32, {n, 1, 1, 1}, Rng(), -4, 4);
+      OpParams scale;
+      scale.scale = -0.37f;
+      EXPECT_TRUE(Parity(*b, OpKind::kAdd, {a, full}, {}, testing::kTierGeneral));
+      EXPECT_TRUE(Parity(*b, OpKind::kAdd, {a, row}, {}, testing::kTierGeneral));
+      EXPECT_TRUE(Parity(*b, OpKind::kMul, {a, row}, {}, testing::kTierGeneral));
+      EXPECT_TRUE(Parity(*b, OpKind::kScale, {a}, scale, testing::kTierGeneral));
+      EXPECT_TRUE(Parity(*b, OpKind::kSilu, {a}, {}, testing::kTierGeneral));
+      EXPECT_TRUE(Parity(*b, OpKind::kSwiglu, {a, full}, {}, testing::kTierGeneral));
+    }
+  }
+}
+
+TEST(Parity, RmsNormAndSoftmax) {
+  for (Backend* b : KernelBackends()) {
+    for (int64_t n : {1, 7, 64, 4096}) {
+      SCOPED_TRACE("n=" + std::to_string(n));
+      Tensor a = RandomTensor(DType::kF32, {n, 3, 2, 1}, Rng(), -3, 3);
+      OpParams p;
+      p.eps = 1e-6f;
+      p.scale = 0.125f;
+      EXPECT_TRUE(Parity(*b, OpKind::kRmsNorm, {a}, p, testing::kTierGeneral));
+      EXPECT_TRUE(Parity(*b, OpKind::kSoftmax, {a}, p, testing::kTierGeneral));
+      Tensor mask = RandomTensor(DType::kF32, {n, 3, 1, 1}, Rng(), -2, 0);
+      for (int64_t i = 0; i < n * 3; i += 3) static_cast<float*>(mask.data)[i] = -INFINITY;
+      if (n > 1) {
+        EXPECT_TRUE(Parity(*b, OpKind::kSoftmax, {a, mask}, p, testing::kTierGeneral));
+      }
+    }
+  }
+}
+
+TEST(Parity, RopeFullAndPartialDims) {
+  for (Backend* b : KernelBackends()) {
+    for (int n_dims : {0, 32}) {
+      SCOPED_TRACE("n_dims=" + std::to_string(n_dims));
+      Tensor a = RandomTensor(DType::kF32, {64, 4, 5, 1}, Rng());
+      Tensor pos = IntTensor({0, 1, 17, 1000, 4095});
+      OpParams p;
+      p.n_dims = n_dims;
+      p.freq_base = 500000;
+      p.freq_scale = 0.5f;
+      EXPECT_TRUE(Parity(*b, OpKind::kRope, {a, pos}, p, testing::kTierGeneral));
+    }
+  }
+}
+
+TEST(Parity, GetRowsFromEveryTableDtypeAndTopK) {
+  for (Backend* b : KernelBackends()) {
+    for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) {
+      Tensor table = RandomTensor(t, {33, 50, 1, 1}, Rng());
+      EXPECT_TRUE(Parity(*b, OpKind::kGetRows, {table, IntTensor({0, 49, 7, 7})}, {}, testing::kTierGeneral));
+    }
+    // Ties go to the lower index, as a stable descending sort orders them.
+    Tensor ties = RandomTensor(DType::kF32, {8, 2, 1, 1}, Rng());
+    float* v = static_cast<float*>(ties.data);
+    for (int i = 0; i < 16; ++i) v[i] = static_cast<float>((i * 5) % 3);
+    OpParams three;
+    three.k = 3;
+    EXPECT_TRUE(Parity(*b, OpKind::kTopK, {ties}, three, 0));
+    for (int k : {1, 2, 6}) {
+      OpParams p;
+      p.k = k;
+      Tensor logits = RandomTensor(DType::kF32, {64, 9, 1, 1}, Rng());
+      EXPECT_TRUE(Parity(*b, OpKind::kTopK, {logits}, p, 0));
+    }
+  }
+}
+
+TEST(Parity, AttentionOverAKvCacheWithGqa) {
+  struct Case { int64_t hd, heads, kv_heads, tokens, ctx; int n_past; DType cache; };
+  const Case cases[] = {{64, 8, 8, 1, 32, 20, DType::kF32}, {64, 8, 2, 7, 32, 0, DType::kF32},
+                        {128, 4, 1, 3, 16, 13, DType::kF16}, {32, 6, 3, 5, 8, 3, DType::kF16}};
+  for (Backend* b : KernelBackends()) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE("hd=" + std::to_string(c.hd) + " tokens=" + std::to_string(c.tokens) +
+                   " n_past=" + std::to_string(c.n_past));
+      Tensor q = RandomTensor(DType::kF32, {c.hd, c.heads, c.tokens, 1}, Rng());
+      Tensor k = RandomTensor(c.cache, {c.hd, c.kv_heads, c.ctx, 1}, Rng());
+      Tensor v = RandomTensor(c.cache, {c.hd, c.kv_heads, c.ctx, 1}, Rng());
+      OpParams p;
+      p.n_past = c.n_past;
+      EXPECT_TRUE(Parity(*b, OpKind::kAttention, {q, k, v}, p, testing::kTierGeneral));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vt
