@@ -1,0 +1,164 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "parity_support.h"
+#include "vt/loopback.h"
+#include "vt/placement.h"
+
+namespace vt {
+namespace {
+
+constexpr int64_t kD = 48, kF = 40, kE = 6, kT = 5;
+
+// One MoE block's weights on the CPU, and an input x.
+class Placement : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::mt19937 rng(99);
+    router_ = testing::RandomTensor(DType::kF32, {kD, kE, 1, 1}, rng);
+    gate_ = testing::RandomTensor(DType::kBF16, {kD, kF, kE, 1}, rng);
+    up_ = testing::RandomTensor(DType::kBF16, {kD, kF, kE, 1}, rng);
+    down_ = testing::RandomTensor(DType::kBF16, {kF, kD, kE, 1}, rng);
+    x_ = testing::RandomTensor(DType::kF32, {kD, kT, 1, 1}, rng);
+    weights_ = MoeWeights{&router_, &gate_, &up_, &down_, 2};
+  }
+  Backend& Cpu() { return *GetBackend(DeviceType::kCPU); }
+  Tensor Output(Backend& b) { return NewTensor(b, DType::kF32, {kD, kT, 1, 1}).value(); }
+  PlacementQueue CpuPlacement() { return PlacementQueue::Create(Cpu()).value(); }
+
+  Tensor router_, gate_, up_, down_, x_;
+  MoeWeights weights_{};
+};
+
+TEST_F(Placement, OnlyTheCpuIsALegalPlacementTarget) {
+  auto loop = MakeLoopbackBackend();
+  auto placed = PlacementQueue::Create(*loop);
+  ASSERT_FALSE(placed.ok());
+  EXPECT_EQ(placed.status().message(), "MoE placement target xpu is not allowed: experts may only be placed on cpu");
+  EXPECT_TRUE(PlacementQueue::Create(Cpu()).ok());
+}
+
+TEST_F(Placement, ALoopbackEngineMovesExactlyTheActivationsThereAndBack) {
+  auto loop = MakeLoopbackBackend();
+  Engine engine{MakeQueue(*loop)};
+  Tensor x = NewTensor(*loop, DType::kF32, x_.ne).value();
+  ASSERT_TRUE(CopyTensor(x_, x).ok());
+  Tensor y = Output(*loop);
+  ResetLoopbackCounts(*loop);
+  PlacementQueue placement = CpuPlacement();
+  MoeCopies copies;
+  Status s = RunMoe(engine, &placement, weights_, x, y, &copies);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  TransferCounts counts = LoopbackCounts(*loop);
+  EXPECT_EQ(counts.to_host, 1u);
+  EXPECT_EQ(counts.to_host_bytes, static_cast<size_t>(kD * kT * 4));
+  EXPECT_EQ(counts.to_device, 1u);
+  EXPECT_EQ(counts.to_device_bytes, static_cast<size_t>(kD * kT * 4));
+  EXPECT_EQ(counts.within, 0u);
+  EXPECT_EQ(copies.count, 2);
+}
+
+TEST_F(Placement, WithoutPlacementALoopbackEngineFailsWithNoKernel) {
+  auto loop = MakeLoopbackBackend();
+  Engine engine{MakeQueue(*loop)};
+  Tensor router = NewTensor(*loop, DType::kF32, router_.ne).value();
+  Tensor x = NewTensor(*loop, DType::kF32, x_.ne).value();
+  Tensor y = Output(*loop);
+  MoeWeights on_device = weights_;
+  on_device.router = &router;
+  Status s = RunMoe(engine, nullptr, on_device, x, y);
+  EXPECT_EQ(s.message(), "no kernel for op Matmul on device xpu");
+}
+
+TEST_F(Placement, PlacementOnTheEngineDeviceShortCircuitsWithZeroCopies) {
+  Engine engine{MakeQueue(Cpu())};
+  Tensor y = Output(Cpu());
+  PlacementQueue placement = CpuPlacement();
+  MoeCopies copies;
+  ASSERT_TRUE(RunMoe(engine, &placement, weights_, x_, y, &copies).ok());
+  EXPECT_EQ(copies.count, 0);
+  EXPECT_EQ(copies.bytes, 0u);
+}
+
+// The placed arm through the loopback, the placed arm on CPU and the unplaced arm on CPU
+// compute the same bytes: the seam moves data, it never changes results.
+TEST_F(Placement, PlacedAndUnplacedArmsAreByteIdentical) {
+  Engine cpu{MakeQueue(Cpu())};
+  PlacementQueue placement = CpuPlacement();
+  Tensor unplaced = Output(Cpu()), placed = Output(Cpu()), via_loopback = Output(Cpu());
+  ASSERT_TRUE(RunMoe(cpu, nullptr, weights_, x_, unplaced).ok());
+  ASSERT_TRUE(RunMoe(cpu, &placement, weights_, x_, placed).ok());
+  auto loop = MakeLoopbackBackend();
+  Engine engine{MakeQueue(*loop)};
+  Tensor x = NewTensor(*loop, DType::kF32, x_.ne).value();
+  Tensor y = Output(*loop);
+  ASSERT_TRUE(CopyTensor(x_, x).ok());
+  ASSERT_TRUE(RunMoe(engine, &placement, weights_, x, y).ok());
+  ASSERT_TRUE(CopyTensor(y, via_loopback).ok());
+  EXPECT_EQ(std::memcmp(unplaced.data, placed.data, unplaced.ByteSize()), 0);
+  EXPECT_EQ(std::memcmp(unplaced.data, via_loopback.data, unplaced.ByteSize()), 0);
+}
+
+// An independent oracle in plain double loops: softmax over all experts, top-k, renormalise,
+// Σ w_e · down_e(silu(gate_e x) * up_e x) (llama.cpp's llama-arch MoE).
+std::vector<float> MoeByHand(const Tensor& router, const Tensor& gate, const Tensor& up, const Tensor& down,
+                             const Tensor& x, int k) {
+  auto at = [](const Tensor& t, int64_t i0, int64_t i1, int64_t i2) {
+    const char* p = static_cast<const char*>(t.data) + i0 * t.nb[0] + i1 * t.nb[1] + i2 * t.nb[2];
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    float f;
+    std::memcpy(&f, p, 4);
+    return t.dtype == DType::kBF16 ? static_cast<double>(BF16ToF32(h)) : static_cast<double>(f);
+  };
+  std::vector<float> y(kD * kT, 0.0f);
+  for (int64_t t = 0; t < kT; ++t) {
+    std::vector<double> p(kE);
+    double max = -1e300, sum = 0;
+    for (int64_t e = 0; e < kE; ++e) {
+      for (int64_t d = 0; d < kD; ++d) p[e] += at(router, d, e, 0) * at(x, d, t, 0);
+      max = std::max(max, p[e]);
+    }
+    for (double& v : p) sum += (v = std::exp(v - max));
+    for (double& v : p) v /= sum;
+    std::vector<int64_t> order(kE);
+    for (int64_t e = 0; e < kE; ++e) order[e] = e;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return p[a] > p[b]; });
+    double chosen = 0;
+    for (int j = 0; j < k; ++j) chosen += p[order[j]];
+    for (int j = 0; j < k; ++j) {
+      int64_t e = order[j];
+      std::vector<double> h(kF);
+      for (int64_t f = 0; f < kF; ++f) {
+        double g = 0, u = 0;
+        for (int64_t d = 0; d < kD; ++d) {
+          g += at(gate, d, f, e) * at(x, d, t, 0);
+          u += at(up, d, f, e) * at(x, d, t, 0);
+        }
+        h[f] = g / (1 + std::exp(-g)) * u;
+      }
+      for (int64_t d = 0; d < kD; ++d) {
+        double o = 0;
+        for (int64_t f = 0; f < kF; ++f) o += at(down, f, d, e) * h[f];
+        y[t * kD + d] += static_cast<float>(p[e] / chosen * o);
+      }
+    }
+  }
+  return y;
+}
+
+TEST_F(Placement, MoeMatchesAnIndependentFloat64Oracle) {
+  Engine cpu{MakeQueue(Cpu())};
+  Tensor got = Output(Cpu());
+  ASSERT_TRUE(RunMoe(cpu, nullptr, weights_, x_, got).ok());
+  std::vector<float> want = MoeByHand(router_, gate_, up_, down_, x_, 2);
+  std::vector<float> b(static_cast<const float*>(got.data), static_cast<const float*>(got.data) + kD * kT);
+  EXPECT_LT(testing::Nmse(want, b), testing::kTierGeneral);
+}
+
+}  // namespace
+}  // namespace vt
