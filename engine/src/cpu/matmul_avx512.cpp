@@ -47,12 +47,15 @@ void Pack(const GemmArgs& a, int64_t n, int ncols, int64_t k0, int kc, float* pa
 
 template <int R>
 void Tile(const GemmArgs& a, const float* panel, int64_t m, int64_t n, int ncols, int64_t k0, int kc) {
+  // Fully unrolled over the R rows so the 2R accumulators live in registers.
   __m512 acc0[R], acc1[R];
+#pragma GCC unroll 16
   for (int i = 0; i < R; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
   const float* x = a.x + m * a.x_stride + k0;
   for (int k = 0; k < kc; ++k) {
     __m512 w0 = _mm512_load_ps(panel + k * kNR);
     __m512 w1 = _mm512_load_ps(panel + k * kNR + 16);
+#pragma GCC unroll 16
     for (int i = 0; i < R; ++i) {
       __m512 b = _mm512_set1_ps(x[i * a.x_stride + k]);
       acc0[i] = _mm512_fmadd_ps(b, w0, acc0[i]);
@@ -60,6 +63,7 @@ void Tile(const GemmArgs& a, const float* panel, int64_t m, int64_t n, int ncols
     }
   }
   __mmask16 m0 = TailMask(ncols), m1 = TailMask(Max0(ncols - 16));
+#pragma GCC unroll 16
   for (int i = 0; i < R; ++i) {
     float* o = a.out + (m + i) * a.out_stride + n;
     if (k0 != 0) {
@@ -74,6 +78,12 @@ void Tile(const GemmArgs& a, const float* panel, int64_t m, int64_t n, int ncols
 void TileRows(int rows, const GemmArgs& a, const float* panel, int64_t m, int64_t n, int ncols, int64_t k0,
               int kc) {
   switch (rows) {
+    case 12: Tile<12>(a, panel, m, n, ncols, k0, kc); break;
+    case 11: Tile<11>(a, panel, m, n, ncols, k0, kc); break;
+    case 10: Tile<10>(a, panel, m, n, ncols, k0, kc); break;
+    case 9: Tile<9>(a, panel, m, n, ncols, k0, kc); break;
+    case 8: Tile<8>(a, panel, m, n, ncols, k0, kc); break;
+    case 7: Tile<7>(a, panel, m, n, ncols, k0, kc); break;
     case 6: Tile<6>(a, panel, m, n, ncols, k0, kc); break;
     case 5: Tile<5>(a, panel, m, n, ncols, k0, kc); break;
     case 4: Tile<4>(a, panel, m, n, ncols, k0, kc); break;

@@ -13,7 +13,7 @@
 namespace vt::cpu {
 
 inline constexpr int kNR = 32;    // panel width (output columns per register tile)
-inline constexpr int kMR = 6;     // output rows per register tile
+inline constexpr int kMR = 12;    // output rows per register tile: 24 accumulators of 32 zmm
 inline constexpr int kKC = 256;   // k per packed block: a 256×32 f32 panel is 32 KiB (L1)
 inline constexpr int kNC = 256;   // columns per packed block: 256 KiB of panels (L2)
 inline constexpr int64_t kGemvMaxRows = 3;  // M up to this streams the weights instead

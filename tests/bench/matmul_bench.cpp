@@ -1,0 +1,105 @@
+// vt's CPU matmul vs OpenBLAS cblas_sgemm, same shapes, same thread count, one binary, one run.
+// Shapes (M×K×N): 4096×512×4096 and 512³ (compute-bound), 1×4096×4096 (decode, memory-bound),
+// with f32 weights and with f16/bf16 weights; plus a streaming-read bandwidth figure for the
+// decode shape's ceiling. Run the baseline at its best: set OPENBLAS_CORETYPE to the CPU's real
+// family (SkylakeX on AVX-512) in this command only; the core in use is printed.
+#include <benchmark/benchmark.h>
+#include <cblas-openblas.h>
+
+#include <cstdio>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "vt/backend.h"
+
+namespace {
+
+using vt::DType;
+
+struct Operands {
+  vt::Tensor w, x, out;
+};
+
+Operands Make(DType wtype, int64_t m, int64_t k, int64_t n) {
+  vt::Backend& cpu = *vt::GetBackend(vt::DeviceType::kCPU);
+  Operands o{vt::NewTensor(cpu, wtype, {k, n, 1, 1}).value(), vt::NewTensor(cpu, DType::kF32, {k, m, 1, 1}).value(),
+             vt::NewTensor(cpu, DType::kF32, {n, m, 1, 1}).value()};
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (int64_t i = 0; i < k * m; ++i) static_cast<float*>(o.x.data)[i] = dist(rng);
+  for (int64_t i = 0; i < k * n; ++i) {
+    float v = dist(rng);
+    if (wtype == DType::kF32) static_cast<float*>(o.w.data)[i] = v;
+    else static_cast<uint16_t*>(o.w.data)[i] = wtype == DType::kF16 ? vt::F32ToF16(v) : vt::F32ToBF16(v);
+  }
+  return o;
+}
+
+void Ours(benchmark::State& state, DType wtype) {
+  int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  Operands o = Make(wtype, m, k, n);
+  vt::Backend& cpu = *vt::GetBackend(vt::DeviceType::kCPU);
+  vt::Op op{vt::OpKind::kMatmul, {&o.w, &o.x}, &o.out, {}};
+  for (auto _ : state) {
+    if (!vt::RunOp(cpu, op).ok()) state.SkipWithError("matmul failed");
+  }
+  state.counters["GFLOPS"] = benchmark::Counter(2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(o.w.ByteSize()));
+}
+
+void OpenBlas(benchmark::State& state) {
+  int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  Operands o = Make(DType::kF32, m, k, n);
+  openblas_set_num_threads(static_cast<int>(std::thread::hardware_concurrency()));
+  for (auto _ : state) {
+    // C[M×N] = X[M×K] · W[N×K]ᵀ: vt's layout, row-major.
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n),
+                static_cast<int>(k), 1.0f, static_cast<float*>(o.x.data), static_cast<int>(k),
+                static_cast<float*>(o.w.data), static_cast<int>(k), 0.0f, static_cast<float*>(o.out.data),
+                static_cast<int>(n));
+  }
+  state.counters["GFLOPS"] = benchmark::Counter(2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+  state.SetBytesProcessed(state.iterations() * k * n * 4);
+  state.SetLabel(openblas_get_corename());
+}
+
+// Streaming read of 256 MiB with every thread: the decode shape's memory ceiling.
+void StreamRead(benchmark::State& state) {
+  const size_t floats = size_t{64} << 20;
+  std::vector<float> data(floats, 1.0f);
+  unsigned threads = std::thread::hardware_concurrency();
+  std::vector<float> sums(threads * 16);
+  for (auto _ : state) {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        float acc[16] = {};
+        size_t begin = floats / threads * t, end = floats / threads * (t + 1);
+        for (size_t i = begin; i < end; i += 16)
+          for (int u = 0; u < 16; ++u) acc[u] += data[i + u];
+        for (int u = 0; u < 16; ++u) sums[t * 16 + u] = acc[u];
+      });
+    }
+    for (auto& th : pool) th.join();
+    benchmark::DoNotOptimize(sums.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(floats * 4));
+}
+
+void Shapes(benchmark::internal::Benchmark* b) {
+  b->Args({4096, 512, 4096})->Args({512, 512, 512})->Args({1, 4096, 4096});
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+}  // namespace
+
+BENCHMARK(OpenBlas)->Apply(Shapes);
+BENCHMARK_CAPTURE(Ours, f32, DType::kF32)->Apply(Shapes);
+BENCHMARK_CAPTURE(Ours, f16, DType::kF16)->Apply(Shapes);
+BENCHMARK_CAPTURE(Ours, bf16, DType::kBF16)->Apply(Shapes);
+BENCHMARK(StreamRead)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+BENCHMARK_MAIN();
