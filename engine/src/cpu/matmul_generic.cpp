@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "cpu/matmul_kernels.h"
 
@@ -83,9 +84,11 @@ const MatmulKernels& GenericKernels() {
 const MatmulKernels& BestKernels() {
   static const MatmulKernels* best = [] {
     const char* force = std::getenv("VT_MATMUL");
-    if (force && std::strcmp(force, "generic") == 0) return &GenericKernels();
-    const MatmulKernels* avx512 = Avx512Kernels();
-    return avx512 ? avx512 : &GenericKernels();
+    std::string want = force ? force : "avx512";
+    if (want == "generic") return &GenericKernels();
+    const MatmulKernels* avx512 = want == "avx512" ? Avx512Kernels() : nullptr;
+    const MatmulKernels* avx2 = Avx2Kernels();
+    return avx512 ? avx512 : avx2 ? avx2 : &GenericKernels();
   }();
   return *best;
 }

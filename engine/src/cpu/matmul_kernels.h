@@ -38,9 +38,12 @@ struct MatmulKernels {
 };
 
 const MatmulKernels& GenericKernels();
-// Null when this build or this CPU lacks AVX-512 (F, BW, VL) with FMA and F16C.
+// Null when this CPU lacks AVX-512 (F, BW, VL) with FMA and F16C.
 const MatmulKernels* Avx512Kernels();
-// The best kernels this CPU runs (VT_MATMUL=generic forces the portable ones).
+// Null when this CPU lacks AVX2 with FMA and F16C.
+const MatmulKernels* Avx2Kernels();
+// The best kernels this CPU runs; VT_MATMUL=generic|avx2|avx512 asks for one (a set the CPU
+// cannot run falls back to the next best that it can).
 const MatmulKernels& BestKernels();
 
 }  // namespace vt::cpu
