@@ -15,10 +15,12 @@ namespace vt {
 class Backend;
 
 // Device memory from one backend, freed through it when the last tensor lets go.
+// Memory not from a backend (a mapped file) has no backend and is kept alive by `owner`.
 struct Buffer {
   Backend* backend = nullptr;
   void* data = nullptr;
   size_t bytes = 0;
+  std::shared_ptr<const void> owner;
   ~Buffer();
 };
 
