@@ -46,13 +46,16 @@ StatusOr<Tensor> OnBackend(Backend& b, const Tensor& host) {
 
 std::vector<float> AsFloats(const Tensor& t, const std::vector<unsigned char>& bytes) {
   std::vector<float> out(static_cast<size_t>(t.NumElements()));
+  size_t size = BlockBytes(t.dtype);
   for (size_t i = 0; i < out.size(); ++i) {
-    if (t.dtype == DType::kI32) {
-      int32_t v;
-      std::memcpy(&v, bytes.data() + kGuard + 4 * i, 4);
-      out[i] = static_cast<float>(v);
-    } else {
-      std::memcpy(&out[i], bytes.data() + kGuard + 4 * i, 4);
+    const unsigned char* p = bytes.data() + kGuard + size * i;
+    int32_t v;
+    uint16_t h;
+    switch (t.dtype) {
+      case DType::kI32: std::memcpy(&v, p, 4); out[i] = static_cast<float>(v); break;
+      case DType::kF16: std::memcpy(&h, p, 2); out[i] = F16ToF32(h); break;
+      case DType::kBF16: std::memcpy(&h, p, 2); out[i] = BF16ToF32(h); break;
+      default: std::memcpy(&out[i], p, 4); break;
     }
   }
   return out;
@@ -140,7 +143,7 @@ double Nmse(const std::vector<float>& ref, const std::vector<float>& out) {
     if (!std::isfinite(g[i])) return ::testing::AssertionFailure() << "non-finite output at " << i;
   }
   double nmse = Nmse(r, g);
-  if (spec->dtype == DType::kI32 ? nmse != 0 : nmse > tier) {
+  if (tier == 0 ? nmse != 0 : nmse > tier) {
     return ::testing::AssertionFailure() << backend.name() << " " << OpName(kind) << " "
                                          << Describe(spec.value()) << ": NMSE " << nmse << " > " << tier;
   }

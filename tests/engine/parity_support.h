@@ -24,6 +24,7 @@ Tensor RandomTensor(DType dtype, std::array<int64_t, 4> ne, std::mt19937& rng, f
 Tensor IntTensor(const std::vector<int32_t>& values);
 
 // Runs `kind` on `backend` and on the reference and compares. Inputs are host tensors.
+// A tier of 0 demands identical results (TopK indices, Copy).
 ::testing::AssertionResult Parity(Backend& backend, OpKind kind, const std::vector<Tensor>& inputs,
                                   const OpParams& params, double tier);
 

@@ -136,3 +136,25 @@ TEST(Parity, AttentionOverAKvCacheWithGqa) {
 
 }  // namespace
 }  // namespace vt
+
+namespace vt {
+namespace {
+
+TEST(Parity, CopyBetweenEveryFloatDtype) {
+  std::mt19937 rng(5);
+  for (Backend* b : testing::KernelBackends()) {
+    for (DType from : {DType::kF32, DType::kF16, DType::kBF16}) {
+      for (DType to : {DType::kF32, DType::kF16, DType::kBF16}) {
+        SCOPED_TRACE(std::string(DTypeName(from)) + "->" + std::string(DTypeName(to)));
+        OpParams p;
+        p.out_dtype = to;
+        // Conversions round the same way everywhere: the bytes must be identical.
+        Tensor a = testing::RandomTensor(from, {37, 3, 2, 1}, rng);
+        EXPECT_TRUE(testing::Parity(*b, OpKind::kCopy, {a}, p, 0));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vt

@@ -23,6 +23,7 @@ enum class OpKind {
   kGetRows,    // out[K,n] = table[K,V] rows ids[n] (i32), table f32/f16/bf16
   kTopK,       // out[k,T] i32: indices of the k largest of each row, descending
   kAttention,  // q[hd,H,T] over k/v cache [hd,Hkv,ctx] (f32/f16), causal from n_past
+  kCopy,       // out = a converted to params.out_dtype (f32/f16/bf16), same shape
 };
 
 std::string_view OpName(OpKind kind);  // "Matmul", "Add", ...
@@ -35,6 +36,7 @@ struct OpParams {
   int n_dims = 0;            // Rope: rotated dims (0: all of ne0)
   int k = 1;                 // TopK
   int n_past = 0;            // Attention: cache entries before the first query
+  DType out_dtype = DType::kF32;  // Copy
 };
 
 struct Op {

@@ -16,6 +16,7 @@ std::string_view OpName(OpKind kind) {
     case OpKind::kGetRows: return "GetRows";
     case OpKind::kTopK: return "TopK";
     case OpKind::kAttention: return "Attention";
+    case OpKind::kCopy: return "Copy";
   }
   return "?";
 }
@@ -74,7 +75,8 @@ StatusOr<Tensor> AttentionSpec(const Tensor& q, const Tensor& k, const Tensor& v
 
 size_t Arity(OpKind kind) {
   switch (kind) {
-    case OpKind::kScale: case OpKind::kRmsNorm: case OpKind::kSilu: case OpKind::kTopK: return 1;
+    case OpKind::kScale: case OpKind::kRmsNorm: case OpKind::kSilu: case OpKind::kTopK:
+    case OpKind::kCopy: return 1;
     case OpKind::kAttention: return 3;
     default: return 2;
   }
@@ -117,6 +119,9 @@ StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, 
       if (a.dtype != DType::kF32 || p.k < 1 || p.k > a.ne[0]) return Bad(kind, "k must be in 1..ne0 of an f32 input");
       return Spec(DType::kI32, {p.k, a.ne[1], a.ne[2], a.ne[3]});
     case OpKind::kAttention: return AttentionSpec(a, *src[1], *src[2], p);
+    case OpKind::kCopy:
+      if (!IsFloatWeight(a.dtype) || !IsFloatWeight(p.out_dtype)) return Bad(kind, "copies f32/f16/bf16 only");
+      return Spec(p.out_dtype, a.ne);
   }
   return Bad(kind, "unknown op");
 }

@@ -21,6 +21,7 @@ class CpuBackend final : public HostBackend {
       case OpKind::kGetRows: cpu::GetRows(op); break;
       case OpKind::kTopK: cpu::TopK(op); break;
       case OpKind::kAttention: cpu::Attention(op, pool_); break;
+      case OpKind::kCopy: cpu::Copy(op); break;
     }
     return Status();
   }

@@ -1,6 +1,7 @@
 #include "cpu/cpu_ops.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -120,6 +121,21 @@ void TopK(const Op& op) {
     std::partial_sort(idx.begin(), idx.begin() + op.params.k, idx.end(),
                       [&](int32_t i, int32_t j) { return x[i] > x[j] || (x[i] == x[j] && i < j); });
     std::copy(idx.begin(), idx.begin() + op.params.k, out + r * op.params.k);
+  }
+}
+
+void Copy(const Op& op) {
+  const Tensor& a = *op.src[0];
+  char* out = static_cast<char*>(op.out->data);
+  size_t in_size = BlockBytes(a.dtype), out_size = BlockBytes(op.out->dtype);
+  for (int64_t r = 0; r < a.Rows(); ++r) {
+    const char* row = a.Row<const char>(r % a.ne[1], (r / a.ne[1]) % a.ne[2], r / (a.ne[1] * a.ne[2]));
+    char* o = out + r * a.ne[0] * out_size;
+    if (a.dtype == op.out->dtype && a.nb[0] == in_size) {
+      std::memcpy(o, row, a.ne[0] * in_size);
+      continue;
+    }
+    for (int64_t i = 0; i < a.ne[0]; ++i) StoreElement(op.out->dtype, o + i * out_size, LoadElement(a.dtype, row + i * a.nb[0]));
   }
 }
 

@@ -14,5 +14,6 @@ void Softmax(const Op& op, ThreadPool& pool);
 void GetRows(const Op& op);
 void TopK(const Op& op);
 void Attention(const Op& op, ThreadPool& pool);
+void Copy(const Op& op);
 
 }  // namespace vt::cpu

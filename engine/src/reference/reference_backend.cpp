@@ -20,6 +20,7 @@ class ReferenceBackendImpl final : public HostBackend {
       case OpKind::kGetRows: reference::GetRows(op); break;
       case OpKind::kTopK: reference::TopK(op); break;
       case OpKind::kAttention: reference::Attention(op); break;
+      case OpKind::kCopy: reference::Copy(op); break;
     }
     return Status();
   }

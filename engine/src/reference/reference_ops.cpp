@@ -153,4 +153,11 @@ void Attention(const Op& op) {
   }
 }
 
+void Copy(const Op& op) {
+  const Tensor& a = *op.src[0];
+  ForEachRow(a, [&](int64_t i1, int64_t i2, int64_t i3) {
+    for (int64_t i0 = 0; i0 < a.ne[0]; ++i0) Set(*op.out, i0, i1, i2, i3, Get(a, i0, i1, i2, i3));
+  });
+}
+
 }  // namespace vt::reference

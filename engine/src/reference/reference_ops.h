@@ -13,5 +13,6 @@ void Softmax(const Op& op);
 void GetRows(const Op& op);
 void TopK(const Op& op);
 void Attention(const Op& op);
+void Copy(const Op& op);
 
 }  // namespace vt::reference
