@@ -150,4 +150,25 @@ double Nmse(const std::vector<float>& ref, const std::vector<float>& out) {
   return ::testing::AssertionSuccess();
 }
 
+::testing::AssertionResult ParityInPlace(Backend& backend, OpKind kind, const std::vector<Tensor>& inputs,
+                                         const OpParams& params, double tier) {
+  std::vector<const Tensor*> src;
+  for (const Tensor& t : inputs) src.push_back(&t);
+  auto spec = OutputSpec(kind, src, params);
+  if (!spec.ok()) return ::testing::AssertionFailure() << spec.status().ToString();
+  auto ref = RunOn(ReferenceBackend(), kind, inputs, params, spec.value());
+  if (!ref.ok()) return ::testing::AssertionFailure() << ref.status().ToString();
+  std::vector<Tensor> on;
+  for (const Tensor& h : inputs) on.push_back(OnBackend(backend, h).value());
+  std::vector<const Tensor*> on_src;
+  for (const Tensor& t : on) on_src.push_back(&t);
+  Status s = RunOp(backend, Op{kind, on_src, &on[0], params});
+  if (!s.ok()) return ::testing::AssertionFailure() << s.ToString();
+  std::vector<float> got(static_cast<size_t>(on[0].NumElements()));
+  if (!backend.CopyOut(got.data(), on[0].data, on[0].ByteSize()).ok()) return ::testing::AssertionFailure() << "copy out";
+  double nmse = Nmse(AsFloats(spec.value(), ref.value()), got);
+  if (nmse > tier) return ::testing::AssertionFailure() << backend.name() << " in-place " << OpName(kind) << ": NMSE " << nmse;
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace vt::testing

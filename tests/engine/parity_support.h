@@ -28,6 +28,11 @@ Tensor IntTensor(const std::vector<int32_t>& values);
 ::testing::AssertionResult Parity(Backend& backend, OpKind kind, const std::vector<Tensor>& inputs,
                                   const OpParams& params, double tier);
 
+// The same, with the backend writing its output over its first input (in place), as the
+// model's forward pass does for rope, residual adds and gating.
+::testing::AssertionResult ParityInPlace(Backend& backend, OpKind kind, const std::vector<Tensor>& inputs,
+                                         const OpParams& params, double tier);
+
 // Σ(a−b)² / Σa², with a the reference.
 double Nmse(const std::vector<float>& ref, const std::vector<float>& out);
 

@@ -158,3 +158,28 @@ TEST(Parity, CopyBetweenEveryFloatDtype) {
 
 }  // namespace
 }  // namespace vt
+
+namespace vt {
+namespace {
+
+// Regression: rope wrote o[i] before reading x[i] for o[i+1]; harmless out of place, wrong in place.
+TEST(Parity, OpsWrittenInPlace) {
+  std::mt19937 rng(11);
+  for (Backend* b : testing::KernelBackends()) {
+    Tensor a = testing::RandomTensor(DType::kF32, {64, 4, 5, 1}, rng);
+    Tensor c = testing::RandomTensor(DType::kF32, {64, 4, 5, 1}, rng);
+    Tensor pos = testing::IntTensor({0, 3, 9, 100, 2000});
+    OpParams p;
+    p.scale = 0.5f;
+    EXPECT_TRUE(testing::ParityInPlace(*b, OpKind::kRope, {a, pos}, p, testing::kTierGeneral));
+    for (OpKind k : {OpKind::kAdd, OpKind::kMul, OpKind::kSwiglu}) {
+      EXPECT_TRUE(testing::ParityInPlace(*b, k, {a, c}, p, testing::kTierGeneral));
+    }
+    for (OpKind k : {OpKind::kScale, OpKind::kSilu, OpKind::kRmsNorm, OpKind::kSoftmax}) {
+      EXPECT_TRUE(testing::ParityInPlace(*b, k, {a}, p, testing::kTierGeneral));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vt

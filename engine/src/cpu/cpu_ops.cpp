@@ -76,8 +76,9 @@ void Rope(const Op& op, ThreadPool& pool) {
     float* o = out + r * a.ne[0];
     const float* c = cs.data() + t * n_dims;
     for (int64_t i = 0; i < n_dims; i += 2) {
-      o[i] = x[i] * c[i] - x[i + 1] * c[i + 1];
-      o[i + 1] = x[i] * c[i + 1] + x[i + 1] * c[i];
+      float x0 = x[i], x1 = x[i + 1];  // read both first: `out` may be `a` (in place)
+      o[i] = x0 * c[i] - x1 * c[i + 1];
+      o[i + 1] = x0 * c[i + 1] + x1 * c[i];
     }
     for (int64_t i = n_dims; i < a.ne[0]; ++i) o[i] = x[i];
   });

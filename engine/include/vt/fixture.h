@@ -1,0 +1,26 @@
+// Deterministic tiny llama models for tests and benchmarks (what vt-fixture writes).
+#pragma once
+
+#include <cstdint>
+
+#include "vt/gguf.h"
+
+namespace vt {
+
+struct FixtureSpec {
+  int64_t layers = 2, dim = 64, heads = 4, kv_heads = 2, ff = 128, ctx = 512;
+  int64_t experts = 0, experts_used = 2;  // experts > 0: a MoE model
+  DType dtype = DType::kF32;              // matrices; norms stay f32 as llama.cpp writes them
+  uint64_t seed = 1;
+  bool tied_output = false;               // no output.weight: the embedding is reused
+};
+
+inline constexpr int32_t kFixtureBos = 256;
+inline constexpr int32_t kFixtureEos = 257;
+
+// A byte vocabulary (<0x00>..<0xFF>, <s>, </s>) and weights drawn from a seeded normal
+// distribution scaled by 1/sqrt(fan-in). The EOS row of the output matrix is zero, so greedy
+// generation does not stop early.
+GgufWriter MakeFixture(const FixtureSpec& spec);
+
+}  // namespace vt

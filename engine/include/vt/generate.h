@@ -1,0 +1,46 @@
+// Token generation over a model and its KV cache, with timings like llama.cpp's CLI prints.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "vt/model.h"
+
+namespace vt {
+
+// Chooses the next token from the last position's logits; greedy is the default.
+using TokenSampler = std::function<int32_t(const std::vector<float>& logits)>;
+int32_t GreedyToken(const std::vector<float>& logits);
+
+struct Generation {
+  std::vector<int32_t> tokens;  // generated, not including the prompt
+  int64_t prompt_tokens = 0;
+  double prompt_s = 0, decode_s = 0;
+  double PromptTokensPerSecond() const { return prompt_s > 0 ? prompt_tokens / prompt_s : 0; }
+  double DecodeTokensPerSecond() const { return decode_s > 0 ? (tokens.size() - 1) / decode_s : 0; }
+};
+
+// Prefills `prompt` as one batch, then decodes `n` tokens one at a time (no early stop: the
+// caller decides what EOS means). `on_token` sees each new token as it is chosen.
+StatusOr<Generation> Generate(LlamaModel& model, KvCache& cache, const std::vector<int32_t>& prompt, int n,
+                              const TokenSampler& sample = GreedyToken,
+                              const std::function<void(int32_t)>& on_token = nullptr);
+
+// Text ↔ tokens through a vocabulary's byte tokens (<0xNN>): enough for fixtures and for
+// byte-fallback vocabularies until the tokenizer issue brings SPM and BPE.
+class ByteVocab {
+ public:
+  static StatusOr<ByteVocab> FromGguf(const GgufFile& file);
+  StatusOr<std::vector<int32_t>> Encode(const std::string& text) const;
+  std::string Decode(int32_t id) const;
+  int32_t bos() const { return bos_; }
+  int32_t eos() const { return eos_; }
+
+ private:
+  std::vector<std::string> pieces_;  // what each id decodes to
+  int32_t byte_ids_[256];
+  int32_t bos_ = -1, eos_ = -1;
+};
+
+}  // namespace vt

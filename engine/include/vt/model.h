@@ -1,0 +1,67 @@
+// A llama-architecture model (dense or mixture of experts) loaded from GGUF, and its forward
+// pass over a KV cache.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vt/gguf.h"
+#include "vt/placement.h"
+#include "vt/queue.h"
+
+namespace vt {
+
+struct LlamaHparams {
+  int64_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0;
+  int64_t n_ctx_train = 0, n_rot = 0, n_expert = 0, n_expert_used = 0;
+  float rope_freq_base = 10000, rope_freq_scale = 1, rms_eps = 1e-5f;
+  int64_t head_dim() const { return n_embd / n_head; }
+};
+
+struct LlamaLayer {
+  Tensor attn_norm, wq, wk, wv, wo, ffn_norm;
+  Tensor ffn_gate, ffn_up, ffn_down;                                 // dense
+  Tensor ffn_gate_inp, ffn_gate_exps, ffn_up_exps, ffn_down_exps;    // MoE (on the placement device)
+};
+
+struct KvCache {
+  std::vector<Tensor> k, v;  // per layer [head_dim, n_head_kv, n_ctx]
+  int64_t n_ctx = 0;
+  int64_t n_past = 0;        // positions filled
+};
+
+class LlamaModel {
+ public:
+  // Reads hyper-parameters and weights. Weights live on the engine's device (views of the
+  // mapped file when that is the CPU); experts live on `placement` when given.
+  static StatusOr<std::unique_ptr<LlamaModel>> Load(std::shared_ptr<const GgufFile> file, Engine engine,
+                                                    const PlacementQueue* placement = nullptr);
+
+  const LlamaHparams& hparams() const { return hp_; }
+  const GgufFile& file() const { return *file_; }
+  bool is_moe() const { return hp_.n_expert > 0; }
+
+  StatusOr<KvCache> NewCache(int64_t n_ctx, DType dtype = DType::kF32);
+  // Runs `tokens` at positions cache.n_past.. and advances the cache. Returns logits
+  // [n_vocab, T] for every position (all_logits) or [n_vocab, 1] for the last one.
+  StatusOr<std::vector<float>> Forward(const std::vector<int32_t>& tokens, KvCache& cache, bool all_logits = false);
+
+ private:
+  LlamaModel() = default;
+  Status LoadWeights();
+  StatusOr<Tensor> Weight(const std::string& name, bool on_placement = false, bool optional = false);
+  Status Layer(int64_t l, Tensor& x, const Tensor& pos, KvCache& cache, int64_t tokens);
+  Status FeedForward(const LlamaLayer& layer, const Tensor& h, Tensor& out);
+
+  std::shared_ptr<const GgufFile> file_;
+  Engine engine_;
+  const PlacementQueue* placement_ = nullptr;
+  LlamaHparams hp_;
+  Tensor tok_embd_, output_norm_, output_;
+  std::vector<LlamaLayer> layers_;
+};
+
+StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& file);
+
+}  // namespace vt

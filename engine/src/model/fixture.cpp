@@ -1,0 +1,122 @@
+#include "vt/fixture.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace vt {
+namespace {
+
+// splitmix64 + Box-Muller: the same numbers on every platform and standard library.
+class Normal {
+ public:
+  explicit Normal(uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ull + 1) {}
+  double Next() {
+    double u1 = (Bits() >> 11) * 0x1.0p-53, u2 = (Bits() >> 11) * 0x1.0p-53;
+    return std::sqrt(-2 * std::log(u1 + 1e-300)) * std::cos(2 * M_PI * u2);
+  }
+
+ private:
+  uint64_t Bits() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  uint64_t state_;
+};
+
+struct Builder {
+  GgufWriter w;
+  Normal rng;
+  void Add(const std::string& name, DType dtype, std::array<int64_t, 4> ne, int n_dims, double stddev, double mean = 0,
+           int64_t zero_row = -1) {
+    int64_t n = ne[0] * ne[1] * ne[2] * ne[3];
+    std::vector<uint8_t> bytes(RowBytes(dtype, n));
+    for (int64_t i = 0; i < n; ++i) {
+      float v = static_cast<float>(mean + stddev * rng.Next());
+      if (i / ne[0] == zero_row) v = 0;
+      if (dtype == DType::kF32) std::memcpy(bytes.data() + 4 * i, &v, 4);
+      uint16_t h = dtype == DType::kF16 ? F32ToF16(v) : F32ToBF16(v);
+      if (dtype != DType::kF32) std::memcpy(bytes.data() + 2 * i, &h, 2);
+    }
+    w.AddTensor(name, dtype, ne, n_dims, bytes.data());
+  }
+};
+
+void AddVocab(GgufWriter& w) {
+  std::vector<GgufValue> tokens, scores, types;
+  for (int b = 0; b < 256; ++b) {
+    char piece[8];
+    std::snprintf(piece, sizeof piece, "<0x%02X>", b);
+    tokens.push_back(GgufValue::String(piece));
+    types.push_back(GgufValue::Int(GgufType::kI32, 6));  // BYTE
+  }
+  for (const char* special : {"<s>", "</s>"}) {
+    tokens.push_back(GgufValue::String(special));
+    types.push_back(GgufValue::Int(GgufType::kI32, 3));  // CONTROL
+  }
+  for (size_t i = 0; i < tokens.size(); ++i) scores.push_back(GgufValue::Float(GgufType::kF32, 0));
+  w.Set("tokenizer.ggml.model", GgufValue::String("llama"));
+  w.Set("tokenizer.ggml.tokens", GgufValue::Array(GgufType::kString, tokens));
+  w.Set("tokenizer.ggml.scores", GgufValue::Array(GgufType::kF32, scores));
+  w.Set("tokenizer.ggml.token_type", GgufValue::Array(GgufType::kI32, types));
+  w.Set("tokenizer.ggml.bos_token_id", GgufValue::Uint(GgufType::kU32, kFixtureBos));
+  w.Set("tokenizer.ggml.eos_token_id", GgufValue::Uint(GgufType::kU32, kFixtureEos));
+}
+
+void AddHparams(GgufWriter& w, const FixtureSpec& s) {
+  auto u32 = [](int64_t v) { return GgufValue::Uint(GgufType::kU32, static_cast<uint64_t>(v)); };
+  w.Set("general.architecture", GgufValue::String("llama"));
+  w.Set("general.name", GgufValue::String("vt-fixture"));
+  w.Set("llama.context_length", u32(s.ctx));
+  w.Set("llama.embedding_length", u32(s.dim));
+  w.Set("llama.block_count", u32(s.layers));
+  w.Set("llama.feed_forward_length", u32(s.ff));
+  w.Set("llama.attention.head_count", u32(s.heads));
+  w.Set("llama.attention.head_count_kv", u32(s.kv_heads));
+  w.Set("llama.rope.dimension_count", u32(s.dim / s.heads));
+  w.Set("llama.rope.freq_base", GgufValue::Float(GgufType::kF32, 10000));
+  w.Set("llama.attention.layer_norm_rms_epsilon", GgufValue::Float(GgufType::kF32, 1e-5));
+  if (s.experts > 0) {
+    w.Set("llama.expert_count", u32(s.experts));
+    w.Set("llama.expert_used_count", u32(s.experts_used));
+  }
+}
+
+}  // namespace
+
+GgufWriter MakeFixture(const FixtureSpec& s) {
+  Builder b{GgufWriter(), Normal(s.seed)};
+  AddHparams(b.w, s);
+  AddVocab(b.w);
+  int64_t d = s.dim, kv = d / s.heads * s.kv_heads, vocab = 258, e = s.experts;
+  double inv_d = 1 / std::sqrt(static_cast<double>(d)), inv_ff = 1 / std::sqrt(static_cast<double>(s.ff));
+  // Tied output: the embedding doubles as the output matrix, so its EOS row is zero too.
+  b.Add("token_embd.weight", s.dtype, {d, vocab, 1, 1}, 2, 1.0, 0, s.tied_output ? kFixtureEos : -1);
+  for (int64_t l = 0; l < s.layers; ++l) {
+    std::string p = "blk." + std::to_string(l) + ".";
+    b.Add(p + "attn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
+    b.Add(p + "attn_q.weight", s.dtype, {d, d, 1, 1}, 2, inv_d);
+    b.Add(p + "attn_k.weight", s.dtype, {d, kv, 1, 1}, 2, inv_d);
+    b.Add(p + "attn_v.weight", s.dtype, {d, kv, 1, 1}, 2, inv_d);
+    b.Add(p + "attn_output.weight", s.dtype, {d, d, 1, 1}, 2, inv_d);
+    b.Add(p + "ffn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
+    if (e == 0) {
+      b.Add(p + "ffn_gate.weight", s.dtype, {d, s.ff, 1, 1}, 2, inv_d);
+      b.Add(p + "ffn_up.weight", s.dtype, {d, s.ff, 1, 1}, 2, inv_d);
+      b.Add(p + "ffn_down.weight", s.dtype, {s.ff, d, 1, 1}, 2, inv_ff);
+    } else {
+      b.Add(p + "ffn_gate_inp.weight", DType::kF32, {d, e, 1, 1}, 2, inv_d * 4);
+      b.Add(p + "ffn_gate_exps.weight", s.dtype, {d, s.ff, e, 1}, 3, inv_d);
+      b.Add(p + "ffn_up_exps.weight", s.dtype, {d, s.ff, e, 1}, 3, inv_d);
+      b.Add(p + "ffn_down_exps.weight", s.dtype, {s.ff, d, e, 1}, 3, inv_ff);
+    }
+  }
+  b.Add("output_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
+  if (!s.tied_output) b.Add("output.weight", s.dtype, {d, vocab, 1, 1}, 2, inv_d * 4, 0, kFixtureEos);
+  return std::move(b.w);
+}
+
+}  // namespace vt

@@ -1,0 +1,122 @@
+// The llama forward pass: every step is an op on the engine's backend, so the same code runs
+// on the CPU, the reference backend and (later) GPUs.
+#include <cstring>
+
+#include "vt/model.h"
+
+namespace vt {
+namespace {
+
+// Ops of one forward pass on one backend, allocating outputs as they go.
+class Graph {
+ public:
+  explicit Graph(Backend& b) : b_(b) {}
+  StatusOr<Tensor> New(DType t, std::array<int64_t, 4> ne) { return NewTensor(b_, t, ne); }
+  Status Run(OpKind kind, std::vector<const Tensor*> src, Tensor& out, OpParams p = {}) {
+    return RunOp(b_, Op{kind, std::move(src), &out, p});
+  }
+  // out = kind(src...) into a fresh f32 tensor of `ne`.
+  StatusOr<Tensor> Apply(OpKind kind, std::vector<const Tensor*> src, std::array<int64_t, 4> ne, OpParams p = {}) {
+    auto out = New(DType::kF32, ne);
+    if (!out.ok()) return out;
+    VT_RETURN_IF_ERROR(Run(kind, std::move(src), out.value(), p));
+    return out;
+  }
+  Backend& backend() { return b_; }
+
+ private:
+  Backend& b_;
+};
+
+Tensor Reshape(const Tensor& t, std::array<int64_t, 4> ne) { return View(t, ne, ContiguousStrides(t.dtype, ne), 0); }
+
+#define VT_ASSIGN(lhs, expr)              \
+  auto lhs##_or = (expr);                 \
+  if (!lhs##_or.ok()) return lhs##_or.status(); \
+  Tensor lhs = std::move(lhs##_or).value()
+
+StatusOr<Tensor> NormMul(Graph& g, const Tensor& x, const Tensor& w, float eps) {
+  OpParams p;
+  p.eps = eps;
+  VT_ASSIGN(n, g.Apply(OpKind::kRmsNorm, {&x}, x.ne, p));
+  VT_RETURN_IF_ERROR(g.Run(OpKind::kMul, {&n, &w}, n));
+  return n;
+}
+
+}  // namespace
+
+Status LlamaModel::FeedForward(const LlamaLayer& L, const Tensor& h, Tensor& out) {
+  Graph g(*engine_.q.backend);
+  if (is_moe()) {
+    MoeWeights w{&L.ffn_gate_inp, &L.ffn_gate_exps, &L.ffn_up_exps, &L.ffn_down_exps, static_cast<int>(hp_.n_expert_used)};
+    return RunMoe(engine_, placement_, w, h, out);
+  }
+  int64_t t = h.ne[1];
+  VT_ASSIGN(gate, g.Apply(OpKind::kMatmul, {&L.ffn_gate, &h}, {hp_.n_ff, t, 1, 1}));
+  VT_ASSIGN(up, g.Apply(OpKind::kMatmul, {&L.ffn_up, &h}, {hp_.n_ff, t, 1, 1}));
+  VT_RETURN_IF_ERROR(g.Run(OpKind::kSwiglu, {&gate, &up}, gate));
+  return g.Run(OpKind::kMatmul, {&L.ffn_down, &gate}, out);
+}
+
+Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, KvCache& cache, int64_t t) {
+  const LlamaLayer& L = layers_[l];
+  Graph g(*engine_.q.backend);
+  int64_t d = hp_.n_embd, hd = hp_.head_dim(), hkv = hp_.n_head_kv;
+  VT_ASSIGN(h, NormMul(g, x, L.attn_norm, hp_.rms_eps));
+  VT_ASSIGN(q, g.Apply(OpKind::kMatmul, {&L.wq, &h}, {d, t, 1, 1}));
+  VT_ASSIGN(k, g.Apply(OpKind::kMatmul, {&L.wk, &h}, {hd * hkv, t, 1, 1}));
+  VT_ASSIGN(v, g.Apply(OpKind::kMatmul, {&L.wv, &h}, {hd * hkv, t, 1, 1}));
+  OpParams rope;
+  rope.n_dims = static_cast<int>(hp_.n_rot);
+  rope.freq_base = hp_.rope_freq_base;
+  rope.freq_scale = hp_.rope_freq_scale;
+  Tensor q3 = Reshape(q, {hd, hp_.n_head, t, 1}), k3 = Reshape(k, {hd, hkv, t, 1}), v3 = Reshape(v, {hd, hkv, t, 1});
+  VT_RETURN_IF_ERROR(g.Run(OpKind::kRope, {&q3, &pos}, q3, rope));
+  VT_RETURN_IF_ERROR(g.Run(OpKind::kRope, {&k3, &pos}, k3, rope));
+  // The new positions' keys and values go into the cache, converted to its dtype.
+  OpParams copy;
+  copy.out_dtype = cache.k[l].dtype;
+  Tensor kslot = View(cache.k[l], {hd, hkv, t, 1}, cache.k[l].nb, cache.n_past * cache.k[l].nb[2]);
+  Tensor vslot = View(cache.v[l], {hd, hkv, t, 1}, cache.v[l].nb, cache.n_past * cache.v[l].nb[2]);
+  VT_RETURN_IF_ERROR(g.Run(OpKind::kCopy, {&k3}, kslot, copy));
+  VT_RETURN_IF_ERROR(g.Run(OpKind::kCopy, {&v3}, vslot, copy));
+  OpParams attn;
+  attn.n_past = static_cast<int>(cache.n_past);
+  attn.scale = 0;  // 1/sqrt(head_dim)
+  VT_ASSIGN(a, g.Apply(OpKind::kAttention, {&q3, &cache.k[l], &cache.v[l]}, q3.ne, attn));
+  Tensor a2 = Reshape(a, {d, t, 1, 1});
+  VT_ASSIGN(o, g.Apply(OpKind::kMatmul, {&L.wo, &a2}, {d, t, 1, 1}));
+  VT_RETURN_IF_ERROR(g.Run(OpKind::kAdd, {&x, &o}, x));
+  VT_ASSIGN(h2, NormMul(g, x, L.ffn_norm, hp_.rms_eps));
+  VT_ASSIGN(f, g.New(DType::kF32, {d, t, 1, 1}));
+  VT_RETURN_IF_ERROR(FeedForward(L, h2, f));
+  return g.Run(OpKind::kAdd, {&x, &f}, x);
+}
+
+StatusOr<std::vector<float>> LlamaModel::Forward(const std::vector<int32_t>& tokens, KvCache& cache, bool all_logits) {
+  int64_t t = static_cast<int64_t>(tokens.size());
+  if (t == 0) return Status(StatusCode::kInvalidArgument, "Forward: no tokens");
+  if (cache.n_past + t > cache.n_ctx) return Status(StatusCode::kOutOfRange, "Forward: the KV cache is full");
+  for (int32_t id : tokens) {
+    if (id < 0 || id >= hp_.n_vocab) return Status(StatusCode::kInvalidArgument, "Forward: token id " + std::to_string(id) + " out of range");
+  }
+  Backend& b = *engine_.q.backend;
+  Graph g(b);
+  std::vector<int32_t> positions(t);
+  for (int64_t i = 0; i < t; ++i) positions[i] = static_cast<int32_t>(cache.n_past + i);
+  VT_ASSIGN(ids, g.New(DType::kI32, {t, 1, 1, 1}));
+  VT_ASSIGN(pos, g.New(DType::kI32, {t, 1, 1, 1}));
+  VT_RETURN_IF_ERROR(b.CopyIn(ids.data, tokens.data(), 4 * t));
+  VT_RETURN_IF_ERROR(b.CopyIn(pos.data, positions.data(), 4 * t));
+  VT_ASSIGN(x, g.Apply(OpKind::kGetRows, {&tok_embd_, &ids}, {hp_.n_embd, t, 1, 1}));
+  for (int64_t l = 0; l < hp_.n_layer; ++l) VT_RETURN_IF_ERROR(Layer(l, x, pos, cache, t));
+  cache.n_past += t;
+  Tensor last = all_logits ? x : View(x, {hp_.n_embd, 1, 1, 1}, x.nb, (t - 1) * x.nb[1]);
+  VT_ASSIGN(n, NormMul(g, last, output_norm_, hp_.rms_eps));
+  VT_ASSIGN(logits, g.Apply(OpKind::kMatmul, {&output_, &n}, {hp_.n_vocab, n.ne[1], 1, 1}));
+  std::vector<float> out(static_cast<size_t>(logits.NumElements()));
+  VT_RETURN_IF_ERROR(b.CopyOut(out.data(), logits.data, logits.ByteSize()));
+  return out;
+}
+
+}  // namespace vt

@@ -1,0 +1,146 @@
+// Loading a llama model: hyper-parameters from GGUF metadata, weights by llama.cpp's names.
+#include "vt/model.h"
+
+namespace vt {
+namespace {
+
+Status Missing(const std::string& what) { return Status(StatusCode::kInvalidArgument, "gguf: missing " + what); }
+
+StatusOr<int64_t> IntKey(const GgufFile& f, const std::string& key, std::optional<int64_t> fallback = std::nullopt) {
+  const GgufValue* v = f.Find(key);
+  if (!v) {
+    if (fallback) return *fallback;
+    return Missing("key " + key);
+  }
+  auto i = v->AsInt();
+  if (!i || *i < 0) return Status(StatusCode::kInvalidArgument, "gguf: key " + key + " is not a non-negative integer");
+  return *i;
+}
+
+float FloatKey(const GgufFile& f, const std::string& key, float fallback) {
+  const GgufValue* v = f.Find(key);
+  return v && v->AsFloat() ? static_cast<float>(*v->AsFloat()) : fallback;
+}
+
+std::string Shape(const std::array<int64_t, 4>& ne) {
+  return "[" + std::to_string(ne[0]) + "," + std::to_string(ne[1]) + "," + std::to_string(ne[2]) + "]";
+}
+
+}  // namespace
+
+StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& f) {
+  const GgufValue* arch = f.Find("general.architecture");
+  if (!arch || !arch->AsString()) return Missing("key general.architecture");
+  if (*arch->AsString() != "llama") {
+    return Status(StatusCode::kUnimplemented, "unsupported architecture \"" + *arch->AsString() + "\" (vt runs llama)");
+  }
+  LlamaHparams hp;
+  auto get = [&](const std::string& key, int64_t* out, std::optional<int64_t> fallback = std::nullopt) -> Status {
+    auto v = IntKey(f, key, fallback);
+    if (!v.ok()) return v.status();
+    *out = v.value();
+    return Status();
+  };
+  VT_RETURN_IF_ERROR(get("llama.embedding_length", &hp.n_embd));
+  VT_RETURN_IF_ERROR(get("llama.block_count", &hp.n_layer));
+  VT_RETURN_IF_ERROR(get("llama.attention.head_count", &hp.n_head));
+  VT_RETURN_IF_ERROR(get("llama.feed_forward_length", &hp.n_ff));
+  VT_RETURN_IF_ERROR(get("llama.attention.head_count_kv", &hp.n_head_kv, hp.n_head));
+  VT_RETURN_IF_ERROR(get("llama.context_length", &hp.n_ctx_train, 2048));
+  VT_RETURN_IF_ERROR(get("llama.expert_count", &hp.n_expert, 0));
+  VT_RETURN_IF_ERROR(get("llama.expert_used_count", &hp.n_expert_used, 0));
+  if (hp.n_head == 0 || hp.n_head_kv == 0 || hp.n_embd % hp.n_head || hp.n_head % hp.n_head_kv) {
+    return Status(StatusCode::kInvalidArgument, "gguf: head counts do not divide the embedding");
+  }
+  VT_RETURN_IF_ERROR(get("llama.rope.dimension_count", &hp.n_rot, hp.head_dim()));
+  hp.rope_freq_base = FloatKey(f, "llama.rope.freq_base", 10000.0f);
+  hp.rope_freq_scale = 1.0f / FloatKey(f, "llama.rope.scaling.factor", 1.0f);
+  hp.rms_eps = FloatKey(f, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+  if (hp.n_expert > 0 && (hp.n_expert_used < 1 || hp.n_expert_used > hp.n_expert)) {
+    return Status(StatusCode::kInvalidArgument, "gguf: llama.expert_used_count must be in 1..expert_count");
+  }
+  const GgufTensorInfo* embd = f.FindTensor("token_embd.weight");
+  if (!embd) return Missing("tensor token_embd.weight");
+  hp.n_vocab = embd->ne[1];
+  return hp;
+}
+
+StatusOr<std::unique_ptr<LlamaModel>> LlamaModel::Load(std::shared_ptr<const GgufFile> file, Engine engine,
+                                                       const PlacementQueue* placement) {
+  auto hp = ReadLlamaHparams(*file);
+  if (!hp.ok()) return hp.status();
+  std::unique_ptr<LlamaModel> m(new LlamaModel());
+  m->file_ = std::move(file);
+  m->engine_ = engine;
+  m->placement_ = placement;
+  m->hp_ = hp.value();
+  VT_RETURN_IF_ERROR(m->LoadWeights());
+  return m;
+}
+
+StatusOr<Tensor> LlamaModel::Weight(const std::string& name, bool on_placement, bool optional) {
+  if (optional && !file_->FindTensor(name)) return Tensor{};
+  auto view = file_->TensorView(name);
+  if (!view.ok()) return view.status();
+  const Queue& q = on_placement && placement_ ? placement_->q() : engine_.q;
+  if (q.device.type == DeviceType::kCPU) return view;  // the mapping is the weight: no copy
+  auto t = NewTensor(*q.backend, view->dtype, view->ne);
+  if (!t.ok()) return t.status();
+  VT_RETURN_IF_ERROR(CopyTensor(view.value(), t.value()));
+  return t;
+}
+
+Status LlamaModel::LoadWeights() {
+  int64_t d = hp_.n_embd, hd = hp_.head_dim(), kv = hd * hp_.n_head_kv, e = hp_.n_expert;
+  auto load = [&](const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed = false) -> Status {
+    auto t = Weight(name, placed);
+    if (!t.ok()) return t.status();
+    if (t->ne != ne) return Status(StatusCode::kInvalidArgument, "gguf: " + name + " has shape " + Shape(t->ne) + ", expected " + Shape(ne));
+    *out = std::move(t).value();
+    return Status();
+  };
+  VT_RETURN_IF_ERROR(load("token_embd.weight", &tok_embd_, {d, hp_.n_vocab, 1, 1}));
+  VT_RETURN_IF_ERROR(load("output_norm.weight", &output_norm_, {d, 1, 1, 1}));
+  auto output = Weight("output.weight", false, /*optional=*/true);
+  if (!output.ok()) return output.status();
+  output_ = output->data ? std::move(output).value() : tok_embd_;  // tied embeddings
+  layers_.resize(hp_.n_layer);
+  for (int64_t l = 0; l < hp_.n_layer; ++l) {
+    std::string p = "blk." + std::to_string(l) + ".";
+    LlamaLayer& L = layers_[l];
+    VT_RETURN_IF_ERROR(load(p + "attn_norm.weight", &L.attn_norm, {d, 1, 1, 1}));
+    VT_RETURN_IF_ERROR(load(p + "attn_q.weight", &L.wq, {d, d, 1, 1}));
+    VT_RETURN_IF_ERROR(load(p + "attn_k.weight", &L.wk, {d, kv, 1, 1}));
+    VT_RETURN_IF_ERROR(load(p + "attn_v.weight", &L.wv, {d, kv, 1, 1}));
+    VT_RETURN_IF_ERROR(load(p + "attn_output.weight", &L.wo, {d, d, 1, 1}));
+    VT_RETURN_IF_ERROR(load(p + "ffn_norm.weight", &L.ffn_norm, {d, 1, 1, 1}));
+    if (e == 0) {
+      VT_RETURN_IF_ERROR(load(p + "ffn_gate.weight", &L.ffn_gate, {d, hp_.n_ff, 1, 1}));
+      VT_RETURN_IF_ERROR(load(p + "ffn_up.weight", &L.ffn_up, {d, hp_.n_ff, 1, 1}));
+      VT_RETURN_IF_ERROR(load(p + "ffn_down.weight", &L.ffn_down, {hp_.n_ff, d, 1, 1}));
+      continue;
+    }
+    VT_RETURN_IF_ERROR(load(p + "ffn_gate_inp.weight", &L.ffn_gate_inp, {d, e, 1, 1}, true));
+    VT_RETURN_IF_ERROR(load(p + "ffn_gate_exps.weight", &L.ffn_gate_exps, {d, hp_.n_ff, e, 1}, true));
+    VT_RETURN_IF_ERROR(load(p + "ffn_up_exps.weight", &L.ffn_up_exps, {d, hp_.n_ff, e, 1}, true));
+    VT_RETURN_IF_ERROR(load(p + "ffn_down_exps.weight", &L.ffn_down_exps, {hp_.n_ff, d, e, 1}, true));
+  }
+  return Status();
+}
+
+StatusOr<KvCache> LlamaModel::NewCache(int64_t n_ctx, DType dtype) {
+  if (dtype != DType::kF32 && dtype != DType::kF16) return Status(StatusCode::kInvalidArgument, "KV cache must be f32 or f16");
+  KvCache c;
+  c.n_ctx = n_ctx;
+  for (int64_t l = 0; l < hp_.n_layer; ++l) {
+    auto k = NewTensor(*engine_.q.backend, dtype, {hp_.head_dim(), hp_.n_head_kv, n_ctx, 1});
+    auto v = NewTensor(*engine_.q.backend, dtype, {hp_.head_dim(), hp_.n_head_kv, n_ctx, 1});
+    if (!k.ok()) return k.status();
+    if (!v.ok()) return v.status();
+    c.k.push_back(std::move(k).value());
+    c.v.push_back(std::move(v).value());
+  }
+  return c;
+}
+
+}  // namespace vt

@@ -1,0 +1,169 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "parity_support.h"
+#include "vt/fixture.h"
+#include "vt/generate.h"
+
+namespace vt {
+namespace {
+
+std::shared_ptr<const GgufFile> FixtureFile(const FixtureSpec& spec) {
+  auto f = GgufFile::FromBytes(MakeFixture(spec).Bytes());
+  EXPECT_TRUE(f.ok()) << f.status().ToString();
+  return std::make_shared<const GgufFile>(std::move(f).value());
+}
+
+Engine On(Backend& b) { return Engine{MakeQueue(b)}; }
+Backend& Cpu() { return *GetBackend(DeviceType::kCPU); }
+
+std::unique_ptr<LlamaModel> Load(const FixtureSpec& spec, Backend& b, const PlacementQueue* placement = nullptr) {
+  auto m = LlamaModel::Load(FixtureFile(spec), On(b), placement);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? std::move(m).value() : nullptr;
+}
+
+std::vector<int32_t> Greedy(LlamaModel& m, const std::vector<int32_t>& prompt, int n, DType cache_dtype = DType::kF32) {
+  auto cache = m.NewCache(128, cache_dtype);
+  auto g = Generate(m, cache.value(), prompt, n);
+  EXPECT_TRUE(g.ok()) << g.status().ToString();
+  return g.ok() ? g->tokens : std::vector<int32_t>{};
+}
+
+const std::vector<int32_t> kPrompt = {kFixtureBos, 'H', 'e', 'l', 'l', 'o', ',', ' ', 'v', 't'};
+
+FixtureSpec Dense() { return FixtureSpec{}; }
+FixtureSpec Moe() {
+  FixtureSpec s;
+  s.experts = 4;
+  s.experts_used = 2;
+  s.ff = 48;
+  s.seed = 2;
+  return s;
+}
+
+TEST(Model, ReadsLlamaHyperparametersFromTheFixture) {
+  FixtureSpec s = Moe();
+  auto hp = ReadLlamaHparams(*FixtureFile(s));
+  ASSERT_TRUE(hp.ok());
+  EXPECT_EQ(hp->n_embd, 64);
+  EXPECT_EQ(hp->n_head_kv, 2);
+  EXPECT_EQ(hp->n_vocab, 258);
+  EXPECT_EQ(hp->n_expert, 4);
+  EXPECT_EQ(hp->n_rot, 16);
+}
+
+// The CPU forward against the float64 reference backend running the same code path.
+TEST(Model, CpuLogitsMatchTheFloat64ReferenceForward) {
+  for (FixtureSpec s : {Dense(), Moe()}) {
+    for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
+      s.dtype = dt;
+      SCOPED_TRACE(std::string(DTypeName(dt)) + (s.experts ? " moe" : " dense"));
+      auto cpu = Load(s, Cpu());
+      auto ref = Load(s, ReferenceBackend());
+      auto c1 = cpu->NewCache(64), c2 = ref->NewCache(64);
+      auto a = cpu->Forward(kPrompt, c1.value(), true);
+      auto b = ref->Forward(kPrompt, c2.value(), true);
+      ASSERT_TRUE(a.ok() && b.ok());
+      EXPECT_LT(testing::Nmse(b.value(), a.value()), 1e-6);
+    }
+  }
+}
+
+TEST(Model, GreedyTokensMatchTheReferenceFor32Steps) {
+  for (FixtureSpec s : {Dense(), Moe()}) {
+    s.dtype = DType::kF16;
+    SCOPED_TRACE(s.experts ? "moe" : "dense");
+    auto cpu = Load(s, Cpu());
+    auto ref = Load(s, ReferenceBackend());
+    std::vector<int32_t> ours = Greedy(*cpu, kPrompt, 32), truth = Greedy(*ref, kPrompt, 32);
+    EXPECT_EQ(ours, truth);
+    EXPECT_EQ(std::count(ours.begin(), ours.end(), kFixtureEos), 0);
+  }
+}
+
+// Decoding one token at a time through the cache gives the logits a full prefill gives.
+TEST(Model, DecodingThroughTheCacheEqualsAFullPrefill) {
+  auto m = Load(Dense(), Cpu());
+  auto full_cache = m->NewCache(64);
+  auto full = m->Forward(kPrompt, full_cache.value(), true);
+  ASSERT_TRUE(full.ok());
+  auto cache = m->NewCache(64);
+  int64_t vocab = m->hparams().n_vocab;
+  for (size_t t = 0; t < kPrompt.size(); ++t) {
+    auto step = m->Forward({kPrompt[t]}, cache.value());
+    ASSERT_TRUE(step.ok());
+    std::vector<float> want(full->begin() + t * vocab, full->begin() + (t + 1) * vocab);
+    EXPECT_LT(testing::Nmse(want, step.value()), 1e-10) << "position " << t;
+  }
+}
+
+TEST(Model, AnF16CacheStaysCloseToAnF32Cache) {
+  auto m = Load(Dense(), Cpu());
+  auto c32 = m->NewCache(64, DType::kF32), c16 = m->NewCache(64, DType::kF16);
+  auto a = m->Forward(kPrompt, c32.value(), true), b = m->Forward(kPrompt, c16.value(), true);
+  double nmse = testing::Nmse(a.value(), b.value());
+  EXPECT_LT(nmse, 1e-5);
+  EXPECT_GT(nmse, 0.0);  // the cache really is f16
+}
+
+TEST(Model, MoeExpertsPlacedOnTheCpuGiveTheSameTokens) {
+  PlacementQueue placement = PlacementQueue::Create(Cpu()).value();
+  auto placed = Load(Moe(), Cpu(), &placement);
+  auto unplaced = Load(Moe(), Cpu());
+  EXPECT_EQ(Greedy(*placed, kPrompt, 16), Greedy(*unplaced, kPrompt, 16));
+}
+
+TEST(Model, TiedOutputUsesTheEmbedding) {
+  FixtureSpec s = Dense();
+  s.tied_output = true;
+  auto file = FixtureFile(s);
+  EXPECT_EQ(file->FindTensor("output.weight"), nullptr);
+  auto m = LlamaModel::Load(file, On(Cpu()));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(Greedy(*m.value(), kPrompt, 8).size(), 8u);
+}
+
+TEST(Model, AMissingOrMisshapenTensorIsANamedError) {
+  // The metadata says 4 kv heads; the tensors were written for 2.
+  GgufWriter mixed = MakeFixture(Dense());
+  mixed.Set("llama.attention.head_count_kv", GgufValue::Uint(GgufType::kU32, 4));
+  auto file = GgufFile::FromBytes(mixed.Bytes());
+  auto m = LlamaModel::Load(std::make_shared<const GgufFile>(std::move(file).value()), On(Cpu()));
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().message(), "gguf: blk.0.attn_k.weight has shape [64,32,1], expected [64,64,1]");
+  GgufWriter other = MakeFixture(Dense());
+  other.Set("general.architecture", GgufValue::String("gpt2"));
+  auto o = LlamaModel::Load(std::make_shared<const GgufFile>(GgufFile::FromBytes(other.Bytes()).value()), On(Cpu()));
+  EXPECT_EQ(o.status().message(), "unsupported architecture \"gpt2\" (vt runs llama)");
+}
+
+TEST(Model, AFullCacheIsAnErrorNotAnOverrun) {
+  auto m = Load(Dense(), Cpu());
+  auto cache = m->NewCache(4);
+  auto r = m->Forward(kPrompt, cache.value());
+  EXPECT_EQ(r.status().code(), StatusCode::kOutOfRange);
+}
+
+TEST(Fixture, TheSameSeedWritesTheSameBytesAndAnotherSeedDoesNot) {
+  FixtureSpec a = Dense(), b = Dense();
+  b.seed = 9;
+  EXPECT_EQ(MakeFixture(a).Bytes(), MakeFixture(a).Bytes());
+  EXPECT_NE(MakeFixture(a).Bytes(), MakeFixture(b).Bytes());
+}
+
+TEST(Fixture, ByteVocabRoundTripsText) {
+  auto vocab = ByteVocab::FromGguf(*FixtureFile(Dense()));
+  ASSERT_TRUE(vocab.ok());
+  auto ids = vocab->Encode("héllo");
+  ASSERT_TRUE(ids.ok());
+  std::string back;
+  for (int32_t id : ids.value()) back += vocab->Decode(id);
+  EXPECT_EQ(back, "héllo");
+  EXPECT_EQ(vocab->eos(), kFixtureEos);
+  EXPECT_EQ(vocab->Decode(kFixtureEos), "");
+}
+
+}  // namespace
+}  // namespace vt
