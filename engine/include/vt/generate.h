@@ -21,11 +21,12 @@ struct Generation {
   double DecodeTokensPerSecond() const { return decode_s > 0 ? (tokens.size() - 1) / decode_s : 0; }
 };
 
-// Prefills `prompt` as one batch, then decodes `n` tokens one at a time (no early stop: the
-// caller decides what EOS means). `on_token` sees each new token as it is chosen.
+// Prefills `prompt` as one batch, then decodes up to `n` tokens one at a time. `on_token` sees
+// each new token as it is chosen and returns false to stop there (the caller decides what EOS
+// means: the library never stops on its own).
 StatusOr<Generation> Generate(LlamaModel& model, KvCache& cache, const std::vector<int32_t>& prompt, int n,
                               const TokenSampler& sample = GreedyToken,
-                              const std::function<void(int32_t)>& on_token = nullptr);
+                              const std::function<bool(int32_t)>& on_token = nullptr);
 
 // Text ↔ tokens through a vocabulary's byte tokens (<0xNN>): enough for fixtures and for
 // byte-fallback vocabularies until the tokenizer issue brings SPM and BPE.

@@ -11,7 +11,7 @@ int32_t GreedyToken(const std::vector<float>& logits) {
 }
 
 StatusOr<Generation> Generate(LlamaModel& model, KvCache& cache, const std::vector<int32_t>& prompt, int n,
-                              const TokenSampler& sample, const std::function<void(int32_t)>& on_token) {
+                              const TokenSampler& sample, const std::function<bool(int32_t)>& on_token) {
   using Clock = std::chrono::steady_clock;
   Generation g;
   g.prompt_tokens = static_cast<int64_t>(prompt.size());
@@ -22,14 +22,14 @@ StatusOr<Generation> Generate(LlamaModel& model, KvCache& cache, const std::vect
   g.prompt_s = std::chrono::duration<double>(Clock::now() - start).count();
   int32_t next = sample(logits.value());
   g.tokens.push_back(next);
-  if (on_token) on_token(next);
+  bool more = !on_token || on_token(next);
   start = Clock::now();
-  for (int i = 1; i < n; ++i) {
+  for (int i = 1; i < n && more; ++i) {
     logits = model.Forward({next}, cache);
     if (!logits.ok()) return logits.status();
     next = sample(logits.value());
     g.tokens.push_back(next);
-    if (on_token) on_token(next);
+    more = !on_token || on_token(next);
   }
   g.decode_s = std::chrono::duration<double>(Clock::now() - start).count();
   return g;

@@ -1,0 +1,43 @@
+// vt-fixture: writes a deterministic tiny llama model (dense or MoE) as GGUF.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "vt/fixture.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"vt-fixture: write a deterministic tiny llama GGUF model for tests"};
+  vt::FixtureSpec s;
+  std::string out, dtype = "f32";
+  app.add_option("--out,-o", out, "Output .gguf file")->required();
+  app.add_option("--layers", s.layers, "Transformer blocks")->check(CLI::Range(1, 256));
+  app.add_option("--dim", s.dim, "Embedding width")->check(CLI::Range(8, 16384));
+  app.add_option("--heads", s.heads, "Attention heads")->check(CLI::Range(1, 256));
+  app.add_option("--kv-heads", s.kv_heads, "Key/value heads (GQA)")->check(CLI::Range(1, 256));
+  app.add_option("--ff", s.ff, "Feed-forward width (per expert for MoE)")->check(CLI::Range(1, 65536));
+  app.add_option("--experts", s.experts, "Experts (0: dense)")->check(CLI::Range(0, 256));
+  app.add_option("--experts-used", s.experts_used, "Experts per token")->check(CLI::Range(1, 256));
+  app.add_option("--ctx", s.ctx, "Context length recorded in the file")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--dtype", dtype, "Matrix dtype: f32, f16 or bf16")->check(CLI::IsMember({"f32", "f16", "bf16"}));
+  app.add_option("--seed", s.seed, "Random seed");
+  app.add_flag("--tied", s.tied_output, "No output.weight: reuse the token embedding");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (s.dim % s.heads != 0 || s.heads % s.kv_heads != 0 || (s.dim / s.heads) % 2 != 0) {
+    std::cerr << "vt-fixture: --dim must split into an even head size over --heads, and --heads over --kv-heads\n";
+    return 2;
+  }
+  if (s.experts > 0 && s.experts_used > s.experts) {
+    std::cerr << "vt-fixture: --experts-used exceeds --experts\n";
+    return 2;
+  }
+  s.dtype = dtype == "f16" ? vt::DType::kF16 : dtype == "bf16" ? vt::DType::kBF16 : vt::DType::kF32;
+  vt::Status st = vt::MakeFixture(s).Write(out);
+  if (!st.ok()) {
+    std::cerr << "vt-fixture: " << st.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,97 @@
+// vt-run: load a GGUF llama model, generate greedily, print the text and the speed, the way
+// llama.cpp's CLI does (text on stdout, timings on stderr; --json: one document on stdout).
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "vt/generate.h"
+
+namespace {
+
+struct Flags {
+  std::string model, prompt;
+  int n_predict = 64, threads = 0, ctx = 0;
+  bool json = false, ignore_eos = false, cpu_moe = false, no_bos = false;
+};
+
+int Fail(const std::string& message, int code) {
+  std::cerr << "vt-run: " << message << "\n";
+  return code;
+}
+
+void Report(const Flags& f, const vt::Generation& g, const std::string& text, int threads) {
+  if (f.json) {
+    nlohmann::json j = {{"model", f.model},
+                        {"prompt_tokens", g.prompt_tokens},
+                        {"generated_tokens", g.tokens.size()},
+                        {"tokens", g.tokens},
+                        {"text", text},
+                        {"threads", threads},
+                        {"prompt_s", g.prompt_s},
+                        {"decode_s", g.decode_s},
+                        {"prompt_tokens_per_s", g.PromptTokensPerSecond()},
+                        {"decode_tokens_per_s", g.DecodeTokensPerSecond()}};
+    // Random fixtures produce bytes that are not UTF-8: replace them rather than throw.
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    return;
+  }
+  std::cout << "\n";
+  std::fprintf(stderr, "prompt eval: %lld tokens in %.2f ms (%.1f tokens/s)\n", static_cast<long long>(g.prompt_tokens),
+               g.prompt_s * 1e3, g.PromptTokensPerSecond());
+  std::fprintf(stderr, "decode:      %zu tokens in %.2f ms (%.1f tokens/s)\n", g.tokens.size() - 1, g.decode_s * 1e3,
+               g.DecodeTokensPerSecond());
+}
+
+int Run(const Flags& f) {
+  if (f.threads > 0) setenv("VT_THREADS", std::to_string(f.threads).c_str(), 1);  // before the CPU backend starts
+  auto file = vt::GgufFile::Open(f.model);
+  if (!file.ok()) return Fail(file.status().message(), 2);
+  auto shared = std::make_shared<const vt::GgufFile>(std::move(file).value());
+  vt::Backend& cpu = *vt::GetBackend(vt::DeviceType::kCPU);
+  auto placement = vt::PlacementQueue::Create(cpu);
+  auto model = vt::LlamaModel::Load(shared, vt::Engine{vt::MakeQueue(cpu)}, f.cpu_moe ? &placement.value() : nullptr);
+  if (!model.ok()) return Fail(f.model + ": " + model.status().message(), 2);
+  auto vocab = vt::ByteVocab::FromGguf(*shared);
+  if (!vocab.ok()) return Fail(vocab.status().message(), 2);
+  auto ids = vocab->Encode(f.prompt);
+  if (!ids.ok()) return Fail(ids.status().message(), 2);
+  if (!f.no_bos && vocab->bos() >= 0) ids->insert(ids->begin(), vocab->bos());
+  if (ids->empty()) return Fail("empty prompt", 2);
+  int64_t ctx = f.ctx > 0 ? f.ctx : static_cast<int64_t>(ids->size()) + f.n_predict;
+  auto cache = model.value()->NewCache(ctx);
+  if (!cache.ok()) return Fail(cache.status().message(), 1);
+  std::string text;
+  auto g = vt::Generate(*model.value(), cache.value(), ids.value(), f.n_predict, vt::GreedyToken, [&](int32_t id) {
+    if (id == vocab->eos() && !f.ignore_eos) return false;
+    std::string piece = vocab->Decode(id);
+    text += piece;
+    if (!f.json) std::cout << piece << std::flush;
+    return true;
+  });
+  if (!g.ok()) return Fail(g.status().message(), 1);
+  Report(f, g.value(), text, std::atoi(std::getenv("VT_THREADS") ? std::getenv("VT_THREADS") : "0"));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"vt-run: generate text with a GGUF llama model"};
+  Flags f;
+  app.add_option("-m,--model", f.model, "GGUF model file")->required();
+  app.add_option("-p,--prompt", f.prompt, "Prompt text")->required();
+  app.add_option("-n,--n-predict", f.n_predict, "Tokens to generate")->check(CLI::Range(1, 1 << 20));
+  app.add_option("-t,--threads", f.threads, "CPU threads (default: VT_THREADS or all)")->check(CLI::Range(1, 1024));
+  app.add_option("-c,--ctx-size", f.ctx, "KV cache size (default: prompt + n-predict)")->check(CLI::Range(1, 1 << 20));
+  app.add_flag("--json", f.json, "Print one JSON document instead of text and timings");
+  app.add_flag("--ignore-eos", f.ignore_eos, "Keep generating past the end-of-sequence token");
+  app.add_flag("--cpu-moe", f.cpu_moe, "Place MoE experts on the CPU (llama.cpp's --cpu-moe)");
+  app.add_flag("--no-bos", f.no_bos, "Do not prepend the beginning-of-sequence token");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  return Run(f);
+}

@@ -1,0 +1,86 @@
+// vt-fixture and vt-run as a user runs them: real processes, real files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Result Sh(const std::string& cmd) {
+  std::string dir = std::filesystem::temp_directory_path().string();
+  std::string out = dir + "/vt-run-out-" + std::to_string(getpid()), err = out + ".err";
+  int status = std::system((cmd + " >" + out + " 2>" + err).c_str());
+  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+class VtRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    model_ = (std::filesystem::temp_directory_path() / ("vt-model-" + std::to_string(getpid()) + ".gguf")).string();
+    Result r = Sh(std::string(VT_FIXTURE_BIN) + " -o " + model_ + " --layers 2 --dim 64 --heads 4 --kv-heads 2 --experts 4");
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  void TearDown() override { std::filesystem::remove(model_); }
+  std::string model_;
+};
+
+TEST_F(VtRun, GeneratesTheRequestedTokensAndReportsBothSpeeds) {
+  Result r = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hello' -n 20 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["prompt_tokens"], 6);  // <s> + 5 bytes
+  EXPECT_EQ(j["generated_tokens"], 20);
+  EXPECT_GT(j["prompt_tokens_per_s"].get<double>(), 0);
+  EXPECT_GT(j["decode_tokens_per_s"].get<double>(), 0);
+}
+
+TEST_F(VtRun, TextGoesToStdoutAndTimingsToStderr) {
+  Result r = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 5 -t 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("prompt eval: 3 tokens in "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("decode:      4 tokens in "), std::string::npos) << r.err;
+}
+
+TEST_F(VtRun, TheSameModelAndPromptGiveTheSameTokens) {
+  std::string cmd = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'abc' -n 12 --json";
+  EXPECT_EQ(nlohmann::json::parse(Sh(cmd).out)["tokens"], nlohmann::json::parse(Sh(cmd + " -t 1").out)["tokens"]);
+}
+
+TEST_F(VtRun, BadInputExitsTwoWithAMessage) {
+  Result missing = Sh(std::string(VT_RUN_BIN) + " -m /nonexistent.gguf -p x");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(missing.err, "vt-run: /nonexistent.gguf: No such file or directory\n");
+  std::ofstream(model_, std::ios::trunc) << "not a gguf file";
+  Result garbage = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p x");
+  EXPECT_EQ(garbage.code, 2);
+  EXPECT_NE(garbage.err.find("bad magic (not a GGUF file)"), std::string::npos) << garbage.err;
+  EXPECT_EQ(Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p x -n 0").code, 2);
+}
+
+TEST(VtFixture, RefusesShapesThatCannotBeAModel) {
+  Result r = Sh(std::string(VT_FIXTURE_BIN) + " -o /tmp/never.gguf --dim 10 --heads 4");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--dim must split"), std::string::npos);
+}
+
+}  // namespace
