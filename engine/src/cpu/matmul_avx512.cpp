@@ -26,6 +26,18 @@ inline __m512 LoadWeights(DType t, const char* row, int64_t k, __mmask16 mask) {
   }
 }
 
+template <DType T>
+inline __m512 LoadAs(const char* row, int64_t k, __mmask16 mask) {
+  if constexpr (T == DType::kF16) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, row + 2 * k));
+  } else if constexpr (T == DType::kBF16) {
+    return _mm512_castsi512_ps(
+        _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, row + 2 * k)), 16));
+  } else {
+    return _mm512_maskz_loadu_ps(mask, row + 4 * k);
+  }
+}
+
 inline __mmask16 TailMask(int64_t left) { return left >= 16 ? 0xffff : static_cast<__mmask16>((1u << left) - 1); }
 
 // panel[k][j] = w[n + j][k0 + k] (zero past ncols): 16 k at a time per row, then scattered.
@@ -114,23 +126,32 @@ void Gemm(const GemmArgs& a, int64_t n0, int64_t n1, float* scratch) {
 
 // Four weight rows at a time against every activation row (M <= 3): each weight byte is
 // read once per call.
-template <int M>
+// The weight dtype is a template parameter: a switch per load costs a branch per 16 weights.
+template <int M, DType T>
 void GemvRows(const GemmArgs& a, int64_t n0, int64_t n1) {
   int64_t n = n0;
   for (; n + 4 <= n1; n += 4) {
+    // Fully unrolled (M×4 accumulators, 4 weight vectors) so everything stays in registers.
     __m512 acc[M][4];
+#pragma GCC unroll 4
     for (int m = 0; m < M; ++m)
+#pragma GCC unroll 4
       for (int r = 0; r < 4; ++r) acc[m][r] = _mm512_setzero_ps();
     for (int64_t k = 0; k < a.K; k += 16) {
       __mmask16 mask = TailMask(a.K - k);
       __m512 w[4];
-      for (int r = 0; r < 4; ++r) w[r] = LoadWeights(a.wtype, a.w + (n + r) * a.w_stride, k, mask);
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r) w[r] = LoadAs<T>(a.w + (n + r) * a.w_stride, k, mask);
+#pragma GCC unroll 4
       for (int m = 0; m < M; ++m) {
         __m512 x = _mm512_maskz_loadu_ps(mask, a.x + m * a.x_stride + k);
+#pragma GCC unroll 4
         for (int r = 0; r < 4; ++r) acc[m][r] = _mm512_fmadd_ps(w[r], x, acc[m][r]);
       }
     }
+#pragma GCC unroll 4
     for (int m = 0; m < M; ++m)
+#pragma GCC unroll 4
       for (int r = 0; r < 4; ++r) a.out[m * a.out_stride + n + r] = _mm512_reduce_add_ps(acc[m][r]);
   }
   for (; n < n1; ++n) {
@@ -138,7 +159,7 @@ void GemvRows(const GemmArgs& a, int64_t n0, int64_t n1) {
       __m512 acc = _mm512_setzero_ps();
       for (int64_t k = 0; k < a.K; k += 16) {
         __mmask16 mask = TailMask(a.K - k);
-        acc = _mm512_fmadd_ps(LoadWeights(a.wtype, a.w + n * a.w_stride, k, mask),
+        acc = _mm512_fmadd_ps(LoadAs<T>(a.w + n * a.w_stride, k, mask),
                               _mm512_maskz_loadu_ps(mask, a.x + m * a.x_stride + k), acc);
       }
       a.out[m * a.out_stride + n] = _mm512_reduce_add_ps(acc);
@@ -146,10 +167,19 @@ void GemvRows(const GemmArgs& a, int64_t n0, int64_t n1) {
   }
 }
 
+template <DType T>
+void GemvAs(const GemmArgs& a, int64_t n0, int64_t n1) {
+  if (a.M == 1) GemvRows<1, T>(a, n0, n1);
+  else if (a.M == 2) GemvRows<2, T>(a, n0, n1);
+  else GemvRows<3, T>(a, n0, n1);
+}
+
 void Gemv(const GemmArgs& a, int64_t n0, int64_t n1) {
-  if (a.M == 1) GemvRows<1>(a, n0, n1);
-  else if (a.M == 2) GemvRows<2>(a, n0, n1);
-  else GemvRows<3>(a, n0, n1);
+  switch (a.wtype) {
+    case DType::kF16: GemvAs<DType::kF16>(a, n0, n1); break;
+    case DType::kBF16: GemvAs<DType::kBF16>(a, n0, n1); break;
+    default: GemvAs<DType::kF32>(a, n0, n1); break;
+  }
 }
 
 }  // namespace

@@ -46,4 +46,8 @@ const MatmulKernels* Avx2Kernels();
 // cannot run falls back to the next best that it can).
 const MatmulKernels& BestKernels();
 
+// Columns [n0, n1) of `a` on the calling thread with the best kernels: streaming for small M,
+// packed (with this thread's scratch) otherwise.
+void GemmRange(const GemmArgs& a, int64_t n0, int64_t n1);
+
 }  // namespace vt::cpu

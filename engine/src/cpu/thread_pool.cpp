@@ -2,6 +2,8 @@
 
 #include <sched.h>
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -14,7 +16,7 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+    stop_.store(true);
   }
   start_.notify_all();
   for (auto& t : workers_) t.join();
@@ -40,35 +42,41 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(
     fn(0, n, 0);
     return;
   }
+  job_ = &fn;
+  n_ = n;
+  chunk_ = chunk;
+  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
   {
-    std::lock_guard<std::mutex> lock(mutex_);
-    job_ = &fn;
-    n_ = n;
-    chunk_ = chunk;
-    pending_ = static_cast<int>(workers_.size());
-    ++generation_;
+    std::lock_guard<std::mutex> lock(mutex_);  // a worker about to sleep sees the new generation
+    generation_.fetch_add(1, std::memory_order_release);
   }
   start_.notify_all();
   fn(0, std::min(n, chunk), 0);
-  std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [this] { return pending_ == 0; });
-  job_ = nullptr;
+  for (int i = 0; i < kSpins && pending_.load(std::memory_order_acquire) != 0; ++i) _mm_pause();
+  if (pending_.load(std::memory_order_acquire) != 0) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+  }
 }
 
 void ThreadPool::Worker(int index) {
   uint64_t seen = 0;
   while (true) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    start_.wait(lock, [&] { return stop_ || generation_ != seen; });
-    if (stop_) return;
-    seen = generation_;
-    const auto* job = job_;
+    for (int i = 0; i < kSpins && generation_.load(std::memory_order_acquire) == seen && !stop_.load(); ++i) {
+      _mm_pause();
+    }
+    if (generation_.load(std::memory_order_acquire) == seen) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      start_.wait(lock, [&] { return stop_.load() || generation_.load(std::memory_order_acquire) != seen; });
+    }
+    if (stop_.load()) return;
+    seen = generation_.load(std::memory_order_acquire);
     int64_t begin = index * chunk_, end = std::min(n_, begin + chunk_);
-    lock.unlock();
-    if (begin < end) (*job)(begin, end, index);
-    lock.lock();
-    if (--pending_ == 0) done_.notify_one();
+    if (begin < end) (*job_)(begin, end, index);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_.notify_one();
+    }
   }
 }
-
 }  // namespace vt

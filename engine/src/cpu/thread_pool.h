@@ -3,6 +3,7 @@
 // when all are done.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -29,14 +30,18 @@ class ThreadPool {
  private:
   void Worker(int index);
 
+  // Workers spin briefly before sleeping: a decode step runs hundreds of small ops, and a
+  // futex sleep/wake per op would cost more than the ops themselves.
+  static constexpr int kSpins = 20000;
+
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable start_, done_;
-  const std::function<void(int64_t, int64_t, int)>* job_ = nullptr;
+  const std::function<void(int64_t, int64_t, int)>* job_ = nullptr;  // published by generation_
   int64_t n_ = 0, chunk_ = 0;
-  uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
+  std::atomic<bool> stop_{false};
 };
 
 }  // namespace vt
