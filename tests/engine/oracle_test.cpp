@@ -1,0 +1,132 @@
+// vt against llama.cpp itself (node-llama-cpp 3.21.1, pinned in records/llama-cpp-oracle.json):
+// the same GGUF file, the same token ids, greedy decoding.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "parity_support.h"
+#include "vt/fixture.h"
+#include "vt/generate.h"
+
+namespace vt {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Shell(const std::string& cmd, int* code) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[65536];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  int status = pclose(p);
+  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+bool OracleInstalled() {
+  int code = -1;
+  Shell("node --version >/dev/null 2>&1", &code);
+  return code == 0 && fs::exists(fs::path(ORACLE_DIR) / "node_modules/node-llama-cpp");
+}
+
+class Oracle : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!OracleInstalled()) GTEST_SKIP() << "llama.cpp oracle not installed (scripts/install-oracle needs Node.js 20+)";
+    path_ = (fs::temp_directory_path() / ("vt-oracle-" + std::to_string(getpid()) + ".gguf")).string();
+  }
+  void TearDown() override { fs::remove(path_); }
+
+  // llama.cpp's greedy tokens and next-token probabilities for `spec` from `prompt`.
+  nlohmann::json LlamaCpp(const std::vector<int32_t>& prompt, int n) {
+    std::string cmd = "cd " + std::string(ORACLE_DIR) + " && node greedy.mjs " + path_ + " '" +
+                      nlohmann::json(prompt).dump() + "' " + std::to_string(n) + " 2>&1";
+    int code = -1;
+    std::string out = Shell(cmd, &code);
+    EXPECT_EQ(code, 0) << out;
+    return nlohmann::json::parse(out, nullptr, false);
+  }
+
+  void Compare(const FixtureSpec& spec, const char* what) {
+    SCOPED_TRACE(what);
+    ASSERT_TRUE(MakeFixture(spec).Write(path_).ok());
+    const std::vector<int32_t> prompt = {kFixtureBos, 'T', 'h', 'e', ' ', 'o', 'r', 'a', 'c', 'l', 'e'};
+    nlohmann::json theirs = LlamaCpp(prompt, 32);
+    ASSERT_FALSE(theirs.is_discarded());
+    auto file = std::make_shared<const GgufFile>(GgufFile::Open(path_).value());
+    auto model = LlamaModel::Load(file, Engine{MakeQueue(*GetBackend(DeviceType::kCPU))}).value();
+    auto cache = model->NewCache(128).value();
+    auto logits = model->Forward(prompt, cache).value();
+    double max = *std::max_element(logits.begin(), logits.end()), sum = 0;
+    std::vector<float> probs(logits.size());
+    for (size_t i = 0; i < logits.size(); ++i) sum += (probs[i] = static_cast<float>(std::exp(logits[i] - max)));
+    for (float& p : probs) p = static_cast<float>(p / sum);
+    double nmse = testing::Nmse(theirs["probabilities"].get<std::vector<float>>(), probs);
+    RecordProperty(std::string(what) + "_probability_nmse", std::to_string(nmse));
+    std::printf("[ oracle   ] %s: next-token probability NMSE vs llama.cpp %.3g\n", what, nmse);
+    EXPECT_LE(nmse, 1e-4);
+    auto cache2 = model->NewCache(128).value();
+    auto ours = Generate(*model, cache2, prompt, 32).value();
+    EXPECT_EQ(ours.tokens, theirs["tokens"].get<std::vector<int32_t>>());
+  }
+
+  std::string path_;
+};
+
+TEST_F(Oracle, DenseF32GreedyTokensAndProbabilitiesMatchLlamaCpp) { Compare(FixtureSpec{}, "dense-f32"); }
+
+TEST_F(Oracle, GqaF16WeightsMatchLlamaCpp) {
+  FixtureSpec s;
+  s.dim = 128;
+  s.heads = 8;
+  s.kv_heads = 2;
+  s.dtype = DType::kF16;
+  s.seed = 3;
+  Compare(s, "gqa-f16");
+}
+
+TEST_F(Oracle, MoeMatchesLlamaCpp) {
+  FixtureSpec s;
+  s.experts = 8;
+  s.experts_used = 2;
+  s.ff = 64;
+  s.dtype = DType::kF16;
+  s.seed = 4;
+  Compare(s, "moe-f16");
+}
+
+TEST_F(Oracle, Bf16TiedOutputMatchesLlamaCpp) {
+  FixtureSpec s;
+  s.dtype = DType::kBF16;
+  s.tied_output = true;
+  s.seed = 5;
+  Compare(s, "bf16-tied");
+}
+
+// Until `proofgate records check` exists: each observed field against its own constant.
+TEST(OracleRecord, EachObservedVersionEqualsItsOwnConstant) {
+  if (!OracleInstalled()) GTEST_SKIP() << "llama.cpp oracle not installed";
+  std::ifstream in(std::string(RECORDS_DIR) + "/llama-cpp-oracle.json");
+  nlohmann::json record = nlohmann::json::parse(in);
+  ASSERT_EQ(record["fields"].size(), 2u);
+  for (const auto& [field, spec] : record["fields"].items()) {
+    std::string cmd = "cd " + std::string(PROJECT_DIR) + " &&";
+    for (const auto& arg : spec["observe"]) cmd += " " + arg.get<std::string>();
+    int code = -1;
+    std::string observed = Shell(cmd + " 2>/dev/null", &code);
+    while (!observed.empty() && observed.back() == '\n') observed.pop_back();
+    EXPECT_EQ(code, 0) << field;
+    EXPECT_EQ(observed, spec["expect"].get<std::string>()) << field << ": observed \"" << observed
+                                                           << "\", expected \"" << spec["expect"].get<std::string>() << "\"";
+  }
+}
+
+}  // namespace
+}  // namespace vt
