@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "vt/gguf.h"
 
@@ -150,6 +151,31 @@ TEST(Gguf, TensorOffsetsOutOfRangeOrMisalignedAndUnknownTypesAreNamed) {
   b = good;
   Poke<uint32_t>(b, 24 + 9, 5);
   EXPECT_EQ(ErrorOf(b), "gguf: offset 24: tensor \"t\" has 5 dimensions");
+}
+
+}  // namespace
+}  // namespace vt
+
+namespace vt {
+namespace {
+
+// Inputs the fuzzer (scripts/fuzz-gguf) or a person found hard: each must parse or fail with a
+// Status, never crash; the hand-made ones named refuse-* must fail.
+TEST(Gguf, FuzzRegressionsParseOrFailWithoutCrashing) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(FUZZ_REGRESSIONS_DIR)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto f = GgufFile::FromBytes(bytes);
+    if (entry.path().filename().string().rfind("refuse-", 0) == 0) {
+      EXPECT_FALSE(f.ok()) << entry.path();
+      if (!f.ok()) {
+        EXPECT_EQ(f.status().message().rfind("gguf: offset ", 0), 0u) << f.status().message();
+      }
+    }
+    ++files;
+  }
+  EXPECT_GE(files, 3);
 }
 
 }  // namespace
