@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -12,6 +13,7 @@
 #include "contention/snapshot.h"
 #include "core/exit_code.h"
 #include "core/file_io.h"
+#include "records/record.h"
 #include "report/progress.h"
 #include "report/writers.h"
 #include "runner/preflight.h"
@@ -157,6 +159,36 @@ int RunLoadVerb(const CommonFlags& common, const LoadFlags& flags) {
   return 0;
 }
 
+// The directory records, specs and anchors are relative to: -C, else the preflight root, else here.
+std::string ProjectRoot(const CommonFlags& common) {
+  if (!common.dir.empty()) return std::filesystem::absolute(common.dir).lexically_normal().string();
+  auto root = pg::FindRoot(std::filesystem::current_path().string());
+  return root.ok() ? *root : std::filesystem::current_path().string();
+}
+
+int RunRecordsCheck(const CommonFlags& common, std::vector<std::string> files) {
+  std::string root = ProjectRoot(common);
+  if (files.empty()) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(root + "/records", ec)) {
+      if (e.path().extension() == ".json") files.push_back(std::filesystem::relative(e.path(), root).string());
+    }
+    std::sort(files.begin(), files.end());
+    if (files.empty()) return Fail(pg::Status::Invalid(root + "/records: no record files"));
+  }
+  std::vector<pg::RecordResult> results;
+  for (const std::string& file : files) {
+    std::string path = std::filesystem::path(file).is_absolute() ? file : root + "/" + file;
+    auto record = pg::LoadRecord(path);
+    if (!record.ok()) return Fail(record.status().WithContext("records check"));
+    record->path = file;
+    results.push_back(pg::CheckRecord(*record, root));
+  }
+  std::cout << (common.json ? pg::RecordResultsJson(results) : pg::RecordResultsText(results));
+  bool ok = std::all_of(results.begin(), results.end(), [](const pg::RecordResult& r) { return r.ok(); });
+  return static_cast<int>(ok ? pg::ExitCode::kPass : pg::ExitCode::kGateFailed);
+}
+
 void AddCommonFlags(CLI::App& app, CommonFlags& common) {
   app.add_option("-C", common.dir, "Run as if started in DIR (the repository root)");
   app.add_option("--color", common.color, "Colour output: auto, always or never")
@@ -191,6 +223,11 @@ int main(int argc, char** argv) {
   load->add_flag("--watch", load_flags.watch, "Print a reading every interval until interrupted");
   load->add_option("--interval", load_flags.interval_s, "Seconds per reading (default 1)")
       ->check(CLI::PositiveNumber);
+  std::vector<std::string> record_files;
+  CLI::App* records = app.add_subcommand("records", "Pinned values: each observed field against its own constant");
+  records->require_subcommand(1);
+  CLI::App* records_check = records->add_subcommand("check", "Observe every field and check it and the relations");
+  records_check->add_option("files", record_files, "Record files (default: records/*.json)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -199,5 +236,6 @@ int main(int argc, char** argv) {
   }
   if (preflight->parsed()) return RunPreflightVerb(common, flags);
   if (load->parsed()) return RunLoadVerb(common, load_flags);
+  if (records_check->parsed()) return RunRecordsCheck(common, record_files);
   return static_cast<int>(pg::ExitCode::kInvalidInput);
 }
