@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "anchors/anchors.h"
 #include "config/suite_config.h"
 #include "contention/load_meter.h"
 #include "contention/snapshot.h"
@@ -189,6 +190,33 @@ int RunRecordsCheck(const CommonFlags& common, std::vector<std::string> files) {
   return static_cast<int>(ok ? pg::ExitCode::kPass : pg::ExitCode::kGateFailed);
 }
 
+int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix) {
+  std::string root = ProjectRoot(common);
+  if (docs.empty()) docs = pg::MarkdownFiles(root);
+  std::vector<pg::AnchorResult> results;
+  for (const std::string& doc : docs) {
+    auto text = pg::ReadFile(std::filesystem::path(doc).is_absolute() ? doc : root + "/" + doc);
+    if (!text.ok()) return Fail(text.status());
+    for (const pg::Anchor& a : pg::ScanAnchors(doc, *text)) results.push_back(pg::CheckAnchor(a, root));
+  }
+  int stale = 0, gone = 0;
+  for (const pg::AnchorResult& r : results) {
+    if (r.state == pg::AnchorState::kHolds) {
+      if (common.verbose) std::cout << r.Message() << "\n";
+      continue;
+    }
+    std::cout << r.Message() << (fix && r.state == pg::AnchorState::kMoved ? " (fixed)" : "") << "\n";
+    ++(r.state == pg::AnchorState::kMoved ? stale : gone);
+  }
+  if (fix) {
+    auto fixed = pg::FixAnchors(results, root);
+    if (!fixed.ok()) return Fail(fixed.status());
+    stale = 0;
+  }
+  if (!common.quiet) std::cerr << "anchors: " << results.size() << " checked, " << stale + gone << " stale\n";
+  return static_cast<int>(stale + gone == 0 ? pg::ExitCode::kPass : pg::ExitCode::kGateFailed);
+}
+
 void AddCommonFlags(CLI::App& app, CommonFlags& common) {
   app.add_option("-C", common.dir, "Run as if started in DIR (the repository root)");
   app.add_option("--color", common.color, "Colour output: auto, always or never")
@@ -228,6 +256,13 @@ int main(int argc, char** argv) {
   records->require_subcommand(1);
   CLI::App* records_check = records->add_subcommand("check", "Observe every field and check it and the relations");
   records_check->add_option("files", record_files, "Record files (default: records/*.json)");
+  std::vector<std::string> anchor_docs;
+  bool anchors_fix = false;
+  CLI::App* anchors = app.add_subcommand("anchors", "path:line anchors in Markdown, re-verified against the tree");
+  anchors->require_subcommand(1);
+  CLI::App* anchors_check = anchors->add_subcommand("check", "Check every anchor (default: all *.md files)");
+  anchors_check->add_option("files", anchor_docs, "Markdown files");
+  anchors_check->add_flag("--fix", anchors_fix, "Rewrite stale line numbers in place");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -237,5 +272,6 @@ int main(int argc, char** argv) {
   if (preflight->parsed()) return RunPreflightVerb(common, flags);
   if (load->parsed()) return RunLoadVerb(common, load_flags);
   if (records_check->parsed()) return RunRecordsCheck(common, record_files);
+  if (anchors_check->parsed()) return RunAnchorsCheck(common, anchor_docs, anchors_fix);
   return static_cast<int>(pg::ExitCode::kInvalidInput);
 }

@@ -1,0 +1,114 @@
+#include "anchors/anchors.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "core/file_io.h"
+
+namespace fs = std::filesystem;
+
+namespace pg {
+namespace {
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+std::vector<Anchor> ScanAnchors(const std::string& doc, const std::string& text) {
+  static const std::regex kAnchor(R"re(`([A-Za-z0-9_./+-]+):(\d+)`[ \t]+(?:"([^"\n]+)"|`([^`\n]+)`))re");
+  std::vector<Anchor> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kAnchor); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    Anchor a;
+    a.doc = doc;
+    a.doc_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + m.position(0), '\n'));
+    a.path = m[1].str();
+    a.line = std::atoi(m[2].str().c_str());
+    a.text = Trim(m[3].matched ? m[3].str() : m[4].str());
+    a.line_offset = static_cast<size_t>(m.position(2));
+    a.line_length = static_cast<size_t>(m.length(2));
+    if (!a.text.empty()) out.push_back(std::move(a));
+  }
+  return out;
+}
+
+AnchorResult CheckAnchor(const Anchor& anchor, const std::string& root) {
+  AnchorResult r{anchor};
+  auto text = ReadFile(root + "/" + anchor.path);
+  if (!text.ok()) {
+    r.state = AnchorState::kFileGone;
+    return r;
+  }
+  std::vector<std::string> lines = Lines(*text);
+  auto holds = [&](int n) { return n >= 1 && n <= static_cast<int>(lines.size()) && lines[n - 1].find(anchor.text) != std::string::npos; };
+  if (holds(anchor.line)) return r;
+  int best = 0;
+  for (int n = 1; n <= static_cast<int>(lines.size()); ++n) {
+    if (holds(n) && (best == 0 || std::abs(n - anchor.line) < std::abs(best - anchor.line))) best = n;
+  }
+  r.state = best ? AnchorState::kMoved : AnchorState::kTextGone;
+  r.found_at = best;
+  return r;
+}
+
+std::string AnchorResult::Message() const {
+  std::string head = anchor.doc + ":" + std::to_string(anchor.doc_line) + ": " + anchor.path + ":" + std::to_string(anchor.line);
+  switch (state) {
+    case AnchorState::kHolds: return head + " holds";
+    case AnchorState::kMoved: return head + " → text found at :" + std::to_string(found_at);
+    case AnchorState::kTextGone: return head + ": text \"" + anchor.text + "\" is gone from " + anchor.path;
+    case AnchorState::kFileGone: return head + ": " + anchor.path + " is gone";
+  }
+  return head;
+}
+
+std::vector<std::string> MarkdownFiles(const std::string& root) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (it->is_directory(ec) && (name[0] == '.' || name.rfind("build", 0) == 0 || name == "node_modules")) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file(ec) && it->path().extension() == ".md") out.push_back(fs::relative(it->path(), root).string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+StatusOr<int> FixAnchors(const std::vector<AnchorResult>& results, const std::string& root) {
+  std::map<std::string, std::vector<const AnchorResult*>> by_doc;
+  for (const AnchorResult& r : results) {
+    if (r.state == AnchorState::kMoved) by_doc[r.anchor.doc].push_back(&r);
+  }
+  int fixed = 0;
+  for (auto& [doc, moved] : by_doc) {
+    PG_ASSIGN_OR_RETURN(std::string text, ReadFile(root + "/" + doc));
+    // Back to front, so earlier offsets stay valid.
+    std::sort(moved.begin(), moved.end(), [](auto* a, auto* b) { return a->anchor.line_offset > b->anchor.line_offset; });
+    for (const AnchorResult* r : moved) {
+      text.replace(r->anchor.line_offset, r->anchor.line_length, std::to_string(r->found_at));
+      ++fixed;
+    }
+    PG_RETURN_IF_ERROR(WriteFileAtomic(root + "/" + doc, text));
+  }
+  return fixed;
+}
+
+}  // namespace pg
