@@ -15,6 +15,7 @@
 #include "core/exit_code.h"
 #include "core/file_io.h"
 #include "records/record.h"
+#include "specs/spec_doc.h"
 #include "report/progress.h"
 #include "report/writers.h"
 #include "runner/preflight.h"
@@ -217,6 +218,42 @@ int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bo
   return static_cast<int>(stale + gone == 0 ? pg::ExitCode::kPass : pg::ExitCode::kGateFailed);
 }
 
+// Each spec's `## Gates` commands become legs run by the preflight runner, one at a time (two
+// specs' gates may share a build directory).
+int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files) {
+  std::string root = ProjectRoot(common);
+  if (files.empty()) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(root + "/specs", ec)) {
+      if (e.path().extension() == ".md") files.push_back(std::filesystem::relative(e.path(), root).string());
+    }
+    std::sort(files.begin(), files.end());
+    if (files.empty()) return Fail(pg::Status::Invalid(root + "/specs: no spec files"));
+  }
+  std::vector<pg::SpecDoc> specs;
+  for (const std::string& file : files) {
+    auto text = pg::ReadFile(std::filesystem::path(file).is_absolute() ? file : root + "/" + file);
+    if (!text.ok()) return Fail(text.status());
+    auto spec = pg::ParseSpec(file, *text);
+    if (!spec.ok()) return Fail(spec.status());
+    specs.push_back(std::move(spec).value());
+  }
+  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose);
+  pg::PreflightOptions options;
+  options.root = root;
+  options.suites = {"specs"};
+  options.jobs = 1;
+  options.cancel_fd = InstallCancelPipe();
+  if (!common.quiet) options.on_change = [&](const pg::LegResult& leg, std::string_view state) { progress.OnChange(leg, state); };
+  options.on_notice = [&](const std::string& text) { progress.Notice(text); };
+  auto report = pg::RunPreflightConfig(options, pg::SpecGatesConfig(specs));
+  if (!report.ok()) return Fail(report.status());
+  report->verb = "specs check";
+  pg::Status written = WriteReports(*report, common);
+  if (!written.ok()) return Fail(written);
+  return static_cast<int>(report->exit_code);
+}
+
 void AddCommonFlags(CLI::App& app, CommonFlags& common) {
   app.add_option("-C", common.dir, "Run as if started in DIR (the repository root)");
   app.add_option("--color", common.color, "Colour output: auto, always or never")
@@ -263,6 +300,11 @@ int main(int argc, char** argv) {
   CLI::App* anchors_check = anchors->add_subcommand("check", "Check every anchor (default: all *.md files)");
   anchors_check->add_option("files", anchor_docs, "Markdown files");
   anchors_check->add_flag("--fix", anchors_fix, "Rewrite stale line numbers in place");
+  std::vector<std::string> spec_files;
+  CLI::App* specs = app.add_subcommand("specs", "Specs: required sections, and their ## Gates run verbatim");
+  specs->require_subcommand(1);
+  CLI::App* specs_check = specs->add_subcommand("check", "Check every spec (default: specs/*.md) and run its gates");
+  specs_check->add_option("files", spec_files, "Spec files");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -273,5 +315,6 @@ int main(int argc, char** argv) {
   if (load->parsed()) return RunLoadVerb(common, load_flags);
   if (records_check->parsed()) return RunRecordsCheck(common, record_files);
   if (anchors_check->parsed()) return RunAnchorsCheck(common, anchor_docs, anchors_fix);
+  if (specs_check->parsed()) return RunSpecsCheck(common, spec_files);
   return static_cast<int>(pg::ExitCode::kInvalidInput);
 }

@@ -121,14 +121,18 @@ StatusOr<std::string> FindRoot(const std::string& start) {
 }
 
 StatusOr<RunReport> RunPreflight(const PreflightOptions& options) {
+  std::string config_file =
+      fs::path(options.config_path).is_absolute() ? options.config_path : options.root + "/" + options.config_path;
+  PG_ASSIGN_OR_RETURN(SuiteConfig config, LoadSuiteConfig(config_file, options.config_path));
+  return RunPreflightConfig(options, config);
+}
+
+StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const SuiteConfig& config) {
   auto started = std::chrono::steady_clock::now();
   RunReport report;
   report.root = options.root;
   report.suites = options.suites.empty() ? std::vector<std::string>{"default"} : options.suites;
-  report.config_path = options.config_path;
-  std::string config_file =
-      fs::path(options.config_path).is_absolute() ? options.config_path : options.root + "/" + options.config_path;
-  PG_ASSIGN_OR_RETURN(SuiteConfig config, LoadSuiteConfig(config_file, options.config_path));
+  report.config_path = config.path;
   PG_ASSIGN_OR_RETURN(std::vector<const Leg*> legs, SelectLegs(config, report.suites));
 
   report.started_at = UtcStamp("%Y-%m-%dT%H:%M:%SZ");

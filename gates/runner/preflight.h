@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/suite_config.h"
 #include "contention/proc_source.h"
 #include "core/status.h"
 #include "runner/leg_result.h"
@@ -31,6 +32,9 @@ struct PreflightOptions {
 };
 
 StatusOr<RunReport> RunPreflight(const PreflightOptions& options);
+
+// The same run over a config built in memory (`proofgate specs check` makes one from specs/).
+StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const SuiteConfig& config);
 
 // The nearest directory at or above `start` that holds preflight/suites.json.
 StatusOr<std::string> FindRoot(const std::string& start);
