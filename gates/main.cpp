@@ -168,16 +168,21 @@ std::string ProjectRoot(const CommonFlags& common) {
   return root.ok() ? *root : std::filesystem::current_path().string();
 }
 
+// root/dir/*ext, relative to root, sorted: the default inputs of records and specs check.
+std::vector<std::string> FilesIn(const std::string& root, const std::string& dir, const std::string& ext) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(root + "/" + dir, ec)) {
+    if (e.path().extension() == ext) files.push_back(std::filesystem::relative(e.path(), root).string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 int RunRecordsCheck(const CommonFlags& common, std::vector<std::string> files) {
   std::string root = ProjectRoot(common);
-  if (files.empty()) {
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(root + "/records", ec)) {
-      if (e.path().extension() == ".json") files.push_back(std::filesystem::relative(e.path(), root).string());
-    }
-    std::sort(files.begin(), files.end());
-    if (files.empty()) return Fail(pg::Status::Invalid(root + "/records: no record files"));
-  }
+  if (files.empty()) files = FilesIn(root, "records", ".json");
+  if (files.empty()) return Fail(pg::Status::Invalid(root + "/records: no record files"));
   std::vector<pg::RecordResult> results;
   for (const std::string& file : files) {
     std::string path = std::filesystem::path(file).is_absolute() ? file : root + "/" + file;
@@ -222,14 +227,8 @@ int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bo
 // specs' gates may share a build directory).
 int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files) {
   std::string root = ProjectRoot(common);
-  if (files.empty()) {
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(root + "/specs", ec)) {
-      if (e.path().extension() == ".md") files.push_back(std::filesystem::relative(e.path(), root).string());
-    }
-    std::sort(files.begin(), files.end());
-    if (files.empty()) return Fail(pg::Status::Invalid(root + "/specs: no spec files"));
-  }
+  if (files.empty()) files = FilesIn(root, "specs", ".md");
+  if (files.empty()) return Fail(pg::Status::Invalid(root + "/specs: no spec files"));
   std::vector<pg::SpecDoc> specs;
   for (const std::string& file : files) {
     auto text = pg::ReadFile(std::filesystem::path(file).is_absolute() ? file : root + "/" + file);
