@@ -7,13 +7,16 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "anchors/anchors.h"
+#include "config/json_source.h"
 #include "config/suite_config.h"
 #include "contention/load_meter.h"
 #include "contention/snapshot.h"
 #include "core/exit_code.h"
 #include "core/file_io.h"
+#include "range/range_gates.h"
 #include "records/record.h"
 #include "specs/spec_doc.h"
 #include "report/progress.h"
@@ -253,6 +256,40 @@ int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files) {
   return static_cast<int>(report->exit_code);
 }
 
+struct RangeFlags {
+  std::string range;
+  std::string gates;
+  pg::RangeOptions options;
+};
+
+int RunRange(const CommonFlags& common, RangeFlags flags) {
+  if (!flags.gates.empty()) {
+    flags.options.gates.clear();
+    std::stringstream list(flags.gates);
+    for (std::string gate; std::getline(list, gate, ',');) flags.options.gates.insert(gate);
+  }
+  auto findings = pg::RunRangeGates(ProjectRoot(common), flags.range, flags.options);
+  if (!findings.ok()) return Fail(findings.status());
+  bool ok = std::all_of(findings->begin(), findings->end(), [](const pg::GateFinding& f) { return f.ok; });
+  if (common.json) {
+    pg::Json doc = {{"schema_version", 1}, {"tool", "proofgate"}, {"verb", "range"}, {"range", flags.range}, {"ok", ok},
+                    {"findings", pg::Json::array()}};
+    for (const pg::GateFinding& f : *findings) {
+      doc["findings"].push_back({{"commit", f.commit}, {"summary", f.summary}, {"gate", f.gate}, {"ok", f.ok},
+                                 {"message", f.message}});
+    }
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    for (const pg::GateFinding& f : *findings) {
+      if (f.ok && !common.verbose) continue;
+      std::cout << f.commit.substr(0, 12) << "  " << f.gate << "  " << (f.ok ? "pass" : "FAIL") << "  " << f.summary
+                << (f.message.empty() ? "" : "\n    " + f.message) << "\n";
+    }
+    std::cout << "range " << flags.range << ": " << (ok ? "pass" : "fail") << "\n";
+  }
+  return static_cast<int>(ok ? pg::ExitCode::kPass : pg::ExitCode::kGateFailed);
+}
+
 void AddCommonFlags(CLI::App& app, CommonFlags& common) {
   app.add_option("-C", common.dir, "Run as if started in DIR (the repository root)");
   app.add_option("--color", common.color, "Colour output: auto, always or never")
@@ -304,6 +341,15 @@ int main(int argc, char** argv) {
   specs->require_subcommand(1);
   CLI::App* specs_check = specs->add_subcommand("check", "Check every spec (default: specs/*.md) and run its gates");
   specs_check->add_option("files", spec_files, "Spec files");
+  RangeFlags range_flags;
+  CLI::App* range = app.add_subcommand("range", "Gates over each commit of BASE..HEAD");
+  range->add_option("range", range_flags.range, "BASE..HEAD")->required();
+  range->add_option("--gate", range_flags.gates, "Comma-separated: commit-style,change-size,spec-order");
+  range->add_option("--subject-max", range_flags.options.subject_max, "Longest subject line (72)");
+  range->add_option("--body-max", range_flags.options.body_max, "Longest body line (72)");
+  range->add_option("--max-lines", range_flags.options.max_lines, "Most lines changed per commit (2000)");
+  range->add_option("--max-files", range_flags.options.max_files, "Most files touched per commit (60)");
+  range->add_option("--exclude", range_flags.options.exclude, "Globs change-size does not count");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -315,5 +361,6 @@ int main(int argc, char** argv) {
   if (records_check->parsed()) return RunRecordsCheck(common, record_files);
   if (anchors_check->parsed()) return RunAnchorsCheck(common, anchor_docs, anchors_fix);
   if (specs_check->parsed()) return RunSpecsCheck(common, spec_files);
+  if (range->parsed()) return RunRange(common, range_flags);
   return static_cast<int>(pg::ExitCode::kInvalidInput);
 }

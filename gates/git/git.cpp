@@ -136,4 +136,124 @@ StatusOr<std::string> CommitAll(const std::string& workdir, const std::string& m
   return Hex(commit_id);
 }
 
+namespace {
+
+using WalkPtr = std::unique_ptr<git_revwalk, Deleter<git_revwalk, git_revwalk_free>>;
+using DiffPtr = std::unique_ptr<git_diff, Deleter<git_diff, git_diff_free>>;
+using PatchPtr = std::unique_ptr<git_patch, Deleter<git_patch, git_patch_free>>;
+using BlobPtr = std::unique_ptr<git_blob, Deleter<git_blob, git_blob_free>>;
+using EntryPtr = std::unique_ptr<git_tree_entry, Deleter<git_tree_entry, git_tree_entry_free>>;
+
+StatusOr<CommitPtr> LookupCommit(git_repository* repo, const std::string& id) {
+  git_oid oid;
+  git_commit* raw = nullptr;
+  if (git_oid_fromstr(&oid, id.c_str()) != 0 || git_commit_lookup(&raw, repo, &oid) != 0) {
+    return Status::Invalid("no commit " + id);
+  }
+  return CommitPtr(raw);
+}
+
+StatusOr<TreePtr> TreeOf(git_commit* commit) {
+  git_tree* raw = nullptr;
+  if (git_commit_tree(&raw, commit) != 0) return GitError("cannot read a commit's tree");
+  return TreePtr(raw);
+}
+
+}  // namespace
+
+StatusOr<std::vector<Commit>> WalkRange(const std::string& workdir, const std::string& range) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  git_revwalk* raw = nullptr;
+  if (git_revwalk_new(&raw, repo.get()) != 0) return GitError("cannot walk commits");
+  WalkPtr walk(raw);
+  git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+  // "A..B" is a range; a single revision means everything reachable from it.
+  int rc = -1;
+  if (range.find("..") != std::string::npos) {
+    rc = git_revwalk_push_range(walk.get(), range.c_str());
+  } else {
+    git_object* obj = nullptr;
+    rc = git_revparse_single(&obj, repo.get(), range.c_str());
+    if (rc == 0) {
+      rc = git_revwalk_push(walk.get(), git_object_id(obj));
+      git_object_free(obj);
+    }
+  }
+  if (rc != 0) {
+    return Status::Invalid("range \"" + range + "\": " + (git_error_last() ? git_error_last()->message : "invalid"));
+  }
+  std::vector<Commit> out;
+  git_oid oid;
+  while (git_revwalk_next(&oid, walk.get()) == 0) {
+    PG_ASSIGN_OR_RETURN(CommitPtr c, LookupCommit(repo.get(), Hex(oid)));
+    out.push_back(Commit{Hex(oid), git_commit_summary(c.get()) ? git_commit_summary(c.get()) : "",
+                         git_commit_message(c.get()) ? git_commit_message(c.get()) : "", Hex(*git_commit_tree_id(c.get()))});
+  }
+  return out;
+}
+
+StatusOr<std::vector<FileChange>> CommitChanges(const std::string& workdir, const std::string& commit_id) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  PG_ASSIGN_OR_RETURN(CommitPtr commit, LookupCommit(repo.get(), commit_id));
+  PG_ASSIGN_OR_RETURN(TreePtr tree, TreeOf(commit.get()));
+  TreePtr parent_tree;
+  git_commit* parent = nullptr;
+  if (git_commit_parentcount(commit.get()) > 0 && git_commit_parent(&parent, commit.get(), 0) == 0) {
+    CommitPtr owned(parent);
+    PG_ASSIGN_OR_RETURN(parent_tree, TreeOf(owned.get()));
+  }
+  git_diff* raw = nullptr;
+  if (git_diff_tree_to_tree(&raw, repo.get(), parent_tree.get(), tree.get(), nullptr) != 0) return GitError("cannot diff");
+  DiffPtr diff(raw);
+  std::vector<FileChange> out;
+  for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+    const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
+    FileChange f;
+    f.path = d->new_file.path ? d->new_file.path : d->old_file.path;
+    f.status = git_diff_status_char(d->status);
+    git_patch* p = nullptr;
+    if (git_patch_from_diff(&p, diff.get(), i) == 0 && p) {
+      PatchPtr patch(p);
+      size_t context = 0;
+      git_patch_line_stats(&context, &f.added, &f.removed, patch.get());
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+StatusOr<std::string> FileAt(const std::string& workdir, const std::string& commit_id, const std::string& path) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  PG_ASSIGN_OR_RETURN(CommitPtr commit, LookupCommit(repo.get(), commit_id));
+  PG_ASSIGN_OR_RETURN(TreePtr tree, TreeOf(commit.get()));
+  git_tree_entry* raw = nullptr;
+  if (git_tree_entry_bypath(&raw, tree.get(), path.c_str()) != 0) return Status::Invalid(path + " is not in " + commit_id);
+  EntryPtr entry(raw);
+  git_blob* blob = nullptr;
+  if (git_blob_lookup(&blob, repo.get(), git_tree_entry_id(entry.get())) != 0) return GitError("cannot read " + path);
+  BlobPtr owned(blob);
+  return std::string(static_cast<const char*>(git_blob_rawcontent(owned.get())), git_blob_rawsize(owned.get()));
+}
+
+StatusOr<std::vector<std::string>> FilesIn(const std::string& workdir, const std::string& commit_id,
+                                           const std::string& dir) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  PG_ASSIGN_OR_RETURN(CommitPtr commit, LookupCommit(repo.get(), commit_id));
+  PG_ASSIGN_OR_RETURN(TreePtr tree, TreeOf(commit.get()));
+  std::vector<std::string> out;
+  git_tree_entry* raw = nullptr;
+  if (git_tree_entry_bypath(&raw, tree.get(), dir.c_str()) != 0) return out;
+  EntryPtr entry(raw);
+  git_tree* sub = nullptr;
+  if (git_tree_entry_type(entry.get()) != GIT_OBJECT_TREE || git_tree_lookup(&sub, repo.get(), git_tree_entry_id(entry.get())) != 0) {
+    return out;
+  }
+  TreePtr subtree(sub);
+  for (size_t i = 0; i < git_tree_entrycount(subtree.get()); ++i) {
+    const git_tree_entry* e = git_tree_entry_byindex(subtree.get(), i);
+    if (git_tree_entry_type(e) == GIT_OBJECT_BLOB) out.push_back(dir + "/" + git_tree_entry_name(e));
+  }
+  return out;
+}
+
 }  // namespace pg::git

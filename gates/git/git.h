@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
 
@@ -23,6 +24,32 @@ StatusOr<std::string> WorkingTreeHash(const std::string& workdir);
 
 // The git blob id (hex) of `data`: a content hash that needs no repository.
 std::string HashBytes(std::string_view data);
+
+struct Commit {
+  std::string id;
+  std::string summary;  // the first line
+  std::string message;  // the whole message
+  std::string tree_id;
+};
+
+// Commits reachable from the right side of "BASE..HEAD" and not from the left, oldest first;
+// a single revision ("HEAD") walks everything reachable from it.
+StatusOr<std::vector<Commit>> WalkRange(const std::string& workdir, const std::string& range);
+
+struct FileChange {
+  std::string path;
+  char status = 'M';  // A added, D deleted, M modified, R renamed
+  size_t added = 0, removed = 0;
+};
+// What a commit changed against its first parent (everything, for a root commit).
+StatusOr<std::vector<FileChange>> CommitChanges(const std::string& workdir, const std::string& commit_id);
+
+// A file's content at a commit; kInvalidInput when it is not there.
+StatusOr<std::string> FileAt(const std::string& workdir, const std::string& commit_id, const std::string& path);
+
+// Paths of the files directly in `dir` of a commit's tree (empty when there is no such dir).
+StatusOr<std::vector<std::string>> FilesIn(const std::string& workdir, const std::string& commit_id,
+                                           const std::string& dir);
 
 // Creates a repository at `path` (tests and scratch trees).
 Status Init(const std::string& path);

@@ -1,0 +1,168 @@
+#include "range/range_gates.h"
+
+#include <map>
+#include <sstream>
+
+#include "git/git.h"
+#include "runner/input_glob.h"
+
+namespace pg {
+namespace {
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
+}
+
+// Characters, not bytes: a subject with "→" is one column per code point.
+size_t Width(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::string Join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+bool InScope(const std::string& path, const std::string& scope) {
+  if (scope.find_first_of("*?[") != std::string::npos) return GlobMatch(scope, path);
+  if (!scope.empty() && scope.back() == '/') return path.rfind(scope, 0) == 0;
+  return path == scope || path.rfind(scope + "/", 0) == 0;
+}
+
+GateFinding ChangeSize(const git::Commit& c, const std::vector<git::FileChange>& changes, const RangeOptions& o) {
+  size_t lines = 0, files = 0;
+  for (const git::FileChange& f : changes) {
+    bool excluded = false;
+    for (const std::string& glob : o.exclude) excluded = excluded || GlobMatch(glob, f.path);
+    if (excluded) continue;
+    lines += f.added + f.removed;
+    ++files;
+  }
+  GateFinding g{c.id, c.summary, "change-size", true, ""};
+  std::vector<std::string> problems;
+  if (lines > o.max_lines) problems.push_back(std::to_string(lines) + " lines changed (max " + std::to_string(o.max_lines) + ")");
+  if (files > o.max_files) problems.push_back(std::to_string(files) + " files touched (max " + std::to_string(o.max_files) + ")");
+  g.ok = problems.empty();
+  g.message = g.ok ? std::to_string(lines) + " lines, " + std::to_string(files) + " files" : Join(problems);
+  return g;
+}
+
+struct SpecBirth {
+  std::string path;
+  std::vector<std::string> scope;
+  int added_at = -1;  // index of the commit in the range that added it; -1: before the range
+};
+
+StatusOr<std::vector<SpecBirth>> SpecsAtHead(const std::string& workdir, const std::vector<git::Commit>& commits,
+                                             const std::vector<std::vector<git::FileChange>>& changes) {
+  std::vector<SpecBirth> specs;
+  PG_ASSIGN_OR_RETURN(std::vector<std::string> files, git::FilesIn(workdir, commits.back().id, "specs"));
+  for (const std::string& path : files) {
+    if (path.size() < 3 || path.compare(path.size() - 3, 3, ".md") != 0) continue;
+    PG_ASSIGN_OR_RETURN(std::string text, git::FileAt(workdir, commits.back().id, path));
+    SpecBirth s{path, ScopePaths(text), -1};
+    for (size_t i = 0; i < changes.size() && s.added_at < 0; ++i) {
+      for (const git::FileChange& f : changes[i]) {
+        if (f.path == path && f.status == 'A') s.added_at = static_cast<int>(i);
+      }
+    }
+    specs.push_back(std::move(s));
+  }
+  return specs;
+}
+
+GateFinding SpecOrder(const git::Commit& c, size_t index, const std::vector<git::FileChange>& changes,
+                      const std::vector<SpecBirth>& specs, const std::vector<git::Commit>& commits) {
+  GateFinding g{c.id, c.summary, "spec-order", true, ""};
+  std::vector<std::string> problems;
+  for (const SpecBirth& s : specs) {
+    if (s.added_at < 0 || static_cast<size_t>(s.added_at) <= index) continue;
+    for (const git::FileChange& f : changes) {
+      for (const std::string& scope : s.scope) {
+        if (f.path != s.path && InScope(f.path, scope)) {
+          problems.push_back("touches " + f.path + " (scope of " + s.path + ") before that spec was added in " +
+                             commits[s.added_at].id.substr(0, 12));
+          break;
+        }
+      }
+    }
+  }
+  g.ok = problems.empty();
+  g.message = Join(problems);
+  return g;
+}
+
+}  // namespace
+
+std::vector<std::string> CommitStyleProblems(const std::string& message, size_t subject_max, size_t body_max) {
+  std::vector<std::string> lines = Lines(message), problems;
+  if (lines.empty() || lines[0].empty()) return {"empty subject"};
+  const std::string& subject = lines[0];
+  if (Width(subject) > subject_max) {
+    problems.push_back("subject is " + std::to_string(Width(subject)) + " characters (max " + std::to_string(subject_max) + ")");
+  }
+  if (subject.back() == '.') problems.push_back("subject ends with a period");
+  if (lines.size() > 1 && !lines[1].empty()) problems.push_back("no blank line after the subject");
+  for (size_t i = 2; i < lines.size(); ++i) {
+    bool exempt = lines[i].find("://") != std::string::npos || lines[i].rfind("    ", 0) == 0;
+    if (!exempt && Width(lines[i]) > body_max) {
+      problems.push_back("body line " + std::to_string(i + 1) + " is " + std::to_string(Width(lines[i])) +
+                         " characters (max " + std::to_string(body_max) + ")");
+    }
+  }
+  return problems;
+}
+
+std::vector<std::string> ScopePaths(const std::string& spec_text) {
+  std::vector<std::string> out;
+  bool in_scope = false;
+  for (const std::string& line : Lines(spec_text)) {
+    if (line.rfind("## ", 0) == 0) in_scope = line == "## Scope";
+    if (!in_scope || line.rfind("- ", 0) != 0) continue;
+    std::string rest = line.substr(2);
+    size_t start = rest.find_first_not_of(" `");
+    size_t end = rest.find_first_of(" `,", start);
+    std::string path = start == std::string::npos ? "" : rest.substr(start, end - start);
+    if (!path.empty() && path.find_first_of("/.*") != std::string::npos) out.push_back(path);
+  }
+  return out;
+}
+
+StatusOr<std::vector<GateFinding>> RunRangeGates(const std::string& workdir, const std::string& range,
+                                                 const RangeOptions& o) {
+  for (const std::string& gate : o.gates) {
+    if (gate != "commit-style" && gate != "change-size" && gate != "spec-order") {
+      return Status::Invalid("--gate: unknown gate \"" + gate + "\" (commit-style, change-size, spec-order)");
+    }
+  }
+  PG_ASSIGN_OR_RETURN(std::vector<git::Commit> commits, git::WalkRange(workdir, range));
+  std::vector<std::vector<git::FileChange>> changes;
+  for (const git::Commit& c : commits) {
+    PG_ASSIGN_OR_RETURN(std::vector<git::FileChange> ch, git::CommitChanges(workdir, c.id));
+    changes.push_back(std::move(ch));
+  }
+  std::vector<SpecBirth> specs;
+  if (o.gates.count("spec-order") && !commits.empty()) {
+    PG_ASSIGN_OR_RETURN(specs, SpecsAtHead(workdir, commits, changes));
+  }
+  std::vector<GateFinding> out;
+  for (size_t i = 0; i < commits.size(); ++i) {
+    const git::Commit& c = commits[i];
+    if (o.gates.count("commit-style")) {
+      std::vector<std::string> problems = CommitStyleProblems(c.message, o.subject_max, o.body_max);
+      out.push_back(GateFinding{c.id, c.summary, "commit-style", problems.empty(), Join(problems)});
+    }
+    if (o.gates.count("change-size")) out.push_back(ChangeSize(c, changes[i], o));
+    if (o.gates.count("spec-order")) out.push_back(SpecOrder(c, i, changes[i], specs, commits));
+  }
+  return out;
+}
+
+}  // namespace pg

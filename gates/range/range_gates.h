@@ -1,0 +1,37 @@
+// Gates over each commit of BASE..HEAD: commit style, change size, spec before code.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace pg {
+
+struct RangeOptions {
+  std::set<std::string> gates{"commit-style", "change-size", "spec-order"};
+  size_t subject_max = 72, body_max = 72;
+  size_t max_lines = 2000, max_files = 60;
+  std::vector<std::string> exclude;  // globs of files change-size does not count
+};
+
+struct GateFinding {
+  std::string commit;  // full id
+  std::string summary;
+  std::string gate;
+  bool ok = true;
+  std::string message;  // why it failed, in words
+};
+
+// kInvalidInput for an unknown gate or a range git cannot resolve.
+StatusOr<std::vector<GateFinding>> RunRangeGates(const std::string& workdir, const std::string& range,
+                                                 const RangeOptions& options);
+
+// The commit-style problems of one message (empty: fine).
+std::vector<std::string> CommitStyleProblems(const std::string& message, size_t subject_max, size_t body_max);
+
+// The leading path of each "- " line under "## Scope".
+std::vector<std::string> ScopePaths(const std::string& spec_text);
+
+}  // namespace pg

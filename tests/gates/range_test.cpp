@@ -1,0 +1,113 @@
+#include <gtest/gtest.h>
+
+#include "config/json_source.h"
+#include "git/git.h"
+#include "range/range_gates.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::TempDir;
+
+TEST(Range, CommitStyleNamesEachProblem) {
+  EXPECT_TRUE(CommitStyleProblems("Add the scheduler\n\nWhy it exists.\n", 72, 72).empty());
+  std::string long_subject(80, 'x');
+  EXPECT_EQ(CommitStyleProblems(long_subject + "\n", 72, 72), std::vector<std::string>{"subject is 80 characters (max 72)"});
+  EXPECT_EQ(CommitStyleProblems("Fix it.\nbody\n", 72, 72),
+            (std::vector<std::string>{"subject ends with a period", "no blank line after the subject"}));
+  EXPECT_EQ(CommitStyleProblems("Fix\n\n" + std::string(73, 'y') + "\n", 72, 72),
+            std::vector<std::string>{"body line 3 is 73 characters (max 72)"});
+  EXPECT_TRUE(CommitStyleProblems("Fix\n\nsee https://example.invalid/" + std::string(80, 'z') + "\n", 72, 72).empty());
+  EXPECT_TRUE(CommitStyleProblems("Vérifier → ça\n", 13, 72).empty());  // characters, not bytes
+}
+
+TEST(Range, ScopePathsAreTheLeadingPathOfEachScopeLine) {
+  EXPECT_EQ(ScopePaths("# S\n## Scope\n- gates/core/ — status\n- `engine/src/cpu/` kernels\n- tests/x_test.cpp\n"
+                       "- words only\n## Gates\n- not/scope/\n"),
+            (std::vector<std::string>{"gates/core/", "engine/src/cpu/", "tests/x_test.cpp"}));
+}
+
+class RangeRepo : public ::testing::Test {
+ protected:
+  void SetUp() override { testing::MakeRepo(dir_, "{}"); base_ = Head(); }
+  std::string Commit(const std::string& message) { return git::CommitAll(dir_.path(), message).value(); }
+  std::string Head() { return git::WalkRange(dir_.path(), "HEAD").value().back().id; }
+  std::vector<GateFinding> Gates(const std::string& gates, RangeOptions o = {}) {
+    o.gates = {gates};
+    auto f = RunRangeGates(dir_.path(), base_ + "..HEAD", o);
+    EXPECT_TRUE(f.ok()) << f.status().message();
+    return f.ok() ? *f : std::vector<GateFinding>{};
+  }
+  TempDir dir_;
+  std::string base_;
+};
+
+TEST_F(RangeRepo, WalksOnlyTheRangeOldestFirst) {
+  dir_.Write("a.txt", "1\n");
+  std::string first = Commit("First");
+  dir_.Write("a.txt", "2\n");
+  std::string second = Commit("Second");
+  auto commits = git::WalkRange(dir_.path(), base_ + "..HEAD");
+  ASSERT_TRUE(commits.ok());
+  ASSERT_EQ(commits->size(), 2u);
+  EXPECT_EQ((*commits)[0].id, first);
+  EXPECT_EQ((*commits)[1].summary, "Second");
+}
+
+TEST_F(RangeRepo, ChangeSizeCountsLinesAndFilesExceptExcludedOnes) {
+  std::string big;
+  for (int i = 0; i < 30; ++i) big += "line " + std::to_string(i) + "\n";
+  dir_.Write("src/big.txt", big);
+  dir_.Write("gen/lock.json", big + big);
+  Commit("Add files");
+  RangeOptions o;
+  o.max_lines = 40;
+  auto f = Gates("change-size", o);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_FALSE(f[0].ok);
+  EXPECT_EQ(f[0].message, "90 lines changed (max 40)");
+  o.exclude = {"gen/**"};
+  f = Gates("change-size", o);
+  EXPECT_TRUE(f[0].ok) << f[0].message;
+  EXPECT_EQ(f[0].message, "30 lines, 1 files");
+}
+
+TEST_F(RangeRepo, CodeBeforeItsSpecFailsSpecOrder) {
+  dir_.Write("src/feature.cpp", "int f();\n");
+  std::string code = Commit("Add the feature");
+  dir_.Write("specs/feature.md", "# Spec\n## Scope\n- src/feature.cpp\n## Gates\n```sh\ntrue\n```\n## Owed\n");
+  std::string spec = Commit("Spec: the feature");
+  auto f = Gates("spec-order");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_FALSE(f[0].ok);
+  EXPECT_EQ(f[0].message, "touches src/feature.cpp (scope of specs/feature.md) before that spec was added in " +
+                              spec.substr(0, 12));
+  EXPECT_TRUE(f[1].ok);
+}
+
+TEST_F(RangeRepo, SpecFirstThenCodePassesSpecOrder) {
+  dir_.Write("specs/feature.md", "# Spec\n## Scope\n- src/\n## Gates\n```sh\ntrue\n```\n## Owed\n");
+  Commit("Spec: the feature");
+  dir_.Write("src/feature.cpp", "int f();\n");
+  Commit("Add the feature");
+  for (const GateFinding& f : Gates("spec-order")) EXPECT_TRUE(f.ok) << f.message;
+}
+
+TEST_F(RangeRepo, CliExitsZeroOneOrTwo) {
+  dir_.Write("a.txt", "1\n");
+  Commit("A good subject");
+  EXPECT_EQ(testing::RunProofgate(dir_.path(), "range " + base_ + "..HEAD --gate commit-style").exit_code, 0);
+  dir_.Write("a.txt", "2\n");
+  Commit("A subject with a period.");
+  auto fail = testing::RunProofgate(dir_.path(), "range " + base_ + "..HEAD --json");
+  EXPECT_EQ(fail.exit_code, 1);
+  EXPECT_EQ(Json::parse(fail.out)["ok"], false);
+  auto bad = testing::RunProofgate(dir_.path(), "range nosuchref..HEAD");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("range \"nosuchref..HEAD\""), std::string::npos) << bad.err;
+  EXPECT_EQ(testing::RunProofgate(dir_.path(), "range HEAD~1..HEAD --gate spelling").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace pg
