@@ -6,7 +6,9 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "anchors/anchors.h"
@@ -301,6 +303,68 @@ void AddCommonFlags(CLI::App& app, CommonFlags& common) {
   app.add_option("--summary", common.summary, "Also write a Markdown summary to FILE");
 }
 
+// Each verb: its subcommand and what runs when it was the one parsed.
+struct Verb {
+  CLI::App* command;
+  std::function<int()> run;
+};
+using Verbs = std::vector<Verb>;
+
+void AddPreflight(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
+  auto flags = std::make_shared<PreflightFlags>();
+  CLI::App* preflight = app.add_subcommand("preflight", "Run named suites of legs (default: \"default\")");
+  preflight->add_option("suites", flags->suites, "Suites to run");
+  preflight->add_option("--config", flags->config, "Suites file, relative to the root");
+  preflight->add_option("-j,--jobs", flags->jobs, "Legs run at once (default: CPUs)")->check(CLI::PositiveNumber);
+  preflight->add_flag("--no-cache", flags->no_cache, "Run every leg even if a pass is cached");
+  preflight->add_flag("--list", flags->list, "List the suites and their legs, run nothing");
+  preflight->add_option("--log-dir", flags->log_dir, "Write leg logs here instead of <git-dir>/proofgate/logs");
+  preflight->add_flag("--no-retry-contended", flags->no_retry_contended,
+                      "Report timing legs that failed under foreign load as contended, without a rerun");
+  verbs.push_back(Verb{preflight, [&common, flags] { return RunPreflightVerb(common, *flags); }});
+  auto load_flags = std::make_shared<LoadFlags>();
+  CLI::App* load = app.add_subcommand("load", "Print the machine's current load reading (foreign share, signals)");
+  load->add_flag("--watch", load_flags->watch, "Print a reading every interval until interrupted");
+  load->add_option("--interval", load_flags->interval_s, "Seconds per reading (default 1)")->check(CLI::PositiveNumber);
+  verbs.push_back(Verb{load, [&common, load_flags] { return RunLoadVerb(common, *load_flags); }});
+}
+
+// `records check`, `anchors check`, `specs check`: a noun with one verb, files as arguments.
+void AddChecks(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto fix = std::make_shared<bool>(false);
+  auto add = [&](const char* noun, const char* about, const char* check_about) {
+    CLI::App* parent = app.add_subcommand(noun, about);
+    parent->require_subcommand(1);
+    CLI::App* check = parent->add_subcommand("check", check_about);
+    check->add_option("files", *files, "Files (default: all of this kind)");
+    return check;
+  };
+  CLI::App* records = add("records", "Pinned values: each observed field against its own constant",
+                          "Observe every field and check it and the relations");
+  verbs.push_back(Verb{records, [&common, files] { return RunRecordsCheck(common, *files); }});
+  CLI::App* anchors = add("anchors", "path:line anchors in Markdown, re-verified against the tree",
+                          "Check every anchor (default: all *.md files)");
+  anchors->add_flag("--fix", *fix, "Rewrite stale line numbers in place");
+  verbs.push_back(Verb{anchors, [&common, files, fix] { return RunAnchorsCheck(common, *files, *fix); }});
+  CLI::App* specs = add("specs", "Specs: required sections, and their ## Gates run verbatim",
+                        "Check every spec (default: specs/*.md) and run its gates");
+  verbs.push_back(Verb{specs, [&common, files] { return RunSpecsCheck(common, *files); }});
+}
+
+void AddRange(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
+  auto flags = std::make_shared<RangeFlags>();
+  CLI::App* range = app.add_subcommand("range", "Gates over each commit of BASE..HEAD");
+  range->add_option("range", flags->range, "BASE..HEAD")->required();
+  range->add_option("--gate", flags->gates, "Comma-separated: commit-style,change-size,spec-order");
+  range->add_option("--subject-max", flags->options.subject_max, "Longest subject line (72)");
+  range->add_option("--body-max", flags->options.body_max, "Longest body line (72)");
+  range->add_option("--max-lines", flags->options.max_lines, "Most lines changed per commit (2000)");
+  range->add_option("--max-files", flags->options.max_files, "Most files touched per commit (60)");
+  range->add_option("--exclude", flags->options.exclude, "Globs change-size does not count");
+  verbs.push_back(Verb{range, [&common, flags] { return RunRange(common, *flags); }});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -309,58 +373,19 @@ int main(int argc, char** argv) {
   app.fallthrough();
   CommonFlags common;
   AddCommonFlags(app, common);
-  PreflightFlags flags;
-  CLI::App* preflight = app.add_subcommand("preflight", "Run named suites of legs (default: \"default\")");
-  preflight->add_option("suites", flags.suites, "Suites to run");
-  preflight->add_option("--config", flags.config, "Suites file, relative to the root");
-  preflight->add_option("-j,--jobs", flags.jobs, "Legs run at once (default: CPUs)")->check(CLI::PositiveNumber);
-  preflight->add_flag("--no-cache", flags.no_cache, "Run every leg even if a pass is cached");
-  preflight->add_flag("--list", flags.list, "List the suites and their legs, run nothing");
-  preflight->add_option("--log-dir", flags.log_dir, "Write leg logs here instead of <git-dir>/proofgate/logs");
-  preflight->add_flag("--no-retry-contended", flags.no_retry_contended,
-                      "Report timing legs that failed under foreign load as contended, without a rerun");
-  LoadFlags load_flags;
-  CLI::App* load = app.add_subcommand("load", "Print the machine's current load reading (foreign share, signals)");
-  load->add_flag("--watch", load_flags.watch, "Print a reading every interval until interrupted");
-  load->add_option("--interval", load_flags.interval_s, "Seconds per reading (default 1)")
-      ->check(CLI::PositiveNumber);
-  std::vector<std::string> record_files;
-  CLI::App* records = app.add_subcommand("records", "Pinned values: each observed field against its own constant");
-  records->require_subcommand(1);
-  CLI::App* records_check = records->add_subcommand("check", "Observe every field and check it and the relations");
-  records_check->add_option("files", record_files, "Record files (default: records/*.json)");
-  std::vector<std::string> anchor_docs;
-  bool anchors_fix = false;
-  CLI::App* anchors = app.add_subcommand("anchors", "path:line anchors in Markdown, re-verified against the tree");
-  anchors->require_subcommand(1);
-  CLI::App* anchors_check = anchors->add_subcommand("check", "Check every anchor (default: all *.md files)");
-  anchors_check->add_option("files", anchor_docs, "Markdown files");
-  anchors_check->add_flag("--fix", anchors_fix, "Rewrite stale line numbers in place");
-  std::vector<std::string> spec_files;
-  CLI::App* specs = app.add_subcommand("specs", "Specs: required sections, and their ## Gates run verbatim");
-  specs->require_subcommand(1);
-  CLI::App* specs_check = specs->add_subcommand("check", "Check every spec (default: specs/*.md) and run its gates");
-  specs_check->add_option("files", spec_files, "Spec files");
-  RangeFlags range_flags;
-  CLI::App* range = app.add_subcommand("range", "Gates over each commit of BASE..HEAD");
-  range->add_option("range", range_flags.range, "BASE..HEAD")->required();
-  range->add_option("--gate", range_flags.gates, "Comma-separated: commit-style,change-size,spec-order");
-  range->add_option("--subject-max", range_flags.options.subject_max, "Longest subject line (72)");
-  range->add_option("--body-max", range_flags.options.body_max, "Longest body line (72)");
-  range->add_option("--max-lines", range_flags.options.max_lines, "Most lines changed per commit (2000)");
-  range->add_option("--max-files", range_flags.options.max_files, "Most files touched per commit (60)");
-  range->add_option("--exclude", range_flags.options.exclude, "Globs change-size does not count");
+  Verbs verbs;
+  verbs.reserve(8);
+  AddPreflight(app, common, verbs);
+  AddChecks(app, common, verbs);
+  AddRange(app, common, verbs);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : static_cast<int>(pg::ExitCode::kInvalidInput);
   }
-  if (preflight->parsed()) return RunPreflightVerb(common, flags);
-  if (load->parsed()) return RunLoadVerb(common, load_flags);
-  if (records_check->parsed()) return RunRecordsCheck(common, record_files);
-  if (anchors_check->parsed()) return RunAnchorsCheck(common, anchor_docs, anchors_fix);
-  if (specs_check->parsed()) return RunSpecsCheck(common, spec_files);
-  if (range->parsed()) return RunRange(common, range_flags);
+  for (const Verb& verb : verbs) {
+    if (verb.command->parsed()) return verb.run();
+  }
   return static_cast<int>(pg::ExitCode::kInvalidInput);
 }
