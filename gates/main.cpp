@@ -18,6 +18,7 @@
 #include "contention/snapshot.h"
 #include "core/exit_code.h"
 #include "core/file_io.h"
+#include "merge/merge_gate.h"
 #include "range/range_gates.h"
 #include "records/record.h"
 #include "specs/spec_doc.h"
@@ -303,6 +304,43 @@ void AddCommonFlags(CLI::App& app, CommonFlags& common) {
   app.add_option("--summary", common.summary, "Also write a Markdown summary to FILE");
 }
 
+struct GateFlags {
+  std::string onto, verify;
+  std::vector<std::string> suites;
+  int jobs = 0;
+};
+
+int RunGate(const CommonFlags& common, const GateFlags& flags) {
+  std::string root = ProjectRoot(common);
+  if (!flags.verify.empty()) {
+    pg::GateVerification v = pg::VerifyGate(root, flags.verify);
+    (v.code == pg::ExitCode::kPass ? std::cout : std::cerr) << "gate: " << v.message << "\n";
+    return static_cast<int>(v.code);
+  }
+  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose);
+  pg::PreflightOptions options;
+  options.root = root;
+  options.suites = flags.suites;
+  options.jobs = flags.jobs;
+  options.cancel_fd = InstallCancelPipe();
+  if (!common.quiet) options.on_change = [&](const pg::LegResult& leg, std::string_view state) { progress.OnChange(leg, state); };
+  options.on_notice = [&](const std::string& text) { progress.Notice(text); };
+  auto result = pg::GateOnto(flags.onto, options);
+  if (!result.ok()) return Fail(result.status());
+  if (!result->conflicts.empty()) {
+    for (const std::string& path : result->conflicts) std::cerr << "gate: conflict: " << path << "\n";
+    std::cerr << "gate: HEAD does not merge into " << flags.onto << " cleanly: nothing ran\n";
+    return static_cast<int>(pg::ExitCode::kGateFailed);
+  }
+  result->report.verb = "gate";
+  pg::Status written = WriteReports(result->report, common);
+  if (!written.ok()) return Fail(written);
+  std::cerr << "gate: merged tree " << result->merged_tree.substr(0, 12) << " (HEAD " << result->head.substr(0, 12)
+            << " onto " << flags.onto << " at " << result->base.substr(0, 12) << "): "
+            << pg::ExitCodeName(result->report.exit_code) << ", noted under " << pg::kNotesRef << "\n";
+  return static_cast<int>(result->report.exit_code);
+}
+
 // Each verb: its subcommand and what runs when it was the one parsed.
 struct Verb {
   CLI::App* command;
@@ -365,6 +403,20 @@ void AddRange(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   verbs.push_back(Verb{range, [&common, flags] { return RunRange(common, *flags); }});
 }
 
+void AddGate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
+  auto flags = std::make_shared<GateFlags>();
+  CLI::App* gate = app.add_subcommand("gate", "Gate the merged tree that would land, or verify that verdict");
+  auto* onto = gate->add_option("--onto", flags->onto, "Merge HEAD into REF and run the suites on the result");
+  auto* verify = gate->add_option("--verify", flags->verify, "Pass only if HEAD's verdict is for what would land on REF now");
+  onto->excludes(verify);
+  gate->add_option("suites", flags->suites, "Suites to run (default: \"default\")");
+  gate->add_option("-j,--jobs", flags->jobs, "Legs run at once (default: CPUs)")->check(CLI::PositiveNumber);
+  gate->callback([flags] {
+    if (flags->onto.empty() && flags->verify.empty()) throw CLI::RequiredError("--onto or --verify");
+  });
+  verbs.push_back(Verb{gate, [&common, flags] { return RunGate(common, *flags); }});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -378,6 +430,7 @@ int main(int argc, char** argv) {
   AddPreflight(app, common, verbs);
   AddChecks(app, common, verbs);
   AddRange(app, common, verbs);
+  AddGate(app, common, verbs);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

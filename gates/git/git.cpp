@@ -256,4 +256,118 @@ StatusOr<std::vector<std::string>> FilesIn(const std::string& workdir, const std
   return out;
 }
 
+namespace {
+using ObjectPtr = std::unique_ptr<git_object, Deleter<git_object, git_object_free>>;
+using NotePtr = std::unique_ptr<git_note, Deleter<git_note, git_note_free>>;
+using ConflictIterPtr = std::unique_ptr<git_index_conflict_iterator,
+                                        Deleter<git_index_conflict_iterator, git_index_conflict_iterator_free>>;
+
+StatusOr<git_oid> Oid(const std::string& id) {
+  git_oid oid;
+  if (git_oid_fromstr(&oid, id.c_str()) != 0) return Status::Invalid("not an object id: " + id);
+  return oid;
+}
+}  // namespace
+
+StatusOr<std::string> ResolveCommit(const std::string& workdir, const std::string& rev) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  git_object* raw = nullptr;
+  if (git_revparse_single(&raw, repo.get(), rev.c_str()) != 0) return Status::Invalid("no revision \"" + rev + "\"");
+  ObjectPtr obj(raw);
+  git_object* peeled = nullptr;
+  if (git_object_peel(&peeled, obj.get(), GIT_OBJECT_COMMIT) != 0) return Status::Invalid("\"" + rev + "\" is not a commit");
+  ObjectPtr commit(peeled);
+  return Hex(*git_object_id(commit.get()));
+}
+
+StatusOr<Merge> MergeCommits(const std::string& workdir, const std::string& ours, const std::string& theirs) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  PG_ASSIGN_OR_RETURN(CommitPtr a, LookupCommit(repo.get(), ours));
+  PG_ASSIGN_OR_RETURN(CommitPtr b, LookupCommit(repo.get(), theirs));
+  git_oid base_oid;
+  TreePtr base_tree;
+  if (git_merge_base(&base_oid, repo.get(), git_commit_id(a.get()), git_commit_id(b.get())) == 0) {
+    PG_ASSIGN_OR_RETURN(CommitPtr base, LookupCommit(repo.get(), Hex(base_oid)));
+    PG_ASSIGN_OR_RETURN(base_tree, TreeOf(base.get()));
+  }
+  PG_ASSIGN_OR_RETURN(TreePtr ta, TreeOf(a.get()));
+  PG_ASSIGN_OR_RETURN(TreePtr tb, TreeOf(b.get()));
+  git_index* raw = nullptr;
+  if (git_merge_trees(&raw, repo.get(), base_tree.get(), ta.get(), tb.get(), nullptr) != 0) return GitError("merge failed");
+  IndexPtr index(raw);
+  Merge m;
+  if (git_index_has_conflicts(index.get())) {
+    git_index_conflict_iterator* it_raw = nullptr;
+    git_index_conflict_iterator_new(&it_raw, index.get());
+    ConflictIterPtr it(it_raw);
+    const git_index_entry *anc, *our, *their;
+    while (git_index_conflict_next(&anc, &our, &their, it.get()) == 0) {
+      m.conflicts.push_back(our ? our->path : their ? their->path : anc->path);
+    }
+    return m;
+  }
+  git_oid tree;
+  if (git_index_write_tree_to(&tree, index.get(), repo.get()) != 0) return GitError("cannot write the merged tree");
+  m.tree_id = Hex(tree);
+  return m;
+}
+
+Status CheckoutTreeTo(const std::string& workdir, const std::string& tree_id, const std::string& dir) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  PG_ASSIGN_OR_RETURN(git_oid oid, Oid(tree_id));
+  git_object* raw = nullptr;
+  if (git_object_lookup(&raw, repo.get(), &oid, GIT_OBJECT_TREE) != 0) return GitError("no tree " + tree_id);
+  ObjectPtr tree(raw);
+  git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+  opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
+  opts.target_directory = dir.c_str();
+  // A private index: the user's index must not learn about the scratch checkout.
+  git_index* scratch_index = nullptr;
+  git_index_new(&scratch_index);
+  IndexPtr owned(scratch_index);
+  opts.baseline_index = scratch_index;
+  if (git_checkout_tree(repo.get(), tree.get(), &opts) != 0) return GitError("cannot check out " + tree_id + " into " + dir);
+  return Status();
+}
+
+StatusOr<std::string> ReadNote(const std::string& workdir, const std::string& ref, const std::string& commit_id) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  PG_ASSIGN_OR_RETURN(git_oid oid, Oid(commit_id));
+  git_note* raw = nullptr;
+  if (git_note_read(&raw, repo.get(), ref.c_str(), &oid) != 0) return Status::Invalid("no note");
+  NotePtr note(raw);
+  return std::string(git_note_message(note.get()));
+}
+
+Status WriteNote(const std::string& workdir, const std::string& ref, const std::string& commit_id, const std::string& note) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  PG_ASSIGN_OR_RETURN(git_oid oid, Oid(commit_id));
+  git_signature* raw = nullptr;
+  if (git_signature_default(&raw, repo.get()) != 0 && git_signature_now(&raw, "proofgate", "proofgate@localhost") != 0) {
+    return GitError("cannot make a signature");
+  }
+  SigPtr sig(raw);
+  git_oid note_oid;
+  if (git_note_create(&note_oid, repo.get(), ref.c_str(), sig.get(), sig.get(), &oid, note.c_str(), /*force=*/1) != 0) {
+    return GitError("cannot write a note");
+  }
+  return Status();
+}
+
+Status SwitchBranch(const std::string& workdir, const std::string& name, bool create) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  if (create) {
+    PG_ASSIGN_OR_RETURN(std::string head, ResolveCommit(workdir, "HEAD"));
+    PG_ASSIGN_OR_RETURN(CommitPtr c, LookupCommit(repo.get(), head));
+    git_reference* ref = nullptr;
+    if (git_branch_create(&ref, repo.get(), name.c_str(), c.get(), 0) != 0) return GitError("cannot create " + name);
+    git_reference_free(ref);
+  }
+  if (git_repository_set_head(repo.get(), ("refs/heads/" + name).c_str()) != 0) return GitError("cannot switch to " + name);
+  git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
+  opts.checkout_strategy = GIT_CHECKOUT_FORCE;
+  if (git_checkout_head(repo.get(), &opts) != 0) return GitError("cannot check out " + name);
+  return Status();
+}
+
 }  // namespace pg::git

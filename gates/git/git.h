@@ -51,6 +51,27 @@ StatusOr<std::string> FileAt(const std::string& workdir, const std::string& comm
 StatusOr<std::vector<std::string>> FilesIn(const std::string& workdir, const std::string& commit_id,
                                            const std::string& dir);
 
+// The id of the commit a revision names ("main", "HEAD~2", an id).
+StatusOr<std::string> ResolveCommit(const std::string& workdir, const std::string& rev);
+
+struct Merge {
+  std::string tree_id;                 // empty when there are conflicts
+  std::vector<std::string> conflicts;  // conflicted paths
+};
+// Three-way merge of `theirs` into `ours` (commit ids) in memory; the merged tree's objects are
+// written to the object database so it can be checked out.
+StatusOr<Merge> MergeCommits(const std::string& workdir, const std::string& ours, const std::string& theirs);
+
+// Writes the files of tree `tree_id` into `dir` (which must exist and be empty).
+Status CheckoutTreeTo(const std::string& workdir, const std::string& tree_id, const std::string& dir);
+
+// Git notes under `ref` on a commit.
+StatusOr<std::string> ReadNote(const std::string& workdir, const std::string& ref, const std::string& commit_id);
+Status WriteNote(const std::string& workdir, const std::string& ref, const std::string& commit_id, const std::string& note);
+
+// Points HEAD at branch `name`, creating it at HEAD first when `create` is set, and checks it out.
+Status SwitchBranch(const std::string& workdir, const std::string& name, bool create);
+
 // Creates a repository at `path` (tests and scratch trees).
 Status Init(const std::string& path);
 // Stages everything (respecting .gitignore) and commits it on HEAD; returns the commit id.

@@ -141,6 +141,7 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
   std::string logs_root = state_dir + "/logs";
   std::string log_dir = options.log_dir.empty() ? logs_root + "/" + report.run_id : options.log_dir;
   PG_RETURN_IF_ERROR(MakeDirs(log_dir));
+  PG_RETURN_IF_ERROR(MakeDirs(state_dir));  // the cache lives here even when logs go elsewhere
   if (options.log_dir.empty()) PruneOldRuns(logs_root);
 
   report.cache_enabled = options.use_cache && !report.tree_hash.empty();

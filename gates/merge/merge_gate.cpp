@@ -1,0 +1,84 @@
+#include "merge/merge_gate.h"
+
+#include <filesystem>
+
+#include "config/json_source.h"
+#include "core/file_io.h"
+#include "git/git.h"
+
+namespace fs = std::filesystem;
+
+namespace pg {
+namespace {
+
+// A fresh repository whose single commit is the merged tree: the runner then hashes the tree
+// it runs on exactly as it would in the user's checkout.
+StatusOr<std::string> ScratchCheckout(const std::string& root, const git::Repo& repo, const std::string& tree) {
+  std::string dir = repo.gitdir + "proofgate/merge/" + tree;
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  PG_RETURN_IF_ERROR(MakeDirs(dir));
+  PG_RETURN_IF_ERROR(git::Init(dir));
+  PG_RETURN_IF_ERROR(git::CheckoutTreeTo(root, tree, dir));
+  PG_ASSIGN_OR_RETURN(std::string commit, git::CommitAll(dir, "proofgate: merged tree " + tree));
+  (void)commit;
+  return dir;
+}
+
+std::string Short(const std::string& id) { return id.substr(0, 12); }
+
+}  // namespace
+
+StatusOr<GateOntoResult> GateOnto(const std::string& onto, PreflightOptions options) {
+  const std::string root = options.root;
+  PG_ASSIGN_OR_RETURN(git::Repo repo, git::Discover(root));
+  GateOntoResult r;
+  PG_ASSIGN_OR_RETURN(r.head, git::ResolveCommit(root, "HEAD"));
+  PG_ASSIGN_OR_RETURN(r.base, git::ResolveCommit(root, onto));
+  PG_ASSIGN_OR_RETURN(git::Merge merge, git::MergeCommits(root, r.base, r.head));
+  if (!merge.conflicts.empty()) {
+    r.conflicts = merge.conflicts;
+    return r;
+  }
+  r.merged_tree = merge.tree_id;
+  PG_ASSIGN_OR_RETURN(std::string scratch, ScratchCheckout(root, repo, r.merged_tree));
+  options.root = scratch;
+  options.log_dir = options.log_dir.empty() ? repo.gitdir + "proofgate/logs/merge-" + Short(r.merged_tree) : options.log_dir;
+  PG_ASSIGN_OR_RETURN(r.report, RunPreflight(options));
+  auto suites_text = ReadFile(scratch + "/" + options.config_path);
+  Json note = {{"merged_tree", r.merged_tree},
+               {"base", r.base},
+               {"head", r.head},
+               {"suites", r.report.suites},
+               {"suites_hash", suites_text.ok() ? git::HashBytes(*suites_text) : ""},
+               {"verdict", std::string(ExitCodeName(r.report.exit_code))},
+               {"exit_code", static_cast<int>(r.report.exit_code)}};
+  PG_RETURN_IF_ERROR(git::WriteNote(root, kNotesRef, r.head, note.dump()));
+  return r;
+}
+
+GateVerification VerifyGate(const std::string& root, const std::string& onto) {
+  auto head = git::ResolveCommit(root, "HEAD");
+  auto base = git::ResolveCommit(root, onto);
+  if (!head.ok() || !base.ok()) return {ExitCode::kInvalidInput, (!head.ok() ? head : base).status().message()};
+  auto text = git::ReadNote(root, kNotesRef, *head);
+  if (!text.ok()) return {ExitCode::kGateFailed, "no gate verdict for HEAD " + Short(*head) + ": run `proofgate gate --onto " + onto + "`"};
+  Json note = Json::parse(*text, nullptr, false);
+  if (note.is_discarded() || !note.contains("base") || !note.contains("merged_tree")) {
+    return {ExitCode::kGateFailed, "the gate note on " + Short(*head) + " is not proofgate's"};
+  }
+  auto merge = git::MergeCommits(root, *base, *head);
+  if (!merge.ok()) return {ExitCode::kInternal, merge.status().message()};
+  if (!merge->conflicts.empty()) return {ExitCode::kGateFailed, "HEAD no longer merges into " + onto + " cleanly"};
+  std::string noted_base = note["base"].get<std::string>();
+  if (noted_base != *base || note["merged_tree"] != merge->tree_id) {
+    return {ExitCode::kStale, "stale: the verdict was for " + onto + " at " + Short(noted_base) + ", " + onto + " is now " +
+                                  Short(*base) + " (merged tree " + Short(merge->tree_id) + " was never gated)"};
+  }
+  if (note.value("exit_code", 1) != 0) {
+    return {ExitCode::kGateFailed, "the merged tree " + Short(merge->tree_id) + " was gated: " + note.value("verdict", "?")};
+  }
+  return {ExitCode::kPass, "verified: merged tree " + Short(merge->tree_id) + " onto " + Short(*base) + " passed"};
+}
+
+}  // namespace pg

@@ -1,0 +1,31 @@
+// Gate the tree that would land: merge HEAD into a base in memory, run the suites on that
+// merged tree, and keep the verdict as a git note so a later check can tell whether it still
+// describes what would land.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runner/preflight.h"
+
+namespace pg {
+
+inline constexpr char kNotesRef[] = "refs/notes/proofgate";
+
+struct GateOntoResult {
+  std::vector<std::string> conflicts;  // non-empty: nothing ran
+  std::string base, head, merged_tree;
+  RunReport report;
+};
+
+// `options.root` is the repository; suites run in a scratch checkout of the merged tree.
+StatusOr<GateOntoResult> GateOnto(const std::string& onto, PreflightOptions options);
+
+struct GateVerification {
+  ExitCode code = ExitCode::kGateFailed;
+  std::string message;
+};
+
+GateVerification VerifyGate(const std::string& root, const std::string& onto);
+
+}  // namespace pg
