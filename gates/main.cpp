@@ -394,12 +394,14 @@ void AddRange(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   auto flags = std::make_shared<RangeFlags>();
   CLI::App* range = app.add_subcommand("range", "Gates over each commit of BASE..HEAD");
   range->add_option("range", flags->range, "BASE..HEAD")->required();
-  range->add_option("--gate", flags->gates, "Comma-separated: commit-style,change-size,spec-order");
+  range->add_option("--gate", flags->gates,
+                    "Comma-separated: commit-style,change-size,spec-order (default) and tree-compiles");
   range->add_option("--subject-max", flags->options.subject_max, "Longest subject line (72)");
   range->add_option("--body-max", flags->options.body_max, "Longest body line (72)");
   range->add_option("--max-lines", flags->options.max_lines, "Most lines changed per commit (2000)");
   range->add_option("--max-files", flags->options.max_files, "Most files touched per commit (60)");
   range->add_option("--exclude", flags->options.exclude, "Globs change-size does not count");
+  range->add_option("--build-leg", flags->options.build_leg, "tree-compiles: the leg that builds a tree (build)");
   verbs.push_back(Verb{range, [&common, flags] { return RunRange(common, *flags); }});
 }
 

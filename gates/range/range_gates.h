@@ -1,4 +1,5 @@
-// Gates over each commit of BASE..HEAD: commit style, change size, spec before code.
+// Gates over each commit of BASE..HEAD: commit style, change size, spec before code, and
+// tree-compiles (each commit's own tree built with its own build leg; verdicts cached by tree).
 #pragma once
 
 #include <set>
@@ -14,6 +15,7 @@ struct RangeOptions {
   size_t subject_max = 72, body_max = 72;
   size_t max_lines = 2000, max_files = 60;
   std::vector<std::string> exclude;  // globs of files change-size does not count
+  std::string build_leg = "build";   // tree-compiles: the leg (and its needs) of each commit's suites.json
 };
 
 struct GateFinding {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "config/json_source.h"
 #include "git/git.h"
 #include "range/range_gates.h"
@@ -92,6 +94,24 @@ TEST_F(RangeRepo, SpecFirstThenCodePassesSpecOrder) {
   dir_.Write("src/feature.cpp", "int f();\n");
   Commit("Add the feature");
   for (const GateFinding& f : Gates("spec-order")) EXPECT_TRUE(f.ok) << f.message;
+}
+
+// Each commit builds with its own suites.json; a second walk over the same trees is cached.
+TEST_F(RangeRepo, TreeCompilesBuildsEachCommitsOwnTreeAndCachesByTree) {
+  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"build": {"run": "test -f ok.txt && echo built >> )" +
+                                          dir_.path() + R"(/out/builds"}}, "suites": {"default": ["build"]}})");
+  dir_.Write("ok.txt", "");
+  Commit("Buildable");
+  std::filesystem::remove(dir_.path() + "/ok.txt");
+  Commit("Not buildable");
+  auto f = Gates("tree-compiles");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_TRUE(f[0].ok) << f[0].message;
+  EXPECT_FALSE(f[1].ok);
+  EXPECT_NE(f[1].message.find("build: exit status 1"), std::string::npos) << f[1].message;
+  auto again = Gates("tree-compiles");
+  EXPECT_EQ(again[0].message.rfind("cached pass of tree ", 0), 0u) << again[0].message;
+  EXPECT_EQ(dir_.Read("out/builds"), "built\n");  // built once, by the first walk
 }
 
 TEST_F(RangeRepo, CliExitsZeroOneOrTwo) {
