@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -263,15 +264,30 @@ struct RangeFlags {
   std::string range;
   std::string gates;
   pg::RangeOptions options;
+  std::set<std::string> set;  // thresholds given on the command line
 };
 
+// Thresholds: suites.json's "range" object when the repository has one, then the flags given.
 int RunRange(const CommonFlags& common, RangeFlags flags) {
+  std::string root = ProjectRoot(common);
+  if (std::filesystem::exists(root + "/" + pg::kDefaultConfig)) {
+    auto config = pg::LoadSuiteConfig(root + "/" + pg::kDefaultConfig, pg::kDefaultConfig);
+    if (!config.ok()) return Fail(config.status());
+    const pg::RangeThresholds& t = config->range;
+    pg::RangeOptions& o = flags.options;
+    if (!flags.set.count("subject_max")) o.subject_max = t.subject_max;
+    if (!flags.set.count("body_max")) o.body_max = t.body_max;
+    if (!flags.set.count("max_lines")) o.max_lines = t.max_lines;
+    if (!flags.set.count("max_files")) o.max_files = t.max_files;
+    if (!flags.set.count("exclude")) o.exclude = t.exclude;
+    if (!flags.set.count("build_leg")) o.build_leg = t.build_leg;
+  }
   if (!flags.gates.empty()) {
     flags.options.gates.clear();
     std::stringstream list(flags.gates);
     for (std::string gate; std::getline(list, gate, ',');) flags.options.gates.insert(gate);
   }
-  auto findings = pg::RunRangeGates(ProjectRoot(common), flags.range, flags.options);
+  auto findings = pg::RunRangeGates(root, flags.range, flags.options);
   if (!findings.ok()) return Fail(findings.status());
   bool ok = std::all_of(findings->begin(), findings->end(), [](const pg::GateFinding& f) { return f.ok; });
   if (common.json) {
@@ -396,12 +412,15 @@ void AddRange(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   range->add_option("range", flags->range, "BASE..HEAD")->required();
   range->add_option("--gate", flags->gates,
                     "Comma-separated: commit-style,change-size,spec-order (default) and tree-compiles");
-  range->add_option("--subject-max", flags->options.subject_max, "Longest subject line (72)");
-  range->add_option("--body-max", flags->options.body_max, "Longest body line (72)");
-  range->add_option("--max-lines", flags->options.max_lines, "Most lines changed per commit (2000)");
-  range->add_option("--max-files", flags->options.max_files, "Most files touched per commit (60)");
-  range->add_option("--exclude", flags->options.exclude, "Globs change-size does not count");
-  range->add_option("--build-leg", flags->options.build_leg, "tree-compiles: the leg that builds a tree (build)");
+  auto threshold = [&](const char* flag, const char* key, auto* value, const char* about) {
+    range->add_option(flag, *value, about)->each([flags, key](const std::string&) { flags->set.insert(key); });
+  };
+  threshold("--subject-max", "subject_max", &flags->options.subject_max, "Longest subject line (72)");
+  threshold("--body-max", "body_max", &flags->options.body_max, "Longest body line (72)");
+  threshold("--max-lines", "max_lines", &flags->options.max_lines, "Most lines changed per commit (2000)");
+  threshold("--max-files", "max_files", &flags->options.max_files, "Most files touched per commit (60)");
+  threshold("--exclude", "exclude", &flags->options.exclude, "Globs change-size does not count");
+  threshold("--build-leg", "build_leg", &flags->options.build_leg, "tree-compiles: the leg that builds a tree (build)");
   verbs.push_back(Verb{range, [&common, flags] { return RunRange(common, *flags); }});
 }
 

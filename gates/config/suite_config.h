@@ -32,6 +32,14 @@ struct Suite {
   std::vector<std::string> legs;
 };
 
+// `proofgate range` thresholds ("range" in suites.json); flags override them.
+struct RangeThresholds {
+  size_t subject_max = 72, body_max = 72;
+  size_t max_lines = 2000, max_files = 60;
+  std::vector<std::string> exclude;
+  std::string build_leg = "build";
+};
+
 struct SuiteConfig {
   std::string path;  // as given, for messages
   std::vector<Leg> legs;      // in file order
@@ -39,6 +47,7 @@ struct SuiteConfig {
   std::vector<std::vector<std::string>> toolchain;  // commands whose output fingerprints tools
   double kill_grace_s = kDefaultKillGraceS;
   ContentionRules contention;  // thresholds for `timing` legs
+  RangeThresholds range;
 
   const Leg* FindLeg(const std::string& name) const;
   const Suite* FindSuite(const std::string& name) const;

@@ -138,6 +138,25 @@ Status ParseContention(const JsonSource& source, const Json& value, ContentionRu
   return Status();
 }
 
+Status ParseRange(const JsonSource& source, const Json& value, RangeThresholds* r) {
+  if (!value.is_object()) return source.ErrorAt("/range", "field \"range\" must be an object, got " + JsonTypeName(value));
+  JsonFields fields(source, value, "/range", "range");
+  PG_RETURN_IF_ERROR(fields.CheckKnown({"subject_max", "body_max", "max_lines", "max_files", "exclude", "build_leg"}));
+  double subject = static_cast<double>(r->subject_max), body = static_cast<double>(r->body_max);
+  double lines = static_cast<double>(r->max_lines), files = static_cast<double>(r->max_files);
+  PG_RETURN_IF_ERROR(fields.Number("subject_max", &subject, 0));
+  PG_RETURN_IF_ERROR(fields.Number("body_max", &body, 0));
+  PG_RETURN_IF_ERROR(fields.Number("max_lines", &lines, 0));
+  PG_RETURN_IF_ERROR(fields.Number("max_files", &files, 0));
+  PG_RETURN_IF_ERROR(fields.StringList("exclude", &r->exclude));
+  PG_RETURN_IF_ERROR(fields.String("build_leg", &r->build_leg));
+  r->subject_max = static_cast<size_t>(subject);
+  r->body_max = static_cast<size_t>(body);
+  r->max_lines = static_cast<size_t>(lines);
+  r->max_files = static_cast<size_t>(files);
+  return Status();
+}
+
 }  // namespace
 
 StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::string& text) {
@@ -146,7 +165,7 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
   if (!root.is_object()) return source.ErrorAt("", "the top level must be an object");
   JsonFields fields(source, root, "", "");
   PG_RETURN_IF_ERROR(
-      fields.CheckKnown({"schema_version", "legs", "suites", "toolchain", "kill_grace_s", "contention"}));
+      fields.CheckKnown({"schema_version", "legs", "suites", "toolchain", "kill_grace_s", "contention", "range"}));
   PG_RETURN_IF_ERROR(fields.Require("schema_version"));
   long version = 0;
   PG_RETURN_IF_ERROR(fields.Integer("schema_version", &version));
@@ -167,6 +186,7 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
   if (root.contains("contention")) {
     PG_RETURN_IF_ERROR(ParseContention(source, root.at("contention"), &config.contention));
   }
+  if (root.contains("range")) PG_RETURN_IF_ERROR(ParseRange(source, root.at("range"), &config.range));
   PG_RETURN_IF_ERROR(ValidateSuiteGraph(source, config));
   return config;
 }

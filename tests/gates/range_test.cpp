@@ -32,7 +32,10 @@ TEST(Range, ScopePathsAreTheLeadingPathOfEachScopeLine) {
 
 class RangeRepo : public ::testing::Test {
  protected:
-  void SetUp() override { testing::MakeRepo(dir_, "{}"); base_ = Head(); }
+  void SetUp() override {
+    testing::MakeRepo(dir_, R"({"schema_version": 1, "legs": {}, "suites": {}, "range": {"subject_max": 20}})");
+    base_ = Head();
+  }
   std::string Commit(const std::string& message) { return git::CommitAll(dir_.path(), message).value(); }
   std::string Head() { return git::WalkRange(dir_.path(), "HEAD").value().back().id; }
   std::vector<GateFinding> Gates(const std::string& gates, RangeOptions o = {}) {
@@ -123,6 +126,10 @@ TEST_F(RangeRepo, CliExitsZeroOneOrTwo) {
   auto fail = testing::RunProofgate(dir_.path(), "range " + base_ + "..HEAD --json");
   EXPECT_EQ(fail.exit_code, 1);
   EXPECT_EQ(Json::parse(fail.out)["ok"], false);
+  dir_.Write("a.txt", "3\n");
+  Commit("A subject longer than twenty");  // suites.json's range.subject_max is 20
+  EXPECT_EQ(testing::RunProofgate(dir_.path(), "range HEAD~1..HEAD --gate commit-style").exit_code, 1);
+  EXPECT_EQ(testing::RunProofgate(dir_.path(), "range HEAD~1..HEAD --gate commit-style --subject-max 72").exit_code, 0);
   auto bad = testing::RunProofgate(dir_.path(), "range nosuchref..HEAD");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("range \"nosuchref..HEAD\""), std::string::npos) << bad.err;
