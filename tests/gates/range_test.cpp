@@ -117,6 +117,29 @@ TEST_F(RangeRepo, TreeCompilesBuildsEachCommitsOwnTreeAndCachesByTree) {
   EXPECT_EQ(dir_.Read("out/builds"), "built\n");  // built once, by the first walk
 }
 
+// A rebase that keeps the trees: new commit ids, the same trees, so tree-compiles reuses the verdict.
+TEST_F(RangeRepo, TreeCompilesReusesVerdictsAcrossARebaseThatKeepsTrees) {
+  ASSERT_TRUE(git::SwitchBranch(dir_.path(), "work", /*create=*/true).ok());
+  ASSERT_TRUE(git::SwitchBranch(dir_.path(), "rebased", /*create=*/true).ok());
+  ASSERT_TRUE(git::SwitchBranch(dir_.path(), "work", /*create=*/false).ok());
+  std::string suites = R"({"schema_version": 1, "legs": {"build": {"run": "echo built >> )" + dir_.path() +
+                       R"(/out/builds"}}, "suites": {"default": ["build"]}})";
+  dir_.Write("preflight/suites.json", suites);
+  Commit("Buildable");
+  auto first = Gates("tree-compiles");
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_TRUE(first[0].ok) << first[0].message;
+  ASSERT_TRUE(git::SwitchBranch(dir_.path(), "rebased", /*create=*/false).ok());
+  dir_.Write("preflight/suites.json", suites);
+  std::string rebased = Commit("Buildable, said differently");
+  auto second = Gates("tree-compiles");
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].commit, rebased);
+  EXPECT_NE(second[0].commit, first[0].commit);
+  EXPECT_EQ(second[0].message.rfind("cached pass of tree ", 0), 0u) << second[0].message;
+  EXPECT_EQ(dir_.Read("out/builds"), "built\n");
+}
+
 TEST_F(RangeRepo, CliExitsZeroOneOrTwo) {
   dir_.Write("a.txt", "1\n");
   Commit("A good subject");
