@@ -1,0 +1,74 @@
+// What the proofgate CLI's verbs share: flags common to all, exit-code plumbing, reports.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "range/range_gates.h"
+#include "runner/leg_result.h"
+#include "runner/preflight.h"
+
+namespace pg::cli {
+
+struct CommonFlags {
+  std::string dir;
+  std::string color = "auto";
+  bool quiet = false;
+  bool verbose = false;
+  bool json = false;
+  std::string junit;
+  std::string summary;
+};
+
+struct PreflightFlags {
+  std::vector<std::string> suites;
+  std::string config = pg::kDefaultConfig;
+  int jobs = 0;
+  bool no_cache = false;
+  bool list = false;
+  bool no_retry_contended = false;
+  std::string log_dir;
+};
+
+struct LoadFlags {
+  bool watch = false;
+  double interval_s = 1;
+};
+
+struct RangeFlags {
+  std::string range;
+  std::string gates;
+  pg::RangeOptions options;
+  std::set<std::string> set;  // thresholds given on the command line
+};
+
+struct GateFlags {
+  std::string onto, verify;
+  std::vector<std::string> suites;
+  int jobs = 0;
+};
+
+// SIGINT/SIGTERM become a readable fd the scheduler polls, so legs are stopped in order.
+int InstallCancelPipe();
+// Prints the status's message and returns the exit code for it.
+int Fail(const Status& status);
+bool UseColor(const std::string& mode, int fd);
+Status WriteReports(const RunReport& report, const CommonFlags& common);
+// The directory records, specs and anchors are relative to: -C, else the preflight root, else here.
+std::string ProjectRoot(const CommonFlags& common);
+// root/dir/*ext, relative to root, sorted: the default inputs of records and specs check.
+std::vector<std::string> FilesIn(const std::string& root, const std::string& dir, const std::string& ext);
+
+// The verbs.
+int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags);
+int RunLoadVerb(const CommonFlags& common, const LoadFlags& flags);
+int RunRecordsCheck(const CommonFlags& common, std::vector<std::string> files);
+int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix);
+int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files);
+int RunMutateList(const CommonFlags& common, std::vector<std::string> catalogs);
+int RunRange(const CommonFlags& common, RangeFlags flags);
+int RunGate(const CommonFlags& common, const GateFlags& flags);
+
+}  // namespace pg::cli

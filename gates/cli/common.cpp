@@ -1,0 +1,83 @@
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/cli.h"
+#include "core/exit_code.h"
+#include "core/file_io.h"
+#include "report/writers.h"
+#include "runner/preflight.h"
+
+namespace pg::cli {
+namespace {
+int g_cancel_write = -1;
+
+void OnSignal(int) {
+  char byte = 1;
+  [[maybe_unused]] ssize_t n = write(g_cancel_write, &byte, 1);
+}
+
+// SIGINT/SIGTERM become a readable fd the scheduler polls, so legs are stopped in order.
+}  // namespace
+
+int InstallCancelPipe() {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  g_cancel_write = fds[1];
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  return fds[0];
+}
+
+int Fail(const pg::Status& status) {
+  std::cerr << "proofgate: " << status.message() << "\n";
+  return static_cast<int>(pg::ExitCodeFor(status));
+}
+
+bool UseColor(const std::string& mode, int fd) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  return isatty(fd) && getenv("NO_COLOR") == nullptr;
+}
+
+pg::Status WriteReports(const pg::RunReport& report, const CommonFlags& common) {
+  if (common.json) {
+    std::cout << pg::RunReportJson(report);
+  } else {
+    pg::WriteRunTable(report, std::cout, UseColor(common.color, STDOUT_FILENO));
+  }
+  std::cout.flush();
+  if (!common.junit.empty()) PG_RETURN_IF_ERROR(pg::WriteFileAtomic(common.junit, pg::RunReportJunit(report)));
+  if (!common.summary.empty()) {
+    PG_RETURN_IF_ERROR(pg::WriteFileAtomic(common.summary, pg::RunReportMarkdown(report)));
+  }
+  return pg::Status();
+}
+
+// The directory records, specs and anchors are relative to: -C, else the preflight root, else here.
+std::string ProjectRoot(const CommonFlags& common) {
+  if (!common.dir.empty()) return std::filesystem::absolute(common.dir).lexically_normal().string();
+  auto root = pg::FindRoot(std::filesystem::current_path().string());
+  return root.ok() ? *root : std::filesystem::current_path().string();
+}
+
+// root/dir/*ext, relative to root, sorted: the default inputs of records and specs check.
+std::vector<std::string> FilesIn(const std::string& root, const std::string& dir, const std::string& ext) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(root + "/" + dir, ec)) {
+    if (e.path().extension() == ext) files.push_back(std::filesystem::relative(e.path(), root).string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace pg::cli

@@ -1,0 +1,90 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "cli/cli.h"
+#include "config/json_source.h"
+#include "config/suite_config.h"
+#include "core/exit_code.h"
+#include "merge/merge_gate.h"
+#include "report/progress.h"
+
+namespace pg::cli {
+
+// Thresholds: suites.json's "range" object when the repository has one, then the flags given.
+int RunRange(const CommonFlags& common, RangeFlags flags) {
+  std::string root = ProjectRoot(common);
+  if (std::filesystem::exists(root + "/" + pg::kDefaultConfig)) {
+    auto config = pg::LoadSuiteConfig(root + "/" + pg::kDefaultConfig, pg::kDefaultConfig);
+    if (!config.ok()) return Fail(config.status());
+    const pg::RangeThresholds& t = config->range;
+    pg::RangeOptions& o = flags.options;
+    if (!flags.set.count("subject_max")) o.subject_max = t.subject_max;
+    if (!flags.set.count("body_max")) o.body_max = t.body_max;
+    if (!flags.set.count("max_lines")) o.max_lines = t.max_lines;
+    if (!flags.set.count("max_files")) o.max_files = t.max_files;
+    if (!flags.set.count("exclude")) o.exclude = t.exclude;
+    if (!flags.set.count("build_leg")) o.build_leg = t.build_leg;
+  }
+  if (!flags.gates.empty()) {
+    flags.options.gates.clear();
+    std::stringstream list(flags.gates);
+    for (std::string gate; std::getline(list, gate, ',');) flags.options.gates.insert(gate);
+  }
+  auto findings = pg::RunRangeGates(root, flags.range, flags.options);
+  if (!findings.ok()) return Fail(findings.status());
+  bool ok = std::all_of(findings->begin(), findings->end(), [](const pg::GateFinding& f) { return f.ok; });
+  if (common.json) {
+    pg::Json doc = {{"schema_version", 1}, {"tool", "proofgate"}, {"verb", "range"}, {"range", flags.range}, {"ok", ok},
+                    {"findings", pg::Json::array()}};
+    for (const pg::GateFinding& f : *findings) {
+      doc["findings"].push_back({{"commit", f.commit}, {"summary", f.summary}, {"gate", f.gate}, {"ok", f.ok},
+                                 {"message", f.message}});
+    }
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    for (const pg::GateFinding& f : *findings) {
+      if (f.ok && !common.verbose) continue;
+      std::cout << f.commit.substr(0, 12) << "  " << f.gate << "  " << (f.ok ? "pass" : "FAIL") << "  " << f.summary
+                << (f.message.empty() ? "" : "\n    " + f.message) << "\n";
+    }
+    std::cout << "range " << flags.range << ": " << (ok ? "pass" : "fail") << "\n";
+  }
+  return static_cast<int>(ok ? pg::ExitCode::kPass : pg::ExitCode::kGateFailed);
+}
+
+int RunGate(const CommonFlags& common, const GateFlags& flags) {
+  std::string root = ProjectRoot(common);
+  if (!flags.verify.empty()) {
+    pg::GateVerification v = pg::VerifyGate(root, flags.verify);
+    (v.code == pg::ExitCode::kPass ? std::cout : std::cerr) << "gate: " << v.message << "\n";
+    return static_cast<int>(v.code);
+  }
+  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose);
+  pg::PreflightOptions options;
+  options.root = root;
+  options.suites = flags.suites;
+  options.jobs = flags.jobs;
+  options.cancel_fd = InstallCancelPipe();
+  if (!common.quiet) options.on_change = [&](const pg::LegResult& leg, std::string_view state) { progress.OnChange(leg, state); };
+  options.on_notice = [&](const std::string& text) { progress.Notice(text); };
+  auto result = pg::GateOnto(flags.onto, options);
+  if (!result.ok()) return Fail(result.status());
+  if (!result->conflicts.empty()) {
+    for (const std::string& path : result->conflicts) std::cerr << "gate: conflict: " << path << "\n";
+    std::cerr << "gate: HEAD does not merge into " << flags.onto << " cleanly: nothing ran\n";
+    return static_cast<int>(pg::ExitCode::kGateFailed);
+  }
+  result->report.verb = "gate";
+  pg::Status written = WriteReports(result->report, common);
+  if (!written.ok()) return Fail(written);
+  std::cerr << "gate: merged tree " << result->merged_tree.substr(0, 12) << " (HEAD " << result->head.substr(0, 12)
+            << " onto " << flags.onto << " at " << result->base.substr(0, 12) << "): "
+            << pg::ExitCodeName(result->report.exit_code) << ", noted under " << pg::kNotesRef << "\n";
+  return static_cast<int>(result->report.exit_code);
+}
+
+}  // namespace pg::cli

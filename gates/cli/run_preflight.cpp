@@ -1,0 +1,89 @@
+#include <poll.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/cli.h"
+#include "config/suite_config.h"
+#include "contention/load_meter.h"
+#include "contention/snapshot.h"
+#include "core/exit_code.h"
+#include "report/progress.h"
+#include "report/writers.h"
+#include "runner/preflight.h"
+
+namespace pg::cli {
+namespace {
+
+pg::StatusOr<std::string> ResolveRoot(const CommonFlags& common, const PreflightFlags& flags) {
+  std::string start = common.dir.empty() ? std::filesystem::current_path().string() : common.dir;
+  if (!common.dir.empty() || flags.config != pg::kDefaultConfig) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(start, ec)) return pg::Status::Invalid("-C " + start + ": not a directory");
+    return std::filesystem::absolute(start).lexically_normal().string();
+  }
+  return pg::FindRoot(start);
+}
+
+int ListSuites(const std::string& root, const PreflightFlags& flags) {
+  std::string path = std::filesystem::path(flags.config).is_absolute() ? flags.config : root + "/" + flags.config;
+  auto config = pg::LoadSuiteConfig(path);
+  if (!config.ok()) return Fail(config.status());
+  for (const pg::Suite& suite : config->suites) {
+    std::cout << suite.name << ":";
+    for (const std::string& leg : suite.legs) std::cout << " " << leg;
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
+  auto root = ResolveRoot(common, flags);
+  if (!root.ok()) return Fail(root.status());
+  if (flags.list) return ListSuites(*root, flags);
+  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose);
+  pg::PreflightOptions options;
+  options.root = *root;
+  options.config_path = flags.config;
+  options.suites = flags.suites;
+  options.jobs = flags.jobs;
+  options.use_cache = !flags.no_cache;
+  options.retry_contended = !flags.no_retry_contended;
+  options.log_dir = flags.log_dir.empty() ? "" : std::filesystem::absolute(flags.log_dir).string();
+  options.cancel_fd = InstallCancelPipe();
+  if (!common.quiet) {
+    options.on_change = [&](const pg::LegResult& leg, std::string_view state) { progress.OnChange(leg, state); };
+    options.on_progress = [&](const std::string& text) { progress.Notice(text); };
+  }
+  options.on_notice = [&](const std::string& text) { progress.Notice(text); };
+  auto report = pg::RunPreflight(options);
+  if (!report.ok()) return Fail(report.status());
+  pg::Status written = WriteReports(*report, common);
+  if (!written.ok()) return Fail(written);
+  return static_cast<int>(report->exit_code);
+}
+
+// One reading per interval: two snapshots `interval_s` apart; only proofgate itself is "own".
+int RunLoadVerb(const CommonFlags& common, const LoadFlags& flags) {
+  int cancel = InstallCancelPipe();
+  pg::RealProcSource proc;
+  std::set<int> cpus = pg::AllowedCpus();
+  pg::Snapshot previous = pg::TakeSnapshot(proc, {}, cpus);
+  do {
+    pollfd pfd{cancel, POLLIN, 0};
+    if (poll(&pfd, 1, static_cast<int>(flags.interval_s * 1000)) > 0) break;
+    pg::Snapshot now = pg::TakeSnapshot(proc, {}, cpus);
+    pg::LoadMeter meter(0);
+    meter.Add(previous);
+    meter.Add(now);
+    pg::LoadEvidence e = meter.Evidence();
+    std::cout << (common.json ? pg::LoadReadingJson(e) : pg::LoadReadingText(e)) << std::flush;
+    previous = now;
+  } while (flags.watch);
+  return 0;
+}
+
+}  // namespace pg::cli

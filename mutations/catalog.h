@@ -1,0 +1,45 @@
+// Mutation catalogs: declared source mutations, each with the tests it must turn red and the
+// failure message (an anchored regex) that proves it red for the claimed reason.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace pg {
+
+struct Expectation {
+  std::string test;     // "Suite.Name"
+  std::string message;  // ECMAScript regex, multiline (^ and $ at line boundaries)
+};
+
+struct Mutation {
+  std::string id;
+  std::string file;  // relative to the root
+  std::string find, replace;
+  int occurrence = 0;        // 1-based; 0: `find` must occur exactly once
+  size_t offset = 0;         // where the chosen occurrence starts (filled by validation)
+  std::vector<Expectation> expect;
+  std::string note;
+};
+
+struct Combo {
+  std::string id;
+  std::vector<std::string> apply;
+  bool expect_green = true;
+};
+
+struct Catalog {
+  std::string path;
+  std::vector<std::string> build_targets;
+  std::vector<std::string> configure, build_command, test_command;  // empty: CMake + ctest defaults
+  std::vector<Mutation> mutations;
+  std::vector<Combo> combos;
+};
+
+// Parses and validates against the files under `root`; errors are kInvalidInput "path:line:col:".
+StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text, const std::string& root);
+StatusOr<Catalog> LoadCatalog(const std::string& path, const std::string& root);
+
+}  // namespace pg
