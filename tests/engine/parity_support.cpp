@@ -126,38 +126,51 @@ double Nmse(const std::vector<float>& ref, const std::vector<float>& out) {
   return den == 0 ? num : num / den;
 }
 
-::testing::AssertionResult Parity(Backend& backend, OpKind kind, const std::vector<Tensor>& inputs,
-                                  const OpParams& params, double tier) {
+namespace {
+
+// The output spec and the reference's guarded output bytes for an op, shared by both checks.
+struct Truth {
+  Tensor spec;
+  std::vector<unsigned char> bytes;
+};
+
+StatusOr<Truth> Reference(OpKind kind, const std::vector<Tensor>& inputs, const OpParams& params) {
   std::vector<const Tensor*> src;
   for (const Tensor& t : inputs) src.push_back(&t);
   auto spec = OutputSpec(kind, src, params);
-  if (!spec.ok()) return ::testing::AssertionFailure() << spec.status().ToString();
-  auto ref = RunOn(ReferenceBackend(), kind, inputs, params, spec.value());
-  auto got = RunOn(backend, kind, inputs, params, spec.value());
-  if (!ref.ok()) return ::testing::AssertionFailure() << "reference: " << ref.status().ToString();
+  if (!spec.ok()) return spec.status();
+  auto bytes = RunOn(ReferenceBackend(), kind, inputs, params, spec.value());
+  if (!bytes.ok()) return Status(bytes.status().code(), "reference: " + bytes.status().message());
+  return Truth{spec.value(), std::move(bytes).value()};
+}
+
+}  // namespace
+
+::testing::AssertionResult Parity(Backend& backend, OpKind kind, const std::vector<Tensor>& inputs,
+                                  const OpParams& params, double tier) {
+  auto truth = Reference(kind, inputs, params);
+  if (!truth.ok()) return ::testing::AssertionFailure() << truth.status().ToString();
+  const Tensor& spec = truth->spec;
+  auto got = RunOn(backend, kind, inputs, params, spec);
   if (!got.ok()) return ::testing::AssertionFailure() << backend.name() << ": " << got.status().ToString();
   std::string damage = GuardDamage(got.value());
   if (!damage.empty()) return ::testing::AssertionFailure() << backend.name() << " " << damage;
-  std::vector<float> r = AsFloats(spec.value(), ref.value()), g = AsFloats(spec.value(), got.value());
+  std::vector<float> r = AsFloats(spec, truth->bytes), g = AsFloats(spec, got.value());
   for (size_t i = 0; i < g.size(); ++i) {
     if (!std::isfinite(g[i])) return ::testing::AssertionFailure() << "non-finite output at " << i;
   }
   double nmse = Nmse(r, g);
   if (tier == 0 ? nmse != 0 : nmse > tier) {
     return ::testing::AssertionFailure() << backend.name() << " " << OpName(kind) << " "
-                                         << Describe(spec.value()) << ": NMSE " << nmse << " > " << tier;
+                                         << Describe(spec) << ": NMSE " << nmse << " > " << tier;
   }
   return ::testing::AssertionSuccess();
 }
 
 ::testing::AssertionResult ParityInPlace(Backend& backend, OpKind kind, const std::vector<Tensor>& inputs,
                                          const OpParams& params, double tier) {
-  std::vector<const Tensor*> src;
-  for (const Tensor& t : inputs) src.push_back(&t);
-  auto spec = OutputSpec(kind, src, params);
-  if (!spec.ok()) return ::testing::AssertionFailure() << spec.status().ToString();
-  auto ref = RunOn(ReferenceBackend(), kind, inputs, params, spec.value());
-  if (!ref.ok()) return ::testing::AssertionFailure() << ref.status().ToString();
+  auto truth = Reference(kind, inputs, params);
+  if (!truth.ok()) return ::testing::AssertionFailure() << truth.status().ToString();
   std::vector<Tensor> on;
   for (const Tensor& h : inputs) on.push_back(OnBackend(backend, h).value());
   std::vector<const Tensor*> on_src;
@@ -166,7 +179,7 @@ double Nmse(const std::vector<float>& ref, const std::vector<float>& out) {
   if (!s.ok()) return ::testing::AssertionFailure() << s.ToString();
   std::vector<float> got(static_cast<size_t>(on[0].NumElements()));
   if (!backend.CopyOut(got.data(), on[0].data, on[0].ByteSize()).ok()) return ::testing::AssertionFailure() << "copy out";
-  double nmse = Nmse(AsFloats(spec.value(), ref.value()), got);
+  double nmse = Nmse(AsFloats(truth->spec, truth->bytes), got);
   if (nmse > tier) return ::testing::AssertionFailure() << backend.name() << " in-place " << OpName(kind) << ": NMSE " << nmse;
   return ::testing::AssertionSuccess();
 }
