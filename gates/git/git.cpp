@@ -370,4 +370,27 @@ Status SwitchBranch(const std::string& workdir, const std::string& name, bool cr
   return Status();
 }
 
+StatusOr<bool> IsIgnored(const std::string& workdir, const std::string& path) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  int ignored = 0;
+  if (git_ignore_path_is_ignored(&ignored, repo.get(), path.c_str()) != 0) return GitError("cannot check " + path);
+  return ignored != 0;
+}
+
+StatusOr<std::vector<std::string>> Dirty(const std::string& workdir) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  git_status_options opts = GIT_STATUS_OPTIONS_INIT;
+  opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS;
+  git_status_list* raw = nullptr;
+  if (git_status_list_new(&raw, repo.get(), &opts) != 0) return GitError("cannot read the status");
+  std::unique_ptr<git_status_list, Deleter<git_status_list, git_status_list_free>> list(raw);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < git_status_list_entrycount(list.get()); ++i) {
+    const git_status_entry* e = git_status_byindex(list.get(), i);
+    const git_diff_delta* d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+    if (d) out.push_back(d->new_file.path ? d->new_file.path : d->old_file.path);
+  }
+  return out;
+}
+
 }  // namespace pg::git

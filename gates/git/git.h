@@ -72,6 +72,11 @@ Status WriteNote(const std::string& workdir, const std::string& ref, const std::
 // Points HEAD at branch `name`, creating it at HEAD first when `create` is set, and checks it out.
 Status SwitchBranch(const std::string& workdir, const std::string& name, bool create);
 
+// Whether git would ignore `path` (relative to the working tree).
+StatusOr<bool> IsIgnored(const std::string& workdir, const std::string& path);
+// Paths git status reports as changed or untracked (not ignored); empty for a clean tree.
+StatusOr<std::vector<std::string>> Dirty(const std::string& workdir);
+
 // Creates a repository at `path` (tests and scratch trees).
 Status Init(const std::string& path);
 // Stages everything (respecting .gitignore) and commits it on HEAD; returns the commit id.
