@@ -1,0 +1,35 @@
+// Deciding what a mutant did from the expected tests' machine-readable results: red for the
+// claimed reason, red for another, or survived. (Unviable and timeout are the runner's.)
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mutations/catalog.h"
+
+namespace pg {
+
+struct TestResult {
+  bool failed = false;
+  std::vector<std::string> messages;  // each failure's text
+};
+
+// Merges gtest JSON reports (GTEST_OUTPUT=json: one file per test process) into results by
+// "Suite.Name"; a file that is not a gtest report is kInvalidInput naming it.
+Status AddGtestJson(const std::string& name, const std::string& text, std::map<std::string, TestResult>* results);
+
+enum class MutantOutcome { kRedAsClaimed, kRedOther, kSurvived, kUnviable, kTimeout };
+std::string_view MutantOutcomeName(MutantOutcome o);  // "red-as-claimed", ...
+
+struct Classification {
+  MutantOutcome outcome = MutantOutcome::kSurvived;
+  std::string detail;  // which test and message, for anything but red-as-claimed
+};
+
+// Every expected test failed with a message its regex finds (ECMAScript, ^/$ at line
+// boundaries) → red-as-claimed; something failed otherwise (or an expected test did not run)
+// → red-other; nothing failed → survived.
+Classification Classify(const std::vector<Expectation>& expect, const std::map<std::string, TestResult>& results);
+
+}  // namespace pg

@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include "mutations/classify.h"
+
+namespace pg {
+namespace {
+
+// Shaped as gtest 1.12 writes GTEST_OUTPUT=json (recorded from a real run).
+std::string Report(const std::string& suite, const std::string& test, const std::string& failure) {
+  std::string failures = failure.empty() ? "" : R"(, "failures": [{"failure": ")" + failure + R"(", "type": ""}])";
+  return R"({"tests": 1, "name": "AllTests", "testsuites": [{"name": ")" + suite + R"(", "testsuite": [{"name": ")" + test +
+         R"(", "file": "/tmp/f.cpp", "line": 2, "status": "RUN", "result": "COMPLETED", "classname": ")" + suite + "\"" +
+         failures + "}]}]}";
+}
+
+std::map<std::string, TestResult> Results(std::initializer_list<std::string> reports) {
+  std::map<std::string, TestResult> out;
+  int i = 0;
+  for (const std::string& r : reports) EXPECT_TRUE(AddGtestJson("r" + std::to_string(i++) + ".json", r, &out).ok());
+  return out;
+}
+
+const std::vector<Expectation> kExpect = {{"Clamp.AtHundred", "^clamp at 100$"}};
+
+TEST(Classify, TheExpectedTestFailingWithTheClaimedMessageIsRedAsClaimed) {
+  auto r = Results({Report("Clamp", "AtHundred", "/tmp/f.cpp:2\\nExpected equality of these values:\\n  1\\n  2\\nclamp at 100")});
+  EXPECT_EQ(Classify(kExpect, r).outcome, MutantOutcome::kRedAsClaimed);
+}
+
+TEST(Classify, AFailureForAnotherReasonIsRedOtherAndSaysWhichMessage) {
+  auto r = Results({Report("Clamp", "AtHundred", "/tmp/f.cpp:2\\nlibfoo.so: cannot open shared object file\\nclamp at 1000")});
+  Classification c = Classify(kExpect, r);
+  EXPECT_EQ(c.outcome, MutantOutcome::kRedOther);
+  EXPECT_EQ(c.detail, "Clamp.AtHundred failed with \"libfoo.so: cannot open shared object file\", not /^clamp at 100$/");
+}
+
+TEST(Classify, AnotherTestFailingWhileTheExpectedOnePassesIsRedOther) {
+  auto r = Results({Report("Clamp", "AtHundred", ""), Report("Other", "Test", "/x.cpp:1\\nboom")});
+  Classification c = Classify(kExpect, r);
+  EXPECT_EQ(c.outcome, MutantOutcome::kRedOther);
+  EXPECT_EQ(c.detail, "Clamp.AtHundred passed; Other.Test failed instead: \"boom\"");
+}
+
+TEST(Classify, NothingFailingIsSurvived) {
+  auto r = Results({Report("Clamp", "AtHundred", "")});
+  EXPECT_EQ(Classify(kExpect, r).outcome, MutantOutcome::kSurvived);
+}
+
+TEST(Classify, AnExpectedTestThatNeverRanIsNotRedAsClaimed) {
+  auto r = Results({Report("Other", "Test", "/x.cpp:1\\nboom")});
+  Classification c = Classify(kExpect, r);
+  EXPECT_EQ(c.outcome, MutantOutcome::kRedOther);
+  EXPECT_NE(c.detail.find("Clamp.AtHundred did not run"), std::string::npos);
+}
+
+TEST(Classify, EveryExpectedTestMustBeRedAsClaimed) {
+  std::vector<Expectation> two = {{"Clamp.AtHundred", "^clamp at 100$"}, {"Clamp.AtZero", "^clamp at 0$"}};
+  auto r = Results({Report("Clamp", "AtHundred", "/f:1\\nclamp at 100"), Report("Clamp", "AtZero", "")});
+  EXPECT_EQ(Classify(two, r).outcome, MutantOutcome::kRedOther);
+}
+
+TEST(Classify, NotAGtestReportIsANamedError) {
+  std::map<std::string, TestResult> out;
+  Status s = AddGtestJson("results/x.json", "{\"hello\": 1}", &out);
+  EXPECT_EQ(s.message(), "results/x.json: not a gtest JSON report");
+}
+
+}  // namespace
+}  // namespace pg
