@@ -23,6 +23,12 @@ void ForRows(const Tensor& t, ThreadPool& pool, F f) {
 
 float Silu(float x) { return x / (1.0f + std::exp(-x)); }
 
+// Row `r` of a tensor counted over ne1, then ne2, then ne3 (the order ForRows walks).
+template <typename T>
+T* FlatRow(const Tensor& t, int64_t r) {
+  return t.Row<T>(r % t.ne[1], (r / t.ne[1]) % t.ne[2], r / (t.ne[1] * t.ne[2]));
+}
+
 }  // namespace
 
 void Elementwise(const Op& op, ThreadPool& pool) {
@@ -117,7 +123,7 @@ void TopK(const Op& op) {
   int32_t* out = static_cast<int32_t*>(op.out->data);
   std::vector<int32_t> idx(a.ne[0]);
   for (int64_t r = 0; r < a.Rows(); ++r) {
-    const float* x = a.Row<const float>(r % a.ne[1], (r / a.ne[1]) % a.ne[2], r / (a.ne[1] * a.ne[2]));
+    const float* x = FlatRow<const float>(a, r);
     std::iota(idx.begin(), idx.end(), 0);
     std::partial_sort(idx.begin(), idx.begin() + op.params.k, idx.end(),
                       [&](int32_t i, int32_t j) { return x[i] > x[j] || (x[i] == x[j] && i < j); });
@@ -130,7 +136,7 @@ void Copy(const Op& op) {
   char* out = static_cast<char*>(op.out->data);
   size_t in_size = BlockBytes(a.dtype), out_size = BlockBytes(op.out->dtype);
   for (int64_t r = 0; r < a.Rows(); ++r) {
-    const char* row = a.Row<const char>(r % a.ne[1], (r / a.ne[1]) % a.ne[2], r / (a.ne[1] * a.ne[2]));
+    const char* row = FlatRow<const char>(a, r);
     char* o = out + r * a.ne[0] * out_size;
     if (a.dtype == op.out->dtype && a.nb[0] == in_size) {
       std::memcpy(o, row, a.ne[0] * in_size);
