@@ -104,13 +104,23 @@ void AddGate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   verbs.push_back(Verb{gate, [&common, flags] { return RunGate(common, *flags); }});
 }
 
-// Only the catalog half of `mutate` exists: --list validates and lists (the engine is issue 5).
 void AddMutate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
-  auto catalogs = std::make_shared<std::vector<std::string>>();
-  CLI::App* mutate = app.add_subcommand("mutate", "Declared mutations (now: validate and --list the catalogs)");
-  mutate->add_option("--catalog", *catalogs, "Catalog files (default: mutations/*.json)");
-  mutate->add_flag("--list")->required();
-  verbs.push_back(Verb{mutate, [&common, catalogs] { return RunMutateList(common, *catalogs); }});
+  auto flags = std::make_shared<MutateFlags>();
+  CLI::App* mutate = app.add_subcommand("mutate", "Apply declared mutations; prove each test reddens as claimed");
+  mutate->add_option("--catalog", flags->catalogs, "Catalog files (default: mutations/*.json)");
+  auto* list = mutate->add_flag("--list", flags->list, "Validate the catalogs and list their mutants; run nothing");
+  auto* recover = mutate->add_flag("--recover", flags->recover,
+                                   "Put back every file an interrupted run left mutated (sha256-checked)");
+  list->excludes(recover);
+  mutate->add_option("--id", flags->ids, "Run only this mutation or combo (repeatable)");
+  mutate->add_option("--shard", flags->shard, "Run shard K of N (K/N, 1-based)");
+  mutate->add_option("-j,--jobs", flags->jobs, "Workers, each with its own scratch tree and build (default 1)")
+      ->check(CLI::PositiveNumber);
+  mutate->add_option("--min-timeout", flags->min_timeout_s, "Floor of a mutant's test time limit in s (default 20)")
+      ->check(CLI::PositiveNumber);
+  mutate->add_option("--work-dir", flags->work_dir, "Scratch trees, builds and journal (default <git-dir>/proofgate/mutate)");
+  mutate->add_flag("--no-spec-update", flags->no_spec_update, "Leave the specs' generated tables as they are");
+  verbs.push_back(Verb{mutate, [&common, flags] { return RunMutateVerb(common, *flags); }});
 }
 
 }  // namespace

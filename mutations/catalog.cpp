@@ -102,7 +102,22 @@ Status ParseCommands(const JsonFields& f, Catalog* c) {
   PG_RETURN_IF_ERROR(f.StringList("build", &c->build_targets));
   PG_RETURN_IF_ERROR(f.StringList("configure", &c->configure));
   PG_RETURN_IF_ERROR(f.StringList("build_command", &c->build_command));
-  return f.StringList("test_command", &c->test_command);
+  PG_RETURN_IF_ERROR(f.StringList("test_command", &c->test_command));
+  PG_RETURN_IF_ERROR(f.String("spec", &c->spec));
+  return Status();
+}
+
+// The spec named must exist and hold the generated table's markers, so a run never ends with
+// results it has nowhere to write.
+Status CheckSpec(const JsonFields& f, const std::string& root, const std::string& spec) {
+  if (spec.empty()) return Status();
+  auto text = ReadFile(root + "/" + spec);
+  if (!text.ok()) return f.ErrorAt("spec", spec + " does not exist");
+  if (text->find(kMutationTableBegin) == std::string::npos || text->find(kMutationTableEnd) == std::string::npos) {
+    return f.ErrorAt("spec", spec + " has no " + std::string(kMutationTableBegin) + " ... " +
+                                 std::string(kMutationTableEnd) + " markers");
+  }
+  return Status();
 }
 
 }  // namespace
@@ -112,7 +127,7 @@ StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text,
   if (!src.root().is_object()) return src.ErrorAt("", "a catalog must be an object");
   JsonFields top(src, src.root(), "", "");
   PG_RETURN_IF_ERROR(top.CheckKnown({"schema_version", "build", "configure", "build_command", "test_command",
-                                     "mutations", "combos", "description"}));
+                                     "mutations", "combos", "description", "spec"}));
   long version = 0;
   PG_RETURN_IF_ERROR(top.Require("schema_version"));
   PG_RETURN_IF_ERROR(top.Integer("schema_version", &version));
@@ -120,6 +135,7 @@ StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text,
   Catalog c;
   c.path = path;
   PG_RETURN_IF_ERROR(ParseCommands(top, &c));
+  PG_RETURN_IF_ERROR(CheckSpec(top, root, c.spec));
   PG_RETURN_IF_ERROR(top.Require("mutations"));
   const Json& mutations = src.root().at("mutations");
   if (!mutations.is_array() || mutations.empty()) return top.ErrorAt("mutations", "\"mutations\" must be a non-empty array");

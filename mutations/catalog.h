@@ -9,6 +9,10 @@
 
 namespace pg {
 
+// Where a spec's generated mutation table starts and ends.
+inline constexpr const char* kMutationTableBegin = "<!-- proofgate:mutations -->";
+inline constexpr const char* kMutationTableEnd = "<!-- /proofgate:mutations -->";
+
 struct Expectation {
   std::string test;     // "Suite.Name"
   std::string message;  // ECMAScript regex, multiline (^ and $ at line boundaries)
@@ -34,6 +38,7 @@ struct Catalog {
   std::string path;
   std::vector<std::string> build_targets;
   std::vector<std::string> configure, build_command, test_command;  // empty: CMake + ctest defaults
+  std::string spec;  // the spec whose generated mutation table this catalog's results rewrite
   std::vector<Mutation> mutations;
   std::vector<Combo> combos;
 };

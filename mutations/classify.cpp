@@ -1,6 +1,7 @@
 #include "mutations/classify.h"
 
 #include <regex>
+#include <sstream>
 
 #include "config/json_source.h"
 
@@ -13,6 +14,8 @@ std::string_view MutantOutcomeName(MutantOutcome o) {
     case MutantOutcome::kSurvived: return "survived";
     case MutantOutcome::kUnviable: return "unviable";
     case MutantOutcome::kTimeout: return "timeout";
+    case MutantOutcome::kGreenAsClaimed: return "green-as-claimed";
+    case MutantOutcome::kNotGreen: return "not-green";
   }
   return "?";
 }
@@ -38,18 +41,37 @@ Status AddGtestJson(const std::string& name, const std::string& text, std::map<s
 
 namespace {
 
+// A failure's text on one line: gtest's leading "file:line" dropped, the rest joined with " / ".
 std::string FirstLine(const std::vector<std::string>& messages) {
   if (messages.empty()) return "";
-  std::string m = messages.front();
-  size_t nl = m.find('\n');
-  // gtest puts "file:line" first; the second line is the assertion's own words.
-  if (nl != std::string::npos && nl + 1 < m.size()) m = m.substr(nl + 1);
-  return m.substr(0, m.find('\n'));
+  std::istringstream in(messages.front());
+  std::string line, out;
+  for (bool first = true; std::getline(in, line); first = false) {
+    size_t colon = line.rfind(':');
+    bool location = first && colon != std::string::npos && colon + 1 < line.size() &&
+                    line.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+    size_t start = line.find_first_not_of(" \t");
+    if (location || start == std::string::npos) continue;
+    out += (out.empty() ? "" : " / ") + line.substr(start);
+  }
+  return out.size() > 240 ? out.substr(0, 240) + "..." : out;
 }
 
-}  // namespace
+// The line of a failure message where the claimed regex matched.
+std::string MatchedLine(const std::vector<std::string>& messages, const std::string& pattern) {
+  std::regex re(pattern, std::regex::ECMAScript | std::regex::multiline);
+  for (const std::string& m : messages) {
+    std::smatch match;
+    if (!std::regex_search(m, match, re)) continue;
+    size_t at = static_cast<size_t>(match.position(0));
+    size_t begin = m.rfind('\n', at == 0 ? 0 : at - 1);
+    begin = (begin == std::string::npos || at == 0) ? 0 : begin + 1;
+    return m.substr(begin, m.find('\n', at) - begin);
+  }
+  return "";
+}
 
-Classification Classify(const std::vector<Expectation>& expect, const std::map<std::string, TestResult>& results) {
+Classification ClassifyRed(const std::vector<Expectation>& expect, const std::map<std::string, TestResult>& results) {
   bool any_failed = false;
   for (const auto& [name, r] : results) any_failed = any_failed || r.failed;
   std::vector<std::string> problems;
@@ -68,16 +90,44 @@ Classification Classify(const std::vector<Expectation>& expect, const std::map<s
     for (const std::string& m : it->second.messages) matched = matched || std::regex_search(m, re);
     if (!matched) problems.push_back(e.test + " failed with \"" + FirstLine(it->second.messages) + "\", not /" + e.message + "/");
   }
-  if (problems.empty()) return {MutantOutcome::kRedAsClaimed, ""};
+  if (problems.empty()) return {MutantOutcome::kRedAsClaimed, "", ""};
   std::string detail;
   for (const std::string& p : problems) detail += (detail.empty() ? "" : "; ") + p;
-  if (!any_failed) return {MutantOutcome::kSurvived, detail};
+  if (!any_failed) return {MutantOutcome::kSurvived, detail, ""};
   for (const auto& [name, r] : results) {
     bool expected = false;
     for (const Expectation& e : expect) expected = expected || e.test == name;
     if (r.failed && !expected) detail += "; " + name + " failed instead: \"" + FirstLine(r.messages) + "\"";
   }
-  return {MutantOutcome::kRedOther, detail};
+  return {MutantOutcome::kRedOther, detail, ""};
+}
+
+}  // namespace
+
+bool AsClaimed(MutantOutcome o) { return o == MutantOutcome::kRedAsClaimed || o == MutantOutcome::kGreenAsClaimed; }
+
+Classification ClassifyGreen(const std::vector<Expectation>& expect, const std::map<std::string, TestResult>& results) {
+  std::string detail;
+  for (const Expectation& e : expect) {
+    if (!results.count(e.test)) detail += (detail.empty() ? "" : "; ") + e.test + " did not run";
+  }
+  for (const auto& [name, r] : results) {
+    if (r.failed) detail += (detail.empty() ? "" : "; ") + name + " failed: \"" + FirstLine(r.messages) + "\"";
+  }
+  return {detail.empty() ? MutantOutcome::kGreenAsClaimed : MutantOutcome::kNotGreen, detail, ""};
+}
+
+Classification Classify(const std::vector<Expectation>& expect, const std::map<std::string, TestResult>& results) {
+  Classification c = ClassifyRed(expect, results);
+  for (const Expectation& e : expect) {
+    auto it = results.find(e.test);
+    if (it != results.end() && it->second.failed) {
+      c.observed = MatchedLine(it->second.messages, e.message);
+      if (c.observed.empty()) c.observed = FirstLine(it->second.messages);
+      break;
+    }
+  }
+  return c;
 }
 
 }  // namespace pg

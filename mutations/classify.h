@@ -19,17 +19,25 @@ struct TestResult {
 // "Suite.Name"; a file that is not a gtest report is kInvalidInput naming it.
 Status AddGtestJson(const std::string& name, const std::string& text, std::map<std::string, TestResult>* results);
 
-enum class MutantOutcome { kRedAsClaimed, kRedOther, kSurvived, kUnviable, kTimeout };
+enum class MutantOutcome { kRedAsClaimed, kRedOther, kSurvived, kUnviable, kTimeout, kGreenAsClaimed, kNotGreen };
 std::string_view MutantOutcomeName(MutantOutcome o);  // "red-as-claimed", ...
 
 struct Classification {
   MutantOutcome outcome = MutantOutcome::kSurvived;
-  std::string detail;  // which test and message, for anything but red-as-claimed
+  std::string detail;    // which test and message, for anything but red-as-claimed
+  std::string observed;  // the first expected test's failure message, on one line
 };
+
+// What a report shows as a mutant's as-claimed outcomes: red-as-claimed, green-as-claimed.
+bool AsClaimed(MutantOutcome o);
 
 // Every expected test failed with a message its regex finds (ECMAScript, ^/$ at line
 // boundaries) → red-as-claimed; something failed otherwise (or an expected test did not run)
 // → red-other; nothing failed → survived.
 Classification Classify(const std::vector<Expectation>& expect, const std::map<std::string, TestResult>& results);
+
+// For a combo that claims a disarm: every expected test ran and nothing failed →
+// green-as-claimed; otherwise not-green, naming what failed or did not run.
+Classification ClassifyGreen(const std::vector<Expectation>& expect, const std::map<std::string, TestResult>& results);
 
 }  // namespace pg

@@ -1,6 +1,8 @@
 #include "mutations/scratch_tree.h"
 
 #include <filesystem>
+#include <functional>
+#include <set>
 
 #include "core/file_io.h"
 #include "git/git.h"
@@ -10,9 +12,11 @@ namespace fs = std::filesystem;
 namespace pg {
 namespace {
 
-// Files and symlinks under `root` that git does not ignore, with their modes (scripts stay
-// executable), skipping .git. Ignored directories are not entered (build trees are large).
-Status CopyTree(const std::string& root, const std::string& dir) {
+using Visit = std::function<Status(const std::string& rel, const fs::path& path)>;
+
+// Files and symlinks under `root` that git does not ignore, skipping .git. Ignored directories
+// are not entered (build trees are large).
+Status ForEachFile(const std::string& root, const Visit& visit) {
   std::error_code ec;
   fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
@@ -23,20 +27,47 @@ Status CopyTree(const std::string& root, const std::string& dir) {
     }
     bool is_dir = it->is_directory(ec) && !it->is_symlink(ec);
     PG_ASSIGN_OR_RETURN(bool ignored, git::IsIgnored(root, is_dir ? rel + "/" : rel));
-    if (ignored) {
-      if (is_dir) it.disable_recursion_pending();
-      continue;
-    }
-    fs::path target = fs::path(dir) / rel;
-    if (is_dir) {
-      fs::create_directories(target, ec);
-    } else {
-      fs::create_directories(target.parent_path(), ec);
-      fs::copy(it->path(), target, fs::copy_options::copy_symlinks | fs::copy_options::overwrite_existing, ec);
-    }
-    if (ec) return Status::Io(rel + ": cannot copy into the scratch tree: " + ec.message());
+    if (ignored && is_dir) it.disable_recursion_pending();
+    if (ignored || is_dir) continue;
+    PG_RETURN_IF_ERROR(visit(rel, it->path()));
   }
   return ec ? Status::Io(root + ": " + ec.message()) : Status();
+}
+
+// Copies one file or symlink, keeping its mode; via a temporary so a copy is whole or absent.
+Status CopyOne(const fs::path& from, const fs::path& to, const std::string& rel) {
+  std::error_code ec;
+  fs::create_directories(to.parent_path(), ec);
+  fs::path temp = to.string() + ".proofgate-copy";
+  fs::remove(temp, ec);
+  fs::copy(from, temp, fs::copy_options::copy_symlinks, ec);
+  if (!ec) fs::rename(temp, to, ec);
+  return ec ? Status::Io(rel + ": cannot copy into the scratch tree: " + ec.message()) : Status();
+}
+
+bool SameFile(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  bool la = fs::is_symlink(a, ec), lb = fs::is_symlink(b, ec);
+  if (la || lb) return la && lb && fs::read_symlink(a, ec) == fs::read_symlink(b, ec);
+  if (!fs::exists(b, ec) || fs::file_size(a, ec) != fs::file_size(b, ec)) return false;
+  if (fs::status(a, ec).permissions() != fs::status(b, ec).permissions()) return false;
+  auto x = ReadFile(a.string()), y = ReadFile(b.string());
+  return x.ok() && y.ok() && *x == *y;
+}
+
+// Removes what the copy has and the user's tree no longer does (never .git).
+void RemoveStale(const std::string& dir, const std::set<std::string>& keep) {
+  std::error_code ec;
+  std::vector<fs::path> stale;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string rel = fs::relative(it->path(), dir, ec).generic_string();
+    if (rel == ".git") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if ((!it->is_directory(ec) || it->is_symlink(ec)) && !keep.count(rel)) stale.push_back(it->path());
+  }
+  for (const fs::path& p : stale) fs::remove(p, ec);
 }
 
 }  // namespace
@@ -44,43 +75,33 @@ Status CopyTree(const std::string& root, const std::string& dir) {
 Status MakeScratchTree(const std::string& root, const std::string& dir) {
   if (fs::exists(dir)) return Status::Internal(dir + " already exists");
   PG_RETURN_IF_ERROR(MakeDirs(dir));
-  PG_RETURN_IF_ERROR(CopyTree(root, dir));
+  PG_RETURN_IF_ERROR(ForEachFile(root, [&](const std::string& rel, const fs::path& path) {
+    return CopyOne(path, fs::path(dir) / rel, rel);
+  }));
   PG_RETURN_IF_ERROR(git::Init(dir));
   return git::CommitAll(dir, "proofgate: scratch copy of " + root).status();
 }
 
-StatusOr<AppliedMutation> AppliedMutation::Apply(const std::string& tree, const Mutation& m) {
-  AppliedMutation a;
-  a.tree_ = tree;
-  a.path_ = tree + "/" + m.file;
-  PG_ASSIGN_OR_RETURN(a.original_, ReadFile(a.path_));
-  a.original_hash_ = git::HashBytes(a.original_);
-  if (a.original_.compare(m.offset, m.find.size(), m.find) != 0) {
-    return Status::Invalid("mutation \"" + m.id + "\": " + m.file + " changed since the catalog was checked");
-  }
-  std::string mutated = a.original_;
-  mutated.replace(m.offset, m.find.size(), m.replace);
-  a.perms_ = static_cast<unsigned>(fs::status(a.path_).permissions());
-  PG_RETURN_IF_ERROR(a.Write(mutated));
-  return a;
-}
-
-// Atomic replace keeps readers from seeing half a file; the mode is put back because the
-// replacement is a new file (an executable script must stay executable).
-Status AppliedMutation::Write(const std::string& content) {
-  PG_RETURN_IF_ERROR(WriteFileAtomic(path_, content));
+Status SyncScratchTree(const std::string& root, const std::string& dir) {
   std::error_code ec;
-  fs::permissions(path_, static_cast<fs::perms>(perms_), ec);
-  return ec ? Status::Io(path_ + ": cannot restore its mode: " + ec.message()) : Status();
-}
-
-Status AppliedMutation::Restore() {
-  PG_RETURN_IF_ERROR(Write(original_));
-  PG_ASSIGN_OR_RETURN(std::string now, ReadFile(path_));
-  if (git::HashBytes(now) != original_hash_) return Status::Internal(path_ + ": restored bytes differ from the original");
-  PG_ASSIGN_OR_RETURN(std::vector<std::string> dirty, git::Dirty(tree_));
-  if (!dirty.empty()) return Status::Internal(tree_ + ": not clean after restoring (" + dirty.front() + ")");
-  return Status();
+  std::string partial = dir + ".partial";  // a killed run leaves it here, never half in `dir`
+  fs::remove_all(partial, ec);
+  if (!fs::exists(fs::path(dir) / ".git", ec)) {
+    fs::remove_all(dir, ec);
+    PG_RETURN_IF_ERROR(MakeScratchTree(root, partial));
+    fs::rename(partial, dir, ec);
+    return ec ? Status::Io(dir + ": " + ec.message()) : Status();
+  }
+  std::set<std::string> keep;
+  PG_RETURN_IF_ERROR(ForEachFile(root, [&](const std::string& rel, const fs::path& path) {
+    keep.insert(rel);
+    fs::path target = fs::path(dir) / rel;
+    return SameFile(path, target) ? Status() : CopyOne(path, target, rel);
+  }));
+  RemoveStale(dir, keep);
+  PG_ASSIGN_OR_RETURN(std::vector<std::string> dirty, git::Dirty(dir));
+  if (dirty.empty()) return Status();
+  return git::CommitAll(dir, "proofgate: sync with " + root).status();
 }
 
 }  // namespace pg

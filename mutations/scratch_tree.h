@@ -6,24 +6,15 @@
 #include <string>
 
 #include "core/status.h"
-#include "mutations/catalog.h"
 
 namespace pg {
 
 // Copies `root`'s working tree into `dir` (created; must not exist) and commits it there.
 Status MakeScratchTree(const std::string& root, const std::string& dir);
 
-// One mutation applied to a scratch tree's file, remembering the original bytes.
-class AppliedMutation {
- public:
-  static StatusOr<AppliedMutation> Apply(const std::string& tree, const Mutation& m);
-  // Writes the original bytes back and checks them (content hash) and the tree (git status).
-  Status Restore();
-
- private:
-  Status Write(const std::string& content);
-  std::string path_, original_, original_hash_, tree_;
-  unsigned perms_ = 0644;
-};
+// Makes `dir` a scratch copy of `root` as it is now. An existing copy is updated in place,
+// file by file and only where the content differs, so unchanged files keep their timestamps
+// and the worker's build stays incremental; a new one is built aside and renamed into place.
+Status SyncScratchTree(const std::string& root, const std::string& dir);
 
 }  // namespace pg

@@ -44,6 +44,15 @@ struct RangeFlags {
   std::set<std::string> set;  // thresholds given on the command line
 };
 
+struct MutateFlags {
+  std::vector<std::string> catalogs, ids;
+  bool list = false, recover = false, no_spec_update = false;
+  std::string shard = "1/1";
+  int jobs = 1;
+  double min_timeout_s = 20;
+  std::string work_dir;
+};
+
 struct GateFlags {
   std::string onto, verify;
   std::vector<std::string> suites;
@@ -67,7 +76,7 @@ int RunLoadVerb(const CommonFlags& common, const LoadFlags& flags);
 int RunRecordsCheck(const CommonFlags& common, std::vector<std::string> files);
 int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix);
 int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files);
-int RunMutateList(const CommonFlags& common, std::vector<std::string> catalogs);
+int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags);
 int RunRange(const CommonFlags& common, RangeFlags flags);
 int RunGate(const CommonFlags& common, const GateFlags& flags);
 

@@ -8,7 +8,6 @@
 #include "cli/cli.h"
 #include "core/exit_code.h"
 #include "core/file_io.h"
-#include "mutations/catalog.h"
 #include "records/record.h"
 #include "report/progress.h"
 #include "runner/preflight.h"
@@ -88,32 +87,6 @@ int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files) {
   pg::Status written = WriteReports(*report, common);
   if (!written.ok()) return Fail(written);
   return static_cast<int>(report->exit_code);
-}
-
-}  // namespace pg::cli
-
-namespace pg::cli {
-
-// Validates every catalog and lists its mutations and combos; builds and writes nothing.
-int RunMutateList(const CommonFlags& common, std::vector<std::string> catalogs) {
-  std::string root = ProjectRoot(common);
-  if (catalogs.empty()) catalogs = FilesIn(root, "mutations", ".json");
-  if (catalogs.empty()) return Fail(Status::Invalid(root + "/mutations: no catalogs"));
-  for (const std::string& path : catalogs) {
-    auto catalog = LoadCatalog(path, root);
-    if (!catalog.ok()) return Fail(catalog.status());
-    for (const Mutation& m : catalog->mutations) {
-      std::string tests;
-      for (const Expectation& e : m.expect) tests += (tests.empty() ? "" : ",") + e.test;
-      std::cout << m.id << "  " << m.file << "  expects " << tests << (m.note.empty() ? "" : "  # " + m.note) << "\n";
-    }
-    for (const Combo& c : catalog->combos) {
-      std::string ids;
-      for (const std::string& id : c.apply) ids += (ids.empty() ? "" : "+") + id;
-      std::cout << c.id << "  combo " << ids << "  expects " << (c.expect_green ? "green" : "red") << "\n";
-    }
-  }
-  return static_cast<int>(ExitCode::kPass);
 }
 
 }  // namespace pg::cli

@@ -3,10 +3,8 @@
 #include "report/writers.h"
 
 namespace pg {
-namespace {
 
-// XML 1.0 text: escape markup, drop control characters XML cannot carry at all.
-std::string Xml(const std::string& text) {
+std::string XmlText(const std::string& text) {
   std::string out;
   for (unsigned char c : text) {
     switch (c) {
@@ -23,28 +21,30 @@ std::string Xml(const std::string& text) {
   return out;
 }
 
+namespace {
+
 void WriteCase(const LegResult& leg, const std::string& suite, std::ostringstream& out) {
-  out << "    <testcase classname=\"preflight." << Xml(suite) << "\" name=\"" << Xml(leg.name)
+  out << "    <testcase classname=\"preflight." << XmlText(suite) << "\" name=\"" << XmlText(leg.name)
       << "\" time=\"" << leg.wall_s << "\">\n";
   std::string message = std::string(OutcomeName(leg.outcome)) + (leg.note.empty() ? "" : ": " + leg.note);
   switch (leg.outcome) {
     case Outcome::kPass:
       break;
     case Outcome::kSkipped:
-      out << "      <skipped message=\"" << Xml(message) << "\"/>\n";
+      out << "      <skipped message=\"" << XmlText(message) << "\"/>\n";
       break;
     case Outcome::kFail:
     case Outcome::kTimeout:
-      out << "      <failure message=\"" << Xml(message) << "\" type=\"" << OutcomeName(leg.outcome)
-          << "\">" << Xml(leg.output_tail) << "</failure>\n";
+      out << "      <failure message=\"" << XmlText(message) << "\" type=\"" << OutcomeName(leg.outcome)
+          << "\">" << XmlText(leg.output_tail) << "</failure>\n";
       break;
     case Outcome::kContended:
     case Outcome::kError:
-      out << "      <error message=\"" << Xml(message) << "\" type=\"" << OutcomeName(leg.outcome)
-          << "\">" << Xml(leg.output_tail) << "</error>\n";
+      out << "      <error message=\"" << XmlText(message) << "\" type=\"" << OutcomeName(leg.outcome)
+          << "\">" << XmlText(leg.output_tail) << "</error>\n";
       break;
   }
-  if (!leg.log_path.empty()) out << "      <system-out>log: " << Xml(leg.log_path) << "</system-out>\n";
+  if (!leg.log_path.empty()) out << "      <system-out>log: " << XmlText(leg.log_path) << "</system-out>\n";
   out << "    </testcase>\n";
 }
 
@@ -59,10 +59,10 @@ std::string RunReportJunit(const RunReport& report) {
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"proofgate\" tests=\"" << report.legs.size() << "\" failures=\""
       << failures << "\" errors=\"" << errors << "\" time=\"" << report.wall_s << "\">\n";
-  out << "  <testsuite name=\"preflight." << Xml(suite) << "\" tests=\"" << report.legs.size()
+  out << "  <testsuite name=\"preflight." << XmlText(suite) << "\" tests=\"" << report.legs.size()
       << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\""
       << report.Count(Outcome::kSkipped) << "\" time=\"" << report.wall_s << "\" timestamp=\""
-      << Xml(report.started_at) << "\">\n";
+      << XmlText(report.started_at) << "\">\n";
   for (const LegResult& leg : report.legs) WriteCase(leg, suite, out);
   out << "  </testsuite>\n</testsuites>\n";
   return out.str();

@@ -21,6 +21,9 @@ void WriteRunTable(const RunReport& report, std::ostream& out, bool color);
 std::string LoadReadingText(const LoadEvidence& evidence);
 std::string LoadReadingJson(const LoadEvidence& evidence);
 
+// Text escaped for XML 1.0 (markup escaped, control characters XML cannot carry dropped).
+std::string XmlText(const std::string& text);
+
 // "12.3s", "850ms": durations as the table and the summaries print them.
 std::string FormatSeconds(double seconds);
 

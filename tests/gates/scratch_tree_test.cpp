@@ -5,6 +5,8 @@
 
 #include "git/git.h"
 #include "mutations/catalog.h"
+#include "mutations/journal.h"
+#include "mutations/mutant.h"
 #include "mutations/scratch_tree.h"
 #include "test_support.h"
 
@@ -49,7 +51,8 @@ TEST_F(ScratchTree, CopiesTrackedUntrackedAndUncommittedEditsButNothingIgnored) 
 
 TEST_F(ScratchTree, ApplyThenRestoreGivesBackEveryByteAndACleanTree) {
   ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
-  auto applied = AppliedMutation::Apply(scratch_, Mutate("src/code.txt", "version 1", "version 99"));
+  Mutation m = Mutate("src/code.txt", "version 1", "version 99");
+  auto applied = AppliedMutant::Apply(scratch_, {&m}, nullptr);
   ASSERT_TRUE(applied.ok()) << applied.status().message();
   EXPECT_EQ(dir_.Read("out/scratch/src/code.txt"), "version 99\n");
   EXPECT_EQ(git::Dirty(scratch_).value(), std::vector<std::string>{"src/code.txt"});
@@ -61,7 +64,8 @@ TEST_F(ScratchTree, ApplyThenRestoreGivesBackEveryByteAndACleanTree) {
 
 TEST_F(ScratchTree, AnExecutableStaysExecutableThroughAMutation) {
   ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
-  auto applied = AppliedMutation::Apply(scratch_, Mutate("run.sh", "echo run", "exit 1"));
+  Mutation m = Mutate("run.sh", "echo run", "exit 1");
+  auto applied = AppliedMutant::Apply(scratch_, {&m}, nullptr);
   ASSERT_TRUE(applied.ok());
   struct stat st {};
   stat((scratch_ + "/run.sh").c_str(), &st);
@@ -74,9 +78,88 @@ TEST_F(ScratchTree, ApplyRefusesAFileThatNoLongerHasTheFindText) {
   ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
   Mutation m = Mutate("src/code.txt", "version 1", "x");
   dir_.Write("out/scratch/src/code.txt", "something else\n");
-  auto applied = AppliedMutation::Apply(scratch_, m);
+  auto applied = AppliedMutant::Apply(scratch_, {&m}, nullptr);
   ASSERT_FALSE(applied.ok());
   EXPECT_EQ(applied.status().message(), "mutation \"M1\": src/code.txt changed since the catalog was checked");
+}
+
+TEST_F(ScratchTree, TwoMutationsInOneFileApplyTogetherAndRestore) {
+  dir_.Write("src/two.txt", "alpha beta gamma\n");
+  ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
+  Mutation a = Mutate("src/two.txt", "alpha", "A"), b = Mutate("src/two.txt", "gamma", "GAMMA");
+  auto applied = AppliedMutant::Apply(scratch_, {&a, &b}, nullptr);
+  ASSERT_TRUE(applied.ok()) << applied.status().message();
+  EXPECT_EQ(dir_.Read("out/scratch/src/two.txt"), "A beta GAMMA\n");
+  ASSERT_TRUE(applied->Restore().ok());
+  EXPECT_EQ(dir_.Read("out/scratch/src/two.txt"), "alpha beta gamma\n");
+}
+
+TEST_F(ScratchTree, OverlappingMutationsAreRefusedAndNothingIsWritten) {
+  ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
+  Mutation a = Mutate("src/code.txt", "version 1", "v"), b = Mutate("src/code.txt", "1", "2");
+  auto applied = AppliedMutant::Apply(scratch_, {&a, &b}, nullptr);
+  ASSERT_FALSE(applied.ok());
+  EXPECT_NE(applied.status().message().find("overlaps"), std::string::npos) << applied.status().message();
+  EXPECT_EQ(dir_.Read("out/scratch/src/code.txt"), "version 1\n");
+}
+
+TEST_F(ScratchTree, SyncCopiesOnlyWhatChangedAndDropsWhatIsGone) {
+  dir_.Write("src/keep.txt", "same\n");
+  dir_.Write("src/gone.txt", "soon deleted\n");
+  ASSERT_TRUE(SyncScratchTree(dir_.path(), scratch_).ok());
+  auto kept_time = std::filesystem::last_write_time(scratch_ + "/src/keep.txt");
+  dir_.Write("src/code.txt", "version 2\n");
+  std::filesystem::remove(dir_.path() + "/src/gone.txt");
+  dir_.Write("src/new.txt", "new\n");
+  ASSERT_TRUE(SyncScratchTree(dir_.path(), scratch_).ok());
+  EXPECT_EQ(dir_.Read("out/scratch/src/code.txt"), "version 2\n");
+  EXPECT_EQ(dir_.Read("out/scratch/src/new.txt"), "new\n");
+  EXPECT_FALSE(std::filesystem::exists(scratch_ + "/src/gone.txt"));
+  EXPECT_EQ(std::filesystem::last_write_time(scratch_ + "/src/keep.txt"), kept_time);  // the build stays incremental
+  EXPECT_TRUE(git::Dirty(scratch_).value().empty());
+}
+
+TEST_F(ScratchTree, TheJournalPutsBackAFileAMutantWasLeftIn) {
+  ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
+  Journal journal(dir_.path() + "/out/journal");
+  Mutation m = Mutate("run.sh", "echo run", "exit 1");
+  auto applied = AppliedMutant::Apply(scratch_, {&m}, &journal);
+  ASSERT_TRUE(applied.ok());
+  // The process "dies" here: the mutant stays, only the journal knows the original.
+  auto recovered = RecoverJournal(journal.dir());
+  ASSERT_TRUE(recovered.ok()) << recovered.status().message();
+  ASSERT_EQ(recovered->size(), 1u);
+  EXPECT_TRUE((*recovered)[0].rewritten);
+  EXPECT_EQ(dir_.Read("out/scratch/run.sh"), "#!/bin/sh\necho run\n");
+  struct stat st {};
+  stat((scratch_ + "/run.sh").c_str(), &st);
+  EXPECT_TRUE(st.st_mode & S_IXUSR);
+  EXPECT_TRUE(std::filesystem::is_empty(journal.dir()));
+}
+
+TEST_F(ScratchTree, ARestoredMutantLeavesNoJournalEntry) {
+  ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
+  Journal journal(dir_.path() + "/out/journal");
+  Mutation m = Mutate("src/code.txt", "version 1", "version 2");
+  auto applied = AppliedMutant::Apply(scratch_, {&m}, &journal);
+  ASSERT_TRUE(applied.ok());
+  EXPECT_FALSE(std::filesystem::is_empty(journal.dir()));
+  ASSERT_TRUE(applied->Restore().ok());
+  EXPECT_TRUE(std::filesystem::is_empty(journal.dir()));
+}
+
+TEST_F(ScratchTree, RecoveryRefusesACorruptSavedOriginal) {
+  ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
+  Journal journal(dir_.path() + "/out/journal");
+  Mutation m = Mutate("src/code.txt", "version 1", "version 2");
+  ASSERT_TRUE(AppliedMutant::Apply(scratch_, {&m}, &journal).ok());
+  for (const auto& f : std::filesystem::directory_iterator(journal.dir())) {
+    if (f.path().extension() == ".orig") dir_.Write("out/journal/" + f.path().filename().string(), "garbage\n");
+  }
+  auto recovered = RecoverJournal(journal.dir());
+  ASSERT_FALSE(recovered.ok());
+  EXPECT_NE(recovered.status().message().find("do not match their sha256"), std::string::npos);
+  EXPECT_EQ(dir_.Read("out/scratch/src/code.txt"), "version 2\n");  // not overwritten with garbage
 }
 
 }  // namespace

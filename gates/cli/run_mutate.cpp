@@ -1,0 +1,124 @@
+// `proofgate mutate`: --list, --recover, or a run with its reports and the specs' tables.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/cli.h"
+#include "core/exit_code.h"
+#include "core/file_io.h"
+#include "git/git.h"
+#include "mutations/mutate_report.h"
+#include "mutations/mutate_run.h"
+
+namespace pg::cli {
+namespace {
+
+int ListCatalogs(const std::vector<Catalog>& catalogs) {
+  for (const Catalog& catalog : catalogs) {
+    for (const Mutation& m : catalog.mutations) {
+      std::string tests;
+      for (const Expectation& e : m.expect) tests += (tests.empty() ? "" : ",") + e.test;
+      std::cout << m.id << "  " << m.file << "  expects " << tests << (m.note.empty() ? "" : "  # " + m.note) << "\n";
+    }
+    for (const Combo& c : catalog.combos) {
+      std::string ids;
+      for (const std::string& id : c.apply) ids += (ids.empty() ? "" : "+") + id;
+      std::cout << c.id << "  combo " << ids << "  expects " << (c.expect_green ? "green" : "red") << "\n";
+    }
+  }
+  return static_cast<int>(ExitCode::kPass);
+}
+
+// "K/N" with 1 <= K <= N.
+Status ParseShard(const std::string& text, int* index, int* count) {
+  size_t slash = text.find('/');
+  try {
+    size_t used = 0;
+    int k = slash == std::string::npos ? 0 : std::stoi(text.substr(0, slash), &used);
+    int n = slash == std::string::npos ? 0 : std::stoi(text.substr(slash + 1));
+    if (k >= 1 && n >= 1 && k <= n && used == slash) {
+      *index = k - 1;
+      *count = n;
+      return Status();
+    }
+  } catch (const std::exception&) {
+  }
+  return Status::Invalid("--shard " + text + ": expected K/N with 1 <= K <= N, e.g. 2/4");
+}
+
+StatusOr<std::string> WorkDir(const std::string& root, const MutateFlags& flags) {
+  if (!flags.work_dir.empty()) return std::filesystem::absolute(flags.work_dir).string();
+  PG_ASSIGN_OR_RETURN(git::Repo repo, git::Discover(root));
+  return repo.gitdir + "proofgate/mutate";
+}
+
+int Recover(const std::string& root, const MutateFlags& flags) {
+  auto work_dir = WorkDir(root, flags);
+  if (!work_dir.ok()) return Fail(work_dir.status());
+  auto recovered = RecoverMutate(root, *work_dir);
+  if (!recovered.ok()) return Fail(recovered.status());
+  for (const Recovered& r : *recovered) {
+    std::cout << (r.rewritten ? "restored " : "already original ") << r.path << " (sha256 verified)\n";
+  }
+  std::cout << "recover: " << recovered->size() << " journaled file(s); scratch trees in line with " << root << "\n";
+  return static_cast<int>(ExitCode::kPass);
+}
+
+// Rewrites the generated table of each catalog's spec that this run has results for.
+Status UpdateSpecs(const std::string& root, const std::vector<Catalog>& catalogs, const MutateReport& report) {
+  for (const Catalog& c : catalogs) {
+    bool ran = false;
+    for (const MutantResult& r : report.results) ran = ran || r.catalog == c.path;
+    if (c.spec.empty() || !ran) continue;
+    std::string path = root + "/" + c.spec;
+    PG_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+    PG_ASSIGN_OR_RETURN(std::string updated, UpdateSpecTable(c.spec, text, c, report));
+    if (updated != text) PG_RETURN_IF_ERROR(WriteFileAtomic(path, updated));
+    std::cerr << "mutate: " << c.spec << ": mutation table " << (updated != text ? "rewritten" : "unchanged") << "\n";
+  }
+  return Status();
+}
+
+}  // namespace
+
+int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
+  std::string root = ProjectRoot(common);
+  if (flags.recover) return Recover(root, flags);
+  std::vector<std::string> paths = flags.catalogs.empty() ? FilesIn(root, "mutations", ".json") : flags.catalogs;
+  if (paths.empty()) return Fail(Status::Invalid(root + "/mutations: no catalogs"));
+  std::vector<Catalog> catalogs;
+  for (const std::string& path : paths) {
+    auto catalog = LoadCatalog(path, root);
+    if (!catalog.ok()) return Fail(catalog.status());
+    catalogs.push_back(std::move(catalog).value());
+  }
+  if (flags.list) return ListCatalogs(catalogs);
+  MutateOptions o;
+  o.root = root;
+  o.catalogs = std::move(catalogs);
+  o.ids = flags.ids;
+  o.jobs = flags.jobs;
+  o.min_timeout_s = flags.min_timeout_s;
+  o.cancel_fd = InstallCancelPipe();
+  Status shard = ParseShard(flags.shard, &o.shard_index, &o.shard_count);
+  if (!shard.ok()) return Fail(shard);
+  auto work_dir = WorkDir(root, flags);
+  if (!work_dir.ok()) return Fail(work_dir.status());
+  o.work_dir = *work_dir;
+  if (!common.quiet) {
+    o.on_result = [](const MutantResult& r) { std::cerr << "mutate: " << r.id << " " << MutantOutcomeName(r.outcome) << "\n"; };
+    o.on_notice = [](const std::string& text) { std::cerr << "mutate: " << text << "\n"; };
+  }
+  auto report = RunMutate(o);
+  if (!report.ok()) return Fail(report.status());
+  if (common.json) std::cout << MutateReportJson(*report);
+  else WriteMutateTable(*report, std::cout, UseColor(common.color, STDOUT_FILENO));
+  std::cout.flush();
+  Status written = common.junit.empty() ? Status() : WriteFileAtomic(common.junit, MutateReportJunit(*report));
+  if (written.ok() && !flags.no_spec_update && !report->interrupted) written = UpdateSpecs(root, o.catalogs, *report);
+  if (!written.ok()) return Fail(written);
+  return MutateExitCode(*report);
+}
+
+}  // namespace pg::cli

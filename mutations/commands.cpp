@@ -1,0 +1,90 @@
+#include "mutations/commands.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "core/sha256.h"
+
+namespace pg {
+namespace {
+
+bool OnPath(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+std::string Joined(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::vector<std::string> Expand(std::vector<std::string> argv, const Placeholders& p) {
+  const std::pair<std::string, std::string> subs[] = {
+      {"{tree}", p.tree}, {"{build}", p.build}, {"{results}", p.results},
+      {"{tests_regex}", CtestRegex(p.tests)}, {"{gtest_filter}", Joined(p.tests, ":")}};
+  for (std::string& arg : argv) {
+    for (const auto& [key, value] : subs) {
+      for (size_t at = arg.find(key); at != std::string::npos; at = arg.find(key, at + value.size())) {
+        arg.replace(at, key.size(), value);
+      }
+    }
+  }
+  return argv;
+}
+
+std::vector<std::string> DefaultConfigure() {
+  std::vector<std::string> argv = {"cmake", "-S", "{tree}", "-B", "{build}"};
+  if (OnPath("ninja")) argv.insert(argv.end(), {"-G", "Ninja"});
+  if (OnPath("ccache")) {
+    argv.insert(argv.end(), {"-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"});
+  }
+  return argv;
+}
+
+}  // namespace
+
+std::vector<std::string> ConfigureArgv(const Catalog& c, const Placeholders& p) {
+  return Expand(c.configure.empty() ? DefaultConfigure() : c.configure, p);
+}
+
+std::vector<std::string> BuildArgv(const Catalog& c, const Placeholders& p) {
+  if (!c.build_command.empty()) return Expand(c.build_command, p);
+  std::vector<std::string> argv = {"cmake", "--build", "{build}"};
+  if (!c.build_targets.empty()) argv.push_back("--target");
+  argv.insert(argv.end(), c.build_targets.begin(), c.build_targets.end());
+  return Expand(argv, p);
+}
+
+std::vector<std::string> TestArgv(const Catalog& c, const Placeholders& p) {
+  if (!c.test_command.empty()) return Expand(c.test_command, p);
+  return Expand({"ctest", "--test-dir", "{build}", "--output-on-failure", "--no-tests=error", "-R", "{tests_regex}"}, p);
+}
+
+std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p) {
+  return {{"GTEST_OUTPUT", "json:" + p.results + "/"}, {"CCACHE_BASEDIR", p.tree}, {"CCACHE_NOHASHDIR", "true"}};
+}
+
+std::string ConfigureKey(const Catalog& c) {
+  return Sha256Hex(Joined(c.configure.empty() ? DefaultConfigure() : c.configure, "\n")).substr(0, 12);
+}
+
+std::string CtestRegex(const std::vector<std::string>& tests) {
+  std::string out = "^(";
+  for (size_t i = 0; i < tests.size(); ++i) {
+    if (i) out += "|";
+    for (char ch : tests[i]) {
+      if (std::string_view(".^$|()[]{}*+?\\").find(ch) != std::string_view::npos) out += '\\';
+      out += ch;
+    }
+  }
+  return out + ")$";
+}
+
+}  // namespace pg

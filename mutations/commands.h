@@ -1,0 +1,33 @@
+// The three commands a scratch tree is built and tested with: the catalog's own, or defaults
+// for CMake + GoogleTest projects (configure with Ninja and ccache when present, build the
+// catalog's targets, run the named tests through ctest).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mutations/catalog.h"
+
+namespace pg {
+
+struct Placeholders {
+  std::string tree, build, results;
+  std::vector<std::string> tests;  // "Suite.Name": become {tests_regex} and {gtest_filter}
+};
+
+std::vector<std::string> ConfigureArgv(const Catalog& c, const Placeholders& p);
+std::vector<std::string> BuildArgv(const Catalog& c, const Placeholders& p);
+std::vector<std::string> TestArgv(const Catalog& c, const Placeholders& p);
+
+// What every step's environment adds: gtest writes JSON into {results}; ccache shares hits
+// between workers (paths relative to the tree, the build directory not hashed).
+std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p);
+
+// A key for the build directory: catalogs configuring the same way share one.
+std::string ConfigureKey(const Catalog& c);
+
+// "^(A\.B|C\.D)$": exactly these ctest names.
+std::string CtestRegex(const std::vector<std::string>& tests);
+
+}  // namespace pg

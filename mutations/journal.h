@@ -1,0 +1,37 @@
+// The mutation journal: before a scratch file is mutated, its original bytes, their sha256 and
+// its mode are saved, so a run killed at any instant (SIGKILL included) can be undone by
+// RecoverJournal. Every journal write is a temporary file renamed into place: an entry is
+// either whole or absent, and an entry is only written once its original bytes are.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace pg {
+
+class Journal {
+ public:
+  explicit Journal(std::string dir) : dir_(std::move(dir)) {}
+  const std::string& dir() const { return dir_; }
+
+  // Records `path` (absolute) before it is written: `original` is what it holds now.
+  Status Record(const std::string& path, const std::string& original, unsigned mode);
+  // `path` is verified back to its original: drop its entry.
+  Status Forget(const std::string& path);
+
+ private:
+  std::string dir_;
+};
+
+struct Recovered {
+  std::string path;
+  bool rewritten = false;  // false: the file already held its original bytes
+};
+
+// Puts every journaled file back to its original bytes and mode, checks each by sha256, and
+// empties the journal. kInternal when a saved original is corrupt (its entry is kept).
+StatusOr<std::vector<Recovered>> RecoverJournal(const std::string& dir);
+
+}  // namespace pg

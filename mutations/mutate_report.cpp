@@ -1,0 +1,181 @@
+#include "mutations/mutate_report.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "config/json_source.h"
+#include "core/exit_code.h"
+#include "report/writers.h"
+
+namespace pg {
+namespace {
+
+std::string Pad(const std::string& s, size_t width) { return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' '); }
+
+double Overhead(const MutantResult& r) { return std::max(0.0, r.total_s - r.build_s - r.test_s); }
+
+std::string Note(const MutantResult& r) {
+  if (AsClaimed(r.outcome)) return r.observed;
+  return r.detail.empty() ? r.observed : r.detail;
+}
+
+// One line for a table cell: pipes escaped, newlines folded.
+std::string Cell(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n' || c == '\r') out += ' ';
+    else if (c == '|') out += "\\|";
+    else out += c;
+  }
+  return out;
+}
+
+std::string Code(const std::string& s) {
+  std::string fence = s.find('`') == std::string::npos ? "`" : "``";
+  return fence + (fence.size() > 1 ? " " : "") + Cell(s) + (fence.size() > 1 ? " " : "") + fence;
+}
+
+std::string Row(const MutantResult& r, const std::string& outcome) {
+  std::string change = r.change;
+  size_t arrow = change.find(" → ");
+  if (!r.combo && arrow != std::string::npos) change = Code(change.substr(0, arrow)) + " → " + Code(change.substr(arrow + 5));
+  else change = Cell(change);
+  return "| " + r.id + " | " + Cell(r.files) + " | " + change + " | " + Cell(r.tests) + " | " +
+         outcome + " | " + Cell(Note(r)) + " |";
+}
+
+}  // namespace
+
+void WriteMutateTable(const MutateReport& report, std::ostream& out, bool color) {
+  size_t width = 2;
+  for (const MutantResult& r : report.results) width = std::max(width, r.id.size());
+  out << Pad("ID", width) << " " << Pad("OUTCOME", 17) << Pad("BUILD", 8) << Pad("TEST", 8) << "NOTE\n";
+  std::map<std::string, int> counts;
+  double build = 0, test = 0, overhead = 0;
+  for (const MutantResult& r : report.results) {
+    bool good = AsClaimed(r.outcome);
+    out << Pad(r.id, width) << " " << (color ? (good ? "\033[32m" : "\033[31m") : "")
+        << Pad(std::string(MutantOutcomeName(r.outcome)), 17) << (color ? "\033[0m" : "") << Pad(FormatSeconds(r.build_s), 8)
+        << Pad(FormatSeconds(r.test_s), 8) << Note(r) << "\n";
+    ++counts[std::string(MutantOutcomeName(r.outcome))];
+    build += r.build_s, test += r.test_s, overhead += Overhead(r);
+  }
+  for (const Recovered& r : report.recovered) out << "recovered from an interrupted run: " << r.path << "\n";
+  if (!report.baseline_problem.empty()) out << "baseline not green: " << report.baseline_problem << "\n";
+  if (report.interrupted) out << "interrupted: every mutant was restored\n";
+  std::string tally;
+  for (const auto& [name, n] : counts) tally += (tally.empty() ? "" : ", ") + std::to_string(n) + " " + name;
+  out << "verdict: " << (MutateExitCode(report) == 0 ? "pass" : "fail") << " (" << report.results.size() << " mutants"
+      << (tally.empty() ? "" : ": " + tally) << "); time: build " << FormatSeconds(build) << ", test "
+      << FormatSeconds(test) << ", overhead " << FormatSeconds(overhead) << "\n";
+}
+
+std::string MutateReportJson(const MutateReport& report) {
+  Json doc = {{"schema_version", 1}, {"results", Json::array()}};
+  for (const MutantResult& r : report.results) {
+    doc["results"].push_back({{"id", r.id}, {"catalog", r.catalog}, {"combo", r.combo}, {"files", r.files},
+                              {"mutation", r.change}, {"tests", r.tests},
+                              {"outcome", std::string(MutantOutcomeName(r.outcome))}, {"as_claimed", AsClaimed(r.outcome)},
+                              {"detail", r.detail}, {"observed", r.observed}, {"build_s", r.build_s},
+                              {"test_s", r.test_s}, {"overhead_s", Overhead(r)}, {"total_s", r.total_s}});
+  }
+  doc["baseline_problem"] = report.baseline_problem;
+  doc["interrupted"] = report.interrupted;
+  doc["recovered"] = Json::array();
+  for (const Recovered& r : report.recovered) doc["recovered"].push_back(r.path);
+  doc["exit_code"] = MutateExitCode(report);
+  return doc.dump(2) + "\n";
+}
+
+std::string MutateReportJunit(const MutateReport& report) {
+  std::ostringstream out;
+  size_t failures = 0;
+  for (const MutantResult& r : report.results) failures += AsClaimed(r.outcome) ? 0 : 1;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"mutations\" tests=\""
+      << report.results.size() << "\" failures=\"" << failures << "\">\n";
+  for (const MutantResult& r : report.results) {
+    out << "    <testcase classname=\"mutations." << XmlText(r.catalog) << "\" name=\"" << XmlText(r.id) << "\" time=\""
+        << r.total_s << "\">\n";
+    if (!AsClaimed(r.outcome)) {
+      out << "      <failure message=\"" << XmlText(std::string(MutantOutcomeName(r.outcome)) + ": " + Note(r)) << "\"/>\n";
+    }
+    out << "    </testcase>\n";
+  }
+  out << "  </testsuite>\n</testsuites>\n";
+  return out.str();
+}
+
+namespace {
+
+// The rows the table had, by id (its first cell): kept for mutants this run did not select.
+std::map<std::string, std::string> OldRows(const std::string& table) {
+  std::map<std::string, std::string> rows;
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| ", 0) != 0) continue;
+    std::string id = line.substr(2, line.find(" |", 2) - 2);
+    if (id != "id" && id.find("---") == std::string::npos) rows[id] = line;
+  }
+  return rows;
+}
+
+// A row for a mutant that has not run: what it is, no outcome.
+std::map<std::string, std::string> NotRunRows(const Catalog& catalog) {
+  std::map<std::string, std::string> rows;
+  std::vector<Catalog> one = {catalog};
+  auto jobs = SelectJobs(one, {}, 0, 1);
+  for (const MutantJob& job : jobs.ok() ? *jobs : std::vector<MutantJob>{}) {
+    MutantResult r;
+    r.id = job.id;
+    r.combo = job.combo;
+    DescribeJob(job, &r);
+    rows[job.id] = Row(r, "not run yet");
+  }
+  return rows;
+}
+
+std::vector<std::string> CatalogIds(const Catalog& c) {
+  std::vector<std::string> ids;
+  for (const Mutation& m : c.mutations) ids.push_back(m.id);
+  for (const Combo& combo : c.combos) ids.push_back(combo.id);
+  return ids;
+}
+
+}  // namespace
+
+StatusOr<std::string> UpdateSpecTable(const std::string& spec_path, const std::string& spec_text,
+                                      const Catalog& catalog, const MutateReport& report) {
+  size_t begin = spec_text.find(kMutationTableBegin), end = spec_text.find(kMutationTableEnd);
+  if (begin == std::string::npos || end == std::string::npos || end < begin) {
+    return Status::Invalid(spec_path + ": no " + std::string(kMutationTableBegin) + " ... " +
+                           std::string(kMutationTableEnd) + " markers");
+  }
+  begin += std::string_view(kMutationTableBegin).size();
+  std::map<std::string, std::string> old = OldRows(spec_text.substr(begin, end - begin));
+  std::map<std::string, const MutantResult*> now;
+  for (const MutantResult& r : report.results) {
+    if (r.catalog == catalog.path) now[r.id] = &r;
+  }
+  std::string table = "\n<!-- generated by proofgate mutate from " + catalog.path + "; do not edit -->\n"
+                      "| id | file | mutation | expected test | outcome | observed message |\n"
+                      "|---|---|---|---|---|---|\n";
+  std::map<std::string, std::string> not_run = NotRunRows(catalog);
+  for (const std::string& id : CatalogIds(catalog)) {
+    if (now.count(id)) table += Row(*now[id], std::string(MutantOutcomeName(now[id]->outcome))) + "\n";
+    else if (old.count(id)) table += old[id] + "\n";
+    else table += not_run[id] + "\n";
+  }
+  return spec_text.substr(0, begin) + table + spec_text.substr(end);
+}
+
+int MutateExitCode(const MutateReport& report) {
+  if (report.interrupted) return static_cast<int>(ExitCode::kInterrupted);
+  if (!report.baseline_problem.empty()) return static_cast<int>(ExitCode::kGateFailed);
+  for (const MutantResult& r : report.results) {
+    if (!AsClaimed(r.outcome)) return static_cast<int>(ExitCode::kGateFailed);
+  }
+  return static_cast<int>(ExitCode::kPass);
+}
+
+}  // namespace pg

@@ -1,0 +1,26 @@
+// What `proofgate mutate` reports: a table on stdout, JSON, JUnit, and the generated table in
+// a spec. None of them decides anything; each renders the same MutateReport.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "core/status.h"
+#include "mutations/catalog.h"
+#include "mutations/mutate_run.h"
+
+namespace pg {
+
+void WriteMutateTable(const MutateReport& report, std::ostream& out, bool color);
+std::string MutateReportJson(const MutateReport& report);
+std::string MutateReportJunit(const MutateReport& report);
+
+// `spec_text` with the table between the mutation markers rewritten: one row per mutation and
+// combo of `catalog`, from `report` where it ran, else the row the table already had.
+StatusOr<std::string> UpdateSpecTable(const std::string& spec_path, const std::string& spec_text,
+                                      const Catalog& catalog, const MutateReport& report);
+
+// 0 when every mutant is as claimed, 1 otherwise (or when the baseline was not green).
+int MutateExitCode(const MutateReport& report);
+
+}  // namespace pg

@@ -1,0 +1,253 @@
+#include "mutations/mutate_run.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "core/file_io.h"
+#include "mutations/scratch_tree.h"
+
+namespace fs = std::filesystem;
+
+namespace pg {
+namespace {
+
+MutantJob JobOf(const Catalog& c, const Mutation& m) {
+  MutantJob job;
+  job.id = m.id;
+  job.catalog = &c;
+  job.mutations = {&m};
+  job.expect = m.expect;
+  return job;
+}
+
+MutantJob JobOf(const Catalog& c, const Combo& combo) {
+  MutantJob job;
+  job.id = combo.id;
+  job.catalog = &c;
+  job.combo = true;
+  job.expect_green = combo.expect_green;
+  for (const std::string& id : combo.apply) {
+    for (const Mutation& m : c.mutations) {
+      if (m.id != id) continue;
+      job.mutations.push_back(&m);
+      job.expect.insert(job.expect.end(), m.expect.begin(), m.expect.end());
+    }
+  }
+  return job;
+}
+
+// One run at a time per work directory: two would share scratch trees. The lock is an flock,
+// so a killed run never leaves it held.
+StatusOr<int> Lock(const std::string& work_dir) {
+  PG_RETURN_IF_ERROR(MakeDirs(work_dir));
+  std::string path = work_dir + "/lock";
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::Io(path + ": cannot open");
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    close(fd);
+    return Status::Invalid(work_dir + ": another proofgate mutate is running here");
+  }
+  return fd;
+}
+
+bool Cancelled(int fd) {
+  if (fd < 0) return false;
+  pollfd pfd{fd, POLLIN, 0};
+  return poll(&pfd, 1, 0) > 0;
+}
+
+// The whole selection's expected tests must pass on the unmutated tree, and all must exist.
+std::string BaselineProblem(const std::vector<std::string>& tests, const TestRun& run) {
+  if (run.step.timed_out) return "the expected tests did not finish";
+  for (const std::string& t : tests) {
+    auto it = run.results.find(t);
+    if (it == run.results.end()) return t + " did not run on the unmutated tree (is it a test of this build?)";
+    if (it->second.failed) {
+      std::string first = it->second.messages.empty() ? "" : it->second.messages.front();
+      return t + " fails on the unmutated tree: " + first.substr(0, first.find('\n', first.find('\n') + 1));
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+StatusOr<std::vector<MutantJob>> SelectJobs(const std::vector<Catalog>& catalogs, const std::vector<std::string>& ids,
+                                            int shard_index, int shard_count) {
+  std::vector<MutantJob> all;
+  for (const Catalog& c : catalogs) {
+    for (const Mutation& m : c.mutations) all.push_back(JobOf(c, m));
+    for (const Combo& combo : c.combos) all.push_back(JobOf(c, combo));
+  }
+  std::set<std::string> wanted(ids.begin(), ids.end());
+  for (const std::string& id : wanted) {
+    bool known = std::any_of(all.begin(), all.end(), [&](const MutantJob& j) { return j.id == id; });
+    if (!known) return Status::Invalid("--id " + id + ": no such mutation or combo in the catalogs");
+  }
+  std::vector<MutantJob> picked;
+  for (size_t i = 0; i < all.size(); ++i) {
+    bool selected = wanted.empty() || wanted.count(all[i].id);
+    if (selected && static_cast<int>(i % static_cast<size_t>(shard_count)) == shard_index) picked.push_back(all[i]);
+  }
+  if (picked.empty()) return Status::Invalid("nothing selected to run (check --id and --shard)");
+  return picked;
+}
+
+namespace {
+
+// The pool for one catalog: worker 0 is prepared and proven green already; the others prepare
+// in their own threads, then every worker takes the next job until none is left.
+class Pool {
+ public:
+  Pool(const MutateOptions& o, std::vector<Worker>& workers, const std::vector<MutantJob>& jobs, double timeout_s)
+      : o_(o), workers_(workers), jobs_(jobs), timeout_s_(timeout_s), results_(jobs.size()), done_(jobs.size(), false) {}
+
+  Status Run(MutateReport* report) {
+    std::vector<std::thread> threads;
+    for (Worker& w : workers_) threads.emplace_back([this, &w] { Drive(w); });
+    for (std::thread& t : threads) t.join();
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      if (done_[i]) report->results.push_back(results_[i]);
+    }
+    report->interrupted = report->interrupted || interrupted_;
+    if (!problem_.empty() && report->baseline_problem.empty()) report->baseline_problem = problem_;
+    return error_;
+  }
+
+ private:
+  void Drive(Worker& w) {
+    if (w.index() > 0) {
+      std::string problem;
+      bool interrupted = false;
+      Status s = w.Prepare(*jobs_.front().catalog, &problem, &interrupted);
+      if (!s.ok() || interrupted) return Stop(s, "", interrupted);
+      if (!problem.empty()) return Stop(Status(), "worker " + std::to_string(w.index()) + ": " + problem, false);
+    }
+    for (size_t i = next_++; i < jobs_.size() && !stop_; i = next_++) {
+      if (Cancelled(o_.cancel_fd)) return Stop(Status(), "", true);
+      auto r = w.Run(jobs_[i], timeout_s_);
+      if (!r.ok()) return Stop(r.status(), "", false);
+      if (r->interrupted) return Stop(Status(), "", true);
+      std::lock_guard<std::mutex> lock(mu_);
+      results_[i] = *r;
+      done_[i] = true;
+      if (o_.on_result) o_.on_result(*r);
+    }
+  }
+
+  void Stop(const Status& s, const std::string& problem, bool interrupted) {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    if (!s.ok() && error_.ok()) error_ = s;
+    if (!problem.empty() && problem_.empty()) problem_ = problem;
+    interrupted_ = interrupted_ || interrupted;
+  }
+
+  const MutateOptions& o_;
+  std::vector<Worker>& workers_;
+  const std::vector<MutantJob>& jobs_;
+  double timeout_s_;
+  std::vector<MutantResult> results_;
+  std::vector<bool> done_;
+  std::atomic<size_t> next_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  Status error_;
+  std::string problem_;
+  bool interrupted_ = false;
+};
+
+}  // namespace
+
+namespace {
+
+std::vector<std::string> TestsOf(const std::vector<MutantJob>& jobs) {
+  std::vector<std::string> tests;
+  for (const MutantJob& job : jobs) {
+    for (const Expectation& e : job.expect) {
+      if (std::find(tests.begin(), tests.end(), e.test) == tests.end()) tests.push_back(e.test);
+    }
+  }
+  return tests;
+}
+
+// Baseline on worker 0, then the pool. A mutant's test limit is max(5 × the baseline's test
+// time, the floor): a mutation that makes a test loop is a timeout, not a hang.
+Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const std::vector<MutantJob>& jobs,
+                  MutateReport* report) {
+  const Catalog& c = *jobs.front().catalog;
+  std::string problem;
+  bool interrupted = false;
+  PG_RETURN_IF_ERROR(workers.front().Prepare(c, &problem, &interrupted));
+  report->interrupted = interrupted;
+  if (!problem.empty()) report->baseline_problem = c.path + ": baseline: " + problem;
+  if (interrupted || !problem.empty()) return Status();
+  std::vector<std::string> tests = TestsOf(jobs);
+  PG_ASSIGN_OR_RETURN(TestRun baseline, workers.front().RunTests(c, tests, 0));
+  report->interrupted = baseline.step.cancelled;
+  problem = baseline.step.cancelled ? "" : BaselineProblem(tests, baseline);
+  if (!problem.empty()) report->baseline_problem = c.path + ": baseline: " + problem;
+  if (report->interrupted || !problem.empty()) return Status();
+  double timeout_s = std::max(5 * baseline.step.wall_s, o.min_timeout_s);
+  if (o.on_notice) {
+    o.on_notice(c.path + ": baseline green (" + std::to_string(tests.size()) + " tests in " +
+                std::to_string(baseline.step.wall_s).substr(0, 4) + " s); mutant limit " +
+                std::to_string(static_cast<int>(timeout_s)) + " s");
+  }
+  size_t n = std::min(workers.size(), jobs.size());
+  std::vector<Worker> pool(workers.begin(), workers.begin() + static_cast<long>(n));
+  return Pool(o, pool, jobs, timeout_s).Run(report);
+}
+
+}  // namespace
+
+StatusOr<MutateReport> RunMutate(const MutateOptions& o) {
+  PG_ASSIGN_OR_RETURN(std::vector<MutantJob> jobs, SelectJobs(o.catalogs, o.ids, o.shard_index, o.shard_count));
+  PG_ASSIGN_OR_RETURN(int lock, Lock(o.work_dir));
+  MutateReport report;
+  Journal journal(o.work_dir + "/journal");
+  auto recovered = RecoverJournal(journal.dir());
+  Status status = recovered.status();
+  if (recovered.ok()) report.recovered = *recovered;
+  std::vector<Worker> workers;
+  for (int k = 0; k < std::max(1, o.jobs); ++k) {
+    workers.emplace_back(k, o.root, o.work_dir + "/w" + std::to_string(k), &journal, o.cancel_fd);
+  }
+  for (size_t begin = 0; status.ok() && begin < jobs.size();) {
+    size_t end = begin;
+    while (end < jobs.size() && jobs[end].catalog == jobs[begin].catalog) ++end;
+    std::vector<MutantJob> slice(jobs.begin() + static_cast<long>(begin), jobs.begin() + static_cast<long>(end));
+    status = RunCatalog(o, workers, slice, &report);
+    if (report.interrupted || !report.baseline_problem.empty()) break;
+    begin = end;
+  }
+  close(lock);
+  if (!status.ok()) return status;
+  return report;
+}
+
+StatusOr<std::vector<Recovered>> RecoverMutate(const std::string& root, const std::string& work_dir) {
+  PG_ASSIGN_OR_RETURN(int lock, Lock(work_dir));
+  auto recovered = RecoverJournal(work_dir + "/journal");
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(work_dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (recovered.ok() && name.size() > 1 && name[0] == 'w' && name.find('.') == std::string::npos) {
+      Status synced = SyncScratchTree(root, entry.path().string() + "/tree");
+      if (!synced.ok()) recovered = synced;
+    }
+  }
+  close(lock);
+  return recovered;
+}
+
+}  // namespace pg

@@ -1,0 +1,47 @@
+// `proofgate mutate`: select mutants from catalogs, prove the unmutated baseline green, then
+// run every mutant on a pool of workers and collect what each did.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "mutations/catalog.h"
+#include "mutations/journal.h"
+#include "mutations/worker.h"
+
+namespace pg {
+
+struct MutateOptions {
+  std::string root;      // the user's working tree: read, never written
+  std::string work_dir;  // workers' trees and builds, the journal, the lock
+  std::vector<Catalog> catalogs;
+  std::vector<std::string> ids;          // empty: every mutation and combo
+  int shard_index = 0, shard_count = 1;  // this run takes jobs i with i % count == index
+  int jobs = 1;
+  double min_timeout_s = 20;  // a mutant's tests get max(5 × baseline, this)
+  int cancel_fd = -1;
+  std::function<void(const MutantResult&)> on_result;
+  std::function<void(const std::string&)> on_notice;
+};
+
+struct MutateReport {
+  std::vector<MutantResult> results;  // in catalog order
+  std::string baseline_problem;       // set: stopped before any mutant ran
+  bool interrupted = false;
+  std::vector<Recovered> recovered;   // left behind by an earlier, killed run
+};
+
+// Mutations, then combos, of each catalog in order; `ids` filter, then the shard. An unknown
+// id is kInvalidInput; so is a selection that leaves nothing to run.
+StatusOr<std::vector<MutantJob>> SelectJobs(const std::vector<Catalog>& catalogs, const std::vector<std::string>& ids,
+                                            int shard_index, int shard_count);
+
+StatusOr<MutateReport> RunMutate(const MutateOptions& options);
+
+// `proofgate mutate --recover`: puts back every journaled file, then brings each worker's tree
+// back in line with the user's tree.
+StatusOr<std::vector<Recovered>> RecoverMutate(const std::string& root, const std::string& work_dir);
+
+}  // namespace pg

@@ -1,0 +1,140 @@
+#include "mutations/worker.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "core/file_io.h"
+#include "mutations/commands.h"
+#include "mutations/mutant.h"
+#include "mutations/scratch_tree.h"
+
+namespace fs = std::filesystem;
+
+namespace pg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::vector<std::string> TestNames(const std::vector<Expectation>& expect) {
+  std::vector<std::string> names;
+  for (const Expectation& e : expect) {
+    if (std::find(names.begin(), names.end(), e.test) == names.end()) names.push_back(e.test);
+  }
+  return names;
+}
+
+std::string LogText(const std::string& path) {
+  auto text = ReadFile(path);
+  return text.ok() ? *text : "";
+}
+
+// Outcome from the expected tests' reports; a timeout or Ctrl-C overrides them.
+void Judge(const MutantJob& job, const TestRun& run, double timeout_s, MutantResult* r) {
+  if (run.step.cancelled) {
+    r->interrupted = true;
+    return;
+  }
+  if (run.step.timed_out) {
+    r->outcome = MutantOutcome::kTimeout;
+    r->detail = "the tests ran past the mutant's limit of " + std::to_string(static_cast<int>(timeout_s)) + " s";
+    return;
+  }
+  Classification c = job.expect_green ? ClassifyGreen(job.expect, run.results) : Classify(job.expect, run.results);
+  r->outcome = c.outcome;
+  r->detail = c.detail;
+  r->observed = c.observed;
+  if (run.step.exit_code != 0 && run.results.empty()) {
+    r->detail += "; the test command exited " + std::to_string(run.step.exit_code) + " without a gtest report";
+  }
+}
+
+}  // namespace
+
+void DescribeJob(const MutantJob& job, MutantResult* r) {
+  for (const Mutation* m : job.mutations) {
+    if (r->files.find(m->file) == std::string::npos) r->files += (r->files.empty() ? "" : ", ") + m->file;
+    r->change += (r->change.empty() ? "" : job.combo ? " + " : "; ") + (job.combo ? m->id : m->find + " → " + m->replace);
+  }
+  for (const std::string& t : TestNames(job.expect)) r->tests += (r->tests.empty() ? "" : ", ") + t;
+}
+
+Worker::Worker(int index, std::string root, std::string dir, Journal* journal, int cancel_fd)
+    : index_(index), root_(std::move(root)), dir_(std::move(dir)), journal_(journal), cancel_fd_(cancel_fd) {}
+
+std::string Worker::BuildDir(const Catalog& c) const { return dir_ + "/build-" + ConfigureKey(c); }
+
+StatusOr<StepResult> Worker::Step(const std::vector<std::string>& argv, const Catalog& c, const std::string& log,
+                                  double timeout_s) {
+  Placeholders p{tree(), BuildDir(c), dir_ + "/results", {}};
+  return RunStep(StepSpec{argv, tree(), StepEnv(p), log, timeout_s, cancel_fd_});
+}
+
+Status Worker::Prepare(const Catalog& c, std::string* problem, bool* interrupted) {
+  PG_RETURN_IF_ERROR(MakeDirs(dir_ + "/logs"));
+  PG_RETURN_IF_ERROR(SyncScratchTree(root_, tree()));
+  Placeholders p{tree(), BuildDir(c), dir_ + "/results", {}};
+  std::error_code ec;
+  // A configure that never finished leaves no cache: configure again rather than build half.
+  if (!fs::exists(BuildDir(c) + "/CMakeCache.txt", ec) || !c.configure.empty()) {
+    PG_ASSIGN_OR_RETURN(StepResult configured, Step(ConfigureArgv(c, p), c, Log("configure"), 0));
+    *interrupted = configured.cancelled;
+    if (!configured.ok()) {
+      *problem = "configure failed: " + FirstError(LogText(Log("configure"))) + " (log: " + Log("configure") + ")";
+      return Status();
+    }
+  }
+  PG_ASSIGN_OR_RETURN(StepResult built, Step(BuildArgv(c, p), c, Log("build"), 0));
+  *interrupted = built.cancelled;
+  if (!built.ok()) *problem = "the unmutated tree does not build: " + FirstError(LogText(Log("build"))) + " (log: " + Log("build") + ")";
+  return Status();
+}
+
+StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s) {
+  std::string results = dir_ + "/results";
+  std::error_code ec;
+  fs::remove_all(results, ec);
+  PG_RETURN_IF_ERROR(MakeDirs(results));
+  Placeholders p{tree(), BuildDir(c), results, tests};
+  TestRun run;
+  PG_ASSIGN_OR_RETURN(run.step, Step(TestArgv(c, p), c, Log("test"), timeout_s));
+  for (const auto& f : fs::directory_iterator(results, ec)) {
+    if (f.path().extension() != ".json") continue;
+    PG_ASSIGN_OR_RETURN(std::string text, ReadFile(f.path().string()));
+    PG_RETURN_IF_ERROR(AddGtestJson(f.path().string(), text, &run.results));
+  }
+  return run;
+}
+
+StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s) {
+  auto start = Clock::now();
+  MutantResult r;
+  r.id = job.id;
+  r.catalog = job.catalog->path;
+  r.combo = job.combo;
+  DescribeJob(job, &r);
+  PG_ASSIGN_OR_RETURN(AppliedMutant mutant, AppliedMutant::Apply(tree(), job.mutations, journal_));
+  Placeholders p{tree(), BuildDir(*job.catalog), dir_ + "/results", {}};
+  auto built = Step(BuildArgv(*job.catalog, p), *job.catalog, Log("build"), 0);
+  if (built.ok()) r.build_s = built->wall_s;
+  if (built.ok() && built->cancelled) {
+    r.interrupted = true;
+  } else if (built.ok() && !built->ok()) {
+    r.outcome = MutantOutcome::kUnviable;
+    r.detail = FirstError(LogText(Log("build")));
+  } else if (built.ok()) {
+    auto tested = RunTests(*job.catalog, TestNames(job.expect), timeout_s);
+    if (!tested.ok()) built = tested.status();
+    if (tested.ok()) r.test_s = tested->step.wall_s;
+    if (tested.ok()) Judge(job, *tested, timeout_s, &r);
+  }
+  Status restored = mutant.Restore();  // before anything else, whatever happened above
+  if (!restored.ok()) return restored;
+  if (!built.ok()) return built.status();
+  r.total_s = Since(start);
+  return r;
+}
+
+}  // namespace pg

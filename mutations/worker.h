@@ -1,0 +1,75 @@
+// A mutation worker: its own scratch tree, build directory and results folder, driving one
+// mutant at a time through apply → build → test → classify → restore.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "mutations/catalog.h"
+#include "mutations/classify.h"
+#include "mutations/journal.h"
+#include "mutations/step.h"
+
+namespace pg {
+
+// One unit of work: a mutation, or a combo of several applied together.
+struct MutantJob {
+  std::string id;
+  const Catalog* catalog = nullptr;
+  std::vector<const Mutation*> mutations;
+  std::vector<Expectation> expect;  // a combo's: every member's
+  bool combo = false;
+  bool expect_green = false;
+};
+
+struct MutantResult {
+  std::string id, catalog;
+  bool combo = false;
+  std::string files, change, tests;  // what was mutated and which tests were expected to answer
+  MutantOutcome outcome = MutantOutcome::kSurvived;
+  std::string detail;    // why it is not as claimed; a build's first error for unviable
+  std::string observed;  // the expected test's failure message, on one line
+  double build_s = 0, test_s = 0, total_s = 0;
+  bool interrupted = false;  // stopped by Ctrl-C: no outcome
+};
+
+// Fills what a report says about a job before it runs: files, edits ("find" → "replace", or
+// the member ids of a combo) and the expected tests.
+void DescribeJob(const MutantJob& job, MutantResult* r);
+
+struct TestRun {
+  StepResult step;
+  std::map<std::string, TestResult> results;
+};
+
+class Worker {
+ public:
+  // `dir` holds tree/, build-<key>/, results/ and logs/; `root` is the user's tree (read only).
+  Worker(int index, std::string root, std::string dir, Journal* journal, int cancel_fd);
+
+  int index() const { return index_; }
+  // Brings the scratch tree up to the user's tree, configures a new build directory, builds.
+  // A step that fails fills `problem` with its first error (a broken baseline proves nothing).
+  Status Prepare(const Catalog& c, std::string* problem, bool* interrupted);
+  // Runs the catalog's test command for `tests` on the tree as it is.
+  StatusOr<TestRun> RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s);
+  // One mutant, restored and verified before this returns; an error means the scratch tree
+  // could not be proven restored and nothing more may run in it.
+  StatusOr<MutantResult> Run(const MutantJob& job, double timeout_s);
+
+  std::string tree() const { return dir_ + "/tree"; }
+
+ private:
+  std::string BuildDir(const Catalog& c) const;
+  std::string Log(const std::string& step) const { return dir_ + "/logs/" + step + ".log"; }
+  StatusOr<StepResult> Step(const std::vector<std::string>& argv, const Catalog& c, const std::string& log,
+                            double timeout_s);
+  int index_;
+  std::string root_, dir_;
+  Journal* journal_;
+  int cancel_fd_;
+};
+
+}  // namespace pg
