@@ -11,7 +11,7 @@
 namespace pg {
 namespace {
 
-std::string Pad(const std::string& s, size_t width) { return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' '); }
+std::string Pad(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
 
 double Overhead(const MutantResult& r) { return std::max(0.0, r.total_s - r.build_s - r.test_s); }
 
@@ -50,13 +50,13 @@ std::string Row(const MutantResult& r, const std::string& outcome) {
 void WriteMutateTable(const MutateReport& report, std::ostream& out, bool color) {
   size_t width = 2;
   for (const MutantResult& r : report.results) width = std::max(width, r.id.size());
-  out << Pad("ID", width) << " " << Pad("OUTCOME", 17) << Pad("BUILD", 8) << Pad("TEST", 8) << "NOTE\n";
+  out << Pad("ID", width) << "  " << Pad("OUTCOME", 18) << Pad("BUILD", 8) << Pad("TEST", 8) << "NOTE\n";
   std::map<std::string, int> counts;
   double build = 0, test = 0, overhead = 0;
   for (const MutantResult& r : report.results) {
     bool good = AsClaimed(r.outcome);
-    out << Pad(r.id, width) << " " << (color ? (good ? "\033[32m" : "\033[31m") : "")
-        << Pad(std::string(MutantOutcomeName(r.outcome)), 17) << (color ? "\033[0m" : "") << Pad(FormatSeconds(r.build_s), 8)
+    out << Pad(r.id, width) << "  " << (color ? (good ? "\033[32m" : "\033[31m") : "")
+        << Pad(std::string(MutantOutcomeName(r.outcome)), 18) << (color ? "\033[0m" : "") << Pad(FormatSeconds(r.build_s), 8)
         << Pad(FormatSeconds(r.test_s), 8) << Note(r) << "\n";
     ++counts[std::string(MutantOutcomeName(r.outcome))];
     build += r.build_s, test += r.test_s, overhead += Overhead(r);

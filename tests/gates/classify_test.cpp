@@ -31,7 +31,22 @@ TEST(Classify, AFailureForAnotherReasonIsRedOtherAndSaysWhichMessage) {
   auto r = Results({Report("Clamp", "AtHundred", "/tmp/f.cpp:2\\nlibfoo.so: cannot open shared object file\\nclamp at 1000")});
   Classification c = Classify(kExpect, r);
   EXPECT_EQ(c.outcome, MutantOutcome::kRedOther);
-  EXPECT_EQ(c.detail, "Clamp.AtHundred failed with \"libfoo.so: cannot open shared object file\", not /^clamp at 100$/");
+  EXPECT_EQ(c.detail, "Clamp.AtHundred failed with \"libfoo.so: cannot open shared object file / clamp at 1000\", not "
+                      "/^clamp at 100$/");
+}
+
+TEST(Classify, TheObservedMessageIsTheLineTheClaimMatched) {
+  auto r = Results({Report("Clamp", "AtHundred", "/tmp/f.cpp:2\\nExpected equality of these values:\\n  1\\n  2\\nclamp at 100")});
+  EXPECT_EQ(Classify(kExpect, r).observed, "clamp at 100");
+}
+
+TEST(Classify, AComboClaimingADisarmIsGreenOnlyWhenEveryExpectedTestRanAndPassed) {
+  EXPECT_EQ(ClassifyGreen(kExpect, Results({Report("Clamp", "AtHundred", "")})).outcome, MutantOutcome::kGreenAsClaimed);
+  Classification missing = ClassifyGreen(kExpect, Results({Report("Other", "Test", "")}));
+  EXPECT_EQ(missing.outcome, MutantOutcome::kNotGreen);
+  EXPECT_EQ(missing.detail, "Clamp.AtHundred did not run");
+  Classification red = ClassifyGreen(kExpect, Results({Report("Clamp", "AtHundred", "/f.cpp:1\\nboom")}));
+  EXPECT_EQ(red.outcome, MutantOutcome::kNotGreen);
 }
 
 TEST(Classify, AnotherTestFailingWhileTheExpectedOnePassesIsRedOther) {

@@ -1,0 +1,124 @@
+// `proofgate mutate` on a real CMake + GoogleTest project in a temp git repository.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "config/json_source.h"
+#include "core/sha256.h"
+#include "git/git.h"
+#include "mutate_fixture.h"
+#include "runner/process.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::TempDir;
+
+std::map<std::string, Json> ById(const std::string& json) {
+  std::map<std::string, Json> out;
+  Json doc = Json::parse(json, nullptr, false);
+  if (doc.is_discarded()) return out;
+  for (const Json& r : doc["results"]) out[r["id"].get<std::string>()] = r;
+  return out;
+}
+
+class MutateCli : public ::testing::Test {
+ protected:
+  void SetUp() override { testing::MakeCalcProject(dir_); }
+  std::string Outcome(const std::map<std::string, Json>& r, const std::string& id) {
+    return r.count(id) ? r.at(id)["outcome"].get<std::string>() : "missing";
+  }
+  TempDir dir_;
+};
+
+TEST_F(MutateCli, EveryMutantEndsAsItsCaseClaims) {
+  std::string user_calc = dir_.Read("calc.cpp");
+  auto run = testing::RunProofgate(dir_.path(), "mutate --json --min-timeout 2 -j 2");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  auto r = ById(run.out);
+  EXPECT_EQ(Outcome(r, "M1"), "red-as-claimed");
+  EXPECT_EQ(Outcome(r, "M2"), "red-other");
+  EXPECT_EQ(Outcome(r, "M3"), "survived");
+  EXPECT_EQ(Outcome(r, "M4"), "unviable");
+  EXPECT_EQ(Outcome(r, "M5"), "timeout");
+  EXPECT_EQ(Outcome(r, "M6"), "red-other");
+  EXPECT_EQ(Outcome(r, "C1"), "green-as-claimed");
+  ASSERT_EQ(r.size(), 9u) << run.out;
+  EXPECT_EQ(r["M1"]["observed"], "clamp at 100");
+  EXPECT_NE(r["M2"]["detail"].get<std::string>().find("Clamp.ClampsAtTheTop passed"), std::string::npos);
+  EXPECT_NE(r["M4"]["detail"].get<std::string>().find("error:"), std::string::npos) << r["M4"];
+  EXPECT_NE(r["M6"]["detail"].get<std::string>().find("not /^clamp at 99$/"), std::string::npos) << r["M6"];
+  EXPECT_EQ(dir_.Read("calc.cpp"), user_calc);  // the user's tree is never written
+  for (int k : {0, 1}) {
+    EXPECT_EQ(dir_.Read(".git/proofgate/mutate/w" + std::to_string(k) + "/tree/calc.cpp"), user_calc);
+    EXPECT_TRUE(git::Dirty(testing::ScratchTree(dir_, k)).value().empty());
+  }
+  std::string spec = dir_.Read("specs/calc.md");
+  EXPECT_NE(spec.find("| M1 | calc.cpp | `if (v > hi) return hi;` → `if (v > hi) return v;` | Clamp.ClampsAtTheTop | "
+                      "red-as-claimed | clamp at 100 |"),
+            std::string::npos)
+      << spec;
+  EXPECT_NE(spec.find("| C1 | calc.cpp, calc_test.cpp | M7 + M8 | Add.AddsTwoNumbers | green-as-claimed |"), std::string::npos);
+}
+
+TEST_F(MutateCli, ARedBaselineStopsBeforeAnyMutant) {
+  std::string calc = dir_.Read("calc.cpp");  // an uncommitted edit that breaks Add
+  calc.replace(calc.find("int Add(int a, int b) {"), 23, "int Add(int a, int b) { a += 1;");
+  dir_.Write("calc.cpp", calc);
+  auto run = testing::RunProofgate(dir_.path(), "mutate --id M1 --id M3");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.out.find("baseline not green: mutations/calc.json: baseline: Add.AddsTwoNumbers fails on the unmutated tree"),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.out.find("red-as-claimed"), std::string::npos);
+}
+
+TEST_F(MutateCli, UncommittedEditsAreWhatIsTestedAndAreLeftUntouched) {
+  std::string edited = "// an uncommitted note\n" + dir_.Read("calc.cpp");
+  dir_.Write("calc.cpp", edited);
+  dir_.Write("notes.txt", "untracked\n");
+  std::string before = Sha256Hex(dir_.Read("calc.cpp"));
+  auto dirty_before = git::Dirty(dir_.path()).value();
+  auto run = testing::RunProofgate(dir_.path(), "mutate --id M1 --no-spec-update");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(Sha256Hex(dir_.Read("calc.cpp")), before);
+  EXPECT_EQ(git::Dirty(dir_.path()).value(), dirty_before);
+  EXPECT_EQ(dir_.Read(".git/proofgate/mutate/w0/tree/calc.cpp"), edited);
+  EXPECT_EQ(dir_.Read(".git/proofgate/mutate/w0/tree/notes.txt"), "untracked\n");
+}
+
+// Ctrl-C while a mutant is being built: the build is stopped and the file restored at once.
+TEST_F(MutateCli, SigintMidBuildRestoresTheMutantAndExits130) {
+  std::string catalog = dir_.Read("mutations/calc.json");
+  catalog.replace(catalog.find("\"build\": [\"calc_test\"],"), 23,
+                  "\"build_command\": [\"sh\", \"-c\", \"grep -q SLOW {tree}/calc.cpp && sleep 60; cmake --build {build}\"],");
+  catalog.replace(catalog.find("\"replace\": \"if (v > hi) return v;\""), 34, "\"replace\": \"if (v > hi) return v; /*SLOW*/\"");
+  dir_.Write("mutations/calc.json", catalog);
+  TempDir logs;
+  auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "--id", "M1", "--no-spec-update"}, dir_.path(), {}, logs.path() + "/log"});
+  ASSERT_TRUE(child.ok());
+  std::string scratch = testing::ScratchTree(dir_, 0) + "/calc.cpp";
+  auto mutated = [&] { return std::filesystem::exists(scratch) && dir_.Read(".git/proofgate/mutate/w0/tree/calc.cpp").find("SLOW") != std::string::npos; };
+  auto start = std::chrono::steady_clock::now();
+  while (!mutated() && std::chrono::steady_clock::now() - start < std::chrono::seconds(90)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(mutated()) << logs.Read("log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the build step is running by now
+  kill(child->pid(), SIGINT);
+  auto stop = std::chrono::steady_clock::now();
+  int status = 0;
+  waitpid(child->pid(), &status, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - stop, std::chrono::seconds(10));  // not after the 60 s sleep
+  EXPECT_EQ(WEXITSTATUS(status), 130) << logs.Read("log");
+  EXPECT_EQ(dir_.Read(".git/proofgate/mutate/w0/tree/calc.cpp"), dir_.Read("calc.cpp"));
+  EXPECT_TRUE(std::filesystem::is_empty(dir_.path() + "/.git/proofgate/mutate/journal"));
+}
+
+}  // namespace
+}  // namespace pg

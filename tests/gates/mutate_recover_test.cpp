@@ -1,0 +1,116 @@
+// `proofgate mutate` killed with SIGKILL at many points, then `--recover`; and the flags that
+// select what runs. The project's build and tests are shell commands, so a run takes
+// milliseconds and the kill points fall all over it.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include "git/git.h"
+#include "mutate_fixture.h"
+#include "mutations/journal.h"
+#include "runner/process.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::TempDir;
+using Clock = std::chrono::steady_clock;
+
+class MutateRecover : public ::testing::Test {
+ protected:
+  void SetUp() override { testing::MakeShellProject(dir_); }
+  // Starts a run and kills it (SIGKILL, no chance to clean up) after `delay`.
+  void KillAfter(std::chrono::microseconds delay) {
+    auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "--no-spec-update"}, dir_.path(), {}, logs_.path() + "/log"});
+    ASSERT_TRUE(child.ok());
+    std::this_thread::sleep_for(delay);
+    kill(child->pid(), SIGKILL);
+    waitpid(child->pid(), nullptr, 0);
+  }
+  TempDir dir_, logs_;
+};
+
+TEST_F(MutateRecover, KilledAtFiftyPointsRecoverLeavesEveryByteAsBefore) {
+  auto start = Clock::now();
+  ASSERT_EQ(testing::RunProofgate(dir_.path(), "mutate -q").exit_code, 0);
+  auto full = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+  std::string original = dir_.Read("calc.txt"), script = dir_.Read("test.sh");
+  std::mt19937 rng(20261201);
+  int rewritten = 0;
+  for (int i = 0; i < 60; ++i) {
+    // Spread over the whole run (a fresh process pays its start-up too), jittered.
+    std::uniform_real_distribution<double> jitter(0.5, 1.5);
+    KillAfter(std::chrono::microseconds(static_cast<long>(full.count() * (i + 0.5) / 60 * jitter(rng))));
+    auto recover = testing::RunProofgate(dir_.path(), "mutate --recover");
+    ASSERT_EQ(recover.exit_code, 0) << "kill point " << i << ": " << recover.err;
+    if (recover.out.find("restored ") != std::string::npos) ++rewritten;
+    std::string tree = testing::ScratchTree(dir_, 0);
+    ASSERT_EQ(dir_.Read(".git/proofgate/mutate/w0/tree/calc.txt"), original) << "kill point " << i;
+    ASSERT_EQ(dir_.Read(".git/proofgate/mutate/w0/tree/test.sh"), script) << "kill point " << i;
+    ASSERT_TRUE(git::Dirty(tree).value().empty()) << "kill point " << i;
+    ASSERT_TRUE(std::filesystem::is_empty(dir_.path() + "/.git/proofgate/mutate/journal")) << "kill point " << i;
+    ASSERT_EQ(dir_.Read("calc.txt"), original);  // the user's file, never written
+  }
+  // The kills must have caught mutants in the tree, or this proved nothing about the journal.
+  EXPECT_GE(rewritten, 5);
+}
+
+TEST_F(MutateRecover, ARunAfterAKillRecoversByItselfAndSaysSo) {
+  ASSERT_EQ(testing::RunProofgate(dir_.path(), "mutate -q --id S2").exit_code, 0);
+  // What a run killed mid-mutant leaves: a journal entry, then the mutant in the scratch tree.
+  std::string scratch_file = testing::ScratchTree(dir_, 0) + "/calc.txt";
+  Journal journal(dir_.path() + "/.git/proofgate/mutate/journal");
+  ASSERT_TRUE(journal.Record(scratch_file, dir_.Read("calc.txt"), 0644).ok());
+  dir_.Write(".git/proofgate/mutate/w0/tree/calc.txt", "limit 99\nfloor 0\nstep 1\n");
+  auto run = testing::RunProofgate(dir_.path(), "mutate --id S3");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("recovered from an interrupted run: " + scratch_file), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("S3  red-as-claimed"), std::string::npos) << run.out;
+  EXPECT_EQ(dir_.Read(".git/proofgate/mutate/w0/tree/calc.txt"), dir_.Read("calc.txt"));
+}
+
+TEST_F(MutateRecover, ShardsSplitTheJobsAndIdsPickThem) {
+  auto first = testing::RunProofgate(dir_.path(), "mutate -q --shard 1/2");
+  auto second = testing::RunProofgate(dir_.path(), "mutate -q --shard 2/2");
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("S1 "), std::string::npos);
+  EXPECT_NE(first.out.find("S3 "), std::string::npos);
+  EXPECT_EQ(first.out.find("S2 "), std::string::npos);
+  EXPECT_NE(second.out.find("S2 "), std::string::npos);
+  EXPECT_NE(second.out.find("S12 "), std::string::npos);
+  auto one = testing::RunProofgate(dir_.path(), "mutate -q --id S12");
+  EXPECT_NE(one.out.find("S12 "), std::string::npos);
+  EXPECT_NE(one.out.find("(1 mutants: 1 red-as-claimed)"), std::string::npos) << one.out;
+}
+
+TEST_F(MutateRecover, BadSelectionsAndCatalogsAreInvalidInput) {
+  auto shard = testing::RunProofgate(dir_.path(), "mutate --shard 3/2");
+  EXPECT_EQ(shard.exit_code, 2);
+  EXPECT_NE(shard.err.find("--shard 3/2: expected K/N with 1 <= K <= N"), std::string::npos) << shard.err;
+  auto id = testing::RunProofgate(dir_.path(), "mutate --id S9");
+  EXPECT_EQ(id.exit_code, 2);
+  EXPECT_NE(id.err.find("--id S9: no such mutation or combo"), std::string::npos) << id.err;
+  dir_.Write("calc.txt", "limit 100\nfloor 0\n");  // S3's text is gone from the user's tree
+  auto catalog = testing::RunProofgate(dir_.path(), "mutate");
+  EXPECT_EQ(catalog.exit_code, 2);
+  EXPECT_NE(catalog.err.find("mutations/shell.json:9:"), std::string::npos) << catalog.err;
+  EXPECT_NE(catalog.err.find("no-match: mutation \"S3\""), std::string::npos) << catalog.err;
+}
+
+TEST_F(MutateRecover, AComboThatClaimsRedButIsDisarmedIsNotAsClaimed) {
+  std::string catalog = dir_.Read("mutations/shell.json");
+  catalog.replace(catalog.find("\"expect_green\": false"), 21, "\"expect_green\": true");
+  dir_.Write("mutations/shell.json", catalog);
+  auto run = testing::RunProofgate(dir_.path(), "mutate --id S12");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("S12  not-green"), std::string::npos) << run.out;
+}
+
+}  // namespace
+}  // namespace pg
