@@ -66,7 +66,8 @@ std::string MatchedLine(const std::vector<std::string>& messages, const std::str
     size_t at = static_cast<size_t>(match.position(0));
     size_t begin = m.rfind('\n', at == 0 ? 0 : at - 1);
     begin = (begin == std::string::npos || at == 0) ? 0 : begin + 1;
-    return m.substr(begin, m.find('\n', at) - begin);
+    std::string line = m.substr(begin, m.find('\n', at) - begin);
+    return line.substr(std::min(line.size(), line.find_first_not_of(" \t")));
   }
   return "";
 }
