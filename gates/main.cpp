@@ -77,7 +77,7 @@ void AddRange(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   CLI::App* range = app.add_subcommand("range", "Gates over each commit of BASE..HEAD");
   range->add_option("range", flags->range, "BASE..HEAD")->required();
   range->add_option("--gate", flags->gates,
-                    "Comma-separated: commit-style,change-size,spec-order (default) and tree-compiles");
+                    "Comma-separated: commit-style,change-size,spec-order (default), tree-compiles, trailers, owed-owners");
   auto threshold = [&](const char* flag, const char* key, auto* value, const char* about) {
     range->add_option(flag, *value, about)->each([flags, key](const std::string&) { flags->set.insert(key); });
   };
@@ -87,6 +87,7 @@ void AddRange(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   threshold("--max-files", "max_files", &flags->options.max_files, "Most files touched per commit (60)");
   threshold("--exclude", "exclude", &flags->options.exclude, "Globs change-size does not count");
   threshold("--build-leg", "build_leg", &flags->options.build_leg, "tree-compiles: the leg that builds a tree (build)");
+  threshold("--issues", "issues", &flags->options.issues, "owed-owners: the tracker's issue snapshot (JSON)");
   verbs.push_back(Verb{range, [&common, flags] { return RunRange(common, *flags); }});
 }
 
@@ -123,6 +124,16 @@ void AddMutate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   verbs.push_back(Verb{mutate, [&common, flags] { return RunMutateVerb(common, *flags); }});
 }
 
+void AddProve(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
+  auto flags = std::make_shared<ProveFlags>();
+  CLI::App* prove = app.add_subcommand("prove", "Prove a change: new tests red before, green after; nothing lost or broken");
+  prove->add_option("--base", flags->base, "The revision the change is measured against")->required();
+  prove->add_option("--head", flags->head, "The revision holding the change (default HEAD)");
+  prove->add_option("--tests", flags->tests, "Only the added or changed tests this regex finds");
+  prove->add_option("--work-dir", flags->work_dir, "Trees and builds (default <git-dir>/proofgate/prove)");
+  verbs.push_back(Verb{prove, [&common, flags] { return RunProveVerb(common, *flags); }});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -132,12 +143,13 @@ int main(int argc, char** argv) {
   CommonFlags common;
   AddCommonFlags(app, common);
   Verbs verbs;
-  verbs.reserve(8);
+  verbs.reserve(12);
   AddPreflight(app, common, verbs);
   AddChecks(app, common, verbs);
   AddRange(app, common, verbs);
   AddGate(app, common, verbs);
   AddMutate(app, common, verbs);
+  AddProve(app, common, verbs);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -38,6 +38,7 @@ struct Catalog {
   std::string path;
   std::vector<std::string> build_targets;
   std::vector<std::string> configure, build_command, test_command;  // empty: CMake + ctest defaults
+  std::vector<std::string> list_command;  // prints one test name per line (prove); empty: ctest's listing
   std::string spec;  // the spec whose generated mutation table this catalog's results rewrite
   std::vector<Mutation> mutations;
   std::vector<Combo> combos;

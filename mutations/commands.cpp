@@ -67,6 +67,11 @@ std::vector<std::string> TestArgv(const Catalog& c, const Placeholders& p) {
   return Expand({"ctest", "--test-dir", "{build}", "--output-on-failure", "--no-tests=error", "-R", "{tests_regex}"}, p);
 }
 
+std::vector<std::string> ListArgv(const Catalog& c, const Placeholders& p) {
+  if (!c.list_command.empty()) return Expand(c.list_command, p);
+  return Expand({"ctest", "--test-dir", "{build}", "--show-only=json-v1"}, p);
+}
+
 std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p) {
   return {{"GTEST_OUTPUT", "json:" + p.results + "/"}, {"CCACHE_BASEDIR", p.tree}, {"CCACHE_NOHASHDIR", "true"}};
 }
@@ -76,6 +81,7 @@ std::string ConfigureKey(const Catalog& c) {
 }
 
 std::string CtestRegex(const std::vector<std::string>& tests) {
+  if (tests.empty()) return ".";
   std::string out = "^(";
   for (size_t i = 0; i < tests.size(); ++i) {
     if (i) out += "|";

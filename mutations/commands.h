@@ -19,6 +19,8 @@ struct Placeholders {
 std::vector<std::string> ConfigureArgv(const Catalog& c, const Placeholders& p);
 std::vector<std::string> BuildArgv(const Catalog& c, const Placeholders& p);
 std::vector<std::string> TestArgv(const Catalog& c, const Placeholders& p);
+// Lists the build's tests: the catalog's list_command, else `ctest --show-only=json-v1`.
+std::vector<std::string> ListArgv(const Catalog& c, const Placeholders& p);
 
 // What every step's environment adds: gtest writes JSON into {results}; ccache shares hits
 // between workers (paths relative to the tree, the build directory not hashed).
@@ -27,7 +29,7 @@ std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p);
 // A key for the build directory: catalogs configuring the same way share one.
 std::string ConfigureKey(const Catalog& c);
 
-// "^(A\.B|C\.D)$": exactly these ctest names.
+// "^(A\.B|C\.D)$": exactly these ctest names; "." (every test) for none.
 std::string CtestRegex(const std::vector<std::string>& tests);
 
 }  // namespace pg

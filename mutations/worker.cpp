@@ -6,8 +6,10 @@
 
 #include "core/file_io.h"
 #include "mutations/commands.h"
+#include "mutations/ctest_junit.h"
 #include "mutations/mutant.h"
 #include "mutations/scratch_tree.h"
+#include "runner/process.h"
 
 namespace fs = std::filesystem;
 
@@ -101,11 +103,21 @@ StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::stri
   TestRun run;
   PG_ASSIGN_OR_RETURN(run.step, Step(TestArgv(c, p), c, Log("test"), timeout_s));
   for (const auto& f : fs::directory_iterator(results, ec)) {
-    if (f.path().extension() != ".json") continue;
+    bool json = f.path().extension() == ".json", xml = f.path().extension() == ".xml";
+    if (!json && !xml) continue;
     PG_ASSIGN_OR_RETURN(std::string text, ReadFile(f.path().string()));
-    PG_RETURN_IF_ERROR(AddGtestJson(f.path().string(), text, &run.results));
+    PG_RETURN_IF_ERROR(json ? AddGtestJson(f.path().string(), text, &run.results)
+                            : AddCtestJunit(f.path().string(), text, &run.results));
   }
   return run;
+}
+
+StatusOr<std::string> Worker::ListTests(const Catalog& c) {
+  Placeholders p{tree(), BuildDir(c), dir_ + "/results", {}};
+  std::vector<std::string> argv = ListArgv(c, p);
+  PG_ASSIGN_OR_RETURN(Captured listed, RunCapture(argv, tree(), 600));
+  if (listed.exit.exit_code != 0) return Status::Invalid("\"" + argv.front() + "\" could not list the tests: " + listed.output);
+  return listed.output;
 }
 
 StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s) {

@@ -53,7 +53,10 @@ class Worker {
   // Brings the scratch tree up to the user's tree, configures a new build directory, builds.
   // A step that fails fills `problem` with its first error (a broken baseline proves nothing).
   Status Prepare(const Catalog& c, std::string* problem, bool* interrupted);
-  // Runs the catalog's test command for `tests` on the tree as it is.
+  // What the build's list command prints (for ctest: its JSON listing).
+  StatusOr<std::string> ListTests(const Catalog& c);
+  // Runs the catalog's test command for `tests` (none: every test) on the tree as it is;
+  // results from gtest JSON and ctest JUnit files written into the results folder.
   StatusOr<TestRun> RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s);
   // One mutant, restored and verified before this returns; an error means the scratch tree
   // could not be proven restored and nothing more may run in it.

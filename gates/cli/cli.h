@@ -53,6 +53,10 @@ struct MutateFlags {
   std::string work_dir;
 };
 
+struct ProveFlags {
+  std::string base, head = "HEAD", tests, work_dir;
+};
+
 struct GateFlags {
   std::string onto, verify;
   std::vector<std::string> suites;
@@ -77,6 +81,7 @@ int RunRecordsCheck(const CommonFlags& common, std::vector<std::string> files);
 int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix);
 int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files);
 int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags);
+int RunProveVerb(const CommonFlags& common, const ProveFlags& flags);
 int RunRange(const CommonFlags& common, RangeFlags flags);
 int RunGate(const CommonFlags& common, const GateFlags& flags);
 

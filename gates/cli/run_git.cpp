@@ -28,6 +28,8 @@ int RunRange(const CommonFlags& common, RangeFlags flags) {
     if (!flags.set.count("max_files")) o.max_files = t.max_files;
     if (!flags.set.count("exclude")) o.exclude = t.exclude;
     if (!flags.set.count("build_leg")) o.build_leg = t.build_leg;
+    if (!flags.set.count("issues")) o.issues = t.issues;
+    o.trailers = t.trailers;
   }
   if (!flags.gates.empty()) {
     flags.options.gates.clear();

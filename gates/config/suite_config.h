@@ -32,12 +32,27 @@ struct Suite {
   std::vector<std::string> legs;
 };
 
+// A trailer the project requires: `require` must be present (and match `pattern`) on every
+// commit whose `when_key` trailer has a value `when_pattern` finds (no `when_key`: every commit).
+struct TrailerRule {
+  std::string require, pattern, when_key, when_pattern;
+};
+
 // `proofgate range` thresholds ("range" in suites.json); flags override them.
 struct RangeThresholds {
   size_t subject_max = 72, body_max = 72;
   size_t max_lines = 2000, max_files = 60;
   std::vector<std::string> exclude;
   std::string build_leg = "build";
+  std::vector<TrailerRule> trailers;
+  std::string issues;  // the issue snapshot owed-owners checks against, relative to the root
+};
+
+// `proofgate prove` ("prove" in suites.json): which files are tests, and how a tree is built,
+// listed and tested (empty commands: CMake + ctest defaults).
+struct ProveSettings {
+  std::vector<std::string> tests;  // globs of test files, relative to the root
+  std::vector<std::string> build_targets, configure, build_command, test_command, list_command;
 };
 
 struct SuiteConfig {
@@ -48,6 +63,7 @@ struct SuiteConfig {
   double kill_grace_s = kDefaultKillGraceS;
   ContentionRules contention;  // thresholds for `timing` legs
   RangeThresholds range;
+  ProveSettings prove;
 
   const Leg* FindLeg(const std::string& name) const;
   const Suite* FindSuite(const std::string& name) const;

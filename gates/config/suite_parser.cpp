@@ -1,5 +1,6 @@
 // Parsing and field validation of suites.json; cross-references live in suite_graph.cpp.
 #include <regex>
+#include <tuple>
 
 #include "config/json_fields.h"
 #include "config/suite_config.h"
@@ -138,10 +139,44 @@ Status ParseContention(const JsonSource& source, const Json& value, ContentionRu
   return Status();
 }
 
+Status CheckRegex(const JsonFields& f, std::string_view key, const std::string& pattern) {
+  try {
+    std::regex check(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    return f.ErrorAt(key, std::string("invalid regex: ") + e.what());
+  }
+  return Status();
+}
+
+Status ParseTrailers(const JsonSource& source, const Json& list, std::vector<TrailerRule>* out) {
+  if (!list.is_array()) return source.ErrorAt("/range/trailers", "field \"trailers\" must be an array");
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string pointer = "/range/trailers/" + std::to_string(i);
+    if (!list[i].is_object()) return source.ErrorAt(pointer, "a trailer rule is {\"require\": ..., \"when\": ..., \"pattern\": ...}");
+    JsonFields f(source, list[i], pointer, "trailer rule " + std::to_string(i));
+    TrailerRule rule;
+    PG_RETURN_IF_ERROR(f.CheckKnown({"require", "when", "pattern"}));
+    PG_RETURN_IF_ERROR(f.Require("require"));
+    PG_RETURN_IF_ERROR(f.String("require", &rule.require));
+    PG_RETURN_IF_ERROR(f.String("pattern", &rule.pattern));
+    PG_RETURN_IF_ERROR(CheckRegex(f, "pattern", rule.pattern));
+    std::vector<std::pair<std::string, std::string>> when;
+    PG_RETURN_IF_ERROR(f.StringMap("when", &when));
+    if (when.size() > 1) return f.ErrorAt("when", "\"when\" names one trailer");
+    if (!when.empty()) std::tie(rule.when_key, rule.when_pattern) = when.front();
+    PG_RETURN_IF_ERROR(CheckRegex(f, "when", rule.when_pattern));
+    out->push_back(std::move(rule));
+  }
+  return Status();
+}
+
 Status ParseRange(const JsonSource& source, const Json& value, RangeThresholds* r) {
   if (!value.is_object()) return source.ErrorAt("/range", "field \"range\" must be an object, got " + JsonTypeName(value));
   JsonFields fields(source, value, "/range", "range");
-  PG_RETURN_IF_ERROR(fields.CheckKnown({"subject_max", "body_max", "max_lines", "max_files", "exclude", "build_leg"}));
+  PG_RETURN_IF_ERROR(fields.CheckKnown(
+      {"subject_max", "body_max", "max_lines", "max_files", "exclude", "build_leg", "trailers", "issues"}));
+  if (value.contains("trailers")) PG_RETURN_IF_ERROR(ParseTrailers(source, value.at("trailers"), &r->trailers));
+  PG_RETURN_IF_ERROR(fields.String("issues", &r->issues));
   double subject = static_cast<double>(r->subject_max), body = static_cast<double>(r->body_max);
   double lines = static_cast<double>(r->max_lines), files = static_cast<double>(r->max_files);
   PG_RETURN_IF_ERROR(fields.Number("subject_max", &subject, 0));
@@ -157,6 +192,18 @@ Status ParseRange(const JsonSource& source, const Json& value, RangeThresholds* 
   return Status();
 }
 
+Status ParseProve(const JsonSource& source, const Json& value, ProveSettings* p) {
+  if (!value.is_object()) return source.ErrorAt("/prove", "field \"prove\" must be an object, got " + JsonTypeName(value));
+  JsonFields f(source, value, "/prove", "prove");
+  PG_RETURN_IF_ERROR(f.CheckKnown({"tests", "build", "configure", "build_command", "test_command", "list_command"}));
+  PG_RETURN_IF_ERROR(f.StringList("tests", &p->tests));
+  PG_RETURN_IF_ERROR(f.StringList("build", &p->build_targets));
+  PG_RETURN_IF_ERROR(f.StringList("configure", &p->configure));
+  PG_RETURN_IF_ERROR(f.StringList("build_command", &p->build_command));
+  PG_RETURN_IF_ERROR(f.StringList("test_command", &p->test_command));
+  return f.StringList("list_command", &p->list_command);
+}
+
 }  // namespace
 
 StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::string& text) {
@@ -165,7 +212,7 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
   if (!root.is_object()) return source.ErrorAt("", "the top level must be an object");
   JsonFields fields(source, root, "", "");
   PG_RETURN_IF_ERROR(
-      fields.CheckKnown({"schema_version", "legs", "suites", "toolchain", "kill_grace_s", "contention", "range"}));
+      fields.CheckKnown({"schema_version", "legs", "suites", "toolchain", "kill_grace_s", "contention", "range", "prove"}));
   PG_RETURN_IF_ERROR(fields.Require("schema_version"));
   long version = 0;
   PG_RETURN_IF_ERROR(fields.Integer("schema_version", &version));
@@ -187,6 +234,7 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
     PG_RETURN_IF_ERROR(ParseContention(source, root.at("contention"), &config.contention));
   }
   if (root.contains("range")) PG_RETURN_IF_ERROR(ParseRange(source, root.at("range"), &config.range));
+  if (root.contains("prove")) PG_RETURN_IF_ERROR(ParseProve(source, root.at("prove"), &config.prove));
   PG_RETURN_IF_ERROR(ValidateSuiteGraph(source, config));
   return config;
 }

@@ -314,9 +314,10 @@ StatusOr<Merge> MergeCommits(const std::string& workdir, const std::string& ours
 
 Status CheckoutTreeTo(const std::string& workdir, const std::string& tree_id, const std::string& dir) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
-  PG_ASSIGN_OR_RETURN(git_oid oid, Oid(tree_id));
   git_object* raw = nullptr;
-  if (git_object_lookup(&raw, repo.get(), &oid, GIT_OBJECT_TREE) != 0) return GitError("no tree " + tree_id);
+  if (git_revparse_single(&raw, repo.get(), tree_id.c_str()) != 0) return GitError("no tree " + tree_id);
+  ObjectPtr named(raw);
+  if (git_object_peel(&raw, named.get(), GIT_OBJECT_TREE) != 0) return GitError(tree_id + " names no tree");
   ObjectPtr tree(raw);
   git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
   opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
@@ -390,6 +391,20 @@ StatusOr<std::vector<std::string>> Dirty(const std::string& workdir) {
     const git_diff_delta* d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
     if (d) out.push_back(d->new_file.path ? d->new_file.path : d->old_file.path);
   }
+  return out;
+}
+
+}  // namespace pg::git
+
+namespace pg::git {
+
+std::vector<Trailer> MessageTrailers(const std::string& message) {
+  EnsureInit();  // without it libgit2 has no allocator and finds no trailers
+  git_message_trailer_array trailers{};
+  std::vector<Trailer> out;
+  if (git_message_trailers(&trailers, message.c_str()) != 0) return out;  // none that git recognises
+  for (size_t i = 0; i < trailers.count; ++i) out.push_back({trailers.trailers[i].key, trailers.trailers[i].value});
+  git_message_trailer_array_free(&trailers);
   return out;
 }
 

@@ -62,7 +62,8 @@ struct Merge {
 // written to the object database so it can be checked out.
 StatusOr<Merge> MergeCommits(const std::string& workdir, const std::string& ours, const std::string& theirs);
 
-// Writes the files of tree `tree_id` into `dir` (which must exist and be empty).
+// Writes the files of a tree into `dir` (which must exist and be empty); `tree_id` may be a
+// tree id or anything naming a commit ("HEAD", "main~2", a commit id).
 Status CheckoutTreeTo(const std::string& workdir, const std::string& tree_id, const std::string& dir);
 
 // Git notes under `ref` on a commit.
@@ -76,6 +77,13 @@ Status SwitchBranch(const std::string& workdir, const std::string& name, bool cr
 StatusOr<bool> IsIgnored(const std::string& workdir, const std::string& path);
 // Paths git status reports as changed or untracked (not ignored); empty for a clean tree.
 StatusOr<std::vector<std::string>> Dirty(const std::string& workdir);
+
+struct Trailer {
+  std::string key, value;
+};
+// The trailers of a commit message ("Key: value" lines of its last paragraph), as git parses
+// them; empty when there are none.
+std::vector<Trailer> MessageTrailers(const std::string& message);
 
 // Creates a repository at `path` (tests and scratch trees).
 Status Init(const std::string& path);

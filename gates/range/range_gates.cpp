@@ -9,6 +9,7 @@
 #include "config/suite_config.h"
 #include "core/file_io.h"
 #include "git/git.h"
+#include "range/ownership_gates.h"
 #include "runner/input_glob.h"
 #include "runner/preflight.h"
 
@@ -148,6 +149,33 @@ GateFinding TreeCompiles(const std::string& workdir, const git::Commit& c, const
   return g;
 }
 
+const std::set<std::string> kGates = {"commit-style", "change-size", "spec-order", "tree-compiles", "trailers", "owed-owners"};
+
+StatusOr<std::set<long>> LoadIssues(const std::string& workdir, const RangeOptions& o) {
+  if (!o.gates.count("owed-owners")) return std::set<long>{};
+  if (o.issues.empty()) {
+    return Status::Invalid("owed-owners needs an issue snapshot: set \"issues\" under \"range\" in " +
+                           std::string(kDefaultConfig) + " or pass --issues FILE");
+  }
+  std::string path = o.issues[0] == '/' ? o.issues : workdir + "/" + o.issues;
+  PG_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseIssueSnapshot(o.issues, text);
+}
+
+// Issue references in the message; for the last commit, every spec's Owed items as they land.
+StatusOr<GateFinding> OwedOwners(const std::string& workdir, const git::Commit& c, bool last, const std::set<long>& issues) {
+  std::vector<std::string> problems = IssueRefProblems(c.message, issues);
+  if (last) {
+    PG_ASSIGN_OR_RETURN(std::vector<std::string> files, git::FilesIn(workdir, c.id, "specs"));
+    for (const std::string& path : files) {
+      if (path.size() < 3 || path.compare(path.size() - 3, 3, ".md") != 0) continue;
+      PG_ASSIGN_OR_RETURN(std::string text, git::FileAt(workdir, c.id, path));
+      for (std::string& p : OwedProblems(path, text, issues)) problems.push_back(std::move(p));
+    }
+  }
+  return GateFinding{c.id, c.summary, "owed-owners", problems.empty(), Join(problems)};
+}
+
 }  // namespace
 
 std::vector<std::string> CommitStyleProblems(const std::string& message, size_t subject_max, size_t body_max) {
@@ -187,10 +215,12 @@ std::vector<std::string> ScopePaths(const std::string& spec_text) {
 StatusOr<std::vector<GateFinding>> RunRangeGates(const std::string& workdir, const std::string& range,
                                                  const RangeOptions& o) {
   for (const std::string& gate : o.gates) {
-    if (gate != "commit-style" && gate != "change-size" && gate != "spec-order" && gate != "tree-compiles") {
-      return Status::Invalid("--gate: unknown gate \"" + gate + "\" (commit-style, change-size, spec-order, tree-compiles)");
+    if (!kGates.count(gate)) {
+      return Status::Invalid("--gate: unknown gate \"" + gate +
+                             "\" (commit-style, change-size, spec-order, tree-compiles, trailers, owed-owners)");
     }
   }
+  PG_ASSIGN_OR_RETURN(std::set<long> issues, LoadIssues(workdir, o));
   PG_ASSIGN_OR_RETURN(std::vector<git::Commit> commits, git::WalkRange(workdir, range));
   std::vector<std::vector<git::FileChange>> changes;
   for (const git::Commit& c : commits) {
@@ -211,6 +241,14 @@ StatusOr<std::vector<GateFinding>> RunRangeGates(const std::string& workdir, con
     if (o.gates.count("change-size")) out.push_back(ChangeSize(c, changes[i], o));
     if (o.gates.count("spec-order")) out.push_back(SpecOrder(c, i, changes[i], specs, commits));
     if (o.gates.count("tree-compiles")) out.push_back(TreeCompiles(workdir, c, o));
+    if (o.gates.count("trailers")) {
+      std::vector<std::string> problems = TrailerProblems(c.message, o.trailers);
+      out.push_back(GateFinding{c.id, c.summary, "trailers", problems.empty(), Join(problems)});
+    }
+    if (o.gates.count("owed-owners")) {
+      PG_ASSIGN_OR_RETURN(GateFinding g, OwedOwners(workdir, c, i + 1 == commits.size(), issues));
+      out.push_back(std::move(g));
+    }
   }
   return out;
 }

@@ -1,11 +1,13 @@
-// Gates over each commit of BASE..HEAD: commit style, change size, spec before code, and
-// tree-compiles (each commit's own tree built with its own build leg; verdicts cached by tree).
+// Gates over each commit of BASE..HEAD: commit style, change size, spec before code,
+// tree-compiles (each commit's own tree built with its own build leg; verdicts cached by tree),
+// required trailers and owed owners (ownership_gates.h).
 #pragma once
 
 #include <set>
 #include <string>
 #include <vector>
 
+#include "config/suite_config.h"
 #include "core/status.h"
 
 namespace pg {
@@ -16,6 +18,8 @@ struct RangeOptions {
   size_t max_lines = 2000, max_files = 60;
   std::vector<std::string> exclude;  // globs of files change-size does not count
   std::string build_leg = "build";   // tree-compiles: the leg (and its needs) of each commit's suites.json
+  std::vector<TrailerRule> trailers;  // trailers: what each commit must carry
+  std::string issues;                 // owed-owners: the issue snapshot (relative to the root)
 };
 
 struct GateFinding {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "config/json_source.h"
+#include "mutations/mutate_report.h"
 #include "report/writers.h"
 
 namespace pg {
@@ -127,6 +128,29 @@ TEST(Reports, TableEndsWithTheVerdictLine) {
   EXPECT_NE(out.str().find("verdict: fail (2 passed, 1 failed, 0 timed out, 1 skipped) suite default, tree 0123456789ab"),
             std::string::npos)
       << out.str();
+}
+
+MutateReport MutateSample() {
+  MutateReport report;
+  MutantResult red, survived;
+  red.id = "M1", red.catalog = "mutations/a.json", red.outcome = MutantOutcome::kRedAsClaimed, red.observed = "clamp at 100";
+  survived.id = "M2", survived.catalog = "mutations/a.json", survived.outcome = MutantOutcome::kSurvived;
+  survived.detail = "Clamp.Top passed";
+  report.results = {red, survived};
+  return report;
+}
+
+TEST(Reports, MutateJunitFailsEachMutantNotAsClaimed) {
+  pugi::xml_document doc;
+  std::string xml = MutateReportJunit(MutateSample());
+  pugi::xml_parse_result parsed = doc.load_string(xml.c_str());
+  ASSERT_TRUE(parsed) << parsed.description() << "\n" << xml;
+  pugi::xml_node suite = doc.child("testsuites").child("testsuite");
+  EXPECT_EQ(suite.attribute("tests").as_int(), 2);
+  EXPECT_EQ(suite.attribute("failures").as_int(), 1);
+  EXPECT_FALSE(suite.find_child_by_attribute("testcase", "name", "M1").child("failure"));
+  pugi::xml_node m2 = suite.find_child_by_attribute("testcase", "name", "M2");
+  EXPECT_EQ(std::string(m2.child("failure").attribute("message").value()), "survived: Clamp.Top passed");
 }
 
 }  // namespace

@@ -1,0 +1,85 @@
+#include "changes/inventory.h"
+
+#include <algorithm>
+
+#include "config/json_source.h"
+#include "git/git.h"
+
+namespace pg {
+namespace {
+
+// "Suite.Name — reason" → the name, when a reason follows.
+std::string RemovedName(const std::string& value) {
+  for (const char* sep : {" — ", " - ", ": "}) {
+    size_t at = value.find(sep);
+    if (at == std::string::npos) continue;
+    std::string reason = value.substr(at + std::string(sep).size());
+    if (reason.find_first_not_of(" \t") == std::string::npos) return "";
+    std::string name = value.substr(0, at);
+    return name.substr(0, name.find_last_not_of(" \t") + 1);
+  }
+  return "";
+}
+
+}  // namespace
+
+InventoryDiff DiffInventories(const Inventory& base, const Inventory& head) {
+  InventoryDiff d;
+  std::vector<std::string> added, removed;
+  for (const std::string& t : head.tests) {
+    if (!base.tests.count(t)) added.push_back(t);
+  }
+  for (const std::string& t : base.tests) {
+    if (!head.tests.count(t)) removed.push_back(t);
+  }
+  std::set<std::string> paired;
+  for (const std::string& gone : removed) {
+    auto old_body = base.bodies.find(gone);
+    auto match = std::find_if(added.begin(), added.end(), [&](const std::string& a) {
+      auto b = head.bodies.find(a);
+      return !paired.count(a) && old_body != base.bodies.end() && b != head.bodies.end() && b->second == old_body->second;
+    });
+    if (match == added.end()) {
+      d.removed.push_back(gone);
+      continue;
+    }
+    d.renamed.emplace_back(gone, *match);
+    paired.insert(*match);
+  }
+  for (const std::string& a : added) {
+    if (!paired.count(a)) d.added.push_back(a);
+  }
+  for (const std::string& t : head.tests) {
+    auto b = base.bodies.find(t), h = head.bodies.find(t);
+    if (base.tests.count(t) && b != base.bodies.end() && h != head.bodies.end() && b->second != h->second) d.changed.push_back(t);
+  }
+  return d;
+}
+
+StatusOr<std::vector<std::string>> ParseCtestListing(const std::string& json) {
+  Json doc = Json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("tests") || !doc["tests"].is_array()) {
+    return Status::Invalid("not the output of ctest --show-only=json-v1");
+  }
+  std::vector<std::string> names;
+  for (const Json& t : doc["tests"]) {
+    if (t.is_object() && t.contains("name") && t["name"].is_string()) names.push_back(t["name"].get<std::string>());
+  }
+  return names;
+}
+
+std::vector<std::string> LostTests(const std::vector<std::string>& removed, const std::vector<std::string>& messages) {
+  std::set<std::string> explained;
+  for (const std::string& m : messages) {
+    for (const git::Trailer& t : git::MessageTrailers(m)) {
+      if (t.key == "Test-Removed") explained.insert(RemovedName(t.value));
+    }
+  }
+  std::vector<std::string> lost;
+  for (const std::string& t : removed) {
+    if (!explained.count(t)) lost.push_back(t);
+  }
+  return lost;
+}
+
+}  // namespace pg

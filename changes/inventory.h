@@ -1,0 +1,33 @@
+// A tree's tests (ctest's names, plus each gtest case's body hash) and what changed between two.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+
+namespace pg {
+
+struct Inventory {
+  std::set<std::string> tests;                 // ctest names
+  std::map<std::string, std::string> bodies;  // "Suite.Name" → body hash
+};
+
+struct InventoryDiff {
+  std::vector<std::string> added, removed, changed;           // removed: not renamed
+  std::vector<std::pair<std::string, std::string>> renamed;  // old → new, same body
+};
+
+InventoryDiff DiffInventories(const Inventory& base, const Inventory& head);
+
+// The test names of `ctest --show-only=json-v1`; kInvalidInput when it is not that.
+StatusOr<std::vector<std::string>> ParseCtestListing(const std::string& json);
+
+// The removed tests no commit message explains with a `Test-Removed: <name> — <reason>`
+// trailer (an em dash, "-" or ":" before a non-empty reason).
+std::vector<std::string> LostTests(const std::vector<std::string>& removed, const std::vector<std::string>& messages);
+
+}  // namespace pg

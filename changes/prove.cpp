@@ -1,0 +1,192 @@
+#include "changes/prove.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "changes/test_bodies.h"
+#include "core/file_io.h"
+#include "git/git.h"
+#include "mutations/worker.h"
+#include "runner/input_glob.h"
+
+namespace fs = std::filesystem;
+
+namespace pg {
+namespace {
+
+Catalog CatalogOf(const ProveSettings& s) {
+  Catalog c;
+  c.path = "prove";
+  c.build_targets = s.build_targets;
+  c.configure = s.configure;
+  c.build_command = s.build_command;
+  c.list_command = s.list_command;
+  c.test_command = s.test_command;
+  if (c.test_command.empty()) {
+    c.test_command = {"ctest", "--test-dir", "{build}", "--output-junit", "{results}/ctest.xml", "-R", "{tests_regex}"};
+  }
+  return c;
+}
+
+// A commit's tree, written fresh into `dir` and made a repository (the scratch sync asks git
+// what is ignored there).
+Status FreshCheckout(const std::string& root, const std::string& rev, const std::string& dir) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  PG_RETURN_IF_ERROR(MakeDirs(dir));
+  PG_RETURN_IF_ERROR(git::Init(dir));
+  return git::CheckoutTreeTo(root, rev, dir);
+}
+
+bool Matches(const std::vector<std::string>& globs, const std::string& rel) {
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return GlobMatch(g, rel); });
+}
+
+// `mixed` (the base tree) gets HEAD's test files: added and changed ones copied, deleted ones removed.
+Status OverlayTests(const std::string& head, const std::string& mixed, const std::vector<std::string>& globs) {
+  std::error_code ec;
+  std::vector<fs::path> stale;
+  for (fs::recursive_directory_iterator it(mixed, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string rel = fs::relative(it->path(), mixed, ec).generic_string();
+    if (rel == ".git") it.disable_recursion_pending();
+    if (it->is_regular_file(ec) && Matches(globs, rel) && !fs::exists(fs::path(head) / rel, ec)) stale.push_back(it->path());
+  }
+  for (const fs::path& p : stale) fs::remove(p, ec);
+  for (fs::recursive_directory_iterator it(head, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string rel = fs::relative(it->path(), head, ec).generic_string();
+    if (rel == ".git") it.disable_recursion_pending();
+    if (!it->is_regular_file(ec) || !Matches(globs, rel)) continue;
+    fs::create_directories((fs::path(mixed) / rel).parent_path(), ec);
+    fs::copy_file(it->path(), fs::path(mixed) / rel, fs::copy_options::overwrite_existing, ec);
+    if (ec) return Status::Io(rel + ": cannot copy into the mixed tree: " + ec.message());
+  }
+  return Status();
+}
+
+StatusOr<Inventory> Take(Worker& w, const Catalog& c, const std::vector<std::string>& globs) {
+  Inventory inv;
+  PG_ASSIGN_OR_RETURN(std::string listing, w.ListTests(c));
+  std::vector<std::string> names;
+  if (c.list_command.empty()) {
+    PG_ASSIGN_OR_RETURN(names, ParseCtestListing(listing));
+  } else {
+    std::istringstream in(listing);
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) names.push_back(line);
+    }
+  }
+  inv.tests.insert(names.begin(), names.end());
+  PG_ASSIGN_OR_RETURN(inv.bodies, TreeGtestBodies(w.tree(), globs));
+  return inv;
+}
+
+std::string State(const TestRun& run, const std::string& test) {
+  auto it = run.results.find(test);
+  if (it == run.results.end()) return "not run";
+  return it->second.failed ? "fail" : "pass";
+}
+
+TestProof Judge(const std::string& test, const std::string& before, const std::string& after, const std::string& unviable) {
+  TestProof p{test, before, after, "", ""};
+  if (after != "pass") p.verdict = "red after";
+  else if (before == "unviable") p.verdict = "unviable", p.detail = unviable;
+  else if (before == "not run") p.verdict = "absent before", p.detail = "not in the base build (is its build file in prove.tests?)";
+  else p.verdict = before == "fail" ? "proven" : "not proven";
+  if (p.verdict == "not proven") p.detail = "passes without the change: it does not prove it";
+  return p;
+}
+
+}  // namespace
+
+bool ProveReport::ok() const {
+  bool proven = std::all_of(fail_to_pass.begin(), fail_to_pass.end(), [](const TestProof& p) { return p.verdict == "proven"; });
+  return proven && lost.empty() && broken.empty() && !interrupted;
+}
+
+namespace {
+
+// Sync, configure when new, build; a tree that cannot be built is no base for a proof.
+Status Ready(Worker& w, const Catalog& c, const std::string& side, bool* interrupted, std::string* problem) {
+  PG_RETURN_IF_ERROR(w.Prepare(c, problem, interrupted));
+  if (!problem->empty() && side != "mixed") return Status::Invalid(side + " tree: " + *problem);
+  return Status();
+}
+
+std::vector<std::string> Candidates(const InventoryDiff& d, const std::string& only) {
+  std::vector<std::string> out = d.added;
+  out.insert(out.end(), d.changed.begin(), d.changed.end());
+  if (only.empty()) return out;
+  std::regex re(only);
+  out.erase(std::remove_if(out.begin(), out.end(), [&](const std::string& t) { return !std::regex_search(t, re); }), out.end());
+  return out;
+}
+
+// Every test on base and head (pass-to-pass), the candidates on mixed and head (fail-to-pass).
+Status Verdicts(const ProveOptions& o, const Catalog& c, Worker& base, Worker& head, Worker& mixed,
+                const Inventory& before, const Inventory& after, ProveReport* r) {
+  if (o.on_notice) o.on_notice("running every test on the base and head trees");
+  PG_ASSIGN_OR_RETURN(TestRun on_base, base.RunTests(c, {}, 0));
+  PG_ASSIGN_OR_RETURN(TestRun on_head, head.RunTests(c, {}, 0));
+  r->interrupted = on_base.step.cancelled || on_head.step.cancelled;
+  std::vector<std::string> candidates = Candidates(r->diff, o.only);
+  TestRun on_mixed;
+  if (!candidates.empty() && !r->interrupted) {
+    if (o.on_notice) o.on_notice("building the mixed tree (base + HEAD's tests)");
+    PG_RETURN_IF_ERROR(Ready(mixed, c, "mixed", &r->interrupted, &r->unviable));
+    if (r->unviable.empty() && !r->interrupted) {
+      PG_ASSIGN_OR_RETURN(on_mixed, mixed.RunTests(c, candidates, 0));
+    }
+    r->interrupted = r->interrupted || on_mixed.step.cancelled;
+  }
+  for (const std::string& t : candidates) {
+    std::string state = r->unviable.empty() ? State(on_mixed, t) : "unviable";
+    r->fail_to_pass.push_back(Judge(t, state, State(on_head, t), r->unviable));
+  }
+  std::map<std::string, std::string> now_named;  // a renamed test keeps its duty under its new name
+  for (const auto& [from, to] : r->diff.renamed) now_named[from] = to;
+  for (const std::string& t : before.tests) {
+    std::string name = now_named.count(t) ? now_named[t] : t;
+    if (!after.tests.count(name) || State(on_base, t) != "pass") continue;
+    ++r->pass_to_pass_checked;
+    if (State(on_head, name) != "pass") r->broken.push_back(TestProof{name, "pass", State(on_head, name), "broken", ""});
+  }
+  return Status();
+}
+
+}  // namespace
+
+StatusOr<ProveReport> RunProve(const ProveOptions& o) {
+  if (o.settings.tests.empty()) return Status::Invalid("prove needs the test files' globs: \"prove\": {\"tests\": [...]} in preflight/suites.json");
+  ProveReport r;
+  PG_ASSIGN_OR_RETURN(r.base_id, git::ResolveCommit(o.root, o.base));
+  PG_ASSIGN_OR_RETURN(r.head_id, git::ResolveCommit(o.root, o.head));
+  PG_ASSIGN_OR_RETURN(std::vector<git::Commit> commits, git::WalkRange(o.root, r.base_id + ".." + r.head_id));
+  std::string src = o.work_dir + "/src";
+  PG_RETURN_IF_ERROR(FreshCheckout(o.root, r.base_id, src + "/base"));
+  PG_RETURN_IF_ERROR(FreshCheckout(o.root, r.head_id, src + "/head"));
+  PG_RETURN_IF_ERROR(FreshCheckout(o.root, r.base_id, src + "/mixed"));
+  PG_RETURN_IF_ERROR(OverlayTests(src + "/head", src + "/mixed", o.settings.tests));
+  Catalog c = CatalogOf(o.settings);
+  Worker base(0, src + "/base", o.work_dir + "/base", nullptr, o.cancel_fd);
+  Worker head(1, src + "/head", o.work_dir + "/head", nullptr, o.cancel_fd);
+  Worker mixed(2, src + "/mixed", o.work_dir + "/mixed", nullptr, o.cancel_fd);
+  for (auto [w, side] : {std::pair{&base, "base"}, {&head, "head"}}) {
+    if (o.on_notice) o.on_notice("building the " + std::string(side) + " tree");
+    std::string problem;
+    PG_RETURN_IF_ERROR(Ready(*w, c, side, &r.interrupted, &problem));
+    if (r.interrupted) return r;
+  }
+  PG_ASSIGN_OR_RETURN(Inventory before, Take(base, c, o.settings.tests));
+  PG_ASSIGN_OR_RETURN(Inventory after, Take(head, c, o.settings.tests));
+  r.base_count = before.tests.size(), r.head_count = after.tests.size();
+  r.diff = DiffInventories(before, after);
+  std::vector<std::string> messages;
+  for (const git::Commit& commit : commits) messages.push_back(commit.message);
+  r.lost = LostTests(r.diff.removed, messages);
+  PG_RETURN_IF_ERROR(Verdicts(o, c, base, head, mixed, before, after, &r));
+  return r;
+}
+
+}  // namespace pg

@@ -1,0 +1,50 @@
+// `proofgate prove --base REF`: the narrow facts a reviewer needs about a change — its new
+// tests were red before it and are green after, nothing that passed broke, no test vanished.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "changes/inventory.h"
+#include "config/suite_config.h"
+#include "core/status.h"
+
+namespace pg {
+
+struct ProveOptions {
+  std::string root;      // the user's repository (read, never written)
+  std::string base;      // REF
+  std::string head = "HEAD";
+  std::string work_dir;  // trees and builds: base/, head/, mixed/ and src/
+  ProveSettings settings;
+  std::string only;      // --tests: a regex the fail-to-pass candidates must match
+  int cancel_fd = -1;
+  std::function<void(const std::string&)> on_notice;
+};
+
+// One test's two runs: "fail", "pass", "not run", "unviable" (the tree did not build).
+struct TestProof {
+  std::string test, before, after;
+  std::string verdict;  // proven, not proven, red after, unviable; broken (pass-to-pass)
+  std::string detail;
+};
+
+struct ProveReport {
+  std::string base_id, head_id;
+  size_t base_count = 0, head_count = 0;
+  InventoryDiff diff;
+  std::vector<std::string> lost;          // removed, not renamed, with no Test-Removed trailer
+  std::vector<TestProof> fail_to_pass;    // the added and changed tests
+  std::vector<TestProof> broken;          // passed on base, not on head
+  size_t pass_to_pass_checked = 0;
+  std::string unviable;                   // why the mixed tree did not build
+  bool interrupted = false;
+  bool ok() const;
+};
+
+// kInvalidInput: no `prove.tests` globs, a revision git cannot resolve; a base or head tree that
+// does not build is kInvalidInput too (nothing can be proven on it).
+StatusOr<ProveReport> RunProve(const ProveOptions& options);
+
+}  // namespace pg

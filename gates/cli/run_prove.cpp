@@ -1,0 +1,37 @@
+// `proofgate prove --base REF`: red before / green after, lost tests, pass-to-pass.
+#include <filesystem>
+#include <iostream>
+
+#include "changes/prove.h"
+#include "changes/prove_report.h"
+#include "cli/cli.h"
+#include "config/suite_config.h"
+#include "core/exit_code.h"
+#include "git/git.h"
+
+namespace pg::cli {
+
+int RunProveVerb(const CommonFlags& common, const ProveFlags& flags) {
+  std::string root = ProjectRoot(common);
+  auto config = LoadSuiteConfig(root + "/" + kDefaultConfig, kDefaultConfig);
+  if (!config.ok()) return Fail(config.status());
+  auto repo = git::Discover(root);
+  if (!repo.ok()) return Fail(repo.status());
+  ProveOptions o;
+  o.root = root;
+  o.base = flags.base;
+  o.head = flags.head;
+  o.work_dir = flags.work_dir.empty() ? repo->gitdir + "proofgate/prove" : std::filesystem::absolute(flags.work_dir).string();
+  o.settings = config->prove;
+  o.only = flags.tests;
+  o.cancel_fd = InstallCancelPipe();
+  if (!common.quiet) o.on_notice = [](const std::string& text) { std::cerr << "prove: " << text << "\n"; };
+  auto report = RunProve(o);
+  if (!report.ok()) return Fail(report.status());
+  if (common.json) std::cout << ProveReportJson(*report);
+  else WriteProveTable(*report, std::cout);
+  if (report->interrupted) return static_cast<int>(ExitCode::kInterrupted);
+  return static_cast<int>(report->ok() ? ExitCode::kPass : ExitCode::kGateFailed);
+}
+
+}  // namespace pg::cli

@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include "config/json_source.h"
+#include "mutations/mutate_report.h"
+
+namespace pg {
+namespace {
+
+const char kSpec[] = "# Spec\n\n## Mutations\n<!-- proofgate:mutations -->\n| id | file |\n|---|---|\n"
+                     "| M2 | kept row from an earlier run |\n| M9 | a mutant no longer in the catalog |\n"
+                     "<!-- /proofgate:mutations -->\n\n## Owed\n- nothing\n";
+
+Catalog TwoMutations() {
+  Catalog c;
+  c.path = "mutations/a.json";
+  for (const char* id : {"M1", "M2", "M3"}) {
+    Mutation m;
+    m.id = id;
+    m.file = "a.cpp";
+    m.find = "x > 1";
+    m.replace = "x >= 1";
+    m.expect = {{"A.Test", "boom"}};
+    c.mutations.push_back(m);
+  }
+  return c;
+}
+
+MutateReport OneResult() {
+  MutantResult r;
+  r.id = "M1", r.catalog = "mutations/a.json", r.files = "a.cpp", r.change = "x > 1 → x >= 1", r.tests = "A.Test";
+  r.outcome = MutantOutcome::kRedAsClaimed;
+  r.observed = "boom | bang";
+  MutateReport report;
+  report.results = {r};
+  return report;
+}
+
+TEST(MutateReport, TheSpecTableGetsRunRowsKeepsOthersAndDropsRemovedIds) {
+  auto text = UpdateSpecTable("specs/a.md", kSpec, TwoMutations(), OneResult());
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_NE(text->find("| M1 | a.cpp | `x > 1` → `x >= 1` | A.Test | red-as-claimed | boom \\| bang |"), std::string::npos) << *text;
+  EXPECT_NE(text->find("| M2 | kept row from an earlier run |"), std::string::npos) << *text;
+  EXPECT_NE(text->find("| M3 | a.cpp | `x > 1` → `x >= 1` | A.Test | not run yet |"), std::string::npos) << *text;
+  EXPECT_EQ(text->find("M9"), std::string::npos);
+  EXPECT_NE(text->find("<!-- /proofgate:mutations -->\n\n## Owed\n- nothing\n"), std::string::npos);  // the rest stays
+}
+
+TEST(MutateReport, ASpecWithoutMarkersIsInvalidInputNamingIt) {
+  auto text = UpdateSpecTable("specs/a.md", "# Spec\n", TwoMutations(), OneResult());
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().message(), "specs/a.md: no <!-- proofgate:mutations --> ... <!-- /proofgate:mutations --> markers");
+}
+
+TEST(MutateReport, JsonCarriesOutcomeTimesAndTheExitCode) {
+  MutateReport report = OneResult();
+  report.results[0].build_s = 2, report.results[0].test_s = 1, report.results[0].total_s = 3.5;
+  Json doc = Json::parse(MutateReportJson(report));
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["results"][0]["outcome"], "red-as-claimed");
+  EXPECT_EQ(doc["results"][0]["overhead_s"], 0.5);
+  EXPECT_EQ(doc["exit_code"], 0);
+}
+
+TEST(MutateReport, ExitCodesSayWhatHappened) {
+  MutateReport report = OneResult();
+  EXPECT_EQ(MutateExitCode(report), 0);
+  report.results[0].outcome = MutantOutcome::kUnviable;
+  EXPECT_EQ(MutateExitCode(report), 1);
+  report.interrupted = true;
+  EXPECT_EQ(MutateExitCode(report), 130);
+}
+
+}  // namespace
+}  // namespace pg

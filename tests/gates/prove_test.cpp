@@ -1,0 +1,128 @@
+// `proofgate prove` on real CMake + GoogleTest projects in temp git repositories, and the
+// inventory logic it rests on.
+#include <gtest/gtest.h>
+
+#include "changes/inventory.h"
+#include "changes/test_bodies.h"
+#include "config/json_source.h"
+#include "git/git.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::TempDir;
+
+TEST(ProveInventory, BodiesAreHashedPerCaseIgnoringLayout) {
+  auto a = GtestBodies("TEST(A, One) { EXPECT_EQ(1, 1); }\nTEST_F(Fix, Two) {\n  int x = 0; // }\n  EXPECT_EQ(x, 0);\n}\n");
+  auto b = GtestBodies("TEST(A, Renamed)   {\n   EXPECT_EQ(1,   1);\n}\n");
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_TRUE(a.count("Fix.Two"));  // the brace in the comment did not end it
+  EXPECT_EQ(a["A.One"], b["A.Renamed"]);
+  EXPECT_NE(a["A.One"], GtestBodies("TEST(A, One) { EXPECT_EQ(1, 2); }")["A.One"]);
+}
+
+TEST(ProveInventory, TheDiffSeparatesAddedRemovedRenamedAndChanged) {
+  Inventory base{{"S.Keep", "S.Old", "S.Gone", "S.Edit"}, {{"S.Keep", "k"}, {"S.Old", "o"}, {"S.Gone", "g"}, {"S.Edit", "e1"}}};
+  Inventory head{{"S.Keep", "S.New", "S.Added", "S.Edit"}, {{"S.Keep", "k"}, {"S.New", "o"}, {"S.Added", "a"}, {"S.Edit", "e2"}}};
+  InventoryDiff d = DiffInventories(base, head);
+  EXPECT_EQ(d.added, std::vector<std::string>{"S.Added"});
+  EXPECT_EQ(d.removed, std::vector<std::string>{"S.Gone"});
+  ASSERT_EQ(d.renamed.size(), 1u);
+  EXPECT_EQ(d.renamed[0], (std::pair<std::string, std::string>{"S.Old", "S.New"}));
+  EXPECT_EQ(d.changed, std::vector<std::string>{"S.Edit"});
+}
+
+TEST(ProveInventory, ARemovedTestIsLostUnlessACommitSaysWhy) {
+  std::vector<std::string> messages = {"Drop a test\n\nTest-Removed: S.Explained — covered by S.Better\n",
+                                       "Drop another\n\nTest-Removed: S.NoReason —\n"};
+  EXPECT_EQ(LostTests({"S.Explained", "S.NoReason", "S.Silent"}, messages),
+            (std::vector<std::string>{"S.NoReason", "S.Silent"}));
+}
+
+TEST(ProveInventory, CtestListingsAreParsedAndOtherTextIsRefused) {
+  auto names = ParseCtestListing(R"({"kind": "ctestInfo", "tests": [{"name": "A.B"}, {"name": "C.D"}]})");
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<std::string>{"A.B", "C.D"}));
+  EXPECT_FALSE(ParseCtestListing("Test project /x\n").ok());
+}
+
+// A project whose tests live under tests/ (their CMakeLists.txt too, so a new test file builds
+// on the base tree's code). The base has a bug in Sub.
+class ProveRepo : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {}, "suites": {}, "prove": {"tests": ["tests/**"]}})");
+    dir_.Write(".gitignore", "build/\n");
+    dir_.Write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.20)\nproject(calc CXX)\nset(CMAKE_CXX_STANDARD 17)\n"
+                                 "enable_testing()\nadd_library(calc calc.cpp)\nadd_subdirectory(tests)\n");
+    dir_.Write("calc.h", "int Add(int a, int b);\nint Sub(int a, int b);\nint Clamp(int v, int hi);\n");
+    dir_.Write("calc.cpp", "#include \"calc.h\"\nint Add(int a, int b) { return a + b; }\n"
+                           "int Sub(int a, int b) { return a + b; }\nint Clamp(int v, int hi) { return v > hi ? hi : v; }\n");
+    dir_.Write("tests/CMakeLists.txt", "find_package(GTest REQUIRED)\ninclude(GoogleTest)\nfile(GLOB SOURCES *_test.cpp)\n"
+                                       "add_executable(calc_test ${SOURCES})\ntarget_include_directories(calc_test PRIVATE ..)\n"
+                                       "target_link_libraries(calc_test calc GTest::gtest GTest::gtest_main)\n"
+                                       "gtest_discover_tests(calc_test)\n");
+    dir_.Write("tests/calc_test.cpp", std::string(kIncludes) + kClamp + kOld + kGone);
+    ASSERT_TRUE(git::Init(dir_.path()).ok());
+    base_ = git::CommitAll(dir_.path(), "Calc with a bug in Sub").value();
+  }
+  static constexpr const char* kIncludes = "#include <gtest/gtest.h>\n#include \"calc.h\"\n";
+  static constexpr const char* kClamp = "TEST(Clamp, KeepsSmallValues) { EXPECT_EQ(Clamp(3, 10), 3); }\n";
+  static constexpr const char* kOld = "TEST(Add, AddsTwo) { EXPECT_EQ(Add(2, 3), 5); }\n";
+  static constexpr const char* kGone = "TEST(Gone, Removed) { EXPECT_EQ(Add(0, 0), 0); }\n";
+  Json Prove() {
+    auto run = testing::RunProofgate(dir_.path(), "prove --json --base " + base_);
+    exit_code_ = run.exit_code;
+    err_ = run.err;
+    Json doc = Json::parse(run.out, nullptr, false);
+    EXPECT_FALSE(doc.is_discarded()) << run.out << run.err;
+    return doc;
+  }
+  TempDir dir_;
+  std::string base_, err_;
+  int exit_code_ = -1;
+};
+
+TEST_F(ProveRepo, AFixWithItsTestIsRedBeforeAndGreenAfter) {
+  dir_.Write("calc.cpp", dir_.Read("calc.cpp").replace(dir_.Read("calc.cpp").find("return a + b; }\nint Clamp"), 13, "return a - b;"));
+  dir_.Write("tests/sub_test.cpp", std::string(kIncludes) + "TEST(Sub, Subtracts) { EXPECT_EQ(Sub(5, 3), 2); }\n");
+  // Add.AddsTwo renamed (same body), Gone.Removed removed with its reason.
+  dir_.Write("tests/calc_test.cpp", std::string(kIncludes) + kClamp + "TEST(Add, AddsTwoNumbers) { EXPECT_EQ(Add(2, 3), 5); }\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Fix Sub\n\nTest-Removed: Gone.Removed — nothing left to guard\n").ok());
+  Json doc = Prove();
+  EXPECT_EQ(exit_code_, 0) << doc.dump(2) << err_;
+  EXPECT_EQ(doc["summary"], "red before 1/1, green after 1/1");
+  EXPECT_EQ(doc["fail_to_pass"][0]["test"], "Sub.Subtracts");
+  EXPECT_EQ(doc["fail_to_pass"][0]["verdict"], "proven");
+  EXPECT_EQ(doc["tests"]["base"], 3);
+  EXPECT_EQ(doc["tests"]["head"], 3);
+  EXPECT_EQ(doc["renamed"][0]["from"], "Add.AddsTwo");
+  EXPECT_EQ(doc["renamed"][0]["to"], "Add.AddsTwoNumbers");
+  EXPECT_EQ(doc["removed"], Json::array({"Gone.Removed"}));
+  EXPECT_TRUE(doc["lost"].empty());
+  EXPECT_EQ(doc["pass_to_pass"]["checked"], 2);  // Clamp.KeepsSmallValues, and Add.AddsTwo under its new name
+}
+
+TEST_F(ProveRepo, ATestThatPassesAnywayALostTestAndABrokenOneAreFlagged) {
+  dir_.Write("calc.cpp", dir_.Read("calc.cpp").replace(dir_.Read("calc.cpp").find("v > hi ? hi : v"), 15, "hi"));
+  dir_.Write("tests/calc_test.cpp", std::string(kIncludes) + kClamp + kOld + "TEST(Add, Commutes) { EXPECT_EQ(Add(1, 2), Add(2, 1)); }\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Simplify Clamp").ok());
+  Json doc = Prove();
+  EXPECT_EQ(exit_code_, 1) << doc.dump(2) << err_;
+  EXPECT_EQ(doc["fail_to_pass"][0]["test"], "Add.Commutes");
+  EXPECT_EQ(doc["fail_to_pass"][0]["verdict"], "not proven");
+  EXPECT_EQ(doc["lost"], Json::array({"Gone.Removed"}));
+  EXPECT_EQ(doc["pass_to_pass"]["broken"][0]["test"], "Clamp.KeepsSmallValues");
+  EXPECT_EQ(doc["summary"], "red before 0/1, green after 1/1");
+}
+
+TEST_F(ProveRepo, WithoutTestGlobsProveIsInvalidInput) {
+  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {}, "suites": {}})");
+  auto run = testing::RunProofgate(dir_.path(), "prove --base HEAD");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("prove needs the test files' globs"), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace pg
