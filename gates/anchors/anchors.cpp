@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/file_io.h"
+#include "git/git.h"
 
 namespace fs = std::filesystem;
 
@@ -29,33 +30,57 @@ std::vector<std::string> Lines(const std::string& text) {
 }  // namespace
 
 std::vector<Anchor> ScanAnchors(const std::string& doc, const std::string& text) {
-  static const std::regex kAnchor(R"re(`([A-Za-z0-9_./+-]+):(\d+)`[ \t]+(?:"([^"\n]+)"|`([^`\n]+)`))re");
+  static const std::regex kAnchor(
+      R"re(`(?:([A-Za-z0-9_.^~/@{}-]+):)?([A-Za-z0-9_./+-]+):(\d+)(?:-(\d+))?`[ \t]+(?:"([^"\n]+)"|`([^`\n]+)`))re");
   std::vector<Anchor> out;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), kAnchor); it != std::sregex_iterator(); ++it) {
     const std::smatch& m = *it;
     Anchor a;
     a.doc = doc;
     a.doc_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + m.position(0), '\n'));
-    a.path = m[1].str();
-    a.line = std::atoi(m[2].str().c_str());
-    a.text = Trim(m[3].matched ? m[3].str() : m[4].str());
-    a.line_offset = static_cast<size_t>(m.position(2));
-    a.line_length = static_cast<size_t>(m.length(2));
+    a.rev = m[1].str();
+    a.path = m[2].str();
+    a.line = std::atoi(m[3].str().c_str());
+    a.line_end = m[4].matched ? std::atoi(m[4].str().c_str()) : 0;
+    a.text = Trim(m[5].matched ? m[5].str() : m[6].str());
+    a.line_offset = static_cast<size_t>(m.position(3));
+    a.line_length = static_cast<size_t>(m[4].matched ? m.position(4) + m.length(4) - m.position(3) : m.length(3));
     if (!a.text.empty()) out.push_back(std::move(a));
   }
   return out;
 }
 
+std::string Anchor::Where() const {
+  return (rev.empty() ? "" : rev + ":") + path + ":" + std::to_string(line) + (line_end ? "-" + std::to_string(line_end) : "");
+}
+
+namespace {
+
+// The file as the anchor sees it: at its revision when pinned, else in the working tree.
+StatusOr<std::string> AnchoredText(const Anchor& anchor, const std::string& root, AnchorState* gone) {
+  if (anchor.rev.empty()) {
+    *gone = AnchorState::kFileGone;
+    return ReadFile(root + "/" + anchor.path);
+  }
+  *gone = AnchorState::kRevGone;
+  PG_ASSIGN_OR_RETURN(std::string commit, git::ResolveCommit(root, anchor.rev));
+  *gone = AnchorState::kFileGone;
+  return git::FileAt(root, commit, anchor.path);
+}
+
+}  // namespace
+
 AnchorResult CheckAnchor(const Anchor& anchor, const std::string& root) {
   AnchorResult r{anchor};
-  auto text = ReadFile(root + "/" + anchor.path);
-  if (!text.ok()) {
-    r.state = AnchorState::kFileGone;
-    return r;
-  }
+  auto text = AnchoredText(anchor, root, &r.state);
+  if (!text.ok()) return r;
+  r.state = AnchorState::kHolds;
   std::vector<std::string> lines = Lines(*text);
+  int span = anchor.line_end > anchor.line ? anchor.line_end - anchor.line : 0;
   auto holds = [&](int n) { return n >= 1 && n <= static_cast<int>(lines.size()) && lines[n - 1].find(anchor.text) != std::string::npos; };
-  if (holds(anchor.line)) return r;
+  for (int n = anchor.line; n <= anchor.line + span; ++n) {
+    if (holds(n)) return r;
+  }
   int best = 0;
   for (int n = 1; n <= static_cast<int>(lines.size()); ++n) {
     if (holds(n) && (best == 0 || std::abs(n - anchor.line) < std::abs(best - anchor.line))) best = n;
@@ -66,12 +91,14 @@ AnchorResult CheckAnchor(const Anchor& anchor, const std::string& root) {
 }
 
 std::string AnchorResult::Message() const {
-  std::string head = anchor.doc + ":" + std::to_string(anchor.doc_line) + ": " + anchor.path + ":" + std::to_string(anchor.line);
+  std::string head = anchor.doc + ":" + std::to_string(anchor.doc_line) + ": " + anchor.Where();
   switch (state) {
     case AnchorState::kHolds: return head + " holds";
     case AnchorState::kMoved: return head + " → text found at :" + std::to_string(found_at);
-    case AnchorState::kTextGone: return head + ": text \"" + anchor.text + "\" is gone from " + anchor.path;
-    case AnchorState::kFileGone: return head + ": " + anchor.path + " is gone";
+    case AnchorState::kTextGone:
+      return head + ": text \"" + anchor.text + "\" is gone from " + (anchor.rev.empty() ? "" : anchor.rev + ":") + anchor.path;
+    case AnchorState::kFileGone: return head + ": " + (anchor.rev.empty() ? "" : anchor.rev + ":") + anchor.path + " is gone";
+    case AnchorState::kRevGone: return head + ": revision " + anchor.rev + " is not in this repository";
   }
   return head;
 }
@@ -103,7 +130,9 @@ StatusOr<int> FixAnchors(const std::vector<AnchorResult>& results, const std::st
     // Back to front, so earlier offsets stay valid.
     std::sort(moved.begin(), moved.end(), [](auto* a, auto* b) { return a->anchor.line_offset > b->anchor.line_offset; });
     for (const AnchorResult* r : moved) {
-      text.replace(r->anchor.line_offset, r->anchor.line_length, std::to_string(r->found_at));
+      int span = r->anchor.line_end > r->anchor.line ? r->anchor.line_end - r->anchor.line : 0;
+      std::string lines = std::to_string(r->found_at) + (r->anchor.line_end ? "-" + std::to_string(r->found_at + span) : "");
+      text.replace(r->anchor.line_offset, r->anchor.line_length, lines);
       ++fixed;
     }
     PG_RETURN_IF_ERROR(WriteFileAtomic(root + "/" + doc, text));

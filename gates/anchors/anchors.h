@@ -12,14 +12,17 @@ namespace pg {
 struct Anchor {
   std::string doc;       // the Markdown file, relative to the root
   int doc_line = 0;      // where the anchor is written
+  std::string rev;       // pinned: the revision whose tree it is checked against ("" = the working tree)
   std::string path;      // what it points at
   int line = 0;
+  int line_end = 0;      // a range LINE-END (0: one line)
   std::string text;      // the quoted text
-  size_t line_offset = 0;  // byte offset of the line number inside the document
+  size_t line_offset = 0;  // byte offset of the line number (or range) inside the document
   size_t line_length = 0;
+  std::string Where() const;  // "rev:path:12-14" as written
 };
 
-enum class AnchorState { kHolds, kMoved, kTextGone, kFileGone };
+enum class AnchorState { kHolds, kMoved, kTextGone, kFileGone, kRevGone };
 
 struct AnchorResult {
   Anchor anchor;
@@ -28,9 +31,12 @@ struct AnchorResult {
   std::string Message() const;  // "README.md:12: a.cpp:42 → text found at :57"
 };
 
-// Anchors in one Markdown document's text.
+// Anchors in one Markdown document's text: `path:LINE` or `path:LINE-END`, optionally pinned to
+// a revision as `REV:path:LINE`, followed by the quoted or backticked text.
 std::vector<Anchor> ScanAnchors(const std::string& doc, const std::string& text);
 
+// A pinned anchor is read from git's object database at its revision (root must be in a
+// repository); an unpinned one from the working tree.
 AnchorResult CheckAnchor(const Anchor& anchor, const std::string& root);
 
 // Markdown files under `root` (skipping .git, build*, node_modules), relative, sorted.

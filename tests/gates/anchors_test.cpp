@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "anchors/anchors.h"
+#include "git/git.h"
 #include "test_support.h"
 
 namespace pg {
@@ -73,6 +74,34 @@ TEST_F(Anchors, CliExitsOneOnAStaleAnchorAndZeroAfterFix) {
   EXPECT_EQ(testing::RunProofgate(dir_.path(), "-C " + dir_.path() + " anchors check --fix").exit_code, 0);
   EXPECT_EQ(testing::RunProofgate(dir_.path(), "-C " + dir_.path() + " anchors check doc.md").exit_code, 0);
   EXPECT_EQ(testing::RunProofgate(dir_.path(), "-C " + dir_.path() + " anchors check nope.md").exit_code, 2);
+}
+
+TEST_F(Anchors, ALineRangeHoldsWhenItsTextIsAnywhereInIt) {
+  auto r = CheckDoc("`src/ops.cpp:40-43` \"if (b.ne[0] != a.ne[0])\"\n`src/ops.cpp:43-45` \"if (b.ne[0] != a.ne[0])\"\n");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].state, AnchorState::kHolds);
+  EXPECT_EQ(r[1].state, AnchorState::kMoved);
+  EXPECT_EQ(r[1].Message(), "doc.md:2: src/ops.cpp:43-45 → text found at :42");
+  ASSERT_TRUE(FixAnchors(r, dir_.path()).ok());
+  EXPECT_EQ(dir_.Read("doc.md"), "`src/ops.cpp:40-43` \"if (b.ne[0] != a.ne[0])\"\n`src/ops.cpp:42-44` \"if (b.ne[0] != a.ne[0])\"\n");
+}
+
+// An anchor pinned to a revision is read from the object database at that revision: later
+// edits to the file do not move it, and a text that never was there is reported.
+TEST_F(Anchors, ARevisionPinnedAnchorIsCheckedAtItsRevision) {
+  ASSERT_TRUE(git::Init(dir_.path()).ok());
+  std::string first = git::CommitAll(dir_.path(), "first").value();
+  dir_.Write("src/ops.cpp", "// rewritten\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "second").ok());
+  std::string rev = first.substr(0, 10);
+  auto r = CheckDoc("`" + rev + ":src/ops.cpp:42` \"if (b.ne[0] != a.ne[0])\"\n`src/ops.cpp:42` \"if (b.ne[0]\"\n"
+                    "`" + rev + ":src/ops.cpp:42` \"never written\"\n`HEAD~1:src/gone.cpp:1` \"x\"\n`nosuchrev:src/ops.cpp:1` \"x\"\n");
+  ASSERT_EQ(r.size(), 5u);
+  EXPECT_EQ(r[0].state, AnchorState::kHolds) << r[0].Message();
+  EXPECT_EQ(r[1].state, AnchorState::kTextGone);  // the working tree has moved on
+  EXPECT_EQ(r[2].Message(), "doc.md:3: " + rev + ":src/ops.cpp:42: text \"never written\" is gone from " + rev + ":src/ops.cpp");
+  EXPECT_EQ(r[3].Message(), "doc.md:4: HEAD~1:src/gone.cpp:1: HEAD~1:src/gone.cpp is gone");
+  EXPECT_EQ(r[4].Message(), "doc.md:5: nosuchrev:src/ops.cpp:1: revision nosuchrev is not in this repository");
 }
 
 }  // namespace
