@@ -41,6 +41,9 @@ void AddPreflight(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   preflight->add_option("--log-dir", flags->log_dir, "Write leg logs here instead of <git-dir>/proofgate/logs");
   preflight->add_flag("--no-retry-contended", flags->no_retry_contended,
                       "Report timing legs that failed under foreign load as contended, without a rerun");
+  preflight->add_option("--blame-base", flags->blame_base,
+                        "Rerun failed legs on REF's tree; the same failure there is \"inherited\"");
+  preflight->add_flag("--allow-inherited", flags->allow_inherited, "Inherited failures do not fail the run");
   verbs.push_back(Verb{preflight, [&common, flags] { return RunPreflightVerb(common, *flags); }});
   auto load_flags = std::make_shared<LoadFlags>();
   CLI::App* load = app.add_subcommand("load", "Print the machine's current load reading (foreign share, signals)");
@@ -99,6 +102,8 @@ void AddGate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   onto->excludes(verify);
   gate->add_option("suites", flags->suites, "Suites to run (default: \"default\")");
   gate->add_option("-j,--jobs", flags->jobs, "Legs run at once (default: CPUs)")->check(CLI::PositiveNumber);
+  gate->add_flag("--blame-base", flags->blame, "Rerun failed legs on the --onto revision; the same failure there is \"inherited\"");
+  gate->add_flag("--allow-inherited", flags->allow_inherited, "Inherited failures do not fail the gate");
   gate->callback([flags] {
     if (flags->onto.empty() && flags->verify.empty()) throw CLI::RequiredError("--onto or --verify");
   });

@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <sstream>
 
 #include "runner/process.h"
 
@@ -55,19 +54,6 @@ StatusOr<StepResult> RunStep(const StepSpec& spec) {
   result.exit_code = info.exit_code;
   result.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
-}
-
-std::string FirstError(const std::string& log) {
-  std::istringstream in(log);
-  std::string line, last;
-  while (std::getline(in, line)) {
-    if (line.find("error:") != std::string::npos || line.find("error ") == 0 ||
-        line.find("undefined reference") != std::string::npos) {
-      return line;
-    }
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
-  }
-  return last;
 }
 
 }  // namespace pg

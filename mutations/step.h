@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "runner/log_scan.h"
 
 namespace pg {
 
@@ -29,9 +30,5 @@ struct StepResult {
 
 // kIo when the program cannot be started.
 StatusOr<StepResult> RunStep(const StepSpec& spec);
-
-// The first line of a build log that reads like a compiler or linker error ("error:",
-// "undefined reference"), else its last non-empty line: what a report shows for `unviable`.
-std::string FirstError(const std::string& log);
 
 }  // namespace pg

@@ -30,6 +30,8 @@ struct PreflightFlags {
   bool list = false;
   bool no_retry_contended = false;
   std::string log_dir;
+  std::string blame_base;
+  bool allow_inherited = false;
 };
 
 struct LoadFlags {
@@ -61,6 +63,8 @@ struct GateFlags {
   std::string onto, verify;
   std::vector<std::string> suites;
   int jobs = 0;
+  bool blame = false;  // --blame-base: failed legs rerun on the --onto revision
+  bool allow_inherited = false;
 };
 
 // SIGINT/SIGTERM become a readable fd the scheduler polls, so legs are stopped in order.

@@ -70,6 +70,8 @@ int RunGate(const CommonFlags& common, const GateFlags& flags) {
   options.root = root;
   options.suites = flags.suites;
   options.jobs = flags.jobs;
+  options.blame_base = flags.blame ? flags.onto : "";
+  options.allow_inherited = flags.allow_inherited;
   options.cancel_fd = InstallCancelPipe();
   if (!common.quiet) options.on_change = [&](const pg::LegResult& leg, std::string_view state) { progress.OnChange(leg, state); };
   options.on_notice = [&](const std::string& text) { progress.Notice(text); };

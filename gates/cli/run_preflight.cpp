@@ -52,6 +52,8 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   options.jobs = flags.jobs;
   options.use_cache = !flags.no_cache;
   options.retry_contended = !flags.no_retry_contended;
+  options.blame_base = flags.blame_base;
+  options.allow_inherited = flags.allow_inherited;
   options.log_dir = flags.log_dir.empty() ? "" : std::filesystem::absolute(flags.log_dir).string();
   options.cancel_fd = InstallCancelPipe();
   if (!common.quiet) {

@@ -280,6 +280,16 @@ StatusOr<std::string> ResolveCommit(const std::string& workdir, const std::strin
   return Hex(*git_object_id(commit.get()));
 }
 
+StatusOr<std::string> TreeIdOf(const std::string& workdir, const std::string& rev) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  git_object* raw = nullptr;
+  if (git_revparse_single(&raw, repo.get(), rev.c_str()) != 0) return Status::Invalid("no revision \"" + rev + "\"");
+  ObjectPtr named(raw);
+  if (git_object_peel(&raw, named.get(), GIT_OBJECT_TREE) != 0) return Status::Invalid("\"" + rev + "\" names no tree");
+  ObjectPtr tree(raw);
+  return Hex(*git_object_id(tree.get()));
+}
+
 StatusOr<Merge> MergeCommits(const std::string& workdir, const std::string& ours, const std::string& theirs) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
   PG_ASSIGN_OR_RETURN(CommitPtr a, LookupCommit(repo.get(), ours));

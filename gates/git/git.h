@@ -51,6 +51,9 @@ StatusOr<std::string> FileAt(const std::string& workdir, const std::string& comm
 StatusOr<std::vector<std::string>> FilesIn(const std::string& workdir, const std::string& commit_id,
                                            const std::string& dir);
 
+// The id of the tree a revision names (a commit's tree, or a tree id itself).
+StatusOr<std::string> TreeIdOf(const std::string& workdir, const std::string& rev);
+
 // The id of the commit a revision names ("main", "HEAD~2", an id).
 StatusOr<std::string> ResolveCommit(const std::string& workdir, const std::string& rev);
 

@@ -43,6 +43,10 @@ StatusOr<GateOntoResult> GateOnto(const std::string& onto, PreflightOptions opti
   r.merged_tree = merge.tree_id;
   PG_ASSIGN_OR_RETURN(std::string scratch, ScratchCheckout(root, repo, r.merged_tree));
   options.root = scratch;
+  if (!options.blame_base.empty()) {  // the merged tree's scratch repo has no history: blame in ours
+    options.blame_base = r.base;
+    options.blame_repo = root;
+  }
   options.log_dir = options.log_dir.empty() ? repo.gitdir + "proofgate/logs/merge-" + Short(r.merged_tree) : options.log_dir;
   PG_ASSIGN_OR_RETURN(r.report, RunPreflight(options));
   auto suites_text = ReadFile(scratch + "/" + options.config_path);

@@ -12,6 +12,7 @@
 #include "range/ownership_gates.h"
 #include "runner/input_glob.h"
 #include "runner/preflight.h"
+#include "runner/tree_checkout.h"
 
 namespace pg {
 namespace {
@@ -106,22 +107,9 @@ GateFinding SpecOrder(const git::Commit& c, size_t index, const std::vector<git:
   return g;
 }
 
-// A scratch repository per tree, kept: the runner's cache inside it makes a rebase that
-// preserves trees cost nothing.
-StatusOr<std::string> TreeCheckout(const std::string& workdir, const git::Commit& c) {
-  PG_ASSIGN_OR_RETURN(git::Repo repo, git::Discover(workdir));
-  std::string dir = repo.gitdir + "proofgate/trees/" + c.tree_id;
-  if (std::filesystem::exists(dir + "/.git")) return dir;
-  PG_RETURN_IF_ERROR(MakeDirs(dir));
-  PG_RETURN_IF_ERROR(git::Init(dir));
-  PG_RETURN_IF_ERROR(git::CheckoutTreeTo(workdir, c.tree_id, dir));
-  PG_RETURN_IF_ERROR(git::CommitAll(dir, "proofgate: tree of " + c.id).status());
-  return dir;
-}
-
 GateFinding TreeCompiles(const std::string& workdir, const git::Commit& c, const RangeOptions& o) {
   GateFinding g{c.id, c.summary, "tree-compiles", false, ""};
-  auto dir = TreeCheckout(workdir, c);
+  auto dir = CheckoutTree(workdir, c.id);
   if (!dir.ok()) {
     g.message = dir.status().message();
     return g;

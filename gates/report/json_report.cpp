@@ -47,6 +47,7 @@ Json LegJson(const LegResult& leg) {
             {"tree_hash", leg.tree_hash.empty() ? Json(nullptr) : Json(leg.tree_hash)},
             {"log", leg.log_path.empty() ? Json(nullptr) : Json(leg.log_path)},
             {"note", leg.note},
+            {"base_log", leg.base_log_path.empty() ? Json(nullptr) : Json(leg.base_log_path)},
             {"output_tail", leg.output_tail},
             {"load", LoadJson(leg.load)},
             {"attempts", Json::array()}};

@@ -35,6 +35,7 @@ void WriteCase(const LegResult& leg, const std::string& suite, std::ostringstrea
       break;
     case Outcome::kFail:
     case Outcome::kTimeout:
+    case Outcome::kInherited:  // it did fail; the message says the base fails the same way
       out << "      <failure message=\"" << XmlText(message) << "\" type=\"" << OutcomeName(leg.outcome)
           << "\">" << XmlText(leg.output_tail) << "</failure>\n";
       break;

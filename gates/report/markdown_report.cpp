@@ -30,6 +30,7 @@ std::string Icon(const LegResult& leg) {
     case Outcome::kContended: return "⚠️ contended";
     case Outcome::kSkipped: return "⏭️ skipped";
     case Outcome::kError: return "💥 error";
+    case Outcome::kInherited: return "🔁 inherited";
   }
   return "";
 }

@@ -10,7 +10,8 @@ const char* ColorOf(Outcome outcome) {
   switch (outcome) {
     case Outcome::kPass: return "\033[32m";
     case Outcome::kSkipped: return "\033[2m";
-    case Outcome::kContended: return "\033[33m";
+    case Outcome::kContended:
+    case Outcome::kInherited: return "\033[33m";
     default: return "\033[31m";
   }
 }

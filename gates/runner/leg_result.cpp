@@ -10,6 +10,7 @@ std::string_view OutcomeName(Outcome outcome) {
     case Outcome::kContended: return "contended";
     case Outcome::kSkipped: return "skipped";
     case Outcome::kError: return "error";
+    case Outcome::kInherited: return "inherited";
   }
   return "error";
 }
@@ -22,7 +23,8 @@ int RunReport::Count(Outcome outcome) const {
 
 ExitCode VerdictOf(const RunReport& report) {
   if (report.interrupted) return ExitCode::kInterrupted;
-  if (report.Count(Outcome::kFail) + report.Count(Outcome::kError) > 0) return ExitCode::kGateFailed;
+  int inherited = report.allow_inherited ? 0 : report.Count(Outcome::kInherited);
+  if (report.Count(Outcome::kFail) + report.Count(Outcome::kError) + inherited > 0) return ExitCode::kGateFailed;
   if (report.Count(Outcome::kTimeout) > 0) return ExitCode::kTimedOut;
   if (report.Count(Outcome::kContended) > 0) return ExitCode::kContended;
   // Skips follow from one of the above; standing alone they still mean "not proven".

@@ -11,7 +11,8 @@
 
 namespace pg {
 
-enum class Outcome { kPass, kFail, kTimeout, kContended, kSkipped, kError };
+// kInherited: failed, and fails the same way on the base revision (--blame-base).
+enum class Outcome { kPass, kFail, kTimeout, kContended, kSkipped, kError, kInherited };
 
 std::string_view OutcomeName(Outcome outcome);
 
@@ -40,7 +41,8 @@ struct LegResult {
   double cpu_s = 0;
   std::string output_tail;
   std::string log_path;
-  std::string note;             // why skipped / error / timeout, in words
+  std::string note;             // why skipped / error / timeout / inherited, in words
+  std::string base_log_path;    // --blame-base: the log of the same leg on the base revision
   std::string tree_hash;        // the tree it ran on (or whose pass it reused)
   bool timing = false;
   LoadEvidence load;              // of the attempt this result reports
@@ -61,6 +63,7 @@ struct RunReport {
   std::string toolchain;         // fingerprint
   bool cache_enabled = false;
   bool interrupted = false;
+  bool allow_inherited = false;  // --allow-inherited: inherited failures do not fail the run
   std::vector<LegResult> legs;
   ExitCode exit_code = ExitCode::kPass;
 

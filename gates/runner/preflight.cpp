@@ -11,6 +11,7 @@
 #include "config/suite_config.h"
 #include "core/file_io.h"
 #include "git/git.h"
+#include "runner/blame.h"
 #include "runner/scheduler.h"
 #include "runner/verdict_cache.h"
 #include "contention/snapshot.h"
@@ -158,11 +159,16 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
     auto after = git::WorkingTreeHash(options.root);
     report.tree_hash_after = after.ok() ? *after : "";
   }
+  report.allow_inherited = options.allow_inherited;
   report.exit_code = VerdictOf(report);
   // A verdict is only about one tree: passes on a tree that changed under us are not kept.
   if (report.cache_enabled && report.tree_hash == report.tree_hash_after) {
     StorePasses(report, plan, cache);
     PG_RETURN_IF_ERROR(cache.Save());
+  }
+  if (!options.blame_base.empty() && report.exit_code == ExitCode::kGateFailed) {
+    PG_RETURN_IF_ERROR(BlameBase(options, config, &report));
+    report.exit_code = VerdictOf(report);
   }
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;

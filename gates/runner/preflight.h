@@ -25,6 +25,9 @@ struct PreflightOptions {
   std::string log_dir;  // empty: <git-dir>/proofgate/logs/<run-id>
   int cancel_fd = -1;   // readable: stop every leg (wired to SIGINT/SIGTERM by main)
   bool retry_contended = true;        // false: report contended timing legs without a rerun
+  std::string blame_base;             // a revision: failed legs rerun there (runner/blame.h)
+  std::string blame_repo;             // where blame_base is resolved (empty: root)
+  bool allow_inherited = false;       // inherited failures do not fail the run
   const ProcSource* proc = nullptr;   // null: the real /proc (tests pass recorded readings)
   std::function<void(const LegResult&, std::string_view state)> on_change;
   std::function<void(const std::string&)> on_notice;    // warnings worth a line on stderr

@@ -1,0 +1,107 @@
+// --blame-base: a failure the base revision has too is reported `inherited`, with both runs.
+#include <gtest/gtest.h>
+
+#include "config/json_source.h"
+#include "git/git.h"
+#include "runner/log_scan.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::TempDir;
+
+TEST(LogScan, FailingCasesComeFromGtestAndCtestLines) {
+  std::string log = "[ RUN      ] Calc.Adds\n[  FAILED  ] Calc.Adds (3 ms)\n[  FAILED  ] 1 test, listed below:\n"
+                    "The following tests FAILED:\n\t  7 - Calc.Subtracts (Failed)\n\t  9 - Slow.One (Timeout)\n";
+  EXPECT_EQ(FailingCases(log), (std::set<std::string>{"Calc.Adds", "Calc.Subtracts", "Slow.One"}));
+  EXPECT_TRUE(FailingCases("all good\n").empty());
+}
+
+// The leg prints a gtest-style FAILED line for each name in failing.txt (or, for a build-like
+// failure, the compiler-style line in broken.txt) and fails when there is any.
+class Blame : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::MakeRepo(dir_, R"({"schema_version": 1, "legs": {"unit": {"run":
+      "if [ -s broken.txt ]; then cat broken.txt; exit 2; fi; while read t; do echo \"[  FAILED  ] $t (0 ms)\"; done < failing.txt; test ! -s failing.txt"}},
+      "suites": {"default": ["unit"]}})");
+    Commit("Calc.Old\n", "");
+    base_ = git::ResolveCommit(dir_.path(), "HEAD").value();
+  }
+  void Commit(const std::string& failing, const std::string& broken) {
+    dir_.Write("failing.txt", failing);
+    dir_.Write("broken.txt", broken);
+    ASSERT_TRUE(git::CommitAll(dir_.path(), "State").ok());
+  }
+  Json Unit(const std::string& args, int* exit_code) {
+    auto run = testing::RunProofgate(dir_.path(), "preflight --json " + args);
+    *exit_code = run.exit_code;
+    Json doc = Json::parse(run.out, nullptr, false);
+    EXPECT_FALSE(doc.is_discarded()) << run.out << run.err;
+    for (const Json& leg : doc.is_discarded() ? Json::array() : doc["legs"]) {
+      if (leg["name"] == "unit") return leg;
+    }
+    return Json::object();
+  }
+  TempDir dir_;
+  std::string base_;
+};
+
+TEST_F(Blame, TheSameFailingCasesOnTheBaseAreInherited) {
+  Commit("Calc.Old\n", "");  // unrelated change, same failure
+  int rc = 0;
+  Json unit = Unit("--blame-base " + base_, &rc);
+  EXPECT_EQ(unit["outcome"], "inherited") << unit.dump(2);
+  EXPECT_NE(unit["note"].get<std::string>().find("fails the same way on " + base_ + " (Calc.Old)"), std::string::npos);
+  EXPECT_FALSE(unit["base_log"].is_null());
+  EXPECT_EQ(rc, 1);  // still a failure unless allowed
+  Unit("--blame-base " + base_ + " --allow-inherited", &rc);
+  EXPECT_EQ(rc, 0);
+}
+
+TEST_F(Blame, ANewFailingCaseIsTheChangesOwn) {
+  Commit("Calc.Old\nCalc.New\n", "");
+  int rc = 0;
+  Json unit = Unit("--blame-base " + base_ + " --allow-inherited", &rc);
+  EXPECT_EQ(unit["outcome"], "fail");
+  EXPECT_NE(unit["note"].get<std::string>().find("not inherited from " + base_ + ": fails differently there"), std::string::npos)
+      << unit.dump(2);
+  EXPECT_EQ(rc, 1);
+}
+
+TEST_F(Blame, AFailureTheBaseDoesNotHaveIsTheChangesOwn) {
+  dir_.Write("failing.txt", "");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Green base").ok());
+  std::string green = git::ResolveCommit(dir_.path(), "HEAD").value();
+  Commit("Calc.Old\n", "");
+  int rc = 0;
+  Json unit = Unit("--blame-base " + green, &rc);
+  EXPECT_EQ(unit["outcome"], "fail");
+  EXPECT_NE(unit["note"].get<std::string>().find("passes there"), std::string::npos) << unit.dump(2);
+}
+
+TEST_F(Blame, WithoutTestCasesTheSameExitCodeAndFirstErrorAreInherited) {
+  Commit("", "src/a.cpp:3:1: error: expected ';'\n");
+  std::string broken_base = git::ResolveCommit(dir_.path(), "HEAD").value();
+  dir_.Write("notes.txt", "unrelated\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Unrelated").ok());
+  int rc = 0;
+  EXPECT_EQ(Unit("--blame-base " + broken_base, &rc)["outcome"], "inherited");
+  Commit("", "src/b.cpp:9:1: error: another error\n");
+  EXPECT_EQ(Unit("--blame-base " + broken_base, &rc)["outcome"], "fail");
+}
+
+TEST_F(Blame, GateOntoBlamesTheRevisionItMergesInto) {
+  ASSERT_TRUE(git::SwitchBranch(dir_.path(), "main", /*create=*/true).ok());
+  ASSERT_TRUE(git::SwitchBranch(dir_.path(), "feature", /*create=*/true).ok());
+  dir_.Write("feature.txt", "feature\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Feature work").ok());
+  auto run = testing::RunProofgate(dir_.path(), "gate --onto main --blame-base --json");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.out.find("\"outcome\": \"inherited\""), std::string::npos) << run.out;
+  EXPECT_EQ(testing::RunProofgate(dir_.path(), "gate --onto main --blame-base --allow-inherited").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace pg
