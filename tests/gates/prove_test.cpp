@@ -117,6 +117,19 @@ TEST_F(ProveRepo, ATestThatPassesAnywayALostTestAndABrokenOneAreFlagged) {
   EXPECT_EQ(doc["summary"], "red before 0/1, green after 1/1");
 }
 
+// A test of a function the base does not have cannot build there: reported, never counted red.
+TEST_F(ProveRepo, ATestThatCannotBuildOnTheBaseIsUnviableNotRed) {
+  dir_.Write("calc.h", dir_.Read("calc.h") + "int Twice(int a);\n");
+  dir_.Write("calc.cpp", dir_.Read("calc.cpp") + "int Twice(int a) { return 2 * a; }\n");
+  dir_.Write("tests/twice_test.cpp", std::string(kIncludes) + "TEST(Twice, Doubles) { EXPECT_EQ(Twice(4), 8); }\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Add Twice").ok());
+  Json doc = Prove();
+  EXPECT_EQ(exit_code_, 1) << doc.dump(2) << err_;
+  EXPECT_EQ(doc["fail_to_pass"][0]["verdict"], "unviable");
+  EXPECT_NE(doc["unviable"].get<std::string>().find("error"), std::string::npos) << doc["unviable"];
+  EXPECT_EQ(doc["summary"], "red before 0/1, green after 1/1");
+}
+
 TEST_F(ProveRepo, WithoutTestGlobsProveIsInvalidInput) {
   dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {}, "suites": {}})");
   auto run = testing::RunProofgate(dir_.path(), "prove --base HEAD");
