@@ -77,6 +77,20 @@ TEST_F(VtRun, BadInputExitsTwoWithAMessage) {
   EXPECT_EQ(Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p x -n 0").code, 2);
 }
 
+TEST_F(VtRun, ASeedGivesTheSameSampledTokensAndAnotherSeedOthers) {
+  std::string cmd = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'abc' -n 24 --json --ignore-eos --temperature 1.5 --seed ";
+  auto tokens = [&](const std::string& seed) { return nlohmann::json::parse(Sh(cmd + seed).out)["tokens"]; };
+  EXPECT_EQ(tokens("7"), tokens("7"));
+  EXPECT_NE(tokens("7"), tokens("8"));
+}
+
+TEST_F(VtRun, InvalidSamplingValuesExitTwoNamingTheField) {
+  Result r = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p x --temperature -1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "vt-run: temperature must be >= 0, got -1\n");
+  EXPECT_EQ(Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p x --top-p 0").code, 2);
+}
+
 TEST(VtFixture, RefusesShapesThatCannotBeAModel) {
   Result r = Sh(std::string(VT_FIXTURE_BIN) + " -o /tmp/never.gguf --dim 10 --heads 4");
   EXPECT_EQ(r.code, 2);

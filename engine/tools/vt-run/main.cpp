@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "vt/generate.h"
+#include "vt/sampling.h"
 
 namespace {
 
@@ -13,6 +14,7 @@ struct Flags {
   std::string model, prompt;
   int n_predict = 64, threads = 0, ctx = 0;
   bool json = false, ignore_eos = false, cpu_moe = false, no_bos = false;
+  vt::SamplingParams sampling;  // temperature 0 unless asked: vt-run stays greedy by default
 };
 
 int Fail(const std::string& message, int code) {
@@ -61,8 +63,11 @@ int Run(const Flags& f) {
   int64_t ctx = f.ctx > 0 ? f.ctx : static_cast<int64_t>(ids->size()) + f.n_predict;
   auto cache = model.value()->NewCache(ctx);
   if (!cache.ok()) return Fail(cache.status().message(), 1);
+  auto sampler = vt::Sampler::Create(f.sampling);
+  if (!sampler.ok()) return Fail(sampler.status().message(), 2);
+  for (int32_t id : ids.value()) sampler->Accept(id);
   std::string text;
-  auto g = vt::Generate(*model.value(), cache.value(), ids.value(), f.n_predict, vt::GreedyToken, [&](int32_t id) {
+  auto g = vt::Generate(*model.value(), cache.value(), ids.value(), f.n_predict, sampler->AsTokenSampler(), [&](int32_t id) {
     if (id == vocab->eos() && !f.ignore_eos) return false;
     std::string piece = vocab->Decode(id);
     text += piece;
@@ -79,6 +84,7 @@ int Run(const Flags& f) {
 int main(int argc, char** argv) {
   CLI::App app{"vt-run: generate text with a GGUF llama model"};
   Flags f;
+  f.sampling.temperature = 0;
   app.add_option("-m,--model", f.model, "GGUF model file")->required();
   app.add_option("-p,--prompt", f.prompt, "Prompt text")->required();
   app.add_option("-n,--n-predict", f.n_predict, "Tokens to generate")->check(CLI::Range(1, 1 << 20));
@@ -88,6 +94,12 @@ int main(int argc, char** argv) {
   app.add_flag("--ignore-eos", f.ignore_eos, "Keep generating past the end-of-sequence token");
   app.add_flag("--cpu-moe", f.cpu_moe, "Place MoE experts on the CPU (llama.cpp's --cpu-moe)");
   app.add_flag("--no-bos", f.no_bos, "Do not prepend the beginning-of-sequence token");
+  app.add_option("--temperature", f.sampling.temperature, "Sampling temperature (default 0: greedy)");
+  app.add_option("--top-k", f.sampling.top_k, "Keep the K most likely tokens (-1: all)");
+  app.add_option("--top-p", f.sampling.top_p, "Keep the most likely tokens up to this mass");
+  app.add_option("--min-p", f.sampling.min_p, "Drop tokens below this share of the top one");
+  app.add_option("--seed", f.sampling.seed, "Seed: the same seed gives the same tokens");
+  app.add_option("--repetition-penalty", f.sampling.repetition_penalty, "Penalty on tokens already seen (1: off)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,54 @@
+// Sampling parameters as vLLM names them, and the sampler that applies them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "vt/generate.h"
+#include "vt/status.h"
+
+namespace vt {
+
+struct SamplingParams {
+  double temperature = 1.0;         // 0: greedy
+  int top_k = -1;                   // -1 or 0: every token
+  double top_p = 1.0;               // (0, 1]
+  double min_p = 0.0;               // [0, 1]
+  std::optional<uint64_t> seed{};   // unset: a fresh random seed
+  int max_tokens = 16;              // >= 1
+  bool ignore_eos = false;
+  std::vector<std::string> stop{};  // applied by callers that decode text
+  double repetition_penalty = 1.0;  // > 0; 1: off
+
+  // kInvalidArgument naming the field and its value, for what vLLM refuses too.
+  Status Validate() const;
+};
+
+class Sampler {
+ public:
+  static StatusOr<Sampler> Create(const SamplingParams& params);
+
+  // A token the repetition penalty must know about: each prompt token and each generated one.
+  void Accept(int32_t token) { seen_.insert(token); }
+  // The next token for these logits (penalty, temperature, top-k, top-p, min-p, one draw).
+  int32_t Sample(const std::vector<float>& logits);
+  // For Generate(): samples, then accepts what it chose.
+  TokenSampler AsTokenSampler();
+
+  const SamplingParams& params() const { return params_; }
+  uint64_t seed() const { return seed_; }
+
+ private:
+  SamplingParams params_;
+  uint64_t seed_ = 0;
+  std::mt19937_64 rng_;
+  std::unordered_set<int32_t> seen_;
+  std::vector<std::pair<double, int32_t>> candidates_;  // reused: no allocation per token
+};
+
+}  // namespace vt

@@ -1,0 +1,90 @@
+#include "vt/sampling.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vt {
+namespace {
+
+// vLLM treats temperatures below this as greedy.
+constexpr double kGreedyBelow = 1e-5;
+
+Status Bad(const std::string& what, double value) {
+  std::string v = std::to_string(value);
+  v.erase(v.find_last_not_of('0') + 1);
+  if (!v.empty() && v.back() == '.') v.pop_back();
+  return Status(StatusCode::kInvalidArgument, what + ", got " + v);
+}
+
+// [0, 1) from the generator's top 53 bits: the same on every standard library, unlike
+// std::uniform_real_distribution.
+double Uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+}  // namespace
+
+Status SamplingParams::Validate() const {
+  if (!(temperature >= 0)) return Bad("temperature must be >= 0", temperature);
+  if (top_k < -1) return Bad("top_k must be -1 or 0 (off) or at least 1", top_k);
+  if (!(top_p > 0 && top_p <= 1)) return Bad("top_p must be in (0, 1]", top_p);
+  if (!(min_p >= 0 && min_p <= 1)) return Bad("min_p must be in [0, 1]", min_p);
+  if (!(repetition_penalty > 0)) return Bad("repetition_penalty must be > 0", repetition_penalty);
+  if (max_tokens < 1) return Bad("max_tokens must be at least 1", max_tokens);
+  for (const std::string& s : stop) {
+    if (s.empty()) return Status(StatusCode::kInvalidArgument, "stop strings must not be empty");
+  }
+  return Status();
+}
+
+StatusOr<Sampler> Sampler::Create(const SamplingParams& params) {
+  VT_RETURN_IF_ERROR(params.Validate());
+  Sampler s;
+  s.params_ = params;
+  s.seed_ = params.seed ? *params.seed : (static_cast<uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  s.rng_.seed(s.seed_);
+  return s;
+}
+
+int32_t Sampler::Sample(const std::vector<float>& logits) {
+  const SamplingParams& p = params_;
+  candidates_.resize(logits.size());
+  for (size_t i = 0; i < logits.size(); ++i) {
+    double l = logits[i];
+    if (p.repetition_penalty != 1.0 && seen_.count(static_cast<int32_t>(i))) {
+      l = l > 0 ? l / p.repetition_penalty : l * p.repetition_penalty;
+    }
+    candidates_[i] = {l, static_cast<int32_t>(i)};
+  }
+  // Most likely first; equal logits keep the lower id first, as GreedyToken does.
+  auto better = [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); };
+  if (p.temperature < kGreedyBelow) return std::min_element(candidates_.begin(), candidates_.end(), better)->second;
+  size_t keep = candidates_.size();
+  if (p.top_k > 0 && static_cast<size_t>(p.top_k) < keep) keep = static_cast<size_t>(p.top_k);
+  std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<long>(keep), candidates_.end(), better);
+  candidates_.resize(keep);
+  double top = candidates_.front().first, total = 0;
+  for (auto& [l, id] : candidates_) total += (l = std::exp((l - top) / p.temperature));
+  double mass = 0;  // top-p: the smallest prefix whose probability reaches top_p
+  size_t n = 0;
+  while (n < candidates_.size() && (n == 0 || mass < p.top_p * total)) mass += candidates_[n++].first;
+  candidates_.resize(n);
+  double floor = p.min_p * candidates_.front().first;  // the top weight is exp(0) = 1 before normalising
+  while (candidates_.size() > 1 && candidates_.back().first < floor) {
+    mass -= candidates_.back().first;
+    candidates_.pop_back();
+  }
+  double u = Uniform(rng_) * mass;
+  for (const auto& [w, id] : candidates_) {
+    if ((u -= w) < 0) return id;
+  }
+  return candidates_.back().second;  // rounding left u a hair above the total
+}
+
+TokenSampler Sampler::AsTokenSampler() {
+  return [this](const std::vector<float>& logits) {
+    int32_t id = Sample(logits);
+    Accept(id);
+    return id;
+  };
+}
+
+}  // namespace vt
