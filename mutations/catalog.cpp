@@ -113,7 +113,8 @@ Status CheckSpec(const JsonFields& f, const std::string& root, const std::string
   if (spec.empty()) return Status();
   auto text = ReadFile(root + "/" + spec);
   if (!text.ok()) return f.ErrorAt("spec", spec + " does not exist");
-  if (text->find(kMutationTableBegin) == std::string::npos || text->find(kMutationTableEnd) == std::string::npos) {
+  size_t begin = 0, end = 0;
+  if (!FindMutationTable(*text, &begin, &end)) {
     return f.ErrorAt("spec", spec + " has no " + std::string(kMutationTableBegin) + " ... " +
                                  std::string(kMutationTableEnd) + " markers");
   }
@@ -157,6 +158,22 @@ StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text,
     }
   }
   return c;
+}
+
+bool FindMutationTable(const std::string& text, size_t* begin, size_t* end) {
+  auto line_at = [&](const std::string& marker, size_t from) {
+    for (size_t at = text.find(marker, from); at != std::string::npos; at = text.find(marker, at + 1)) {
+      bool starts = at == 0 || text[at - 1] == '\n';
+      size_t after = at + marker.size();
+      if (starts && (after == text.size() || text[after] == '\n' || text[after] == '\r')) return at;
+    }
+    return std::string::npos;
+  };
+  size_t b = line_at(kMutationTableBegin, 0);
+  if (b == std::string::npos) return false;
+  *begin = b + std::string(kMutationTableBegin).size();
+  *end = line_at(kMutationTableEnd, *begin);
+  return *end != std::string::npos;
 }
 
 StatusOr<Catalog> LoadCatalog(const std::string& path, const std::string& root) {

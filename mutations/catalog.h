@@ -13,6 +13,11 @@ namespace pg {
 inline constexpr const char* kMutationTableBegin = "<!-- proofgate:mutations -->";
 inline constexpr const char* kMutationTableEnd = "<!-- /proofgate:mutations -->";
 
+// The generated table's place in a spec: from just after a line that is exactly the begin
+// marker to the start of the next line that is exactly the end marker. Markers quoted inside
+// prose do not count (a spec may well describe them). False when there is no such pair.
+bool FindMutationTable(const std::string& text, size_t* begin, size_t* end);
+
 struct Expectation {
   std::string test;     // "Suite.Name"
   std::string message;  // ECMAScript regex, multiline (^ and $ at line boundaries)

@@ -146,12 +146,11 @@ std::vector<std::string> CatalogIds(const Catalog& c) {
 
 StatusOr<std::string> UpdateSpecTable(const std::string& spec_path, const std::string& spec_text,
                                       const Catalog& catalog, const MutateReport& report) {
-  size_t begin = spec_text.find(kMutationTableBegin), end = spec_text.find(kMutationTableEnd);
-  if (begin == std::string::npos || end == std::string::npos || end < begin) {
+  size_t begin = 0, end = 0;
+  if (!FindMutationTable(spec_text, &begin, &end)) {
     return Status::Invalid(spec_path + ": no " + std::string(kMutationTableBegin) + " ... " +
                            std::string(kMutationTableEnd) + " markers");
   }
-  begin += std::string_view(kMutationTableBegin).size();
   std::map<std::string, std::string> old = OldRows(spec_text.substr(begin, end - begin));
   std::map<std::string, const MutantResult*> now;
   for (const MutantResult& r : report.results) {

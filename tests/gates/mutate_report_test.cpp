@@ -45,8 +45,21 @@ TEST(MutateReport, TheSpecTableGetsRunRowsKeepsOthersAndDropsRemovedIds) {
   EXPECT_NE(text->find("<!-- /proofgate:mutations -->\n\n## Owed\n- nothing\n"), std::string::npos);  // the rest stays
 }
 
+// A spec that describes the markers in its prose keeps every word: only marker lines count.
+TEST(MutateReport, MarkersQuotedInProseAreNotTheTable) {
+  std::string spec = std::string("# Spec\n## Behaviour\n- the table sits between `<!-- proofgate:mutations -->` markers\n") +
+                     "## Gates\n```sh\ntrue\n```\n" + kSpec;
+  auto text = UpdateSpecTable("specs/a.md", spec, TwoMutations(), OneResult());
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_NE(text->find("markers\n## Gates\n```sh\ntrue\n```\n# Spec\n\n## Mutations\n<!-- proofgate:mutations -->\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("| M1 | a.cpp |"), std::string::npos);
+}
+
 TEST(MutateReport, ASpecWithoutMarkersIsInvalidInputNamingIt) {
-  auto text = UpdateSpecTable("specs/a.md", "# Spec\n", TwoMutations(), OneResult());
+  auto text = UpdateSpecTable("specs/a.md", "# Spec\nonly in prose: `<!-- proofgate:mutations -->` and `<!-- /proofgate:mutations -->`\n",
+                              TwoMutations(), OneResult());
   ASSERT_FALSE(text.ok());
   EXPECT_EQ(text.status().message(), "specs/a.md: no <!-- proofgate:mutations --> ... <!-- /proofgate:mutations --> markers");
 }
