@@ -1,0 +1,144 @@
+// The SentencePiece-style tokenizer on a small vocabulary whose merges can be worked out by hand.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "vt/tokenizer.h"
+
+namespace vt {
+namespace {
+
+// 0 <unk>, 1 <s>, 2 </s>, 3..258 <0x00>..<0xFF>, then words with scores, then a user-defined token.
+const std::vector<std::pair<std::string, float>> kWords = {
+    {"\xe2\x96\x81", -10}, {"\xe2\x96\x81h", -5}, {"el", -3}, {"ll", -4}, {"lo", -6}, {"\xe2\x96\x81hel", -1},
+    {"h", -100}, {"e", -100}, {"l", -100}, {"o", -100},
+    {"xy", -1}, {"yz", -2}, {"ab", -2}, {"bc", -1},
+    {"x", -100}, {"y", -100}, {"z", -100}, {"a", -100}, {"b", -100}, {"c", -100}};
+constexpr int32_t kSpace = 259, kSpaceH = 260, kLo = 263, kSpaceHel = 264, kH = 265;
+constexpr int32_t kXy = 269, kBc = 272, kZ = 275, kA = 276, kTool = 279;
+
+int32_t Byte(unsigned char b) { return 3 + b; }
+
+GgufWriter Vocab(const std::string& model = "llama") {
+  std::vector<GgufValue> tokens, scores, types;
+  auto add = [&](const std::string& text, float score, TokenType type) {
+    tokens.push_back(GgufValue::String(text));
+    scores.push_back(GgufValue::Float(GgufType::kF32, score));
+    types.push_back(GgufValue::Int(GgufType::kI32, static_cast<int32_t>(type)));
+  };
+  add("<unk>", 0, TokenType::kUnknown);
+  add("<s>", 0, TokenType::kControl);
+  add("</s>", 0, TokenType::kControl);
+  for (int b = 0; b < 256; ++b) {
+    char hex[7];
+    std::snprintf(hex, sizeof hex, "<0x%02X>", b);
+    add(hex, 0, TokenType::kByte);
+  }
+  for (const auto& [text, score] : kWords) add(text, score, TokenType::kNormal);
+  add("<tool>", 0, TokenType::kUserDefined);
+  GgufWriter w;
+  w.Set("tokenizer.ggml.model", GgufValue::String(model));
+  w.Set("tokenizer.ggml.tokens", GgufValue::Array(GgufType::kString, tokens));
+  w.Set("tokenizer.ggml.scores", GgufValue::Array(GgufType::kF32, scores));
+  w.Set("tokenizer.ggml.token_type", GgufValue::Array(GgufType::kI32, types));
+  w.Set("tokenizer.ggml.bos_token_id", GgufValue::Uint(GgufType::kU32, 1));
+  w.Set("tokenizer.ggml.eos_token_id", GgufValue::Uint(GgufType::kU32, 2));
+  w.Set("tokenizer.ggml.unknown_token_id", GgufValue::Uint(GgufType::kU32, 0));
+  return w;
+}
+
+StatusOr<Tokenizer> Load(const GgufWriter& w) {
+  std::string path = (std::filesystem::temp_directory_path() / ("vt-tok-" + std::to_string(getpid()))).string();
+  EXPECT_TRUE(w.Write(path).ok());
+  auto file = GgufFile::Open(path);
+  std::filesystem::remove(path);
+  if (!file.ok()) return file.status();
+  return Tokenizer::FromGguf(file.value());
+}
+
+Tokenizer Load() {
+  auto t = Load(Vocab());
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return std::move(t).value();
+}
+
+std::string Decode(const Tokenizer& t, const std::vector<int32_t>& ids) {
+  StreamDecoder d(t);
+  std::string text;
+  for (int32_t id : ids) text += d.Push(id);
+  return text + d.Flush();
+}
+
+// "▁hello": el (-3) first, ll is then stale, ▁h (-5) next, which makes ▁hel (-1), then lo.
+TEST(Tokenizer, MergesTheHighestScoringPairFirstAsSentencePieceDoes) {
+  EXPECT_EQ(Load().Encode("hello", /*add_special=*/true, /*parse_special=*/false),
+            (std::vector<int32_t>{1, kSpaceHel, kLo}));
+}
+
+// xy (-1) beats yz (-2): "xyz" is xy + z, not x + yz.
+TEST(Tokenizer, TheBetterScoringOfTwoOverlappingPairsWins) {
+  EXPECT_EQ(Load().Encode("xyz", false, false), (std::vector<int32_t>{kSpace, kXy, kZ}));
+}
+
+// bc (-1) merges first; the queued ab (-2) is stale then (b has grown), and "abc" is no token.
+TEST(Tokenizer, APairQueuedBeforeOneSideGrewIsNotMerged) {
+  EXPECT_EQ(Load().Encode("abc", false, false), (std::vector<int32_t>{kSpace, kA, kBc}));
+}
+
+TEST(Tokenizer, CharactersWithoutATokenFallBackToTheirBytes) {
+  EXPECT_EQ(Load().Encode("h\xc3\xa9", false, false), (std::vector<int32_t>{kSpaceH, Byte(0xC3), Byte(0xA9)}));
+}
+
+TEST(Tokenizer, SpecialTokensAreSplitOutFirstControlOnesOnlyWhenAsked) {
+  Tokenizer t = Load();
+  EXPECT_EQ(t.Encode("<s>hi<tool>", false, true), (std::vector<int32_t>{1, kSpaceH, Byte('i'), kTool}));
+  EXPECT_EQ(t.Encode("<s>hi<tool>", false, false),
+            (std::vector<int32_t>{kSpace, Byte('<'), Byte('s'), Byte('>'), kH, Byte('i'), kTool}));
+}
+
+TEST(Tokenizer, PiecesAndStreamingDecodeHoldBackSplitCharacters) {
+  Tokenizer t = Load();
+  EXPECT_EQ(t.Piece(kSpaceHel), " hel");
+  EXPECT_EQ(t.Piece(1), "");
+  EXPECT_EQ(t.Piece(1, /*special=*/true), "<s>");
+  StreamDecoder d(t);
+  EXPECT_EQ(d.Push(1), "");
+  EXPECT_EQ(d.Push(kSpaceH), "h");  // the space SentencePiece added in front is dropped
+  EXPECT_EQ(d.Push(Byte(0xC3)), "");  // half of é
+  EXPECT_EQ(d.Push(Byte(0xA9)), "\xc3\xa9");
+  EXPECT_EQ(d.Flush(), "");
+}
+
+TEST(Tokenizer, TextSurvivesARoundTrip) {
+  Tokenizer t = Load();
+  for (std::string text : {"hello", "hello  world", "h\xc3\xa9llo \xf0\x9f\x98\x80!", "  leading", "tab\tand\nnewline"}) {
+    EXPECT_EQ(Decode(t, t.Encode(text, true, false)), text) << text;
+  }
+}
+
+TEST(Tokenizer, TheVocabularyDecidesBosAndEos) {
+  GgufWriter w = Vocab();
+  w.Set("tokenizer.ggml.add_bos_token", GgufValue::Bool(false));
+  w.Set("tokenizer.ggml.add_eos_token", GgufValue::Bool(true));
+  auto t = Load(w);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->Encode("hello", true, false), (std::vector<int32_t>{kSpaceHel, kLo, 2}));
+  EXPECT_EQ(t->Encode("hello", false, false), (std::vector<int32_t>{kSpaceHel, kLo}));
+}
+
+TEST(Tokenizer, OtherModelsAndMalformedVocabulariesAreNamedErrors) {
+  auto bpe = Load(Vocab("gpt2"));
+  ASSERT_FALSE(bpe.ok());
+  EXPECT_EQ(bpe.status().code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(bpe.status().message(), "gguf: tokenizer.ggml.model \"gpt2\" is not supported yet (only \"llama\")");
+  GgufWriter w = Vocab();
+  w.Set("tokenizer.ggml.scores", GgufValue::Array(GgufType::kF32, {GgufValue::Float(GgufType::kF32, 0)}));
+  auto short_scores = Load(w);
+  ASSERT_FALSE(short_scores.ok());
+  EXPECT_EQ(short_scores.status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace vt
