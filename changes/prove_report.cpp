@@ -3,11 +3,10 @@
 #include <algorithm>
 
 #include "config/json_source.h"
+#include "report/writers.h"
 
 namespace pg {
 namespace {
-
-std::string Pad(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
 
 std::string InventoryLine(const ProveReport& r) {
   return "tests " + std::to_string(r.base_count) + " → " + std::to_string(r.head_count) + " (+" +

@@ -11,8 +11,6 @@
 namespace pg {
 namespace {
 
-std::string Pad(const std::string& s, size_t width) { return s.size() >= width ? s : s + std::string(width - s.size(), ' '); }
-
 double Overhead(const MutantResult& r) { return std::max(0.0, r.total_s - r.build_s - r.test_s); }
 
 std::string Note(const MutantResult& r) {

@@ -16,11 +16,11 @@ const char* ColorOf(Outcome outcome) {
   }
 }
 
+}  // namespace
+
 std::string Pad(const std::string& s, size_t width) {
   return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
 }
-
-}  // namespace
 
 std::string FormatSeconds(double seconds) {
   char buf[32];

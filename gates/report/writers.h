@@ -24,6 +24,9 @@ std::string LoadReadingJson(const LoadEvidence& evidence);
 // Text escaped for XML 1.0 (markup escaped, control characters XML cannot carry dropped).
 std::string XmlText(const std::string& text);
 
+// `s` padded with spaces to `width` columns (bytes; longer strings are left as they are).
+std::string Pad(const std::string& s, size_t width);
+
 // "12.3s", "850ms": durations as the table and the summaries print them.
 std::string FormatSeconds(double seconds);
 
