@@ -5,6 +5,7 @@
 #include "parity_support.h"
 #include "vt/fixture.h"
 #include "vt/generate.h"
+#include "vt/tokenizer.h"
 
 namespace vt {
 namespace {
@@ -153,16 +154,18 @@ TEST(Fixture, TheSameSeedWritesTheSameBytesAndAnotherSeedDoesNot) {
   EXPECT_NE(MakeFixture(a).Bytes(), MakeFixture(b).Bytes());
 }
 
-TEST(Fixture, ByteVocabRoundTripsText) {
-  auto vocab = ByteVocab::FromGguf(*FixtureFile(Dense()));
-  ASSERT_TRUE(vocab.ok());
-  auto ids = vocab->Encode("héllo");
-  ASSERT_TRUE(ids.ok());
+// A fixture's vocabulary is its bytes: text goes through the tokenizer byte for byte.
+TEST(Fixture, ItsVocabularyRoundTripsTextThroughTheTokenizer) {
+  auto tokenizer = Tokenizer::FromGguf(*FixtureFile(Dense()));
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().message();
+  std::vector<int32_t> ids = tokenizer->Encode("h\xc3\xa9llo", /*add_special=*/true, /*parse_special=*/false);
+  EXPECT_EQ(ids, (std::vector<int32_t>{kFixtureBos, 'h', 0xC3, 0xA9, 'l', 'l', 'o'}));
+  StreamDecoder decoder(tokenizer.value());
   std::string back;
-  for (int32_t id : ids.value()) back += vocab->Decode(id);
-  EXPECT_EQ(back, "héllo");
-  EXPECT_EQ(vocab->eos(), kFixtureEos);
-  EXPECT_EQ(vocab->Decode(kFixtureEos), "");
+  for (int32_t id : ids) back += decoder.Push(id);
+  EXPECT_EQ(back, "h\xc3\xa9llo");
+  EXPECT_EQ(tokenizer->eos(), kFixtureEos);
+  EXPECT_EQ(tokenizer->Piece(kFixtureEos), "");
 }
 
 }  // namespace

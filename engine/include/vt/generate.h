@@ -28,20 +28,4 @@ StatusOr<Generation> Generate(LlamaModel& model, KvCache& cache, const std::vect
                               const TokenSampler& sample = GreedyToken,
                               const std::function<bool(int32_t)>& on_token = nullptr);
 
-// Text ↔ tokens through a vocabulary's byte tokens (<0xNN>): enough for fixtures and for
-// byte-fallback vocabularies until the tokenizer issue brings SPM and BPE.
-class ByteVocab {
- public:
-  static StatusOr<ByteVocab> FromGguf(const GgufFile& file);
-  StatusOr<std::vector<int32_t>> Encode(const std::string& text) const;
-  std::string Decode(int32_t id) const;
-  int32_t bos() const { return bos_; }
-  int32_t eos() const { return eos_; }
-
- private:
-  std::vector<std::string> pieces_;  // what each id decodes to
-  int32_t byte_ids_[256];
-  int32_t bos_ = -1, eos_ = -1;
-};
-
 }  // namespace vt

@@ -64,6 +64,8 @@ void AddVocab(GgufWriter& w) {
   w.Set("tokenizer.ggml.token_type", GgufValue::Array(GgufType::kI32, types));
   w.Set("tokenizer.ggml.bos_token_id", GgufValue::Uint(GgufType::kU32, kFixtureBos));
   w.Set("tokenizer.ggml.eos_token_id", GgufValue::Uint(GgufType::kU32, kFixtureEos));
+  // A vocabulary of bytes: text is exactly its bytes, no SentencePiece space in front.
+  w.Set("tokenizer.ggml.add_space_prefix", GgufValue::Bool(false));
 }
 
 void AddHparams(GgufWriter& w, const FixtureSpec& s) {

@@ -7,6 +7,7 @@
 
 #include "vt/generate.h"
 #include "vt/sampling.h"
+#include "vt/tokenizer.h"
 
 namespace {
 
@@ -54,27 +55,29 @@ int Run(const Flags& f) {
   auto placement = vt::PlacementQueue::Create(cpu);
   auto model = vt::LlamaModel::Load(shared, vt::Engine{vt::MakeQueue(cpu)}, f.cpu_moe ? &placement.value() : nullptr);
   if (!model.ok()) return Fail(f.model + ": " + model.status().message(), 2);
-  auto vocab = vt::ByteVocab::FromGguf(*shared);
-  if (!vocab.ok()) return Fail(vocab.status().message(), 2);
-  auto ids = vocab->Encode(f.prompt);
-  if (!ids.ok()) return Fail(ids.status().message(), 2);
-  if (!f.no_bos && vocab->bos() >= 0) ids->insert(ids->begin(), vocab->bos());
-  if (ids->empty()) return Fail("empty prompt", 2);
-  int64_t ctx = f.ctx > 0 ? f.ctx : static_cast<int64_t>(ids->size()) + f.n_predict;
+  auto tokenizer = vt::Tokenizer::FromGguf(*shared);
+  if (!tokenizer.ok()) return Fail(f.model + ": " + tokenizer.status().message(), 2);
+  std::vector<int32_t> ids = tokenizer->Encode(f.prompt, /*add_special=*/!f.no_bos, /*parse_special=*/false);
+  if (ids.empty()) return Fail("empty prompt", 2);
+  int64_t ctx = f.ctx > 0 ? f.ctx : static_cast<int64_t>(ids.size()) + f.n_predict;
   auto cache = model.value()->NewCache(ctx);
   if (!cache.ok()) return Fail(cache.status().message(), 1);
   auto sampler = vt::Sampler::Create(f.sampling);
   if (!sampler.ok()) return Fail(sampler.status().message(), 2);
-  for (int32_t id : ids.value()) sampler->Accept(id);
+  for (int32_t id : ids) sampler->Accept(id);
   std::string text;
-  auto g = vt::Generate(*model.value(), cache.value(), ids.value(), f.n_predict, sampler->AsTokenSampler(), [&](int32_t id) {
-    if (id == vocab->eos() && !f.ignore_eos) return false;
-    std::string piece = vocab->Decode(id);
+  vt::StreamDecoder decoder(tokenizer.value());
+  auto g = vt::Generate(*model.value(), cache.value(), ids, f.n_predict, sampler->AsTokenSampler(), [&](int32_t id) {
+    if (id == tokenizer->eos() && !f.ignore_eos) return false;
+    std::string piece = decoder.Push(id);
     text += piece;
     if (!f.json) std::cout << piece << std::flush;
     return true;
   });
   if (!g.ok()) return Fail(g.status().message(), 1);
+  std::string rest = decoder.Flush();  // a character the generation stopped in the middle of
+  text += rest;
+  if (!f.json) std::cout << rest;
   Report(f, g.value(), text, std::atoi(std::getenv("VT_THREADS") ? std::getenv("VT_THREADS") : "0"));
   return 0;
 }
