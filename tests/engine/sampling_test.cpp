@@ -103,5 +103,24 @@ TEST(Sampling, RepetitionPenaltyDividesPositiveAndMultipliesNegativeLogitsOfSeen
   EXPECT_EQ(s.Sample({-1.0f, -1.1f}), 1);    // -1.0 × 1.2 < -1.1
 }
 
+TEST(Sampling, StopStringsHoldBackWhatMightStartOneAndCutAtTheFirst) {
+  StopStrings s({"END", "\n\n"});
+  EXPECT_EQ(s.Push("hello E"), "hello ");  // "E" might start END
+  EXPECT_EQ(s.Push("X"), "EX");           // it did not
+  EXPECT_EQ(s.Push("tail EN"), "tail ");
+  EXPECT_EQ(s.Push("D and more"), "");     // END: neither it nor what follows is shown
+  EXPECT_TRUE(s.stopped());
+  EXPECT_EQ(s.Push("later"), "");
+}
+
+TEST(Sampling, TheEarliestStopStringWinsAndWithoutOneTheTailIsFlushed) {
+  StopStrings s({"xyz", "b"});
+  EXPECT_EQ(s.Push("a xyz b"), "a ");
+  StopStrings none({"xyz"});
+  EXPECT_EQ(none.Push("abcx"), "abc");
+  EXPECT_FALSE(none.stopped());
+  EXPECT_EQ(none.Flush(), "x");
+}
+
 }  // namespace
 }  // namespace vt

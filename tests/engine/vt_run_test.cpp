@@ -84,6 +84,24 @@ TEST_F(VtRun, ASeedGivesTheSameSampledTokensAndAnotherSeedOthers) {
   EXPECT_NE(tokens("7"), tokens("8"));
 }
 
+// The fixture's text is random bytes: stop at the first letter after the start of one run's
+// text, and the second run must print exactly what came before it.
+TEST_F(VtRun, AStopStringEndsTheTextBeforeItWithFinishReasonStop) {
+  std::string cmd = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'abc' -n 40 --ignore-eos";
+  Result full = Sh(cmd);
+  ASSERT_EQ(full.code, 0) << full.err;
+  std::string text = full.out.substr(0, full.out.size() - 1);  // vt-run ends the text with a newline
+  size_t at = text.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", 1);
+  ASSERT_NE(at, std::string::npos) << "no letter in this fixture's text";
+  std::string stop(1, text[at]);
+  Result cut = Sh(cmd + " --stop " + stop);
+  ASSERT_EQ(cut.code, 0) << cut.err;
+  EXPECT_EQ(cut.out, text.substr(0, text.find(stop)) + "\n");
+  nlohmann::json j = nlohmann::json::parse(Sh(cmd + " --stop " + stop + " --json").out);
+  EXPECT_EQ(j["finish_reason"], "stop");
+  EXPECT_EQ(nlohmann::json::parse(Sh(cmd + " --json").out)["finish_reason"], "length");
+}
+
 TEST_F(VtRun, InvalidSamplingValuesExitTwoNamingTheField) {
   Result r = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p x --temperature -1");
   EXPECT_EQ(r.code, 2);

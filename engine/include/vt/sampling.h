@@ -51,4 +51,20 @@ class Sampler {
   std::vector<std::pair<double, int32_t>> candidates_;  // reused: no allocation per token
 };
 
+// Applies SamplingParams::stop to streamed text, as vLLM returns it: emits what can no longer
+// become part of a stop string, holds back a tail that still might, and stops at the first stop
+// string to appear (neither it nor anything after it is emitted).
+class StopStrings {
+ public:
+  explicit StopStrings(std::vector<std::string> stops) : stops_(std::move(stops)) {}
+  std::string Push(const std::string& piece);  // what may be shown now
+  bool stopped() const { return stopped_; }
+  std::string Flush();  // the held-back tail, once generation ended without a stop
+
+ private:
+  std::vector<std::string> stops_;
+  std::string held_;
+  bool stopped_ = false;
+};
+
 }  // namespace vt

@@ -87,4 +87,37 @@ TokenSampler Sampler::AsTokenSampler() {
   };
 }
 
+std::string StopStrings::Push(const std::string& piece) {
+  if (stopped_) return "";
+  held_ += piece;
+  size_t first = std::string::npos;
+  for (const std::string& stop : stops_) {
+    if (!stop.empty()) first = std::min(first, held_.find(stop));
+  }
+  if (first != std::string::npos) {
+    stopped_ = true;
+    std::string out = held_.substr(0, first);
+    held_.clear();
+    return out;
+  }
+  size_t keep = 0;  // the longest tail that is the start of some stop string
+  for (const std::string& stop : stops_) {
+    for (size_t k = stop.empty() ? 0 : std::min(stop.size() - 1, held_.size()); k > keep; --k) {
+      if (held_.compare(held_.size() - k, k, stop, 0, k) == 0) {
+        keep = k;
+        break;
+      }
+    }
+  }
+  std::string out = held_.substr(0, held_.size() - keep);
+  held_.erase(0, held_.size() - keep);
+  return out;
+}
+
+std::string StopStrings::Flush() {
+  std::string rest;
+  rest.swap(held_);
+  return rest;
+}
+
 }  // namespace vt

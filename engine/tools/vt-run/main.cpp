@@ -13,8 +13,8 @@ namespace {
 
 struct Flags {
   std::string model, prompt;
-  int n_predict = 64, threads = 0, ctx = 0;
-  bool json = false, ignore_eos = false, cpu_moe = false, no_bos = false;
+  int threads = 0, ctx = 0;
+  bool json = false, cpu_moe = false, no_bos = false;
   vt::SamplingParams sampling;  // temperature 0 unless asked: vt-run stays greedy by default
 };
 
@@ -23,9 +23,10 @@ int Fail(const std::string& message, int code) {
   return code;
 }
 
-void Report(const Flags& f, const vt::Generation& g, const std::string& text, int threads) {
+void Report(const Flags& f, const vt::Generation& g, const std::string& text, const char* finish, int threads) {
   if (f.json) {
     nlohmann::json j = {{"model", f.model},
+                        {"finish_reason", finish},
                         {"prompt_tokens", g.prompt_tokens},
                         {"generated_tokens", g.tokens.size()},
                         {"tokens", g.tokens},
@@ -59,7 +60,7 @@ int Run(const Flags& f) {
   if (!tokenizer.ok()) return Fail(f.model + ": " + tokenizer.status().message(), 2);
   std::vector<int32_t> ids = tokenizer->Encode(f.prompt, /*add_special=*/!f.no_bos, /*parse_special=*/false);
   if (ids.empty()) return Fail("empty prompt", 2);
-  int64_t ctx = f.ctx > 0 ? f.ctx : static_cast<int64_t>(ids.size()) + f.n_predict;
+  int64_t ctx = f.ctx > 0 ? f.ctx : static_cast<int64_t>(ids.size()) + f.sampling.max_tokens;
   auto cache = model.value()->NewCache(ctx);
   if (!cache.ok()) return Fail(cache.status().message(), 1);
   auto sampler = vt::Sampler::Create(f.sampling);
@@ -67,18 +68,21 @@ int Run(const Flags& f) {
   for (int32_t id : ids) sampler->Accept(id);
   std::string text;
   vt::StreamDecoder decoder(tokenizer.value());
-  auto g = vt::Generate(*model.value(), cache.value(), ids, f.n_predict, sampler->AsTokenSampler(), [&](int32_t id) {
-    if (id == tokenizer->eos() && !f.ignore_eos) return false;
-    std::string piece = decoder.Push(id);
+  vt::StopStrings stops(f.sampling.stop);
+  bool eos = false;
+  auto show = [&](const std::string& piece) {
     text += piece;
     if (!f.json) std::cout << piece << std::flush;
-    return true;
+  };
+  auto g = vt::Generate(*model.value(), cache.value(), ids, f.sampling.max_tokens, sampler->AsTokenSampler(), [&](int32_t id) {
+    eos = id == tokenizer->eos() && !f.sampling.ignore_eos;
+    if (!eos) show(stops.Push(decoder.Push(id)));
+    return !eos && !stops.stopped();
   });
   if (!g.ok()) return Fail(g.status().message(), 1);
-  std::string rest = decoder.Flush();  // a character the generation stopped in the middle of
-  text += rest;
-  if (!f.json) std::cout << rest;
-  Report(f, g.value(), text, std::atoi(std::getenv("VT_THREADS") ? std::getenv("VT_THREADS") : "0"));
+  if (!stops.stopped()) show(stops.Push(decoder.Flush()) + stops.Flush());  // what was held back
+  const char* finish = eos || stops.stopped() ? "stop" : "length";  // vLLM's finish_reason
+  Report(f, g.value(), text, finish, std::atoi(std::getenv("VT_THREADS") ? std::getenv("VT_THREADS") : "0"));
   return 0;
 }
 
@@ -87,14 +91,16 @@ int Run(const Flags& f) {
 int main(int argc, char** argv) {
   CLI::App app{"vt-run: generate text with a GGUF llama model"};
   Flags f;
-  f.sampling.temperature = 0;
+  f.sampling.temperature = 0;  // vt-run is greedy unless asked, and generates 64 tokens
+  f.sampling.max_tokens = 64;
   app.add_option("-m,--model", f.model, "GGUF model file")->required();
   app.add_option("-p,--prompt", f.prompt, "Prompt text")->required();
-  app.add_option("-n,--n-predict", f.n_predict, "Tokens to generate")->check(CLI::Range(1, 1 << 20));
+  app.add_option("-n,--n-predict,--max-tokens", f.sampling.max_tokens, "Tokens to generate")->check(CLI::Range(1, 1 << 20));
   app.add_option("-t,--threads", f.threads, "CPU threads (default: VT_THREADS or all)")->check(CLI::Range(1, 1024));
   app.add_option("-c,--ctx-size", f.ctx, "KV cache size (default: prompt + n-predict)")->check(CLI::Range(1, 1 << 20));
   app.add_flag("--json", f.json, "Print one JSON document instead of text and timings");
-  app.add_flag("--ignore-eos", f.ignore_eos, "Keep generating past the end-of-sequence token");
+  app.add_flag("--ignore-eos", f.sampling.ignore_eos, "Keep generating past the end-of-sequence token");
+  app.add_option("--stop", f.sampling.stop, "Stop when the text contains this string (repeatable; not printed)");
   app.add_flag("--cpu-moe", f.cpu_moe, "Place MoE experts on the CPU (llama.cpp's --cpu-moe)");
   app.add_flag("--no-bos", f.no_bos, "Do not prepend the beginning-of-sequence token");
   app.add_option("--temperature", f.sampling.temperature, "Sampling temperature (default 0: greedy)");
