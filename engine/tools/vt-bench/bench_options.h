@@ -1,0 +1,41 @@
+// vt-bench's settings: what the user asked for (vLLM's flag names), the combinations that would
+// be silently ignored (refused), and what was resolved, read back from what the run used.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vt/sampling.h"
+#include "vt/status.h"
+
+namespace vtbench {
+
+struct BenchOptions {
+  std::string model;
+  std::vector<int> n_prompt = {512}, n_gen = {128};
+  int repetitions = 5, threads = 0;
+  std::string output = "md";  // md, json, csv
+  // Requested; unset means the default, which keeps what older scripts relied on.
+  std::optional<bool> ignore_eos, skip_chat_template, enable_thinking;
+  std::string chat_template;  // --chat-template FILE
+  std::string pretokenized;   // --pretokenized FILE (or VT_BENCH_PRETOKENIZE)
+};
+
+inline constexpr bool kDefaultIgnoreEos = true;
+inline constexpr bool kDefaultSkipChatTemplate = true;
+
+// kInvalidArgument naming both flags for each combination that would be silently ignored.
+// `model_has_template`: the GGUF carries tokenizer.chat_template.
+vt::Status CheckCombinations(const BenchOptions& o, bool model_has_template);
+
+// One setting as requested and as resolved from what the run used.
+struct Setting {
+  std::string name, requested, resolved;
+};
+
+// `used` is the SamplingParams the generation ran with; `rendered`: whether prompts went
+// through a chat template (the render step's own answer).
+std::vector<Setting> Settings(const BenchOptions& o, const vt::SamplingParams& used, bool rendered);
+
+}  // namespace vtbench

@@ -1,0 +1,181 @@
+// vt-bench: llama-bench's prompt-processing (pp) and token-generation (tg) measurements, with
+// vLLM's flag names for the settings that change what is measured (specs/vt-bench.md).
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "bench_options.h"
+#include "vt/model.h"
+#include "vt/sampling.h"
+#include "vt/tokenizer.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using vtbench::BenchOptions;
+
+struct Result {
+  std::string test;
+  int n_prompt = 0, n_gen = 0;
+  std::vector<double> tokens_per_s;
+  double Mean() const {
+    double s = 0;
+    for (double x : tokens_per_s) s += x;
+    return tokens_per_s.empty() ? 0 : s / static_cast<double>(tokens_per_s.size());
+  }
+  double Sd() const {
+    if (tokens_per_s.size() < 2) return 0;
+    double m = Mean(), s = 0;
+    for (double x : tokens_per_s) s += (x - m) * (x - m);
+    return std::sqrt(s / static_cast<double>(tokens_per_s.size() - 1));
+  }
+};
+
+int Fail(const std::string& message, int code) {
+  std::cerr << "vt-bench: " << message << "\n";
+  return code;
+}
+
+double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
+
+// pp N: N random tokens in one batch on an empty cache.
+vt::StatusOr<double> PromptRate(vt::LlamaModel& model, int n, int rep) {
+  std::mt19937 rng(1234 + rep);
+  std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(model.hparams().n_vocab - 1));
+  std::vector<int32_t> tokens(static_cast<size_t>(n));
+  for (int32_t& t : tokens) t = pick(rng);
+  auto cache = model.NewCache(n);
+  if (!cache.ok()) return cache.status();
+  auto start = Clock::now();
+  VT_RETURN_IF_ERROR(model.Forward(tokens, cache.value()).status());
+  return n / Seconds(start);
+}
+
+// tg N: after one prompt token, N tokens one at a time (greedy); EOS ends it early unless the
+// resolved SamplingParams say ignore_eos.
+vt::StatusOr<double> GenerateRate(vt::LlamaModel& model, const vt::SamplingParams& p, int32_t bos, int32_t eos) {
+  auto cache = model.NewCache(p.max_tokens + 1);
+  auto sampler = vt::Sampler::Create(p);
+  if (!cache.ok() || !sampler.ok()) return cache.ok() ? sampler.status() : cache.status();
+  auto logits = model.Forward({bos >= 0 ? bos : 0}, cache.value());
+  int made = 0;
+  auto start = Clock::now();
+  while (logits.ok() && made < p.max_tokens) {
+    int32_t next = sampler->Sample(logits.value());
+    if (next == eos && !p.ignore_eos) break;
+    logits = model.Forward({next}, cache.value());
+    ++made;
+  }
+  if (!logits.ok()) return logits.status();
+  return made / Seconds(start);
+}
+
+void Print(const BenchOptions& o, const std::vector<Result>& results, const std::vector<vtbench::Setting>& settings, int threads) {
+  if (o.output == "json") {
+    nlohmann::json doc = {{"model", o.model}, {"threads", threads}, {"results", nlohmann::json::array()}, {"settings", nlohmann::json::array()}};
+    for (const Result& r : results) {
+      doc["results"].push_back({{"test", r.test}, {"n_prompt", r.n_prompt}, {"n_gen", r.n_gen}, {"avg_ts", r.Mean()},
+                                {"stddev_ts", r.Sd()}, {"samples_ts", r.tokens_per_s}});
+    }
+    for (const auto& s : settings) doc["settings"].push_back({{"name", s.name}, {"requested", s.requested}, {"resolved", s.resolved}});
+    std::cout << doc.dump(2) << "\n";
+    return;
+  }
+  if (o.output == "csv") {
+    std::cout << "model,threads,test,n_prompt,n_gen,avg_ts,stddev_ts\n";
+    for (const Result& r : results) {
+      std::cout << o.model << "," << threads << "," << r.test << "," << r.n_prompt << "," << r.n_gen << "," << r.Mean() << "," << r.Sd() << "\n";
+    }
+    return;
+  }
+  std::cout << "| model | threads | test | t/s |\n| --- | ---: | ---: | ---: |\n";
+  for (const Result& r : results) {
+    std::printf("| %s | %d | %s | %.2f ± %.2f |\n", o.model.c_str(), threads, r.test.c_str(), r.Mean(), r.Sd());
+  }
+  std::cout << "\n| setting | requested | resolved |\n| --- | --- | --- |\n";
+  for (const auto& s : settings) std::cout << "| " << s.name << " | " << s.requested << " | " << s.resolved << " |\n";
+}
+
+int Run(BenchOptions o) {
+  if (o.threads > 0) setenv("VT_THREADS", std::to_string(o.threads).c_str(), 1);  // before the CPU backend starts
+  if (const char* pre = std::getenv("VT_BENCH_PRETOKENIZE"); pre && *pre && o.pretokenized.empty()) o.pretokenized = pre;
+  auto file = vt::GgufFile::Open(o.model);
+  if (!file.ok()) return Fail(file.status().message(), 2);
+  auto shared = std::make_shared<const vt::GgufFile>(std::move(file).value());
+  vt::Status combos = vtbench::CheckCombinations(o, shared->Find("tokenizer.chat_template") != nullptr);
+  if (!combos.ok()) return Fail(combos.message(), 2);
+  if (!o.pretokenized.empty()) {
+    return Fail("--pretokenized " + o.pretokenized + ": pp/tg tests use random tokens; the request mode that reads "
+                "prompts is not built yet (specs/vt-bench.md, Owed)", 2);
+  }
+  vt::Backend& cpu = *vt::GetBackend(vt::DeviceType::kCPU);
+  auto model = vt::LlamaModel::Load(shared, vt::Engine{vt::MakeQueue(cpu)}, nullptr);
+  if (!model.ok()) return Fail(o.model + ": " + model.status().message(), 2);
+  auto tokenizer = vt::Tokenizer::FromGguf(*shared);
+  int32_t bos = tokenizer.ok() ? tokenizer->bos() : -1, eos = tokenizer.ok() ? tokenizer->eos() : -1;
+  vt::SamplingParams used;
+  used.temperature = 0;
+  used.ignore_eos = o.ignore_eos.value_or(vtbench::kDefaultIgnoreEos);
+  std::vector<Result> results;
+  for (int n : o.n_prompt) {
+    Result r{"pp" + std::to_string(n), n, 0, {}};
+    if (!PromptRate(*model.value(), n, -1).ok()) return Fail("pp" + std::to_string(n) + " failed", 1);  // warm-up, as llama-bench
+    for (int rep = 0; rep < o.repetitions; ++rep) {
+      auto rate = PromptRate(*model.value(), n, rep);
+      if (!rate.ok()) return Fail(rate.status().message(), 1);
+      r.tokens_per_s.push_back(rate.value());
+    }
+    results.push_back(r);
+  }
+  for (int n : o.n_gen) {
+    Result r{"tg" + std::to_string(n), 0, n, {}};
+    used.max_tokens = n;
+    if (!GenerateRate(*model.value(), used, bos, eos).ok()) return Fail("tg" + std::to_string(n) + " failed", 1);  // warm-up
+    for (int rep = 0; rep < o.repetitions; ++rep) {
+      auto rate = GenerateRate(*model.value(), used, bos, eos);
+      if (!rate.ok()) return Fail(rate.status().message(), 1);
+      r.tokens_per_s.push_back(rate.value());
+    }
+    results.push_back(r);
+  }
+  const char* env_threads = std::getenv("VT_THREADS");  // else the CPU backend takes every CPU
+  int threads = env_threads ? std::atoi(env_threads) : static_cast<int>(std::thread::hardware_concurrency());
+  Print(o, results, vtbench::Settings(o, used, /*rendered=*/false), threads);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"vt-bench: prompt processing and generation speed of a GGUF llama model"};
+  BenchOptions o;
+  app.add_option("-m,--model", o.model, "GGUF model file")->required();
+  app.add_option("-p,--n-prompt", o.n_prompt, "Prompt lengths to measure (pp), e.g. -p 128,512")->delimiter(',')->check(CLI::Range(1, 1 << 20));
+  app.add_option("-n,--n-gen", o.n_gen, "Generation lengths to measure (tg)")->delimiter(',')->check(CLI::Range(0, 1 << 20));
+  app.add_option("-r,--repetitions", o.repetitions, "Runs of each test (default 5)")->check(CLI::Range(1, 1000));
+  app.add_option("-t,--threads", o.threads, "CPU threads (default: VT_THREADS or all)")->check(CLI::Range(1, 1024));
+  app.add_option("-o,--output", o.output, "md, json or csv")->check(CLI::IsMember({"md", "json", "csv"}));
+  // Each setting as a yes/no pair; neither given leaves it unset (the default applies).
+  auto pair = [&](const char* yes, const char* no, std::optional<bool>& into, const char* about) {
+    auto* a = app.add_flag_callback(yes, [&into] { into = true; }, about);
+    auto* b = app.add_flag_callback(no, [&into] { into = false; }, std::string("Not ") + yes);
+    a->excludes(b);
+  };
+  pair("--ignore-eos", "--no-ignore-eos", o.ignore_eos, "Generate past EOS (default: on)");
+  pair("--skip-chat-template", "--no-skip-chat-template", o.skip_chat_template, "Use prompts as they are (default: on)");
+  pair("--enable-thinking", "--no-enable-thinking", o.enable_thinking, "Passed to the chat template");
+  app.add_option("--chat-template", o.chat_template, "A chat template file instead of the model's");
+  app.add_option("--pretokenized", o.pretokenized, "Token ids instead of text (also VT_BENCH_PRETOKENIZE)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  o.n_gen.erase(std::remove(o.n_gen.begin(), o.n_gen.end(), 0), o.n_gen.end());  // -n 0: no tg test
+  return Run(o);
+}
