@@ -40,26 +40,15 @@ Status FreshCheckout(const std::string& root, const std::string& rev, const std:
   return git::CheckoutTreeTo(root, rev, dir);
 }
 
-bool Matches(const std::vector<std::string>& globs, const std::string& rel) {
-  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return GlobMatch(g, rel); });
-}
-
 // `mixed` (the base tree) gets HEAD's test files: added and changed ones copied, deleted ones removed.
 Status OverlayTests(const std::string& head, const std::string& mixed, const std::vector<std::string>& globs) {
   std::error_code ec;
-  std::vector<fs::path> stale;
-  for (fs::recursive_directory_iterator it(mixed, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string rel = fs::relative(it->path(), mixed, ec).generic_string();
-    if (rel == ".git") it.disable_recursion_pending();
-    if (it->is_regular_file(ec) && Matches(globs, rel) && !fs::exists(fs::path(head) / rel, ec)) stale.push_back(it->path());
+  for (const std::string& rel : ExpandGlobs(mixed, globs)) {
+    if (!fs::exists(fs::path(head) / rel, ec)) fs::remove(fs::path(mixed) / rel, ec);
   }
-  for (const fs::path& p : stale) fs::remove(p, ec);
-  for (fs::recursive_directory_iterator it(head, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string rel = fs::relative(it->path(), head, ec).generic_string();
-    if (rel == ".git") it.disable_recursion_pending();
-    if (!it->is_regular_file(ec) || !Matches(globs, rel)) continue;
+  for (const std::string& rel : ExpandGlobs(head, globs)) {
     fs::create_directories((fs::path(mixed) / rel).parent_path(), ec);
-    fs::copy_file(it->path(), fs::path(mixed) / rel, fs::copy_options::overwrite_existing, ec);
+    fs::copy_file(fs::path(head) / rel, fs::path(mixed) / rel, fs::copy_options::overwrite_existing, ec);
     if (ec) return Status::Io(rel + ": cannot copy into the mixed tree: " + ec.message());
   }
   return Status();

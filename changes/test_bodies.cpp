@@ -1,13 +1,10 @@
 #include "changes/test_bodies.h"
 
-#include <filesystem>
 #include <regex>
 
 #include "core/file_io.h"
 #include "core/sha256.h"
 #include "runner/input_glob.h"
-
-namespace fs = std::filesystem;
 
 namespace pg {
 namespace {
@@ -68,15 +65,8 @@ std::map<std::string, std::string> GtestBodies(const std::string& source) {
 
 StatusOr<std::map<std::string, std::string>> TreeGtestBodies(const std::string& tree, const std::vector<std::string>& globs) {
   std::map<std::string, std::string> out;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(tree, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string rel = fs::relative(it->path(), tree, ec).generic_string();
-    if (rel == ".git") it.disable_recursion_pending();
-    if (!it->is_regular_file(ec)) continue;
-    bool matches = false;
-    for (const std::string& g : globs) matches = matches || GlobMatch(g, rel);
-    if (!matches) continue;
-    PG_ASSIGN_OR_RETURN(std::string text, ReadFile(it->path().string()));
+  for (const std::string& rel : ExpandGlobs(tree, globs)) {
+    PG_ASSIGN_OR_RETURN(std::string text, ReadFile(tree + "/" + rel));
     for (auto& [name, hash] : GtestBodies(text)) out[name] = hash;
   }
   return out;

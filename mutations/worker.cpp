@@ -68,16 +68,20 @@ Worker::Worker(int index, std::string root, std::string dir, Journal* journal, i
 
 std::string Worker::BuildDir(const Catalog& c) const { return dir_ + "/build-" + ConfigureKey(c); }
 
+Placeholders Worker::Where(const Catalog& c, std::vector<std::string> tests) const {
+  return Placeholders{tree(), BuildDir(c), dir_ + "/results", std::move(tests)};
+}
+
 StatusOr<StepResult> Worker::Step(const std::vector<std::string>& argv, const Catalog& c, const std::string& log,
                                   double timeout_s) {
-  Placeholders p{tree(), BuildDir(c), dir_ + "/results", {}};
+  Placeholders p = Where(c);
   return RunStep(StepSpec{argv, tree(), StepEnv(p), log, timeout_s, cancel_fd_});
 }
 
 Status Worker::Prepare(const Catalog& c, std::string* problem, bool* interrupted) {
   PG_RETURN_IF_ERROR(MakeDirs(dir_ + "/logs"));
   PG_RETURN_IF_ERROR(SyncScratchTree(root_, tree()));
-  Placeholders p{tree(), BuildDir(c), dir_ + "/results", {}};
+  Placeholders p = Where(c);
   std::error_code ec;
   // A configure that never finished leaves no cache: configure again rather than build half.
   if (!fs::exists(BuildDir(c) + "/CMakeCache.txt", ec) || !c.configure.empty()) {
@@ -99,7 +103,7 @@ StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::stri
   std::error_code ec;
   fs::remove_all(results, ec);
   PG_RETURN_IF_ERROR(MakeDirs(results));
-  Placeholders p{tree(), BuildDir(c), results, tests};
+  Placeholders p = Where(c, tests);
   TestRun run;
   PG_ASSIGN_OR_RETURN(run.step, Step(TestArgv(c, p), c, Log("test"), timeout_s));
   for (const auto& f : fs::directory_iterator(results, ec)) {
@@ -113,7 +117,7 @@ StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::stri
 }
 
 StatusOr<std::string> Worker::ListTests(const Catalog& c) {
-  Placeholders p{tree(), BuildDir(c), dir_ + "/results", {}};
+  Placeholders p = Where(c);
   std::vector<std::string> argv = ListArgv(c, p);
   PG_ASSIGN_OR_RETURN(Captured listed, RunCapture(argv, tree(), 600));
   if (listed.exit.exit_code != 0) return Status::Invalid("\"" + argv.front() + "\" could not list the tests: " + listed.output);
@@ -128,7 +132,7 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s) {
   r.combo = job.combo;
   DescribeJob(job, &r);
   PG_ASSIGN_OR_RETURN(AppliedMutant mutant, AppliedMutant::Apply(tree(), job.mutations, journal_));
-  Placeholders p{tree(), BuildDir(*job.catalog), dir_ + "/results", {}};
+  Placeholders p = Where(*job.catalog);
   auto built = Step(BuildArgv(*job.catalog, p), *job.catalog, Log("build"), 0);
   if (built.ok()) r.build_s = built->wall_s;
   if (built.ok() && built->cancelled) {

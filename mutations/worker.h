@@ -9,6 +9,7 @@
 #include "core/status.h"
 #include "mutations/catalog.h"
 #include "mutations/classify.h"
+#include "mutations/commands.h"
 #include "mutations/journal.h"
 #include "mutations/step.h"
 
@@ -66,6 +67,8 @@ class Worker {
 
  private:
   std::string BuildDir(const Catalog& c) const;
+  // What a command's {tree}, {build}, {results} and {tests_*} stand for in this worker.
+  Placeholders Where(const Catalog& c, std::vector<std::string> tests = {}) const;
   std::string Log(const std::string& step) const { return dir_ + "/logs/" + step + ".log"; }
   StatusOr<StepResult> Step(const std::vector<std::string>& argv, const Catalog& c, const std::string& log,
                             double timeout_s);

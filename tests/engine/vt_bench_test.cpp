@@ -1,33 +1,17 @@
 // vt-bench as a user runs it: the built binary on a fixture model.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "tool_support.h"
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-Result Sh(const std::string& cmd) {
-  std::string base = (std::filesystem::temp_directory_path() / ("vt-bench-out-" + std::to_string(getpid()))).string();
-  int status = std::system((cmd + " >" + base + " 2>" + base + ".err").c_str());
-  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, "", ""};
-  for (auto [path, into] : {std::pair{base, &r.out}, {base + ".err", &r.err}}) {
-    std::stringstream s;
-    s << std::ifstream(path).rdbuf();
-    *into = s.str();
-    std::filesystem::remove(path);
-  }
-  return r;
-}
+using Result = vt::testing::ToolResult;
+using vt::testing::Sh;
 
 class VtBench : public ::testing::Test {
  protected:

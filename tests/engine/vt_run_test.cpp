@@ -1,37 +1,18 @@
 // vt-fixture and vt-run as a user runs them: real processes, real files.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "tool_support.h"
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Result Sh(const std::string& cmd) {
-  std::string dir = std::filesystem::temp_directory_path().string();
-  std::string out = dir + "/vt-run-out-" + std::to_string(getpid()), err = out + ".err";
-  int status = std::system((cmd + " >" + out + " 2>" + err).c_str());
-  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
-}
+using Result = vt::testing::ToolResult;
+using vt::testing::Sh;
 
 class VtRun : public ::testing::Test {
  protected:
