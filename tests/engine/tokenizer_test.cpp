@@ -87,6 +87,12 @@ TEST(Tokenizer, APairQueuedBeforeOneSideGrewIsNotMerged) {
   EXPECT_EQ(Load().Encode("abc", false, false), (std::vector<int32_t>{kSpace, kA, kBc}));
 }
 
+// No text, no space prefix: llama.cpp and tokenizers both give nothing (or only BOS).
+TEST(Tokenizer, EmptyTextIsNoTokens) {
+  EXPECT_EQ(Load().Encode("", false, false), (std::vector<int32_t>{}));
+  EXPECT_EQ(Load().Encode("", true, false), (std::vector<int32_t>{1}));
+}
+
 TEST(Tokenizer, CharactersWithoutATokenFallBackToTheirBytes) {
   EXPECT_EQ(Load().Encode("h\xc3\xa9", false, false), (std::vector<int32_t>{kSpaceH, Byte(0xC3), Byte(0xA9)}));
 }
@@ -129,10 +135,10 @@ TEST(Tokenizer, TheVocabularyDecidesBosAndEos) {
 }
 
 TEST(Tokenizer, OtherModelsAndMalformedVocabulariesAreNamedErrors) {
-  auto bpe = Load(Vocab("gpt2"));
-  ASSERT_FALSE(bpe.ok());
-  EXPECT_EQ(bpe.status().code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(bpe.status().message(), "gguf: tokenizer.ggml.model \"gpt2\" is not supported yet (only \"llama\")");
+  auto bert = Load(Vocab("bert"));
+  ASSERT_FALSE(bert.ok());
+  EXPECT_EQ(bert.status().code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(bert.status().message(), "gguf: tokenizer.ggml.model \"bert\" is not supported (only \"llama\" and \"gpt2\")");
   GgufWriter w = Vocab();
   w.Set("tokenizer.ggml.scores", GgufValue::Array(GgufType::kF32, {GgufValue::Float(GgufType::kF32, 0)}));
   auto short_scores = Load(w);

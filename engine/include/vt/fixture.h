@@ -13,12 +13,14 @@ struct FixtureSpec {
   DType dtype = DType::kF32;              // matrices; norms stay f32 as llama.cpp writes them
   uint64_t seed = 1;
   bool tied_output = false;               // no output.weight: the embedding is reused
+  // A real vocabulary: its tokenizer.* keys are copied and the embedding has one row per token.
+  const GgufFile* vocab = nullptr;
 };
 
 inline constexpr int32_t kFixtureBos = 256;
 inline constexpr int32_t kFixtureEos = 257;
 
-// A byte vocabulary (<0x00>..<0xFF>, <s>, </s>) and weights drawn from a seeded normal
+// A byte vocabulary (<0x00>..<0xFF>, <s>, </s>) unless `vocab` is given, and weights drawn from a seeded normal
 // distribution scaled by 1/sqrt(fan-in). The EOS row of the output matrix is zero, so greedy
 // generation does not stop early.
 GgufWriter MakeFixture(const FixtureSpec& spec);

@@ -1,10 +1,14 @@
 // Text ↔ token ids for the vocabulary a GGUF file carries (tokenizer.ggml.*), following
-// llama.cpp's tokenizer: SentencePiece-style merges by score for `llama` vocabularies (with
-// byte fallback), special tokens split out of the text first.
+// llama.cpp's tokenizer: special tokens split out of the text first, then SentencePiece-style
+// merges by score for `llama` vocabularies (with byte fallback), or byte-level BPE by merge rank
+// within the pre-tokenizer's words for `gpt2` vocabularies.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -15,17 +19,20 @@ namespace vt {
 
 enum class TokenType : int32_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
 
+class PreTokenizer;
+
 class Tokenizer {
  public:
-  // kUnimplemented for vocabularies other than "llama" (SentencePiece), naming the model.
+  // kUnimplemented for vocabularies other than "llama" (SentencePiece) and "gpt2" (byte-level
+  // BPE), naming the model, and for pre-tokenizer names vt has no regexes for.
   static StatusOr<Tokenizer> FromGguf(const GgufFile& file);
 
   // `add_special`: BOS/EOS as the vocabulary asks (add_bos_token, add_eos_token);
   // `parse_special`: text spelling a control token becomes that token (user-defined tokens
   // always do, as in llama.cpp).
   std::vector<int32_t> Encode(const std::string& text, bool add_special, bool parse_special) const;
-  // The bytes one token stands for: "▁" as a space, <0xNN> as its byte, control tokens as
-  // nothing unless `special`.
+  // The bytes one token stands for: "▁" as a space, <0xNN> as its byte, a byte-level BPE token
+  // as the bytes its characters stand for, control tokens as nothing unless `special`.
   std::string Piece(int32_t id, bool special = false) const;
 
   int32_t bos() const { return bos_; }
@@ -36,7 +43,11 @@ class Tokenizer {
 
  private:
   friend class SpmSession;
+  friend class BpeSession;
+  static Status ReadMerges(const GgufFile& file, Tokenizer* t);
   void EncodeSpm(const std::string& text, std::vector<int32_t>* out) const;
+  void EncodeBpe(const std::string& text, std::vector<int32_t>* out) const;
+  std::string BpePiece(const std::string& text) const;
   int32_t ByteToken(unsigned char byte) const;
   int32_t Find(const std::string& text) const;
 
@@ -45,6 +56,19 @@ class Tokenizer {
   std::vector<TokenType> types_;
   std::unordered_map<std::string, int32_t> ids_;
   std::vector<int32_t> specials_;  // control, unknown and user-defined tokens, longest text first
+  // Which of them a text holds, found in one pass (Gemma has 6000+ user-defined tokens):
+  // spelling → position in specials_, and the distinct spelling lengths, longest first.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, size_t, Hash, std::equal_to<>> special_at_;
+  std::array<std::vector<size_t>, 256> special_lengths_;  // by first byte
+  std::vector<int32_t> SpecialsIn(const std::string& text) const;
+  // gpt2: (left id << 32 | right id) → (rank, merged id); the words' splitter.
+  std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges_;
+  std::shared_ptr<const PreTokenizer> pre_;
+  bool bpe_ = false, ignore_merges_ = false;
   int32_t bos_ = -1, eos_ = -1, unk_ = -1;
   bool add_bos_ = true, add_eos_ = false, add_space_prefix_ = true;
 };

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <tuple>
 #include <vector>
 
 namespace vt {
@@ -68,6 +69,17 @@ void AddVocab(GgufWriter& w) {
   w.Set("tokenizer.ggml.add_space_prefix", GgufValue::Bool(false));
 }
 
+// The tokenizer of another GGUF file (e.g. one vt-convert-vocab wrote); returns its size and EOS.
+std::pair<int64_t, int64_t> CopyVocab(GgufWriter& w, const GgufFile& from) {
+  for (const auto& [key, value] : from.metadata()) {
+    if (key.rfind("tokenizer.", 0) == 0) w.Set(key, value);
+  }
+  const GgufValue* tokens = from.Find("tokenizer.ggml.tokens");
+  const GgufValue* eos = from.Find("tokenizer.ggml.eos_token_id");
+  int64_t n = tokens && tokens->AsArray() ? static_cast<int64_t>(tokens->AsArray()->size()) : 0;
+  return {n, eos && eos->AsInt() ? *eos->AsInt() : -1};
+}
+
 void AddHparams(GgufWriter& w, const FixtureSpec& s) {
   auto u32 = [](int64_t v) { return GgufValue::Uint(GgufType::kU32, static_cast<uint64_t>(v)); };
   w.Set("general.architecture", GgufValue::String("llama"));
@@ -92,11 +104,16 @@ void AddHparams(GgufWriter& w, const FixtureSpec& s) {
 GgufWriter MakeFixture(const FixtureSpec& s) {
   Builder b{GgufWriter(), Normal(s.seed)};
   AddHparams(b.w, s);
-  AddVocab(b.w);
-  int64_t d = s.dim, kv = d / s.heads * s.kv_heads, vocab = 258, e = s.experts;
+  int64_t vocab = 258, eos = kFixtureEos;
+  if (s.vocab) {
+    std::tie(vocab, eos) = CopyVocab(b.w, *s.vocab);
+  } else {
+    AddVocab(b.w);
+  }
+  int64_t d = s.dim, kv = d / s.heads * s.kv_heads, e = s.experts;
   double inv_d = 1 / std::sqrt(static_cast<double>(d)), inv_ff = 1 / std::sqrt(static_cast<double>(s.ff));
   // Tied output: the embedding doubles as the output matrix, so its EOS row is zero too.
-  b.Add("token_embd.weight", s.dtype, {d, vocab, 1, 1}, 2, 1.0, 0, s.tied_output ? kFixtureEos : -1);
+  b.Add("token_embd.weight", s.dtype, {d, vocab, 1, 1}, 2, 1.0, 0, s.tied_output ? eos : -1);
   for (int64_t l = 0; l < s.layers; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";
     b.Add(p + "attn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
@@ -117,7 +134,7 @@ GgufWriter MakeFixture(const FixtureSpec& s) {
     }
   }
   b.Add("output_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
-  if (!s.tied_output) b.Add("output.weight", s.dtype, {d, vocab, 1, 1}, 2, inv_d * 4, 0, kFixtureEos);
+  if (!s.tied_output) b.Add("output.weight", s.dtype, {d, vocab, 1, 1}, 2, inv_d * 4, 0, eos);
   return std::move(b.w);
 }
 

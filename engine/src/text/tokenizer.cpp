@@ -36,8 +36,8 @@ struct Fragment {
 StatusOr<Tokenizer> Tokenizer::FromGguf(const GgufFile& file) {
   const GgufValue* model = file.Find("tokenizer.ggml.model");
   std::string name = model && model->AsString() ? *model->AsString() : "";
-  if (name != "llama") {
-    return Status(StatusCode::kUnimplemented, "gguf: tokenizer.ggml.model \"" + name + "\" is not supported yet (only \"llama\")");
+  if (name != "llama" && name != "gpt2") {
+    return Status(StatusCode::kUnimplemented, "gguf: tokenizer.ggml.model \"" + name + "\" is not supported (only \"llama\" and \"gpt2\")");
   }
   const GgufValue* tokens = file.Find("tokenizer.ggml.tokens");
   if (!tokens || !tokens->AsArray()) return Bad("missing tokenizer.ggml.tokens");
@@ -59,12 +59,21 @@ StatusOr<Tokenizer> Tokenizer::FromGguf(const GgufFile& file) {
     if (type == TokenType::kControl || type == TokenType::kUnknown || type == TokenType::kUserDefined) t.specials_.push_back(static_cast<int32_t>(i));
   }
   std::stable_sort(t.specials_.begin(), t.specials_.end(), [&](int32_t a, int32_t b) { return t.texts_[a].size() > t.texts_[b].size(); });
+  for (size_t at = 0; at < t.specials_.size(); ++at) {
+    const std::string& text = t.texts_[static_cast<size_t>(t.specials_[at])];
+    if (text.empty() || !t.special_at_.emplace(text, at).second) continue;
+    auto& lengths = t.special_lengths_[static_cast<unsigned char>(text[0])];
+    if (lengths.empty() || lengths.back() != text.size()) lengths.push_back(text.size());
+  }
   t.bos_ = Id(file, "tokenizer.ggml.bos_token_id");
   t.eos_ = Id(file, "tokenizer.ggml.eos_token_id");
   t.unk_ = Id(file, "tokenizer.ggml.unknown_token_id");
   t.add_bos_ = Flag(file, "tokenizer.ggml.add_bos_token", true);
   t.add_eos_ = Flag(file, "tokenizer.ggml.add_eos_token", false);
-  t.add_space_prefix_ = Flag(file, "tokenizer.ggml.add_space_prefix", true);
+  // llama.cpp's defaults differ by model: SentencePiece prefixes a space, byte-level BPE does not.
+  t.bpe_ = name == "gpt2";
+  t.add_space_prefix_ = Flag(file, "tokenizer.ggml.add_space_prefix", !t.bpe_);
+  if (t.bpe_) VT_RETURN_IF_ERROR(ReadMerges(file, &t));
   return t;
 }
 
@@ -79,6 +88,25 @@ int32_t Tokenizer::ByteToken(unsigned char byte) const {
   int32_t id = Find(hex);
   if (id < 0) id = Find(std::string(1, static_cast<char>(byte)));
   return id >= 0 ? id : unk_;
+}
+
+// The special tokens spelled somewhere in `text`, in specials_ order: only they can split it,
+// so the partition below (one scan per token) runs over a handful instead of thousands.
+std::vector<int32_t> Tokenizer::SpecialsIn(const std::string& text) const {
+  std::vector<size_t> found;
+  std::string_view view = text;
+  for (size_t i = 0; i < text.size(); ++i) {
+    for (size_t len : special_lengths_[static_cast<unsigned char>(text[i])]) {
+      if (i + len > text.size()) continue;
+      auto it = special_at_.find(view.substr(i, len));
+      if (it != special_at_.end()) found.push_back(it->second);
+    }
+  }
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
+  std::vector<int32_t> ids;
+  for (size_t at : found) ids.push_back(specials_[at]);
+  return ids;
 }
 
 namespace {
@@ -115,15 +143,20 @@ std::vector<int32_t> Tokenizer::Encode(const std::string& text, bool add_special
   std::vector<int32_t> out;
   if (add_special && add_bos_ && bos_ >= 0) out.push_back(bos_);
   bool after_special = true;  // the text's start counts: SentencePiece prefixes a space there
-  for (const Fragment& f : Partition(text, specials_, texts_, types_, parse_special)) {
+  for (const Fragment& f : Partition(text, SpecialsIn(text), texts_, types_, parse_special)) {
     if (f.token >= 0) {
       out.push_back(f.token);
       after_special = true;
       continue;
     }
+    if (f.text.empty()) continue;  // empty input: no space prefix either, as llama.cpp
     std::string escaped = add_space_prefix_ && after_special ? " " + f.text : f.text;
-    for (size_t at = 0; (at = escaped.find(' ', at)) != std::string::npos; at += kSpace.size()) escaped.replace(at, 1, kSpace);
-    EncodeSpm(escaped, &out);
+    if (bpe_) {
+      EncodeBpe(escaped, &out);
+    } else {
+      for (size_t at = 0; (at = escaped.find(' ', at)) != std::string::npos; at += kSpace.size()) escaped.replace(at, 1, kSpace);
+      EncodeSpm(escaped, &out);
+    }
     after_special = false;
   }
   if (add_special && add_eos_ && eos_ >= 0) out.push_back(eos_);
@@ -142,6 +175,7 @@ std::string Tokenizer::Piece(int32_t id, bool special) const {
       return std::sscanf(text.c_str(), "<0x%2X>", &byte) == 1 ? std::string(1, static_cast<char>(byte)) : "";
     }
     default: {
+      if (bpe_) return BpePiece(text);
       std::string piece = text;
       for (size_t at = 0; (at = piece.find(kSpace, at)) != std::string::npos;) piece.replace(at, kSpace.size(), " ");
       return piece;

@@ -1,13 +1,14 @@
 // vt-fixture: writes a deterministic tiny llama model (dense or MoE) as GGUF.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <optional>
 
 #include "vt/fixture.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"vt-fixture: write a deterministic tiny llama GGUF model for tests"};
   vt::FixtureSpec s;
-  std::string out, dtype = "f32";
+  std::string out, dtype = "f32", vocab_path;
   app.add_option("--out,-o", out, "Output .gguf file")->required();
   app.add_option("--layers", s.layers, "Transformer blocks")->check(CLI::Range(1, 256));
   app.add_option("--dim", s.dim, "Embedding width")->check(CLI::Range(8, 16384));
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   app.add_option("--dtype", dtype, "Matrix dtype: f32, f16 or bf16")->check(CLI::IsMember({"f32", "f16", "bf16"}));
   app.add_option("--seed", s.seed, "Random seed");
   app.add_flag("--tied", s.tied_output, "No output.weight: reuse the token embedding");
+  app.add_option("--vocab", vocab_path, "Copy the tokenizer of this GGUF file (e.g. from vt-convert-vocab)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -32,6 +34,16 @@ int main(int argc, char** argv) {
   if (s.experts > 0 && s.experts_used > s.experts) {
     std::cerr << "vt-fixture: --experts-used exceeds --experts\n";
     return 2;
+  }
+  std::optional<vt::GgufFile> vocab;
+  if (!vocab_path.empty()) {
+    auto file = vt::GgufFile::Open(vocab_path);
+    if (!file.ok()) {
+      std::cerr << "vt-fixture: --vocab " << vocab_path << ": " << file.status().message() << "\n";
+      return 2;
+    }
+    vocab = std::move(file.value());
+    s.vocab = &*vocab;
   }
   s.dtype = dtype == "f16" ? vt::DType::kF16 : dtype == "bf16" ? vt::DType::kBF16 : vt::DType::kF32;
   vt::Status st = vt::MakeFixture(s).Write(out);
