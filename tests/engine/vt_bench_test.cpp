@@ -81,4 +81,95 @@ TEST_F(VtBench, TheMarkdownTableHasARowPerTestAndTheSettings) {
   EXPECT_NE(r.out.find("| ignore_eos | true (default) | true |"), std::string::npos) << r.out;
 }
 
+// Request mode: a JSON-lines dataset of prompts on the byte-vocabulary fixture (text is its bytes,
+// so token counts can be worked out by hand).
+class VtBenchRequests : public VtBench {
+ protected:
+  void SetUp() override {
+    VtBench::SetUp();
+    dir_ = std::filesystem::path(model_).replace_extension("d");
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "prompts.jsonl") << "{\"prompt\": \"hello\"}\n\n{\"prompt\": \"abc\", \"output_tokens\": 2}\n";
+    std::ofstream(dir_ / "chat.jinja") << "<|user|>{{ messages[0].content }}<|end|>{% if enable_thinking %}T{% endif %}";
+  }
+  void TearDown() override {
+    std::filesystem::remove_all(dir_);
+    VtBench::TearDown();
+  }
+  std::string Path(const char* name) const { return (dir_ / name).string(); }
+  nlohmann::json Json(const std::string& args) {
+    Result r = Bench(args + " -o json");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out, nullptr, false);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(VtBenchRequests, ReportsVllmsMetricsForEachRequest) {
+  auto doc = Json("--dataset-path " + Path("prompts.jsonl") + " --custom-output-len 3 --metric-percentiles 50,90");
+  EXPECT_EQ(doc["completed"], 2);
+  EXPECT_EQ(doc["total_input_tokens"], 1 + 5 + 1 + 3);  // BOS + bytes, per prompt
+  EXPECT_EQ(doc["total_output_tokens"], 3 + 2);         // --custom-output-len, then the line's own
+  for (const char* key : {"duration", "request_throughput", "output_throughput", "mean_ttft_ms", "median_tpot_ms", "std_itl_ms",
+                          "p50_ttft_ms", "p90_itl_ms"}) {
+    ASSERT_TRUE(doc.contains(key)) << key;
+    EXPECT_GT(doc[key].get<double>(), 0) << key;
+  }
+  EXPECT_FALSE(doc.contains("p99_ttft_ms"));
+  EXPECT_FALSE(doc.contains("mean_e2el_ms"));  // not in the default --percentile-metrics
+}
+
+TEST_F(VtBenchRequests, PromptsAreRenderedWithTheTemplateBeforeTheyAreTokenized) {
+  std::string base = "--dataset-path " + Path("prompts.jsonl") + " --custom-output-len 1";
+  auto raw = Json(base);
+  auto templated = Json(base + " --no-skip-chat-template --chat-template " + Path("chat.jinja") + " --enable-thinking");
+  // Each prompt gains "<|user|>" + "<|end|>" + "T": 16 bytes, one token each in a byte vocabulary.
+  EXPECT_EQ(templated["total_input_tokens"].get<int>() - raw["total_input_tokens"].get<int>(), 2 * 16);
+  EXPECT_EQ(Setting(templated, "skip_chat_template")["resolved"], "false");
+  EXPECT_EQ(Setting(templated, "enable_thinking")["resolved"], "true (passed to the template)");
+  EXPECT_EQ(Setting(raw, "enable_thinking")["resolved"], "unused (no template rendered)");
+}
+
+// A template that writes BOS itself gets no second one: "<s>" is parsed as the BOS token.
+TEST_F(VtBenchRequests, ATemplateThatWritesBosGetsNoSecondOne) {
+  std::ofstream(dir_ / "bos.jinja") << "{{ bos_token }}{{ messages[0].content }}";
+  std::string base = "--dataset-path " + Path("prompts.jsonl") + " --custom-output-len 1";
+  auto raw = Json(base);
+  auto templated = Json(base + " --no-skip-chat-template --chat-template " + Path("bos.jinja"));
+  EXPECT_EQ(templated["total_input_tokens"], raw["total_input_tokens"]);
+}
+
+TEST_F(VtBenchRequests, RandomAndPretokenizedPromptsAreTokenIds) {
+  auto random = Json("--dataset-name random --random-input-len 7 --random-output-len 2 --num-prompts 3");
+  EXPECT_EQ(random["total_input_tokens"], 21);
+  EXPECT_EQ(random["total_output_tokens"], 6);
+  std::ofstream(Path("ids.jsonl")) << "[1, 2, 3]\n{\"prompt_token_ids\": [4, 5]}\n";
+  auto ids = Json("--pretokenized " + Path("ids.jsonl") + " --custom-output-len 2");
+  EXPECT_EQ(ids["total_input_tokens"], 5);
+  Result env = Sh("VT_BENCH_PRETOKENIZE=" + Path("ids.jsonl") + " " + std::string(VT_BENCH_BIN) + " -m " + model_ + " -o json --custom-output-len 1");
+  ASSERT_EQ(env.code, 0) << env.err;
+  EXPECT_EQ(nlohmann::json::parse(env.out)["completed"], 2);
+}
+
+TEST_F(VtBenchRequests, BadDatasetsAndIgnoredFlagsAreRefusedNamingWhat) {
+  std::ofstream(Path("bad.jsonl")) << "{\"prompt\": \"ok\"}\n{\"text\": 1}\n";
+  Result bad = Bench("--dataset-path " + Path("bad.jsonl"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find(Path("bad.jsonl") + ":2: expected an object with a \"prompt\" string"), std::string::npos) << bad.err;
+  std::ofstream(Path("ids.jsonl")) << "[1, 2, 300]\n";
+  EXPECT_NE(Bench("--pretokenized " + Path("ids.jsonl")).err.find(":1: token id 300 is outside the vocabulary (0..257)"), std::string::npos);
+  std::ofstream(Path("raise.jinja")) << "{{ raise_exception('no system prompts') }}";
+  Result raised = Bench("--dataset-path " + Path("prompts.jsonl") + " --no-skip-chat-template --chat-template " + Path("raise.jinja"));
+  EXPECT_EQ(raised.code, 2);
+  EXPECT_NE(raised.err.find("raise.jinja: template:1:19: raise_exception: no system prompts"), std::string::npos) << raised.err;
+  Result random_tpl = Bench("--dataset-name random --no-skip-chat-template --chat-template " + Path("chat.jinja"));
+  EXPECT_EQ(random_tpl.code, 2);
+  EXPECT_NE(random_tpl.err.find("--no-skip-chat-template: --dataset-name random prompts are token ids"), std::string::npos) << random_tpl.err;
+  EXPECT_NE(Bench("--dataset-path " + Path("prompts.jsonl") + " -p 8").err.find("-p/-n/-r set pp/tg tests"), std::string::npos);
+  EXPECT_NE(Bench("--num-prompts 3").err.find("need a request dataset"), std::string::npos);
+  EXPECT_NE(Bench("--dataset-name custom").err.find("--dataset-name custom needs --dataset-path"), std::string::npos);
+  EXPECT_NE(Bench("--dataset-name random --percentile-metrics ttft,foo").err.find("unknown metric 'foo'"), std::string::npos);
+  EXPECT_EQ(Bench("--dataset-path " + Path("absent.jsonl")).code, 1);
+}
+
 }  // namespace

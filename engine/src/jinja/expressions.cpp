@@ -38,39 +38,44 @@ StatusOr<Value> Interp::Eval(const Node& n) {
       return n.kids[2] ? Eval(*n.kids[2]) : StatusOr<Value>(Value());
     }
     case Node::Kind::kFilter:
-    case Node::Kind::kTest: {
-      auto operand = Eval(*n.kids[0]);
-      if (!operand.ok()) return operand;
-      std::vector<Value> args;
-      Kwargs kwargs;
-      VT_RETURN_IF_ERROR(Args(n, 1, &args, &kwargs));
-      if (n.kind == Node::Kind::kFilter) return Filter(n.text, operand.value(), args, kwargs, n);
-      auto passed = Test(n.text, operand.value(), args, n);
-      if (!passed.ok()) return passed.status();
-      return Value::Bool(passed.value() != n.negated);
-    }
+    case Node::Kind::kTest: return EvalFilterOrTest(n);
     case Node::Kind::kList:
-    case Node::Kind::kTuple: {
-      Array items;
-      for (const NodePtr& kid : n.kids) {
-        auto v = Eval(*kid);
-        if (!v.ok()) return v;
-        items.push_back(v.value());
-      }
-      return Value::MakeArray(std::move(items));
-    }
-    case Node::Kind::kDict: {
-      Value dict = Value::MakeObject();
-      for (size_t i = 0; i + 1 < n.kids.size(); i += 2) {
-        auto k = Eval(*n.kids[i]);
-        auto v = k.ok() ? Eval(*n.kids[i + 1]) : k;
-        if (!v.ok()) return v;
-        dict.Set(k.value().Str(), v.value());
-      }
-      return dict;
-    }
+    case Node::Kind::kTuple:
+    case Node::Kind::kDict: return EvalCollection(n);
     default: return TemplateError(n.line, n.col, "not an expression");
   }
+}
+
+StatusOr<Value> Interp::EvalFilterOrTest(const Node& n) {
+  auto operand = Eval(*n.kids[0]);
+  if (!operand.ok()) return operand;
+  std::vector<Value> args;
+  Kwargs kwargs;
+  VT_RETURN_IF_ERROR(Args(n, 1, &args, &kwargs));
+  if (n.kind == Node::Kind::kFilter) return Filter(n.text, operand.value(), args, kwargs, n);
+  auto passed = Test(n.text, operand.value(), args, n);
+  if (!passed.ok()) return passed.status();
+  return Value::Bool(passed.value() != n.negated);
+}
+
+StatusOr<Value> Interp::EvalCollection(const Node& n) {
+  if (n.kind == Node::Kind::kDict) {
+    Value dict = Value::MakeObject();
+    for (size_t i = 0; i + 1 < n.kids.size(); i += 2) {
+      auto k = Eval(*n.kids[i]);
+      auto v = k.ok() ? Eval(*n.kids[i + 1]) : k;
+      if (!v.ok()) return v;
+      dict.Set(k.value().Str(), v.value());
+    }
+    return dict;
+  }
+  Array items;
+  for (const NodePtr& kid : n.kids) {
+    auto v = Eval(*kid);
+    if (!v.ok()) return v;
+    items.push_back(v.value());
+  }
+  return Value::MakeArray(std::move(items));
 }
 
 Status Interp::Args(const Node& n, size_t from, std::vector<Value>* args, Kwargs* kwargs) {

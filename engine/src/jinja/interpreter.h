@@ -35,6 +35,8 @@ class Interp {
   void DefineMacro(const NodePtr& n);
   StatusOr<Value> Eval(const Node& n);
   StatusOr<Value> EvalBinary(const Node& n);
+  StatusOr<Value> EvalFilterOrTest(const Node& n);
+  StatusOr<Value> EvalCollection(const Node& n);
   StatusOr<Value> EvalCall(const Node& n);
   StatusOr<Value> EvalIndex(const Node& n);
   StatusOr<Value> EvalSlice(const Node& n);

@@ -1,5 +1,8 @@
 #include "bench_options.h"
 
+#include <cstdlib>
+#include <sstream>
+
 namespace vtbench {
 namespace {
 
@@ -8,6 +11,46 @@ vt::Status Refuse(const std::string& message) { return vt::Status(vt::StatusCode
 std::string Requested(const std::optional<bool>& flag, bool fallback) {
   if (!flag) return std::string(fallback ? "true" : "false") + " (default)";
   return *flag ? "true" : "false";
+}
+
+std::vector<std::string> List(const std::string& csv) {
+  std::vector<std::string> items;
+  std::stringstream s(csv);
+  for (std::string item; std::getline(s, item, ',');) items.push_back(item);
+  return items;
+}
+
+vt::Status CheckPercentiles(const BenchOptions& o) {
+  for (const std::string& m : List(o.percentile_metrics)) {
+    if (m != "ttft" && m != "tpot" && m != "itl" && m != "e2el") {
+      return Refuse("--percentile-metrics: unknown metric '" + m + "' (ttft, tpot, itl, e2el)");
+    }
+  }
+  for (const std::string& p : List(o.metric_percentiles)) {
+    char* end = nullptr;
+    double v = std::strtod(p.c_str(), &end);
+    if (p.empty() || *end != '\0' || v < 0 || v > 100) return Refuse("--metric-percentiles: '" + p + "' is not a percentile (0..100)");
+  }
+  return vt::Status();
+}
+
+// Flags of one mode given in the other would change nothing: refuse them.
+vt::Status CheckModes(const BenchOptions& o) {
+  if (o.RequestMode() && o.pp_tg_flags) {
+    return Refuse("-p/-n/-r set pp/tg tests, which do not run in request mode (--dataset-name / --dataset-path / "
+                  "--pretokenized); drop them or the dataset");
+  }
+  if (!o.RequestMode() && o.request_flags) {
+    return Refuse("--num-prompts, --random-*, --custom-output-len and the percentile flags need a request dataset "
+                  "(--dataset-name custom|random, --dataset-path or --pretokenized)");
+  }
+  if (o.dataset_name == "custom" && o.dataset_path.empty() && o.pretokenized.empty()) {
+    return Refuse("--dataset-name custom needs --dataset-path FILE (JSON lines with a \"prompt\")");
+  }
+  if (o.dataset_name == "random" && !o.dataset_path.empty()) {
+    return Refuse("--dataset-path " + o.dataset_path + " would be ignored by --dataset-name random");
+  }
+  return CheckPercentiles(o);
 }
 
 }  // namespace
@@ -29,19 +72,22 @@ vt::Status CheckCombinations(const BenchOptions& o, bool model_has_template) {
   if (!skip && o.chat_template.empty() && !model_has_template) {
     return Refuse("--no-skip-chat-template: " + o.model + " has no tokenizer.chat_template and no --chat-template was given");
   }
-  if (!skip) {
-    return vt::Status(vt::StatusCode::kUnimplemented,
-                      "--no-skip-chat-template: rendering chat templates is not built yet (specs/vt-bench.md, Owed)");
+  if (!skip && !o.TextPrompts()) {
+    return Refuse("--no-skip-chat-template: " +
+                  std::string(o.RequestMode() ? "--dataset-name random prompts" : "pp/tg tests") +
+                  " are token ids, there is no text to render; use --dataset-name custom --dataset-path FILE");
   }
-  return vt::Status();
+  return CheckModes(o);
 }
 
-std::vector<Setting> Settings(const BenchOptions& o, const vt::SamplingParams& used, bool rendered) {
+std::vector<Setting> Settings(const BenchOptions& o, const vt::SamplingParams& used, bool rendered, std::optional<bool> thinking_passed) {
+  std::string thinking = !rendered ? "unused (no template rendered)"
+                         : thinking_passed ? std::string(*thinking_passed ? "true" : "false") + " (passed to the template)"
+                                           : "undefined in the template";
   return {
       {"ignore_eos", Requested(o.ignore_eos, kDefaultIgnoreEos), used.ignore_eos ? "true" : "false"},
       {"skip_chat_template", Requested(o.skip_chat_template, kDefaultSkipChatTemplate), rendered ? "false" : "true"},
-      {"enable_thinking", o.enable_thinking ? (*o.enable_thinking ? "true" : "false") : "unset (default)",
-       rendered ? "passed to the template" : "unused (no template rendered)"},
+      {"enable_thinking", o.enable_thinking ? (*o.enable_thinking ? "true" : "false") : "unset (default)", thinking},
   };
 }
 

@@ -20,6 +20,17 @@ struct BenchOptions {
   std::optional<bool> ignore_eos, skip_chat_template, enable_thinking;
   std::string chat_template;  // --chat-template FILE
   std::string pretokenized;   // --pretokenized FILE (or VT_BENCH_PRETOKENIZE)
+  // Request mode (vLLM's `bench` names): a dataset of prompts run one request at a time.
+  std::string dataset_name;  // "", "custom" or "random"
+  std::string dataset_path;
+  int num_prompts = 100, random_input_len = 1024, random_output_len = 128, custom_output_len = 256;
+  uint64_t seed = 0;
+  std::string percentile_metrics = "ttft,tpot,itl", metric_percentiles = "99";
+  // Which flags the command line gave, for the refusals of flags the mode would ignore.
+  bool pp_tg_flags = false, request_flags = false;
+
+  bool RequestMode() const { return !dataset_name.empty() || !dataset_path.empty() || !pretokenized.empty(); }
+  bool TextPrompts() const { return RequestMode() && pretokenized.empty() && dataset_name != "random"; }
 };
 
 inline constexpr bool kDefaultIgnoreEos = true;
@@ -36,6 +47,7 @@ struct Setting {
 
 // `used` is the SamplingParams the generation ran with; `rendered`: whether prompts went
 // through a chat template (the render step's own answer).
-std::vector<Setting> Settings(const BenchOptions& o, const vt::SamplingParams& used, bool rendered);
+std::vector<Setting> Settings(const BenchOptions& o, const vt::SamplingParams& used, bool rendered,
+                              std::optional<bool> thinking_passed = std::nullopt);
 
 }  // namespace vtbench

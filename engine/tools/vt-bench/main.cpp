@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "bench_options.h"
+#include "request_bench.h"
 #include "vt/model.h"
 #include "vt/sampling.h"
 #include "vt/tokenizer.h"
@@ -101,6 +102,47 @@ void Print(const BenchOptions& o, const std::vector<Result>& results, const std:
   for (const auto& s : settings) std::cout << "| " << s.name << " | " << s.requested << " | " << s.resolved << " |\n";
 }
 
+void PrintRequests(const BenchOptions& o, const std::vector<std::pair<std::string, double>>& metrics,
+                   const std::vector<vtbench::Setting>& settings) {
+  if (o.output == "json") {
+    nlohmann::ordered_json doc = {{"model", o.model}};
+    for (const auto& [name, value] : metrics) {
+      bool count = name == "completed" || (name.rfind("total_", 0) == 0 && name.find("throughput") == std::string::npos);
+      doc[name] = count ? nlohmann::ordered_json(static_cast<int64_t>(value)) : nlohmann::ordered_json(value);
+    }
+    doc["settings"] = nlohmann::json::array();
+    for (const auto& s : settings) doc["settings"].push_back({{"name", s.name}, {"requested", s.requested}, {"resolved", s.resolved}});
+    std::cout << doc.dump(2) << "\n";
+    return;
+  }
+  if (o.output == "csv") {
+    std::cout << "metric,value\n";
+    for (const auto& [name, value] : metrics) std::cout << name << "," << value << "\n";
+    return;
+  }
+  std::cout << "| metric | value |\n| --- | ---: |\n";
+  for (const auto& [name, value] : metrics) std::printf("| %s | %.3f |\n", name.c_str(), value);
+  std::cout << "\n| setting | requested | resolved |\n| --- | --- | --- |\n";
+  for (const auto& s : settings) std::cout << "| " << s.name << " | " << s.requested << " | " << s.resolved << " |\n";
+}
+
+// Request mode: the dataset's prompts one request at a time (specs/vt-bench.md).
+int RunRequestMode(const BenchOptions& o, const vt::GgufFile& file, vt::LlamaModel& model, const vt::StatusOr<vt::Tokenizer>& tokenizer,
+                   const vt::SamplingParams& used) {
+  if (o.TextPrompts() && !tokenizer.ok()) return Fail(o.model + ": " + tokenizer.status().message(), 2);
+  const vt::GgufValue* tmpl = file.Find("tokenizer.chat_template");
+  vt::Tokenizer none;
+  auto dataset = vtbench::LoadDataset(o, tokenizer.ok() ? tokenizer.value() : none, tmpl && tmpl->AsString() ? *tmpl->AsString() : "",
+                                      model.hparams().n_vocab);
+  if (!dataset.ok()) return Fail(dataset.status().message(), dataset.status().code() == vt::StatusCode::kUnavailable ? 1 : 2);
+  double duration = 0;
+  auto timings = vtbench::RunRequests(model, dataset.value(), used, tokenizer.ok() ? tokenizer->eos() : -1, &duration);
+  if (!timings.ok()) return Fail(timings.status().message(), 1);
+  PrintRequests(o, vtbench::Summarize(timings.value(), duration, o.percentile_metrics, o.metric_percentiles),
+                vtbench::Settings(o, used, dataset.value().rendered, dataset.value().enable_thinking));
+  return 0;
+}
+
 int Run(BenchOptions o) {
   if (o.threads > 0) setenv("VT_THREADS", std::to_string(o.threads).c_str(), 1);  // before the CPU backend starts
   if (const char* pre = std::getenv("VT_BENCH_PRETOKENIZE"); pre && *pre && o.pretokenized.empty()) o.pretokenized = pre;
@@ -109,10 +151,6 @@ int Run(BenchOptions o) {
   auto shared = std::make_shared<const vt::GgufFile>(std::move(file).value());
   vt::Status combos = vtbench::CheckCombinations(o, shared->Find("tokenizer.chat_template") != nullptr);
   if (!combos.ok()) return Fail(combos.message(), 2);
-  if (!o.pretokenized.empty()) {
-    return Fail("--pretokenized " + o.pretokenized + ": pp/tg tests use random tokens; the request mode that reads "
-                "prompts is not built yet (specs/vt-bench.md, Owed)", 2);
-  }
   vt::Backend& cpu = *vt::GetBackend(vt::DeviceType::kCPU);
   auto model = vt::LlamaModel::Load(shared, vt::Engine{vt::MakeQueue(cpu)}, nullptr);
   if (!model.ok()) return Fail(o.model + ": " + model.status().message(), 2);
@@ -121,6 +159,7 @@ int Run(BenchOptions o) {
   vt::SamplingParams used;
   used.temperature = 0;
   used.ignore_eos = o.ignore_eos.value_or(vtbench::kDefaultIgnoreEos);
+  if (o.RequestMode()) return RunRequestMode(o, *shared, *model.value(), tokenizer, used);
   std::vector<Result> results;
   for (int n : o.n_prompt) {
     Result r{"pp" + std::to_string(n), n, 0, {}};
@@ -151,6 +190,21 @@ int Run(BenchOptions o) {
 
 }  // namespace
 
+// vLLM's `bench` names for the request mode.
+void AddRequestOptions(CLI::App& app, BenchOptions& o) {
+  app.add_option("--dataset-name", o.dataset_name, "Request mode: custom (--dataset-path) or random prompts")
+      ->check(CLI::IsMember({"custom", "random"}));
+  app.add_option("--dataset-path", o.dataset_path, "JSON lines with a \"prompt\" (request mode, custom)");
+  app.add_option("--num-prompts", o.num_prompts, "Requests to run (default 100)")->check(CLI::Range(1, 1000000));
+  app.add_option("--random-input-len", o.random_input_len, "Prompt tokens of random requests (default 1024)")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--random-output-len", o.random_output_len, "Output tokens of random requests (default 128)")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--custom-output-len", o.custom_output_len, "Output tokens of custom/pretokenized requests (default 256)")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--seed", o.seed, "Seed of the random dataset");
+  app.add_option("--percentile-metrics", o.percentile_metrics, "Metrics with percentiles: ttft,tpot,itl,e2el");
+  app.add_option("--metric-percentiles", o.metric_percentiles, "Percentiles to report, e.g. 50,90,99");
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"vt-bench: prompt processing and generation speed of a GGUF llama model"};
   BenchOptions o;
@@ -170,11 +224,17 @@ int main(int argc, char** argv) {
   pair("--skip-chat-template", "--no-skip-chat-template", o.skip_chat_template, "Use prompts as they are (default: on)");
   pair("--enable-thinking", "--no-enable-thinking", o.enable_thinking, "Passed to the chat template");
   app.add_option("--chat-template", o.chat_template, "A chat template file instead of the model's");
-  app.add_option("--pretokenized", o.pretokenized, "Token ids instead of text (also VT_BENCH_PRETOKENIZE)");
+  app.add_option("--pretokenized", o.pretokenized, "JSON lines of token ids as requests (also VT_BENCH_PRETOKENIZE)");
+  AddRequestOptions(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  for (const char* flag : {"-p", "-n", "-r"}) o.pp_tg_flags = o.pp_tg_flags || app.get_option(flag)->count() > 0;
+  for (const char* flag : {"--num-prompts", "--random-input-len", "--random-output-len", "--custom-output-len",
+                           "--percentile-metrics", "--metric-percentiles", "--seed"}) {
+    o.request_flags = o.request_flags || app.get_option(flag)->count() > 0;
   }
   o.n_gen.erase(std::remove(o.n_gen.begin(), o.n_gen.end(), 0), o.n_gen.end());  // -n 0: no tg test
   return Run(o);

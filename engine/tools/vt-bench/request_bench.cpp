@@ -1,0 +1,109 @@
+#include "request_bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace vtbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+vt::StatusOr<RequestTiming> RunOne(vt::LlamaModel& model, const Request& r, const vt::SamplingParams& base, int32_t eos) {
+  vt::SamplingParams p = base;
+  p.max_tokens = r.output_len;
+  auto cache = model.NewCache(static_cast<int>(r.prompt.size()) + r.output_len + 1);
+  auto sampler = vt::Sampler::Create(p);
+  if (!cache.ok() || !sampler.ok()) return cache.ok() ? sampler.status() : cache.status();
+  RequestTiming t;
+  t.input_tokens = static_cast<int>(r.prompt.size());
+  auto start = Clock::now();
+  auto logits = model.Forward(r.prompt, cache.value());
+  auto last = Clock::now();
+  while (logits.ok() && t.output_tokens < r.output_len) {
+    int32_t next = sampler->Sample(logits.value());
+    auto now = Clock::now();
+    if (t.output_tokens == 0) t.ttft_s = std::chrono::duration<double>(now - start).count();
+    if (t.output_tokens > 0) t.itl_s.push_back(std::chrono::duration<double>(now - last).count());
+    last = now;
+    ++t.output_tokens;
+    if ((next == eos && !p.ignore_eos) || t.output_tokens == r.output_len) break;
+    logits = model.Forward({next}, cache.value());
+  }
+  if (!logits.ok()) return logits.status();
+  t.e2el_s = Since(start);
+  return t;
+}
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  double rank = p / 100 * static_cast<double>(v.size() - 1);  // linear interpolation, as numpy
+  size_t lo = static_cast<size_t>(std::floor(rank)), hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
+}
+
+void AddStats(const std::string& name, const std::vector<double>& seconds, const std::vector<double>& percentiles,
+              std::vector<std::pair<std::string, double>>* out) {
+  std::vector<double> ms;
+  for (double s : seconds) ms.push_back(s * 1000);
+  double mean = 0, var = 0;
+  for (double x : ms) mean += x / static_cast<double>(ms.size());
+  for (double x : ms) var += (x - mean) * (x - mean) / static_cast<double>(ms.size());  // numpy's std: population
+  out->emplace_back("mean_" + name + "_ms", ms.empty() ? 0 : mean);
+  out->emplace_back("median_" + name + "_ms", Percentile(ms, 50));
+  out->emplace_back("std_" + name + "_ms", std::sqrt(var));
+  for (double p : percentiles) {
+    std::ostringstream label;
+    label << "p" << p << "_" << name << "_ms";
+    out->emplace_back(label.str(), Percentile(ms, p));
+  }
+}
+
+}  // namespace
+
+vt::StatusOr<std::vector<RequestTiming>> RunRequests(vt::LlamaModel& model, const Dataset& dataset,
+                                                     const vt::SamplingParams& sampling, int32_t eos, double* duration_s) {
+  std::vector<RequestTiming> out;
+  auto start = Clock::now();
+  for (const Request& r : dataset.requests) {
+    auto t = RunOne(model, r, sampling, eos);
+    if (!t.ok()) return t.status();
+    out.push_back(t.value());
+  }
+  *duration_s = Since(start);
+  return out;
+}
+
+std::vector<std::pair<std::string, double>> Summarize(const std::vector<RequestTiming>& timings, double duration_s,
+                                                      const std::string& percentile_metrics, const std::string& metric_percentiles) {
+  double input = 0, output = 0;
+  std::vector<double> ttft, tpot, itl, e2el, percentiles;
+  for (const RequestTiming& t : timings) {
+    input += t.input_tokens;
+    output += t.output_tokens;
+    ttft.push_back(t.ttft_s);
+    e2el.push_back(t.e2el_s);
+    if (t.output_tokens > 1) tpot.push_back((t.e2el_s - t.ttft_s) / (t.output_tokens - 1));
+    itl.insert(itl.end(), t.itl_s.begin(), t.itl_s.end());
+  }
+  std::stringstream ps(metric_percentiles);
+  for (std::string p; std::getline(ps, p, ',');) percentiles.push_back(std::strtod(p.c_str(), nullptr));
+  double n = static_cast<double>(timings.size());
+  std::vector<std::pair<std::string, double>> out = {
+      {"completed", n}, {"total_input_tokens", input}, {"total_output_tokens", output}, {"duration", duration_s},
+      {"request_throughput", n / duration_s}, {"output_throughput", output / duration_s},
+      {"total_token_throughput", (input + output) / duration_s}};
+  std::stringstream ms(percentile_metrics);
+  for (std::string m; std::getline(ms, m, ',');) {
+    const std::vector<double>* v = m == "ttft" ? &ttft : m == "tpot" ? &tpot : m == "itl" ? &itl : m == "e2el" ? &e2el : nullptr;
+    if (v) AddStats(m, *v, percentiles, &out);
+  }
+  return out;
+}
+
+}  // namespace vtbench
