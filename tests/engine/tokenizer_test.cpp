@@ -17,7 +17,7 @@ const std::vector<std::pair<std::string, float>> kWords = {
     {"xy", -1}, {"yz", -2}, {"ab", -2}, {"bc", -1},
     {"x", -100}, {"y", -100}, {"z", -100}, {"a", -100}, {"b", -100}, {"c", -100}};
 constexpr int32_t kSpace = 259, kSpaceH = 260, kLo = 263, kSpaceHel = 264, kH = 265;
-constexpr int32_t kXy = 269, kBc = 272, kZ = 275, kA = 276, kTool = 279;
+constexpr int32_t kXy = 269, kBc = 272, kZ = 275, kA = 276, kTool = 279, kSpaces = 280;
 
 int32_t Byte(unsigned char b) { return 3 + b; }
 
@@ -38,6 +38,7 @@ GgufWriter Vocab(const std::string& model = "llama") {
   }
   for (const auto& [text, score] : kWords) add(text, score, TokenType::kNormal);
   add("<tool>", 0, TokenType::kUserDefined);
+  add("\xe2\x96\x81\xe2\x96\x81", 0, TokenType::kUserDefined);  // Gemma has such space runs
   GgufWriter w;
   w.Set("tokenizer.ggml.model", GgufValue::String(model));
   w.Set("tokenizer.ggml.tokens", GgufValue::Array(GgufType::kString, tokens));
@@ -115,6 +116,12 @@ TEST(Tokenizer, PiecesAndStreamingDecodeHoldBackSplitCharacters) {
   EXPECT_EQ(d.Push(Byte(0xC3)), "");  // half of é
   EXPECT_EQ(d.Push(Byte(0xA9)), "\xc3\xa9");
   EXPECT_EQ(d.Flush(), "");
+}
+
+// A user-defined SentencePiece piece spells spaces with ▁ as normal pieces do (Gemma's "▁▁").
+TEST(Tokenizer, UserDefinedPiecesSpellSpacesWithTheSpaceMark) {
+  EXPECT_EQ(Load().Piece(kSpaces), "  ");
+  EXPECT_EQ(Load().Piece(kTool), "<tool>");
 }
 
 TEST(Tokenizer, TextSurvivesARoundTrip) {

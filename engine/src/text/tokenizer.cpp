@@ -169,18 +169,19 @@ std::string Tokenizer::Piece(int32_t id, bool special) const {
   switch (types_[static_cast<size_t>(id)]) {
     case TokenType::kControl: return special ? text : "";
     case TokenType::kUnknown: return "\xe2\x96\x85";  // ▅, as llama.cpp prints an unknown token
-    case TokenType::kUserDefined: return text;
+    case TokenType::kUserDefined:
+      if (bpe_) return text;
+      break;  // SentencePiece's user-defined pieces (Gemma's "▁▁") spell spaces with ▁ too
     case TokenType::kByte: {
       unsigned byte = 0;
       return std::sscanf(text.c_str(), "<0x%2X>", &byte) == 1 ? std::string(1, static_cast<char>(byte)) : "";
     }
-    default: {
-      if (bpe_) return BpePiece(text);
-      std::string piece = text;
-      for (size_t at = 0; (at = piece.find(kSpace, at)) != std::string::npos;) piece.replace(at, kSpace.size(), " ");
-      return piece;
-    }
+    default: break;
   }
+  if (bpe_) return BpePiece(text);
+  std::string piece = text;
+  for (size_t at = 0; (at = piece.find(kSpace, at)) != std::string::npos;) piece.replace(at, kSpace.size(), " ");
+  return piece;
 }
 
 std::string StreamDecoder::Push(int32_t id) {
