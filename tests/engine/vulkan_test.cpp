@@ -1,0 +1,77 @@
+// The Vulkan backend's devices, buffers and copies on whatever device the loader reports
+// (lavapipe, a CPU driver, in CI and on machines without a GPU).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <numeric>
+
+#include "vt/vulkan.h"
+
+namespace vt {
+namespace {
+
+class Vulkan : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto devices = ListVulkanDevices();
+    if (!devices.ok()) GTEST_SKIP() << devices.status().message();
+    devices_ = devices.value();
+  }
+  std::vector<VulkanDeviceInfo> devices_;
+};
+
+TEST_F(Vulkan, ListsDevicesWithIndexNameAndType) {
+  ASSERT_FALSE(devices_.empty());
+  for (size_t i = 0; i < devices_.size(); ++i) {
+    EXPECT_EQ(devices_[i].index, static_cast<int>(i));
+    EXPECT_FALSE(devices_[i].name.empty());
+    EXPECT_NE(devices_[i].type, "");
+  }
+}
+
+TEST_F(Vulkan, BytesRoundTripThroughDeviceBuffers) {
+  auto backend = OpenVulkanBackend("0");
+  ASSERT_TRUE(backend.ok()) << backend.status().message();
+  Backend& b = *backend.value();
+  EXPECT_EQ(b.device().type, DeviceType::kVulkan);
+  std::vector<float> in(1000), out(1000, -1.0f);
+  std::iota(in.begin(), in.end(), 0.5f);
+  auto x = b.Alloc(in.size() * sizeof(float));
+  auto y = b.Alloc(in.size() * sizeof(float));
+  ASSERT_TRUE(x.ok() && y.ok());
+  ASSERT_TRUE(b.CopyIn(x.value(), in.data(), in.size() * sizeof(float)).ok());
+  ASSERT_TRUE(b.CopyWithin(y.value(), x.value(), in.size() * sizeof(float)).ok());
+  ASSERT_TRUE(b.CopyOut(out.data(), y.value(), out.size() * sizeof(float)).ok());
+  EXPECT_EQ(out, in);
+  b.Free(x.value());
+  b.Free(y.value());
+}
+
+TEST_F(Vulkan, DevicesAreChosenByIndexOrNameAndAWrongOneNamesThoseThereAre) {
+  std::string name = devices_[0].name;
+  auto by_name = OpenVulkanBackend(name.substr(0, 4));
+  ASSERT_TRUE(by_name.ok()) << by_name.status().message();
+  EXPECT_EQ(by_name.value()->name(), "vulkan:" + name);
+  auto wrong = OpenVulkanBackend("no-such-device");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidArgument);
+  std::string there;
+  for (const auto& d : devices_) there += (there.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name;
+  EXPECT_EQ(wrong.status().message(), "vulkan: no device matches \"no-such-device\" (devices: " + there + ")");
+  setenv("VT_VULKAN_DEVICE", "99", 1);
+  EXPECT_FALSE(OpenVulkanBackend("").ok());  // the environment picks when the caller does not
+  unsetenv("VT_VULKAN_DEVICE");
+  EXPECT_TRUE(OpenVulkanBackend("").ok());
+}
+
+TEST_F(Vulkan, OpsWithoutAKernelAreNamedStatuses) {
+  auto backend = OpenVulkanBackend("");
+  ASSERT_TRUE(backend.ok());
+  Op op;
+  op.kind = OpKind::kAdd;
+  EXPECT_FALSE(backend.value()->Supports(op));
+  EXPECT_EQ(backend.value()->Run(op).message(), "no kernel for op Add on device vulkan");
+}
+
+}  // namespace
+}  // namespace vt
