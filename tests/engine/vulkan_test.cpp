@@ -5,10 +5,16 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "parity_support.h"
 #include "vt/vulkan.h"
 
 namespace vt {
 namespace {
+
+std::mt19937& Rng() {
+  static std::mt19937 rng(99);
+  return rng;
+}
 
 class Vulkan : public ::testing::Test {
  protected:
@@ -67,10 +73,33 @@ TEST_F(Vulkan, DevicesAreChosenByIndexOrNameAndAWrongOneNamesThoseThereAre) {
 TEST_F(Vulkan, OpsWithoutAKernelAreNamedStatuses) {
   auto backend = OpenVulkanBackend("");
   ASSERT_TRUE(backend.ok());
+  Tensor x = testing::RandomTensor(DType::kF32, {8, 8, 1, 1}, Rng());
+  EXPECT_FALSE(testing::Parity(*backend.value(), OpKind::kRmsNorm, {x}, {}, testing::kTierGeneral));
   Op op;
-  op.kind = OpKind::kAdd;
+  op.kind = OpKind::kRmsNorm;
   EXPECT_FALSE(backend.value()->Supports(op));
-  EXPECT_EQ(backend.value()->Run(op).message(), "no kernel for op Add on device vulkan");
+  EXPECT_EQ(backend.value()->Run(op).message(), "no kernel for op RmsNorm on device vulkan");
+}
+
+// The parity suite's elementwise cases, on the device: a compute shader per op kind.
+TEST_F(Vulkan, ElementwiseKernelsMatchTheFloat64Reference) {
+  auto backend = OpenVulkanBackend("");
+  ASSERT_TRUE(backend.ok()) << backend.status().message();
+  Backend& b = *backend.value();
+  for (int64_t n : {1, 7, 16, 33, 4096}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    Tensor a = testing::RandomTensor(DType::kF32, {n, 5, 2, 1}, Rng(), -4, 4);
+    Tensor full = testing::RandomTensor(DType::kF32, {n, 5, 2, 1}, Rng(), -4, 4);
+    Tensor row = testing::RandomTensor(DType::kF32, {n, 1, 1, 1}, Rng(), -4, 4);
+    OpParams scale;
+    scale.scale = -0.37f;
+    EXPECT_TRUE(testing::Parity(b, OpKind::kAdd, {a, full}, {}, testing::kTierGeneral));
+    EXPECT_TRUE(testing::Parity(b, OpKind::kAdd, {a, row}, {}, testing::kTierGeneral));
+    EXPECT_TRUE(testing::Parity(b, OpKind::kMul, {a, row}, {}, testing::kTierGeneral));
+    EXPECT_TRUE(testing::Parity(b, OpKind::kScale, {a}, scale, testing::kTierGeneral));
+    EXPECT_TRUE(testing::Parity(b, OpKind::kSilu, {a}, {}, testing::kTierGeneral));
+    EXPECT_TRUE(testing::Parity(b, OpKind::kSwiglu, {a, full}, {}, testing::kTierGeneral));
+  }
 }
 
 }  // namespace

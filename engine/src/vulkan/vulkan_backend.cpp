@@ -1,13 +1,17 @@
 // The Vulkan backend on one physical device: a logical device with a compute queue, storage
-// buffers in host-visible coherent memory mapped once, copies through the mapping. The only
-// file that includes the Vulkan headers.
+// buffers in host-visible coherent memory mapped once, copies through the mapping. A tensor's
+// `data` is the mapped address, so views are pointer arithmetic as on every backend; kernels
+// find the buffer and element offset behind an address. Compute shaders come from
+// engine/shaders (glslc at build time, embedded). The only file that includes Vulkan.
 #include <vulkan/vulkan.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
+#include "elementwise_spv.h"
 #include "vt/vulkan.h"
 
 namespace vt {
@@ -58,6 +62,22 @@ struct Buffer {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
   void* mapped = nullptr;
+  size_t size = 0;
+};
+
+// A compute pipeline over three storage buffers and a block of push constants.
+struct Pipeline {
+  VkShaderModule module = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+};
+
+// elementwise.comp's push constants.
+struct ElementwiseParams {
+  uint32_t ne[4], a[4], b[4], o[4], bne[4];
+  uint32_t op;
+  float scale;
 };
 
 class VulkanBackend final : public Backend {
@@ -65,7 +85,14 @@ class VulkanBackend final : public Backend {
   VulkanBackend(VkPhysicalDevice physical, int index, std::string device_name)
       : physical_(physical), index_(index), device_name_(std::move(device_name)) {}
   ~VulkanBackend() override {
-    if (device_) vkDestroyDevice(device_, nullptr);
+    if (!device_) return;
+    vkDeviceWaitIdle(device_);
+    for (auto& [base, b] : buffers_) Release(&b);
+    DestroyPipeline(&elementwise_);
+    if (pool_) vkDestroyDescriptorPool(device_, pool_, nullptr);
+    if (fence_) vkDestroyFence(device_, fence_, nullptr);
+    if (commands_) vkDestroyCommandPool(device_, commands_, nullptr);
+    vkDestroyDevice(device_, nullptr);
   }
 
   Status Open() {
@@ -83,56 +110,68 @@ class VulkanBackend final : public Backend {
     if (r != VK_SUCCESS) return VkError("vkCreateDevice on " + device_name_, r);
     vkGetDeviceQueue(device_, family_, 0, &queue_);
     vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
-    return Status();
+    return OpenCompute();
   }
 
   std::string name() const override { return "vulkan:" + device_name_; }
   Device device() const override { return Device{DeviceType::kVulkan, index_}; }
 
   StatusOr<void*> Alloc(size_t bytes) override {
-    auto b = std::make_unique<Buffer>();
-    VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, nullptr, 0, std::max<size_t>(bytes, 4),
+    Buffer b;
+    b.size = std::max<size_t>(bytes, 4);
+    VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, nullptr, 0, b.size,
                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                             VK_SHARING_MODE_EXCLUSIVE, 0, nullptr};
-    VkResult r = vkCreateBuffer(device_, &info, nullptr, &b->buffer);
+    VkResult r = vkCreateBuffer(device_, &info, nullptr, &b.buffer);
     if (r != VK_SUCCESS) return OutOfMemory(bytes, r);
     VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(device_, b->buffer, &req);
+    vkGetBufferMemoryRequirements(device_, b.buffer, &req);
     int type = MemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, nullptr, req.size, static_cast<uint32_t>(type)};
-    r = type < 0 ? VK_ERROR_OUT_OF_DEVICE_MEMORY : vkAllocateMemory(device_, &alloc, nullptr, &b->memory);
-    if (r == VK_SUCCESS) r = vkBindBufferMemory(device_, b->buffer, b->memory, 0);
-    if (r == VK_SUCCESS) r = vkMapMemory(device_, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
+    r = type < 0 ? VK_ERROR_OUT_OF_DEVICE_MEMORY : vkAllocateMemory(device_, &alloc, nullptr, &b.memory);
+    if (r == VK_SUCCESS) r = vkBindBufferMemory(device_, b.buffer, b.memory, 0);
+    if (r == VK_SUCCESS) r = vkMapMemory(device_, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped);
     if (r != VK_SUCCESS) {
-      Release(b.get());
+      Release(&b);
       return OutOfMemory(bytes, r);
     }
-    return static_cast<void*>(b.release());
+    buffers_[reinterpret_cast<uintptr_t>(b.mapped)] = b;
+    return b.mapped;
   }
 
   void Free(void* data) override {
-    auto* b = static_cast<Buffer*>(data);
-    Release(b);
-    delete b;
+    auto it = buffers_.find(reinterpret_cast<uintptr_t>(data));
+    if (it == buffers_.end()) return;
+    Release(&it->second);
+    buffers_.erase(it);
   }
 
+  // Tensors' data are mapped addresses: copies are plain memory moves (coherent memory).
   Status CopyIn(void* dst, const void* host_src, size_t bytes) override {
-    std::memcpy(static_cast<Buffer*>(dst)->mapped, host_src, bytes);
+    std::memcpy(dst, host_src, bytes);
     return Status();
   }
   Status CopyOut(void* host_dst, const void* src, size_t bytes) override {
-    std::memcpy(host_dst, static_cast<const Buffer*>(src)->mapped, bytes);
+    std::memcpy(host_dst, src, bytes);
     return Status();
   }
   Status CopyWithin(void* dst, const void* src, size_t bytes) override {
-    std::memcpy(static_cast<Buffer*>(dst)->mapped, static_cast<const Buffer*>(src)->mapped, bytes);
+    std::memmove(dst, src, bytes);
     return Status();
   }
 
-  bool Supports(const Op&) const override { return false; }
-  Status Run(const Op& op) override { return NoKernel(op, device()); }
+  bool Supports(const Op& op) const override;
+  Status Run(const Op& op) override;
 
  private:
+  Status OpenCompute();
+  StatusOr<Pipeline> MakePipeline(const uint32_t* words, size_t bytes, uint32_t push_bytes);
+  void DestroyPipeline(Pipeline* p);
+  Status Dispatch(const Pipeline& p, const Buffer* (&bufs)[3], const void* push, uint32_t push_bytes, uint32_t groups);
+  // The buffer holding `address` and the element (4-byte) offset of it, or null.
+  const Buffer* Find(const void* address, uint32_t* element) const;
+  Status Elementwise(const Op& op);
+
   int MemoryType(uint32_t allowed, VkMemoryPropertyFlags want) const {
     for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
       if ((allowed & (1u << i)) && (memory_.memoryTypes[i].propertyFlags & want) == want) return static_cast<int>(i);
@@ -147,6 +186,7 @@ class VulkanBackend final : public Backend {
     if (b->mapped) vkUnmapMemory(device_, b->memory);
     if (b->buffer) vkDestroyBuffer(device_, b->buffer, nullptr);
     if (b->memory) vkFreeMemory(device_, b->memory, nullptr);
+    *b = Buffer{};
   }
 
   VkPhysicalDevice physical_;
@@ -156,7 +196,163 @@ class VulkanBackend final : public Backend {
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t family_ = 0;
   VkPhysicalDeviceMemoryProperties memory_{};
+  std::map<uintptr_t, Buffer> buffers_;  // by mapped base address
+  VkCommandPool commands_ = VK_NULL_HANDLE;
+  VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  Pipeline elementwise_;
 };
+
+Status VulkanBackend::OpenCompute() {
+  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, nullptr, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, family_};
+  VkResult r = vkCreateCommandPool(device_, &pool, nullptr, &commands_);
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, commands_, VK_COMMAND_BUFFER_LEVEL_PRIMARY, 1};
+  if (r == VK_SUCCESS) r = vkAllocateCommandBuffers(device_, &alloc, &cmd_);
+  VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, nullptr, 0};
+  if (r == VK_SUCCESS) r = vkCreateFence(device_, &fence, nullptr, &fence_);
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
+  VkDescriptorPoolCreateInfo descriptors{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, nullptr,
+                                         VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT, 1, 1, &size};
+  if (r == VK_SUCCESS) r = vkCreateDescriptorPool(device_, &descriptors, nullptr, &pool_);
+  if (r != VK_SUCCESS) return VkError("setting up compute on " + device_name_, r);
+  auto p = MakePipeline(k_elementwise_spv, sizeof k_elementwise_spv, sizeof(ElementwiseParams));
+  if (!p.ok()) return p.status();
+  elementwise_ = p.value();
+  return Status();
+}
+
+StatusOr<Pipeline> VulkanBackend::MakePipeline(const uint32_t* words, size_t bytes, uint32_t push_bytes) {
+  Pipeline p;
+  VkShaderModuleCreateInfo module{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, nullptr, 0, bytes, words};
+  VkResult r = vkCreateShaderModule(device_, &module, nullptr, &p.module);
+  VkDescriptorSetLayoutBinding bindings[3];
+  for (uint32_t i = 0; i < 3; ++i) bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo set{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, nullptr, 0, 3, bindings};
+  if (r == VK_SUCCESS) r = vkCreateDescriptorSetLayout(device_, &set, nullptr, &p.set_layout);
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
+  VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, nullptr, 0, 1, &p.set_layout, 1, &push};
+  if (r == VK_SUCCESS) r = vkCreatePipelineLayout(device_, &layout, nullptr, &p.layout);
+  VkPipelineShaderStageCreateInfo stage{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT,
+                                        p.module, "main", nullptr};
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO, nullptr, 0, stage, p.layout, VK_NULL_HANDLE, -1};
+  if (r == VK_SUCCESS) r = vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &info, nullptr, &p.pipeline);
+  if (r != VK_SUCCESS) {
+    DestroyPipeline(&p);
+    return VkError("building a compute pipeline on " + device_name_, r);
+  }
+  return p;
+}
+
+void VulkanBackend::DestroyPipeline(Pipeline* p) {
+  if (p->pipeline) vkDestroyPipeline(device_, p->pipeline, nullptr);
+  if (p->layout) vkDestroyPipelineLayout(device_, p->layout, nullptr);
+  if (p->set_layout) vkDestroyDescriptorSetLayout(device_, p->set_layout, nullptr);
+  if (p->module) vkDestroyShaderModule(device_, p->module, nullptr);
+  *p = Pipeline{};
+}
+
+// Records one dispatch, submits it and waits: kernels finish before Run returns, as the
+// backend contract's synchronous Run expects.
+Status VulkanBackend::Dispatch(const Pipeline& p, const Buffer* (&bufs)[3], const void* push, uint32_t push_bytes, uint32_t groups) {
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, nullptr, pool_, 1, &p.set_layout};
+  VkResult r = vkAllocateDescriptorSets(device_, &alloc, &set);
+  if (r != VK_SUCCESS) return VkError("vkAllocateDescriptorSets on " + device_name_, r);
+  VkDescriptorBufferInfo infos[3];
+  VkWriteDescriptorSet writes[3];
+  for (uint32_t i = 0; i < 3; ++i) {
+    infos[i] = {bufs[i]->buffer, 0, VK_WHOLE_SIZE};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, nullptr, set, i, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, nullptr, &infos[i], nullptr};
+  }
+  vkUpdateDescriptorSets(device_, 3, writes, 0, nullptr);
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, nullptr, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, nullptr};
+  vkResetCommandBuffer(cmd_, 0);
+  vkBeginCommandBuffer(cmd_, &begin);
+  vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+  vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0, nullptr);
+  vkCmdPushConstants(cmd_, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+  vkCmdDispatch(cmd_, groups, 1, 1);
+  // Shader writes become visible to the host's reads of the mapped memory.
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER, nullptr, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT};
+  vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+  r = vkEndCommandBuffer(cmd_);
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO, nullptr, 0, nullptr, nullptr, 1, &cmd_, 0, nullptr};
+  if (r == VK_SUCCESS) r = vkQueueSubmit(queue_, 1, &submit, fence_);
+  if (r == VK_SUCCESS) r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX);
+  vkResetFences(device_, 1, &fence_);
+  vkFreeDescriptorSets(device_, pool_, 1, &set);
+  return r == VK_SUCCESS ? Status() : VkError("running a kernel on " + device_name_, r);
+}
+
+const Buffer* VulkanBackend::Find(const void* address, uint32_t* element) const {
+  uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  auto it = buffers_.upper_bound(a);
+  if (it == buffers_.begin()) return nullptr;
+  --it;
+  if (a >= it->first + it->second.size) return nullptr;
+  *element = static_cast<uint32_t>((a - it->first) / 4);
+  return &it->second;
+}
+
+namespace {
+
+uint32_t ElementwiseCode(OpKind kind) {
+  switch (kind) {
+    case OpKind::kAdd: return 0;
+    case OpKind::kMul: return 1;
+    case OpKind::kScale: return 2;
+    case OpKind::kSilu: return 3;
+    default: return 4;  // Swiglu
+  }
+}
+
+bool IsElementwise(OpKind kind) {
+  return kind == OpKind::kAdd || kind == OpKind::kMul || kind == OpKind::kScale || kind == OpKind::kSilu || kind == OpKind::kSwiglu;
+}
+
+// f32 with contiguous rows, within one dispatch (65535 groups of 256) and 32-bit offsets:
+// what elementwise.comp handles.
+bool Fits(const Tensor& t) {
+  return t.dtype == DType::kF32 && t.nb[0] == 4 && t.NumElements() <= int64_t{65535} * 256 && t.nb[3] / 4 * t.ne[3] < (size_t{1} << 31);
+}
+
+}  // namespace
+
+bool VulkanBackend::Supports(const Op& op) const {
+  if (!IsElementwise(op.kind) || !op.out || !Fits(*op.out)) return false;
+  return std::all_of(op.src.begin(), op.src.end(), [](const Tensor* t) { return t && Fits(*t); });
+}
+
+Status VulkanBackend::Run(const Op& op) {
+  if (!Supports(op)) return NoKernel(op, device());
+  return Elementwise(op);
+}
+
+Status VulkanBackend::Elementwise(const Op& op) {
+  const Tensor& a = *op.src[0];
+  const Tensor& b = op.src.size() > 1 ? *op.src[1] : a;
+  const Tensor& o = *op.out;
+  ElementwiseParams p{};
+  const Buffer* bufs[3] = {Find(a.data, &p.a[0]), Find(b.data, &p.b[0]), Find(o.data, &p.o[0])};
+  for (const Buffer* buf : bufs) {
+    if (!buf) return Status(StatusCode::kInvalidArgument, "vulkan: " + std::string(OpName(op.kind)) + ": a tensor is not in this device's memory");
+  }
+  for (int d = 0; d < 4; ++d) {
+    p.ne[d] = static_cast<uint32_t>(o.ne[d]);
+    p.bne[d] = static_cast<uint32_t>(b.ne[d]);
+    if (d > 0) {
+      p.a[d] = static_cast<uint32_t>(a.nb[d] / 4);
+      p.b[d] = static_cast<uint32_t>(b.nb[d] / 4);
+      p.o[d] = static_cast<uint32_t>(o.nb[d] / 4);
+    }
+  }
+  p.op = ElementwiseCode(op.kind);
+  p.scale = op.params.scale;
+  uint64_t n = static_cast<uint64_t>(o.NumElements());
+  if (n == 0) return Status();
+  return Dispatch(elementwise_, bufs, &p, sizeof p, static_cast<uint32_t>((n + 255) / 256));
+}
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
