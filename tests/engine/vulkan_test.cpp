@@ -102,5 +102,26 @@ TEST_F(Vulkan, ElementwiseKernelsMatchTheFloat64Reference) {
   }
 }
 
+// The parity suite's matmul shapes (odd sizes, batches, broadcast weights) for each weight dtype.
+TEST_F(Vulkan, MatmulMatchesTheFloat64ReferenceForEveryWeightDtype) {
+  auto backend = OpenVulkanBackend("");
+  ASSERT_TRUE(backend.ok()) << backend.status().message();
+  struct Shape {
+    int64_t m, k, n, batch, w_batch;
+  };
+  const Shape shapes[] = {{1, 1, 1, 1, 1}, {1, 17, 33, 1, 1}, {3, 100, 70, 1, 1}, {7, 129, 65, 1, 1},
+                          {33, 300, 70, 2, 1}, {6, 32, 32, 3, 3}, {1, 4096, 40, 1, 1}};
+  for (DType wt : {DType::kF32, DType::kF16, DType::kBF16}) {
+    double tier = wt == DType::kF32 ? testing::kTierGeneral : testing::kTierHalfWeights;
+    for (const Shape& s : shapes) {
+      SCOPED_TRACE(std::string(DTypeName(wt)) + " M=" + std::to_string(s.m) + " K=" + std::to_string(s.k) + " N=" + std::to_string(s.n) +
+                   " batch=" + std::to_string(s.batch));
+      Tensor w = testing::RandomTensor(wt, {s.k, s.n, s.w_batch, 1}, Rng());
+      Tensor x = testing::RandomTensor(DType::kF32, {s.k, s.m, s.batch, 1}, Rng());
+      EXPECT_TRUE(testing::Parity(*backend.value(), OpKind::kMatmul, {w, x}, {}, tier));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vt

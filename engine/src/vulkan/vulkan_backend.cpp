@@ -12,6 +12,7 @@
 #include <map>
 
 #include "elementwise_spv.h"
+#include "matmul_spv.h"
 #include "vt/vulkan.h"
 
 namespace vt {
@@ -73,6 +74,12 @@ struct Pipeline {
   VkPipeline pipeline = VK_NULL_HANDLE;
 };
 
+// matmul.comp's push constants.
+struct MatmulParams {
+  uint32_t K, N, M, ne2, ne3, r2, r3, wtype;
+  uint32_t w[4], x[4], o[4];
+};
+
 // elementwise.comp's push constants.
 struct ElementwiseParams {
   uint32_t ne[4], a[4], b[4], o[4], bne[4];
@@ -89,6 +96,7 @@ class VulkanBackend final : public Backend {
     vkDeviceWaitIdle(device_);
     for (auto& [base, b] : buffers_) Release(&b);
     DestroyPipeline(&elementwise_);
+    DestroyPipeline(&matmul_);
     if (pool_) vkDestroyDescriptorPool(device_, pool_, nullptr);
     if (fence_) vkDestroyFence(device_, fence_, nullptr);
     if (commands_) vkDestroyCommandPool(device_, commands_, nullptr);
@@ -118,7 +126,9 @@ class VulkanBackend final : public Backend {
 
   StatusOr<void*> Alloc(size_t bytes) override {
     Buffer b;
-    b.size = std::max<size_t>(bytes, 4);
+    // Whole 32-bit words: shaders read half-precision weights as words, so an odd count of
+    // halves must still have its last word inside the buffer (else robust access reads 0).
+    b.size = std::max<size_t>((bytes + 3) / 4 * 4, 4);
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, nullptr, 0, b.size,
                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                             VK_SHARING_MODE_EXCLUSIVE, 0, nullptr};
@@ -168,9 +178,10 @@ class VulkanBackend final : public Backend {
   StatusOr<Pipeline> MakePipeline(const uint32_t* words, size_t bytes, uint32_t push_bytes);
   void DestroyPipeline(Pipeline* p);
   Status Dispatch(const Pipeline& p, const Buffer* (&bufs)[3], const void* push, uint32_t push_bytes, uint32_t groups);
-  // The buffer holding `address` and the element (4-byte) offset of it, or null.
-  const Buffer* Find(const void* address, uint32_t* element) const;
+  // The buffer holding `address` and the offset of it in `unit`-byte elements, or null.
+  const Buffer* Find(const void* address, uint32_t* element, size_t unit = 4) const;
   Status Elementwise(const Op& op);
+  Status Matmul(const Op& op);
 
   int MemoryType(uint32_t allowed, VkMemoryPropertyFlags want) const {
     for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
@@ -201,7 +212,7 @@ class VulkanBackend final : public Backend {
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
-  Pipeline elementwise_;
+  Pipeline elementwise_, matmul_;
 };
 
 Status VulkanBackend::OpenCompute() {
@@ -219,6 +230,9 @@ Status VulkanBackend::OpenCompute() {
   auto p = MakePipeline(k_elementwise_spv, sizeof k_elementwise_spv, sizeof(ElementwiseParams));
   if (!p.ok()) return p.status();
   elementwise_ = p.value();
+  auto m = MakePipeline(k_matmul_spv, sizeof k_matmul_spv, sizeof(MatmulParams));
+  if (!m.ok()) return m.status();
+  matmul_ = m.value();
   return Status();
 }
 
@@ -285,13 +299,13 @@ Status VulkanBackend::Dispatch(const Pipeline& p, const Buffer* (&bufs)[3], cons
   return r == VK_SUCCESS ? Status() : VkError("running a kernel on " + device_name_, r);
 }
 
-const Buffer* VulkanBackend::Find(const void* address, uint32_t* element) const {
+const Buffer* VulkanBackend::Find(const void* address, uint32_t* element, size_t unit) const {
   uintptr_t a = reinterpret_cast<uintptr_t>(address);
   auto it = buffers_.upper_bound(a);
   if (it == buffers_.begin()) return nullptr;
   --it;
   if (a >= it->first + it->second.size) return nullptr;
-  *element = static_cast<uint32_t>((a - it->first) / 4);
+  *element = static_cast<uint32_t>((a - it->first) / unit);
   return &it->second;
 }
 
@@ -319,14 +333,52 @@ bool Fits(const Tensor& t) {
 
 }  // namespace
 
+// Matmul: f32 activations and output as Fits says, weights f32/f16/bf16 with contiguous rows.
+bool FitsMatmul(const Op& op) {
+  if (op.src.size() != 2 || !op.src[0] || !op.src[1] || !Fits(*op.src[1]) || !Fits(*op.out)) return false;
+  const Tensor& w = *op.src[0];
+  bool half = w.dtype == DType::kF16 || w.dtype == DType::kBF16;
+  return (w.dtype == DType::kF32 || half) && w.nb[0] == (half ? 2u : 4u) && w.nb[3] / w.nb[0] * w.ne[3] < (size_t{1} << 31);
+}
+
 bool VulkanBackend::Supports(const Op& op) const {
-  if (!IsElementwise(op.kind) || !op.out || !Fits(*op.out)) return false;
+  if (!op.out) return false;
+  if (op.kind == OpKind::kMatmul) return FitsMatmul(op);
+  if (!IsElementwise(op.kind) || !Fits(*op.out)) return false;
   return std::all_of(op.src.begin(), op.src.end(), [](const Tensor* t) { return t && Fits(*t); });
 }
 
 Status VulkanBackend::Run(const Op& op) {
   if (!Supports(op)) return NoKernel(op, device());
-  return Elementwise(op);
+  return op.kind == OpKind::kMatmul ? Matmul(op) : Elementwise(op);
+}
+
+Status VulkanBackend::Matmul(const Op& op) {
+  const Tensor& w = *op.src[0];
+  const Tensor& x = *op.src[1];
+  const Tensor& o = *op.out;
+  size_t wunit = w.nb[0];
+  MatmulParams p{};
+  const Buffer* bufs[3] = {Find(w.data, &p.w[0], wunit), Find(x.data, &p.x[0]), Find(o.data, &p.o[0])};
+  for (const Buffer* buf : bufs) {
+    if (!buf) return Status(StatusCode::kInvalidArgument, "vulkan: Matmul: a tensor is not in this device's memory");
+  }
+  p.K = static_cast<uint32_t>(w.ne[0]);
+  p.N = static_cast<uint32_t>(w.ne[1]);
+  p.M = static_cast<uint32_t>(x.ne[1]);
+  p.ne2 = static_cast<uint32_t>(x.ne[2]);
+  p.ne3 = static_cast<uint32_t>(x.ne[3]);
+  p.r2 = static_cast<uint32_t>(x.ne[2] / w.ne[2]);
+  p.r3 = static_cast<uint32_t>(x.ne[3] / w.ne[3]);
+  p.wtype = w.dtype == DType::kF32 ? 0 : w.dtype == DType::kF16 ? 1 : 2;
+  for (int d = 1; d < 4; ++d) {
+    p.w[d] = static_cast<uint32_t>(w.nb[d] / wunit);
+    p.x[d] = static_cast<uint32_t>(x.nb[d] / 4);
+    p.o[d] = static_cast<uint32_t>(o.nb[d] / 4);
+  }
+  uint64_t n = static_cast<uint64_t>(o.NumElements());
+  if (n == 0) return Status();
+  return Dispatch(matmul_, bufs, &p, sizeof p, static_cast<uint32_t>((n + 255) / 256));
 }
 
 Status VulkanBackend::Elementwise(const Op& op) {
