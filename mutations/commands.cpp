@@ -64,7 +64,11 @@ std::vector<std::string> BuildArgv(const Catalog& c, const Placeholders& p) {
 
 std::vector<std::string> TestArgv(const Catalog& c, const Placeholders& p) {
   if (!c.test_command.empty()) return Expand(c.test_command, p);
-  return Expand({"ctest", "--test-dir", "{build}", "--output-on-failure", "--no-tests=error", "-R", "{tests_regex}"}, p);
+  // gtest cases report through GTEST_OUTPUT's JSON (with their failure messages); the JUnit
+  // report adds the plain ctest tests (add_test commands), which have no JSON of their own.
+  return Expand({"ctest", "--test-dir", "{build}", "--output-on-failure", "--no-tests=error", "--output-junit",
+                 "{results}/ctest.xml", "-R", "{tests_regex}"},
+                p);
 }
 
 std::vector<std::string> ListArgv(const Catalog& c, const Placeholders& p) {

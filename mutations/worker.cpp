@@ -106,12 +106,18 @@ StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::stri
   Placeholders p = Where(c, tests);
   TestRun run;
   PG_ASSIGN_OR_RETURN(run.step, Step(TestArgv(c, p), c, Log("test"), timeout_s));
+  // gtest's JSON first: a case both reports name keeps gtest's own failure messages.
+  std::vector<fs::path> reports;
   for (const auto& f : fs::directory_iterator(results, ec)) {
-    bool json = f.path().extension() == ".json", xml = f.path().extension() == ".xml";
-    if (!json && !xml) continue;
-    PG_ASSIGN_OR_RETURN(std::string text, ReadFile(f.path().string()));
-    PG_RETURN_IF_ERROR(json ? AddGtestJson(f.path().string(), text, &run.results)
-                            : AddCtestJunit(f.path().string(), text, &run.results));
+    if (f.path().extension() == ".json" || f.path().extension() == ".xml") reports.push_back(f.path());
+  }
+  std::sort(reports.begin(), reports.end(), [](const fs::path& a, const fs::path& b) {
+    return std::make_pair(a.extension() != ".json", a) < std::make_pair(b.extension() != ".json", b);
+  });
+  for (const fs::path& f : reports) {
+    PG_ASSIGN_OR_RETURN(std::string text, ReadFile(f.string()));
+    PG_RETURN_IF_ERROR(f.extension() == ".json" ? AddGtestJson(f.string(), text, &run.results)
+                                                : AddCtestJunit(f.string(), text, &run.results));
   }
   return run;
 }

@@ -19,6 +19,21 @@ add_library(calc calc.cpp)
 add_executable(calc_test calc_test.cpp)
 target_link_libraries(calc_test calc GTest::gtest GTest::gtest_main)
 gtest_discover_tests(calc_test)
+add_executable(calc_check calc_check.cpp)
+target_link_libraries(calc_check calc)
+add_test(NAME Plain.AddIsFive COMMAND calc_check)
+)X";
+
+// A plain ctest test (no gtest JSON): its result reaches mutate through ctest's JUnit report.
+const char kCalcCheck[] = R"X(#include <cstdio>
+
+#include "calc.h"
+
+int main() {
+  if (Add(2, 3) == 5) return 0;
+  std::puts("plain: Add(2, 3) is not 5");
+  return 1;
+}
 )X";
 
 const char kCalc[] = R"X(#include "calc.h"
@@ -50,7 +65,7 @@ TEST(Loop, SumsBelowN) { EXPECT_EQ(Loop(4), 6) << "0 + 1 + 2 + 3"; }
 
 const char kCalcCatalog[] = R"X({ "schema_version": 1,
   "spec": "specs/calc.md",
-  "build": ["calc_test"],
+  "build": ["calc_test", "calc_check"],
   "mutations": [
     { "id": "M1", "file": "calc.cpp", "find": "if (v > hi) return hi;", "replace": "if (v > hi) return v;",
       "expect": [{ "test": "Clamp.ClampsAtTheTop", "message": "^clamp at 100$" }] },
@@ -68,7 +83,9 @@ const char kCalcCatalog[] = R"X({ "schema_version": 1,
     { "id": "M7", "file": "calc.cpp", "find": "return a + b;", "replace": "return a + b + 1;",
       "expect": [{ "test": "Add.AddsTwoNumbers", "message": "2 \\+ 3 is 5" }] },
     { "id": "M8", "file": "calc_test.cpp", "find": "Add(2, 3), 5)", "replace": "Add(2, 3), 6)",
-      "expect": [{ "test": "Add.AddsTwoNumbers", "message": "2 \\+ 3 is 5" }] } ],
+      "expect": [{ "test": "Add.AddsTwoNumbers", "message": "2 \\+ 3 is 5" }] },
+    { "id": "M9", "file": "calc.cpp", "find": "return a + b;", "replace": "return a - b;",
+      "expect": [{ "test": "Plain.AddIsFive", "message": "Add\\(2, 3\\) is not 5" }] } ],
   "combos": [ { "id": "C1", "apply": ["M7", "M8"], "expect_green": true } ] }
 )X";
 
@@ -105,6 +122,7 @@ void MakeCalcProject(const TempDir& dir) {
   dir.Write("calc.h", "int Clamp(int v, int lo, int hi);\nint Add(int a, int b);\nint Loop(int n);\n");
   dir.Write("calc.cpp", kCalc);
   dir.Write("calc_test.cpp", kCalcTest);
+  dir.Write("calc_check.cpp", kCalcCheck);
   dir.Write(".gitignore", "build/\n");
   dir.Write("specs/calc.md", "# Spec: calc\n\n## Mutations\n<!-- proofgate:mutations -->\n<!-- /proofgate:mutations -->\n");
   dir.Write("mutations/calc.json", kCalcCatalog);
