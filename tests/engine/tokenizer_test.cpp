@@ -1,10 +1,9 @@
 // The SentencePiece-style tokenizer on a small vocabulary whose merges can be worked out by hand.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 
+#include "tokenizer_support.h"
 #include "vt/tokenizer.h"
 
 namespace vt {
@@ -50,14 +49,7 @@ GgufWriter Vocab(const std::string& model = "llama") {
   return w;
 }
 
-StatusOr<Tokenizer> Load(const GgufWriter& w) {
-  std::string path = (std::filesystem::temp_directory_path() / ("vt-tok-" + std::to_string(getpid()))).string();
-  EXPECT_TRUE(w.Write(path).ok());
-  auto file = GgufFile::Open(path);
-  std::filesystem::remove(path);
-  if (!file.ok()) return file.status();
-  return Tokenizer::FromGguf(file.value());
-}
+StatusOr<Tokenizer> Load(const GgufWriter& w) { return testing::LoadTokenizer(w); }
 
 Tokenizer Load() {
   auto t = Load(Vocab());

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "ast.h"
+#include "text/utf8.h"
 
 namespace vt::jinja {
 
@@ -192,19 +193,6 @@ class Lexer {
     if (i >= src_.size()) return TemplateError(line_, col_, "unclosed string");
     *end = i + 1;
     return out;
-  }
-
-  static void AppendUtf8(uint32_t cp, std::string* out) {
-    if (cp < 0x80) {
-      *out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      *out += static_cast<char>(0xC0 | (cp >> 6));
-      *out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      *out += static_cast<char>(0xE0 | (cp >> 12));
-      *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      *out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
   }
 
   std::string src_;

@@ -2,14 +2,14 @@
 #include <cmath>
 
 #include "interpreter.h"
+#include "text/utf8.h"
 
 namespace vt::jinja {
 
 std::vector<std::string> CodePoints(const std::string& s) {
   std::vector<std::string> out;
   for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    size_t n = Utf8Length(static_cast<unsigned char>(s[i]));
     out.push_back(s.substr(i, n));
     i += n;
   }

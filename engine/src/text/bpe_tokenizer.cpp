@@ -5,26 +5,12 @@
 #include <queue>
 
 #include "nfc.h"
+#include "utf8.h"
 #include "vt/pretokenizer.h"
 #include "vt/tokenizer.h"
 
 namespace vt {
 namespace {
-
-std::string Utf8(uint32_t cp) {
-  std::string s;
-  if (cp < 0x80) {
-    s += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    s += static_cast<char>(0xC0 | (cp >> 6));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    s += static_cast<char>(0xE0 | (cp >> 12));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return s;
-}
 
 // GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves, the other 68 bytes
 // for U+0100 onwards in byte order. `back` maps those code points (all < 0x200) to bytes.
@@ -37,7 +23,7 @@ struct ByteLevel {
     for (int b = 0; b < 256; ++b) {
       bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
       uint32_t cp = printable ? static_cast<uint32_t>(b) : extra++;
-      spell[static_cast<size_t>(b)] = Utf8(cp);
+      AppendUtf8(cp, &spell[static_cast<size_t>(b)]);
       back[cp] = b;
     }
   }
@@ -135,7 +121,7 @@ std::string Tokenizer::BpePiece(const std::string& text) const {
   std::string bytes;
   for (size_t i = 0; i < text.size();) {
     unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    size_t n = Utf8Length(c);
     uint32_t cp = n == 1 ? c : n == 2 && i + 1 < text.size() ? ((c & 0x1Fu) << 6) | (static_cast<unsigned char>(text[i + 1]) & 0x3Fu) : 0x200;
     int byte = cp < 0x200 ? Bytes().back[cp] : -1;
     // Characters outside the byte alphabet (added tokens written as plain text) stay as they are.

@@ -4,15 +4,11 @@
 #include <queue>
 #include <unordered_map>
 
+#include "utf8.h"
 #include "vt/tokenizer.h"
 
 namespace vt {
 namespace {
-
-size_t Utf8Length(unsigned char lead) {
-  static const size_t kLengths[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
-  return kLengths[lead >> 4];
-}
 
 struct Symbol {
   int prev = -1, next = -1;
