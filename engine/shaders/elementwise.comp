@@ -1,5 +1,6 @@
 // out = f(a, b) elementwise over a 4-d f32 tensor: Add, Mul (b broadcast by index modulo its
 // shape), Scale, Silu, Swiglu. Offsets and strides are in elements (rows are contiguous).
+// Grid-stride: any element count runs in at most 65535 workgroups.
 #version 450
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer A { float a[]; };
@@ -16,22 +17,23 @@ layout(push_constant) uniform Params {
 } p;
 
 void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i >= p.ne0 * p.ne1 * p.ne2 * p.ne3) return;
-  uint i0 = i % p.ne0, r = i / p.ne0;
-  uint i1 = r % p.ne1;
-  r /= p.ne1;
-  uint i2 = r % p.ne2, i3 = r / p.ne2;
-  float x = a[p.a_off + i0 + i1 * p.a1 + i2 * p.a2 + i3 * p.a3];
-  float y = 0.0;
-  if (p.op == 0u || p.op == 1u || p.op == 4u) {
-    y = b[p.b_off + i0 % p.bne0 + (i1 % p.bne1) * p.b1 + (i2 % p.bne2) * p.b2 + (i3 % p.bne3) * p.b3];
+  uint total = p.ne0 * p.ne1 * p.ne2 * p.ne3;
+  for (uint i = gl_GlobalInvocationID.x; i < total; i += gl_NumWorkGroups.x * 256u) {
+    uint i0 = i % p.ne0, r = i / p.ne0;
+    uint i1 = r % p.ne1;
+    r /= p.ne1;
+    uint i2 = r % p.ne2, i3 = r / p.ne2;
+    float x = a[p.a_off + i0 + i1 * p.a1 + i2 * p.a2 + i3 * p.a3];
+    float y = 0.0;
+    if (p.op == 0u || p.op == 1u || p.op == 4u) {
+      y = b[p.b_off + i0 % p.bne0 + (i1 % p.bne1) * p.b1 + (i2 % p.bne2) * p.b2 + (i3 % p.bne3) * p.b3];
+    }
+    float v;
+    if (p.op == 0u) v = x + y;
+    else if (p.op == 1u) v = x * y;
+    else if (p.op == 2u) v = x * p.scale;
+    else if (p.op == 3u) v = x / (1.0 + exp(-x));
+    else v = x / (1.0 + exp(-x)) * y;
+    o[p.o_off + i0 + i1 * p.o1 + i2 * p.o2 + i3 * p.o3] = v;
   }
-  float v;
-  if (p.op == 0u) v = x + y;
-  else if (p.op == 1u) v = x * y;
-  else if (p.op == 2u) v = x * p.scale;
-  else if (p.op == 3u) v = x / (1.0 + exp(-x));
-  else v = x / (1.0 + exp(-x)) * y;
-  o[p.o_off + i0 + i1 * p.o1 + i2 * p.o2 + i3 * p.o3] = v;
 }

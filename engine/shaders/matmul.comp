@@ -1,6 +1,6 @@
 // out[n, m, i2, i3] = sum_k w[k, n, i2 / r2, i3 / r3] * x[k, m, i2, i3]: ggml's matmul, one
-// invocation per output, f32 accumulation. Weights are read as 32-bit words and unpacked by
-// dtype (0 f32, 1 f16, 2 bf16); offsets and strides count weight elements / floats.
+// invocation per output (grid-stride), f32 accumulation. Weights are read as 32-bit words and
+// unpacked by dtype (0 f32, 1 f16, 2 bf16); offsets and strides count weight elements / floats.
 #version 450
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer W { uint w[]; };
@@ -21,15 +21,16 @@ float Weight(uint e) {
 }
 
 void main() {
-  uint i = gl_GlobalInvocationID.x;
-  if (i >= p.N * p.M * p.ne2 * p.ne3) return;
-  uint n = i % p.N, r = i / p.N;
-  uint m = r % p.M;
-  r /= p.M;
-  uint i2 = r % p.ne2, i3 = r / p.ne2;
-  uint wb = p.w_off + n * p.w1 + (i2 / p.r2) * p.w2 + (i3 / p.r3) * p.w3;
-  uint xb = p.x_off + m * p.x1 + i2 * p.x2 + i3 * p.x3;
-  float sum = 0.0;
-  for (uint k = 0u; k < p.K; ++k) sum += Weight(wb + k) * x[xb + k];
-  o[p.o_off + n + m * p.o1 + i2 * p.o2 + i3 * p.o3] = sum;
+  uint total = p.N * p.M * p.ne2 * p.ne3;
+  for (uint i = gl_GlobalInvocationID.x; i < total; i += gl_NumWorkGroups.x * 256u) {
+    uint n = i % p.N, r = i / p.N;
+    uint m = r % p.M;
+    r /= p.M;
+    uint i2 = r % p.ne2, i3 = r / p.ne2;
+    uint wb = p.w_off + n * p.w1 + (i2 / p.r2) * p.w2 + (i3 / p.r3) * p.w3;
+    uint xb = p.x_off + m * p.x1 + i2 * p.x2 + i3 * p.x3;
+    float sum = 0.0;
+    for (uint k = 0u; k < p.K; ++k) sum += Weight(wb + k) * x[xb + k];
+    o[p.o_off + n + m * p.o1 + i2 * p.o2 + i3 * p.o3] = sum;
+  }
 }

@@ -83,8 +83,9 @@ TEST(Parity, RopeFullAndPartialDims) {
   for (Backend* b : KernelBackends()) {
     for (int n_dims : {0, 32}) {
       SCOPED_TRACE("n_dims=" + std::to_string(n_dims));
-      Tensor a = RandomTensor(DType::kF32, {64, 4, 5, 1}, Rng());
-      Tensor pos = IntTensor({0, 1, 17, 1000, 4095});
+      // 131071: a 128k context's last position, where the angle needs more than float's 24 bits.
+      Tensor a = RandomTensor(DType::kF32, {64, 4, 6, 1}, Rng());
+      Tensor pos = IntTensor({0, 1, 17, 1000, 4095, 131071});
       OpParams p;
       p.n_dims = n_dims;
       p.freq_base = 500000;
@@ -119,7 +120,8 @@ TEST(Parity, GetRowsFromEveryTableDtypeAndTopK) {
 TEST(Parity, AttentionOverAKvCacheWithGqa) {
   struct Case { int64_t hd, heads, kv_heads, tokens, ctx; int n_past; DType cache; };
   const Case cases[] = {{64, 8, 8, 1, 32, 20, DType::kF32}, {64, 8, 2, 7, 32, 0, DType::kF32},
-                        {128, 4, 1, 3, 16, 13, DType::kF16}, {32, 6, 3, 5, 8, 3, DType::kF16}};
+                        {128, 4, 1, 3, 16, 13, DType::kF16}, {32, 6, 3, 5, 8, 3, DType::kF16},
+                        {64, 4, 2, 2, 300, 250, DType::kF16}};  // the last spans chunks of keys
   for (Backend* b : KernelBackends()) {
     for (const Case& c : cases) {
       SCOPED_TRACE("hd=" + std::to_string(c.hd) + " tokens=" + std::to_string(c.tokens) +
@@ -161,6 +163,31 @@ TEST(Parity, CopyBetweenEveryFloatDtype) {
 
 namespace vt {
 namespace {
+
+// A cache slot in f16 may start and end mid-word: the halves around it keep their bytes.
+TEST(Parity, CopyIntoHalfSlotsAtOddOffsetsLeavesNeighboursAlone) {
+  std::mt19937 rng(8);
+  Tensor src = testing::RandomTensor(DType::kF32, {3, 1, 1, 1}, rng);
+  Tensor before = testing::RandomTensor(DType::kF16, {3, 5, 1, 1}, rng);
+  std::vector<uint16_t> want(15);
+  for (Backend* b : testing::KernelBackends()) {
+    SCOPED_TRACE(b->name());
+    Tensor cache = NewTensor(*b, DType::kF16, before.ne).value();
+    Tensor on = NewTensor(*b, DType::kF32, src.ne).value();
+    ASSERT_TRUE(CopyTensor(before, cache).ok());
+    ASSERT_TRUE(CopyTensor(src, on).ok());
+    Tensor slot = View(cache, {3, 1, 1, 1}, cache.nb, 1 * cache.nb[1]);  // elements 3..5
+    OpParams p;
+    p.out_dtype = DType::kF16;
+    ASSERT_TRUE(RunOp(*b, Op{OpKind::kCopy, {&on}, &slot, p}).ok());
+    std::vector<uint16_t> got(15);
+    ASSERT_TRUE(b->CopyOut(got.data(), cache.data, 30).ok());
+    if (b->device().type == DeviceType::kCPU) want = got;
+    EXPECT_EQ(got, want);
+    for (int i : {0, 1, 2, 6, 7}) EXPECT_EQ(got[i], static_cast<uint16_t*>(before.data)[i]) << "element " << i;
+    EXPECT_EQ(got[3], F32ToF16(static_cast<float*>(src.data)[0]));
+  }
+}
 
 // Regression: rope wrote o[i] before reading x[i] for o[i+1]; harmless out of place, wrong in place.
 TEST(Parity, OpsWrittenInPlace) {

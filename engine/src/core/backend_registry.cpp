@@ -4,6 +4,7 @@
 
 #include "vt/backend.h"
 #include "vt/queue.h"
+#include "vt/vulkan.h"
 
 namespace vt {
 
@@ -34,9 +35,13 @@ Status RunOp(Backend& backend, const Op& op) {
 }
 
 Backend* GetBackend(DeviceType type) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  auto it = Registry().find(type);
-  if (it != Registry().end()) return it->second;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = Registry().find(type);
+    if (it != Registry().end()) return it->second;
+  }
+  // Devices that may be absent open on first use (outside the lock: opening takes a while).
+  if (type == DeviceType::kVulkan) return DefaultVulkanBackend();
   return type == DeviceType::kCPU ? &CpuBackendInstance() : nullptr;
 }
 

@@ -9,4 +9,6 @@ StatusOr<std::vector<VulkanDeviceInfo>> ListVulkanDevices() {
 
 StatusOr<std::unique_ptr<Backend>> OpenVulkanBackend(const std::string&) { return ListVulkanDevices().status(); }
 
+Backend* DefaultVulkanBackend() { return nullptr; }
+
 }  // namespace vt
