@@ -97,3 +97,51 @@ TEST(VtFixture, RefusesShapesThatCannotBeAModel) {
 }
 
 }  // namespace
+
+namespace {
+
+// --device and --moe-on, on the Vulkan device there is (lavapipe where no GPU is).
+class VtRunDevice : public VtRun {
+ protected:
+  void SetUp() override {
+    VtRun::SetUp();
+    Result list = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p x -n 1 --device vulkan --json");
+    if (list.code != 0) GTEST_SKIP() << "no Vulkan device: " << list.err;
+  }
+  nlohmann::json Json(const std::string& flags) {
+    Result r = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Devices agree' -n 16 --json " + flags);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  }
+};
+
+TEST_F(VtRunDevice, VulkanGivesTheCpusTokens) {
+  nlohmann::json cpu = Json("--device cpu"), gpu = Json("--device vulkan:0");
+  EXPECT_EQ(gpu["tokens"], cpu["tokens"]);
+  EXPECT_EQ(cpu["device"], "cpu");
+  EXPECT_EQ(gpu["device"].get<std::string>().rfind("vulkan:", 0), 0u) << gpu["device"];
+  EXPECT_EQ(gpu["moe_copies"], 0);  // experts on the device with everything else
+}
+
+TEST_F(VtRunDevice, MoeOnCpuKeepsTheExpertsThereAndTheTokens) {
+  nlohmann::json cpu = Json(""), placed = Json("--device vulkan --moe-on cpu");
+  EXPECT_EQ(placed["tokens"], cpu["tokens"]);
+  // 2 layers × 16 forward calls (1 prefill, 15 decodes) × there and back.
+  EXPECT_EQ(placed["moe_copies"], 64);
+}
+
+TEST_F(VtRunDevice, UnknownDevicesAndPlacementsExitTwoSayingWhy) {
+  std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p x -n 2 ";
+  Result tpu = Sh(run + "--device tpu");
+  EXPECT_EQ(tpu.code, 2);
+  EXPECT_EQ(tpu.err, "vt-run: --device: unknown device \"tpu\" (cpu, vulkan[:N])\n");
+  Result missing = Sh(run + "--device vulkan:no-such-gpu");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("--device vulkan:no-such-gpu: vulkan: no device matches \"no-such-gpu\""), std::string::npos)
+      << missing.err;
+  Result moe = Sh(run + "--moe-on gpu");
+  EXPECT_EQ(moe.code, 2);
+  EXPECT_NE(moe.err.find("--moe-on"), std::string::npos) << moe.err;
+}
+
+}  // namespace

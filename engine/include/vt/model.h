@@ -41,6 +41,9 @@ class LlamaModel {
   const LlamaHparams& hparams() const { return hp_; }
   const GgufFile& file() const { return *file_; }
   bool is_moe() const { return hp_.n_expert > 0; }
+  // The device crossings the MoE placement seam has made (none when the experts share the
+  // engine's device): two per MoE layer per Forward, activations there and back.
+  const MoeCopies& moe_copies() const { return moe_copies_; }
 
   StatusOr<KvCache> NewCache(int64_t n_ctx, DType dtype = DType::kF32);
   // Runs `tokens` at positions cache.n_past.. and advances the cache. Returns logits
@@ -60,6 +63,7 @@ class LlamaModel {
   LlamaHparams hp_;
   Tensor tok_embd_, output_norm_, output_;
   std::vector<LlamaLayer> layers_;
+  MoeCopies moe_copies_;
 };
 
 StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& file);

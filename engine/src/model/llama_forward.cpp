@@ -49,7 +49,7 @@ Status LlamaModel::FeedForward(const LlamaLayer& L, const Tensor& h, Tensor& out
   Graph g(*engine_.q.backend);
   if (is_moe()) {
     MoeWeights w{&L.ffn_gate_inp, &L.ffn_gate_exps, &L.ffn_up_exps, &L.ffn_down_exps, static_cast<int>(hp_.n_expert_used)};
-    return RunMoe(engine_, placement_, w, h, out);
+    return RunMoe(engine_, placement_, w, h, out, &moe_copies_);
   }
   int64_t t = h.ne[1];
   VT_ASSIGN(gate, g.Apply(OpKind::kMatmul, {&L.ffn_gate, &h}, {hp_.n_ff, t, 1, 1}));

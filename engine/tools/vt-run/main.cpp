@@ -8,11 +8,12 @@
 #include "vt/generate.h"
 #include "vt/sampling.h"
 #include "vt/tokenizer.h"
+#include "vt/vulkan.h"
 
 namespace {
 
 struct Flags {
-  std::string model, prompt;
+  std::string model, prompt, device = "cpu", moe_on;
   int threads = 0, ctx = 0;
   bool json = false, cpu_moe = false, no_bos = false;
   vt::SamplingParams sampling;  // temperature 0 unless asked: vt-run stays greedy by default
@@ -23,9 +24,28 @@ int Fail(const std::string& message, int code) {
   return code;
 }
 
-void Report(const Flags& f, const vt::Generation& g, const std::string& text, const char* finish, int threads) {
+// The engine's backend for --device: cpu, vulkan[:N] or cuda[:N] (N an index or a name
+// substring). A backend opened here is owned by `opened`.
+vt::StatusOr<vt::Backend*> OpenDevice(const std::string& spec, std::unique_ptr<vt::Backend>& opened) {
+  size_t colon = spec.find(':');
+  std::string kind = spec.substr(0, colon), selector = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  if (spec == "cpu") return vt::GetBackend(vt::DeviceType::kCPU);
+  if (kind != "vulkan") {
+    return vt::Status(vt::StatusCode::kInvalidArgument, "--device: unknown device \"" + spec + "\" (cpu, vulkan[:N])");
+  }
+  auto backend = vt::OpenVulkanBackend(selector);
+  if (!backend.ok()) return vt::Status(backend.status().code(), "--device " + spec + ": " + backend.status().message());
+  opened = std::move(backend).value();
+  return opened.get();
+}
+
+void Report(const Flags& f, const vt::Generation& g, const std::string& text, const char* finish, int threads,
+            const vt::Backend& device, const vt::MoeCopies& copies) {
   if (f.json) {
     nlohmann::json j = {{"model", f.model},
+                        {"device", device.name()},
+                        {"moe_copies", copies.count},
+                        {"moe_copied_bytes", copies.bytes},
                         {"finish_reason", finish},
                         {"prompt_tokens", g.prompt_tokens},
                         {"generated_tokens", g.tokens.size()},
@@ -52,9 +72,12 @@ int Run(const Flags& f) {
   auto file = vt::GgufFile::Open(f.model);
   if (!file.ok()) return Fail(file.status().message(), 2);
   auto shared = std::make_shared<const vt::GgufFile>(std::move(file).value());
-  vt::Backend& cpu = *vt::GetBackend(vt::DeviceType::kCPU);
-  auto placement = vt::PlacementQueue::Create(cpu);
-  auto model = vt::LlamaModel::Load(shared, vt::Engine{vt::MakeQueue(cpu)}, f.cpu_moe ? &placement.value() : nullptr);
+  std::unique_ptr<vt::Backend> opened;
+  auto device = OpenDevice(f.device, opened);
+  if (!device.ok()) return Fail(device.status().message(), 2);
+  auto placement = vt::PlacementQueue::Create(*vt::GetBackend(vt::DeviceType::kCPU));
+  bool place = f.cpu_moe || f.moe_on == "cpu";
+  auto model = vt::LlamaModel::Load(shared, vt::Engine{vt::MakeQueue(*device.value())}, place ? &placement.value() : nullptr);
   if (!model.ok()) return Fail(f.model + ": " + model.status().message(), 2);
   auto tokenizer = vt::Tokenizer::FromGguf(*shared);
   if (!tokenizer.ok()) return Fail(f.model + ": " + tokenizer.status().message(), 2);
@@ -82,7 +105,8 @@ int Run(const Flags& f) {
   if (!g.ok()) return Fail(g.status().message(), 1);
   if (!stops.stopped()) show(stops.Push(decoder.Flush()) + stops.Flush());  // what was held back
   const char* finish = eos || stops.stopped() ? "stop" : "length";  // vLLM's finish_reason
-  Report(f, g.value(), text, finish, std::atoi(std::getenv("VT_THREADS") ? std::getenv("VT_THREADS") : "0"));
+  Report(f, g.value(), text, finish, std::atoi(std::getenv("VT_THREADS") ? std::getenv("VT_THREADS") : "0"), *device.value(),
+         model.value()->moe_copies());
   return 0;
 }
 
@@ -102,6 +126,8 @@ int main(int argc, char** argv) {
   app.add_flag("--ignore-eos", f.sampling.ignore_eos, "Keep generating past the end-of-sequence token");
   app.add_option("--stop", f.sampling.stop, "Stop when the text contains this string (repeatable; not printed)");
   app.add_flag("--cpu-moe", f.cpu_moe, "Place MoE experts on the CPU (llama.cpp's --cpu-moe)");
+  app.add_option("--device", f.device, "Where the model runs: cpu, vulkan[:N] (N: index or name)");
+  app.add_option("--moe-on", f.moe_on, "Where MoE experts run when not on --device: cpu")->check(CLI::IsMember({"cpu"}));
   app.add_flag("--no-bos", f.no_bos, "Do not prepend the beginning-of-sequence token");
   app.add_option("--temperature", f.sampling.temperature, "Sampling temperature (default 0: greedy)");
   app.add_option("--top-k", f.sampling.top_k, "Keep the K most likely tokens (-1: all)");

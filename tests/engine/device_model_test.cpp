@@ -1,0 +1,104 @@
+// The model on each GPU backend there is (CUDA, Vulkan; lavapipe where no GPU is): the same
+// greedy tokens as the CPU engine, and the MoE placement seam keeping experts on the CPU.
+#include <gtest/gtest.h>
+
+#include "vt/fixture.h"
+#include "vt/generate.h"
+
+namespace vt {
+namespace {
+
+std::vector<Backend*> Devices() {
+  std::vector<Backend*> out;
+  for (DeviceType t : {DeviceType::kCUDA, DeviceType::kVulkan}) {
+    if (Backend* b = GetBackend(t)) out.push_back(b);
+  }
+  return out;
+}
+
+std::shared_ptr<const GgufFile> FixtureFile(const FixtureSpec& spec) {
+  auto f = GgufFile::FromBytes(MakeFixture(spec).Bytes());
+  EXPECT_TRUE(f.ok()) << f.status().ToString();
+  return std::make_shared<const GgufFile>(std::move(f).value());
+}
+
+struct Outcome {
+  std::vector<int32_t> tokens;
+  MoeCopies copies;
+};
+
+Outcome Greedy(const FixtureSpec& spec, Backend& b, DType cache_dtype, const PlacementQueue* placement = nullptr) {
+  auto m = LlamaModel::Load(FixtureFile(spec), Engine{MakeQueue(b)}, placement);
+  EXPECT_TRUE(m.ok()) << b.name() << ": " << m.status().ToString();
+  if (!m.ok()) return {};
+  auto cache = m.value()->NewCache(64, cache_dtype);
+  EXPECT_TRUE(cache.ok());
+  if (!cache.ok()) return {};
+  const std::vector<int32_t> prompt = {kFixtureBos, 'G', 'P', 'U', 's', ' ', 'a', 'g', 'r', 'e', 'e'};
+  auto g = Generate(*m.value(), cache.value(), prompt, 24);
+  EXPECT_TRUE(g.ok()) << b.name() << ": " << g.status().ToString();
+  return g.ok() ? Outcome{g->tokens, m.value()->moe_copies()} : Outcome{};
+}
+
+class DeviceModel : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    devices_ = Devices();
+    if (devices_.empty()) GTEST_SKIP() << "no CUDA or Vulkan device (a Vulkan driver: mesa-vulkan-drivers)";
+  }
+  std::vector<Backend*> devices_;
+};
+
+FixtureSpec Moe() {
+  FixtureSpec s;
+  s.experts = 4;
+  s.experts_used = 2;
+  s.ff = 48;
+  s.seed = 2;
+  s.dtype = DType::kF16;
+  return s;
+}
+
+TEST_F(DeviceModel, GreedyTokensEqualTheCpuEngines) {
+  FixtureSpec dense, gqa, bf16;
+  gqa.dtype = DType::kF16;
+  gqa.heads = 8;
+  gqa.kv_heads = 2;
+  gqa.dim = 128;
+  bf16.dtype = DType::kBF16;
+  bf16.tied_output = true;
+  struct Case { const char* name; FixtureSpec spec; DType cache; };
+  const Case cases[] = {{"dense f32", dense, DType::kF32}, {"gqa f16, f16 cache", gqa, DType::kF16},
+                        {"bf16 tied", bf16, DType::kF32}, {"moe f16", Moe(), DType::kF32}};
+  Backend& cpu = *GetBackend(DeviceType::kCPU);
+  for (Backend* b : devices_) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(b->name() + ": " + c.name);
+      Outcome want = Greedy(c.spec, cpu, c.cache), got = Greedy(c.spec, *b, c.cache);
+      ASSERT_EQ(want.tokens.size(), 24u);
+      EXPECT_EQ(got.tokens, want.tokens);
+    }
+  }
+}
+
+// llama.cpp's --cpu-moe: a device engine whose experts stay on the CPU gives the CPU's tokens,
+// moving exactly the activations: there and back once per MoE layer per forward call.
+TEST_F(DeviceModel, ExpertsPlacedOnTheCpuGiveTheSameTokensWithTwoCopiesPerLayer) {
+  Backend& cpu = *GetBackend(DeviceType::kCPU);
+  FixtureSpec spec = Moe();
+  Outcome want = Greedy(spec, cpu, DType::kF32);
+  auto placement = PlacementQueue::Create(cpu);
+  ASSERT_TRUE(placement.ok());
+  for (Backend* b : devices_) {
+    SCOPED_TRACE(b->name());
+    Outcome got = Greedy(spec, *b, DType::kF32, &placement.value());
+    EXPECT_EQ(got.tokens, want.tokens);
+    // 1 prefill of 11 tokens, then 23 decode steps of 1; each crossing moves [dim, T] f32.
+    const int64_t forwards = 24, layers = spec.layers;
+    EXPECT_EQ(got.copies.count, 2 * layers * forwards);
+    EXPECT_EQ(got.copies.bytes, static_cast<size_t>(2 * layers * spec.dim * 4 * (11 + 23)));
+  }
+}
+
+}  // namespace
+}  // namespace vt
