@@ -25,6 +25,13 @@ endfunction()
 find_program(VT_NVCC nvcc HINTS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin)
 vt_resolve_backend(VT_CUDA "${VT_NVCC}" "nvcc was not found (PATH, CUDA_HOME, /usr/local/cuda)"
                    VT_HAVE_CUDA)
+if(VT_HAVE_CUDA)
+  set(CMAKE_CUDA_COMPILER "${VT_NVCC}")
+  enable_language(CUDA)
+  # CMake 3.25 predates nvcc's C++20 support (CUDA 12+); the engine's headers need C++20.
+  set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+  set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+endif()
 
 find_package(Vulkan QUIET)
 find_program(VT_GLSLC glslc)

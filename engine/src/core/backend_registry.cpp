@@ -4,6 +4,7 @@
 
 #include "vt/backend.h"
 #include "vt/queue.h"
+#include "vt/cuda.h"
 #include "vt/vulkan.h"
 
 namespace vt {
@@ -42,6 +43,7 @@ Backend* GetBackend(DeviceType type) {
   }
   // Devices that may be absent open on first use (outside the lock: opening takes a while).
   if (type == DeviceType::kVulkan) return DefaultVulkanBackend();
+  if (type == DeviceType::kCUDA) return DefaultCudaBackend();
   return type == DeviceType::kCPU ? &CpuBackendInstance() : nullptr;
 }
 

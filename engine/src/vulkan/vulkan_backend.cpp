@@ -2,11 +2,10 @@
 // mapped address of device memory, so views are pointer arithmetic as on every backend and
 // copies are memory moves, after the queued kernels have run (the device records kernels and
 // submits them when the host needs memory).
-#include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <cstring>
 
+#include "core/device_choice.h"
 #include "vulkan/vulkan_device.h"
 #include "vulkan/vulkan_kernels.h"
 
@@ -49,11 +48,6 @@ class VulkanBackend final : public Backend {
   std::unique_ptr<vulkan::Device> device_;
 };
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 }  // namespace
 
 StatusOr<std::vector<VulkanDeviceInfo>> ListVulkanDevices() { return vulkan::Device::List(); }
@@ -61,20 +55,11 @@ StatusOr<std::vector<VulkanDeviceInfo>> ListVulkanDevices() { return vulkan::Dev
 StatusOr<std::unique_ptr<Backend>> OpenVulkanBackend(const std::string& selector) {
   auto infos = ListVulkanDevices();
   if (!infos.ok()) return infos.status();
-  const char* env = std::getenv("VT_VULKAN_DEVICE");
-  std::string want = !selector.empty() ? selector : env && *env ? env : "0";
-  const VulkanDeviceInfo* chosen = nullptr;
-  bool numeric = std::all_of(want.begin(), want.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-  for (const VulkanDeviceInfo& d : infos.value()) {
-    bool match = numeric ? std::to_string(d.index) == want : Lower(d.name).find(Lower(want)) != std::string::npos;
-    if (match && !chosen) chosen = &d;
-  }
-  if (!chosen) {
-    std::string there;
-    for (const VulkanDeviceInfo& d : infos.value()) there += (there.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name;
-    return Status(StatusCode::kInvalidArgument, "vulkan: no device matches \"" + want + "\" (devices: " + there + ")");
-  }
-  auto device = vulkan::Device::Open(chosen->index);
+  std::vector<std::string> names;
+  for (const VulkanDeviceInfo& d : infos.value()) names.push_back(d.name);
+  auto chosen = ChooseDevice(names, selector, "VT_VULKAN_DEVICE", "vulkan");
+  if (!chosen.ok()) return chosen.status();
+  auto device = vulkan::Device::Open(chosen.value());
   if (!device.ok()) return device.status();
   return std::unique_ptr<Backend>(std::make_unique<VulkanBackend>(std::move(device).value()));
 }

@@ -1,0 +1,17 @@
+// Choosing one device of several by a user's selector, shared by the GPU backends.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vt/status.h"
+
+namespace vt {
+
+// `selector` (else the environment variable `env`, else "0") is an index or a
+// case-insensitive substring of a name; the first match wins. No match: kInvalidArgument
+// "KIND: no device matches "X" (devices: 0: A, 1: B)".
+StatusOr<int> ChooseDevice(const std::vector<std::string>& names, const std::string& selector, const char* env,
+                           const std::string& kind);
+
+}  // namespace vt
