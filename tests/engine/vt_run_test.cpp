@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tool_support.h"
+#include "vt/cuda.h"
 
 namespace {
 
@@ -134,7 +135,7 @@ TEST_F(VtRunDevice, UnknownDevicesAndPlacementsExitTwoSayingWhy) {
   std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p x -n 2 ";
   Result tpu = Sh(run + "--device tpu");
   EXPECT_EQ(tpu.code, 2);
-  EXPECT_EQ(tpu.err, "vt-run: --device: unknown device \"tpu\" (cpu, vulkan[:N])\n");
+  EXPECT_EQ(tpu.err, "vt-run: --device: unknown device \"tpu\" (cpu, vulkan[:N], cuda[:N])\n");
   Result missing = Sh(run + "--device vulkan:no-such-gpu");
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("--device vulkan:no-such-gpu: vulkan: no device matches \"no-such-gpu\""), std::string::npos)
@@ -142,6 +143,19 @@ TEST_F(VtRunDevice, UnknownDevicesAndPlacementsExitTwoSayingWhy) {
   Result moe = Sh(run + "--moe-on gpu");
   EXPECT_EQ(moe.code, 2);
   EXPECT_NE(moe.err.find("--moe-on"), std::string::npos) << moe.err;
+}
+
+}  // namespace
+
+namespace {
+
+// Where no GPU is, --device cuda is a clear exit 2 in the CUDA runtime's words, not an abort.
+TEST_F(VtRun, CudaWithoutADeviceExitsTwoSayingWhy) {
+  auto devices = vt::ListCudaDevices();
+  if (devices.ok()) GTEST_SKIP() << "this machine has a CUDA device";
+  Result r = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p x -n 2 --device cuda");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "vt-run: --device cuda: " + devices.status().message() + "\n");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "vt/cuda.h"
 #include "vt/generate.h"
 #include "vt/sampling.h"
 #include "vt/tokenizer.h"
@@ -30,10 +31,10 @@ vt::StatusOr<vt::Backend*> OpenDevice(const std::string& spec, std::unique_ptr<v
   size_t colon = spec.find(':');
   std::string kind = spec.substr(0, colon), selector = colon == std::string::npos ? "" : spec.substr(colon + 1);
   if (spec == "cpu") return vt::GetBackend(vt::DeviceType::kCPU);
-  if (kind != "vulkan") {
-    return vt::Status(vt::StatusCode::kInvalidArgument, "--device: unknown device \"" + spec + "\" (cpu, vulkan[:N])");
+  if (kind != "vulkan" && kind != "cuda") {
+    return vt::Status(vt::StatusCode::kInvalidArgument, "--device: unknown device \"" + spec + "\" (cpu, vulkan[:N], cuda[:N])");
   }
-  auto backend = vt::OpenVulkanBackend(selector);
+  auto backend = kind == "vulkan" ? vt::OpenVulkanBackend(selector) : vt::OpenCudaBackend(selector);
   if (!backend.ok()) return vt::Status(backend.status().code(), "--device " + spec + ": " + backend.status().message());
   opened = std::move(backend).value();
   return opened.get();
@@ -126,7 +127,7 @@ int main(int argc, char** argv) {
   app.add_flag("--ignore-eos", f.sampling.ignore_eos, "Keep generating past the end-of-sequence token");
   app.add_option("--stop", f.sampling.stop, "Stop when the text contains this string (repeatable; not printed)");
   app.add_flag("--cpu-moe", f.cpu_moe, "Place MoE experts on the CPU (llama.cpp's --cpu-moe)");
-  app.add_option("--device", f.device, "Where the model runs: cpu, vulkan[:N] (N: index or name)");
+  app.add_option("--device", f.device, "Where the model runs: cpu, vulkan[:N], cuda[:N] (N: index or name)");
   app.add_option("--moe-on", f.moe_on, "Where MoE experts run when not on --device: cpu")->check(CLI::IsMember({"cpu"}));
   app.add_flag("--no-bos", f.no_bos, "Do not prepend the beginning-of-sequence token");
   app.add_option("--temperature", f.sampling.temperature, "Sampling temperature (default 0: greedy)");

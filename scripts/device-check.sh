@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The GPU checks of specs/cuda.md in one run: CUDA tests, the parity suite and DeviceModel
+# tests on every backend there, vt's matmul vs cuBLAS (4096³ and decode, f32/f16/bf16), and
+# decode tokens/s of a 24-layer dim-2048 f16 fixture on CUDA vs CPU. Sized for well under
+# 8 minutes on an H200 machine.
+#
+#   scripts/device-check.sh pack          here: build (CUDA on) and gather the binaries and the
+#                                         shared libraries they need into .device/ (git-ignored)
+#   scripts/device-check.sh run [OUT]     on the GPU machine, whose image lacks our Debian
+#                                         packages: run from .device/ (carry it), results in
+#                                         OUT/device-check.txt (default: $OUT or ./device-check)
+#   scripts/device-check.sh [OUT]         a GPU machine with the build dependencies: both
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${VT_DEVICE_BUILD:-build-device}
+targets="engine_tests device_matmul_bench vt-run vt-fixture"
+
+pack() {
+  [ -f "$build/CMakeCache.txt" ] || cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVT_CUDA=ON >/dev/null || exit 1
+  ninja -C "$build" -j2 $targets || exit 1
+  rm -rf .device && mkdir -p .device/bin .device/lib
+  for t in tests/engine_tests tests/device_matmul_bench engine/vt-run engine/vt-fixture; do
+    strip -o ".device/bin/$(basename "$t")" "$build/$t"
+  done
+  # Everything they link but the C library and CUDA's own (the GPU image has CUDA 13).
+  ldd .device/bin/* | awk '/=> \// {print $3}' | sort -u |
+    grep -v -E '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libcublas[^/]*|libcuda)\.so' |
+    while read -r lib; do cp -L "$lib" .device/lib/; done
+  grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
+  du -sh .device
+}
+
+run() {
+  local out=${1:-${OUT:-device-check}} bin=.device/bin
+  mkdir -p "$out"
+  local log="$out/device-check.txt"
+  [ -x "$bin/engine_tests" ] || bin=$build/tests
+  export LD_LIBRARY_PATH=$PWD/.device/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+  local tests=$bin/engine_tests bench=$bin/device_matmul_bench vtrun=$bin/vt-run fixture=$bin/vt-fixture
+  [ -x "$bench" ] || bench=$build/tests/device_matmul_bench
+  [ -x "$vtrun" ] || vtrun=$build/engine/vt-run fixture=$build/engine/vt-fixture
+  {
+    echo "== device-check $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    echo "== tests"
+    timeout 240 "$tests" --gtest_filter='Cuda*:DeviceChoice*:Parity*:DeviceModel*' 2>&1 | grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) |Failure|NMSE|Expected|Which is' | head -200
+    echo "== matmul: vt vs cuBLAS"
+    timeout 150 "$bench" --benchmark_min_time=0.3s --benchmark_counters_tabular=true 2>&1 | tail -15
+    echo "== decode: 24 layers, dim 2048, f16"
+    "$fixture" -o /tmp/vt-24x2048.gguf --layers 24 --dim 2048 --heads 16 --kv-heads 8 --ff 5632 --dtype f16 --ctx 1024 2>&1
+    for dev in cuda cpu; do
+      n=$([ $dev = cuda ] && echo 256 || echo 32)
+      timeout 120 "$vtrun" -m /tmp/vt-24x2048.gguf -p "The quick brown fox" -n "$n" --ignore-eos --device $dev --json 2>&1 |
+        grep -E '"(device|decode_tokens_per_s|prompt_tokens_per_s)"' | tr -d '\n'; echo
+    done
+  } 2>&1 | tee "$log"
+}
+
+case "${1:-}" in
+  pack) pack ;;
+  run) shift; run "$@" ;;
+  *) VT_DEVICE_BUILD=$build pack >/dev/null && run "$@" ;;
+esac
