@@ -36,6 +36,9 @@ run() {
   local log="$out/device-check.txt"
   [ -x "$bin/engine_tests" ] || bin=$build/tests
   export LD_LIBRARY_PATH=$PWD/.device/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+  # The NVIDIA Vulkan driver where the image keeps it (the loader is carried in .device/lib).
+  local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  [ -f "$icd" ] && export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
   local tests=$bin/engine_tests bench=$bin/device_matmul_bench vtrun=$bin/vt-run fixture=$bin/vt-fixture
   [ -x "$bench" ] || bench=$build/tests/device_matmul_bench
   [ -x "$vtrun" ] || vtrun=$build/engine/vt-run fixture=$build/engine/vt-fixture
@@ -44,12 +47,14 @@ run() {
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
     echo "== tests"
     timeout 240 "$tests" --gtest_filter='Cuda*:DeviceChoice*:Parity*:DeviceModel*' 2>&1 | grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) |Failure|NMSE|Expected|Which is' | head -200
-    echo "== matmul: vt vs cuBLAS"
-    timeout 150 "$bench" --benchmark_min_time=0.3s --benchmark_counters_tabular=true 2>&1 | tail -15
+    echo "== vulkan devices"
+    VT_VULKAN_DEVICE=nvidia timeout 60 "$tests" --gtest_filter='Vulkan.ListsDevices*' 2>&1 | grep -E '^\[ *(OK|FAILED|SKIPPED) '
+    echo "== matmul: vt (CUDA, Vulkan) vs cuBLAS"
+    timeout 150 "$bench" --benchmark_min_time=0.3 --benchmark_counters_tabular=true 2>&1 | tail -15
     echo "== decode: 24 layers, dim 2048, f16"
     "$fixture" -o /tmp/vt-24x2048.gguf --layers 24 --dim 2048 --heads 16 --kv-heads 8 --ff 5632 --dtype f16 --ctx 1024 2>&1
-    for dev in cuda cpu; do
-      n=$([ $dev = cuda ] && echo 256 || echo 32)
+    for dev in cuda vulkan cpu; do
+      n=$([ $dev = cpu ] && echo 32 || echo 256)
       timeout 120 "$vtrun" -m /tmp/vt-24x2048.gguf -p "The quick brown fox" -n "$n" --ignore-eos --device $dev --json 2>&1 |
         grep -E '"(device|decode_tokens_per_s|prompt_tokens_per_s)"' | tr -d '\n'; echo
     done

@@ -1,8 +1,9 @@
-// A GPU backend's matmul against cuBLAS, same shapes and data, one binary, one run: vt's own
-// kernels on GetBackend(kCUDA) and cuBLAS on a second CUDA backend opened with
-// VT_CUDA_MATMUL=cublas. Shapes (M×K×N): 4096³ (compute-bound; f32, f16, bf16 weights) and
+// The GPU backends' matmul against cuBLAS, same shapes and data, one binary, one run: vt's own
+// kernels on GetBackend(kCUDA), cuBLAS on a second CUDA backend opened with
+// VT_CUDA_MATMUL=cublas, and vt's Vulkan kernels on GetBackend(kVulkan) (on the GPU's Vulkan
+// driver there; filter them out where only lavapipe is). Shapes (M×K×N): 4096³ (compute-bound; f32, f16, bf16 weights) and
 // 1×4096×4096 (decode, memory-bound). Each iteration ends with a 4-byte read back, so the
-// queued kernel has finished. Without a CUDA device every case is skipped, saying why.
+// queued kernel has finished. Without a device a case is skipped, saying why.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -12,6 +13,7 @@
 
 #include "vt/backend.h"
 #include "vt/cuda.h"
+#include "vt/vulkan.h"
 
 namespace {
 
@@ -27,12 +29,18 @@ vt::Backend* Cublas() {
   return backend.get();
 }
 
-void Matmul(benchmark::State& state, DType wtype, bool cublas) {
-  vt::Backend* b = cublas ? Cublas() : vt::GetBackend(vt::DeviceType::kCUDA);
+enum class Path { kVtCuda, kCublas, kVtVulkan };
+
+void Matmul(benchmark::State& state, DType wtype, Path path) {
+  vt::Backend* b = path == Path::kCublas   ? Cublas()
+                   : path == Path::kVtCuda ? vt::GetBackend(vt::DeviceType::kCUDA)
+                                           : vt::GetBackend(vt::DeviceType::kVulkan);
   if (!b) {
-    state.SkipWithError(vt::ListCudaDevices().status().message().c_str());
+    auto why = path == Path::kVtVulkan ? vt::ListVulkanDevices().status() : vt::ListCudaDevices().status();
+    state.SkipWithError(why.ok() ? "the device did not open" : why.message().c_str());
     return;
   }
+  state.SetLabel(b->name());
   int64_t m = state.range(0), k = state.range(1), n = state.range(2);
   auto w = vt::NewTensor(*b, wtype, {k, n, 1, 1});
   auto x = vt::NewTensor(*b, DType::kF32, {k, m, 1, 1});
@@ -62,12 +70,15 @@ void Shapes(benchmark::internal::Benchmark* b) {
   b->Args({4096, 4096, 4096})->Args({1, 4096, 4096})->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
-BENCHMARK_CAPTURE(Matmul, vt_f32, DType::kF32, false)->Apply(Shapes);
-BENCHMARK_CAPTURE(Matmul, cublas_f32, DType::kF32, true)->Apply(Shapes);
-BENCHMARK_CAPTURE(Matmul, vt_f16, DType::kF16, false)->Apply(Shapes);
-BENCHMARK_CAPTURE(Matmul, cublas_f16, DType::kF16, true)->Apply(Shapes);
-BENCHMARK_CAPTURE(Matmul, vt_bf16, DType::kBF16, false)->Apply(Shapes);
-BENCHMARK_CAPTURE(Matmul, cublas_bf16, DType::kBF16, true)->Apply(Shapes);
+BENCHMARK_CAPTURE(Matmul, cuda_f32, DType::kF32, Path::kVtCuda)->Apply(Shapes);
+BENCHMARK_CAPTURE(Matmul, cublas_f32, DType::kF32, Path::kCublas)->Apply(Shapes);
+BENCHMARK_CAPTURE(Matmul, vulkan_f32, DType::kF32, Path::kVtVulkan)->Apply(Shapes);
+BENCHMARK_CAPTURE(Matmul, cuda_f16, DType::kF16, Path::kVtCuda)->Apply(Shapes);
+BENCHMARK_CAPTURE(Matmul, cublas_f16, DType::kF16, Path::kCublas)->Apply(Shapes);
+BENCHMARK_CAPTURE(Matmul, vulkan_f16, DType::kF16, Path::kVtVulkan)->Apply(Shapes);
+BENCHMARK_CAPTURE(Matmul, cuda_bf16, DType::kBF16, Path::kVtCuda)->Apply(Shapes);
+BENCHMARK_CAPTURE(Matmul, cublas_bf16, DType::kBF16, Path::kCublas)->Apply(Shapes);
+BENCHMARK_CAPTURE(Matmul, vulkan_bf16, DType::kBF16, Path::kVtVulkan)->Apply(Shapes);
 
 }  // namespace
 

@@ -149,6 +149,14 @@ TEST_F(VtRunDevice, UnknownDevicesAndPlacementsExitTwoSayingWhy) {
 
 namespace {
 
+// No Vulkan driver (the loader finds no ICD): exit 2 saying so, never an abort.
+TEST_F(VtRun, VulkanWithoutADriverExitsTwoSayingWhy) {
+  Result r = Sh("VK_ICD_FILENAMES=/nonexistent.json VK_DRIVER_FILES=/nonexistent.json " + std::string(VT_RUN_BIN) + " -m " +
+                model_ + " -p x -n 2 --device vulkan");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("vt-run: --device vulkan: vulkan: ", 0), 0u) << r.err;
+}
+
 // Where no GPU is, --device cuda is a clear exit 2 in the CUDA runtime's words, not an abort.
 TEST_F(VtRun, CudaWithoutADeviceExitsTwoSayingWhy) {
   auto devices = vt::ListCudaDevices();

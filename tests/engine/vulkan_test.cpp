@@ -89,6 +89,36 @@ TEST_F(Vulkan, OpsWithoutAKernelAreNamedStatuses) {
   EXPECT_EQ(b.Run(op).message(), "no kernel for op Matmul on device vulkan");
 }
 
+TEST_F(Vulkan, OutOfMemoryIsAStatusNamingTheDeviceAndSize) {
+  auto backend = OpenVulkanBackend("");
+  ASSERT_TRUE(backend.ok());
+  auto huge = backend.value()->Alloc(size_t{1} << 50);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(huge.status().message().find(": cannot allocate 1125899906842624 bytes"), std::string::npos) << huge.status().message();
+  std::string device_name = backend.value()->name().substr(std::string("vulkan:").size());
+  EXPECT_NE(huge.status().message().find(device_name), std::string::npos) << huge.status().message();
+  auto small = backend.value()->Alloc(64);  // the device still works afterwards
+  ASSERT_TRUE(small.ok());
+  backend.value()->Free(small.value());
+}
+
+// The forward pass frees and allocates the same sizes every token: freed buffers are kept and
+// handed out again rather than going back to the driver.
+TEST_F(Vulkan, FreedBuffersAreReusedForTheSameSize) {
+  auto backend = OpenVulkanBackend("");
+  ASSERT_TRUE(backend.ok());
+  Backend& b = *backend.value();
+  void* first = b.Alloc(1000).value();
+  b.Free(first);
+  void* other = b.Alloc(2000).value();  // another size: not that buffer
+  EXPECT_NE(other, first);
+  void* again = b.Alloc(1000).value();
+  EXPECT_EQ(again, first);
+  b.Free(other);
+  b.Free(again);
+}
+
 // Kernels queue until the host needs memory: 600 dependent adds (past the 256 a batch holds)
 // all land, in order, and a buffer freed while queued kernels use it stays until they ran.
 TEST_F(Vulkan, QueuedKernelsRunInOrderBeforeTheHostReads) {

@@ -16,7 +16,8 @@
 #include "copy_spv.h"
 #include "elementwise_spv.h"
 #include "get_rows_spv.h"
-#include "matmul_spv.h"
+#include "matmul_tiled_spv.h"
+#include "matmul_vec_spv.h"
 #include "rms_norm_spv.h"
 #include "rope_spv.h"
 #include "softmax_spv.h"
@@ -27,6 +28,7 @@ namespace {
 
 constexpr uint32_t kBindings = 4;
 constexpr uint32_t kMaxSets = 256;                       // descriptor sets per submission
+constexpr size_t kCacheBytes = size_t{512} << 20;   // freed buffers kept for reuse
 constexpr uint64_t kWaitNanos = 600ull * 1000 * 1000 * 1000;  // a kernel batch that takes 10 min is hung
 
 struct Spirv {
@@ -35,7 +37,8 @@ struct Spirv {
 };
 // Indexed by Kernel.
 const Spirv kShaders[] = {
-    {k_elementwise_spv, sizeof k_elementwise_spv}, {k_matmul_spv, sizeof k_matmul_spv},
+    {k_elementwise_spv, sizeof k_elementwise_spv}, {k_matmul_vec_spv, sizeof k_matmul_vec_spv},
+    {k_matmul_tiled_spv, sizeof k_matmul_tiled_spv},
     {k_rms_norm_spv, sizeof k_rms_norm_spv},       {k_softmax_spv, sizeof k_softmax_spv},
     {k_rope_spv, sizeof k_rope_spv},               {k_get_rows_spv, sizeof k_get_rows_spv},
     {k_top_k_spv, sizeof k_top_k_spv},             {k_attention_spv, sizeof k_attention_spv},
@@ -83,6 +86,10 @@ StatusOr<std::vector<VkPhysicalDevice>> PhysicalDevices() {
   return devices;
 }
 
+// Whole 32-bit words: shaders read half-precision data as words, so an odd count of halves
+// must still have its last word inside the buffer (else robust access reads 0).
+size_t WordBytes(size_t bytes) { return std::max<size_t>((bytes + 3) / 4 * 4, 4); }
+
 struct Buffer {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
@@ -112,6 +119,8 @@ struct Device::Impl {
   mutable std::mutex mu;
   std::map<uintptr_t, Buffer> buffers;  // by mapped base address
   std::vector<Buffer> doomed;           // freed while queued kernels may still use them
+  std::multimap<size_t, Buffer> cache;  // freed buffers by size, handed out again
+  size_t cached_bytes = 0;
   bool recording = false;
   uint32_t queued = 0;                  // dispatches (and descriptor sets) in the open batch
   std::string last_op;
@@ -123,6 +132,7 @@ struct Device::Impl {
   int MemoryType(uint32_t allowed, VkMemoryPropertyFlags want) const;
   Status Allocate(Buffer& b, size_t bytes);
   void Release(Buffer& b);
+  void Recycle(Buffer& b);
   Status Begin();
   Status FinishLocked();
 };
@@ -132,6 +142,7 @@ Device::Impl::~Impl() {
   vkDeviceWaitIdle(device);
   for (auto& [base, b] : buffers) Release(b);
   for (Buffer& b : doomed) Release(b);
+  for (auto& [size, b] : cache) Release(b);
   for (size_t k = 0; k < kKernels; ++k) {
     if (pipelines[k]) vkDestroyPipeline(device, pipelines[k], nullptr);
     if (modules[k]) vkDestroyShaderModule(device, modules[k], nullptr);
@@ -207,20 +218,18 @@ int Device::Impl::MemoryType(uint32_t allowed, VkMemoryPropertyFlags want) const
 }
 
 Status Device::Impl::Allocate(Buffer& b, size_t bytes) {
-  // Whole 32-bit words: shaders read half-precision data as words, so an odd count of halves
-  // must still have its last word inside the buffer (else robust access reads 0).
-  b.size = std::max<size_t>((bytes + 3) / 4 * 4, 4);
+  b.size = WordBytes(bytes);
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, nullptr, 0, b.size,
                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                           VK_SHARING_MODE_EXCLUSIVE, 0, nullptr};
   VkResult r = vkCreateBuffer(device, &info, nullptr, &b.buffer);
-  if (r != VK_SUCCESS) return VkError(name + ": creating a buffer of " + std::to_string(bytes) + " bytes", r);
-  VkMemoryRequirements req;
-  vkGetBufferMemoryRequirements(device, b.buffer, &req);
+  VkMemoryRequirements req{};
+  if (r == VK_SUCCESS) vkGetBufferMemoryRequirements(device, b.buffer, &req);
   const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  if (r == VK_SUCCESS) r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
   // Device-local and mappable first; plain mappable memory when that heap is small or absent.
   for (VkMemoryPropertyFlags want : {host | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, host}) {
+    if (!b.buffer) break;
     int type = MemoryType(req.memoryTypeBits, want);
     if (type < 0) continue;
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, nullptr, req.size, static_cast<uint32_t>(type)};
@@ -235,6 +244,15 @@ Status Device::Impl::Allocate(Buffer& b, size_t bytes) {
                                                 " bytes (VkResult " + std::to_string(r) + ")");
   }
   return Status();
+}
+
+// The forward pass frees and allocates the same sizes every token; keeping freed buffers
+// (up to kCacheBytes) spares the driver an allocation and a free per op.
+void Device::Impl::Recycle(Buffer& b) {
+  if (cached_bytes + b.size > kCacheBytes) return Release(b);
+  cached_bytes += b.size;
+  cache.emplace(b.size, b);
+  b = Buffer{};
 }
 
 void Device::Impl::Release(Buffer& b) {
@@ -267,7 +285,7 @@ Status Device::Impl::FinishLocked() {
     vkResetDescriptorPool(device, pool, 0);
     recording = false;
   }
-  for (Buffer& b : doomed) Release(b);
+  for (Buffer& b : doomed) Recycle(b);
   doomed.clear();
   uint32_t ran = queued;
   queued = 0;
@@ -312,7 +330,14 @@ StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
 StatusOr<void*> Device::Alloc(size_t bytes) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   Buffer b;
-  VT_RETURN_IF_ERROR(impl_->Allocate(b, bytes));
+  auto cached = impl_->cache.find(WordBytes(bytes));
+  if (cached != impl_->cache.end()) {
+    b = cached->second;
+    impl_->cached_bytes -= b.size;
+    impl_->cache.erase(cached);
+  } else {
+    VT_RETURN_IF_ERROR(impl_->Allocate(b, bytes));
+  }
   impl_->buffers[reinterpret_cast<uintptr_t>(b.mapped)] = b;
   return b.mapped;
 }
@@ -322,7 +347,7 @@ void Device::Free(void* base) {
   auto it = impl_->buffers.find(reinterpret_cast<uintptr_t>(base));
   if (it == impl_->buffers.end()) return;
   if (impl_->recording) impl_->doomed.push_back(it->second);
-  else impl_->Release(it->second);
+  else impl_->Recycle(it->second);
   impl_->buffers.erase(it);
 }
 

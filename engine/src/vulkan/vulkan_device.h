@@ -18,7 +18,7 @@
 namespace vt::vulkan {
 
 // One per shader in engine/shaders.
-enum class Kernel { kElementwise, kMatmul, kRmsNorm, kSoftmax, kRope, kGetRows, kTopK, kAttention, kCopy };
+enum class Kernel { kElementwise, kMatmulVec, kMatmulTiled, kRmsNorm, kSoftmax, kRope, kGetRows, kTopK, kAttention, kCopy };
 inline constexpr uint32_t kMaxPushBytes = 128;  // the least maxPushConstantsSize Vulkan allows
 inline constexpr uint32_t kMaxGroups = 65535;   // the least maxComputeWorkGroupCount[0]
 

@@ -108,7 +108,11 @@ Status Matmul(Device& device, const Op& op) {
   Copy4(p.w, pw.at);
   Copy4(p.x, px.at);
   Copy4(p.o, po.at);
-  return Queue(device, Kernel::kMatmul, {pw.buffer, px.buffer, po.buffer}, p, Groups(op.out->NumElements(), 256), op);
+  int64_t batches = x.ne[2] * x.ne[3];
+  // Decode-sized M: a workgroup per output row; else 64×64 tiles (matmul_*.comp).
+  if (x.ne[1] <= 8) return Queue(device, Kernel::kMatmulVec, {pw.buffer, px.buffer, po.buffer}, p, Groups(w.ne[1] * batches, 1), op);
+  int64_t tiles = (w.ne[1] + 63) / 64 * ((x.ne[1] + 63) / 64) * batches;
+  return Queue(device, Kernel::kMatmulTiled, {pw.buffer, px.buffer, po.buffer}, p, Groups(tiles, 1), op);
 }
 
 // rms_norm.comp's and softmax.comp's common head: shape, rows, input and output placement.
