@@ -31,6 +31,10 @@ pack() {
 }
 
 run() {
+  if ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "device-check: no NVIDIA GPU here (nvidia-smi -L failed); run it on a GPU machine" >&2
+    exit 3
+  fi
   local out=${1:-${OUT:-device-check}} bin=.device/bin
   mkdir -p "$out"
   local log="$out/device-check.txt"

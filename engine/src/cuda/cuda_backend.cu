@@ -63,6 +63,12 @@ CudaBackend::~CudaBackend() {
 Status CudaBackend::Open() {
   VT_RETURN_IF_ERROR(Check(cudaSetDevice(index_), "cudaSetDevice"));
   VT_RETURN_IF_ERROR(Check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream"));
+  // Keep freed memory in the pool across synchronizations: the forward pass allocates the
+  // same temporaries every token.
+  cudaMemPool_t pool;
+  uint64_t keep = UINT64_MAX;
+  VT_RETURN_IF_ERROR(Check(cudaDeviceGetDefaultMemPool(&pool, index_), "reading the memory pool"));
+  VT_RETURN_IF_ERROR(Check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "configuring the memory pool"));
   for (int i = 0; i < 2; ++i) {
     VT_RETURN_IF_ERROR(Check(cudaMallocHost(&staging_[i], kStagingBytes), "allocating pinned staging memory"));
     VT_RETURN_IF_ERROR(Check(cudaEventCreateWithFlags(&staged_[i], cudaEventDisableTiming), "creating an event"));

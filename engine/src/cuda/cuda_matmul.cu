@@ -54,6 +54,42 @@ __global__ void GemvKernel(Dev4 w, Dev4 x, Dev4 o) {
   }
 }
 
+// The same with 16-byte loads: each lane reads 8 halves (or 4 floats) of a weight row and the
+// matching activations at once (rows 16-byte aligned, K a multiple of the vector width).
+template <typename T>
+__global__ void GemvVecKernel(Dev4 w, Dev4 x, Dev4 o) {
+  constexpr int kPer = 16 / sizeof(T);
+  int64_t n = blockIdx.x * 8 + threadIdx.x / 32, M = x.ne[1];
+  if (n >= w.ne[1]) return;
+  Batch b = BatchOf(w, x, o, blockIdx.y);
+  const uint4* wr = reinterpret_cast<const uint4*>(b.w + n * w.nb[1]);
+  float acc[kGemvMaxM] = {};
+  for (int64_t v = threadIdx.x % 32; v < w.ne[0] / kPer; v += 32) {
+    uint4 raw = wr[v];
+    const T* wv = reinterpret_cast<const T*>(&raw);
+    for (int m = 0; m < kGemvMaxM && m < M; ++m) {
+      const float4* xv = reinterpret_cast<const float4*>(b.x + m * x.nb[1]) + v * kPer / 4;
+      for (int q = 0; q < kPer / 4; ++q) {
+        float4 xx = xv[q];
+        acc[m] += ToF(wv[4 * q]) * xx.x + ToF(wv[4 * q + 1]) * xx.y + ToF(wv[4 * q + 2]) * xx.z + ToF(wv[4 * q + 3]) * xx.w;
+      }
+    }
+  }
+  for (int m = 0; m < kGemvMaxM && m < M; ++m) {
+    float sum = acc[m];
+    for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+    if (threadIdx.x % 32 == 0) reinterpret_cast<float*>(b.o + m * o.nb[1])[n] = sum;
+  }
+}
+
+// Whether every row GemvVecKernel reads starts on a 16-byte boundary and holds whole vectors.
+bool VectorRows(const Dev4& w, const Dev4& x, size_t elem) {
+  auto aligned = [](const Dev4& t) {
+    return reinterpret_cast<uintptr_t>(t.data) % 16 == 0 && t.nb[1] % 16 == 0 && t.nb[2] % 16 == 0 && t.nb[3] % 16 == 0;
+  };
+  return w.ne[0] % static_cast<int64_t>(16 / elem) == 0 && aligned(w) && aligned(x);
+}
+
 // 64×64 outputs per block of 256 threads, 4×4 per thread (strided by 16 to spread banks).
 __global__ void TiledF32Kernel(Dev4 w, Dev4 x, Dev4 o) {
   __shared__ float ws[16][64 + 1], xs[16][64 + 1];
@@ -130,7 +166,9 @@ template <typename T>
 cudaError_t Launch(const Dev4& w, const Dev4& x, const Dev4& o, cudaStream_t stream) {
   unsigned batches = static_cast<unsigned>(x.ne[2] * x.ne[3]);
   if (x.ne[1] <= kGemvMaxM) {
-    GemvKernel<T><<<dim3(static_cast<unsigned>((w.ne[1] + 7) / 8), batches), 256, 0, stream>>>(w, x, o);
+    dim3 grid(static_cast<unsigned>((w.ne[1] + 7) / 8), batches);
+    if (VectorRows(w, x, sizeof(T))) GemvVecKernel<T><<<grid, 256, 0, stream>>>(w, x, o);
+    else GemvKernel<T><<<grid, 256, 0, stream>>>(w, x, o);
   } else {
     dim3 grid(static_cast<unsigned>((w.ne[1] + 63) / 64), static_cast<unsigned>((x.ne[1] + 63) / 64), batches);
     if constexpr (sizeof(T) == 4) TiledF32Kernel<<<grid, 256, 0, stream>>>(w, x, o);
