@@ -119,6 +119,37 @@ TEST_F(Vulkan, FreedBuffersAreReusedForTheSameSize) {
   b.Free(again);
 }
 
+// Memory the host cannot map (a discrete GPU's, forced here with VT_VULKAN_MEMORY=device on any
+// driver): copies cross a staging buffer in chunks, copies within the device are commands, and
+// a host read of such an address faults instead of returning stale bytes.
+TEST_F(Vulkan, DeviceOnlyMemoryCopiesThroughStaging) {
+  setenv("VT_VULKAN_MEMORY", "device", 1);
+  auto backend = OpenVulkanBackend("");
+  unsetenv("VT_VULKAN_MEMORY");
+  ASSERT_TRUE(backend.ok()) << backend.status().message();
+  Backend& b = *backend.value();
+  std::vector<unsigned char> in((size_t{17} << 20) + 3), out(in.size());  // three staging chunks
+  std::iota(in.begin(), in.end(), static_cast<unsigned char>(1));
+  void* x = b.Alloc(in.size()).value();
+  void* y = b.Alloc(in.size()).value();
+  ASSERT_TRUE(b.CopyIn(x, in.data(), in.size()).ok());
+  ASSERT_TRUE(b.CopyWithin(y, x, in.size()).ok());
+  ASSERT_TRUE(b.CopyOut(out.data(), y, out.size()).ok());
+  EXPECT_TRUE(in == out);
+  // Overlapping ranges of one buffer move as memmove does.
+  ASSERT_TRUE(b.CopyWithin(static_cast<char*>(y) + 5, y, 1000).ok());
+  ASSERT_TRUE(b.CopyOut(out.data(), y, 1005).ok());
+  EXPECT_TRUE(std::equal(in.begin(), in.begin() + 1000, out.begin() + 5));
+  EXPECT_DEATH(static_cast<void>(*static_cast<volatile char*>(x)), "");
+  b.Free(x);
+  b.Free(y);
+  setenv("VT_VULKAN_MEMORY", "vram", 1);
+  auto bad = OpenVulkanBackend("");
+  unsetenv("VT_VULKAN_MEMORY");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "VT_VULKAN_MEMORY=vram: expected auto, host or device");
+}
+
 // Kernels queue until the host needs memory: 600 dependent adds (past the 256 a batch holds)
 // all land, in order, and a buffer freed while queued kernels use it stays until they ran.
 TEST_F(Vulkan, QueuedKernelsRunInOrderBeforeTheHostReads) {

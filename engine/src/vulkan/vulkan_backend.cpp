@@ -1,9 +1,8 @@
-// The Vulkan backend: the backend contract over one vulkan::Device. A tensor's `data` is the
-// mapped address of device memory, so views are pointer arithmetic as on every backend and
-// copies are memory moves, after the queued kernels have run (the device records kernels and
-// submits them when the host needs memory).
+// The Vulkan backend: the backend contract over one vulkan::Device. A tensor's `data` is a
+// buffer's handle plus an offset (the mapped address where the host can map the memory), so
+// views are pointer arithmetic as on every backend; copies go through the device, which runs
+// the queued kernels first.
 #include <cstdlib>
-#include <cstring>
 
 #include "core/device_choice.h"
 #include "vulkan/vulkan_device.h"
@@ -22,21 +21,9 @@ class VulkanBackend final : public Backend {
   StatusOr<void*> Alloc(size_t bytes) override { return device_->Alloc(bytes); }
   void Free(void* data) override { device_->Free(data); }
 
-  Status CopyIn(void* dst, const void* host_src, size_t bytes) override {
-    VT_RETURN_IF_ERROR(device_->Finish());  // a queued kernel may still read dst
-    std::memcpy(dst, host_src, bytes);
-    return Status();
-  }
-  Status CopyOut(void* host_dst, const void* src, size_t bytes) override {
-    VT_RETURN_IF_ERROR(device_->Finish());
-    std::memcpy(host_dst, src, bytes);
-    return Status();
-  }
-  Status CopyWithin(void* dst, const void* src, size_t bytes) override {
-    VT_RETURN_IF_ERROR(device_->Finish());
-    std::memmove(dst, src, bytes);
-    return Status();
-  }
+  Status CopyIn(void* dst, const void* host_src, size_t bytes) override { return device_->Write(dst, host_src, bytes); }
+  Status CopyOut(void* host_dst, const void* src, size_t bytes) override { return device_->Read(host_dst, src, bytes); }
+  Status CopyWithin(void* dst, const void* src, size_t bytes) override { return device_->Move(dst, src, bytes); }
 
   bool Supports(const Op& op) const override { return vulkan::HasKernel(op); }
   Status Run(const Op& op) override {

@@ -1,11 +1,12 @@
-// The Vulkan device: instance and device selection, buffers in host-visible coherent memory
-// (device-local too when the driver offers such memory: resizable BAR, integrated GPUs, and
-// lavapipe), one pipeline per shader over a shared layout (four storage buffers, 128 bytes of
+// The Vulkan device: instance and device selection, buffers (device-local and mapped where the
+// driver offers that, else device-local behind a reserved handle, else host memory; see
+// MemoryMode), one pipeline per shader over a shared layout (four storage buffers, 128 bytes of
 // push constants), and a command buffer that collects dispatches until the host needs memory.
-// The only file that includes Vulkan.
-#include "vulkan/vulkan_device.h"
+#include "vulkan/vulkan_impl.h"
 
-#include <vulkan/vulkan.h>
+#include <sys/mman.h>
+
+#include <cstdlib>
 
 #include <algorithm>
 #include <array>
@@ -26,11 +27,6 @@
 namespace vt::vulkan {
 namespace {
 
-constexpr uint32_t kBindings = 4;
-constexpr uint32_t kMaxSets = 256;                       // descriptor sets per submission
-constexpr size_t kCacheBytes = size_t{512} << 20;   // freed buffers kept for reuse
-constexpr uint64_t kWaitNanos = 600ull * 1000 * 1000 * 1000;  // a kernel batch that takes 10 min is hung
-
 struct Spirv {
   const uint32_t* words;
   size_t bytes;
@@ -43,11 +39,15 @@ const Spirv kShaders[] = {
     {k_rope_spv, sizeof k_rope_spv},               {k_get_rows_spv, sizeof k_get_rows_spv},
     {k_top_k_spv, sizeof k_top_k_spv},             {k_attention_spv, sizeof k_attention_spv},
     {k_copy_spv, sizeof k_copy_spv}};
-constexpr size_t kKernels = sizeof kShaders / sizeof kShaders[0];
+static_assert(sizeof kShaders / sizeof kShaders[0] == kKernels, "a shader per Kernel");
+
+}  // namespace
 
 Status VkError(const std::string& what, VkResult r) {
   return Status(StatusCode::kUnavailable, "vulkan: " + what + " failed (VkResult " + std::to_string(r) + ")");
 }
+
+namespace {
 
 std::string TypeName(VkPhysicalDeviceType t) {
   switch (t) {
@@ -86,56 +86,7 @@ StatusOr<std::vector<VkPhysicalDevice>> PhysicalDevices() {
   return devices;
 }
 
-// Whole 32-bit words: shaders read half-precision data as words, so an odd count of halves
-// must still have its last word inside the buffer (else robust access reads 0).
-size_t WordBytes(size_t bytes) { return std::max<size_t>((bytes + 3) / 4 * 4, 4); }
-
-struct Buffer {
-  VkBuffer buffer = VK_NULL_HANDLE;
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  void* mapped = nullptr;
-  size_t size = 0;
-};
-
 }  // namespace
-
-struct Device::Impl {
-  VkPhysicalDevice physical = VK_NULL_HANDLE;
-  int index = 0;
-  std::string name;
-  VkDevice device = VK_NULL_HANDLE;
-  VkQueue queue = VK_NULL_HANDLE;
-  uint32_t family = 0;
-  VkPhysicalDeviceMemoryProperties memory{};
-  VkCommandPool commands = VK_NULL_HANDLE;
-  VkCommandBuffer cmd = VK_NULL_HANDLE;
-  VkFence fence = VK_NULL_HANDLE;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  std::array<VkShaderModule, kKernels> modules{};
-  std::array<VkPipeline, kKernels> pipelines{};
-
-  mutable std::mutex mu;
-  std::map<uintptr_t, Buffer> buffers;  // by mapped base address
-  std::vector<Buffer> doomed;           // freed while queued kernels may still use them
-  std::multimap<size_t, Buffer> cache;  // freed buffers by size, handed out again
-  size_t cached_bytes = 0;
-  bool recording = false;
-  uint32_t queued = 0;                  // dispatches (and descriptor sets) in the open batch
-  std::string last_op;
-
-  ~Impl();
-  Status Open();
-  Status OpenCompute();
-  Status MakePipelines();
-  int MemoryType(uint32_t allowed, VkMemoryPropertyFlags want) const;
-  Status Allocate(Buffer& b, size_t bytes);
-  void Release(Buffer& b);
-  void Recycle(Buffer& b);
-  Status Begin();
-  Status FinishLocked();
-};
 
 Device::Impl::~Impl() {
   if (!device) return;
@@ -143,6 +94,7 @@ Device::Impl::~Impl() {
   for (auto& [base, b] : buffers) Release(b);
   for (Buffer& b : doomed) Release(b);
   for (auto& [size, b] : cache) Release(b);
+  Release(staging);
   for (size_t k = 0; k < kKernels; ++k) {
     if (pipelines[k]) vkDestroyPipeline(device, pipelines[k], nullptr);
     if (modules[k]) vkDestroyShaderModule(device, modules[k], nullptr);
@@ -217,31 +169,50 @@ int Device::Impl::MemoryType(uint32_t allowed, VkMemoryPropertyFlags want) const
   return -1;
 }
 
-Status Device::Impl::Allocate(Buffer& b, size_t bytes) {
+// Binds memory of a type with `want` to b.buffer, mapping it (`map`) or reserving a handle.
+Status Device::Impl::Bind(Buffer& b, const VkMemoryRequirements& req, VkMemoryPropertyFlags want, bool map) {
+  int type = MemoryType(req.memoryTypeBits, want);
+  if (type < 0) return VkError("no memory type", VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, nullptr, req.size, static_cast<uint32_t>(type)};
+  VkResult r = vkAllocateMemory(device, &alloc, nullptr, &b.memory);
+  if (r == VK_SUCCESS) r = vkBindBufferMemory(device, b.buffer, b.memory, 0);
+  if (r == VK_SUCCESS && map) r = vkMapMemory(device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped);
+  if (r == VK_SUCCESS && !map) {
+    void* reserved = mmap(nullptr, b.size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (reserved == MAP_FAILED) r = VK_ERROR_OUT_OF_HOST_MEMORY;
+    else b.handle = reserved;
+  }
+  if (r == VK_SUCCESS && map) b.handle = b.mapped;
+  if (r != VK_SUCCESS && b.memory) {
+    if (b.mapped) vkUnmapMemory(device, b.memory);
+    vkFreeMemory(device, b.memory, nullptr);
+    b.memory = VK_NULL_HANDLE;
+    b.mapped = nullptr;
+  }
+  return r == VK_SUCCESS ? Status() : VkError("allocating memory", r);
+}
+
+Status Device::Impl::Allocate(Buffer& b, size_t bytes, MemoryMode how) {
   b.size = WordBytes(bytes);
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, nullptr, 0, b.size,
                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                           VK_SHARING_MODE_EXCLUSIVE, 0, nullptr};
   VkResult r = vkCreateBuffer(device, &info, nullptr, &b.buffer);
-  VkMemoryRequirements req{};
-  if (r == VK_SUCCESS) vkGetBufferMemoryRequirements(device, b.buffer, &req);
-  const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  if (r == VK_SUCCESS) r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  // Device-local and mappable first; plain mappable memory when that heap is small or absent.
-  for (VkMemoryPropertyFlags want : {host | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, host}) {
-    if (!b.buffer) break;
-    int type = MemoryType(req.memoryTypeBits, want);
-    if (type < 0) continue;
-    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, nullptr, req.size, static_cast<uint32_t>(type)};
-    r = vkAllocateMemory(device, &alloc, nullptr, &b.memory);
-    if (r == VK_SUCCESS) break;
+  Status bound = VkError("creating a buffer", r);
+  if (r == VK_SUCCESS) {
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(device, b.buffer, &req);
+    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkMemoryPropertyFlags local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    if (how == MemoryMode::kAuto) bound = Bind(b, req, host | local, true);
+    if (how != MemoryMode::kHost && !bound.ok()) bound = Bind(b, req, local, false);
+    if (how == MemoryMode::kDevice && !bound.ok()) bound = Bind(b, req, 0, false);
+    if (how != MemoryMode::kDevice && !bound.ok()) bound = Bind(b, req, host, true);
   }
-  if (r == VK_SUCCESS) r = vkBindBufferMemory(device, b.buffer, b.memory, 0);
-  if (r == VK_SUCCESS) r = vkMapMemory(device, b.memory, 0, VK_WHOLE_SIZE, 0, &b.mapped);
-  if (r != VK_SUCCESS) {
+  if (!bound.ok()) {
     Release(b);
     return Status(StatusCode::kUnavailable, "vulkan: " + name + ": cannot allocate " + std::to_string(bytes) +
-                                                " bytes (VkResult " + std::to_string(r) + ")");
+                                                " bytes (" + bound.message() + ")");
   }
   return Status();
 }
@@ -257,6 +228,7 @@ void Device::Impl::Recycle(Buffer& b) {
 
 void Device::Impl::Release(Buffer& b) {
   if (b.mapped) vkUnmapMemory(device, b.memory);
+  else if (b.handle) munmap(b.handle, b.size);
   if (b.buffer) vkDestroyBuffer(device, b.buffer, nullptr);
   if (b.memory) vkFreeMemory(device, b.memory, nullptr);
   b = Buffer{};
@@ -275,8 +247,10 @@ Status Device::Impl::FinishLocked() {
   VkResult r = VK_SUCCESS;
   if (recording) {
     // Shader writes become visible to the host's reads of the mapped memory.
-    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER, nullptr, VK_ACCESS_SHADER_WRITE_BIT, VK_ACCESS_HOST_READ_BIT};
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER, nullptr, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                            VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0,
+                         1, &barrier, 0, nullptr, 0, nullptr);
     r = vkEndCommandBuffer(cmd);
     VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO, nullptr, 0, nullptr, nullptr, 1, &cmd, 0, nullptr};
     if (r == VK_SUCCESS) r = vkQueueSubmit(queue, 1, &submit, fence);
@@ -323,6 +297,12 @@ StatusOr<std::unique_ptr<Device>> Device::Open(int index) {
   VkPhysicalDeviceProperties p;
   vkGetPhysicalDeviceProperties(impl->physical, &p);
   impl->name = p.deviceName;
+  const char* memory = std::getenv("VT_VULKAN_MEMORY");
+  std::string mode = memory && *memory ? memory : "auto";
+  if (mode != "auto" && mode != "host" && mode != "device") {
+    return Status(StatusCode::kInvalidArgument, "VT_VULKAN_MEMORY=" + mode + ": expected auto, host or device");
+  }
+  impl->mode = mode == "host" ? MemoryMode::kHost : mode == "device" ? MemoryMode::kDevice : MemoryMode::kAuto;
   VT_RETURN_IF_ERROR(impl->Open());
   return std::unique_ptr<Device>(new Device(std::move(impl)));
 }
@@ -336,10 +316,10 @@ StatusOr<void*> Device::Alloc(size_t bytes) {
     impl_->cached_bytes -= b.size;
     impl_->cache.erase(cached);
   } else {
-    VT_RETURN_IF_ERROR(impl_->Allocate(b, bytes));
+    VT_RETURN_IF_ERROR(impl_->Allocate(b, bytes, impl_->mode));
   }
-  impl_->buffers[reinterpret_cast<uintptr_t>(b.mapped)] = b;
-  return b.mapped;
+  impl_->buffers[reinterpret_cast<uintptr_t>(b.handle)] = b;
+  return b.handle;
 }
 
 void Device::Free(void* base) {
@@ -358,7 +338,7 @@ std::optional<Slot> Device::Locate(const void* address, size_t unit) const {
   if (it == impl_->buffers.begin()) return std::nullopt;
   --it;
   if (a >= it->first + it->second.size) return std::nullopt;
-  return Slot{it->second.mapped, static_cast<uint32_t>((a - it->first) / unit)};
+  return Slot{it->second.handle, static_cast<uint32_t>((a - it->first) / unit)};
 }
 
 Status Device::Record(Kernel kernel, std::initializer_list<const void*> bases, const void* push, uint32_t push_bytes,
@@ -392,11 +372,12 @@ Status Device::Record(Kernel kernel, std::initializer_list<const void*> bases, c
   vkCmdBindDescriptorSets(d.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d.layout, 0, 1, &set, 0, nullptr);
   vkCmdPushConstants(d.cmd, d.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
   vkCmdDispatch(d.cmd, std::clamp<uint32_t>(groups, 1, kMaxGroups), 1, 1);
-  // The next kernel reads what this one wrote (and may overwrite what it read).
+  // The next kernel or copy reads what this one wrote (and may overwrite what it read).
   VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER, nullptr, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
-                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
-  vkCmdPipelineBarrier(d.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &barrier, 0,
-                       nullptr, 0, nullptr);
+                          VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                              VK_ACCESS_TRANSFER_WRITE_BIT};
+  vkCmdPipelineBarrier(d.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
   d.queued++;
   d.last_op = op;
   return Status();

@@ -1,7 +1,7 @@
-// One Vulkan device under the backend: storage buffers in host-visible memory, and compute
-// kernels recorded into a command buffer that is submitted when the host needs memory. Kept
-// free of Vulkan's headers (only vulkan_device.cpp includes them), so the backend and the
-// kernels' parameter packing read as plain C++.
+// One Vulkan device under the backend: storage buffers, copies, and compute kernels recorded
+// into a command buffer that is submitted when the host needs memory. Kept free of Vulkan's
+// headers (only vulkan_impl.h includes them), so the backend and the kernels' parameter
+// packing read as plain C++.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +42,14 @@ class Device {
   // Releases a buffer now, or after the queued kernels that may use it have run.
   void Free(void* base);
   std::optional<Slot> Locate(const void* address, size_t unit) const;
+
+  // Copies (vulkan_transfer.cpp). Write and Read wait for the queued kernels first; memory the
+  // host cannot map goes through a staging buffer. Move between device addresses is queued
+  // with the kernels. Upload fills a buffer no queued kernel uses (a fresh one), queued too.
+  Status Write(void* dst, const void* host_src, size_t bytes);
+  Status Read(void* host_dst, const void* src, size_t bytes);
+  Status Move(void* dst, const void* src, size_t bytes);
+  Status Upload(void* fresh, const void* host_src, size_t bytes);
 
   // Queues `kernel` over `groups` workgroups with `buffers` bound in order (1 to 4 of them) and
   // `push` as its push constants. `op` names the work for error messages.

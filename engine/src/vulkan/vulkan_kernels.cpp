@@ -172,12 +172,16 @@ Status Rope(Device& device, const Op& op) {
     freq[j] = static_cast<float>(op.params.freq_scale * std::pow(static_cast<double>(op.params.freq_base),
                                                                  -2.0 * static_cast<double>(j) / static_cast<double>(n_dims)));
   }
-  auto table = device.Alloc(freq.size() * sizeof(float));
-  if (!table.ok()) return table.status();
-  std::copy(freq.begin(), freq.end(), static_cast<float*>(table.value()));
   VT_PLACE(pa, a);
   VT_PLACE(pp, pos);
   VT_PLACE(po, *op.out);
+  auto table = device.Alloc(freq.size() * sizeof(float));
+  if (!table.ok()) return table.status();
+  Status filled = device.Upload(table.value(), freq.data(), freq.size() * sizeof(float));
+  if (!filled.ok()) {
+    device.Free(table.value());
+    return filled;
+  }
   RopeParams p{};
   for (int d = 0; d < 4; ++d) p.ne[d] = U(a.ne[d]);
   Copy4(p.a, pa.at);
