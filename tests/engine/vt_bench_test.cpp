@@ -173,3 +173,23 @@ TEST_F(VtBenchRequests, BadDatasetsAndIgnoredFlagsAreRefusedNamingWhat) {
 }
 
 }  // namespace
+
+namespace {
+
+// --device: the measurement runs where asked and says where in its settings.
+TEST_F(VtBench, RunsOnTheAskedDeviceAndReportsIt) {
+  Result cpu = Bench("-p 8 -n 4 -r 1 -o json");
+  ASSERT_EQ(cpu.code, 0) << cpu.err;
+  EXPECT_EQ(Setting(nlohmann::json::parse(cpu.out), "device")["resolved"], "cpu");
+  Result tpu = Bench("-p 8 -n 4 -r 1 --device tpu");
+  EXPECT_EQ(tpu.code, 2);
+  EXPECT_EQ(tpu.err, "vt-bench: --device: unknown device \"tpu\" (cpu, vulkan[:N], cuda[:N])\n");
+  Result gpu = Bench("-p 8 -n 4 -r 1 -o json --device vulkan --moe-on cpu");
+  if (gpu.code != 0 && gpu.err.find("--device vulkan: vulkan: ") != std::string::npos) GTEST_SKIP() << gpu.err;
+  ASSERT_EQ(gpu.code, 0) << gpu.err;
+  nlohmann::json device = Setting(nlohmann::json::parse(gpu.out), "device");
+  EXPECT_EQ(device["requested"], "vulkan, experts on cpu");
+  EXPECT_EQ(device["resolved"].get<std::string>().rfind("vulkan:", 0), 0u) << device;
+}
+
+}  // namespace

@@ -80,11 +80,13 @@ vt::Status CheckCombinations(const BenchOptions& o, bool model_has_template) {
   return CheckModes(o);
 }
 
-std::vector<Setting> Settings(const BenchOptions& o, const vt::SamplingParams& used, bool rendered, std::optional<bool> thinking_passed) {
+std::vector<Setting> Settings(const BenchOptions& o, const vt::SamplingParams& used, const std::string& device, bool rendered,
+                              std::optional<bool> thinking_passed) {
   std::string thinking = !rendered ? "unused (no template rendered)"
                          : thinking_passed ? std::string(*thinking_passed ? "true" : "false") + " (passed to the template)"
                                            : "undefined in the template";
   return {
+      {"device", o.device + (o.moe_on.empty() ? "" : ", experts on " + o.moe_on), device + (o.moe_on.empty() ? "" : ", experts on cpu")},
       {"ignore_eos", Requested(o.ignore_eos, kDefaultIgnoreEos), used.ignore_eos ? "true" : "false"},
       {"skip_chat_template", Requested(o.skip_chat_template, kDefaultSkipChatTemplate), rendered ? "false" : "true"},
       {"enable_thinking", o.enable_thinking ? (*o.enable_thinking ? "true" : "false") : "unset (default)", thinking},

@@ -16,6 +16,7 @@ struct BenchOptions {
   std::vector<int> n_prompt = {512}, n_gen = {128};
   int repetitions = 5, threads = 0;
   std::string output = "md";  // md, json, csv
+  std::string device = "cpu", moe_on;  // --device, --moe-on (tools/common/device_flag.h)
   // Requested; unset means the default, which keeps what older scripts relied on.
   std::optional<bool> ignore_eos, skip_chat_template, enable_thinking;
   std::string chat_template;  // --chat-template FILE
@@ -47,7 +48,8 @@ struct Setting {
 
 // `used` is the SamplingParams the generation ran with; `rendered`: whether prompts went
 // through a chat template (the render step's own answer).
-std::vector<Setting> Settings(const BenchOptions& o, const vt::SamplingParams& used, bool rendered,
+// `device`: the backend the model ran on.
+std::vector<Setting> Settings(const BenchOptions& o, const vt::SamplingParams& used, const std::string& device, bool rendered,
                               std::optional<bool> thinking_passed = std::nullopt);
 
 }  // namespace vtbench

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "bench_options.h"
+#include "device_flag.h"
 #include "request_bench.h"
 #include "vt/model.h"
 #include "vt/sampling.h"
@@ -128,7 +129,7 @@ void PrintRequests(const BenchOptions& o, const std::vector<std::pair<std::strin
 
 // Request mode: the dataset's prompts one request at a time (specs/vt-bench.md).
 int RunRequestMode(const BenchOptions& o, const vt::GgufFile& file, vt::LlamaModel& model, const vt::StatusOr<vt::Tokenizer>& tokenizer,
-                   const vt::SamplingParams& used) {
+                   const vt::SamplingParams& used, const std::string& device) {
   if (o.TextPrompts() && !tokenizer.ok()) return Fail(o.model + ": " + tokenizer.status().message(), 2);
   const vt::GgufValue* tmpl = file.Find("tokenizer.chat_template");
   vt::Tokenizer none;
@@ -139,7 +140,7 @@ int RunRequestMode(const BenchOptions& o, const vt::GgufFile& file, vt::LlamaMod
   auto timings = vtbench::RunRequests(model, dataset.value(), used, tokenizer.ok() ? tokenizer->eos() : -1, &duration);
   if (!timings.ok()) return Fail(timings.status().message(), 1);
   PrintRequests(o, vtbench::Summarize(timings.value(), duration, o.percentile_metrics, o.metric_percentiles),
-                vtbench::Settings(o, used, dataset.value().rendered, dataset.value().enable_thinking));
+                vtbench::Settings(o, used, device, dataset.value().rendered, dataset.value().enable_thinking));
   return 0;
 }
 
@@ -151,15 +152,19 @@ int Run(BenchOptions o) {
   auto shared = std::make_shared<const vt::GgufFile>(std::move(file).value());
   vt::Status combos = vtbench::CheckCombinations(o, shared->Find("tokenizer.chat_template") != nullptr);
   if (!combos.ok()) return Fail(combos.message(), 2);
-  vt::Backend& cpu = *vt::GetBackend(vt::DeviceType::kCPU);
-  auto model = vt::LlamaModel::Load(shared, vt::Engine{vt::MakeQueue(cpu)}, nullptr);
+  std::unique_ptr<vt::Backend> opened;
+  auto device = vttools::OpenDevice(o.device, opened);
+  if (!device.ok()) return Fail(device.status().message(), 2);
+  auto placement = vt::PlacementQueue::Create(*vt::GetBackend(vt::DeviceType::kCPU));
+  auto model = vt::LlamaModel::Load(shared, vt::Engine{vt::MakeQueue(*device.value())}, o.moe_on.empty() ? nullptr : &placement.value());
   if (!model.ok()) return Fail(o.model + ": " + model.status().message(), 2);
+  std::string device_name = device.value()->name();
   auto tokenizer = vt::Tokenizer::FromGguf(*shared);
   int32_t bos = tokenizer.ok() ? tokenizer->bos() : -1, eos = tokenizer.ok() ? tokenizer->eos() : -1;
   vt::SamplingParams used;
   used.temperature = 0;
   used.ignore_eos = o.ignore_eos.value_or(vtbench::kDefaultIgnoreEos);
-  if (o.RequestMode()) return RunRequestMode(o, *shared, *model.value(), tokenizer, used);
+  if (o.RequestMode()) return RunRequestMode(o, *shared, *model.value(), tokenizer, used, device_name);
   std::vector<Result> results;
   for (int n : o.n_prompt) {
     Result r{"pp" + std::to_string(n), n, 0, {}};
@@ -184,7 +189,7 @@ int Run(BenchOptions o) {
   }
   const char* env_threads = std::getenv("VT_THREADS");  // else the CPU backend takes every CPU
   int threads = env_threads ? std::atoi(env_threads) : static_cast<int>(std::thread::hardware_concurrency());
-  Print(o, results, vtbench::Settings(o, used, /*rendered=*/false), threads);
+  Print(o, results, vtbench::Settings(o, used, device_name, /*rendered=*/false), threads);
   return 0;
 }
 
@@ -213,6 +218,8 @@ int main(int argc, char** argv) {
   app.add_option("-n,--n-gen", o.n_gen, "Generation lengths to measure (tg)")->delimiter(',')->check(CLI::Range(0, 1 << 20));
   app.add_option("-r,--repetitions", o.repetitions, "Runs of each test (default 5)")->check(CLI::Range(1, 1000));
   app.add_option("-t,--threads", o.threads, "CPU threads (default: VT_THREADS or all)")->check(CLI::Range(1, 1024));
+  app.add_option("--device", o.device, vttools::kDeviceHelp);
+  app.add_option("--moe-on", o.moe_on, "Where MoE experts run when not on --device: cpu")->check(CLI::IsMember({"cpu"}));
   app.add_option("-o,--output", o.output, "md, json or csv")->check(CLI::IsMember({"md", "json", "csv"}));
   // Each setting as a yes/no pair; neither given leaves it unset (the default applies).
   auto pair = [&](const char* yes, const char* no, std::optional<bool>& into, const char* about) {

@@ -5,11 +5,10 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "vt/cuda.h"
+#include "device_flag.h"
 #include "vt/generate.h"
 #include "vt/sampling.h"
 #include "vt/tokenizer.h"
-#include "vt/vulkan.h"
 
 namespace {
 
@@ -23,21 +22,6 @@ struct Flags {
 int Fail(const std::string& message, int code) {
   std::cerr << "vt-run: " << message << "\n";
   return code;
-}
-
-// The engine's backend for --device: cpu, vulkan[:N] or cuda[:N] (N an index or a name
-// substring). A backend opened here is owned by `opened`.
-vt::StatusOr<vt::Backend*> OpenDevice(const std::string& spec, std::unique_ptr<vt::Backend>& opened) {
-  size_t colon = spec.find(':');
-  std::string kind = spec.substr(0, colon), selector = colon == std::string::npos ? "" : spec.substr(colon + 1);
-  if (spec == "cpu") return vt::GetBackend(vt::DeviceType::kCPU);
-  if (kind != "vulkan" && kind != "cuda") {
-    return vt::Status(vt::StatusCode::kInvalidArgument, "--device: unknown device \"" + spec + "\" (cpu, vulkan[:N], cuda[:N])");
-  }
-  auto backend = kind == "vulkan" ? vt::OpenVulkanBackend(selector) : vt::OpenCudaBackend(selector);
-  if (!backend.ok()) return vt::Status(backend.status().code(), "--device " + spec + ": " + backend.status().message());
-  opened = std::move(backend).value();
-  return opened.get();
 }
 
 void Report(const Flags& f, const vt::Generation& g, const std::string& text, const char* finish, int threads,
@@ -74,7 +58,7 @@ int Run(const Flags& f) {
   if (!file.ok()) return Fail(file.status().message(), 2);
   auto shared = std::make_shared<const vt::GgufFile>(std::move(file).value());
   std::unique_ptr<vt::Backend> opened;
-  auto device = OpenDevice(f.device, opened);
+  auto device = vttools::OpenDevice(f.device, opened);
   if (!device.ok()) return Fail(device.status().message(), 2);
   auto placement = vt::PlacementQueue::Create(*vt::GetBackend(vt::DeviceType::kCPU));
   bool place = f.cpu_moe || f.moe_on == "cpu";
@@ -127,7 +111,7 @@ int main(int argc, char** argv) {
   app.add_flag("--ignore-eos", f.sampling.ignore_eos, "Keep generating past the end-of-sequence token");
   app.add_option("--stop", f.sampling.stop, "Stop when the text contains this string (repeatable; not printed)");
   app.add_flag("--cpu-moe", f.cpu_moe, "Place MoE experts on the CPU (llama.cpp's --cpu-moe)");
-  app.add_option("--device", f.device, "Where the model runs: cpu, vulkan[:N], cuda[:N] (N: index or name)");
+  app.add_option("--device", f.device, vttools::kDeviceHelp);
   app.add_option("--moe-on", f.moe_on, "Where MoE experts run when not on --device: cpu")->check(CLI::IsMember({"cpu"}));
   app.add_flag("--no-bos", f.no_bos, "Do not prepend the beginning-of-sequence token");
   app.add_option("--temperature", f.sampling.temperature, "Sampling temperature (default 0: greedy)");
