@@ -333,12 +333,10 @@ void Device::Free(void* base) {
 
 std::optional<Slot> Device::Locate(const void* address, size_t unit) const {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  uintptr_t a = reinterpret_cast<uintptr_t>(address);
-  auto it = impl_->buffers.upper_bound(a);
-  if (it == impl_->buffers.begin()) return std::nullopt;
-  --it;
-  if (a >= it->first + it->second.size) return std::nullopt;
-  return Slot{it->second.handle, static_cast<uint32_t>((a - it->first) / unit)};
+  size_t offset = 0;
+  const Buffer* b = impl_->Find(address, &offset);
+  if (!b) return std::nullopt;
+  return Slot{b->handle, static_cast<uint32_t>(offset / unit)};
 }
 
 Status Device::Record(Kernel kernel, std::initializer_list<const void*> bases, const void* push, uint32_t push_bytes,
