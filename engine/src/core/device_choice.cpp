@@ -28,4 +28,11 @@ StatusOr<int> ChooseDevice(const std::vector<std::string>& names, const std::str
   return Status(StatusCode::kInvalidArgument, kind + ": no device matches \"" + want + "\" (devices: " + there + ")");
 }
 
+Backend* OpenDefault(const char* env, StatusOr<std::unique_ptr<Backend>> (*open)(const std::string&)) {
+  const char* value = std::getenv(env);
+  if (value && std::string(value) == "none") return nullptr;
+  auto opened = open("");
+  return opened.ok() ? opened.value().release() : nullptr;
+}
+
 }  // namespace vt

@@ -214,13 +214,7 @@ StatusOr<std::unique_ptr<Backend>> OpenCudaBackend(const std::string& selector) 
 }
 
 Backend* DefaultCudaBackend() {
-  // Opened once, never destroyed (tensors in other statics may outlive any order we pick).
-  static Backend* backend = []() -> Backend* {
-    const char* env = std::getenv("VT_CUDA_DEVICE");
-    if (env && std::string(env) == "none") return nullptr;
-    auto opened = OpenCudaBackend("");
-    return opened.ok() ? opened.value().release() : nullptr;
-  }();
+  static Backend* backend = OpenDefault("VT_CUDA_DEVICE", OpenCudaBackend);
   return backend;
 }
 

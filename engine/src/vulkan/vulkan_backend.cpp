@@ -52,14 +52,7 @@ StatusOr<std::unique_ptr<Backend>> OpenVulkanBackend(const std::string& selector
 }
 
 Backend* DefaultVulkanBackend() {
-  // Opened once and kept for the process (never destroyed: tensors in other statics may
-  // outlive any destruction order we could pick).
-  static Backend* backend = []() -> Backend* {
-    const char* env = std::getenv("VT_VULKAN_DEVICE");
-    if (env && std::string(env) == "none") return nullptr;
-    auto opened = OpenVulkanBackend("");
-    return opened.ok() ? opened.value().release() : nullptr;
-  }();
+  static Backend* backend = OpenDefault("VT_VULKAN_DEVICE", OpenVulkanBackend);
   return backend;
 }
 
