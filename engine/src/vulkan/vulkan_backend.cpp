@@ -2,7 +2,6 @@
 // buffer's handle plus an offset (the mapped address where the host can map the memory), so
 // views are pointer arithmetic as on every backend; copies go through the device, which runs
 // the queued kernels first.
-#include <cstdlib>
 
 #include "core/device_choice.h"
 #include "vulkan/vulkan_device.h"
