@@ -2,6 +2,7 @@
 // greedy tokens as the CPU engine, and the MoE placement seam keeping experts on the CPU.
 #include <gtest/gtest.h>
 
+#include "fixture_support.h"
 #include "vt/fixture.h"
 #include "vt/generate.h"
 
@@ -16,11 +17,7 @@ std::vector<Backend*> Devices() {
   return out;
 }
 
-std::shared_ptr<const GgufFile> FixtureFile(const FixtureSpec& spec) {
-  auto f = GgufFile::FromBytes(MakeFixture(spec).Bytes());
-  EXPECT_TRUE(f.ok()) << f.status().ToString();
-  return std::make_shared<const GgufFile>(std::move(f).value());
-}
+using testing::FixtureFile;
 
 struct Outcome {
   std::vector<int32_t> tokens;

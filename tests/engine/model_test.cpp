@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "parity_support.h"
+#include "fixture_support.h"
 #include "vt/fixture.h"
 #include "vt/generate.h"
 #include "vt/tokenizer.h"
@@ -10,11 +11,7 @@
 namespace vt {
 namespace {
 
-std::shared_ptr<const GgufFile> FixtureFile(const FixtureSpec& spec) {
-  auto f = GgufFile::FromBytes(MakeFixture(spec).Bytes());
-  EXPECT_TRUE(f.ok()) << f.status().ToString();
-  return std::make_shared<const GgufFile>(std::move(f).value());
-}
+using testing::FixtureFile;
 
 Engine On(Backend& b) { return Engine{MakeQueue(b)}; }
 Backend& Cpu() { return *GetBackend(DeviceType::kCPU); }
