@@ -11,9 +11,9 @@ void GemmRange(const GemmArgs& a, int64_t n0, int64_t n1) {
     kernels.gemv(a, n0, n1);
     return;
   }
-  // Per thread, kept across calls: a fresh 256 KiB block per call would be mapped and
+  // Per thread, kept across calls: a fresh block of a megabyte per call would be mapped and
   // faulted in every time. Panels are loaded with aligned loads: start on a 64-byte boundary.
-  thread_local std::vector<float> scratch(static_cast<size_t>(kKC) * kNC + 16);
+  thread_local std::vector<float> scratch(kGemmScratchFloats + 16);
   float* aligned = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
   kernels.gemm(a, n0, n1, aligned);
 }

@@ -11,7 +11,8 @@
 namespace vt::cpu {
 namespace {
 
-constexpr int kRows = 6;  // rows per AVX2 tile
+constexpr int kRows = 6;     // activation rows per register tile
+constexpr int kPanel = 16;  // weight rows (output columns) per register tile
 
 inline int64_t Min(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -36,73 +37,89 @@ inline __m256 Load8(DType t, const char* row, int64_t k) {
   }
 }
 
-void Pack(const GemmArgs& a, int64_t n, int ncols, int64_t k0, int kc, float* panel) {
+// Weight rows [n, n + ncols) (the rest zeros) over [k0, k0 + kc) as f32, k-major and 16 wide:
+// panel[k * 16 + j]. A panel is 16 KiB at kc = 256 and contiguous, so it stays in L1 while
+// every 6-row tile of a packed activation block runs against it.
+void PackWeights(const GemmArgs& a, int64_t n, int ncols, int64_t k0, int kc, float* panel) {
   alignas(32) float tmp[8];
-  for (int j = 0; j < kNR; ++j) {
+  for (int j = 0; j < kPanel; ++j) {
     const char* w = j < ncols ? a.w + (n + j) * a.w_stride : nullptr;
     int k = 0;
     for (; w && k + 8 <= kc; k += 8) {
       _mm256_store_ps(tmp, Load8(a.wtype, w, k0 + k));
-      for (int u = 0; u < 8; ++u) panel[(k + u) * kNR + j] = tmp[u];
+      for (int u = 0; u < 8; ++u) panel[(k + u) * kPanel + j] = tmp[u];
     }
-    for (; k < kc; ++k) panel[k * kNR + j] = w ? ScalarWeight(a.wtype, w, k0 + k) : 0.0f;
+    for (; k < kc; ++k) panel[k * kPanel + j] = w ? ScalarWeight(a.wtype, w, k0 + k) : 0.0f;
   }
 }
 
-template <int R>
-void Half(const GemmArgs& a, const float* panel, int64_t m, int64_t n, int ncols, int64_t k0, int kc) {
-  __m256 acc0[R], acc1[R];
-#pragma GCC unroll 8
-  for (int i = 0; i < R; ++i) acc0[i] = acc1[i] = _mm256_setzero_ps();
-  const float* x = a.x + m * a.x_stride + k0;
-  for (int k = 0; k < kc; ++k) {
-    __m256 w0 = _mm256_load_ps(panel + k * kNR), w1 = _mm256_load_ps(panel + k * kNR + 8);
-#pragma GCC unroll 8
-    for (int i = 0; i < R; ++i) {
-      __m256 b = _mm256_broadcast_ss(x + i * a.x_stride + k);
-      acc0[i] = _mm256_fmadd_ps(b, w0, acc0[i]);
-      acc1[i] = _mm256_fmadd_ps(b, w1, acc1[i]);
+// Activation rows [m, m + rows) (the rest zeros) over [k0, k0 + kc), interleaved: tile[k * 6 + i].
+// The kernel then broadcasts from one pointer at fixed offsets instead of six strided rows
+// (which, 16 KiB apart at K = 4096, also fall into the same L1 sets).
+void PackRows(const GemmArgs& a, int64_t m, int rows, int64_t k0, int kc, float* tile) {
+  for (int i = 0; i < kRows; ++i) {
+    const float* x = i < rows ? a.x + (m + i) * a.x_stride + k0 : nullptr;
+    for (int k = 0; k < kc; ++k) tile[k * kRows + i] = x ? x[k] : 0.0f;
+  }
+}
+
+// A 6×16 register tile: 12 accumulators, two panel loads and six broadcasts per k.
+void Kernel(const GemmArgs& a, const float* tile, const float* panel, int kc, int64_t m, int rows, int64_t n,
+            int cols, bool add) {
+  __m256 c0[kRows], c1[kRows];
+#pragma GCC unroll 6
+  for (int i = 0; i < kRows; ++i) c0[i] = c1[i] = _mm256_setzero_ps();
+#pragma GCC unroll 2
+  for (int k = 0; k < kc; ++k, tile += kRows, panel += kPanel) {
+    __m256 w0 = _mm256_load_ps(panel), w1 = _mm256_load_ps(panel + 8);
+#pragma GCC unroll 6
+    for (int i = 0; i < kRows; ++i) {
+      __m256 b = _mm256_broadcast_ss(tile + i);
+      c0[i] = _mm256_fmadd_ps(b, w0, c0[i]);
+      c1[i] = _mm256_fmadd_ps(b, w1, c1[i]);
     }
   }
-  alignas(32) float row[16];
-#pragma GCC unroll 8
-  for (int i = 0; i < R; ++i) {
-    _mm256_store_ps(row, acc0[i]);
-    _mm256_store_ps(row + 8, acc1[i]);
+  alignas(32) float row[kPanel];
+#pragma GCC unroll 6
+  for (int i = 0; i < kRows; ++i) {
+    if (i >= rows) break;
     float* o = a.out + (m + i) * a.out_stride + n;
-    for (int j = 0; j < ncols; ++j) o[j] = k0 == 0 ? row[j] : o[j] + row[j];
+    if (cols == kPanel) {
+      _mm256_storeu_ps(o, add ? _mm256_add_ps(c0[i], _mm256_loadu_ps(o)) : c0[i]);
+      _mm256_storeu_ps(o + 8, add ? _mm256_add_ps(c1[i], _mm256_loadu_ps(o + 8)) : c1[i]);
+      continue;
+    }
+    _mm256_store_ps(row, c0[i]);
+    _mm256_store_ps(row + 8, c1[i]);
+    for (int j = 0; j < cols; ++j) o[j] = add ? o[j] + row[j] : row[j];
   }
 }
 
-void Tile(int rows, const GemmArgs& a, const float* panel, int64_t m, int64_t n, int ncols, int64_t k0, int kc) {
-  for (int h = 0; h < 2 && h * 16 < ncols; ++h) {
-    int cols = static_cast<int>(Min(16, ncols - h * 16));
-    const float* p = panel + h * 16;
-    switch (rows) {
-      case 6: Half<6>(a, p, m, n + h * 16, cols, k0, kc); break;
-      case 5: Half<5>(a, p, m, n + h * 16, cols, k0, kc); break;
-      case 4: Half<4>(a, p, m, n + h * 16, cols, k0, kc); break;
-      case 3: Half<3>(a, p, m, n + h * 16, cols, k0, kc); break;
-      case 2: Half<2>(a, p, m, n + h * 16, cols, k0, kc); break;
-      default: Half<1>(a, p, m, n + h * 16, cols, k0, kc); break;
+// One packed block: activation rows [mb, me) against the packed weight columns [nb, ne).
+void Block(const GemmArgs& a, const float* panels, float* tiles, int64_t mb, int64_t me, int64_t nb, int64_t ne,
+           int64_t k0, int kc) {
+  for (int64_t m = mb; m < me; m += kRows) PackRows(a, m, static_cast<int>(Min(kRows, me - m)), k0, kc, tiles + (m - mb) * kc);
+  for (int64_t n = nb; n < ne; n += kPanel) {
+    const float* panel = panels + (n - nb) * kc;
+    int cols = static_cast<int>(Min(kPanel, ne - n));
+    for (int64_t m = mb; m < me; m += kRows) {
+      Kernel(a, tiles + (m - mb) * kc, panel, kc, m, static_cast<int>(Min(kRows, me - m)), n, cols, k0 != 0);
     }
   }
 }
 
+// BLIS's loop order: a block of weight rows is packed once per k slice; activations are packed
+// kBlockRows at a time (L2) and each 16-wide weight panel (L1) meets every tile of them.
 void Gemm(const GemmArgs& a, int64_t n0, int64_t n1, float* scratch) {
-  for (int64_t nb = n0; nb < n1; nb += kNC) {
-    int64_t ne = Min(n1, nb + kNC);
+  float* tiles = scratch + kKC * kAvx2BlockCols;
+  for (int64_t nb = n0; nb < n1; nb += kAvx2BlockCols) {
+    int64_t ne = Min(n1, nb + kAvx2BlockCols);
     for (int64_t k0 = 0; k0 < a.K; k0 += kKC) {
       int kc = static_cast<int>(Min(kKC, a.K - k0));
-      for (int64_t n = nb; n < ne; n += kNR) {
-        Pack(a, n, static_cast<int>(Min(kNR, ne - n)), k0, kc, scratch + (n - nb) * kKC);
+      for (int64_t n = nb; n < ne; n += kPanel) {
+        PackWeights(a, n, static_cast<int>(Min(kPanel, ne - n)), k0, kc, scratch + (n - nb) * kc);
       }
-      for (int64_t m = 0; m < a.M; m += kRows) {
-        int rows = static_cast<int>(Min(kRows, a.M - m));
-        for (int64_t n = nb; n < ne; n += kNR) {
-          Tile(rows, a, scratch + (n - nb) * kKC, m, n, static_cast<int>(Min(kNR, ne - n)), k0, kc);
-        }
-      }
+      for (int64_t mb = 0; mb < a.M; mb += kAvx2BlockRows) Block(a, scratch, tiles, mb, Min(a.M, mb + kAvx2BlockRows), nb, ne, k0, kc);
     }
   }
 }

@@ -17,6 +17,14 @@ inline constexpr int kMR = 12;    // output rows per register tile: 24 accumulat
 inline constexpr int kKC = 256;   // k per packed block: a 256×32 f32 panel is 32 KiB (L1)
 inline constexpr int kNC = 256;   // columns per packed block: 256 KiB of panels (L2)
 inline constexpr int64_t kGemvMaxRows = 3;  // M up to this streams the weights instead
+// The AVX2 set packs both sides (BLIS's order): kAvx2BlockCols weight rows per packed block
+// (L2/L3; activations are repacked once per block, so it is wide) and kAvx2BlockRows
+// activation rows per packed block (L2).
+inline constexpr int kAvx2BlockCols = 1024;
+inline constexpr int kAvx2BlockRows = 96;
+// Floats of per-thread scratch every kernel set's gemm may use.
+inline constexpr size_t kGemmScratchFloats = size_t{kKC} * (kAvx2BlockCols + kAvx2BlockRows);
+static_assert(kGemmScratchFloats >= size_t{kKC} * kNC);
 
 struct GemmArgs {
   const char* w;       // weight row n starts at w + n * w_stride
@@ -31,7 +39,7 @@ struct GemmArgs {
 
 struct MatmulKernels {
   const char* name;
-  // Columns [n0, n1) of every output row; `scratch` holds kKC * kNC floats.
+  // Columns [n0, n1) of every output row; `scratch` holds kGemmScratchFloats, 64-byte aligned.
   void (*gemm)(const GemmArgs& a, int64_t n0, int64_t n1, float* scratch);
   // Columns [n0, n1) of every output row, for M <= kGemvMaxRows.
   void (*gemv)(const GemmArgs& a, int64_t n0, int64_t n1);

@@ -1,0 +1,96 @@
+// The CPU matmul kernel sets called directly, on one thread, over a column range that starts
+// and ends mid-panel and crosses every blocking edge (k slices, activation and weight blocks):
+// the parity suite goes through the thread pool, whose ranges depend on the machine's cores.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "cpu/matmul_kernels.h"
+
+namespace vt::cpu {
+namespace {
+
+struct Problem {
+  int64_t M, K, N;
+  DType wtype;
+  std::vector<uint8_t> w;  // N rows of K weights
+  std::vector<float> wf;   // the same weights as f32 (what every kernel set computes with)
+  std::vector<float> x;    // M rows of K activations
+};
+
+Problem MakeProblem(int64_t M, int64_t K, int64_t N, DType wtype) {
+  Problem p{M, K, N, wtype, {}, {}, {}};
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  size_t elem = wtype == DType::kF32 ? 4 : 2;
+  p.w.resize(static_cast<size_t>(N * K) * elem);
+  for (int64_t i = 0; i < N * K; ++i) {
+    float v = dist(rng);
+    if (wtype == DType::kF32) {
+      std::memcpy(p.w.data() + 4 * i, &v, 4);
+    } else {
+      uint16_t h = wtype == DType::kF16 ? F32ToF16(v) : F32ToBF16(v);
+      std::memcpy(p.w.data() + 2 * i, &h, 2);
+      v = wtype == DType::kF16 ? F16ToF32(h) : BF16ToF32(h);
+    }
+    p.wf.push_back(v);
+  }
+  for (int64_t i = 0; i < M * K; ++i) p.x.push_back(dist(rng));
+  return p;
+}
+
+// Runs `kernels.gemm` for columns [n0, n1) into an output prefilled with a sentinel, and
+// compares every element: in range against float64 (tolerance scaled by Σ|w·x|), out of range
+// still the sentinel.
+void Check(const MatmulKernels& kernels, const Problem& p, int64_t n0, int64_t n1) {
+  const float kSentinel = 1234.5f;
+  std::vector<float> out(static_cast<size_t>(p.M * p.N), kSentinel);
+  std::vector<float> scratch(kGemmScratchFloats + 16);
+  float* aligned = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
+  GemmArgs a{reinterpret_cast<const char*>(p.w.data()), p.wtype, static_cast<size_t>(p.K) * (p.wtype == DType::kF32 ? 4 : 2),
+             p.x.data(), static_cast<size_t>(p.K), out.data(), static_cast<size_t>(p.N), p.M, p.N, p.K};
+  kernels.gemm(a, n0, n1, aligned);
+  int bad = 0;
+  for (int64_t m = 0; m < p.M && bad < 5; ++m) {
+    for (int64_t n = 0; n < p.N && bad < 5; ++n) {
+      float got = out[static_cast<size_t>(m * p.N + n)];
+      if (n < n0 || n >= n1) {
+        if (got != kSentinel) ++bad, ADD_FAILURE() << "column " << n << " of row " << m << " is outside the range and was written";
+        continue;
+      }
+      double ref = 0, mag = 0;
+      for (int64_t k = 0; k < p.K; ++k) {
+        double t = double{p.wf[static_cast<size_t>(n * p.K + k)]} * p.x[static_cast<size_t>(m * p.K + k)];
+        ref += t;
+        mag += std::fabs(t);
+      }
+      if (std::fabs(got - ref) > 1e-5 * mag + 1e-6) ++bad, ADD_FAILURE() << "out[" << m << "][" << n << "] = " << got << ", want " << ref;
+    }
+  }
+}
+
+std::vector<const MatmulKernels*> KernelSets() {
+  std::vector<const MatmulKernels*> sets{&GenericKernels()};
+  if (const MatmulKernels* k = Avx2Kernels()) sets.push_back(k);
+  if (const MatmulKernels* k = Avx512Kernels()) sets.push_back(k);
+  return sets;
+}
+
+TEST(CpuMatmul, EveryKernelSetWritesItsColumnsAcrossBlockEdges) {
+  // M = 101: past one 96-row activation block and not a multiple of 6 or 12. K = 300: two k
+  // slices, the second partial. Columns 5..1100 of 1109: starts and ends mid-panel, crosses
+  // the 256- and 1024-column weight blocks.
+  for (DType wt : {DType::kF32, DType::kF16, DType::kBF16}) {
+    Problem p = MakeProblem(101, 300, 1109, wt);
+    for (const MatmulKernels* k : KernelSets()) {
+      SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(wt)));
+      Check(*k, p, 5, 1100);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vt::cpu
