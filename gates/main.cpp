@@ -44,6 +44,7 @@ void AddPreflight(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   preflight->add_option("--blame-base", flags->blame_base,
                         "Rerun failed legs on REF's tree; the same failure there is \"inherited\"");
   preflight->add_flag("--allow-inherited", flags->allow_inherited, "Inherited failures do not fail the run");
+  preflight->add_option("--shard", flags->shard, "Run shard K of N (K/N, 1-based) of the suites' legs, for CI jobs");
   verbs.push_back(Verb{preflight, [&common, flags] { return RunPreflightVerb(common, *flags); }});
   auto load_flags = std::make_shared<LoadFlags>();
   CLI::App* load = app.add_subcommand("load", "Print the machine's current load reading (foreign share, signals)");
@@ -137,6 +138,10 @@ void AddProve(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   prove->add_option("--tests", flags->tests, "Only the added or changed tests this regex finds");
   prove->add_option("--work-dir", flags->work_dir, "Trees and builds (default <git-dir>/proofgate/prove)");
   verbs.push_back(Verb{prove, [&common, flags] { return RunProveVerb(common, *flags); }});
+  auto files = std::make_shared<std::vector<std::string>>();
+  CLI::App* merge = app.add_subcommand("merge-reports", "Combine the JSON reports of CI shards into one verdict");
+  merge->add_option("files", *files, "JSON reports of `preflight --shard K/N` or `mutate --shard K/N`")->required();
+  verbs.push_back(Verb{merge, [&common, files] { return RunMergeReportsVerb(common, *files); }});
 }
 
 }  // namespace

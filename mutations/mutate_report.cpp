@@ -67,10 +67,17 @@ void WriteMutateTable(const MutateReport& report, std::ostream& out, bool color)
   out << "verdict: " << (MutateExitCode(report) == 0 ? "pass" : "fail") << " (" << report.results.size() << " mutants"
       << (tally.empty() ? "" : ": " + tally) << "); time: build " << FormatSeconds(build) << ", test "
       << FormatSeconds(test) << ", overhead " << FormatSeconds(overhead) << "\n";
+  if (report.shard_count > 1) out << "shard " << report.shard_index << "/" << report.shard_count << "\n";
+  if (!report.merged_from.empty()) out << "merged from " << report.merged_from.size() << " shard reports\n";
 }
 
 std::string MutateReportJson(const MutateReport& report) {
-  Json doc = {{"schema_version", 1}, {"results", Json::array()}};
+  Json doc = {{"schema_version", 1},
+              {"tool", "proofgate"},
+              {"verb", "mutate"},
+              {"tree_hash", report.tree_hash.empty() ? Json(nullptr) : Json(report.tree_hash)},
+              {"shard", {{"index", report.shard_index}, {"count", report.shard_count}}},
+              {"results", Json::array()}};
   for (const MutantResult& r : report.results) {
     doc["results"].push_back({{"id", r.id}, {"catalog", r.catalog}, {"combo", r.combo}, {"files", r.files},
                               {"mutation", r.change}, {"tests", r.tests},
@@ -83,6 +90,7 @@ std::string MutateReportJson(const MutateReport& report) {
   doc["recovered"] = Json::array();
   for (const Recovered& r : report.recovered) doc["recovered"].push_back(r.path);
   doc["exit_code"] = MutateExitCode(report);
+  if (!report.merged_from.empty()) doc["merged_from"] = report.merged_from;
   return doc.dump(2) + "\n";
 }
 

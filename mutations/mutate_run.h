@@ -31,6 +31,9 @@ struct MutateReport {
   std::string baseline_problem;       // set: stopped before any mutant ran
   bool interrupted = false;
   std::vector<Recovered> recovered;   // left behind by an earlier, killed run
+  std::string tree_hash;              // the user's tree the mutants were made from
+  int shard_index = 1, shard_count = 1;     // K of N (1-based), as --shard said
+  std::vector<std::string> merged_from;     // merge-reports: the shards' files, in shard order
 };
 
 // Mutations, then combos, of each catalog in order; `ids` filter, then the shard. An unknown

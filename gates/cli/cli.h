@@ -32,6 +32,7 @@ struct PreflightFlags {
   std::string log_dir;
   std::string blame_base;
   bool allow_inherited = false;
+  std::string shard;  // "K/N"; empty: every leg
 };
 
 struct LoadFlags {
@@ -67,6 +68,8 @@ struct GateFlags {
   bool allow_inherited = false;
 };
 
+// "K/N" with 1 <= K <= N into a 0-based index and the count.
+Status ParseShard(const std::string& text, int* index, int* count);
 // SIGINT/SIGTERM become a readable fd the scheduler polls, so legs are stopped in order.
 int InstallCancelPipe();
 // Prints the status's message and returns the exit code for it.
@@ -86,6 +89,7 @@ int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bo
 int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files);
 int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags);
 int RunProveVerb(const CommonFlags& common, const ProveFlags& flags);
+int RunMergeReportsVerb(const CommonFlags& common, const std::vector<std::string>& files);
 int RunRange(const CommonFlags& common, RangeFlags flags);
 int RunGate(const CommonFlags& common, const GateFlags& flags);
 

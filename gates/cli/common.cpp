@@ -80,4 +80,20 @@ std::vector<std::string> FilesIn(const std::string& root, const std::string& dir
   return files;
 }
 
+Status ParseShard(const std::string& text, int* index, int* count) {
+  size_t slash = text.find('/');
+  try {
+    size_t used = 0, used_n = 0;
+    int k = slash == std::string::npos ? 0 : std::stoi(text.substr(0, slash), &used);
+    int n = slash == std::string::npos ? 0 : std::stoi(text.substr(slash + 1), &used_n);
+    if (k >= 1 && n >= 1 && k <= n && used == slash && slash + 1 + used_n == text.size()) {
+      *index = k - 1;
+      *count = n;
+      return Status();
+    }
+  } catch (const std::exception&) {
+  }
+  return Status::Invalid("--shard " + text + ": expected K/N with 1 <= K <= N, e.g. 2/4");
+}
+
 }  // namespace pg::cli

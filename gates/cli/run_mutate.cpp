@@ -30,23 +30,6 @@ int ListCatalogs(const std::vector<Catalog>& catalogs) {
   return static_cast<int>(ExitCode::kPass);
 }
 
-// "K/N" with 1 <= K <= N.
-Status ParseShard(const std::string& text, int* index, int* count) {
-  size_t slash = text.find('/');
-  try {
-    size_t used = 0;
-    int k = slash == std::string::npos ? 0 : std::stoi(text.substr(0, slash), &used);
-    int n = slash == std::string::npos ? 0 : std::stoi(text.substr(slash + 1));
-    if (k >= 1 && n >= 1 && k <= n && used == slash) {
-      *index = k - 1;
-      *count = n;
-      return Status();
-    }
-  } catch (const std::exception&) {
-  }
-  return Status::Invalid("--shard " + text + ": expected K/N with 1 <= K <= N, e.g. 2/4");
-}
-
 StatusOr<std::string> WorkDir(const std::string& root, const MutateFlags& flags) {
   if (!flags.work_dir.empty()) return std::filesystem::absolute(flags.work_dir).string();
   PG_ASSIGN_OR_RETURN(git::Repo repo, git::Discover(root));
@@ -110,8 +93,12 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
     o.on_result = [](const MutantResult& r) { std::cerr << "mutate: " << r.id << " " << MutantOutcomeName(r.outcome) << "\n"; };
     o.on_notice = [](const std::string& text) { std::cerr << "mutate: " << text << "\n"; };
   }
+  auto tree = git::WorkingTreeHash(root);
   auto report = RunMutate(o);
   if (!report.ok()) return Fail(report.status());
+  report->tree_hash = tree.ok() ? *tree : "";
+  report->shard_index = o.shard_index + 1;
+  report->shard_count = o.shard_count;
   if (common.json) std::cout << MutateReportJson(*report);
   else WriteMutateTable(*report, std::cout, UseColor(common.color, STDOUT_FILENO));
   std::cout.flush();

@@ -54,6 +54,11 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   options.retry_contended = !flags.no_retry_contended;
   options.blame_base = flags.blame_base;
   options.allow_inherited = flags.allow_inherited;
+  if (!flags.shard.empty()) {
+    pg::Status shard = ParseShard(flags.shard, &options.shard_index, &options.shard_count);
+    if (!shard.ok()) return Fail(shard);
+    options.shard_index += 1;  // the report says K of N as the user wrote it
+  }
   options.log_dir = flags.log_dir.empty() ? "" : std::filesystem::absolute(flags.log_dir).string();
   options.cancel_fd = InstallCancelPipe();
   if (!common.quiet) {

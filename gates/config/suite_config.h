@@ -76,6 +76,13 @@ StatusOr<SuiteConfig> LoadSuiteConfig(const std::string& path, const std::string
 
 // The legs of `suites` plus every leg they need, transitively, needs first, otherwise in
 // suite order. An unknown suite name is kInvalidInput naming the known ones.
+// Shard `index` (1-based) of `count` of selected `legs` (needs first, as SelectLegs orders
+// them): the legs no other selected leg needs are dealt round-robin in order, leg j to shard
+// j % count + 1; the shard keeps its own and their transitive needs, in the same order.
+// `assigned` gets the dealt legs' names.
+std::vector<const Leg*> ShardLegs(const SuiteConfig& config, const std::vector<const Leg*>& legs, int index, int count,
+                                  std::vector<std::string>* assigned);
+
 StatusOr<std::vector<const Leg*>> SelectLegs(const SuiteConfig& config,
                                              const std::vector<std::string>& suites);
 

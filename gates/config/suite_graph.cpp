@@ -125,4 +125,26 @@ StatusOr<std::vector<const Leg*>> SelectLegs(const SuiteConfig& config,
   return out;
 }
 
+std::vector<const Leg*> ShardLegs(const SuiteConfig& config, const std::vector<const Leg*>& legs, int index, int count,
+                                  std::vector<std::string>* assigned) {
+  std::set<std::string> needed, keep;
+  for (const Leg* leg : legs) needed.insert(leg->needs.begin(), leg->needs.end());
+  std::function<void(const std::string&)> add = [&](const std::string& name) {
+    if (!keep.insert(name).second) return;
+    for (const std::string& need : config.FindLeg(name)->needs) add(need);
+  };
+  int dealt = 0;
+  for (const Leg* leg : legs) {
+    if (needed.count(leg->name)) continue;
+    if (dealt++ % count != index - 1) continue;
+    assigned->push_back(leg->name);
+    add(leg->name);
+  }
+  std::vector<const Leg*> out;
+  for (const Leg* leg : legs) {
+    if (keep.count(leg->name)) out.push_back(leg);
+  }
+  return out;
+}
+
 }  // namespace pg

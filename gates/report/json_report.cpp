@@ -81,10 +81,16 @@ std::string RunReportJson(const RunReport& report) {
             {"toolchain", report.toolchain},
             {"cache", report.cache_enabled},
             {"interrupted", report.interrupted},
+            {"allow_inherited", report.allow_inherited},
             {"verdict", std::string(ExitCodeName(report.exit_code))},
             {"exit_code", static_cast<int>(report.exit_code)},
             {"counts", counts},
+            {"shard", nullptr},
             {"legs", legs}};
+  if (report.shard_count > 0) {
+    j["shard"] = {{"index", report.shard_index}, {"count", report.shard_count}, {"assigned", report.shard_assigned}};
+  }
+  if (!report.merged_from.empty()) j["merged_from"] = report.merged_from;
   return j.dump(2) + "\n";
 }
 

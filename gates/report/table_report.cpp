@@ -49,6 +49,13 @@ void WriteRunTable(const RunReport& report, std::ostream& out, bool color) {
       << " skipped) suite " << suites << ", tree "
       << (report.tree_hash.empty() ? "(none)" : report.tree_hash.substr(0, 12)) << ", "
       << FormatSeconds(report.wall_s) << "\n";
+  if (report.shard_count > 0) {
+    std::string dealt;
+    for (const std::string& leg : report.shard_assigned) dealt += (dealt.empty() ? "" : ", ") + leg;
+    out << "shard " << report.shard_index << "/" << report.shard_count << ": "
+        << (dealt.empty() ? "no legs were dealt to this shard" : "dealt " + dealt) << "\n";
+  }
+  if (!report.merged_from.empty()) out << "merged from " << report.merged_from.size() << " shard reports\n";
   if (report.tree_hash != report.tree_hash_after) {
     out << "the tree changed while the suite ran (" << report.tree_hash.substr(0, 12) << " -> "
         << report.tree_hash_after.substr(0, 12) << "): the verdict describes no single tree\n";

@@ -64,6 +64,10 @@ struct RunReport {
   bool cache_enabled = false;
   bool interrupted = false;
   bool allow_inherited = false;  // --allow-inherited: inherited failures do not fail the run
+  int shard_index = 0;           // --shard K/N: K (1-based); 0 when the run is not a shard
+  int shard_count = 0;
+  std::vector<std::string> shard_assigned;  // the legs this shard was dealt
+  std::vector<std::string> merged_from;     // merge-reports: the shards' files, in shard order
   std::vector<LegResult> legs;
   ExitCode exit_code = ExitCode::kPass;
 

@@ -135,6 +135,11 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
   report.suites = options.suites.empty() ? std::vector<std::string>{"default"} : options.suites;
   report.config_path = config.path;
   PG_ASSIGN_OR_RETURN(std::vector<const Leg*> legs, SelectLegs(config, report.suites));
+  if (options.shard_count > 0) {
+    report.shard_index = options.shard_index;
+    report.shard_count = options.shard_count;
+    legs = ShardLegs(config, legs, options.shard_index, options.shard_count, &report.shard_assigned);
+  }
 
   report.started_at = UtcStamp("%Y-%m-%dT%H:%M:%SZ");
   report.run_id = UtcStamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid());

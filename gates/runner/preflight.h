@@ -28,6 +28,7 @@ struct PreflightOptions {
   std::string blame_base;             // a revision: failed legs rerun there (runner/blame.h)
   std::string blame_repo;             // where blame_base is resolved (empty: root)
   bool allow_inherited = false;       // inherited failures do not fail the run
+  int shard_index = 0, shard_count = 0;  // run shard K (1-based) of N; 0: every leg
   const ProcSource* proc = nullptr;   // null: the real /proc (tests pass recorded readings)
   std::function<void(const LegResult&, std::string_view state)> on_change;
   std::function<void(const std::string&)> on_notice;    // warnings worth a line on stderr
