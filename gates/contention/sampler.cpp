@@ -35,15 +35,16 @@ void Sampler::Loop() {
     if (stop_ || meters_.empty()) continue;
     // Reading /proc under the lock keeps Track/Untrack from racing a half-fed meter; one
     // snapshot costs about a millisecond.
-    Snapshot s = TakeSnapshot(proc_, Roots(), allowed_);
+    Snapshot s = TakeSnapshot(proc_, Roots(), allowed_, tokens_);
     for (auto& [pid, meter] : meters_) meter.Add(s);
   }
 }
 
-void Sampler::Track(pid_t root) {
+void Sampler::Track(pid_t root, const std::string& token) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!token.empty()) tokens_[root] = token;
   LoadMeter meter(root);
-  meter.Add(TakeSnapshot(proc_, {root}, allowed_));
+  meter.Add(TakeSnapshot(proc_, {root}, allowed_, tokens_));
   meters_.insert_or_assign(root, std::move(meter));
 }
 
@@ -53,7 +54,8 @@ LoadEvidence Sampler::Untrack(pid_t root, double reaped_cpu_s) {
   if (it == meters_.end()) return LoadEvidence{};
   LoadMeter meter = std::move(it->second);
   meters_.erase(it);
-  meter.Add(TakeSnapshot(proc_, {root}, allowed_));
+  meter.Add(TakeSnapshot(proc_, {root}, allowed_, tokens_));
+  tokens_.erase(root);
   static const long kTicksPerSecond = sysconf(_SC_CLK_TCK);
   meter.SetReapedCpuTicks(static_cast<uint64_t>(std::llround(reaped_cpu_s * kTicksPerSecond)));
   return meter.Evidence();

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "contention/load_meter.h"
@@ -23,8 +24,9 @@ class Sampler {
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
 
-  // Starts metering `root`'s process tree with a baseline snapshot taken now.
-  void Track(pid_t root);
+  // Starts metering `root`'s process tree with a baseline snapshot taken now. `token` is the
+  // leg's PROOFGATE_LEG_TOKEN: processes adopted from the leg count as its tree too.
+  void Track(pid_t root, const std::string& token = "");
   // Takes a closing snapshot and returns the evidence; `reaped_cpu_s` is wait4's CPU time.
   LoadEvidence Untrack(pid_t root, double reaped_cpu_s);
   // A synchronous snapshot (quiet wait, `proofgate load`).
@@ -42,6 +44,7 @@ class Sampler {
   std::condition_variable wake_;
   bool stop_ = false;
   std::map<pid_t, LoadMeter> meters_;
+  std::map<pid_t, std::string> tokens_;
   std::thread thread_;
 };
 

@@ -69,21 +69,58 @@ std::optional<PidStat> ParsePidStat(const std::string& text) {
                  static_cast<uint64_t>(std::max(0L, cutime) + std::max(0L, cstime))};
 }
 
-std::map<pid_t, uint64_t> TreeTicks(const ProcSource& proc, const std::vector<pid_t>& roots) {
+std::string LegTokenOf(const ProcSource& proc, pid_t pid) {
+  auto environ = proc.Read("/proc/" + std::to_string(pid) + "/environ");
+  if (!environ) return "";
+  std::string key = std::string(kLegTokenVariable) + "=";
+  for (size_t at = 0; at < environ->size();) {
+    size_t end = environ->find('\0', at);
+    if (end == std::string::npos) end = environ->size();
+    if (environ->compare(at, key.size(), key) == 0) return environ->substr(at + key.size(), end - at - key.size());
+    at = end + 1;
+  }
+  return "";
+}
+
+namespace {
+
+// Parent links of every process; one this process adopted (the subreaper) hangs under the
+// root whose token it carries, when it carries one.
+std::multimap<pid_t, pid_t> ParentLinks(const ProcSource& proc, const std::map<pid_t, PidStat>& stats,
+                                        const std::map<pid_t, std::string>& tokens) {
+  std::map<std::string, pid_t> root_of;
+  for (const auto& [root, token] : tokens) {
+    if (!token.empty()) root_of[token] = root;
+  }
+  pid_t self = 0;
+  if (auto text = proc.Read("/proc/self/stat")) self = static_cast<pid_t>(std::atol(text->c_str()));
+  std::multimap<pid_t, pid_t> children;
+  for (const auto& [pid, st] : stats) {
+    pid_t parent = st.ppid;
+    if (parent == self && self != 0 && !root_of.empty() && !tokens.count(pid)) {
+      auto it = root_of.find(LegTokenOf(proc, pid));
+      if (it != root_of.end()) parent = it->second;
+    }
+    children.emplace(parent, pid);
+  }
+  return children;
+}
+
+}  // namespace
+
+std::map<pid_t, uint64_t> TreeTicks(const ProcSource& proc, const std::vector<pid_t>& roots,
+                                    const std::map<pid_t, std::string>& tokens) {
   std::map<pid_t, uint64_t> out;
   if (roots.empty()) return out;
   std::map<pid_t, PidStat> stats;
-  std::multimap<pid_t, pid_t> children;
   for (const std::string& name : proc.List("/proc")) {
     if (name.empty() || !isdigit(static_cast<unsigned char>(name[0]))) continue;
     auto text = proc.Read("/proc/" + name + "/stat");
     if (!text) continue;  // it exited between List and Read
     auto st = ParsePidStat(*text);
-    if (!st) continue;
-    pid_t pid = static_cast<pid_t>(std::atol(name.c_str()));
-    stats[pid] = *st;
-    children.emplace(st->ppid, pid);
+    if (st) stats[static_cast<pid_t>(std::atol(name.c_str()))] = *st;
   }
+  std::multimap<pid_t, pid_t> children = ParentLinks(proc, stats, tokens);
   for (pid_t root : roots) {
     uint64_t ticks = 0;
     std::vector<pid_t> stack{root};
@@ -125,7 +162,7 @@ std::vector<std::string> CgroupCpuStatPaths(const ProcSource& proc) {
 }
 
 Snapshot TakeSnapshot(const ProcSource& proc, const std::vector<pid_t>& roots,
-                      const std::set<int>& allowed_cpus) {
+                      const std::set<int>& allowed_cpus, const std::map<pid_t, std::string>& tokens) {
   Snapshot s;
   if (auto t = proc.Read("/proc/stat")) s.cpus = ParseProcStat(*t, allowed_cpus);
   if (auto t = proc.Read("/proc/loadavg")) s.loadavg1 = ParseLoadavg1(*t);
@@ -139,7 +176,7 @@ Snapshot TakeSnapshot(const ProcSource& proc, const std::vector<pid_t>& roots,
   if (auto t = proc.Read("/proc/self/stat")) {
     if (auto st = ParsePidStat(*t)) s.runner_ticks = st->self_ticks;
   }
-  s.trees = TreeTicks(proc, roots);
+  s.trees = TreeTicks(proc, roots, tokens);
   return s;
 }
 

@@ -43,15 +43,26 @@ std::optional<double> ParsePsiSomeAvg10(const std::string& text);
 std::optional<double> ParseThrottledSeconds(const std::string& text);
 std::optional<PidStat> ParsePidStat(const std::string& text);
 
+// Every leg attempt's environment carries PROOFGATE_LEG_TOKEN=<token>; what it starts inherits
+// it, so a process proofgate adopted (it is the child subreaper) says which leg it came from.
+inline constexpr char kLegTokenVariable[] = "PROOFGATE_LEG_TOKEN";
+
+// The PROOFGATE_LEG_TOKEN value in `pid`'s initial environment; empty when it has none or the
+// environment cannot be read (another user's process, a zombie).
+std::string LegTokenOf(const ProcSource& proc, pid_t pid);
+
 // CPU ticks of `root` and every live descendant (zombies included): each one's own time plus
-// the time of the children it reaped, so a reaped process is counted exactly once.
-std::map<pid_t, uint64_t> TreeTicks(const ProcSource& proc, const std::vector<pid_t>& roots);
+// the time of the children it reaped, so a reaped process is counted exactly once. A process
+// re-parented to this one (the subreaper) counts under the root whose token (`tokens`: root →
+// token) its environment carries.
+std::map<pid_t, uint64_t> TreeTicks(const ProcSource& proc, const std::vector<pid_t>& roots,
+                                    const std::map<pid_t, std::string>& tokens = {});
 
 // Where this process's cgroup cpu.stat may be (v2, hybrid, v1 cpu controller), best first.
 std::vector<std::string> CgroupCpuStatPaths(const ProcSource& proc);
 
 Snapshot TakeSnapshot(const ProcSource& proc, const std::vector<pid_t>& roots,
-                      const std::set<int>& allowed_cpus);
+                      const std::set<int>& allowed_cpus, const std::map<pid_t, std::string>& tokens = {});
 
 // The CPUs this process may run on.
 std::set<int> AllowedCpus();

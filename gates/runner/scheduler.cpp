@@ -2,12 +2,16 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "contention/snapshot.h"
+#include "runner/adoption.h"
 
 namespace pg {
 
@@ -38,6 +42,7 @@ Scheduler::Scheduler(SchedulerOptions options, std::vector<const Leg*> legs,
 
 std::vector<LegResult> Scheduler::Run() {
   run_start_ = Clock::now();
+  BecomeSubreaper();  // what leaves a leg's tree comes to us, not init (runner/adoption.h)
   for (const Slot& slot : slots_) {
     if (slot.result.cached) Notify(slot, "cached");
   }
@@ -118,6 +123,8 @@ void Scheduler::Start(Slot& slot) {
   std::vector<std::pair<std::string, std::string>> env = slot.leg->env;
   env.emplace_back("PROOFGATE_LEG", r.name);
   env.emplace_back("PROOFGATE_ROOT", options_.root);
+  slot.token = std::to_string(getpid()) + "." + std::to_string(++attempts_started_);
+  env.emplace_back(kLegTokenVariable, slot.token);
   slot.start = Clock::now();
   r.started_s = Since(run_start_);
   std::error_code ec;
@@ -131,7 +138,7 @@ void Scheduler::Start(Slot& slot) {
     return;
   }
   slot.child.emplace(std::move(child).value());
-  if (options_.sampler) options_.sampler->Track(slot.child->pid());
+  if (options_.sampler) options_.sampler->Track(slot.child->pid(), slot.token);
   slot.deadline = slot.start + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(slot.leg->timeout_s));
   slot.state = State::kRunning;
@@ -188,6 +195,7 @@ void Scheduler::Reap(Slot& slot) {
   ExitInfo info;
   if (!slot.child->TryReap(&info)) return;
   slot.child->SignalGroup(SIGKILL);  // whatever the leg left behind in its group
+  SweepAdopted(RealProcSource(), slot.token);  // and what left the group (setsid daemons)
   LegResult& r = slot.result;
   if (options_.sampler) r.load = options_.sampler->Untrack(slot.child->pid(), info.cpu_s);
   r.wall_s = Since(slot.start);

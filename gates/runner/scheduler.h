@@ -56,6 +56,7 @@ class Scheduler {
     bool term_sent = false;
     bool timed_out = false;
     bool rerun = false;  // a contended timing leg waiting to run again, alone
+    std::string token;   // PROOFGATE_LEG_TOKEN of the running attempt
   };
 
   void StartReady();
@@ -81,6 +82,7 @@ class Scheduler {
   SchedulerOptions options_;
   std::vector<Slot> slots_;
   Clock::time_point run_start_;
+  int attempts_started_ = 0;  // numbers each attempt's PROOFGATE_LEG_TOKEN
   bool cancelled_ = false;
 };
 

@@ -142,5 +142,18 @@ TEST_F(ContentionReal, GrandchildrenBurningCpuCountAsOwn) {
   EXPECT_LT(*perf->load.foreign_mean, 0.25);
 }
 
+// A daemon that left the leg (a subshell's orphan in its own session) is re-parented to the
+// runner, the subreaper; the leg token in its environment makes its CPU the leg's own.
+TEST_F(ContentionReal, AdoptedDaemonsBurningCpuCountAsOwn) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  std::string burn = Burn(Calibrate().work * 3, "--threads " + std::to_string(cpus), 0);
+  RunReport report = RunTimingLeg("(setsid " + burn + " >/dev/null 2>&1 &); sleep " +
+                                  std::to_string(Calibrate().quiet_ms * 4 / 1000.0));
+  const LegResult* perf = FindLeg(report.legs, "perf");
+  EXPECT_EQ(perf->outcome, Outcome::kPass) << perf->output_tail;
+  EXPECT_GT(*perf->load.busy_mean, 0.5);
+  EXPECT_LT(*perf->load.foreign_mean, 0.25);
+}
+
 }  // namespace
 }  // namespace pg

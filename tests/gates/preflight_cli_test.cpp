@@ -46,6 +46,20 @@ TEST_F(PreflightCli, FailingLegExitsOneAndNamesItsLog) {
   EXPECT_NE(r.err.find("log: " + dir_.path() + "/.git/proofgate/logs/"), std::string::npos) << r.err;
 }
 
+// `setsid` takes the daemon out of the leg's group, and its parent's exit out of the leg's
+// tree: only proofgate being its subreaper, and the leg token in its environment, reach it.
+TEST_F(PreflightCli, ADaemonThatLeftItsLegsGroupIsKilledWhenTheLegEnds) {
+  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"daemon": {"run":
+    "mkdir -p out; (setsid sh -c 'echo $$ > out/daemon.pid; exec sleep 60' &); while [ ! -s out/daemon.pid ]; do sleep 0.05; done"}},
+    "suites": {"default": ["daemon"]}})");
+  auto r = RunProofgate(dir_.path(), "preflight");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::vector<pid_t> pids = testing::ReadPids(dir_.path() + "/out/daemon.pid");
+  ASSERT_EQ(pids.size(), 1u);
+  EXPECT_FALSE(testing::Alive(pids[0])) << "the daemon " << pids[0] << " outlived its leg";
+  if (testing::Alive(pids[0])) kill(pids[0], SIGKILL);
+}
+
 TEST_F(PreflightCli, TimeoutExitsThree) {
   auto r = RunProofgate(dir_.path(), "preflight slow");
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;

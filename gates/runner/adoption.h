@@ -1,0 +1,20 @@
+// proofgate as the child subreaper of what legs start: a process that leaves its leg's tree (a
+// daemon's double fork, `setsid`) is re-parented to proofgate instead of init, so it can be
+// counted as the leg's own (contention/snapshot.h) and, when the leg ends, killed and reaped.
+#pragma once
+
+#include <string>
+
+#include "contention/proc_source.h"
+
+namespace pg {
+
+// Makes this process the child subreaper (Linux prctl); false where the kernel refuses.
+bool BecomeSubreaper();
+
+// Kills every child of this process whose environment carries the leg token `token` (SIGKILL,
+// with its process group when it leads one) and reaps it, again until none is left: what a
+// killed process started is adopted in turn. Returns how many were killed.
+int SweepAdopted(const ProcSource& proc, const std::string& token);
+
+}  // namespace pg
