@@ -8,6 +8,8 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <optional>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -18,15 +20,40 @@ namespace {
 
 constexpr int kRounds = 20;  // a process tree deeper than this has outlived enough sweeps
 
-std::vector<pid_t> AdoptedFrom(const ProcSource& proc, const std::string& token) {
+// This process's children from /proc/self/task/*/children (an orphan is re-parented to any
+// live thread of the subreaper): a few short reads, where scanning /proc costs a millisecond
+// per leg. nullopt where the kernel lacks those files (CONFIG_PROC_CHILDREN).
+std::optional<std::vector<pid_t>> ChildrenFromTasks(const ProcSource& proc) {
+  std::vector<pid_t> out;
+  bool any = false;
+  for (const std::string& tid : proc.List("/proc/self/task")) {
+    auto text = proc.Read("/proc/self/task/" + tid + "/children");
+    if (!text) continue;
+    any = true;
+    std::istringstream in(*text);
+    for (long pid; in >> pid;) out.push_back(static_cast<pid_t>(pid));
+  }
+  if (!any) return std::nullopt;
+  return out;
+}
+
+std::vector<pid_t> ChildrenFromScan(const ProcSource& proc) {
   pid_t self = getpid();
   std::vector<pid_t> out;
   for (const std::string& name : proc.List("/proc")) {
     if (name.empty() || !isdigit(static_cast<unsigned char>(name[0]))) continue;
     auto text = proc.Read("/proc/" + name + "/stat");
     auto st = text ? ParsePidStat(*text) : std::nullopt;
-    if (!st || st->ppid != self) continue;
-    pid_t pid = static_cast<pid_t>(std::atol(name.c_str()));
+    if (st && st->ppid == self) out.push_back(static_cast<pid_t>(std::atol(name.c_str())));
+  }
+  return out;
+}
+
+std::vector<pid_t> AdoptedFrom(const ProcSource& proc, const std::string& token) {
+  std::optional<std::vector<pid_t>> children = ChildrenFromTasks(proc);
+  if (!children) children = ChildrenFromScan(proc);
+  std::vector<pid_t> out;
+  for (pid_t pid : *children) {
     if (LegTokenOf(proc, pid) == token) out.push_back(pid);
   }
   return out;
