@@ -125,6 +125,9 @@ void AddMutate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
       ->check(CLI::PositiveNumber);
   mutate->add_option("--min-timeout", flags->min_timeout_s, "Floor of a mutant's test time limit in s (default 20)")
       ->check(CLI::PositiveNumber);
+  mutate->add_option("--build-timeout", flags->build_timeout_s,
+                     "A mutant's build limit in s (default: max(3 x the baseline build, 600)); past it: unviable")
+      ->check(CLI::PositiveNumber);
   mutate->add_option("--work-dir", flags->work_dir, "Scratch trees, builds and journal (default <git-dir>/proofgate/mutate)");
   mutate->add_flag("--no-spec-update", flags->no_spec_update, "Leave the specs' generated tables as they are");
   verbs.push_back(Verb{mutate, [&common, flags] { return RunMutateVerb(common, *flags); }});

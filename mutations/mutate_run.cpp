@@ -108,8 +108,10 @@ namespace {
 // in their own threads, then every worker takes the next job until none is left.
 class Pool {
  public:
-  Pool(const MutateOptions& o, std::vector<Worker>& workers, const std::vector<MutantJob>& jobs, double timeout_s)
-      : o_(o), workers_(workers), jobs_(jobs), timeout_s_(timeout_s), results_(jobs.size()), done_(jobs.size(), false) {}
+  Pool(const MutateOptions& o, std::vector<Worker>& workers, const std::vector<MutantJob>& jobs, double timeout_s,
+       double build_timeout_s)
+      : o_(o), workers_(workers), jobs_(jobs), timeout_s_(timeout_s), build_timeout_s_(build_timeout_s),
+        results_(jobs.size()), done_(jobs.size(), false) {}
 
   Status Run(MutateReport* report) {
     std::vector<std::thread> threads;
@@ -134,7 +136,7 @@ class Pool {
     }
     for (size_t i = next_++; i < jobs_.size() && !stop_; i = next_++) {
       if (Cancelled(o_.cancel_fd)) return Stop(Status(), "", true);
-      auto r = w.Run(jobs_[i], timeout_s_);
+      auto r = w.Run(jobs_[i], timeout_s_, build_timeout_s_);
       if (!r.ok()) return Stop(r.status(), "", false);
       if (r->interrupted) return Stop(Status(), "", true);
       std::lock_guard<std::mutex> lock(mu_);
@@ -155,7 +157,7 @@ class Pool {
   const MutateOptions& o_;
   std::vector<Worker>& workers_;
   const std::vector<MutantJob>& jobs_;
-  double timeout_s_;
+  double timeout_s_, build_timeout_s_;
   std::vector<MutantResult> results_;
   std::vector<bool> done_;
   std::atomic<size_t> next_{0};
@@ -181,7 +183,8 @@ std::vector<std::string> TestsOf(const std::vector<MutantJob>& jobs) {
 }
 
 // Baseline on worker 0, then the pool. A mutant's test limit is max(5 × the baseline's test
-// time, the floor): a mutation that makes a test loop is a timeout, not a hang.
+// time, the floor): a mutation that makes a test loop is a timeout, not a hang. Its build
+// limit is the flag's, else 3 × the baseline's build (a full build in a new work dir) or 10 min.
 Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const std::vector<MutantJob>& jobs,
                   MutateReport* report) {
   const Catalog& c = *jobs.front().catalog;
@@ -198,14 +201,15 @@ Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const st
   if (!problem.empty()) report->baseline_problem = c.path + ": baseline: " + problem;
   if (report->interrupted || !problem.empty()) return Status();
   double timeout_s = std::max(5 * baseline.step.wall_s, o.min_timeout_s);
+  double build_s = o.build_timeout_s > 0 ? o.build_timeout_s : std::max(3 * workers.front().prepared_build_s(), 600.0);
   if (o.on_notice) {
     o.on_notice(c.path + ": baseline green (" + std::to_string(tests.size()) + " tests in " +
-                std::to_string(baseline.step.wall_s).substr(0, 4) + " s); mutant limit " +
-                std::to_string(static_cast<int>(timeout_s)) + " s");
+                std::to_string(baseline.step.wall_s).substr(0, 4) + " s); mutant limits: tests " +
+                std::to_string(static_cast<int>(timeout_s)) + " s, build " + std::to_string(static_cast<int>(build_s)) + " s");
   }
   size_t n = std::min(workers.size(), jobs.size());
   std::vector<Worker> pool(workers.begin(), workers.begin() + static_cast<long>(n));
-  return Pool(o, pool, jobs, timeout_s).Run(report);
+  return Pool(o, pool, jobs, timeout_s, build_s).Run(report);
 }
 
 }  // namespace

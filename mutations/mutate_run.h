@@ -21,6 +21,7 @@ struct MutateOptions {
   int shard_index = 0, shard_count = 1;  // this run takes jobs i with i % count == index
   int jobs = 1;
   double min_timeout_s = 20;  // a mutant's tests get max(5 × baseline, this)
+  double build_timeout_s = 0;  // a mutant's build limit; 0: max(3 × the baseline build, 600 s)
   int cancel_fd = -1;
   std::function<void(const MutantResult&)> on_result;
   std::function<void(const std::string&)> on_notice;

@@ -93,6 +93,7 @@ Status Worker::Prepare(const Catalog& c, std::string* problem, bool* interrupted
     }
   }
   PG_ASSIGN_OR_RETURN(StepResult built, Step(BuildArgv(c, p), c, Log("build"), 0));
+  prepared_build_s_ = built.wall_s;
   *interrupted = built.cancelled;
   if (!built.ok()) *problem = "the unmutated tree does not build: " + FirstError(LogText(Log("build"))) + " (log: " + Log("build") + ")";
   return Status();
@@ -130,7 +131,7 @@ StatusOr<std::string> Worker::ListTests(const Catalog& c) {
   return listed.output;
 }
 
-StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s) {
+StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, double build_timeout_s) {
   auto start = Clock::now();
   MutantResult r;
   r.id = job.id;
@@ -139,10 +140,13 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s) {
   DescribeJob(job, &r);
   PG_ASSIGN_OR_RETURN(AppliedMutant mutant, AppliedMutant::Apply(tree(), job.mutations, journal_));
   Placeholders p = Where(*job.catalog);
-  auto built = Step(BuildArgv(*job.catalog, p), *job.catalog, Log("build"), 0);
+  auto built = Step(BuildArgv(*job.catalog, p), *job.catalog, Log("build"), build_timeout_s);
   if (built.ok()) r.build_s = built->wall_s;
   if (built.ok() && built->cancelled) {
     r.interrupted = true;
+  } else if (built.ok() && built->timed_out) {
+    r.outcome = MutantOutcome::kUnviable;
+    r.detail = "the build ran past the mutant's limit of " + std::to_string(static_cast<int>(build_timeout_s)) + " s";
   } else if (built.ok() && !built->ok()) {
     r.outcome = MutantOutcome::kUnviable;
     r.detail = FirstError(LogText(Log("build")));

@@ -61,7 +61,10 @@ class Worker {
   StatusOr<TestRun> RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s);
   // One mutant, restored and verified before this returns; an error means the scratch tree
   // could not be proven restored and nothing more may run in it.
-  StatusOr<MutantResult> Run(const MutantJob& job, double timeout_s);
+  // `timeout_s` limits the expected tests, `build_timeout_s` the build (past it: unviable).
+  StatusOr<MutantResult> Run(const MutantJob& job, double timeout_s, double build_timeout_s);
+  // Wall time of the last Prepare's build: what a mutant's build limit is measured against.
+  double prepared_build_s() const { return prepared_build_s_; }
 
   std::string tree() const { return dir_ + "/tree"; }
 
@@ -76,6 +79,7 @@ class Worker {
   std::string root_, dir_;
   Journal* journal_;
   int cancel_fd_;
+  double prepared_build_s_ = 0;
 };
 
 }  // namespace pg

@@ -53,6 +53,7 @@ struct MutateFlags {
   std::string shard = "1/1";
   int jobs = 1;
   double min_timeout_s = 20;
+  double build_timeout_s = 0;
   std::string work_dir;
 };
 

@@ -83,6 +83,7 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
   o.ids = flags.ids;
   o.jobs = flags.jobs;
   o.min_timeout_s = flags.min_timeout_s;
+  o.build_timeout_s = flags.build_timeout_s;
   o.cancel_fd = InstallCancelPipe();
   Status shard = ParseShard(flags.shard, &o.shard_index, &o.shard_count);
   if (!shard.ok()) return Fail(shard);

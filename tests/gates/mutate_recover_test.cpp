@@ -112,5 +112,26 @@ TEST_F(MutateRecover, AComboThatClaimsRedButIsDisarmedIsNotAsClaimed) {
   EXPECT_NE(run.out.find("S12  not-green"), std::string::npos) << run.out;
 }
 
+// H1 makes the build hang; at its build limit it is stopped and unviable, and S1 still runs.
+TEST_F(MutateRecover, AMutantWhoseBuildHangsIsStoppedAtItsLimitAndTheRunGoesOn) {
+  dir_.Write("build.sh", "#!/bin/sh\nexit 0 # fast\n");
+  std::string catalog = dir_.Read("mutations/shell.json");
+  catalog.replace(catalog.find("\"build_command\": [\"true\"]"), 25, "\"build_command\": [\"sh\", \"{tree}/build.sh\"]");
+  catalog.replace(catalog.find("\"mutations\": ["), 15, R"("mutations": [
+    { "id": "H1", "file": "build.sh", "find": "exit 0 # fast", "replace": "sleep 60 # hang",
+      "expect": [{ "test": "Calc.Limit", "message": "^want limit 100$" }] },)");
+  dir_.Write("mutations/shell.json", catalog);
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "a build script").ok());
+  // Waiting out the 60 s sleep would let H1 build, and survive: unviable says it was stopped.
+  auto run = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --build-timeout 1 --id H1 --id S1");
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("H1  unviable"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("the build ran past the mutant's limit of 1 s"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("S1  red-as-claimed"), std::string::npos) << run.out;
+  EXPECT_EQ(dir_.Read("build.sh"), "#!/bin/sh\nexit 0 # fast\n");
+  auto bad = testing::RunProofgate(dir_.path(), "mutate --build-timeout 0");
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
 }  // namespace
 }  // namespace pg
