@@ -76,7 +76,7 @@ StatusOr<Outcome> OutcomeOf(const std::string& name, const JsonSource& doc, cons
   return doc.ErrorAt(where, "unknown outcome \"" + name + "\"");
 }
 
-LoadEvidence LoadOf(Reader r) {
+LoadEvidence LoadOf(Reader& r) {
   LoadEvidence e;
   e.samples = static_cast<int>(r.Num("samples"));
   e.foreign_mean = r.OptNum("foreign_mean");

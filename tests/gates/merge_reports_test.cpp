@@ -117,6 +117,13 @@ TEST_F(MergeReports, RefusesMissingForeignAndUnreadableReportsAndStaleShards) {
   auto junk = Merge("1.json junk.json");
   EXPECT_EQ(junk.exit_code, 2);
   EXPECT_NE(junk.err.find("junk.json: not a proofgate JSON report"), std::string::npos) << junk.err;
+  std::string typo = reports_.Read("whole.json");
+  typo.replace(typo.find("\"foreign_mean\": "), 16, "\"foreign_mean\": \"high\", \"x\": ");
+  reports_.Write("typo.json", typo);
+  auto wrong = Merge("typo.json");
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_NE(wrong.err.find("typo.json:"), std::string::npos) << wrong.err;
+  EXPECT_NE(wrong.err.find("field \"foreign_mean\" must be a number"), std::string::npos) << wrong.err;
   reports_.Write("broken.json", "{\"tool\": ");
   auto broken = Merge("broken.json");
   EXPECT_EQ(broken.exit_code, 2);
