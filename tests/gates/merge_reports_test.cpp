@@ -41,6 +41,12 @@ class MergeReports : public ::testing::Test {
   TempDir dir_, reports_;
 };
 
+// A shard 1 report relabelled as shard 2: the CLI would never write it, a CI mix-up could.
+std::string AsShardTwo(std::string report) {
+  report.replace(report.find("\"index\": 1"), 10, "\"index\": 2");
+  return report;
+}
+
 std::vector<std::string> LegNames(const Json& doc) {
   std::vector<std::string> names;
   for (const Json& leg : doc["legs"]) names.push_back(leg["name"]);
@@ -93,9 +99,7 @@ TEST_F(MergeReports, ALegThatDisagreesAcrossShardsKeepsItsWorstOutcome) {
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_NE(twice.err.find("shard 1/2 given twice: 1.json and 2.json"), std::string::npos) << twice.err;
   // As shards 1 and 2 of one run: the second file says it is shard 2.
-  std::string text = reports_.Read("2.json");
-  text.replace(text.find("\"index\": 1"), 10, "\"index\": 2");
-  reports_.Write("2.json", text);
+  reports_.Write("2.json", AsShardTwo(reports_.Read("2.json")));
   auto merged = Merge("1.json 2.json --json");
   EXPECT_EQ(merged.exit_code, 1) << merged.err;
   Json doc = Json::parse(merged.out);
@@ -128,8 +132,7 @@ TEST_F(MergeReports, RefusesMissingForeignAndUnreadableReportsAndStaleShards) {
   auto broken = Merge("broken.json");
   EXPECT_EQ(broken.exit_code, 2);
   EXPECT_NE(broken.err.find("broken.json:1:"), std::string::npos) << broken.err;
-  std::string other = reports_.Read("1.json");
-  other.replace(other.find("\"index\": 1"), 10, "\"index\": 2");
+  std::string other = AsShardTwo(reports_.Read("1.json"));
   std::string mutate = other;
   mutate.replace(mutate.find("\"verb\": \"preflight\""), 19, "\"verb\": \"mutate\"");
   reports_.Write("mutate.json", mutate);
@@ -167,9 +170,7 @@ TEST(MergeReportsMutate, ShardsMergeIntoTheReportOfOneRun) {
   EXPECT_EQ(got_ids, want_ids);
   EXPECT_EQ(got["tree_hash"], want["tree_hash"]);
   // Shard 1's results again, labelled shard 2: the same mutants in two shards.
-  std::string text = one.out;
-  text.replace(text.find("\"index\": 1"), 10, "\"index\": 2");
-  reports.Write("1-as-2.json", text);
+  reports.Write("1-as-2.json", AsShardTwo(one.out));
   auto twice = RunProofgate(reports.path(), "merge-reports 1.json 1-as-2.json");
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_NE(twice.err.find("is in two shards (1.json and 1-as-2.json)"), std::string::npos) << twice.err;
