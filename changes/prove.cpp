@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "changes/test_bodies.h"
@@ -90,6 +91,7 @@ TestProof Judge(const std::string& test, const std::string& before, const std::s
 }  // namespace
 
 bool ProveReport::ok() const {
+  if (fail_to_pass.empty() && !allow_empty) return false;
   bool proven = std::all_of(fail_to_pass.begin(), fail_to_pass.end(), [](const TestProof& p) { return p.verdict == "proven"; });
   return proven && lost.empty() && broken.empty() && !interrupted;
 }
@@ -144,11 +146,42 @@ Status Verdicts(const ProveOptions& o, const Catalog& c, Worker& base, Worker& h
   return Status();
 }
 
+std::string FirstFew(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size() && i < 5; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > 5) out += ", … (" + std::to_string(items.size()) + ")";
+  return items.empty() ? "none" : out;
+}
+
+// A proof with no candidate checked nothing: say what was looked at, so a layout proofgate
+// does not understand shows up as such (LESSONS.md #15).
+std::string NothingProven(const std::string& root, const std::vector<git::Commit>& commits,
+                          const std::vector<std::string>& globs, const Inventory& after, const std::string& only) {
+  std::set<std::string> changed;
+  for (const git::Commit& c : commits) {
+    auto files = git::CommitChanges(root, c.id);
+    if (files.ok()) for (const git::FileChange& f : *files) changed.insert(f.path);
+  }
+  std::vector<std::string> tests_changed;
+  for (const std::string& f : changed) {
+    if (std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return GlobMatch(g, f); })) tests_changed.push_back(f);
+  }
+  std::vector<std::string> names(after.tests.begin(), after.tests.end()), cases;
+  for (const auto& entry : after.bodies) cases.push_back(entry.first);
+  std::string globs_text;
+  for (const std::string& g : globs) globs_text += (globs_text.empty() ? "" : " ") + g;
+  return "no added or changed test" + (only.empty() ? "" : " matches --tests " + only) + ": the range has " +
+         std::to_string(commits.size()) + " commits changing " + std::to_string(changed.size()) + " files; test globs [" +
+         globs_text + "] match " + FirstFew(tests_changed) + "; the head build lists " + FirstFew(names) +
+         "; test bodies found: " + FirstFew(cases);
+}
+
 }  // namespace
 
 StatusOr<ProveReport> RunProve(const ProveOptions& o) {
-  if (o.settings.tests.empty()) return Status::Invalid("prove needs the test files' globs: \"prove\": {\"tests\": [...]} in preflight/suites.json");
   ProveReport r;
+  r.allow_empty = o.allow_empty;
+  r.test_globs = o.settings.tests;
   PG_ASSIGN_OR_RETURN(r.base_id, git::ResolveCommit(o.root, o.base));
   PG_ASSIGN_OR_RETURN(r.head_id, git::ResolveCommit(o.root, o.head));
   PG_ASSIGN_OR_RETURN(std::vector<git::Commit> commits, git::WalkRange(o.root, r.base_id + ".." + r.head_id));
@@ -175,6 +208,7 @@ StatusOr<ProveReport> RunProve(const ProveOptions& o) {
   for (const git::Commit& commit : commits) messages.push_back(commit.message);
   r.lost = LostTests(r.diff.removed, messages);
   PG_RETURN_IF_ERROR(Verdicts(o, c, base, head, mixed, before, after, &r));
+  if (r.fail_to_pass.empty()) r.nothing_proven = NothingProven(o.root, commits, o.settings.tests, after, o.only);
   return r;
 }
 

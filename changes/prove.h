@@ -12,6 +12,10 @@
 
 namespace pg {
 
+// Where tests live in most repositories, for a suites.json without "prove": {"tests": [...]}.
+inline const std::vector<std::string> kDefaultTestGlobs = {"test/**", "tests/**", "**/*_test.*", "**/*_unittest.*",
+                                                           "**/test_*.*"};
+
 struct ProveOptions {
   std::string root;      // the user's repository (read, never written)
   std::string base;      // REF
@@ -19,6 +23,7 @@ struct ProveOptions {
   std::string work_dir;  // trees and builds: base/, head/, mixed/ and src/
   ProveSettings settings;
   std::string only;      // --tests: a regex the fail-to-pass candidates must match
+  bool allow_empty = false;  // --allow-empty: a change with no added or changed test may pass
   int cancel_fd = -1;
   std::function<void(const std::string&)> on_notice;
 };
@@ -39,12 +44,17 @@ struct ProveReport {
   std::vector<TestProof> broken;          // passed on base, not on head
   size_t pass_to_pass_checked = 0;
   std::string unviable;                   // why the mixed tree did not build
+  std::vector<std::string> test_globs;    // which files were taken as tests
+  std::string nothing_proven;             // why no test was a candidate: globs, files, names found
+  bool allow_empty = false;
   bool interrupted = false;
   bool ok() const;
 };
 
-// kInvalidInput: no `prove.tests` globs, a revision git cannot resolve; a base or head tree that
-// does not build is kInvalidInput too (nothing can be proven on it).
+// Test files are `prove.tests`, else kDefaultTestGlobs. A proof with no added or changed test
+// proves nothing and is not ok() unless `allow_empty`; `nothing_proven` says why it found none.
+// kInvalidInput: a revision git cannot resolve; a base or head tree that does not build is
+// kInvalidInput too (nothing can be proven on it).
 StatusOr<ProveReport> RunProve(const ProveOptions& options);
 
 }  // namespace pg

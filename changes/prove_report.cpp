@@ -52,6 +52,9 @@ void WriteProveTable(const ProveReport& r, std::ostream& out) {
     out << "removed: " << t << (lost ? "  LOST (no \"Test-Removed: " + t + " — <reason>\" trailer)" : "  (Test-Removed trailer)") << "\n";
   }
   if (!r.unviable.empty()) out << "the base tree with HEAD's tests does not build: " << r.unviable << "\n";
+  if (!r.nothing_proven.empty()) {
+    out << "nothing proven: " << r.nothing_proven << (r.allow_empty ? " (--allow-empty)" : "; --allow-empty accepts that") << "\n";
+  }
   out << ProveSummary(r) << "; pass-to-pass " << (r.pass_to_pass_checked - r.broken.size()) << "/" << r.pass_to_pass_checked
       << "\nprove: " << (r.interrupted ? "interrupted" : r.ok() ? "pass" : "fail") << "\n";
 }
@@ -64,7 +67,8 @@ std::string ProveReportJson(const ProveReport& r) {
               {"added", r.diff.added}, {"removed", r.diff.removed}, {"changed", r.diff.changed}, {"renamed", renamed},
               {"lost", r.lost}, {"fail_to_pass", Proofs(r.fail_to_pass)}, {"summary", ProveSummary(r)},
               {"pass_to_pass", {{"checked", r.pass_to_pass_checked}, {"broken", Proofs(r.broken)}}},
-              {"unviable", r.unviable}, {"interrupted", r.interrupted}};
+              {"unviable", r.unviable}, {"interrupted", r.interrupted}, {"test_globs", r.test_globs},
+              {"nothing_proven", r.nothing_proven}, {"allow_empty", r.allow_empty}};
   return doc.dump(2) + "\n";
 }
 

@@ -139,6 +139,7 @@ void AddProve(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   prove->add_option("--base", flags->base, "The revision the change is measured against")->required();
   prove->add_option("--head", flags->head, "The revision holding the change (default HEAD)");
   prove->add_option("--tests", flags->tests, "Only the added or changed tests this regex finds");
+  prove->add_flag("--allow-empty", flags->allow_empty, "Pass a change that adds or changes no test (default: fail, it proves nothing)");
   prove->add_option("--work-dir", flags->work_dir, "Trees and builds (default <git-dir>/proofgate/prove)");
   verbs.push_back(Verb{prove, [&common, flags] { return RunProveVerb(common, *flags); }});
   auto files = std::make_shared<std::vector<std::string>>();

@@ -1,11 +1,14 @@
 #include "mutations/journal.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "core/file_io.h"
+#include "core/integer_text.h"
 #include "core/sha256.h"
 
 namespace fs = std::filesystem;
@@ -26,10 +29,17 @@ StatusOr<Entry> ParseEntry(const std::string& file, const std::string& text) {
   std::istringstream in(text);
   Entry e;
   std::string mode;
-  if (!std::getline(in, e.path) || !std::getline(in, e.sha256) || !std::getline(in, mode) || e.sha256.size() != 64) {
-    return Status::Internal(file + ": not a journal entry");
+  std::optional<long> bits;
+  if (!std::getline(in, e.path) || !std::getline(in, e.sha256) || !std::getline(in, mode) || e.sha256.size() != 64 ||
+      !(bits = ParseInteger(mode, 8)) || *bits < 0) {
+    return Status::Invalid(file + ": not a journal entry (path, sha256 and octal mode, one a line)");
   }
-  e.mode = static_cast<unsigned>(std::stoul(mode, nullptr, 8)) & 07777;
+  // An entry is named after the path it saved: one naming another file was not written by
+  // proofgate, and recovering it could write anywhere.
+  if (fs::path(file).stem().string() != KeyOf(e.path) || !fs::path(e.path).is_absolute()) {
+    return Status::Invalid(file + ": names " + e.path + ", a file this entry was not recorded for");
+  }
+  e.mode = static_cast<unsigned>(*bits) & 07777;
   return e;
 }
 
@@ -37,6 +47,11 @@ Status PutBack(const Entry& e, const std::string& original, bool* rewritten) {
   auto now = ReadFile(e.path);
   *rewritten = !now.ok() || *now != original;
   if (*rewritten) PG_RETURN_IF_ERROR(WriteFileAtomic(e.path, original));
+  // Same bytes or not, objects may have been built from the mutant after these bytes were
+  // last written: a fresh mtime makes every build tool distrust them.
+  if (!*rewritten && utimensat(AT_FDCWD, e.path.c_str(), nullptr, 0) != 0) {
+    return Status::Io(e.path + ": cannot give it a fresh mtime");
+  }
   if (chmod(e.path.c_str(), e.mode) != 0) return Status::Io(e.path + ": cannot restore its mode");
   PG_ASSIGN_OR_RETURN(std::string check, ReadFile(e.path));
   if (Sha256Hex(check) != e.sha256) return Status::Internal(e.path + ": sha256 differs after recovery");
@@ -47,7 +62,7 @@ Status RecoverEntry(const std::string& base, std::vector<Recovered>* out) {
   PG_ASSIGN_OR_RETURN(std::string text, ReadFile(base + ".entry"));
   PG_ASSIGN_OR_RETURN(Entry e, ParseEntry(base + ".entry", text));
   PG_ASSIGN_OR_RETURN(std::string original, ReadFile(base + ".orig"));
-  if (Sha256Hex(original) != e.sha256) return Status::Internal(base + ".orig: saved bytes do not match their sha256");
+  if (Sha256Hex(original) != e.sha256) return Status::Invalid(base + ".orig: saved bytes do not match their sha256");
   Recovered r{e.path, false};
   PG_RETURN_IF_ERROR(PutBack(e, original, &r.rewritten));
   out->push_back(r);

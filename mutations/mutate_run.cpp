@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -14,6 +15,7 @@
 
 #include "core/file_io.h"
 #include "mutations/scratch_tree.h"
+#include "runner/group_guardian.h"
 
 namespace fs = std::filesystem;
 
@@ -46,17 +48,28 @@ MutantJob JobOf(const Catalog& c, const Combo& combo) {
 }
 
 // One run at a time per work directory: two would share scratch trees. The lock is an flock,
-// so a killed run never leaves it held.
+// so a killed run never leaves it held — except through its group guardians, which keep it
+// until the killed run's builds are gone: a short wait here, never a recovery racing them.
 StatusOr<int> Lock(const std::string& work_dir) {
   PG_RETURN_IF_ERROR(MakeDirs(work_dir));
   std::string path = work_dir + "/lock";
   int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return Status::Io(path + ": cannot open");
-  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    close(fd);
-    return Status::Invalid(work_dir + ": another proofgate mutate is running here");
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      close(fd);
+      return Status::Invalid(work_dir + ": another proofgate mutate is running here");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  KeepOpenInGuardians(fd);
   return fd;
+}
+
+void Unlock(int fd) {
+  KeepOpenInGuardians(-1);
+  close(fd);
 }
 
 bool Cancelled(int fd) {
@@ -234,7 +247,7 @@ StatusOr<MutateReport> RunMutate(const MutateOptions& o) {
     if (report.interrupted || !report.baseline_problem.empty()) break;
     begin = end;
   }
-  close(lock);
+  Unlock(lock);
   if (!status.ok()) return status;
   return report;
 }
@@ -250,7 +263,7 @@ StatusOr<std::vector<Recovered>> RecoverMutate(const std::string& root, const st
       if (!synced.ok()) recovered = synced;
     }
   }
-  close(lock);
+  Unlock(lock);
   return recovered;
 }
 

@@ -59,6 +59,7 @@ struct MutateFlags {
 
 struct ProveFlags {
   std::string base, head = "HEAD", tests, work_dir;
+  bool allow_empty = false;
 };
 
 struct GateFlags {

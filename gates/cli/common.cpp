@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <string_view>
 
 #include "cli/cli.h"
 #include "core/exit_code.h"
 #include "core/file_io.h"
+#include "core/integer_text.h"
 #include "report/writers.h"
 #include "runner/preflight.h"
 
@@ -82,16 +85,13 @@ std::vector<std::string> FilesIn(const std::string& root, const std::string& dir
 
 Status ParseShard(const std::string& text, int* index, int* count) {
   size_t slash = text.find('/');
-  try {
-    size_t used = 0, used_n = 0;
-    int k = slash == std::string::npos ? 0 : std::stoi(text.substr(0, slash), &used);
-    int n = slash == std::string::npos ? 0 : std::stoi(text.substr(slash + 1), &used_n);
-    if (k >= 1 && n >= 1 && k <= n && used == slash && slash + 1 + used_n == text.size()) {
-      *index = k - 1;
-      *count = n;
-      return Status();
-    }
-  } catch (const std::exception&) {
+  std::string_view whole(text);
+  std::optional<long> k = slash == std::string::npos ? std::nullopt : ParseInteger(whole.substr(0, slash));
+  std::optional<long> n = slash == std::string::npos ? std::nullopt : ParseInteger(whole.substr(slash + 1));
+  if (k && n && *k >= 1 && *n >= 1 && *k <= *n && *n <= 1000000) {
+    *index = static_cast<int>(*k - 1);
+    *count = static_cast<int>(*n);
+    return Status();
   }
   return Status::Invalid("--shard " + text + ": expected K/N with 1 <= K <= N, e.g. 2/4");
 }

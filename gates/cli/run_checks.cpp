@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "core/exit_code.h"
 #include "core/file_io.h"
+#include "core/own_outputs.h"
 #include "records/record.h"
 #include "report/progress.h"
 #include "runner/preflight.h"
@@ -81,6 +82,8 @@ int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files) {
   options.cancel_fd = InstallCancelPipe();
   if (!common.quiet) options.on_change = [&](const pg::LegResult& leg, std::string_view state) { progress.OnChange(leg, state); };
   options.on_notice = [&](const std::string& text) { progress.Notice(text); };
+  if (common.verbose) options.on_detail = options.on_notice;
+  options.own_outputs = pg::OwnOutputFiles({common.junit, common.summary});
   auto report = pg::RunPreflightConfig(options, pg::SpecGatesConfig(specs));
   if (!report.ok()) return Fail(report.status());
   report->verb = "specs check";

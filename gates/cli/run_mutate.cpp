@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "core/exit_code.h"
 #include "core/file_io.h"
+#include "core/own_outputs.h"
 #include "git/git.h"
 #include "mutations/mutate_report.h"
 #include "mutations/mutate_run.h"
@@ -94,7 +95,7 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
     o.on_result = [](const MutantResult& r) { std::cerr << "mutate: " << r.id << " " << MutantOutcomeName(r.outcome) << "\n"; };
     o.on_notice = [](const std::string& text) { std::cerr << "mutate: " << text << "\n"; };
   }
-  auto tree = git::WorkingTreeHash(root);
+  auto tree = git::WorkingTreeHash(root, InsideTree(root, OwnOutputFiles({common.junit, common.summary})));
   auto report = RunMutate(o);
   if (!report.ok()) return Fail(report.status());
   report->tree_hash = tree.ok() ? *tree : "";

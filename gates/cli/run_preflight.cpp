@@ -9,6 +9,7 @@
 #include "contention/load_meter.h"
 #include "contention/snapshot.h"
 #include "core/exit_code.h"
+#include "core/own_outputs.h"
 #include "report/progress.h"
 #include "report/writers.h"
 #include "runner/preflight.h"
@@ -66,6 +67,8 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
     options.on_progress = [&](const std::string& text) { progress.Notice(text); };
   }
   options.on_notice = [&](const std::string& text) { progress.Notice(text); };
+  if (common.verbose) options.on_detail = options.on_notice;
+  options.own_outputs = pg::OwnOutputFiles({common.junit, common.summary});
   auto report = pg::RunPreflight(options);
   if (!report.ok()) return Fail(report.status());
   pg::Status written = WriteReports(*report, common);

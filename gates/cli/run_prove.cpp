@@ -13,8 +13,19 @@ namespace pg::cli {
 
 int RunProveVerb(const CommonFlags& common, const ProveFlags& flags) {
   std::string root = ProjectRoot(common);
-  auto config = LoadSuiteConfig(root + "/" + kDefaultConfig, kDefaultConfig);
-  if (!config.ok()) return Fail(config.status());
+  ProveSettings settings;
+  std::error_code ec;
+  if (std::filesystem::exists(root + "/" + kDefaultConfig, ec)) {
+    auto config = LoadSuiteConfig(root + "/" + kDefaultConfig, kDefaultConfig);
+    if (!config.ok()) return Fail(config.status());
+    settings = config->prove;
+  }
+  if (settings.tests.empty()) {
+    settings.tests = kDefaultTestGlobs;
+    std::string globs;
+    for (const std::string& g : settings.tests) globs += " " + g;
+    if (!common.quiet) std::cerr << "prove: no \"prove\": {\"tests\": [...]} in " << kDefaultConfig << "; test files are the default globs:" << globs << "\n";
+  }
   auto repo = git::Discover(root);
   if (!repo.ok()) return Fail(repo.status());
   ProveOptions o;
@@ -22,8 +33,9 @@ int RunProveVerb(const CommonFlags& common, const ProveFlags& flags) {
   o.base = flags.base;
   o.head = flags.head;
   o.work_dir = flags.work_dir.empty() ? repo->gitdir + "proofgate/prove" : std::filesystem::absolute(flags.work_dir).string();
-  o.settings = config->prove;
+  o.settings = settings;
   o.only = flags.tests;
+  o.allow_empty = flags.allow_empty;
   o.cancel_fd = InstallCancelPipe();
   if (!common.quiet) o.on_notice = [](const std::string& text) { std::cerr << "prove: " << text << "\n"; };
   auto report = RunProve(o);

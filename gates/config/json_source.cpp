@@ -93,7 +93,9 @@ class JsonPositionScanner {
   Status Key() {
     size_t start = i_;
     SkipString();
-    std::string key = Json::parse(text_.substr(start, i_ - start)).get<std::string>();
+    // The text already parsed, so this string does too; never throw if it somehow does not.
+    Json parsed = Json::parse(text_.substr(start, i_ - start), nullptr, /*allow_exceptions=*/false);
+    std::string key = parsed.is_string() ? parsed.get<std::string>() : std::string();
     Frame& f = stack_.back();
     std::string pointer = f.pointer + "/" + JsonSource::Escape(key);
     SourcePos pos = PosOfOffset(text_, start);
@@ -153,18 +155,45 @@ class JsonPositionScanner {
   std::vector<Frame> stack_;
 };
 
+namespace {
+
+// nlohmann's own tree builder, which also hears of errors that carry no byte offset in their
+// exception (a number out of range: 1e999), so every error gets a file:line:col.
+class PositionedDomParser : public nlohmann::detail::json_sax_dom_parser<Json> {
+ public:
+  explicit PositionedDomParser(Json& root) : json_sax_dom_parser(root, /*allow_exceptions=*/false) {}
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& ex) {
+    offset = position;
+    what = ex.what();
+    return json_sax_dom_parser::parse_error(position, token, ex);
+  }
+  size_t offset = 0;
+  std::string what;
+};
+
+// "[json.exception.parse_error.101] parse error at line 3, column 7: syntax error ..." → the
+// part after nlohmann's own prefix and position, which the caller states itself.
+std::string Reason(std::string what) {
+  for (const char* cut : {"syntax error", "number overflow"}) {
+    size_t at = what.find(cut);
+    if (at != std::string::npos) return what.substr(at);
+  }
+  size_t bracket = what.find("] ");
+  return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
+}  // namespace
+
 StatusOr<JsonSource> JsonSource::Parse(std::string path, const std::string& text) {
   JsonSource source;
   source.path_ = std::move(path);
-  try {
-    source.root_ = Json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
-  } catch (const Json::parse_error& e) {
-    // nlohmann reports a byte offset one past the offending character.
-    size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    std::string what = e.what();
-    size_t cut = what.find("syntax error");
-    if (cut != std::string::npos) what = what.substr(cut);
-    return Status::Invalid(Format(source.path_, PosOfOffset(text, offset)) + ": invalid JSON: " + what);
+  PositionedDomParser dom(source.root_);
+  if (!Json::sax_parse(text, &dom, nlohmann::json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/true) ||
+      dom.is_errored()) {
+    // nlohmann reports an offset one past the offending character.
+    size_t offset = dom.offset > 0 ? dom.offset - 1 : 0;
+    return Status::Invalid(Format(source.path_, PosOfOffset(text, offset)) + ": invalid JSON: " + Reason(dom.what));
   }
   JsonPositionScanner scanner(text, source);
   PG_RETURN_IF_ERROR(scanner.Run());

@@ -3,6 +3,7 @@
 #include <git2.h>
 #include <git2/sys/mempack.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 
@@ -48,14 +49,22 @@ StatusOr<RepoPtr> Open(const std::string& path) {
 
 // Stages the whole working directory (additions, edits and deletions) into the repository's
 // in-memory index.
-StatusOr<IndexPtr> StageAll(git_repository* repo) {
+// Paths in `skip` (relative to the working tree) are left as the index has them.
+int SkipListed(const char* path, const char*, void* payload) {
+  const auto* skip = static_cast<const std::vector<std::string>*>(payload);
+  return std::find(skip->begin(), skip->end(), path) != skip->end() ? 1 : 0;
+}
+
+StatusOr<IndexPtr> StageAll(git_repository* repo, const std::vector<std::string>& skip = {}) {
   git_index* raw = nullptr;
   if (git_repository_index(&raw, repo) != 0) return GitError("cannot read the index");
   IndexPtr index(raw);
   char star[] = "*";
   char* patterns[] = {star};
   git_strarray paths = {patterns, 1};
-  if (git_index_add_all(index.get(), &paths, GIT_INDEX_ADD_DEFAULT, nullptr, nullptr) != 0) {
+  auto* skip_payload = const_cast<std::vector<std::string>*>(&skip);
+  if (git_index_add_all(index.get(), &paths, GIT_INDEX_ADD_DEFAULT, skip.empty() ? nullptr : SkipListed,
+                        skip_payload) != 0) {
     return GitError("cannot hash the working directory");
   }
   return index;
@@ -70,7 +79,7 @@ StatusOr<Repo> Discover(const std::string& path) {
   return Repo{workdir, git_repository_path(repo.get())};
 }
 
-StatusOr<std::string> WorkingTreeHash(const std::string& workdir) {
+StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vector<std::string>& skip) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
   git_odb* raw_odb = nullptr;
   if (git_repository_odb(&raw_odb, repo.get()) != 0) return GitError("cannot open the object database");
@@ -80,7 +89,7 @@ StatusOr<std::string> WorkingTreeHash(const std::string& workdir) {
   if (git_mempack_new(&mempack) != 0 || git_odb_add_backend(odb.get(), mempack, 1000) != 0) {
     return GitError("cannot create an in-memory object store");
   }
-  PG_ASSIGN_OR_RETURN(IndexPtr index, StageAll(repo.get()));
+  PG_ASSIGN_OR_RETURN(IndexPtr index, StageAll(repo.get(), skip));
   git_oid tree;
   int rc = git_index_write_tree(&tree, index.get());
   git_mempack_reset(mempack);

@@ -20,7 +20,8 @@ StatusOr<Repo> Discover(const std::string& path);
 // The git tree id of what is in the working directory now: HEAD plus staged, unstaged and
 // untracked (not ignored) changes. Objects are hashed into an in-memory store, so neither
 // the index file nor the object database is written. Equals HEAD^{tree} on a clean tree.
-StatusOr<std::string> WorkingTreeHash(const std::string& workdir);
+// Paths in `skip` (relative to `workdir`) keep what the index has: files proofgate writes.
+StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vector<std::string>& skip = {});
 
 // The git blob id (hex) of `data`: a content hash that needs no repository.
 std::string HashBytes(std::string_view data);

@@ -67,20 +67,28 @@ GateVerification VerifyGate(const std::string& root, const std::string& onto) {
   if (!head.ok() || !base.ok()) return {ExitCode::kInvalidInput, (!head.ok() ? head : base).status().message()};
   auto text = git::ReadNote(root, kNotesRef, *head);
   if (!text.ok()) return {ExitCode::kGateFailed, "no gate verdict for HEAD " + Short(*head) + ": run `proofgate gate --onto " + onto + "`"};
-  Json note = Json::parse(*text, nullptr, false);
-  if (note.is_discarded() || !note.contains("base") || !note.contains("merged_tree")) {
-    return {ExitCode::kGateFailed, "the gate note on " + Short(*head) + " is not proofgate's"};
+  // A note comes from a shared remote: any shape may arrive, and none may throw.
+  auto parsed = JsonSource::Parse(std::string(kNotesRef) + ":" + Short(*head), *text);
+  const Json* fields = parsed.ok() ? &parsed->root() : nullptr;
+  bool shaped = fields && fields->is_object() && fields->contains("base") && fields->at("base").is_string() &&
+                fields->contains("merged_tree") && fields->at("merged_tree").is_string();
+  if (!shaped) {
+    return {ExitCode::kGateFailed, "the gate note on " + Short(*head) + " is not proofgate's" +
+                                       (parsed.ok() ? "" : " (" + parsed.status().message() + ")")};
   }
+  const Json& note = *fields;
   auto merge = git::MergeCommits(root, *base, *head);
   if (!merge.ok()) return {ExitCode::kInternal, merge.status().message()};
   if (!merge->conflicts.empty()) return {ExitCode::kGateFailed, "HEAD no longer merges into " + onto + " cleanly"};
-  std::string noted_base = note["base"].get<std::string>();
-  if (noted_base != *base || note["merged_tree"] != merge->tree_id) {
+  std::string noted_base = note.at("base").get<std::string>();
+  if (noted_base != *base || note.at("merged_tree").get<std::string>() != merge->tree_id) {
     return {ExitCode::kStale, "stale: the verdict was for " + onto + " at " + Short(noted_base) + ", " + onto + " is now " +
                                   Short(*base) + " (merged tree " + Short(merge->tree_id) + " was never gated)"};
   }
-  if (note.value("exit_code", 1) != 0) {
-    return {ExitCode::kGateFailed, "the merged tree " + Short(merge->tree_id) + " was gated: " + note.value("verdict", "?")};
+  bool passed = note.contains("exit_code") && note.at("exit_code").is_number_integer() && note.at("exit_code").get<long>() == 0;
+  if (!passed) {
+    std::string verdict = note.contains("verdict") && note.at("verdict").is_string() ? note.at("verdict").get<std::string>() : "?";
+    return {ExitCode::kGateFailed, "the merged tree " + Short(merge->tree_id) + " was gated: " + verdict};
   }
   return {ExitCode::kPass, "verified: merged tree " + Short(merge->tree_id) + " onto " + Short(*base) + " passed"};
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "config/json_source.h"
+#include "core/integer_text.h"
 #include "git/git.h"
 
 namespace pg {
@@ -17,7 +18,8 @@ bool Finds(const std::string& pattern, const std::string& text) {
 std::vector<long> Unknown(const std::string& text, const std::regex& ref, const std::set<long>& issues) {
   std::vector<long> out;
   for (std::sregex_iterator it(text.begin(), text.end(), ref), end; it != end; ++it) {
-    long n = std::stol((*it)[(*it).size() - 1].str());
+    // Digits too long for a long name no issue of any tracker: unknown, as -1.
+    long n = ParseInteger((*it)[(*it).size() - 1].str()).value_or(-1);
     if (!issues.count(n)) out.push_back(n);
   }
   return out;

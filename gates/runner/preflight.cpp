@@ -10,6 +10,7 @@
 
 #include "config/suite_config.h"
 #include "core/file_io.h"
+#include "core/own_outputs.h"
 #include "git/git.h"
 #include "runner/blame.h"
 #include "runner/scheduler.h"
@@ -68,13 +69,17 @@ void StorePasses(const RunReport& report, const Plan& plan, VerdictCache& cache)
   }
 }
 
-std::string StateDir(const PreflightOptions& options, RunReport& report) {
+std::string StateDir(const PreflightOptions& options, RunReport& report, std::vector<std::string>* unhashed) {
   auto repo = git::Discover(options.root);
   if (!repo.ok()) {
     if (options.on_notice) options.on_notice("not a git repository: no tree hash, no cache");
     return options.root + "/.proofgate";
   }
-  auto hash = git::WorkingTreeHash(repo->workdir);
+  *unhashed = InsideTree(repo->workdir, options.own_outputs);
+  for (const std::string& file : *unhashed) {
+    if (options.on_detail) options.on_detail("not hashed: " + file + " (proofgate's own output)");
+  }
+  auto hash = git::WorkingTreeHash(repo->workdir, *unhashed);
   if (hash.ok()) {
     report.tree_hash = *hash;
   } else if (options.on_notice) {
@@ -143,7 +148,8 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
 
   report.started_at = UtcStamp("%Y-%m-%dT%H:%M:%SZ");
   report.run_id = UtcStamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid());
-  std::string state_dir = StateDir(options, report);
+  std::vector<std::string> unhashed;
+  std::string state_dir = StateDir(options, report, &unhashed);
   std::string logs_root = state_dir + "/logs";
   std::string log_dir = options.log_dir.empty() ? logs_root + "/" + report.run_id : options.log_dir;
   PG_RETURN_IF_ERROR(MakeDirs(log_dir));
@@ -161,7 +167,7 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
 
   RunLegs(options, config, legs, plan.cached, log_dir, report);
   if (!report.tree_hash.empty()) {
-    auto after = git::WorkingTreeHash(options.root);
+    auto after = git::WorkingTreeHash(options.root, unhashed);
     report.tree_hash_after = after.ok() ? *after : "";
   }
   report.allow_inherited = options.allow_inherited;

@@ -30,9 +30,11 @@ struct PreflightOptions {
   bool allow_inherited = false;       // inherited failures do not fail the run
   int shard_index = 0, shard_count = 0;  // run shard K (1-based) of N; 0: every leg
   const ProcSource* proc = nullptr;   // null: the real /proc (tests pass recorded readings)
+  std::vector<std::string> own_outputs;  // absolute: files proofgate writes, never hashed (core/own_outputs.h)
   std::function<void(const LegResult&, std::string_view state)> on_change;
   std::function<void(const std::string&)> on_notice;    // warnings worth a line on stderr
   std::function<void(const std::string&)> on_progress;  // "waiting for quiet: 3s foreign=87%"
+  std::function<void(const std::string&)> on_detail;    // -v only: how the run was set up
 };
 
 StatusOr<RunReport> RunPreflight(const PreflightOptions& options);

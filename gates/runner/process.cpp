@@ -93,7 +93,8 @@ StatusOr<Child> Child::Spawn(const SpawnSpec& spec) {
   return Child(pid, fd);
 }
 
-Child::Child(Child&& other) noexcept : pid_(other.pid_), pidfd_(other.pidfd_) {
+Child::Child(Child&& other) noexcept
+    : pid_(other.pid_), pidfd_(other.pidfd_), guardian_(std::move(other.guardian_)) {
   other.pid_ = -1;
   other.pidfd_ = -1;
 }
@@ -101,6 +102,7 @@ Child::Child(Child&& other) noexcept : pid_(other.pid_), pidfd_(other.pidfd_) {
 Child& Child::operator=(Child&& other) noexcept {
   std::swap(pid_, other.pid_);
   std::swap(pidfd_, other.pidfd_);
+  std::swap(guardian_, other.guardian_);
   return *this;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "runner/group_guardian.h"
 
 namespace pg {
 
@@ -45,9 +46,10 @@ class Child {
   void SignalGroup(int sig) const;
 
  private:
-  Child(pid_t pid, int pidfd) : pid_(pid), pidfd_(pidfd) {}
+  Child(pid_t pid, int pidfd) : pid_(pid), pidfd_(pidfd), guardian_(GroupGuardian::Watch(pid)) {}
   pid_t pid_ = -1;
   int pidfd_ = -1;
+  GroupGuardian guardian_;  // kills the group should proofgate die before this Child ends
 };
 
 struct Captured {

@@ -111,6 +111,26 @@ const char kShellCatalog[] = R"X({ "schema_version": 1,
   "combos": [ { "id": "S12", "apply": ["S1", "S2"], "expect_green": false } ] }
 )X";
 
+// A make-like build: {build}/calc.txt is remade only when the source is newer, from the bytes
+// read when it starts (as a compiler reads its source, then writes its object later).
+const char kSlowBuild[] = R"X(#!/bin/bash
+tree=$1; obj=$2/calc.txt; mkdir -p "$2"
+[[ -f $obj && $obj -nt $tree/calc.txt ]] && exit 0
+src=$(cat "$tree/calc.txt"); sleep 0.3; printf '%s\n' "$src" > "$obj"
+)X";
+
+const char kSlowCatalog[] = R"X({ "schema_version": 1,
+  "configure": ["true"], "build_command": ["bash", "{tree}/build.sh", "{tree}", "{build}"],
+  "test_command": ["sh", "{tree}/test.sh", "{build}", "{results}"],
+  "mutations": [
+    { "id": "S1", "file": "calc.txt", "find": "limit 100", "replace": "limit 99",
+      "expect": [{ "test": "Calc.Limit", "message": "^want limit 100$" }] },
+    { "id": "S2", "file": "calc.txt", "find": "floor 0", "replace": "floor 1",
+      "expect": [{ "test": "Calc.Floor", "message": "^want floor 0$" }] },
+    { "id": "S3", "file": "calc.txt", "find": "step 1", "replace": "step 2",
+      "expect": [{ "test": "Calc.Step", "message": "^want step 1$" }] } ] }
+)X";
+
 void Commit(const TempDir& dir) {
   if (!git::Init(dir.path()).ok() || !git::CommitAll(dir.path(), "initial").ok()) std::abort();
 }
@@ -134,6 +154,14 @@ void MakeShellProject(const TempDir& dir) {
   dir.Write("test.sh", kShellTest);
   chmod((dir.path() + "/test.sh").c_str(), 0755);
   dir.Write("mutations/shell.json", kShellCatalog);
+  Commit(dir);
+}
+
+void MakeSlowBuildProject(const TempDir& dir) {
+  dir.Write("calc.txt", "limit 100\nfloor 0\nstep 1\n");
+  dir.Write("test.sh", kShellTest);
+  dir.Write("build.sh", kSlowBuild);
+  dir.Write("mutations/slow.json", kSlowCatalog);
   Commit(dir);
 }
 

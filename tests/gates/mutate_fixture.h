@@ -16,6 +16,10 @@ void MakeCalcProject(const TempDir& dir);
 // a mutate run takes milliseconds, so it can be killed at many points.
 void MakeShellProject(const TempDir& dir);
 
+// The shell project with a make-like build that takes 0.3 s and trusts mtimes: what a killed
+// run's orphaned build would poison.
+void MakeSlowBuildProject(const TempDir& dir);
+
 // The scratch tree of worker `k` under the default work directory.
 std::string ScratchTree(const TempDir& dir, int k);
 

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <filesystem>
 #include <random>
+#include <regex>
+#include <vector>
 #include <thread>
 
 #include "git/git.h"
@@ -131,6 +133,46 @@ TEST_F(MutateRecover, AMutantWhoseBuildHangsIsStoppedAtItsLimitAndTheRunGoesOn) 
   EXPECT_EQ(dir_.Read("build.sh"), "#!/bin/sh\nexit 0 # fast\n");
   auto bad = testing::RunProofgate(dir_.path(), "mutate --build-timeout 0");
   EXPECT_EQ(bad.exit_code, 2);
+}
+
+// "S1  red-as-claimed" rows of a mutate table, in order.
+std::vector<std::string> OutcomeRows(const std::string& table) {
+  std::vector<std::string> rows;
+  std::regex row(R"((S\d+)  ([a-z-]+))");
+  for (std::sregex_iterator it(table.begin(), table.end(), row), end; it != end; ++it) rows.push_back(it->str());
+  return rows;
+}
+
+// LESSONS.md #17: a killed run's build went on as an orphan and wrote an object made from the
+// mutant after the next run had restored the source; the make-like build then trusted it and
+// every later baseline was red. Whatever a killed run started dies with it, and the next run
+// waits for that before it restores anything.
+TEST(MutateKilledBuild, NothingAKilledRunStartedWritesLaterAndOutcomesEqualACleanRun) {
+  TempDir dir, logs;
+  testing::MakeSlowBuildProject(dir);
+  auto start = Clock::now();
+  auto clean = testing::RunProofgate(dir.path(), "mutate --no-spec-update");
+  auto full = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+  ASSERT_EQ(clean.exit_code, 0) << clean.err;
+  ASSERT_EQ(OutcomeRows(clean.out).size(), 3u) << clean.out;
+  int caught = 0;
+  for (int i = 0; i < 6; ++i) {
+    auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "--no-spec-update"}, dir.path(), {}, logs.path() + "/log"});
+    ASSERT_TRUE(child.ok());
+    std::this_thread::sleep_for(full * (i + 0.5) / 6);
+    kill(child->pid(), SIGKILL);
+    waitpid(child->pid(), nullptr, 0);
+    auto recover = testing::RunProofgate(dir.path(), "mutate --recover");
+    ASSERT_EQ(recover.exit_code, 0) << "kill point " << i << ": " << recover.err;
+    if (recover.out.find("restored ") != std::string::npos) ++caught;
+    // Longer than a build: an orphan of the killed run would have written its object by now.
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    auto again = testing::RunProofgate(dir.path(), "mutate --no-spec-update");
+    ASSERT_EQ(again.exit_code, 0) << "kill point " << i << ": " << again.out << again.err;
+    EXPECT_EQ(OutcomeRows(again.out), OutcomeRows(clean.out)) << "kill point " << i;
+  }
+  // Kills that found a mutant in the tree are the ones that could have poisoned the build.
+  EXPECT_GE(caught, 2);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -58,6 +59,49 @@ TEST_F(PreflightCli, ADaemonThatLeftItsLegsGroupIsKilledWhenTheLegEnds) {
   ASSERT_EQ(pids.size(), 1u);
   EXPECT_FALSE(testing::Alive(pids[0])) << "the daemon " << pids[0] << " outlived its leg";
   if (testing::Alive(pids[0])) kill(pids[0], SIGKILL);
+}
+
+// LESSONS.md #17: proofgate killed outright (no handler runs) takes its legs' process
+// groups with it; the guardian of each group sees proofgate's end and kills what is left.
+TEST_F(PreflightCli, ALegsGroupDiesWithAProofgateKilledOutright) {
+  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"long": {"run":
+    "mkdir -p out; sleep 60 & echo $! > out/sleep.pid; wait"}}, "suites": {"default": ["long"]}})");
+  TempDir logs;
+  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache"}, dir_.path(), {}, logs.path() + "/log"});
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/sleep.pid", 10));
+  std::vector<pid_t> pids;
+  for (int i = 0; i < 100 && pids.empty(); ++i) {
+    pids = testing::ReadPids(dir_.path() + "/out/sleep.pid");
+    if (pids.empty()) usleep(20000);
+  }
+  ASSERT_EQ(pids.size(), 1u);
+  kill(child->pid(), SIGKILL);
+  waitpid(child->pid(), nullptr, 0);
+  bool alive = true;
+  for (int i = 0; i < 250 && alive; ++i) {
+    alive = testing::Alive(pids[0]);
+    if (alive) usleep(20000);
+  }
+  EXPECT_FALSE(alive) << "the leg's sleep " << pids[0] << " outlived a SIGKILLed proofgate";
+  if (alive) kill(pids[0], SIGKILL);
+}
+
+// LESSONS.md #16: the report proofgate itself writes into the tree is not the user's change.
+TEST_F(PreflightCli, ReportsRedirectedIntoTheTreeDoNotMakeTheRunStale) {
+  TempDir io;
+  std::string cmd = std::string(PROOFGATE_BIN) + " preflight -v --json > report.json 2> log.txt";
+  auto run = RunCapture({"sh", "-c", cmd}, dir_.path(), 120);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->exit.exit_code, 0) << dir_.Read("log.txt");
+  EXPECT_NE(dir_.Read("log.txt").find("not hashed: report.json (proofgate's own output)"), std::string::npos)
+      << dir_.Read("log.txt");
+  EXPECT_NE(dir_.Read("log.txt").find("not hashed: log.txt (proofgate's own output)"), std::string::npos);
+  Json doc = Json::parse(dir_.Read("report.json"), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_EQ(doc["tree_hash"], doc["tree_hash_after"]) << doc.dump(2);
+  auto junit = RunProofgate(dir_.path(), "preflight --junit junit.xml --summary summary.md");
+  EXPECT_EQ(junit.exit_code, 0) << junit.out << junit.err;
 }
 
 TEST_F(PreflightCli, TimeoutExitsThree) {

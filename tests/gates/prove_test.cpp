@@ -130,11 +130,33 @@ TEST_F(ProveRepo, ATestThatCannotBuildOnTheBaseIsUnviableNotRed) {
   EXPECT_EQ(doc["summary"], "red before 0/1, green after 1/1");
 }
 
-TEST_F(ProveRepo, WithoutTestGlobsProveIsInvalidInput) {
+// LESSONS.md #15: a change whose tests proofgate finds none of proved nothing, and says why.
+TEST_F(ProveRepo, AChangeWithNoAddedOrChangedTestProvesNothingAndFails) {
+  dir_.Write("calc.cpp", dir_.Read("calc.cpp").replace(dir_.Read("calc.cpp").find("return a + b; }\nint Clamp"), 13, "return a - b;"));
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Fix Sub, no test").ok());
+  Json doc = Prove();
+  EXPECT_EQ(exit_code_, 1) << doc.dump(2) << err_;
+  EXPECT_EQ(doc["summary"], "red before 0/0, green after 0/0");
+  std::string why = doc["nothing_proven"];
+  EXPECT_NE(why.find("1 commits changing 1 files"), std::string::npos) << why;
+  EXPECT_NE(why.find("test globs [tests/**] match none"), std::string::npos) << why;
+  EXPECT_NE(why.find("test bodies found: Add.AddsTwo, Clamp.KeepsSmallValues, Gone.Removed"), std::string::npos) << why;
+  auto allowed = testing::RunProofgate(dir_.path(), "prove --allow-empty --base " + base_);
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.out << allowed.err;
+  EXPECT_NE(allowed.out.find("nothing proven: no added or changed test"), std::string::npos) << allowed.out;
+}
+
+TEST_F(ProveRepo, WithoutTestGlobsTheDefaultGlobsAreUsedAndNamed) {
   dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {}, "suites": {}})");
-  auto run = testing::RunProofgate(dir_.path(), "prove --base HEAD");
-  EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("prove needs the test files' globs"), std::string::npos) << run.err;
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "No prove settings").ok());
+  dir_.Write("tests/sub_test.cpp", std::string(kIncludes) + "TEST(Sub, Subtracts) { EXPECT_EQ(Sub(5, 3), 2); }\n");
+  dir_.Write("calc.cpp", dir_.Read("calc.cpp").replace(dir_.Read("calc.cpp").find("return a + b; }\nint Clamp"), 13, "return a - b;"));
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Fix Sub").ok());
+  Json doc = Prove();
+  EXPECT_EQ(exit_code_, 0) << doc.dump(2) << err_;
+  EXPECT_EQ(doc["fail_to_pass"][0]["verdict"], "proven");
+  EXPECT_EQ(doc["test_globs"], Json::array({"test/**", "tests/**", "**/*_test.*", "**/*_unittest.*", "**/test_*.*"}));
+  EXPECT_NE(err_.find("test files are the default globs: test/** tests/**"), std::string::npos) << err_;
 }
 
 }  // namespace

@@ -127,6 +127,21 @@ TEST_F(SchedulerTest, TimeoutKillsTheWholeProcessTree) {
   for (pid_t pid : listed) EXPECT_FALSE(Alive(pid)) << "pid " << pid << " survived";
 }
 
+// `env -i` drops PROOFGATE_LEG_TOKEN, so the adoption sweep cannot tell these sleeps are the
+// leg's: only the kill of the leg's process group reaches them (mutant R4).
+TEST_F(SchedulerTest, TimeoutKillsTheGroupEvenWhatTheSweepCannotName) {
+  std::string pids = dir_.path() + "/pids";
+  auto results = Run(Def("slow", "env -i sleep 300 & echo $! >> " + pids + "; (env -i sleep 300 & echo $! >> " + pids +
+                                     "; wait) & wait", ", \"timeout_s\": 0.5"),
+                     1);
+  EXPECT_EQ(FindLeg(results, "slow")->outcome, Outcome::kTimeout);
+  auto listed = ReadPids(pids);
+  ASSERT_EQ(listed.size(), 2u);
+  usleep(100'000);
+  for (pid_t pid : listed) EXPECT_FALSE(Alive(pid)) << "pid " << pid << " survived";
+  for (pid_t pid : listed) kill(pid, SIGKILL);
+}
+
 TEST_F(SchedulerTest, TimeoutEscalatesToSigkillWhenTermIsIgnored) {
   auto results = Run(Def("stubborn", "trap '' TERM; sleep 300", ", \"timeout_s\": 0.3"), 1, 0.3);
   const LegResult* leg = FindLeg(results, "stubborn");
