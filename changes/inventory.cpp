@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "config/json_source.h"
+#include "mutations/test_map.h"
 #include "git/git.h"
 
 namespace pg {
@@ -57,14 +57,9 @@ InventoryDiff DiffInventories(const Inventory& base, const Inventory& head) {
 }
 
 StatusOr<std::vector<std::string>> ParseCtestListing(const std::string& json) {
-  Json doc = Json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("tests") || !doc["tests"].is_array()) {
-    return Status::Invalid("not the output of ctest --show-only=json-v1");
-  }
+  PG_ASSIGN_OR_RETURN(std::vector<CtestTest> tests, ParseCtestTests(json));
   std::vector<std::string> names;
-  for (const Json& t : doc["tests"]) {
-    if (t.is_object() && t.contains("name") && t["name"].is_string()) names.push_back(t["name"].get<std::string>());
-  }
+  for (const CtestTest& t : tests) names.push_back(t.name);
   return names;
 }
 

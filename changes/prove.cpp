@@ -24,10 +24,7 @@ Catalog CatalogOf(const ProveSettings& s) {
   c.configure = s.configure;
   c.build_command = s.build_command;
   c.list_command = s.list_command;
-  c.test_command = s.test_command;
-  if (c.test_command.empty()) {
-    c.test_command = {"ctest", "--test-dir", "{build}", "--output-junit", "{results}/ctest.xml", "-R", "{tests_regex}"};
-  }
+  c.test_command = s.test_command;  // empty: the workers' ctest default, cases mapped to their tests
   return c;
 }
 
@@ -57,11 +54,15 @@ Status OverlayTests(const std::string& head, const std::string& mixed, const std
 
 StatusOr<Inventory> Take(Worker& w, const Catalog& c, const std::vector<std::string>& globs) {
   Inventory inv;
-  PG_ASSIGN_OR_RETURN(std::string listing, w.ListTests(c));
   std::vector<std::string> names;
-  if (c.list_command.empty()) {
+  if (c.list_command.empty() && c.test_command.empty()) {
+    PG_ASSIGN_OR_RETURN(const TestMap* map, w.Tests(c));
+    names = map->Names();
+  } else if (c.list_command.empty()) {
+    PG_ASSIGN_OR_RETURN(std::string listing, w.ListTests(c));
     PG_ASSIGN_OR_RETURN(names, ParseCtestListing(listing));
   } else {
+    PG_ASSIGN_OR_RETURN(std::string listing, w.ListTests(c));
     std::istringstream in(listing);
     for (std::string line; std::getline(in, line);) {
       if (!line.empty()) names.push_back(line);

@@ -77,7 +77,10 @@ std::vector<std::string> ListArgv(const Catalog& c, const Placeholders& p) {
 }
 
 std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p) {
-  return {{"GTEST_OUTPUT", "json:" + p.results + "/"}, {"CCACHE_BASEDIR", p.tree}, {"CCACHE_NOHASHDIR", "true"}};
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"GTEST_OUTPUT", "json:" + p.results + "/"}, {"CCACHE_BASEDIR", p.tree}, {"CCACHE_NOHASHDIR", "true"}};
+  if (!p.gtest_filter_env.empty()) env.emplace_back("GTEST_FILTER", p.gtest_filter_env);
+  return env;
 }
 
 std::string ConfigureKey(const Catalog& c) {

@@ -14,6 +14,7 @@ namespace pg {
 struct Placeholders {
   std::string tree, build, results;
   std::vector<std::string> tests;  // "Suite.Name": become {tests_regex} and {gtest_filter}
+  std::string gtest_filter_env;    // GTEST_FILTER in the step's environment, when not empty
 };
 
 std::vector<std::string> ConfigureArgv(const Catalog& c, const Placeholders& p);
@@ -23,7 +24,8 @@ std::vector<std::string> TestArgv(const Catalog& c, const Placeholders& p);
 std::vector<std::string> ListArgv(const Catalog& c, const Placeholders& p);
 
 // What every step's environment adds: gtest writes JSON into {results}; ccache shares hits
-// between workers (paths relative to the tree, the build directory not hashed).
+// between workers (paths relative to the tree, the build directory not hashed); GTEST_FILTER
+// narrows whole-executable ctest tests to the selected cases.
 std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p);
 
 // A key for the build directory: catalogs configuring the same way share one.

@@ -69,33 +69,58 @@ Worker::Worker(int index, std::string root, std::string dir, Journal* journal, i
 std::string Worker::BuildDir(const Catalog& c) const { return dir_ + "/build-" + ConfigureKey(c); }
 
 Placeholders Worker::Where(const Catalog& c, std::vector<std::string> tests) const {
-  return Placeholders{tree(), BuildDir(c), dir_ + "/results", std::move(tests)};
+  return Placeholders{tree(), BuildDir(c), dir_ + "/results", std::move(tests), ""};
 }
 
-StatusOr<StepResult> Worker::Step(const std::vector<std::string>& argv, const Catalog& c, const std::string& log,
+StatusOr<StepResult> Worker::Step(const std::vector<std::string>& argv, const Placeholders& p, const std::string& log,
                                   double timeout_s) {
-  Placeholders p = Where(c);
   return RunStep(StepSpec{argv, tree(), StepEnv(p), log, timeout_s, cancel_fd_});
+}
+
+StatusOr<const TestMap*> Worker::Tests(const Catalog& c) {
+  if (!tests_) {
+    PG_ASSIGN_OR_RETURN(std::string listing, ListTests(c));
+    PG_ASSIGN_OR_RETURN(std::vector<CtestTest> ctest, ParseCtestTests(listing));
+    PG_ASSIGN_OR_RETURN(TestMap map, TestMap::Discover(ctest));
+    tests_ = std::move(map);
+  }
+  return &*tests_;
+}
+
+StatusOr<Placeholders> Worker::ForTests(const Catalog& c, const std::vector<std::string>& tests) {
+  if (!c.test_command.empty() || !c.list_command.empty() || tests.empty()) return Where(c, tests);
+  PG_ASSIGN_OR_RETURN(const TestMap* map, Tests(c));
+  TestSelection s = map->Select(tests);
+  Placeholders p = Where(c, s.ctest_names);
+  p.gtest_filter_env = s.gtest_filter;
+  return p;
 }
 
 Status Worker::Prepare(const Catalog& c, std::string* problem, bool* interrupted) {
   PG_RETURN_IF_ERROR(MakeDirs(dir_ + "/logs"));
   PG_RETURN_IF_ERROR(SyncScratchTree(root_, tree()));
   Placeholders p = Where(c);
+  tests_.reset();
   std::error_code ec;
   // A configure that never finished leaves no cache: configure again rather than build half.
   if (!fs::exists(BuildDir(c) + "/CMakeCache.txt", ec) || !c.configure.empty()) {
-    PG_ASSIGN_OR_RETURN(StepResult configured, Step(ConfigureArgv(c, p), c, Log("configure"), 0));
+    PG_ASSIGN_OR_RETURN(StepResult configured, Step(ConfigureArgv(c, p), p, Log("configure"), 0));
     *interrupted = configured.cancelled;
     if (!configured.ok()) {
       *problem = "configure failed: " + FirstError(LogText(Log("configure"))) + " (log: " + Log("configure") + ")";
       return Status();
     }
   }
-  PG_ASSIGN_OR_RETURN(StepResult built, Step(BuildArgv(c, p), c, Log("build"), 0));
+  PG_ASSIGN_OR_RETURN(StepResult built, Step(BuildArgv(c, p), p, Log("build"), 0));
   prepared_build_s_ = built.wall_s;
   *interrupted = built.cancelled;
   if (!built.ok()) *problem = "the unmutated tree does not build: " + FirstError(LogText(Log("build"))) + " (log: " + Log("build") + ")";
+  // The unmutated build names the tests; a mutant's build (which may break listing) never does.
+  bool default_commands = c.test_command.empty() && c.list_command.empty();
+  if (built.ok() && !built.cancelled && default_commands) {
+    auto listed = Tests(c);
+    if (!listed.ok()) *problem = "the unmutated build's tests cannot be listed: " + listed.status().message();
+  }
   return Status();
 }
 
@@ -104,9 +129,9 @@ StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::stri
   std::error_code ec;
   fs::remove_all(results, ec);
   PG_RETURN_IF_ERROR(MakeDirs(results));
-  Placeholders p = Where(c, tests);
+  PG_ASSIGN_OR_RETURN(Placeholders p, ForTests(c, tests));
   TestRun run;
-  PG_ASSIGN_OR_RETURN(run.step, Step(TestArgv(c, p), c, Log("test"), timeout_s));
+  PG_ASSIGN_OR_RETURN(run.step, Step(TestArgv(c, p), p, Log("test"), timeout_s));
   // gtest's JSON first: a case both reports name keeps gtest's own failure messages.
   std::vector<fs::path> reports;
   for (const auto& f : fs::directory_iterator(results, ec)) {
@@ -140,7 +165,7 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
   DescribeJob(job, &r);
   PG_ASSIGN_OR_RETURN(AppliedMutant mutant, AppliedMutant::Apply(tree(), job.mutations, journal_));
   Placeholders p = Where(*job.catalog);
-  auto built = Step(BuildArgv(*job.catalog, p), *job.catalog, Log("build"), build_timeout_s);
+  auto built = Step(BuildArgv(*job.catalog, p), p, Log("build"), build_timeout_s);
   if (built.ok()) r.build_s = built->wall_s;
   if (built.ok() && built->cancelled) {
     r.interrupted = true;

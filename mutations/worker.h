@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "mutations/commands.h"
 #include "mutations/journal.h"
 #include "mutations/step.h"
+#include "mutations/test_map.h"
 
 namespace pg {
 
@@ -56,6 +58,10 @@ class Worker {
   Status Prepare(const Catalog& c, std::string* problem, bool* interrupted);
   // What the build's list command prints (for ctest: its JSON listing).
   StatusOr<std::string> ListTests(const Catalog& c);
+  // The built tree's tests by the names users write (mutations/test_map.h), found once per
+  // Prepare; only for the default ctest commands (a catalog's own list/test commands name
+  // their tests themselves).
+  StatusOr<const TestMap*> Tests(const Catalog& c);
   // Runs the catalog's test command for `tests` (none: every test) on the tree as it is;
   // results from gtest JSON and ctest JUnit files written into the results folder.
   StatusOr<TestRun> RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s);
@@ -73,13 +79,17 @@ class Worker {
   // What a command's {tree}, {build}, {results} and {tests_*} stand for in this worker.
   Placeholders Where(const Catalog& c, std::vector<std::string> tests = {}) const;
   std::string Log(const std::string& step) const { return dir_ + "/logs/" + step + ".log"; }
-  StatusOr<StepResult> Step(const std::vector<std::string>& argv, const Catalog& c, const std::string& log,
+  StatusOr<StepResult> Step(const std::vector<std::string>& argv, const Placeholders& p, const std::string& log,
                             double timeout_s);
+  // Placeholders for running `tests`: for the default ctest command, cases become the ctest
+  // tests that hold them plus a GTEST_FILTER.
+  StatusOr<Placeholders> ForTests(const Catalog& c, const std::vector<std::string>& tests);
   int index_;
   std::string root_, dir_;
   Journal* journal_;
   int cancel_fd_;
   double prepared_build_s_ = 0;
+  std::optional<TestMap> tests_;  // reset by Prepare
 };
 
 }  // namespace pg

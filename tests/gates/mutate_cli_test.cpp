@@ -67,6 +67,23 @@ TEST_F(MutateCli, EveryMutantEndsAsItsCaseClaims) {
   EXPECT_NE(spec.find("| C1 | calc.cpp, calc_test.cpp | M7 + M8 | Add.AddsTwoNumbers | green-as-claimed |"), std::string::npos);
 }
 
+// The most common CMake shape: one ctest test runs a whole gtest executable. Expected tests
+// are still gtest case names; the map sends them to that ctest test with a GTEST_FILTER.
+TEST_F(MutateCli, CasesInsideOneCtestTestPerExecutableAreExpectedByTheirNames) {
+  std::string cmake = dir_.Read("CMakeLists.txt");
+  cmake.replace(cmake.find("gtest_discover_tests(calc_test)"), 31, "add_test(NAME calc_test COMMAND calc_test)");
+  dir_.Write("CMakeLists.txt", cmake);
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "one ctest test for the executable").ok());
+  auto run = testing::RunProofgate(dir_.path(), "mutate --json --no-spec-update --id M1 --id M3 --id C1 --id M9");
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;  // M3 survives, as in the discovered layout
+  auto r = ById(run.out);
+  EXPECT_EQ(Outcome(r, "M1"), "red-as-claimed") << run.out << run.err;
+  EXPECT_EQ(r["M1"]["observed"], "clamp at 100");
+  EXPECT_EQ(Outcome(r, "M3"), "survived");
+  EXPECT_EQ(Outcome(r, "C1"), "green-as-claimed");
+  EXPECT_EQ(Outcome(r, "M9"), "red-as-claimed");  // the plain ctest test beside it
+}
+
 TEST_F(MutateCli, ARedBaselineStopsBeforeAnyMutant) {
   std::string calc = dir_.Read("calc.cpp");  // an uncommitted edit that breaks Add
   calc.replace(calc.find("int Add(int a, int b) {"), 23, "int Add(int a, int b) { a += 1;");

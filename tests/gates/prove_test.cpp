@@ -6,6 +6,7 @@
 #include "changes/test_bodies.h"
 #include "config/json_source.h"
 #include "git/git.h"
+#include "mutations/test_map.h"
 #include "test_support.h"
 
 namespace pg {
@@ -38,6 +39,13 @@ TEST(ProveInventory, ARemovedTestIsLostUnlessACommitSaysWhy) {
                                        "Drop another\n\nTest-Removed: S.NoReason —\n"};
   EXPECT_EQ(LostTests({"S.Explained", "S.NoReason", "S.Silent"}, messages),
             (std::vector<std::string>{"S.NoReason", "S.Silent"}));
+}
+
+TEST(TestMap, AGtestListingNamesEveryCaseButTheDisabledOnes) {
+  std::string listing = "Running main() from gtest_main.cc\nA.\n  One\n  DISABLED_Two\nI/P.  # TypeParam = int\n"
+                        "  Q/0  # GetParam() = 1\n  Q/1  # GetParam() = 2\nDISABLED_B.\n  Three\n";
+  EXPECT_EQ(ParseGtestListing(listing), (std::vector<std::string>{"A.One", "I/P.Q/0", "I/P.Q/1"}));
+  EXPECT_TRUE(ParseGtestListing("no tests here\n").empty());
 }
 
 TEST(ProveInventory, CtestListingsAreParsedAndOtherTextIsRefused) {
@@ -128,6 +136,25 @@ TEST_F(ProveRepo, ATestThatCannotBuildOnTheBaseIsUnviableNotRed) {
   EXPECT_EQ(doc["fail_to_pass"][0]["verdict"], "unviable");
   EXPECT_NE(doc["unviable"].get<std::string>().find("error"), std::string::npos) << doc["unviable"];
   EXPECT_EQ(doc["summary"], "red before 0/1, green after 1/1");
+}
+
+// One ctest test for the whole executable: the inventory is still its gtest cases, so the new
+// case is found and proven (LESSONS.md #15: this layout used to prove "0/0" and pass).
+TEST_F(ProveRepo, ACaseInsideOneCtestTestPerExecutableIsProven) {
+  std::string cmake = dir_.Read("tests/CMakeLists.txt");
+  cmake.replace(cmake.find("gtest_discover_tests(calc_test)"), 31, "add_test(NAME calc_test COMMAND calc_test)");
+  dir_.Write("tests/CMakeLists.txt", cmake);
+  base_ = git::CommitAll(dir_.path(), "One ctest test per executable").value();
+  dir_.Write("calc.cpp", dir_.Read("calc.cpp").replace(dir_.Read("calc.cpp").find("return a + b; }\nint Clamp"), 13, "return a - b;"));
+  dir_.Write("tests/sub_test.cpp", std::string(kIncludes) + "TEST(Sub, Subtracts) { EXPECT_EQ(Sub(5, 3), 2); }\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Fix Sub").ok());
+  Json doc = Prove();
+  EXPECT_EQ(exit_code_, 0) << doc.dump(2) << err_;
+  EXPECT_EQ(doc["summary"], "red before 1/1, green after 1/1");
+  EXPECT_EQ(doc["fail_to_pass"][0]["test"], "Sub.Subtracts");
+  EXPECT_EQ(doc["tests"]["base"], 3);
+  EXPECT_EQ(doc["tests"]["head"], 4);
+  EXPECT_EQ(doc["pass_to_pass"]["checked"], 3);
 }
 
 // LESSONS.md #15: a change whose tests proofgate finds none of proved nothing, and says why.
