@@ -1,5 +1,7 @@
 #include "runner/group_guardian.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -8,12 +10,54 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <utility>
 
 namespace pg {
 namespace {
 
 std::atomic<int> g_kept_fd{-1};
+
+// Whether a process other than a zombie is in group `pgid`, read from /proc with raw system
+// calls and stack buffers (no malloc after fork). Zombies cannot write, and nobody may reap
+// them (a subreaper that never waits, a container's init), so they do not count.
+bool LiveMemberIn(pid_t pgid) {
+  int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return kill(-pgid, 0) == 0;
+  alignas(8) char entries[8192];
+  bool live = false;
+  for (ssize_t n; !live && (n = getdents64(dir, entries, sizeof entries)) > 0;) {
+    for (ssize_t at = 0; at < n && !live;) {
+      const auto* d = reinterpret_cast<const dirent64*>(entries + at);
+      at += d->d_reclen;
+      if (d->d_name[0] < '1' || d->d_name[0] > '9') continue;
+      char path[64] = "/proc/";
+      size_t len = 6;
+      for (const char* c = d->d_name; *c && len < 40; ++c) path[len++] = *c;
+      memcpy(path + len, "/stat", 6);
+      int fd = open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      char stat[512];
+      ssize_t got = read(fd, stat, sizeof stat - 1);
+      close(fd);
+      if (got <= 0) continue;
+      stat[got] = 0;
+      // "pid (comm) S ppid pgrp ...": comm may hold spaces and parentheses, so after the last ')'.
+      const char* p = strrchr(stat, ')');
+      if (!p || p[1] != ' ' || !p[2]) continue;
+      char state = p[2];
+      p += 3;
+      long fields[2] = {0, 0};
+      for (long& f : fields) {
+        while (*p == ' ') ++p;
+        for (; *p >= '0' && *p <= '9'; ++p) f = f * 10 + (*p - '0');
+      }
+      live = fields[1] == pgid && state != 'Z' && state != 'X';
+    }
+  }
+  close(dir);
+  return live;
+}
 
 // Async-signal-safe only: this runs in a fork of a multi-threaded process.
 [[noreturn]] void Guard(pid_t pgid, int watch_fd, int kept_fd) {
@@ -36,10 +80,10 @@ std::atomic<int> g_kept_fd{-1};
   } while (n < 0 && errno == EINTR);
   if (n == 1) _exit(0);
   kill(-pgid, SIGKILL);
-  // Killed processes are gone within milliseconds; zombies nobody reaps cannot write, so the
-  // wait is bounded (5 s) rather than exact.
+  // Killed processes are gone within milliseconds; one stuck in the kernel (D state) is left
+  // after 5 s rather than holding the lock for ever.
   timespec tick{0, 2'000'000};
-  for (int i = 0; i < 2500 && kill(-pgid, 0) == 0; ++i) nanosleep(&tick, nullptr);
+  for (int i = 0; i < 2500 && kill(-pgid, 0) == 0 && LiveMemberIn(pgid); ++i) nanosleep(&tick, nullptr);
   _exit(0);
 }
 
