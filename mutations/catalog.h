@@ -19,7 +19,7 @@ inline constexpr const char* kMutationTableEnd = "<!-- /proofgate:mutations -->"
 bool FindMutationTable(const std::string& text, size_t* begin, size_t* end);
 
 struct Expectation {
-  std::string test;     // "Suite.Name"
+  std::string test;     // as the results name it: "Suite.Name" for gtest, a Catch2 or pytest name
   std::string message;  // ECMAScript regex, multiline (^ and $ at line boundaries)
 };
 
@@ -31,6 +31,8 @@ struct Mutation {
   size_t offset = 0;         // where the chosen occurrence starts (filled by validation)
   std::vector<Expectation> expect;
   std::string note;
+  // A documented hole: "survived" or "unviable" is this mutant's claim instead of red (empty).
+  std::string expect_outcome;
 };
 
 struct Combo {

@@ -1,25 +1,55 @@
 // The only file of ours that includes pugixml.
-#include "mutations/ctest_junit.h"
+#include "mutations/junit_results.h"
 
 #include <pugixml.hpp>
 
 namespace pg {
+namespace {
 
-Status AddCtestJunit(const std::string& name, const std::string& text, std::map<std::string, TestResult>* results) {
-  pugi::xml_document doc;
-  if (!doc.load_string(text.c_str()) || !doc.child("testsuite")) return Status::Invalid(name + ": not a ctest JUnit report");
-  for (pugi::xml_node test : doc.child("testsuite").children("testcase")) {
-    std::string status = test.attribute("status").value();
-    if (status == "notrun" || status == "disabled" || status == "skipped") continue;  // skipped: neither red nor green
-    // A name gtest's JSON already reported keeps that report (its messages are the failures'
-    // own lines, where JUnit has the whole output); JUnit speaks for the plain ctest tests.
-    if (results->count(test.attribute("name").value())) continue;
-    TestResult& r = (*results)[test.attribute("name").value()];
-    if (status == "fail" || test.child("failure")) {
+bool Skipped(const pugi::xml_node& test) {
+  std::string status = test.attribute("status").value();
+  return status == "notrun" || status == "disabled" || status == "skipped" || test.child("skipped");
+}
+
+TestResult ResultOf(const pugi::xml_node& test) {
+  TestResult r;
+  for (const char* kind : {"failure", "error"}) {
+    for (pugi::xml_node f : test.children(kind)) {
       r.failed = true;
-      r.messages.push_back(test.child("system-out").text().get());
+      std::string message = f.attribute("message").value();
+      std::string text = f.text().get();
+      r.messages.push_back(message + (message.empty() || text.empty() ? "" : "\n") + text);
     }
   }
+  if (std::string(test.attribute("status").value()) == "fail") r.failed = true;
+  std::string out = test.child("system-out").text().get();
+  if (r.failed && !out.empty()) r.messages.push_back(out);
+  return r;
+}
+
+// Every <testcase> under `node`, however deep the <testsuite>s nest.
+void AddCases(const pugi::xml_node& node, std::map<std::string, TestResult>* results) {
+  for (pugi::xml_node child : node.children()) {
+    std::string tag = child.name();
+    if (tag == "testsuite" || tag == "testsuites") AddCases(child, results);
+    if (tag != "testcase" || Skipped(child)) continue;
+    std::string name = child.attribute("name").value(), cls = child.attribute("classname").value();
+    TestResult r = ResultOf(child);
+    for (const std::string& key : {name, cls.empty() ? std::string() : cls + "." + name}) {
+      // gtest's own JSON has the failures' own lines, where JUnit has the whole output.
+      if (!key.empty() && !results->count(key)) (*results)[key] = r;
+    }
+  }
+}
+
+}  // namespace
+
+Status AddJunit(const std::string& name, const std::string& text, std::map<std::string, TestResult>* results) {
+  pugi::xml_document doc;
+  if (!doc.load_string(text.c_str()) || !(doc.child("testsuite") || doc.child("testsuites"))) {
+    return Status::Invalid(name + ": not a JUnit XML report (no <testsuite> or <testsuites>)");
+  }
+  AddCases(doc, results);
   return Status();
 }
 

@@ -1,4 +1,7 @@
-// ctest's own results (`ctest --output-junit FILE`): one entry per ctest test, gtest or not.
+// Test results from JUnit XML: ctest's `--output-junit` (one entry per ctest test, gtest or
+// not), and what other runners write — Catch2 `--reporter junit`, doctest `--reporters=junit`,
+// pytest `--junitxml`. Names are as the report spells them: the `name` attribute, and also
+// `classname.name` when the report gives a class (pytest's module, doctest's file).
 #pragma once
 
 #include <map>
@@ -9,8 +12,9 @@
 
 namespace pg {
 
-// Merges a ctest JUnit report into results by ctest test name; a failed test's message is its
-// captured output. A file that is not such a report is kInvalidInput naming it.
-Status AddCtestJunit(const std::string& name, const std::string& text, std::map<std::string, TestResult>* results);
+// Merges a JUnit report into results; a name gtest's JSON already reported keeps that report.
+// A failed case's messages are its failure's message and text, then its captured output. A
+// file that is not JUnit XML is kInvalidInput naming it.
+Status AddJunit(const std::string& name, const std::string& text, std::map<std::string, TestResult>* results);
 
 }  // namespace pg

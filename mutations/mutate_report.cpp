@@ -14,7 +14,7 @@ namespace {
 double Overhead(const MutantResult& r) { return std::max(0.0, r.total_s - r.build_s - r.test_s); }
 
 std::string Note(const MutantResult& r) {
-  if (AsClaimed(r.outcome)) return r.observed;
+  if (IsAsClaimed(r)) return r.expected_outcome.empty() ? r.observed : r.detail;
   return r.detail.empty() ? r.observed : r.detail;
 }
 
@@ -52,7 +52,7 @@ void WriteMutateTable(const MutateReport& report, std::ostream& out, bool color)
   std::map<std::string, int> counts;
   double build = 0, test = 0, overhead = 0;
   for (const MutantResult& r : report.results) {
-    bool good = AsClaimed(r.outcome);
+    bool good = IsAsClaimed(r);
     out << Pad(r.id, width) << "  " << (color ? (good ? "\033[32m" : "\033[31m") : "")
         << Pad(std::string(MutantOutcomeName(r.outcome)), 18) << (color ? "\033[0m" : "") << Pad(FormatSeconds(r.build_s), 8)
         << Pad(FormatSeconds(r.test_s), 8) << Note(r) << "\n";
@@ -81,7 +81,8 @@ std::string MutateReportJson(const MutateReport& report) {
   for (const MutantResult& r : report.results) {
     doc["results"].push_back({{"id", r.id}, {"catalog", r.catalog}, {"combo", r.combo}, {"files", r.files},
                               {"mutation", r.change}, {"tests", r.tests},
-                              {"outcome", std::string(MutantOutcomeName(r.outcome))}, {"as_claimed", AsClaimed(r.outcome)},
+                              {"outcome", std::string(MutantOutcomeName(r.outcome))}, {"as_claimed", IsAsClaimed(r)},
+                              {"expected_outcome", r.expected_outcome.empty() ? "red-as-claimed" : r.expected_outcome},
                               {"detail", r.detail}, {"observed", r.observed}, {"build_s", r.build_s},
                               {"test_s", r.test_s}, {"overhead_s", Overhead(r)}, {"total_s", r.total_s}});
   }
@@ -97,13 +98,13 @@ std::string MutateReportJson(const MutateReport& report) {
 std::string MutateReportJunit(const MutateReport& report) {
   std::ostringstream out;
   size_t failures = 0;
-  for (const MutantResult& r : report.results) failures += AsClaimed(r.outcome) ? 0 : 1;
+  for (const MutantResult& r : report.results) failures += IsAsClaimed(r) ? 0 : 1;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"mutations\" tests=\""
       << report.results.size() << "\" failures=\"" << failures << "\">\n";
   for (const MutantResult& r : report.results) {
     out << "    <testcase classname=\"mutations." << XmlText(r.catalog) << "\" name=\"" << XmlText(r.id) << "\" time=\""
         << r.total_s << "\">\n";
-    if (!AsClaimed(r.outcome)) {
+    if (!IsAsClaimed(r)) {
       out << "      <failure message=\"" << XmlText(std::string(MutantOutcomeName(r.outcome)) + ": " + Note(r)) << "\"/>\n";
     }
     out << "    </testcase>\n";
@@ -178,7 +179,7 @@ int MutateExitCode(const MutateReport& report) {
   if (report.interrupted) return static_cast<int>(ExitCode::kInterrupted);
   if (!report.baseline_problem.empty()) return static_cast<int>(ExitCode::kGateFailed);
   for (const MutantResult& r : report.results) {
-    if (!AsClaimed(r.outcome)) return static_cast<int>(ExitCode::kGateFailed);
+    if (!IsAsClaimed(r)) return static_cast<int>(ExitCode::kGateFailed);
   }
   return static_cast<int>(ExitCode::kPass);
 }

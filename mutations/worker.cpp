@@ -6,7 +6,7 @@
 
 #include "core/file_io.h"
 #include "mutations/commands.h"
-#include "mutations/ctest_junit.h"
+#include "mutations/junit_results.h"
 #include "mutations/mutant.h"
 #include "mutations/scratch_tree.h"
 #include "runner/process.h"
@@ -53,7 +53,27 @@ void Judge(const MutantJob& job, const TestRun& run, double timeout_s, MutantRes
   }
 }
 
+// A documented hole passes while it holds and is reported the day a test closes it.
+void Settle(const MutantJob& job, MutantResult* r) {
+  r->expected_outcome = job.combo || job.mutations.empty() ? "" : job.mutations.front()->expect_outcome;
+  if (r->expected_outcome.empty()) return;
+  std::string got(MutantOutcomeName(r->outcome));
+  bool killed = r->outcome == MutantOutcome::kRedAsClaimed || r->outcome == MutantOutcome::kRedOther;
+  if (IsAsClaimed(*r)) {
+    r->detail = "documented: " + r->expected_outcome;
+  } else if (r->expected_outcome == "survived" && killed) {
+    r->detail = "expected survivor now killed (" + got + "): update the catalog";
+  } else {
+    r->detail = "expected " + r->expected_outcome + ", got " + got + ": update the catalog" +
+                (r->detail.empty() ? "" : " (" + r->detail + ")");
+  }
+}
+
 }  // namespace
+
+bool IsAsClaimed(const MutantResult& r) {
+  return r.expected_outcome.empty() ? AsClaimed(r.outcome) : MutantOutcomeName(r.outcome) == r.expected_outcome;
+}
 
 void DescribeJob(const MutantJob& job, MutantResult* r) {
   for (const Mutation* m : job.mutations) {
@@ -143,7 +163,7 @@ StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::stri
   for (const fs::path& f : reports) {
     PG_ASSIGN_OR_RETURN(std::string text, ReadFile(f.string()));
     PG_RETURN_IF_ERROR(f.extension() == ".json" ? AddGtestJson(f.string(), text, &run.results)
-                                                : AddCtestJunit(f.string(), text, &run.results));
+                                                : AddJunit(f.string(), text, &run.results));
   }
   return run;
 }
@@ -184,6 +204,7 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
   Status restored = mutant.Restore();  // before anything else, whatever happened above
   if (!restored.ok()) return restored;
   if (!built.ok()) return built.status();
+  Settle(job, &r);
   r.total_s = Since(start);
   return r;
 }

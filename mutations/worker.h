@@ -32,11 +32,16 @@ struct MutantResult {
   bool combo = false;
   std::string files, change, tests;  // what was mutated and which tests were expected to answer
   MutantOutcome outcome = MutantOutcome::kSurvived;
+  std::string expected_outcome;  // a documented hole's claim ("survived", "unviable"); empty: red
   std::string detail;    // why it is not as claimed; a build's first error for unviable
   std::string observed;  // the expected test's failure message, on one line
   double build_s = 0, test_s = 0, total_s = 0;
   bool interrupted = false;  // stopped by Ctrl-C: no outcome
 };
+
+// The outcome is what the catalog claims: red (or green for a disarm combo), or the documented
+// hole's outcome.
+bool IsAsClaimed(const MutantResult& r);
 
 // Fills what a report says about a job before it runs: files, edits ("find" → "replace", or
 // the member ids of a combo) and the expected tests.

@@ -84,6 +84,32 @@ TEST_F(MutateCli, CasesInsideOneCtestTestPerExecutableAreExpectedByTheirNames) {
   EXPECT_EQ(Outcome(r, "M9"), "red-as-claimed");  // the plain ctest test beside it
 }
 
+// A catalog may document a hole: M3 survives and says so; M1 is killed, so claiming that it
+// survives is out of date, and the run says to update the catalog.
+TEST_F(MutateCli, ADocumentedSurvivorPassesAsDocumentedAndFailsOnceATestKillsIt) {
+  std::string catalog = dir_.Read("mutations/calc.json");
+  for (const char* id : {"\"id\": \"M1\",", "\"id\": \"M3\","}) {
+    catalog.replace(catalog.find(id), std::string(id).size(), std::string(id) + " \"expect_outcome\": \"survived\",");
+  }
+  dir_.Write("mutations/calc.json", catalog);
+  auto hole = testing::RunProofgate(dir_.path(), "mutate --json --no-spec-update --id M3");
+  EXPECT_EQ(hole.exit_code, 0) << hole.out << hole.err;
+  auto r = ById(hole.out);
+  EXPECT_EQ(Outcome(r, "M3"), "survived");
+  EXPECT_EQ(r["M3"]["as_claimed"], true);
+  EXPECT_EQ(r["M3"]["expected_outcome"], "survived");
+  auto closed = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --id M1");
+  EXPECT_EQ(closed.exit_code, 1) << closed.out << closed.err;
+  EXPECT_NE(closed.out.find("expected survivor now killed (red-as-claimed): update the catalog"), std::string::npos)
+      << closed.out;
+  catalog.replace(catalog.find("\"survived\""), 10, "\"killed\"");
+  dir_.Write("mutations/calc.json", catalog);
+  auto bad = testing::RunProofgate(dir_.path(), "mutate --list");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("expect_outcome is \"red-as-claimed\" (the default), \"survived\" or \"unviable\", got \"killed\""),
+            std::string::npos) << bad.err;
+}
+
 TEST_F(MutateCli, ARedBaselineStopsBeforeAnyMutant) {
   std::string calc = dir_.Read("calc.cpp");  // an uncommitted edit that breaks Add
   calc.replace(calc.find("int Add(int a, int b) {"), 23, "int Add(int a, int b) { a += 1;");
