@@ -63,6 +63,28 @@ StatusOr<std::vector<std::string>> ParseCtestListing(const std::string& json) {
   return names;
 }
 
+std::vector<std::string> ListedTestNames(const std::string& listing) {
+  std::vector<std::string> lines, nodes;
+  size_t start = 0;
+  while (start < listing.size()) {
+    size_t end = listing.find('\n', start);
+    if (end == std::string::npos) end = listing.size();
+    std::string line = listing.substr(start, end - start);
+    start = end + 1;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.empty()) continue;
+    lines.push_back(line);
+    size_t sep = line.find("::");
+    if (sep == std::string::npos) continue;
+    std::string file = line.substr(0, sep), rest = line.substr(sep + 2);
+    if (file.size() > 3 && file.compare(file.size() - 3, 3, ".py") == 0) file.resize(file.size() - 3);
+    std::replace(file.begin(), file.end(), '/', '.');
+    for (size_t at = rest.find("::"); at != std::string::npos; at = rest.find("::", at)) rest.replace(at, 2, ".");
+    nodes.push_back(file + "." + rest);
+  }
+  return nodes.empty() ? lines : nodes;
+}
+
 std::vector<std::string> LostTests(const std::vector<std::string>& removed, const std::vector<std::string>& messages) {
   std::set<std::string> explained;
   for (const std::string& m : messages) {

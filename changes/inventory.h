@@ -26,6 +26,11 @@ InventoryDiff DiffInventories(const Inventory& base, const Inventory& head);
 // The test names of `ctest --show-only=json-v1`; kInvalidInput when it is not that.
 StatusOr<std::vector<std::string>> ParseCtestListing(const std::string& json);
 
+// The names a `list_command` prints, one a line. pytest's node ids (`pytest --collect-only -q`:
+// "tests/test_calc.py::TestA::test_b[1]") become the name its JUnit report gives the same
+// test, classname.name ("tests.test_calc.TestA.test_b[1]"); the summary lines are dropped.
+std::vector<std::string> ListedTestNames(const std::string& listing);
+
 // The removed tests no commit message explains with a `Test-Removed: <name> — <reason>`
 // trailer (an em dash, "-" or ":" before a non-empty reason).
 std::vector<std::string> LostTests(const std::vector<std::string>& removed, const std::vector<std::string>& messages);

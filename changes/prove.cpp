@@ -63,10 +63,7 @@ StatusOr<Inventory> Take(Worker& w, const Catalog& c, const std::vector<std::str
     PG_ASSIGN_OR_RETURN(names, ParseCtestListing(listing));
   } else {
     PG_ASSIGN_OR_RETURN(std::string listing, w.ListTests(c));
-    std::istringstream in(listing);
-    for (std::string line; std::getline(in, line);) {
-      if (!line.empty()) names.push_back(line);
-    }
+    names = ListedTestNames(listing);
   }
   inv.tests.insert(names.begin(), names.end());
   PG_ASSIGN_OR_RETURN(inv.bodies, TreeGtestBodies(w.tree(), globs));

@@ -12,10 +12,6 @@
 
 namespace pg {
 
-// Where tests live in most repositories, for a suites.json without "prove": {"tests": [...]}.
-inline const std::vector<std::string> kDefaultTestGlobs = {"test/**", "tests/**", "**/*_test.*", "**/*_unittest.*",
-                                                           "**/test_*.*"};
-
 struct ProveOptions {
   std::string root;      // the user's repository (read, never written)
   std::string base;      // REF

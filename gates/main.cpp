@@ -164,6 +164,9 @@ int main(int argc, char** argv) {
   AddGate(app, common, verbs);
   AddMutate(app, common, verbs);
   AddProve(app, common, verbs);
+  CLI::App* init = app.add_subcommand("init", "Write a commented preflight/suites.json for the project here (never overwrites)");
+  verbs.push_back(Verb{init, [&common] { return RunInitVerb(common); }});
+  app.set_version_flag("--version", std::string("proofgate ") + PG_VERSION);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

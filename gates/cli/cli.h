@@ -94,5 +94,6 @@ int RunProveVerb(const CommonFlags& common, const ProveFlags& flags);
 int RunMergeReportsVerb(const CommonFlags& common, const std::vector<std::string>& files);
 int RunRange(const CommonFlags& common, RangeFlags flags);
 int RunGate(const CommonFlags& common, const GateFlags& flags);
+int RunInitVerb(const CommonFlags& common);
 
 }  // namespace pg::cli

@@ -67,9 +67,11 @@ pg::Status WriteReports(const pg::RunReport& report, const CommonFlags& common) 
 
 // The directory records, specs and anchors are relative to: -C, else the preflight root, else here.
 std::string ProjectRoot(const CommonFlags& common) {
-  if (!common.dir.empty()) return std::filesystem::absolute(common.dir).lexically_normal().string();
-  auto root = pg::FindRoot(std::filesystem::current_path().string());
-  return root.ok() ? *root : std::filesystem::current_path().string();
+  // -C DIR is `cd DIR`: the root is found above DIR as it would be above the current directory.
+  std::string start = common.dir.empty() ? std::filesystem::current_path().string()
+                                         : std::filesystem::absolute(common.dir).lexically_normal().string();
+  auto root = pg::FindRoot(start);
+  return root.ok() ? *root : start;
 }
 
 // root/dir/*ext, relative to root, sorted: the default inputs of records and specs check.

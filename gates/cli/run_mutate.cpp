@@ -3,8 +3,10 @@
 
 #include <filesystem>
 #include <iostream>
+#include <tuple>
 
 #include "cli/cli.h"
+#include "config/suite_config.h"
 #include "core/exit_code.h"
 #include "core/file_io.h"
 #include "core/own_outputs.h"
@@ -64,6 +66,21 @@ Status UpdateSpecs(const std::string& root, const std::vector<Catalog>& catalogs
   return Status();
 }
 
+// What a catalog leaves unset comes from suites.json's "commands" (when there is a suites.json),
+// so a project says once how its scratch trees build and test.
+Status InheritCommands(const std::string& root, std::vector<Catalog>* catalogs) {
+  std::error_code ec;
+  if (!std::filesystem::exists(root + "/" + kDefaultConfig, ec)) return Status();
+  PG_ASSIGN_OR_RETURN(SuiteConfig config, LoadSuiteConfig(root + "/" + kDefaultConfig, kDefaultConfig));
+  for (Catalog& c : *catalogs) {
+    ScratchCommands own{c.build_targets, c.configure, c.build_command, c.test_command, c.list_command};
+    own.FillFrom(config.commands);
+    std::tie(c.build_targets, c.configure, c.build_command, c.test_command, c.list_command) =
+        std::tie(own.build_targets, own.configure, own.build_command, own.test_command, own.list_command);
+  }
+  return Status();
+}
+
 }  // namespace
 
 int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
@@ -77,6 +94,8 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
     if (!catalog.ok()) return Fail(catalog.status());
     catalogs.push_back(std::move(catalog).value());
   }
+  Status inherited = InheritCommands(root, &catalogs);
+  if (!inherited.ok()) return Fail(inherited);
   if (flags.list) return ListCatalogs(catalogs);
   MutateOptions o;
   o.root = root;

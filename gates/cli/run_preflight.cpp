@@ -19,11 +19,12 @@ namespace {
 
 pg::StatusOr<std::string> ResolveRoot(const CommonFlags& common, const PreflightFlags& flags) {
   std::string start = common.dir.empty() ? std::filesystem::current_path().string() : common.dir;
-  if (!common.dir.empty() || flags.config != pg::kDefaultConfig) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(start, ec)) return pg::Status::Invalid("-C " + start + ": not a directory");
-    return std::filesystem::absolute(start).lexically_normal().string();
-  }
+  std::error_code ec;
+  if (!common.dir.empty() && !std::filesystem::is_directory(start, ec)) return pg::Status::Invalid("-C " + start + ": not a directory");
+  start = std::filesystem::absolute(start).lexically_normal().string();
+  // -C DIR is `cd DIR`: the root holding preflight/suites.json is found above DIR. A --config
+  // of its own names its file relative to DIR itself.
+  if (flags.config != pg::kDefaultConfig) return start;
   return pg::FindRoot(start);
 }
 

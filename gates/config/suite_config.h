@@ -48,11 +48,22 @@ struct RangeThresholds {
   std::string issues;  // the issue snapshot owed-owners checks against, relative to the root
 };
 
-// `proofgate prove` ("prove" in suites.json): which files are tests, and how a tree is built,
-// listed and tested (empty commands: CMake + ctest defaults).
-struct ProveSettings {
-  std::vector<std::string> tests;  // globs of test files, relative to the root
+// How a scratch copy of the tree is configured, built, listed and tested ("commands" in
+// suites.json, for prove and mutate; a catalog's or prove's own fields override). Empty: the
+// CMake + ctest defaults.
+struct ScratchCommands {
   std::vector<std::string> build_targets, configure, build_command, test_command, list_command;
+  // Takes each command this one leaves empty from `fallback`.
+  void FillFrom(const ScratchCommands& fallback);
+};
+
+// Where tests live in most repositories, for a suites.json without "prove": {"tests": [...]}.
+inline const std::vector<std::string> kDefaultTestGlobs = {"test/**", "tests/**", "**/*_test.*", "**/*_unittest.*",
+                                                           "**/test_*.*"};
+
+// `proofgate prove` ("prove" in suites.json): which files are tests, and its own commands.
+struct ProveSettings : ScratchCommands {
+  std::vector<std::string> tests;  // globs of test files, relative to the root
 };
 
 struct SuiteConfig {
@@ -63,7 +74,8 @@ struct SuiteConfig {
   double kill_grace_s = kDefaultKillGraceS;
   ContentionRules contention;  // thresholds for `timing` legs
   RangeThresholds range;
-  ProveSettings prove;
+  ScratchCommands commands;
+  ProveSettings prove;  // its empty commands filled from `commands`
 
   const Leg* FindLeg(const std::string& name) const;
   const Suite* FindSuite(const std::string& name) const;

@@ -192,16 +192,27 @@ Status ParseRange(const JsonSource& source, const Json& value, RangeThresholds* 
   return Status();
 }
 
+Status ParseCommandFields(const JsonFields& f, ScratchCommands* c) {
+  PG_RETURN_IF_ERROR(f.StringList("build", &c->build_targets));
+  PG_RETURN_IF_ERROR(f.StringList("configure", &c->configure));
+  PG_RETURN_IF_ERROR(f.StringList("build_command", &c->build_command));
+  PG_RETURN_IF_ERROR(f.StringList("test_command", &c->test_command));
+  return f.StringList("list_command", &c->list_command);
+}
+
+Status ParseCommands(const JsonSource& source, const Json& value, ScratchCommands* c) {
+  if (!value.is_object()) return source.ErrorAt("/commands", "field \"commands\" must be an object, got " + JsonTypeName(value));
+  JsonFields f(source, value, "/commands", "commands");
+  PG_RETURN_IF_ERROR(f.CheckKnown({"build", "configure", "build_command", "test_command", "list_command"}));
+  return ParseCommandFields(f, c);
+}
+
 Status ParseProve(const JsonSource& source, const Json& value, ProveSettings* p) {
   if (!value.is_object()) return source.ErrorAt("/prove", "field \"prove\" must be an object, got " + JsonTypeName(value));
   JsonFields f(source, value, "/prove", "prove");
   PG_RETURN_IF_ERROR(f.CheckKnown({"tests", "build", "configure", "build_command", "test_command", "list_command"}));
   PG_RETURN_IF_ERROR(f.StringList("tests", &p->tests));
-  PG_RETURN_IF_ERROR(f.StringList("build", &p->build_targets));
-  PG_RETURN_IF_ERROR(f.StringList("configure", &p->configure));
-  PG_RETURN_IF_ERROR(f.StringList("build_command", &p->build_command));
-  PG_RETURN_IF_ERROR(f.StringList("test_command", &p->test_command));
-  return f.StringList("list_command", &p->list_command);
+  return ParseCommandFields(f, p);
 }
 
 }  // namespace
@@ -212,7 +223,8 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
   if (!root.is_object()) return source.ErrorAt("", "the top level must be an object");
   JsonFields fields(source, root, "", "");
   PG_RETURN_IF_ERROR(
-      fields.CheckKnown({"schema_version", "legs", "suites", "toolchain", "kill_grace_s", "contention", "range", "prove"}));
+      fields.CheckKnown({"schema_version", "legs", "suites", "toolchain", "kill_grace_s", "contention", "range", "commands",
+                         "prove"}));
   PG_RETURN_IF_ERROR(fields.Require("schema_version"));
   long version = 0;
   PG_RETURN_IF_ERROR(fields.Integer("schema_version", &version));
@@ -234,9 +246,20 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
     PG_RETURN_IF_ERROR(ParseContention(source, root.at("contention"), &config.contention));
   }
   if (root.contains("range")) PG_RETURN_IF_ERROR(ParseRange(source, root.at("range"), &config.range));
+  if (root.contains("commands")) PG_RETURN_IF_ERROR(ParseCommands(source, root.at("commands"), &config.commands));
   if (root.contains("prove")) PG_RETURN_IF_ERROR(ParseProve(source, root.at("prove"), &config.prove));
+  config.prove.FillFrom(config.commands);
   PG_RETURN_IF_ERROR(ValidateSuiteGraph(source, config));
   return config;
+}
+
+void ScratchCommands::FillFrom(const ScratchCommands& fallback) {
+  // Build targets belong to the build command they were written for: taken only with it.
+  if (build_command.empty() && build_targets.empty()) build_targets = fallback.build_targets;
+  for (auto [mine, theirs] : {std::pair{&configure, &fallback.configure}, {&build_command, &fallback.build_command},
+                              {&test_command, &fallback.test_command}, {&list_command, &fallback.list_command}}) {
+    if (mine->empty()) *mine = *theirs;
+  }
 }
 
 StatusOr<SuiteConfig> LoadSuiteConfig(const std::string& path, const std::string& display_path) {

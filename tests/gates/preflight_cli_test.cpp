@@ -104,6 +104,16 @@ TEST_F(PreflightCli, ReportsRedirectedIntoTheTreeDoNotMakeTheRunStale) {
   EXPECT_EQ(junit.exit_code, 0) << junit.out << junit.err;
 }
 
+TEST_F(PreflightCli, DashCIsCdAndFindsTheRootAboveItsDirectory) {
+  dir_.Write("src/deep/file.txt", "x");
+  TempDir elsewhere;
+  auto r = RunProofgate(elsewhere.path(), "-C " + dir_.path() + "/src/deep preflight --json");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  Json doc = Json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  EXPECT_EQ(doc["root"], dir_.path());
+}
+
 TEST_F(PreflightCli, TimeoutExitsThree) {
   auto r = RunProofgate(dir_.path(), "preflight slow");
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;

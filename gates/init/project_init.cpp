@@ -1,0 +1,207 @@
+#include "init/project_init.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "config/suite_config.h"
+#include "core/file_io.h"
+#include "git/git.h"
+#include "runner/input_glob.h"
+#include "runner/preflight.h"
+
+namespace fs = std::filesystem;
+
+namespace pg {
+namespace {
+
+const char kExampleCatalog[] = R"X(// An example mutation catalog, written by `proofgate init`. Copy it to mutations/NAME.json
+// (a catalog is any mutations/*.json), fill in your own mutations, and check it with
+// `proofgate mutate --list`; `proofgate mutate` proves each one.
+//
+// A mutation edits one file of a scratch copy of the tree (`find` must occur exactly once)
+// and names the tests that must then fail, each with a regex its failure message must match:
+// that proves the test is red for the reason it claims, not for another.
+{
+  "schema_version": 1,
+  "mutations": [
+    { "id": "M1", "file": "src/calc.cpp", "find": "if (v > hi) return hi;", "replace": "if (v > hi) return v;",
+      "expect": [{ "test": "Clamp.ClampsAtTheTop", "message": "^clamp at 100$" }],
+      "note": "the upper bound is guarded" },
+    // A hole you know of, documented: as claimed while it survives, reported once a test kills it.
+    { "id": "M2", "file": "src/calc.cpp", "find": "return a + b;", "replace": "return b + a;",
+      "expect": [{ "test": "Add.AddsTwoNumbers" }], "expect_outcome": "survived" }
+  ],
+  // Two mutations that together leave a test green show which test alone guards what.
+  "combos": [ { "id": "C1", "apply": ["M1", "M2"], "expect_green": false } ]
+}
+)X";
+
+bool Has(const std::string& root, const std::string& rel) {
+  std::error_code ec;
+  return fs::exists(fs::path(root) / rel, ec);
+}
+
+// The text of every file named `name` under root (build trees and .git skipped), joined.
+std::string AllNamed(const std::string& root, const std::string& name) {
+  std::string text;
+  for (const std::string& rel : ExpandGlobs(root, {"**/" + name})) {
+    if (rel.rfind("build", 0) == 0 || rel.find("/_deps/") != std::string::npos) continue;
+    auto content = ReadFile(root + "/" + rel);
+    if (content.ok()) text += *content + "\n";
+  }
+  return text;
+}
+
+bool OnPath(const char* program) {
+  std::istringstream dirs(std::getenv("PATH") ? std::getenv("PATH") : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+std::string Argv(const std::vector<std::string>& args) {
+  std::string out = "[";
+  for (size_t i = 0; i < args.size(); ++i) out += (i ? ", \"" : "\"") + args[i] + "\"";
+  return out + "]";
+}
+
+// The default test globs that match something here (all of them when none does).
+std::string TestGlobs(const std::string& root) {
+  std::vector<std::string> used;
+  for (const std::string& g : kDefaultTestGlobs) {
+    if (!ExpandGlobs(root, {g}).empty()) used.push_back(g);
+  }
+  return Argv(used.empty() ? kDefaultTestGlobs : used);
+}
+
+struct InitLeg {
+  std::string name, comment;
+  std::vector<std::string> run;
+  std::vector<std::string> needs;
+  bool build_dir = false;
+};
+
+std::string Render(const std::string& kind, const std::vector<InitLeg>& legs, const std::string& commands,
+                   const std::string& root) {
+  std::ostringstream out;
+  out << "// proofgate's suites for this repository: `proofgate preflight [SUITE...]`.\n"
+      << "// Written by `proofgate init` for a " << kind << " project; edit freely.\n"
+      << "// A leg is one command (\"run\": argv, or a string for sh -c); a suite is a list of legs.\n"
+      << "{\n  \"schema_version\": 1,\n  \"legs\": {\n";
+  std::string suite;
+  for (size_t i = 0; i < legs.size(); ++i) {
+    const InitLeg& l = legs[i];
+    out << "    // " << l.comment << "\n    \"" << l.name << "\": {\"run\": " << Argv(l.run);
+    if (!l.needs.empty()) out << ", \"needs\": " << Argv(l.needs);
+    if (l.build_dir) out << ", \"locks\": [\"build-dir\"]";
+    out << "}" << (i + 1 < legs.size() ? "," : "") << "\n";
+    suite += (suite.empty() ? "\"" : ", \"") + l.name + "\"";
+  }
+  out << "  },\n";
+  if (!commands.empty()) out << commands;
+  out << "  // `proofgate prove --base REF`: which files are tests (the base tree gets HEAD's).\n"
+      << "  \"prove\": {\"tests\": " << TestGlobs(root) << "},\n"
+      << "  \"suites\": {\"default\": [" << suite << "]}\n}\n";
+  return out.str();
+}
+
+ProjectShape CMakeShape(const std::string& root) {
+  std::string text = AllNamed(root, "CMakeLists.txt");
+  std::string kind = text.find("gtest_discover_tests") != std::string::npos ? "CMake + GoogleTest (gtest_discover_tests)"
+                     : text.find("catch_discover_tests") != std::string::npos ? "CMake + Catch2 (catch_discover_tests)"
+                     : text.find("doctest_discover_tests") != std::string::npos ? "CMake + doctest"
+                     : text.find("add_test") != std::string::npos ? "CMake + ctest (add_test)"
+                                                                  : "CMake";
+  std::vector<std::string> configure = {"cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=RelWithDebInfo"};
+  if (OnPath("ninja")) configure.insert(configure.end(), {"-G", "Ninja"});
+  if (OnPath("ccache")) configure.insert(configure.end(), {"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"});
+  std::vector<InitLeg> legs = {
+      {"configure", "configure once into build/ (keep build/ in .gitignore)", configure, {}, true},
+      {"build", "build everything", {"cmake", "--build", "build"}, {"configure"}, true},
+      {"test", "every ctest test; gtest cases report by name", {"ctest", "--test-dir", "build", "--output-on-failure"}, {"build"}, false}};
+  // mutate and prove build scratch copies with CMake + ctest by default: no "commands" needed.
+  return {kind, Render(kind, legs, "", root)};
+}
+
+// pytest writes caches into the tree; a tree that changes under its own tests is stale.
+const std::vector<std::string> kPytest = {"env", "PYTHONDONTWRITEBYTECODE=1", "pytest", "-q", "-p", "no:cacheprovider"};
+
+ProjectShape PytestShape(const std::string& root) {
+  std::vector<std::string> test = kPytest, list = kPytest;
+  test.push_back("--junitxml={results}/pytest.xml");
+  list.insert(list.end(), {"--collect-only"});
+  std::string commands =
+      "  // How mutate and prove test a scratch copy: nothing to build; results as JUnit.\n"
+      "  \"commands\": {\"configure\": [\"true\"], \"build_command\": [\"true\"],\n"
+      "               \"test_command\": " + Argv(test) + ",\n"
+      "               \"list_command\": " + Argv(list) + "},\n";
+  return {"pytest", Render("pytest", {{"test", "every test", kPytest, {}, false}}, commands, root)};
+}
+
+ProjectShape SimpleShape(const std::string& root, const std::string& kind, const std::vector<InitLeg>& legs) {
+  std::string note = "  // mutate and prove need \"commands\" for this kind of project: configure, build_command and a\n"
+                     "  // test_command that writes JUnit XML into {results} (see specs/mutate.md).\n";
+  return {kind, Render(kind, legs, note, root)};
+}
+
+}  // namespace
+
+StatusOr<ProjectShape> DetectProject(const std::string& root) {
+  if (Has(root, "CMakeLists.txt")) return CMakeShape(root);
+  if (Has(root, "meson.build")) {
+    return SimpleShape(root, "Meson", {{"setup", "configure once into build/", {"meson", "setup", "build"}, {}, true},
+                                       {"build", "build everything", {"meson", "compile", "-C", "build"}, {"setup"}, true},
+                                       {"test", "every test", {"meson", "test", "-C", "build"}, {"build"}, false}});
+  }
+  if (Has(root, "Cargo.toml")) {
+    return SimpleShape(root, "Cargo", {{"build", "build everything", {"cargo", "build"}, {}, true},
+                                       {"test", "every test", {"cargo", "test"}, {"build"}, false}});
+  }
+  auto pyproject = ReadFile(root + "/pyproject.toml");
+  auto setup_cfg = ReadFile(root + "/setup.cfg");
+  bool pytest = Has(root, "pytest.ini") || Has(root, "conftest.py") ||
+                (pyproject.ok() && pyproject->find("[tool.pytest") != std::string::npos) ||
+                (setup_cfg.ok() && setup_cfg->find("[tool:pytest]") != std::string::npos) ||
+                !ExpandGlobs(root, {"**/test_*.py", "**/*_test.py"}).empty();
+  if (pytest) return PytestShape(root);
+  if (Has(root, "package.json")) {
+    std::vector<InitLeg> legs;
+    if (Has(root, "package-lock.json")) legs.push_back({"install", "the locked dependencies", {"npm", "ci"}, {}, false});
+    legs.push_back({"test", "npm's test script", {"npm", "test"}, legs.empty() ? std::vector<std::string>{} : std::vector<std::string>{"install"}, false});
+    return SimpleShape(root, "npm", legs);
+  }
+  auto makefile = ReadFile(root + "/Makefile");
+  if (makefile.ok()) {
+    std::string target = makefile->find("\ncheck:") != std::string::npos ? "check" : "test";
+    return SimpleShape(root, "Make", {{"build", "the default target", {"make"}, {}, true},
+                                      {"test", "make " + target, {"make", target}, {"build"}, false}});
+  }
+  return Status::Invalid(root + ": no build system proofgate knows (CMake, Meson, Cargo, pytest, npm, Make): nothing written");
+}
+
+StatusOr<InitResult> InitProject(const std::string& root) {
+  std::string suites = root + "/" + kDefaultConfig;
+  if (Has(root, kDefaultConfig)) return Status::Invalid(suites + " exists: left as it is (init never overwrites)");
+  PG_ASSIGN_OR_RETURN(ProjectShape shape, DetectProject(root));
+  InitResult r{shape, {}, {}};
+  PG_RETURN_IF_ERROR(MakeDirs(root + "/preflight"));
+  PG_RETURN_IF_ERROR(WriteFileAtomic(suites, shape.suites));
+  r.written.push_back(kDefaultConfig);
+  if (!Has(root, "mutations/example.jsonc")) {
+    PG_RETURN_IF_ERROR(MakeDirs(root + "/mutations"));
+    PG_RETURN_IF_ERROR(WriteFileAtomic(root + "/mutations/example.jsonc", kExampleCatalog));
+    r.written.push_back("mutations/example.jsonc");
+  }
+  auto ignored = git::IsIgnored(root, "build/x");
+  bool builds_in_build_dir = shape.kind.rfind("CMake", 0) == 0 || shape.kind == "Meson";
+  if (builds_in_build_dir && ignored.ok() && !*ignored) {
+    r.notes.push_back("build/ is not ignored by git: add it to .gitignore, or every run that builds changes the tree");
+  }
+  return r;
+}
+
+}  // namespace pg

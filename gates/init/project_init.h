@@ -1,0 +1,31 @@
+// `proofgate init`: what kind of project a directory holds, and the suites.json (plus an
+// example catalog) that runs its build and tests. Never overwrites a file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace pg {
+
+struct ProjectShape {
+  std::string kind;    // "CMake + GoogleTest (gtest_discover_tests)", "pytest", ...
+  std::string suites;  // the preflight/suites.json text, commented
+};
+
+// What `root` holds, first match wins: CMake, Meson, Cargo, pytest, npm, Make. kInvalidInput
+// when none of them is there.
+StatusOr<ProjectShape> DetectProject(const std::string& root);
+
+struct InitResult {
+  ProjectShape shape;
+  std::vector<std::string> written;  // relative paths
+  std::vector<std::string> notes;    // what the user should know (an unignored build dir)
+};
+
+// Writes preflight/suites.json and mutations/example.jsonc; kInvalidInput, writing nothing,
+// when preflight/suites.json exists already.
+StatusOr<InitResult> InitProject(const std::string& root);
+
+}  // namespace pg

@@ -1,0 +1,171 @@
+// proofgate as a new user meets it, on projects of the shapes real repositories have: CMake +
+// GoogleTest with add_test or gtest_discover_tests, CMake + Catch2, pytest. Each runs
+// `proofgate init`, `preflight`, `mutate` (red as claimed, a documented survivor, a combo) and
+// `prove --base` over a real fix commit, with no test command written by hand.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "git/git.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::RunProofgate;
+using testing::TempDir;
+
+const char kCalcH[] = "int Clamp(int v, int lo, int hi);\nint Add(int a, int b);\nint Sub(int a, int b);\n";
+// Sub has the bug the fix commit mends.
+const char kCalcCpp[] = R"X(#include "calc.h"
+int Clamp(int v, int lo, int hi) {
+  if (v < lo) return lo;
+  if (v > hi) return hi;
+  return v;
+}
+int Add(int a, int b) { return a + b; }
+int Sub(int a, int b) { return a + b; }
+)X";
+
+const char kRoot[] = R"X(cmake_minimum_required(VERSION 3.20)
+project(calc CXX)
+set(CMAKE_CXX_STANDARD 17)
+enable_testing()
+add_library(calc calc.cpp)
+target_include_directories(calc PUBLIC .)
+add_subdirectory(tests)
+)X";
+
+// The mutations every C++ shape declares; TOP/BOTTOM are how its framework reports the failures.
+std::string CppCatalog(const std::string& top, const std::string& top_message, const std::string& bottom,
+                       const std::string& bottom_message, const std::string& add) {
+  return R"({ "schema_version": 1, "mutations": [
+    { "id": "M1", "file": "calc.cpp", "find": "if (v > hi) return hi;", "replace": "if (v > hi) return v;",
+      "expect": [{ "test": ")" + top + R"(", "message": ")" + top_message + R"(" }] },
+    { "id": "M2", "file": "calc.cpp", "find": "return a + b; }\nint Sub", "replace": "return b + a; }\nint Sub",
+      "expect": [{ "test": ")" + add + R"(" }], "expect_outcome": "survived" },
+    { "id": "M3", "file": "calc.cpp", "find": "if (v < lo) return lo;", "replace": "if (v < lo) return v;",
+      "expect": [{ "test": ")" + bottom + R"(", "message": ")" + bottom_message + R"(" }] } ],
+  "combos": [ { "id": "C1", "apply": ["M1", "M3"], "expect_green": false } ] })";
+}
+
+class Shapes : public ::testing::Test {
+ protected:
+  // init → commit (the base) → preflight → mutate → a fix with its test → prove --base.
+  void Walk(const std::string& shape, const std::string& catalog, const std::string& fix_file, const std::string& fix,
+            const std::string& new_test_file, const std::string& new_test, const std::string& proven_name) {
+    auto init = RunProofgate(dir_.path(), "init");
+    ASSERT_EQ(init.exit_code, 0) << init.out << init.err;
+    EXPECT_NE(init.out.find("init: a " + shape + " project"), std::string::npos) << init.out;
+    dir_.Write("mutations/calc.json", catalog);
+    ASSERT_TRUE(git::Init(dir_.path()).ok());
+    std::string base = git::CommitAll(dir_.path(), "Calc, with a bug in Sub").value();
+    auto preflight = RunProofgate(dir_.path(), "preflight");
+    ASSERT_EQ(preflight.exit_code, 0) << preflight.out << preflight.err;
+    auto mutate = RunProofgate(dir_.path(), "mutate --no-spec-update");
+    EXPECT_EQ(mutate.exit_code, 0) << mutate.out << mutate.err;
+    for (const char* row : {"M1  red-as-claimed", "M2  survived", "M3  red-as-claimed", "C1  red-as-claimed"}) {
+      EXPECT_NE(mutate.out.find(row), std::string::npos) << row << "\n" << mutate.out << mutate.err;
+    }
+    dir_.Write(fix_file, fix);
+    dir_.Write(new_test_file, new_test);
+    ASSERT_TRUE(git::CommitAll(dir_.path(), "Fix Sub").ok());
+    auto prove = RunProofgate(dir_.path(), "prove --base " + base);
+    EXPECT_EQ(prove.exit_code, 0) << prove.out << prove.err;
+    EXPECT_NE(prove.out.find(proven_name), std::string::npos) << prove.out;
+    EXPECT_NE(prove.out.find("red before 1/1, green after 1/1"), std::string::npos) << prove.out;
+  }
+  void WriteCalc() const {
+    dir_.Write("calc.h", kCalcH);
+    dir_.Write("calc.cpp", kCalcCpp);
+    dir_.Write("CMakeLists.txt", kRoot);
+    dir_.Write(".gitignore", "build/\n");
+  }
+  std::string FixedCalc() {
+    std::string fixed = kCalcCpp;
+    return fixed.replace(fixed.find("int Sub(int a, int b) { return a + b; }"), 39, "int Sub(int a, int b) { return a - b; }");
+  }
+  TempDir dir_;
+};
+
+const char kGtest[] = R"X(#include <gtest/gtest.h>
+#include "calc.h"
+TEST(Clamp, ClampsAtTheTop) { EXPECT_EQ(Clamp(150, 0, 100), 100) << "clamp at 100"; }
+TEST(Clamp, ClampsAtTheBottom) { EXPECT_EQ(Clamp(-5, 0, 100), 0) << "clamp at 0"; }
+TEST(Add, AddsTwoNumbers) { EXPECT_EQ(Add(2, 3), 5); }
+)X";
+
+const char kSubGtest[] = "#include <gtest/gtest.h>\n#include \"calc.h\"\nTEST(Sub, Subtracts) { EXPECT_EQ(Sub(5, 3), 2); }\n";
+
+const std::string kGtestCatalog = CppCatalog("Clamp.ClampsAtTheTop", "^clamp at 100$", "Clamp.ClampsAtTheBottom",
+                                             "^clamp at 0$", "Add.AddsTwoNumbers");
+
+std::string GtestCmake(const std::string& register_tests) {
+  return "find_package(GTest REQUIRED)\ninclude(GoogleTest)\nfile(GLOB SOURCES *_test.cpp)\n"
+         "add_executable(calc_test ${SOURCES})\ntarget_link_libraries(calc_test calc GTest::gtest GTest::gtest_main)\n" +
+         register_tests + "\n";
+}
+
+// One ctest test runs the whole executable: the most common CMake shape.
+TEST_F(Shapes, CmakeGoogleTestThroughAddTest) {
+  WriteCalc();
+  dir_.Write("tests/calc_test.cpp", kGtest);
+  dir_.Write("tests/CMakeLists.txt", GtestCmake("add_test(NAME calc_test COMMAND calc_test)"));
+  Walk("CMake + ctest (add_test)", kGtestCatalog, "calc.cpp", FixedCalc(), "tests/sub_test.cpp", kSubGtest, "Sub.Subtracts");
+}
+
+TEST_F(Shapes, CmakeGoogleTestThroughGtestDiscoverTests) {
+  WriteCalc();
+  dir_.Write("tests/calc_test.cpp", kGtest);
+  dir_.Write("tests/CMakeLists.txt", GtestCmake("gtest_discover_tests(calc_test)"));
+  Walk("CMake + GoogleTest (gtest_discover_tests)", kGtestCatalog, "calc.cpp", FixedCalc(), "tests/sub_test.cpp", kSubGtest,
+       "Sub.Subtracts");
+}
+
+// Catch2's cases are ctest tests of their own (catch_discover_tests); results come from
+// ctest's JUnit report, where the failure is Catch2's own output.
+TEST_F(Shapes, CmakeCatch2) {
+  WriteCalc();
+  dir_.Write("tests/main.cpp", "#define CATCH_CONFIG_MAIN\n#include <catch2/catch.hpp>\n");
+  dir_.Write("tests/calc_test.cpp", R"X(#include <catch2/catch.hpp>
+#include "calc.h"
+TEST_CASE("Clamp clamps at the top") { REQUIRE(Clamp(150, 0, 100) == 100); }
+TEST_CASE("Clamp clamps at the bottom") { REQUIRE(Clamp(-5, 0, 100) == 0); }
+TEST_CASE("Add adds two numbers") { REQUIRE(Add(2, 3) == 5); }
+)X");
+  dir_.Write("tests/CMakeLists.txt", "find_package(Catch2 REQUIRED)\ninclude(Catch)\nfile(GLOB SOURCES *.cpp)\n"
+                                     "add_executable(calc_test ${SOURCES})\ntarget_link_libraries(calc_test calc Catch2::Catch2)\n"
+                                     "catch_discover_tests(calc_test)\n");
+  std::string catalog = CppCatalog("Clamp clamps at the top", "150 == 100", "Clamp clamps at the bottom", "-5 == 0",
+                                   "Add adds two numbers");
+  Walk("CMake + Catch2 (catch_discover_tests)", catalog, "calc.cpp", FixedCalc(), "tests/sub_test.cpp",
+       "#include <catch2/catch.hpp>\n#include \"calc.h\"\nTEST_CASE(\"Sub subtracts\") { REQUIRE(Sub(5, 3) == 2); }\n",
+       "Sub subtracts");
+}
+
+// pytest through its JUnit report: names are classname.name ("tests.test_calc.test_add").
+TEST_F(Shapes, Pytest) {
+  std::string calc = "def clamp(v, lo, hi):\n    if v < lo:\n        return lo\n    if v > hi:\n        return hi\n    return v\n\n"
+                     "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a + b\n";
+  dir_.Write("calc.py", calc);
+  dir_.Write("conftest.py", "");
+  dir_.Write("tests/test_calc.py", "from calc import add, clamp\n\n"
+                                   "def test_clamp_top():\n    assert clamp(150, 0, 100) == 100\n\n"
+                                   "def test_clamp_bottom():\n    assert clamp(-5, 0, 100) == 0\n\n"
+                                   "def test_add():\n    assert add(2, 3) == 5\n");
+  std::string catalog = R"({ "schema_version": 1, "mutations": [
+    { "id": "M1", "file": "calc.py", "find": "        return hi", "replace": "        return v",
+      "expect": [{ "test": "tests.test_calc.test_clamp_top", "message": "assert 150 == 100" }] },
+    { "id": "M2", "file": "calc.py", "find": "    return a + b\n\ndef sub", "replace": "    return b + a\n\ndef sub",
+      "expect": [{ "test": "tests.test_calc.test_add" }], "expect_outcome": "survived" },
+    { "id": "M3", "file": "calc.py", "find": "        return lo", "replace": "        return v",
+      "expect": [{ "test": "tests.test_calc.test_clamp_bottom", "message": "assert -5 == 0" }] } ],
+  "combos": [ { "id": "C1", "apply": ["M1", "M3"], "expect_green": false } ] })";
+  std::string fixed = calc;
+  fixed.replace(fixed.rfind("return a + b"), 12, "return a - b");
+  Walk("pytest", catalog, "calc.py", fixed, "tests/test_sub.py",
+       "from calc import sub\n\ndef test_sub():\n    assert sub(5, 3) == 2\n", "tests.test_sub.test_sub");
+}
+
+}  // namespace
+}  // namespace pg
