@@ -2,10 +2,15 @@
 // live in cli/, and this file is the only one that includes CLI11.
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <iostream>
+#include <map>
+#include <set>
 #include <memory>
+#include <optional>
 
 #include "cli/cli.h"
 #include "core/exit_code.h"
+#include "core/integer_text.h"
 #include "runner/preflight.h"
 
 namespace {
@@ -23,6 +28,50 @@ void AddCommonFlags(CLI::App& app, CommonFlags& common) {
   app.add_option("--summary", common.summary, "Also write a Markdown summary to FILE");
 }
 
+// "-j 0" answered in words (CLI11's PositiveNumber prints its range as two doubles).
+CLI::Validator WholeNumberFromOne(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& text) -> std::string {
+        std::optional<long> n = pg::ParseInteger(text);
+        if (n && *n >= 1 && *n <= 4096) return "";
+        return what + " must be a whole number from 1 to 4096, got " + text;
+      },
+      "1..4096");
+}
+
+// The report flags each verb writes; one it would silently drop is refused instead.
+const std::map<std::string, std::set<std::string>> kReports = {
+    {"preflight", {"--json", "--junit", "--summary"}}, {"specs check", {"--json", "--junit", "--summary"}},
+    {"gate", {"--json", "--junit", "--summary"}},      {"merge-reports", {"--json", "--junit", "--summary"}},
+    {"mutate", {"--json", "--junit"}},                 {"records check", {"--json"}},
+    {"range", {"--json"}},                             {"load", {"--json"}},
+    {"prove", {"--json"}},                             {"anchors check", {}},
+    {"init", {}},                                      {"gc", {}}};
+
+std::string FullName(const CLI::App* command) {
+  const CLI::App* parent = command->get_parent();
+  return parent && parent->get_parent() ? parent->get_name() + " " + command->get_name() : command->get_name();
+}
+
+std::string CommonFlagsHelp(const std::string& verb) {
+  std::string help = "\nCommon flags (before or after the verb): -C DIR (as cd DIR), --color auto|always|never, -q, -v";
+  auto it = kReports.find(verb);
+  for (const std::string& flag : it == kReports.end() ? std::set<std::string>{} : it->second) {
+    help += ", " + flag + (flag == "--json" ? "" : " FILE");
+  }
+  return help;
+}
+
+std::string IgnoredReportFlag(const std::string& verb, const CommonFlags& common) {
+  auto it = kReports.find(verb);
+  if (it == kReports.end()) return "";
+  for (auto [flag, given] : {std::pair{"--json", common.json}, {"--junit", !common.junit.empty()},
+                             {"--summary", !common.summary.empty()}}) {
+    if (given && !it->second.count(flag)) return std::string(flag) + ": `proofgate " + verb + "` does not write it";
+  }
+  return "";
+}
+
 // Each verb: its subcommand and what runs when it was the one parsed.
 struct Verb {
   CLI::App* command;
@@ -35,7 +84,7 @@ void AddPreflight(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   CLI::App* preflight = app.add_subcommand("preflight", "Run named suites of legs (default: \"default\")");
   preflight->add_option("suites", flags->suites, "Suites to run");
   preflight->add_option("--config", flags->config, "Suites file, relative to the root");
-  preflight->add_option("-j,--jobs", flags->jobs, "Legs run at once (default: CPUs)")->check(CLI::PositiveNumber);
+  preflight->add_option("-j,--jobs", flags->jobs, "Legs run at once (default: CPUs)")->check(WholeNumberFromOne("legs run at once"));
   preflight->add_flag("--no-cache", flags->no_cache, "Run every leg even if a pass is cached");
   preflight->add_flag("--list", flags->list, "List the suites and their legs, run nothing");
   preflight->add_option("--log-dir", flags->log_dir, "Write leg logs here instead of <git-dir>/proofgate/logs");
@@ -102,7 +151,7 @@ void AddGate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   auto* verify = gate->add_option("--verify", flags->verify, "Pass only if HEAD's verdict is for what would land on REF now");
   onto->excludes(verify);
   gate->add_option("suites", flags->suites, "Suites to run (default: \"default\")");
-  gate->add_option("-j,--jobs", flags->jobs, "Legs run at once (default: CPUs)")->check(CLI::PositiveNumber);
+  gate->add_option("-j,--jobs", flags->jobs, "Legs run at once (default: CPUs)")->check(WholeNumberFromOne("legs run at once"));
   gate->add_flag("--blame-base", flags->blame, "Rerun failed legs on the --onto revision; the same failure there is \"inherited\"");
   gate->add_flag("--allow-inherited", flags->allow_inherited, "Inherited failures do not fail the gate");
   gate->callback([flags] {
@@ -122,7 +171,7 @@ void AddMutate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   mutate->add_option("--id", flags->ids, "Run only this mutation or combo (repeatable)");
   mutate->add_option("--shard", flags->shard, "Run shard K of N (K/N, 1-based)");
   mutate->add_option("-j,--jobs", flags->jobs, "Workers, each with its own scratch tree and build (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(WholeNumberFromOne("workers"));
   mutate->add_option("--min-timeout", flags->min_timeout_s, "Floor of a mutant's test time limit in s (default 20)")
       ->check(CLI::PositiveNumber);
   mutate->add_option("--build-timeout", flags->build_timeout_s,
@@ -130,6 +179,9 @@ void AddMutate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
       ->check(CLI::PositiveNumber);
   mutate->add_option("--work-dir", flags->work_dir, "Scratch trees, builds and journal (default <git-dir>/proofgate/mutate)");
   mutate->add_flag("--no-spec-update", flags->no_spec_update, "Leave the specs' generated tables as they are");
+  mutate->add_option("--changed-since", flags->changed_since,
+                     "Only the mutants a change since REF can affect: their file, catalog, expected tests or affected_by");
+  mutate->add_flag("--allow-empty", flags->allow_empty, "With --changed-since: no affected mutant passes (default: fails)");
   verbs.push_back(Verb{mutate, [&common, flags] { return RunMutateVerb(common, *flags); }});
 }
 
@@ -166,7 +218,13 @@ int main(int argc, char** argv) {
   AddProve(app, common, verbs);
   CLI::App* init = app.add_subcommand("init", "Write a commented preflight/suites.json for the project here (never overwrites)");
   verbs.push_back(Verb{init, [&common] { return RunInitVerb(common); }});
+  auto gc_flags = std::make_shared<GcFlags>();
+  CLI::App* gc = app.add_subcommand("gc", "What proofgate keeps on disk (scratch trees, builds, logs, cache), and removing it");
+  gc->add_flag("--keep-cache", gc_flags->keep_cache, "Keep the cached passes");
+  gc->add_flag("--dry-run", gc_flags->dry_run, "Only report sizes");
+  verbs.push_back(Verb{gc, [&common, gc_flags] { return RunGcVerb(common, *gc_flags); }});
   app.set_version_flag("--version", std::string("proofgate ") + PG_VERSION);
+  for (const Verb& verb : verbs) verb.command->footer(CommonFlagsHelp(FullName(verb.command)));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -174,7 +232,13 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : static_cast<int>(pg::ExitCode::kInvalidInput);
   }
   for (const Verb& verb : verbs) {
-    if (verb.command->parsed()) return verb.run();
+    if (!verb.command->parsed()) continue;
+    std::string refused = IgnoredReportFlag(FullName(verb.command), common);
+    if (!refused.empty()) {
+      std::cerr << "proofgate: " << refused << "\n";
+      return static_cast<int>(pg::ExitCode::kInvalidInput);
+    }
+    return verb.run();
   }
   return static_cast<int>(pg::ExitCode::kInvalidInput);
 }

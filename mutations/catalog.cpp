@@ -134,7 +134,7 @@ StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text,
   if (!src.root().is_object()) return src.ErrorAt("", "a catalog must be an object");
   JsonFields top(src, src.root(), "", "");
   PG_RETURN_IF_ERROR(top.CheckKnown({"schema_version", "build", "configure", "build_command", "test_command",
-                                     "mutations", "combos", "description", "spec"}));
+                                     "mutations", "combos", "description", "spec", "affected_by"}));
   long version = 0;
   PG_RETURN_IF_ERROR(top.Require("schema_version"));
   PG_RETURN_IF_ERROR(top.Integer("schema_version", &version));
@@ -142,6 +142,7 @@ StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text,
   Catalog c;
   c.path = path;
   PG_RETURN_IF_ERROR(ParseCommands(top, &c));
+  PG_RETURN_IF_ERROR(top.StringList("affected_by", &c.affected_by));
   PG_RETURN_IF_ERROR(CheckSpec(top, root, c.spec));
   PG_RETURN_IF_ERROR(top.Require("mutations"));
   const Json& mutations = src.root().at("mutations");

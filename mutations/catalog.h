@@ -47,6 +47,7 @@ struct Catalog {
   std::vector<std::string> configure, build_command, test_command;  // empty: CMake + ctest defaults
   std::vector<std::string> list_command;  // prints one test name per line (prove); empty: ctest's listing
   std::string spec;  // the spec whose generated mutation table this catalog's results rewrite
+  std::vector<std::string> affected_by;  // globs: a change there can affect every mutant here
   std::vector<Mutation> mutations;
   std::vector<Combo> combos;
 };

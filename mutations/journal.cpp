@@ -63,10 +63,12 @@ Status RecoverEntry(const std::string& base, std::vector<Recovered>* out) {
   PG_ASSIGN_OR_RETURN(Entry e, ParseEntry(base + ".entry", text));
   PG_ASSIGN_OR_RETURN(std::string original, ReadFile(base + ".orig"));
   if (Sha256Hex(original) != e.sha256) return Status::Invalid(base + ".orig: saved bytes do not match their sha256");
-  Recovered r{e.path, false};
-  PG_RETURN_IF_ERROR(PutBack(e, original, &r.rewritten));
-  out->push_back(r);
+  Recovered r{e.path, false, false};
   std::error_code ec;
+  // A scratch tree removed since (gc, rm -rf) holds nothing to put back: the entry is dropped.
+  r.gone = !fs::is_directory(fs::path(e.path).parent_path(), ec);
+  if (!r.gone) PG_RETURN_IF_ERROR(PutBack(e, original, &r.rewritten));
+  out->push_back(r);
   fs::remove(base + ".entry", ec);
   fs::remove(base + ".orig", ec);
   return Status();

@@ -28,6 +28,7 @@ class Journal {
 struct Recovered {
   std::string path;
   bool rewritten = false;  // false: the file already held its original bytes
+  bool gone = false;       // its scratch tree no longer exists (removed by gc or by hand)
 };
 
 // Puts every journaled file back to its original bytes and mode, checks each by sha256, and

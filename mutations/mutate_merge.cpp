@@ -35,6 +35,8 @@ StatusOr<MutantResult> ResultOf(const JsonSource& doc, const Json& j, const std:
   r.build_s = Number(j, "build_s");
   r.test_s = Number(j, "test_s");
   r.total_s = Number(j, "total_s");
+  r.worker = static_cast<int>(Number(j, "worker"));
+  r.log_dir = Text(j, "logs");
   r.expected_outcome = Text(j, "expected_outcome") == "red-as-claimed" ? "" : Text(j, "expected_outcome");
   return r;
 }

@@ -84,9 +84,11 @@ std::string MutateReportJson(const MutateReport& report) {
                               {"outcome", std::string(MutantOutcomeName(r.outcome))}, {"as_claimed", IsAsClaimed(r)},
                               {"expected_outcome", r.expected_outcome.empty() ? "red-as-claimed" : r.expected_outcome},
                               {"detail", r.detail}, {"observed", r.observed}, {"build_s", r.build_s},
-                              {"test_s", r.test_s}, {"overhead_s", Overhead(r)}, {"total_s", r.total_s}});
+                              {"test_s", r.test_s}, {"overhead_s", Overhead(r)}, {"total_s", r.total_s},
+                              {"worker", r.worker}, {"logs", r.log_dir}});
   }
   doc["baseline_problem"] = report.baseline_problem;
+  doc["baseline_build_s"] = report.baseline_build_s;
   doc["interrupted"] = report.interrupted;
   doc["recovered"] = Json::array();
   for (const Recovered& r : report.recovered) doc["recovered"].push_back(r.path);

@@ -85,8 +85,11 @@ std::string BaselineProblem(const std::vector<std::string>& tests, const TestRun
     auto it = run.results.find(t);
     if (it == run.results.end()) return t + " did not run on the unmutated tree (is it a test of this build?)";
     if (it->second.failed) {
+      // The whole assertion (gtest's "Expected equality" spans several lines), up to 40 lines.
       std::string first = it->second.messages.empty() ? "" : it->second.messages.front();
-      return t + " fails on the unmutated tree: " + first.substr(0, first.find('\n', first.find('\n') + 1));
+      size_t cut = 0;
+      for (int line = 0; line < 40 && cut != std::string::npos; ++line) cut = first.find('\n', cut + 1);
+      return t + " fails on the unmutated tree: " + first.substr(0, cut);
     }
   }
   return "";
@@ -205,7 +208,9 @@ Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const st
   bool interrupted = false;
   PG_RETURN_IF_ERROR(workers.front().Prepare(c, &problem, &interrupted));
   report->interrupted = interrupted;
-  if (!problem.empty()) report->baseline_problem = c.path + ": baseline: " + problem;
+  report->baseline_build_s = workers.front().prepared_build_s();
+  // A build stopped by Ctrl-C says nothing about the tree: interrupted, never "does not build".
+  if (!problem.empty() && !interrupted) report->baseline_problem = c.path + ": baseline: " + problem;
   if (interrupted || !problem.empty()) return Status();
   std::vector<std::string> tests = TestsOf(jobs);
   PG_ASSIGN_OR_RETURN(TestRun baseline, workers.front().RunTests(c, tests, 0));
@@ -216,8 +221,9 @@ Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const st
   double timeout_s = std::max(5 * baseline.step.wall_s, o.min_timeout_s);
   double build_s = o.build_timeout_s > 0 ? o.build_timeout_s : std::max(3 * workers.front().prepared_build_s(), 600.0);
   if (o.on_notice) {
-    o.on_notice(c.path + ": baseline green (" + std::to_string(tests.size()) + " tests in " +
-                std::to_string(baseline.step.wall_s).substr(0, 4) + " s); mutant limits: tests " +
+    o.on_notice(c.path + ": baseline green (built in " + std::to_string(report->baseline_build_s).substr(0, 4) + " s, " +
+                std::to_string(tests.size()) + " tests in " + std::to_string(baseline.step.wall_s).substr(0, 4) +
+                " s); mutant limits: tests " +
                 std::to_string(static_cast<int>(timeout_s)) + " s, build " + std::to_string(static_cast<int>(build_s)) + " s");
   }
   size_t n = std::min(workers.size(), jobs.size());

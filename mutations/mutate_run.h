@@ -30,6 +30,7 @@ struct MutateOptions {
 struct MutateReport {
   std::vector<MutantResult> results;  // in catalog order
   std::string baseline_problem;       // set: stopped before any mutant ran
+  double baseline_build_s = 0;        // the unmutated tree's build on worker 0 (the last catalog's)
   bool interrupted = false;
   std::vector<Recovered> recovered;   // left behind by an earlier, killed run
   std::string tree_hash;              // the user's tree the mutants were made from

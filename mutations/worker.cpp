@@ -144,14 +144,15 @@ Status Worker::Prepare(const Catalog& c, std::string* problem, bool* interrupted
   return Status();
 }
 
-StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s) {
+StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s,
+                                   const std::string& log) {
   std::string results = dir_ + "/results";
   std::error_code ec;
   fs::remove_all(results, ec);
   PG_RETURN_IF_ERROR(MakeDirs(results));
   PG_ASSIGN_OR_RETURN(Placeholders p, ForTests(c, tests));
   TestRun run;
-  PG_ASSIGN_OR_RETURN(run.step, Step(TestArgv(c, p), p, Log("test"), timeout_s));
+  PG_ASSIGN_OR_RETURN(run.step, Step(TestArgv(c, p), p, log.empty() ? Log("test") : log, timeout_s));
   // gtest's JSON first: a case both reports name keeps gtest's own failure messages.
   std::vector<fs::path> reports;
   for (const auto& f : fs::directory_iterator(results, ec)) {
@@ -183,9 +184,13 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
   r.catalog = job.catalog->path;
   r.combo = job.combo;
   DescribeJob(job, &r);
+  r.worker = index_;
+  r.log_dir = dir_ + "/logs/" + job.id;
+  PG_RETURN_IF_ERROR(MakeDirs(r.log_dir));
   PG_ASSIGN_OR_RETURN(AppliedMutant mutant, AppliedMutant::Apply(tree(), job.mutations, journal_));
   Placeholders p = Where(*job.catalog);
-  auto built = Step(BuildArgv(*job.catalog, p), p, Log("build"), build_timeout_s);
+  std::string build_log = MutantLog(job.id, "build");
+  auto built = Step(BuildArgv(*job.catalog, p), p, build_log, build_timeout_s);
   if (built.ok()) r.build_s = built->wall_s;
   if (built.ok() && built->cancelled) {
     r.interrupted = true;
@@ -194,9 +199,9 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
     r.detail = "the build ran past the mutant's limit of " + std::to_string(static_cast<int>(build_timeout_s)) + " s";
   } else if (built.ok() && !built->ok()) {
     r.outcome = MutantOutcome::kUnviable;
-    r.detail = FirstError(LogText(Log("build")));
+    r.detail = FirstError(LogText(build_log));
   } else if (built.ok()) {
-    auto tested = RunTests(*job.catalog, TestNames(job.expect), timeout_s);
+    auto tested = RunTests(*job.catalog, TestNames(job.expect), timeout_s, MutantLog(job.id, "test"));
     if (!tested.ok()) built = tested.status();
     if (tested.ok()) r.test_s = tested->step.wall_s;
     if (tested.ok()) Judge(job, *tested, timeout_s, &r);

@@ -36,6 +36,8 @@ struct MutantResult {
   std::string detail;    // why it is not as claimed; a build's first error for unviable
   std::string observed;  // the expected test's failure message, on one line
   double build_s = 0, test_s = 0, total_s = 0;
+  int worker = 0;        // which worker ran it (its scratch tree and build)
+  std::string log_dir;   // this mutant's own build and test logs
   bool interrupted = false;  // stopped by Ctrl-C: no outcome
 };
 
@@ -69,7 +71,8 @@ class Worker {
   StatusOr<const TestMap*> Tests(const Catalog& c);
   // Runs the catalog's test command for `tests` (none: every test) on the tree as it is;
   // results from gtest JSON and ctest JUnit files written into the results folder.
-  StatusOr<TestRun> RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s);
+  StatusOr<TestRun> RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s,
+                             const std::string& log = "");
   // One mutant, restored and verified before this returns; an error means the scratch tree
   // could not be proven restored and nothing more may run in it.
   // `timeout_s` limits the expected tests, `build_timeout_s` the build (past it: unviable).
@@ -84,6 +87,8 @@ class Worker {
   // What a command's {tree}, {build}, {results} and {tests_*} stand for in this worker.
   Placeholders Where(const Catalog& c, std::vector<std::string> tests = {}) const;
   std::string Log(const std::string& step) const { return dir_ + "/logs/" + step + ".log"; }
+  // Each mutant keeps its own logs: logs/<id>/build.log, test.log.
+  std::string MutantLog(const std::string& id, const std::string& step) const { return dir_ + "/logs/" + id + "/" + step + ".log"; }
   StatusOr<StepResult> Step(const std::vector<std::string>& argv, const Placeholders& p, const std::string& log,
                             double timeout_s);
   // Placeholders for running `tests`: for the default ctest command, cases become the ctest

@@ -55,6 +55,8 @@ struct MutateFlags {
   double min_timeout_s = 20;
   double build_timeout_s = 0;
   std::string work_dir;
+  std::string changed_since;  // REF: only the mutants a change since REF can affect
+  bool allow_empty = false;   // with --changed-since: none affected is a pass, said so
 };
 
 struct ProveFlags {
@@ -95,5 +97,9 @@ int RunMergeReportsVerb(const CommonFlags& common, const std::vector<std::string
 int RunRange(const CommonFlags& common, RangeFlags flags);
 int RunGate(const CommonFlags& common, const GateFlags& flags);
 int RunInitVerb(const CommonFlags& common);
+struct GcFlags {
+  bool keep_cache = false, dry_run = false;
+};
+int RunGcVerb(const CommonFlags& common, const GcFlags& flags);
 
 }  // namespace pg::cli

@@ -17,6 +17,9 @@ namespace pg::cli {
 // Thresholds: suites.json's "range" object when the repository has one, then the flags given.
 int RunRange(const CommonFlags& common, RangeFlags flags) {
   std::string root = ProjectRoot(common);
+  if (flags.range.find("..") == std::string::npos) {
+    return Fail(pg::Status::Invalid("range " + flags.range + ": expected BASE..HEAD, e.g. main..HEAD or HEAD~3..HEAD"));
+  }
   if (std::filesystem::exists(root + "/" + pg::kDefaultConfig)) {
     auto config = pg::LoadSuiteConfig(root + "/" + pg::kDefaultConfig, pg::kDefaultConfig);
     if (!config.ok()) return Fail(config.status());

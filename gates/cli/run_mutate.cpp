@@ -1,10 +1,14 @@
 // `proofgate mutate`: --list, --recover, or a run with its reports and the specs' tables.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <set>
 #include <tuple>
 
+#include "changes/affected_mutants.h"
 #include "cli/cli.h"
 #include "config/suite_config.h"
 #include "core/exit_code.h"
@@ -17,17 +21,25 @@
 namespace pg::cli {
 namespace {
 
-int ListCatalogs(const std::vector<Catalog>& catalogs) {
+// Every mutation and combo, or those `ids` names (each must exist, as for a run).
+int ListCatalogs(const std::vector<Catalog>& catalogs, const std::vector<std::string>& ids) {
+  if (!ids.empty()) {
+    auto known = SelectJobs(catalogs, ids, 0, 1);
+    if (!known.ok()) return Fail(known.status());
+  }
+  auto shown = [&](const std::string& id) { return ids.empty() || std::find(ids.begin(), ids.end(), id) != ids.end(); };
   for (const Catalog& catalog : catalogs) {
     for (const Mutation& m : catalog.mutations) {
+      if (!shown(m.id)) continue;
       std::string tests;
       for (const Expectation& e : m.expect) tests += (tests.empty() ? "" : ",") + e.test;
       std::cout << m.id << "  " << m.file << "  expects " << tests << (m.note.empty() ? "" : "  # " + m.note) << "\n";
     }
     for (const Combo& c : catalog.combos) {
-      std::string ids;
-      for (const std::string& id : c.apply) ids += (ids.empty() ? "" : "+") + id;
-      std::cout << c.id << "  combo " << ids << "  expects " << (c.expect_green ? "green" : "red") << "\n";
+      if (!shown(c.id)) continue;
+      std::string members;
+      for (const std::string& id : c.apply) members += (members.empty() ? "" : "+") + id;
+      std::cout << c.id << "  combo " << members << "  expects " << (c.expect_green ? "green" : "red") << "\n";
     }
   }
   return static_cast<int>(ExitCode::kPass);
@@ -45,7 +57,8 @@ int Recover(const std::string& root, const MutateFlags& flags) {
   auto recovered = RecoverMutate(root, *work_dir);
   if (!recovered.ok()) return Fail(recovered.status());
   for (const Recovered& r : *recovered) {
-    std::cout << (r.rewritten ? "restored " : "already original ") << r.path << " (sha256 verified)\n";
+    if (r.gone) std::cout << "gone " << r.path << " (its scratch tree was removed: nothing to put back)\n";
+    else std::cout << (r.rewritten ? "restored " : "already original ") << r.path << " (sha256 verified)\n";
   }
   std::cout << "recover: " << recovered->size() << " journaled file(s); scratch trees in line with " << root << "\n";
   return static_cast<int>(ExitCode::kPass);
@@ -81,6 +94,26 @@ Status InheritCommands(const std::string& root, std::vector<Catalog>* catalogs) 
   return Status();
 }
 
+// --changed-since: the affected ids become the selection (within any --id given). Sets *none
+// when nothing is affected.
+Status SelectChanged(const std::string& root, const MutateFlags& flags, MutateOptions* o, bool quiet, bool* none) {
+  PG_ASSIGN_OR_RETURN(std::set<std::string> changed, ChangedSince(root, flags.changed_since));
+  PG_ASSIGN_OR_RETURN(std::vector<MutantJob> all, SelectJobs(o->catalogs, o->ids, 0, 1));
+  std::map<std::string, std::string> why;
+  std::vector<MutantJob> picked = AffectedJobs(root, all, changed, &why);
+  o->ids.clear();
+  for (const MutantJob& job : picked) {
+    o->ids.push_back(job.id);
+    if (!quiet) std::cerr << "mutate: " << job.id << " affected: " << why[job.id] << "\n";
+  }
+  *none = picked.empty();
+  if (!quiet || *none) {
+    std::cerr << "mutate: " << picked.size() << " of " << all.size() << " mutants affected by " << changed.size()
+              << " files changed since " << flags.changed_since << "\n";
+  }
+  return Status();
+}
+
 }  // namespace
 
 int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
@@ -96,11 +129,18 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
   }
   Status inherited = InheritCommands(root, &catalogs);
   if (!inherited.ok()) return Fail(inherited);
-  if (flags.list) return ListCatalogs(catalogs);
+  if (flags.list) return ListCatalogs(catalogs, flags.ids);
   MutateOptions o;
   o.root = root;
   o.catalogs = std::move(catalogs);
   o.ids = flags.ids;
+  if (!flags.changed_since.empty()) {
+    bool none = false;
+    Status selected = SelectChanged(root, flags, &o, common.quiet, &none);
+    if (!selected.ok()) return Fail(selected);
+    // Nothing affected checked nothing: a pass only when asked for (LESSONS.md #15).
+    if (none) return static_cast<int>(flags.allow_empty ? ExitCode::kPass : ExitCode::kGateFailed);
+  }
   o.jobs = flags.jobs;
   o.min_timeout_s = flags.min_timeout_s;
   o.build_timeout_s = flags.build_timeout_s;

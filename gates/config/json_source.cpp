@@ -166,9 +166,14 @@ class PositionedDomParser : public nlohmann::detail::json_sax_dom_parser<Json> {
   bool parse_error(std::size_t position, const std::string& token, const Exception& ex) {
     offset = position;
     what = ex.what();
+    // A syntax error is reported one past the offending character; a number out of range
+    // just past the number: point at its first digit.
+    out_of_range = ex.id == 406 && token.size() <= offset;
+    token_size = token.size();
     return json_sax_dom_parser::parse_error(position, token, ex);
   }
-  size_t offset = 0;
+  size_t offset = 0, token_size = 0;
+  bool out_of_range = false;
   std::string what;
 };
 
@@ -191,8 +196,7 @@ StatusOr<JsonSource> JsonSource::Parse(std::string path, const std::string& text
   PositionedDomParser dom(source.root_);
   if (!Json::sax_parse(text, &dom, nlohmann::json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/true) ||
       dom.is_errored()) {
-    // nlohmann reports an offset one past the offending character.
-    size_t offset = dom.offset > 0 ? dom.offset - 1 : 0;
+    size_t offset = dom.out_of_range ? dom.offset - dom.token_size : dom.offset > 0 ? dom.offset - 1 : 0;
     return Status::Invalid(Format(source.path_, PosOfOffset(text, offset)) + ": invalid JSON: " + Reason(dom.what));
   }
   JsonPositionScanner scanner(text, source);

@@ -20,6 +20,32 @@ std::string KnownList(const std::vector<std::string>& names) {
   return out.empty() ? "(none)" : out;
 }
 
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean \"build\"?)" for a typo of a known leg; empty when nothing is close.
+std::string DidYouMean(const std::string& wrong, const SuiteConfig& config) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, wrong.size() / 3) + 1;
+  for (const Leg& leg : config.legs) {
+    size_t d = EditDistance(wrong, leg.name);
+    if (d < best_distance) best = leg.name, best_distance = d;
+  }
+  return best.empty() ? "" : " (did you mean \"" + best + "\"?)";
+}
+
 Status CheckReferences(const JsonSource& source, const SuiteConfig& config) {
   for (const Leg& leg : config.legs) {
     std::set<std::string> seen;
@@ -28,7 +54,7 @@ Status CheckReferences(const JsonSource& source, const SuiteConfig& config) {
       const std::string& need = leg.needs[i];
       if (need == leg.name) return source.ErrorAt(pointer, "leg \"" + leg.name + "\" needs itself");
       if (!config.FindLeg(need)) {
-        return source.ErrorAt(pointer, "leg \"" + leg.name + "\" needs unknown leg \"" + need + "\"");
+        return source.ErrorAt(pointer, "leg \"" + leg.name + "\" needs unknown leg \"" + need + "\"" + DidYouMean(need, config));
       }
       if (!seen.insert(need).second) {
         return source.ErrorAt(pointer, "leg \"" + leg.name + "\" lists need \"" + need + "\" twice");
@@ -41,7 +67,8 @@ Status CheckReferences(const JsonSource& source, const SuiteConfig& config) {
       std::string pointer = "/suites/" + JsonSource::Escape(suite.name) + "/" + std::to_string(i);
       const std::string& member = suite.legs[i];
       if (!config.FindLeg(member)) {
-        return source.ErrorAt(pointer, "suite \"" + suite.name + "\" lists unknown leg \"" + member + "\"");
+        return source.ErrorAt(pointer, "suite \"" + suite.name + "\" lists unknown leg \"" + member + "\"" +
+                                           DidYouMean(member, config));
       }
       if (!seen.insert(member).second) {
         return source.ErrorAt(pointer, "suite \"" + suite.name + "\" lists leg \"" + member + "\" twice");

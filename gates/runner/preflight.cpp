@@ -64,8 +64,21 @@ Plan PlanCache(const std::vector<const Leg*>& legs, const VerdictCache& cache,
 void StorePasses(const RunReport& report, const Plan& plan, VerdictCache& cache) {
   for (const LegResult& leg : report.legs) {
     if (leg.outcome != Outcome::kPass || leg.cached) continue;
-    cache.Put(plan.keys.at(leg.name), CacheEntry{leg.name, report.tree_hash,
-                                                 UtcStamp("%Y-%m-%dT%H:%M:%SZ"), leg.wall_s});
+    cache.Put(plan.keys.at(leg.name), CacheEntry{leg.name, report.tree_hash, UtcStamp("%Y-%m-%dT%H:%M:%SZ"),
+                                                 leg.wall_s, report.run_id, leg.log_path});
+  }
+}
+
+// A reused pass names the run that earned it, so a reader can go and look at that run.
+void NameCachedRuns(const Plan& plan, const VerdictCache& cache, RunReport& report) {
+  for (LegResult& leg : report.legs) {
+    const CacheEntry* e = leg.cached ? cache.Find(plan.keys.at(leg.name)) : nullptr;
+    if (!e || e->run_id.empty()) continue;
+    std::error_code ec;
+    bool kept = !e->log_path.empty() && fs::exists(e->log_path, ec);
+    leg.note = "cached: passed in run " + e->run_id + " at " + e->stored_at +
+               (kept ? " (log: " + e->log_path + ")" : " (its log was pruned)");
+    if (kept) leg.log_path = e->log_path;
   }
 }
 
@@ -166,6 +179,7 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
   if (!report.cache_enabled) plan.cached.clear();
 
   RunLegs(options, config, legs, plan.cached, log_dir, report);
+  NameCachedRuns(plan, cache, report);
   if (!report.tree_hash.empty()) {
     auto after = git::WorkingTreeHash(options.root, unhashed);
     report.tree_hash_after = after.ok() ? *after : "";

@@ -23,13 +23,14 @@ VerdictCache VerdictCache::Load(const std::string& path) {
     cache.corrupt_ = true;
     return cache;
   }
+  // Field by field, each type checked: value() would throw on a hand-edited or corrupt entry.
+  auto field = [](const Json& e, const char* key) {
+    return e.contains(key) && e.at(key).is_string() ? e.at(key).get<std::string>() : std::string();
+  };
   for (const auto& [key, e] : root["entries"].items()) {
     if (!e.is_object()) continue;
-    CacheEntry entry;
-    entry.leg = e.value("leg", "");
-    entry.tree_hash = e.value("tree_hash", "");
-    entry.stored_at = e.value("stored_at", "");
-    entry.wall_s = e.value("wall_s", 0.0);
+    CacheEntry entry{field(e, "leg"), field(e, "tree_hash"), field(e, "stored_at"), 0, field(e, "run_id"), field(e, "log")};
+    if (e.contains("wall_s") && e.at("wall_s").is_number()) entry.wall_s = e.at("wall_s").get<double>();
     cache.entries_[key] = entry;
   }
   return cache;
@@ -54,8 +55,8 @@ void VerdictCache::Put(const std::string& key, CacheEntry entry) {
 Status VerdictCache::Save() const {
   Json root = {{"schema_version", 1}, {"entries", Json::object()}};
   for (const auto& [key, e] : entries_) {
-    root["entries"][key] = {{"leg", e.leg}, {"tree_hash", e.tree_hash},
-                            {"stored_at", e.stored_at}, {"wall_s", e.wall_s}};
+    root["entries"][key] = {{"leg", e.leg}, {"tree_hash", e.tree_hash}, {"stored_at", e.stored_at},
+                            {"wall_s", e.wall_s}, {"run_id", e.run_id}, {"log", e.log_path}};
   }
   return WriteFileAtomic(path_, root.dump(1) + "\n");
 }

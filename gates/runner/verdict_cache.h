@@ -17,6 +17,8 @@ struct CacheEntry {
   std::string tree_hash;
   std::string stored_at;  // ISO 8601 UTC
   double wall_s = 0;      // what the cached run took, i.e. the time a hit saves
+  std::string run_id;     // the run that earned the pass
+  std::string log_path;   // that run's log of the leg (pruned with old runs)
 };
 
 class VerdictCache {

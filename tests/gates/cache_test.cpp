@@ -59,6 +59,17 @@ TEST_F(CacheTest, AWarmRerunOfAnUnchangedTreeRunsNothing) {
   EXPECT_EQ(FindLeg(second.legs, "unit")->tree_hash, first.tree_hash);
 }
 
+TEST_F(CacheTest, ACachedPassNamesTheRunThatEarnedItAndItsLog) {
+  RunReport first = Run();
+  ASSERT_EQ(first.exit_code, ExitCode::kPass);
+  RunReport second = Run();
+  const LegResult* unit = FindLeg(second.legs, "unit");
+  ASSERT_TRUE(unit->cached);
+  EXPECT_EQ(unit->note.rfind("cached: passed in run " + first.run_id + " at ", 0), 0u) << unit->note;
+  EXPECT_EQ(unit->log_path, FindLeg(first.legs, "unit")->log_path);
+  EXPECT_NE(unit->note.find("(log: " + unit->log_path + ")"), std::string::npos) << unit->note;
+}
+
 TEST_F(CacheTest, EditingAFileMisses) {
   Run();
   dir_.Write("src/code.txt", "version 2\n");

@@ -63,8 +63,8 @@ class InputFuzz : public ::testing::Test {
   void Fuzz(const Format& f, int runs, const std::function<void(const std::string&)>& write) {
     std::mt19937 rng(std::hash<std::string>{}(f.name) ^ 20261201u);
     auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds_ / 6);
-    for (int i = 0; i < runs || std::chrono::steady_clock::now() < end; ++i) {
-      std::string input = Edited(f.valid, rng);
+    for (int i = -1; i < runs || std::chrono::steady_clock::now() < end; ++i) {
+      std::string input = i < 0 ? f.valid : Edited(f.valid, rng);  // the valid input itself first
       write(input);
       auto run = RunProofgate(dir_.path(), f.args);
       ASSERT_TRUE(f.allowed.count(run.exit_code)) << f.name << " edit " << i << " exited " << run.exit_code << "\n"

@@ -34,6 +34,14 @@ TEST(JsonLocator, MalformedJsonNamesLineAndColumn) {
   EXPECT_EQ(src.status().message().rfind("f.json:3:7: invalid JSON", 0), 0u) << src.status().message();
 }
 
+// nlohmann throws out_of_range (no byte offset) for these; they used to reach std::terminate.
+TEST(JsonLocator, ANumberOutOfRangeIsAnErrorAtItsPosition) {
+  auto src = JsonSource::Parse("f.json", "{\n  \"timeout_s\": 1e999}");
+  ASSERT_FALSE(src.ok());
+  EXPECT_EQ(src.status().kind(), ErrorKind::kInvalidInput);
+  EXPECT_EQ(src.status().message(), "f.json:2:16: invalid JSON: number overflow parsing '1e999'");
+}
+
 TEST(JsonLocator, KeysWithEscapesAndSlashesResolve) {
   auto src = JsonSource::Parse("f.json", "{\"a/b\": {\"\\u0063\": true}}");
   ASSERT_TRUE(src.ok()) << src.status().message();

@@ -98,6 +98,13 @@ TEST_F(MutateRecover, BadSelectionsAndCatalogsAreInvalidInput) {
   auto id = testing::RunProofgate(dir_.path(), "mutate --id S9");
   EXPECT_EQ(id.exit_code, 2);
   EXPECT_NE(id.err.find("--id S9: no such mutation or combo"), std::string::npos) << id.err;
+  auto listed = testing::RunProofgate(dir_.path(), "mutate --list --id S9");
+  EXPECT_EQ(listed.exit_code, 2);
+  EXPECT_NE(listed.err.find("--id S9: no such mutation or combo"), std::string::npos) << listed.err;
+  auto one = testing::RunProofgate(dir_.path(), "mutate --list --id S2");
+  EXPECT_EQ(one.exit_code, 0);
+  EXPECT_EQ(one.out.find("S1 "), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("S2 "), std::string::npos) << one.out;
   dir_.Write("calc.txt", "limit 100\nfloor 0\n");  // S3's text is gone from the user's tree
   auto catalog = testing::RunProofgate(dir_.path(), "mutate");
   EXPECT_EQ(catalog.exit_code, 2);
@@ -133,6 +140,38 @@ TEST_F(MutateRecover, AMutantWhoseBuildHangsIsStoppedAtItsLimitAndTheRunGoesOn) 
   EXPECT_EQ(dir_.Read("build.sh"), "#!/bin/sh\nexit 0 # fast\n");
   auto bad = testing::RunProofgate(dir_.path(), "mutate --build-timeout 0");
   EXPECT_EQ(bad.exit_code, 2);
+}
+
+// --changed-since REF runs what a change can affect: a mutant whose file, catalog or expected
+// test's source changed, or whose catalog's affected_by matches; nothing affected fails
+// unless --allow-empty.
+TEST_F(MutateRecover, ChangedSinceRunsOnlyTheMutantsAChangeCanAffect) {
+  dir_.Write("extra.txt", "on\n");
+  dir_.Write("calc_test.cpp", "TEST(Calc, Floor) { /* what test.sh checks, as a gtest source would say it */ }\n");
+  dir_.Write("mutations/extra.json", R"({"schema_version": 1, "configure": ["true"], "build_command": ["true"],
+    "test_command": ["sh", "{tree}/test.sh", "{tree}", "{results}"], "affected_by": ["test.sh"],
+    "mutations": [{"id": "E1", "file": "extra.txt", "find": "on", "replace": "off",
+                   "expect": [{"test": "Calc.Limit"}], "expect_outcome": "survived"}]})");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "extra").ok());
+  auto none = testing::RunProofgate(dir_.path(), "mutate --changed-since HEAD");
+  EXPECT_EQ(none.exit_code, 1) << none.err;
+  EXPECT_NE(none.err.find("0 of 5 mutants affected by 0 files changed since HEAD"), std::string::npos) << none.err;
+  EXPECT_EQ(testing::RunProofgate(dir_.path(), "mutate --changed-since HEAD --allow-empty").exit_code, 0);
+  dir_.Write("calc_test.cpp", "TEST(Calc, Floor) { /* changed */ }\n");
+  auto test_changed = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --changed-since HEAD");
+  EXPECT_EQ(test_changed.exit_code, 0) << test_changed.out << test_changed.err;
+  EXPECT_NE(test_changed.err.find("S2 affected: its test Calc.Floor changed (calc_test.cpp)"), std::string::npos)
+      << test_changed.err;
+  EXPECT_NE(test_changed.err.find("S12 affected: its test Calc.Floor changed"), std::string::npos) << test_changed.err;
+  EXPECT_EQ(test_changed.err.find("S1 affected"), std::string::npos) << test_changed.err;
+  EXPECT_EQ(test_changed.err.find("E1 affected"), std::string::npos) << test_changed.err;
+  dir_.Write("calc_test.cpp", "TEST(Calc, Floor) { /* what test.sh checks, as a gtest source would say it */ }\n");
+  dir_.Write("test.sh", dir_.Read("test.sh") + "\n");
+  auto engine = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --changed-since HEAD");
+  EXPECT_EQ(engine.exit_code, 0) << engine.out << engine.err;
+  EXPECT_NE(engine.err.find("E1 affected: test.sh changed (the catalog's affected_by test.sh)"), std::string::npos)
+      << engine.err;
+  EXPECT_NE(engine.err.find("1 of 5 mutants affected by 1 files changed since HEAD"), std::string::npos) << engine.err;
 }
 
 // "S1  red-as-claimed" rows of a mutate table, in order.

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,6 +116,51 @@ TEST_F(PreflightCli, DashCIsCdAndFindsTheRootAboveItsDirectory) {
   EXPECT_EQ(doc["root"], dir_.path());
 }
 
+// A report flag a verb does not write was dropped silently; now it is refused, and --help says
+// which of the common flags each verb honours.
+TEST_F(PreflightCli, AReportFlagAVerbDoesNotWriteIsRefused) {
+  auto anchors = RunProofgate(dir_.path(), "anchors check --json");
+  EXPECT_EQ(anchors.exit_code, 2);
+  EXPECT_EQ(anchors.err, "proofgate: --json: `proofgate anchors check` does not write it\n");
+  auto prove = RunProofgate(dir_.path(), "--summary s.md prove --base HEAD");
+  EXPECT_EQ(prove.exit_code, 2);
+  EXPECT_NE(prove.err.find("--summary: `proofgate prove` does not write it"), std::string::npos) << prove.err;
+  auto help = RunProofgate(dir_.path(), "mutate --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("Common flags (before or after the verb): -C DIR (as cd DIR), --color auto|always|never, -q, "
+                          "-v, --json, --junit FILE"),
+            std::string::npos)
+      << help.out;
+}
+
+TEST(Gc, SaysWhatProofgateKeepsOnDiskAndRemovesIt) {
+  TempDir dir;
+  testing::MakeRepo(dir, kSuites);
+  ASSERT_EQ(RunProofgate(dir.path(), "preflight").exit_code, 0);
+  std::string state = dir.path() + "/.git/proofgate";
+  auto dry = RunProofgate(dir.path(), "gc --dry-run");
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("  logs        "), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("would be freed (--dry-run)"), std::string::npos) << dry.out;
+  EXPECT_TRUE(std::filesystem::exists(state + "/logs"));
+  // A mutate run holding its lock is using the scratch trees: nothing is removed.
+  std::filesystem::create_directories(state + "/mutate");
+  int fd = open((state + "/mutate/lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_EQ(flock(fd, LOCK_EX), 0);
+  auto busy = RunProofgate(dir.path(), "gc");
+  EXPECT_EQ(busy.exit_code, 2);
+  EXPECT_NE(busy.err.find("a proofgate mutate is running; nothing removed"), std::string::npos) << busy.err;
+  close(fd);
+  auto kept = RunProofgate(dir.path(), "gc --keep-cache");
+  EXPECT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_NE(kept.out.find("cached passes  (kept)"), std::string::npos) << kept.out;
+  EXPECT_FALSE(std::filesystem::exists(state + "/logs"));
+  EXPECT_FALSE(std::filesystem::exists(state + "/mutate"));
+  EXPECT_TRUE(std::filesystem::exists(state + "/cache.json"));
+  EXPECT_EQ(RunProofgate(dir.path(), "gc").exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(state + "/cache.json"));
+}
+
 TEST_F(PreflightCli, TimeoutExitsThree) {
   auto r = RunProofgate(dir_.path(), "preflight slow");
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
@@ -132,7 +179,9 @@ TEST_F(PreflightCli, UnknownSuiteAndUnknownFlagExitTwo) {
   auto flag = RunProofgate(dir_.path(), "preflight --frobnicate");
   EXPECT_EQ(flag.exit_code, 2);
   EXPECT_NE(flag.err.find("--frobnicate"), std::string::npos) << flag.err;
-  EXPECT_EQ(RunProofgate(dir_.path(), "preflight --jobs 0").exit_code, 2);
+  auto zero = RunProofgate(dir_.path(), "preflight --jobs 0");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.err.find("legs run at once must be a whole number from 1 to 4096, got 0"), std::string::npos) << zero.err;
 }
 
 TEST_F(PreflightCli, ListPrintsSuitesAndRunsNothing) {

@@ -157,6 +157,10 @@ TEST_F(RangeRepo, CliExitsZeroOneOrTwo) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("range \"nosuchref..HEAD\""), std::string::npos) << bad.err;
   EXPECT_EQ(testing::RunProofgate(dir_.path(), "range HEAD~1..HEAD --gate spelling").exit_code, 2);
+  auto single = testing::RunProofgate(dir_.path(), "range HEAD~1");
+  EXPECT_EQ(single.exit_code, 2);
+  EXPECT_NE(single.err.find("range HEAD~1: expected BASE..HEAD, e.g. main..HEAD or HEAD~3..HEAD"), std::string::npos)
+      << single.err;
 }
 
 }  // namespace

@@ -70,6 +70,15 @@ TEST(SuiteConfig, NeedOfAnUnknownLegNamesBoth) {
             "suites.json:2:38: leg \"unit\" needs unknown leg \"biuld\"");
 }
 
+TEST(SuiteConfig, AnUnknownLegCloseToAKnownOneSuggestsIt) {
+  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"build\": {\"run\": [\"true\"]},\n"
+                    " \"unit\": {\"run\": [\"true\"], \"needs\": [\"biuld\"]}}, \"suites\": {}}"),
+            "suites.json:2:38: leg \"unit\" needs unknown leg \"biuld\" (did you mean \"build\"?)");
+  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"build\": {\"run\": [\"true\"]}},\n"
+                    " \"suites\": {\"default\": [\"lint\"]}}"),
+            "suites.json:2:25: suite \"default\" lists unknown leg \"lint\"");
+}
+
 TEST(SuiteConfig, SuiteMemberMustBeALeg) {
   EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {}, \"suites\": {\n \"default\": [\"unit\"]}}"),
             "suites.json:2:14: suite \"default\" lists unknown leg \"unit\"");
