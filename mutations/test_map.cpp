@@ -93,8 +93,12 @@ bool IsGtestExecutable(const std::string& path) {
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) && st.st_size > 0) {
     void* map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (map != MAP_FAILED) {
-      static const char kFlag[] = "gtest_list_tests";
-      found = memmem(map, static_cast<size_t>(st.st_size), kFlag, sizeof kFlag - 1) != nullptr;
+      // gtest's own --help text, compiled into every gtest binary (and kept by strip). A flag
+      // name alone is not enough: a program that runs gtest binaries names their flags too.
+      // Joined at run time, so proofgate's own binary does not carry the text it looks for.
+      volatile const char* second = " instead of running them";
+      const std::string help = std::string("List the names of all tests") + const_cast<const char*>(second);
+      found = memmem(map, static_cast<size_t>(st.st_size), help.data(), help.size()) != nullptr;
       munmap(map, static_cast<size_t>(st.st_size));
     }
   }

@@ -28,7 +28,7 @@ StatusOr<std::vector<CtestTest>> ParseCtestTests(const std::string& json);
 // cases are left out (gtest does not run them).
 std::vector<std::string> ParseGtestListing(const std::string& listing);
 
-// Whether the file at `path` is a GoogleTest executable (it carries gtest's flag names).
+// Whether the file at `path` is a GoogleTest executable (it carries gtest's --help text).
 bool IsGtestExecutable(const std::string& path);
 
 struct TestSelection {

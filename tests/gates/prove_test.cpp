@@ -48,6 +48,15 @@ TEST(TestMap, AGtestListingNamesEveryCaseButTheDisabledOnes) {
   EXPECT_TRUE(ParseGtestListing("no tests here\n").empty());
 }
 
+// proofgate names gtest's flags (it runs gtest binaries) but is none: asking it to list its
+// cases stopped this repository's own mutation runs.
+TEST(TestMap, GtestExecutablesAreToldFromProgramsThatMerelyNameGtestFlags) {
+  EXPECT_TRUE(IsGtestExecutable("/proc/self/exe"));
+  EXPECT_FALSE(IsGtestExecutable(PROOFGATE_BIN));
+  EXPECT_FALSE(IsGtestExecutable("/bin/sh"));
+  EXPECT_FALSE(IsGtestExecutable("/no/such/file"));
+}
+
 TEST(ProveInventory, CtestListingsAreParsedAndOtherTextIsRefused) {
   auto names = ParseCtestListing(R"({"kind": "ctestInfo", "tests": [{"name": "A.B"}, {"name": "C.D"}]})");
   ASSERT_TRUE(names.ok());
