@@ -114,10 +114,18 @@ GateFinding TreeCompiles(const std::string& workdir, const git::Commit& c, const
     g.message = dir.status().message();
     return g;
   }
+  // A commit from before the project used proofgate has no suites.json (or no build leg): it is
+  // built with HEAD's leg, and the finding says so.
+  std::string borrowed;
   auto config = LoadSuiteConfig(*dir + "/" + kDefaultConfig, kDefaultConfig);
   if (!config.ok() || !config->FindLeg(o.build_leg)) {
-    g.message = config.ok() ? "no leg \"" + o.build_leg + "\" in this commit's " + kDefaultConfig : config.status().message();
-    return g;
+    auto head = LoadSuiteConfig(workdir + "/" + kDefaultConfig, kDefaultConfig);
+    if (!head.ok() || !head->FindLeg(o.build_leg)) {
+      g.message = "no leg \"" + o.build_leg + "\" in this commit's " + kDefaultConfig + " nor in HEAD's";
+      return g;
+    }
+    borrowed = " with HEAD's leg \"" + o.build_leg + "\" (this commit's " + kDefaultConfig + " has none)";
+    config = std::move(head);
   }
   config->suites.push_back(Suite{"tree-compiles", {o.build_leg}});
   PreflightOptions options;
@@ -134,6 +142,7 @@ GateFinding TreeCompiles(const std::string& workdir, const git::Commit& c, const
     if (l.outcome != Outcome::kPass) g.message += (g.message.empty() ? "" : "; ") + l.name + ": " + l.note + " (log " + l.log_path + ")";
   }
   if (g.ok) g.message = cached ? "cached pass of tree " + c.tree_id.substr(0, 12) : "built in " + std::to_string(static_cast<int>(report->wall_s)) + " s";
+  g.message += borrowed;
   return g;
 }
 

@@ -117,6 +117,22 @@ TEST_F(RangeRepo, TreeCompilesBuildsEachCommitsOwnTreeAndCachesByTree) {
   EXPECT_EQ(dir_.Read("out/builds"), "built\n");  // built once, by the first walk
 }
 
+// Commits from before the project had a build leg are built with HEAD's, and say so.
+TEST_F(RangeRepo, TreeCompilesBuildsACommitWithoutABuildLegWithHeadsLeg) {
+  dir_.Write("ok.txt", "");
+  Commit("Before proofgate's build leg");
+  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"build": {"run": "test -f ok.txt"}},
+    "suites": {"default": ["build"]}})");
+  Commit("A build leg");
+  auto f = Gates("tree-compiles");
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_TRUE(f[0].ok) << f[0].message;
+  EXPECT_NE(f[0].message.find("with HEAD's leg \"build\" (this commit's preflight/suites.json has none)"),
+            std::string::npos) << f[0].message;
+  EXPECT_TRUE(f[1].ok) << f[1].message;
+  EXPECT_EQ(f[1].message.find("HEAD's leg"), std::string::npos) << f[1].message;
+}
+
 // A rebase that keeps the trees: new commit ids, the same trees, so tree-compiles reuses the verdict.
 TEST_F(RangeRepo, TreeCompilesReusesVerdictsAcrossARebaseThatKeepsTrees) {
   ASSERT_TRUE(git::SwitchBranch(dir_.path(), "work", /*create=*/true).ok());
