@@ -116,15 +116,21 @@ ProjectShape CMakeShape(const std::string& root) {
                      : text.find("doctest_discover_tests") != std::string::npos ? "CMake + doctest"
                      : text.find("add_test") != std::string::npos ? "CMake + ctest (add_test)"
                                                                   : "CMake";
-  std::vector<std::string> configure = {"cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=RelWithDebInfo"};
-  if (OnPath("ninja")) configure.insert(configure.end(), {"-G", "Ninja"});
-  if (OnPath("ccache")) configure.insert(configure.end(), {"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"});
+  std::vector<std::string> options = {"-DCMAKE_BUILD_TYPE=RelWithDebInfo"};
+  if (OnPath("ninja")) options.insert(options.end(), {"-G", "Ninja"});
+  if (OnPath("ccache")) options.insert(options.end(), {"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"});
+  std::vector<std::string> configure = {"cmake", "-S", ".", "-B", "build"}, scratch = {"cmake", "-S", "{tree}", "-B", "{build}"};
+  configure.insert(configure.end(), options.begin(), options.end());
+  scratch.insert(scratch.end(), options.begin(), options.end());
   std::vector<InitLeg> legs = {
       {"configure", "configure once into build/ (keep build/ in .gitignore)", configure, {}, true},
       {"build", "build everything", {"cmake", "--build", "build"}, {"configure"}, true},
       {"test", "every ctest test; gtest cases report by name", {"ctest", "--test-dir", "build", "--output-on-failure"}, {"build"}, false}};
-  // mutate and prove build scratch copies with CMake + ctest by default: no "commands" needed.
-  return {kind, Render(kind, legs, "", root)};
+  // Scratch copies (mutate, prove) configure as the configure leg does; build and test keep the
+  // CMake + ctest defaults, which know gtest cases by name.
+  std::string commands = "  // How mutate and prove configure a scratch copy: as the configure leg does.\n"
+                         "  \"commands\": {\"configure\": " + Argv(scratch) + "},\n";
+  return {kind, Render(kind, legs, commands, root)};
 }
 
 // pytest writes caches into the tree; a tree that changes under its own tests is stale.

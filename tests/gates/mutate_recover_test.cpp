@@ -174,6 +174,23 @@ TEST_F(MutateRecover, ChangedSinceRunsOnlyTheMutantsAChangeCanAffect) {
   EXPECT_NE(engine.err.find("1 of 5 mutants affected by 1 files changed since HEAD"), std::string::npos) << engine.err;
 }
 
+// Ctrl-C while the unmutated tree builds says nothing about the tree: "interrupted", 130.
+TEST(MutateInterrupted, CtrlCDuringTheBaselineBuildIsInterruptedNotABrokenTree) {
+  TempDir dir, logs;
+  testing::MakeSlowBuildProject(dir);
+  dir.Write("build.sh", "#!/bin/bash\ntouch \"$1/../build-started\"; sleep 30\n");
+  auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "--no-spec-update"}, dir.path(), {}, logs.path() + "/log"});
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE(testing::WaitForFile(dir.path() + "/.git/proofgate/mutate/w0/build-started", 30)) << logs.Read("log");
+  kill(child->pid(), SIGINT);
+  int status = 0;
+  waitpid(child->pid(), &status, 0);
+  std::string out = logs.Read("log");
+  EXPECT_EQ(WEXITSTATUS(status), 130) << out;
+  EXPECT_NE(out.find("interrupted"), std::string::npos) << out;
+  EXPECT_EQ(out.find("does not build"), std::string::npos) << out;
+}
+
 // "S1  red-as-claimed" rows of a mutate table, in order.
 std::vector<std::string> OutcomeRows(const std::string& table) {
   std::vector<std::string> rows;
