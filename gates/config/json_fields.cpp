@@ -151,6 +151,10 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::string ClosestName(std::string_view word, std::initializer_list<std::string_view> known) {
+  return ClosestName(word, std::vector<std::string_view>(known));
+}
+
+std::string ClosestName(std::string_view word, const std::vector<std::string_view>& known) {
   std::string best;
   size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
   for (std::string_view k : known) {

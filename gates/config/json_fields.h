@@ -47,5 +47,6 @@ std::string JsonTypeName(const Json& value);
 std::string JsonShort(const Json& value);
 // The closest of `known` to `word` when it is a plausible typo, else empty.
 std::string ClosestName(std::string_view word, std::initializer_list<std::string_view> known);
+std::string ClosestName(std::string_view word, const std::vector<std::string_view>& known);
 
 }  // namespace pg

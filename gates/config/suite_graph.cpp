@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "config/json_fields.h"
 #include "config/json_source.h"
 #include "config/suite_config.h"
 
@@ -20,29 +21,11 @@ std::string KnownList(const std::vector<std::string>& names) {
   return out.empty() ? "(none)" : out;
 }
 
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // " (did you mean \"build\"?)" for a typo of a known leg; empty when nothing is close.
 std::string DidYouMean(const std::string& wrong, const SuiteConfig& config) {
-  std::string best;
-  size_t best_distance = std::max<size_t>(2, wrong.size() / 3) + 1;
-  for (const Leg& leg : config.legs) {
-    size_t d = EditDistance(wrong, leg.name);
-    if (d < best_distance) best = leg.name, best_distance = d;
-  }
+  std::vector<std::string_view> names;
+  for (const Leg& leg : config.legs) names.push_back(leg.name);
+  std::string best = ClosestName(wrong, names);
   return best.empty() ? "" : " (did you mean \"" + best + "\"?)";
 }
 

@@ -60,7 +60,7 @@ bool LiveMemberIn(pid_t pgid) {
 }
 
 // Async-signal-safe only: this runs in a fork of a multi-threaded process.
-[[noreturn]] void Guard(pid_t pgid, int watch_fd, int kept_fd) {
+[[noreturn]] void Guard(int watch_fd, int kept_fd) {
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) sigaction(sig, &ignore, nullptr);
@@ -73,12 +73,20 @@ bool LiveMemberIn(pid_t pgid) {
   } else {
     close_range(1, ~0U, 0);
   }
+  // First the group to watch (sent once the child exists), then a release byte or EOF.
+  pid_t pgid = 0;
+  size_t got = 0;
+  while (got < sizeof pgid) {
+    ssize_t n = read(0, reinterpret_cast<char*>(&pgid) + got, sizeof pgid - got);
+    if (n == 0 || (n < 0 && errno != EINTR)) _exit(0);  // released before any child existed
+    if (n > 0) got += static_cast<size_t>(n);
+  }
   char byte = 0;
   ssize_t n;
   do {
     n = read(0, &byte, 1);
   } while (n < 0 && errno == EINTR);
-  if (n == 1) _exit(0);
+  if (n == 1 || pgid <= 0) _exit(0);
   kill(-pgid, SIGKILL);
   // Killed processes are gone within milliseconds; one stuck in the kernel (D state) is left
   // after 5 s rather than holding the lock for ever.
@@ -91,14 +99,14 @@ bool LiveMemberIn(pid_t pgid) {
 
 void KeepOpenInGuardians(int fd) { g_kept_fd = fd; }
 
-GroupGuardian GroupGuardian::Watch(pid_t pgid) {
+GroupGuardian GroupGuardian::Start() {
   GroupGuardian g;
   // A socket, not a pipe: releasing a guardian someone killed must not raise SIGPIPE here.
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return g;
   int kept = g_kept_fd.load();
   pid_t pid = fork();
-  if (pid == 0) Guard(pgid, fds[0], kept);
+  if (pid == 0) Guard(fds[0], kept);
   close(fds[0]);
   if (pid < 0) {
     close(fds[1]);
@@ -116,6 +124,12 @@ GroupGuardian& GroupGuardian::operator=(GroupGuardian&& other) noexcept {
   std::swap(pid_, other.pid_);
   std::swap(release_fd_, other.release_fd_);
   return *this;
+}
+
+void GroupGuardian::Watch(pid_t pgid) {
+  if (release_fd_ < 0) return;
+  while (send(release_fd_, &pgid, sizeof pgid, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
 }
 
 void GroupGuardian::Release() {

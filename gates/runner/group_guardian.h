@@ -13,8 +13,11 @@ namespace pg {
 class GroupGuardian {
  public:
   GroupGuardian() = default;
-  // Watches the group `pgid` leads; an inert guardian when fork or pipe fails.
-  static GroupGuardian Watch(pid_t pgid);
+  // Forks the guardian before the child exists (a fork takes milliseconds; a proofgate killed
+  // in between would leave an unguarded group); inert when fork or socketpair fails.
+  static GroupGuardian Start();
+  // The group to kill should proofgate die: the child's pid, sent as soon as it exists.
+  void Watch(pid_t pgid);
 
   GroupGuardian(GroupGuardian&& other) noexcept;
   GroupGuardian& operator=(GroupGuardian&& other) noexcept;

@@ -77,7 +77,9 @@ StatusOr<Child> Child::Spawn(const SpawnSpec& spec) {
   std::vector<char*> cargv = CStrings(argv);
   std::vector<char*> cenv = CStrings(env);
   pid_t pid = -1;
+  GroupGuardian guardian = GroupGuardian::Start();
   int rc = posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), cenv.data());
+  if (rc == 0) guardian.Watch(pid);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
@@ -90,7 +92,7 @@ StatusOr<Child> Child::Spawn(const SpawnSpec& spec) {
     waitpid(pid, nullptr, 0);
     return Status::Io(std::string("pidfd_open: ") + std::strerror(err));
   }
-  return Child(pid, fd);
+  return Child(pid, fd, std::move(guardian));
 }
 
 Child::Child(Child&& other) noexcept

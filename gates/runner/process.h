@@ -46,7 +46,7 @@ class Child {
   void SignalGroup(int sig) const;
 
  private:
-  Child(pid_t pid, int pidfd) : pid_(pid), pidfd_(pidfd), guardian_(GroupGuardian::Watch(pid)) {}
+  Child(pid_t pid, int pidfd, GroupGuardian guardian) : pid_(pid), pidfd_(pidfd), guardian_(std::move(guardian)) {}
   pid_t pid_ = -1;
   int pidfd_ = -1;
   GroupGuardian guardian_;  // kills the group should proofgate die before this Child ends
