@@ -11,6 +11,7 @@
 #include "changes/affected_mutants.h"
 #include "cli/cli.h"
 #include "config/suite_config.h"
+#include "core/disk_usage.h"
 #include "core/exit_code.h"
 #include "core/file_io.h"
 #include "core/own_outputs.h"
@@ -166,6 +167,10 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
   Status written = common.junit.empty() ? Status() : WriteFileAtomic(common.junit, MutateReportJunit(*report));
   if (written.ok() && !flags.no_spec_update && !report->interrupted) written = UpdateSpecs(root, o.catalogs, *report);
   if (!written.ok()) return Fail(written);
+  if (common.verbose) {
+    std::cerr << "mutate: scratch area " << o.work_dir << ": " << HumanBytes(DiskUsage(o.work_dir))
+              << " (trees, builds, logs; `proofgate gc` removes it)\n";
+  }
   return MutateExitCode(*report);
 }
 
