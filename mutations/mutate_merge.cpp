@@ -36,6 +36,7 @@ StatusOr<MutantResult> ResultOf(const JsonSource& doc, const Json& j, const std:
   r.test_s = Number(j, "test_s");
   r.total_s = Number(j, "total_s");
   r.worker = static_cast<int>(Number(j, "worker"));
+  r.restore_build_s = Number(j, "restore_build_s");
   r.log_dir = Text(j, "logs");
   r.expected_outcome = Text(j, "expected_outcome") == "red-as-claimed" ? "" : Text(j, "expected_outcome");
   return r;

@@ -85,7 +85,7 @@ std::string MutateReportJson(const MutateReport& report) {
                               {"expected_outcome", r.expected_outcome.empty() ? "red-as-claimed" : r.expected_outcome},
                               {"detail", r.detail}, {"observed", r.observed}, {"build_s", r.build_s},
                               {"test_s", r.test_s}, {"overhead_s", Overhead(r)}, {"total_s", r.total_s},
-                              {"worker", r.worker}, {"logs", r.log_dir}});
+                              {"worker", r.worker}, {"logs", r.log_dir}, {"restore_build_s", r.restore_build_s}});
   }
   doc["baseline_problem"] = report.baseline_problem;
   doc["baseline_build_s"] = report.baseline_build_s;

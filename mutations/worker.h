@@ -36,6 +36,7 @@ struct MutantResult {
   std::string detail;    // why it is not as claimed; a build's first error for unviable
   std::string observed;  // the expected test's failure message, on one line
   double build_s = 0, test_s = 0, total_s = 0;
+  double restore_build_s = 0;  // rebuilding the restored files (counted as overhead, not build)
   int worker = 0;        // which worker ran it (its scratch tree and build)
   std::string log_dir;   // this mutant's own build and test logs
   bool interrupted = false;  // stopped by Ctrl-C: no outcome

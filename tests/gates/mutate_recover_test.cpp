@@ -12,6 +12,8 @@
 #include <vector>
 #include <thread>
 
+#include "config/json_source.h"
+#include "core/file_io.h"
 #include "git/git.h"
 #include "mutate_fixture.h"
 #include "mutations/journal.h"
@@ -189,6 +191,24 @@ TEST(MutateInterrupted, CtrlCDuringTheBaselineBuildIsInterruptedNotABrokenTree) 
   EXPECT_EQ(WEXITSTATUS(status), 130) << out;
   EXPECT_NE(out.find("interrupted"), std::string::npos) << out;
   EXPECT_EQ(out.find("does not build"), std::string::npos) << out;
+}
+
+// Each mutant's build time is its own: the restored files are rebuilt right after the restore,
+// so between mutants the scratch build holds the unmutated tree's objects, not the mutant's.
+TEST(MutateRestoreBuild, AfterAMutantTheScratchBuildIsTheUnmutatedTreesAgain) {
+  TempDir dir;
+  testing::MakeSlowBuildProject(dir);
+  auto run = testing::RunProofgate(dir.path(), "mutate --json --no-spec-update --id S1");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  Json doc = Json::parse(run.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << run.out;
+  EXPECT_GT(doc["results"][0]["restore_build_s"].get<double>(), 0.2) << run.out;  // build.sh sleeps 0.3 s
+  std::string object;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path() + "/.git/proofgate/mutate/w0")) {
+    if (e.path().filename().string().rfind("build-", 0) == 0) object = e.path().string() + "/calc.txt";
+  }
+  ASSERT_FALSE(object.empty());
+  EXPECT_EQ(ReadFile(object).value(), dir.Read("calc.txt"));
 }
 
 // "S1  red-as-claimed" rows of a mutate table, in order.
