@@ -10,14 +10,20 @@
 namespace pg {
 namespace {
 
-// gtest cases defined in the changed files, as they are now: a changed test changes what its
-// mutants prove.
-std::map<std::string, std::string> ChangedTests(const std::string& root, const std::set<std::string>& changed) {
+// gtest cases of the changed files whose bodies differ from `base`'s (or are new): a changed
+// test changes what its mutants prove; its unchanged neighbours do not.
+std::map<std::string, std::string> ChangedTests(const std::string& root, const std::string& base,
+                                                const std::set<std::string>& changed) {
   std::map<std::string, std::string> where;
   for (const std::string& file : changed) {
     auto text = ReadFile(root + "/" + file);
     if (!text.ok()) continue;
-    for (const auto& entry : GtestBodies(*text)) where.emplace(entry.first, file);
+    auto before = git::FileAt(root, base, file);
+    std::map<std::string, std::string> old = before.ok() ? GtestBodies(*before) : std::map<std::string, std::string>{};
+    for (const auto& [name, body] : GtestBodies(*text)) {
+      auto it = old.find(name);
+      if (it == old.end() || it->second != body) where.emplace(name, file);
+    }
   }
   return where;
 }
@@ -53,9 +59,9 @@ StatusOr<std::set<std::string>> ChangedSince(const std::string& root, const std:
   return changed;
 }
 
-std::vector<MutantJob> AffectedJobs(const std::string& root, const std::vector<MutantJob>& jobs,
+std::vector<MutantJob> AffectedJobs(const std::string& root, const std::string& base, const std::vector<MutantJob>& jobs,
                                     const std::set<std::string>& changed, std::map<std::string, std::string>* why) {
-  std::map<std::string, std::string> tests = ChangedTests(root, changed);
+  std::map<std::string, std::string> tests = ChangedTests(root, base, changed);
   std::vector<MutantJob> picked;
   for (const MutantJob& job : jobs) {
     std::string reason = Reason(job, changed, tests);

@@ -181,7 +181,13 @@ void AddMutate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   mutate->add_flag("--no-spec-update", flags->no_spec_update, "Leave the specs' generated tables as they are");
   mutate->add_option("--changed-since", flags->changed_since,
                      "Only the mutants a change since REF can affect: their file, catalog, expected tests or affected_by");
-  mutate->add_flag("--allow-empty", flags->allow_empty, "With --changed-since: no affected mutant passes (default: fails)");
+  auto* affected = mutate->add_flag("--affected", flags->affected,
+                                    "Only the mutants a change since each spec table's verified commit can affect");
+  affected->excludes(mutate->get_option("--changed-since"));
+  mutate->add_flag("--allow-empty", flags->allow_empty,
+                   "With --changed-since or --affected: no affected mutant passes (default: fails)");
+  mutate->add_option("--max-mutants", flags->max_mutants, "Refuse to run more mutants than N (exit 1 before building)")
+      ->check(WholeNumberFromOne("mutants"));
   verbs.push_back(Verb{mutate, [&common, flags] { return RunMutateVerb(common, *flags); }});
 }
 

@@ -16,9 +16,14 @@ std::string MutateReportJson(const MutateReport& report);
 std::string MutateReportJunit(const MutateReport& report);
 
 // `spec_text` with the table between the mutation markers rewritten: one row per mutation and
-// combo of `catalog`, from `report` where it ran, else the row the table already had.
+// combo of `catalog`, from `report` where it ran, else the row the table already had. The
+// marker line names `verified_at` (a commit) when it is not empty.
 StatusOr<std::string> UpdateSpecTable(const std::string& spec_path, const std::string& spec_text,
-                                      const Catalog& catalog, const MutateReport& report);
+                                      const Catalog& catalog, const MutateReport& report,
+                                      const std::string& verified_at);
+
+// The commit a spec's generated table says it was verified at; empty when it names none.
+std::string TableVerifiedAt(const std::string& spec_text);
 
 // 0 when every mutant is as claimed, 1 otherwise (or when the baseline was not green).
 int MutateExitCode(const MutateReport& report);

@@ -57,6 +57,8 @@ struct MutateFlags {
   std::string work_dir;
   std::string changed_since;  // REF: only the mutants a change since REF can affect
   bool allow_empty = false;   // with --changed-since: none affected is a pass, said so
+  bool affected = false;      // --changed-since each catalog's table's verified commit
+  int max_mutants = 0;        // refuse a larger selection (0: no bound)
 };
 
 struct ProveFlags {

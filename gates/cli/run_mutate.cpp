@@ -18,6 +18,7 @@
 #include "git/git.h"
 #include "mutations/mutate_report.h"
 #include "mutations/mutate_run.h"
+#include "mutations/table_commit.h"
 
 namespace pg::cli {
 namespace {
@@ -66,16 +67,25 @@ int Recover(const std::string& root, const MutateFlags& flags) {
 }
 
 // Rewrites the generated table of each catalog's spec that this run has results for.
-Status UpdateSpecs(const std::string& root, const std::vector<Catalog>& catalogs, const MutateReport& report) {
+Status UpdateSpecs(const std::string& root, const std::vector<Catalog>& catalogs, const MutateReport& report,
+                   const Verification& v) {
   for (const Catalog& c : catalogs) {
     bool ran = false;
     for (const MutantResult& r : report.results) ran = ran || r.catalog == c.path;
     if (c.spec.empty() || !ran) continue;
     std::string path = root + "/" + c.spec;
     PG_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-    PG_ASSIGN_OR_RETURN(std::string updated, UpdateSpecTable(c.spec, text, c, report));
+    std::string old = TableVerifiedAt(text), at = NextTableCommit(c, old, report, v);
+    PG_ASSIGN_OR_RETURN(std::string updated, UpdateSpecTable(c.spec, text, c, report, at));
     if (updated != text) PG_RETURN_IF_ERROR(WriteFileAtomic(path, updated));
-    std::cerr << "mutate: " << c.spec << ": mutation table " << (updated != text ? "rewritten" : "unchanged") << "\n";
+    std::cerr << "mutate: " << c.spec << ": mutation table " << (updated != text ? "rewritten" : "unchanged")
+              << (at.empty() ? ", verified at no commit" : at == old ? "" : ", verified at " + at.substr(0, 12)) << "\n";
+    if (at != v.head && !v.dirty.empty()) {
+      std::string files;
+      for (size_t i = 0; i < v.dirty.size() && i < 3; ++i) files += (i ? ", " : "") + v.dirty[i];
+      if (v.dirty.size() > 3) files += ", +" + std::to_string(v.dirty.size() - 3) + " more";
+      std::cerr << "mutate: " << c.spec << ": not marked verified at HEAD: uncommitted changes (" << files << ")\n";
+    }
   }
   return Status();
 }
@@ -95,13 +105,36 @@ Status InheritCommands(const std::string& root, std::vector<Catalog>* catalogs) 
   return Status();
 }
 
-// --changed-since: the affected ids become the selection (within any --id given). Sets *none
-// when nothing is affected.
+// --changed-since / --affected: the affected ids become the selection (within any --id given).
+// Sets *none when nothing is affected.
 Status SelectChanged(const std::string& root, const MutateFlags& flags, MutateOptions* o, bool quiet, bool* none) {
-  PG_ASSIGN_OR_RETURN(std::set<std::string> changed, ChangedSince(root, flags.changed_since));
   PG_ASSIGN_OR_RETURN(std::vector<MutantJob> all, SelectJobs(o->catalogs, o->ids, 0, 1));
+  PG_ASSIGN_OR_RETURN(std::string head, git::ResolveCommit(root, "HEAD"));
+  std::string since = flags.affected ? "" : flags.changed_since;
+  if (!since.empty()) {
+    PG_ASSIGN_OR_RETURN(since, git::ResolveCommit(root, since));
+  }
+  std::map<std::string, std::set<std::string>> changed;  // by base: one walk per commit
   std::map<std::string, std::string> why;
-  std::vector<MutantJob> picked = AffectedJobs(root, all, changed, &why);
+  std::vector<MutantJob> picked;
+  for (const Catalog& c : o->catalogs) {
+    std::vector<MutantJob> mine;
+    for (const MutantJob& job : all) if (job.catalog->path == c.path) mine.push_back(job);
+    std::string whole, base = flags.affected ? TableBase(root, c, head, &whole) : since;
+    size_t before = picked.size();
+    if (base.empty()) {
+      for (const MutantJob& job : mine) why[job.id] = "its catalog runs whole: " + whole, picked.push_back(job);
+    } else {
+      if (!changed.count(base)) {
+        PG_ASSIGN_OR_RETURN(changed[base], ChangedSince(root, base));
+      }
+      for (MutantJob& job : AffectedJobs(root, base, mine, changed[base], &why)) picked.push_back(std::move(job));
+    }
+    if (flags.affected && !quiet) {
+      std::cerr << "mutate: " << c.path << ": " << picked.size() - before << " of " << mine.size() << " affected"
+                << (base.empty() ? " (" + whole + ")" : " since " + base.substr(0, 12) + ", its table's commit") << "\n";
+    }
+  }
   o->ids.clear();
   for (const MutantJob& job : picked) {
     o->ids.push_back(job.id);
@@ -109,10 +142,22 @@ Status SelectChanged(const std::string& root, const MutateFlags& flags, MutateOp
   }
   *none = picked.empty();
   if (!quiet || *none) {
-    std::cerr << "mutate: " << picked.size() << " of " << all.size() << " mutants affected by " << changed.size()
-              << " files changed since " << flags.changed_since << "\n";
+    std::cerr << "mutate: " << picked.size() << " of " << all.size() << " mutants affected by "
+              << (flags.affected ? "what changed since each catalog's verified commit"
+                                 : std::to_string(changed[since].size()) + " files changed since " + flags.changed_since)
+              << "\n";
   }
   return Status();
+}
+
+// What the run will record as verified: HEAD, and the uncommitted files that would make that
+// untrue (the specs whose tables it rewrites, and its own outputs, aside).
+Verification Verify(const std::string& root, const std::vector<Catalog>& catalogs, const MutateFlags& flags,
+                    const CommonFlags& common) {
+  std::set<std::string> aside;
+  for (const Catalog& c : catalogs) aside.insert(c.spec);
+  for (const std::string& f : InsideTree(root, OwnOutputFiles({common.junit, common.summary}))) aside.insert(f);
+  return VerificationOf(root, aside, flags.affected && flags.ids.empty() && flags.shard == "1/1");
 }
 
 }  // namespace
@@ -130,15 +175,18 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
   }
   Status inherited = InheritCommands(root, &catalogs);
   if (!inherited.ok()) return Fail(inherited);
-  if (flags.list) return ListCatalogs(catalogs, flags.ids);
+  bool by_change = !flags.changed_since.empty() || flags.affected;
+  if (flags.list && !by_change) return ListCatalogs(catalogs, flags.ids);
   MutateOptions o;
   o.root = root;
   o.catalogs = std::move(catalogs);
   o.ids = flags.ids;
-  if (!flags.changed_since.empty()) {
+  if (by_change) {
     bool none = false;
     Status selected = SelectChanged(root, flags, &o, common.quiet, &none);
     if (!selected.ok()) return Fail(selected);
+    // A list of what a change affects is what CI would run; an empty one is still a list.
+    if (flags.list) return none ? static_cast<int>(ExitCode::kPass) : ListCatalogs(o.catalogs, o.ids);
     // Nothing affected checked nothing: a pass only when asked for (LESSONS.md #15).
     if (none) return static_cast<int>(flags.allow_empty ? ExitCode::kPass : ExitCode::kGateFailed);
   }
@@ -155,6 +203,13 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
     o.on_result = [](const MutantResult& r) { std::cerr << "mutate: " << r.id << " " << MutantOutcomeName(r.outcome) << "\n"; };
     o.on_notice = [](const std::string& text) { std::cerr << "mutate: " << text << "\n"; };
   }
+  auto selected = SelectJobs(o.catalogs, o.ids, o.shard_index, o.shard_count);
+  if (selected.ok() && flags.max_mutants > 0 && selected->size() > static_cast<size_t>(flags.max_mutants)) {
+    std::cerr << "mutate: " << selected->size() << " mutants selected, more than --max-mutants " << flags.max_mutants
+              << ": run `proofgate mutate --affected` and commit the tables it rewrites (their verified commit moves)\n";
+    return static_cast<int>(ExitCode::kGateFailed);
+  }
+  Verification verification = Verify(root, o.catalogs, flags, common);
   auto tree = git::WorkingTreeHash(root, InsideTree(root, OwnOutputFiles({common.junit, common.summary})));
   auto report = RunMutate(o);
   if (!report.ok()) return Fail(report.status());
@@ -165,7 +220,7 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
   else WriteMutateTable(*report, std::cout, UseColor(common.color, STDOUT_FILENO));
   std::cout.flush();
   Status written = common.junit.empty() ? Status() : WriteFileAtomic(common.junit, MutateReportJunit(*report));
-  if (written.ok() && !flags.no_spec_update && !report->interrupted) written = UpdateSpecs(root, o.catalogs, *report);
+  if (written.ok() && !flags.no_spec_update && !report->interrupted) written = UpdateSpecs(root, o.catalogs, *report, verification);
   if (!written.ok()) return Fail(written);
   if (common.verbose) {
     std::cerr << "mutate: scratch area " << o.work_dir << ": " << HumanBytes(DiskUsage(o.work_dir))

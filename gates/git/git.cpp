@@ -289,6 +289,18 @@ StatusOr<std::string> ResolveCommit(const std::string& workdir, const std::strin
   return Hex(*git_object_id(commit.get()));
 }
 
+StatusOr<bool> IsAncestor(const std::string& workdir, const std::string& ancestor, const std::string& commit) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  git_oid a, c;
+  if (git_oid_fromstr(&a, ancestor.c_str()) != 0 || git_oid_fromstr(&c, commit.c_str()) != 0) {
+    return Status::Invalid("not commit ids: " + ancestor + ", " + commit);
+  }
+  if (git_oid_equal(&a, &c)) return true;
+  int r = git_graph_descendant_of(repo.get(), &c, &a);
+  if (r < 0) return Status::Invalid("cannot compare " + ancestor + " with " + commit);
+  return r == 1;
+}
+
 StatusOr<std::string> TreeIdOf(const std::string& workdir, const std::string& rev) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
   git_object* raw = nullptr;

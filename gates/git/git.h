@@ -58,6 +58,9 @@ StatusOr<std::string> TreeIdOf(const std::string& workdir, const std::string& re
 // The id of the commit a revision names ("main", "HEAD~2", an id).
 StatusOr<std::string> ResolveCommit(const std::string& workdir, const std::string& rev);
 
+// Whether commit `ancestor` is `commit` or reachable from it (both full ids).
+StatusOr<bool> IsAncestor(const std::string& workdir, const std::string& ancestor, const std::string& commit);
+
 struct Merge {
   std::string tree_id;                 // empty when there are conflicts
   std::vector<std::string> conflicts;  // conflicted paths

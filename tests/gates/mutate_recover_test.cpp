@@ -149,7 +149,8 @@ TEST_F(MutateRecover, AMutantWhoseBuildHangsIsStoppedAtItsLimitAndTheRunGoesOn) 
 // unless --allow-empty.
 TEST_F(MutateRecover, ChangedSinceRunsOnlyTheMutantsAChangeCanAffect) {
   dir_.Write("extra.txt", "on\n");
-  dir_.Write("calc_test.cpp", "TEST(Calc, Floor) { /* what test.sh checks, as a gtest source would say it */ }\n");
+  dir_.Write("calc_test.cpp", "TEST(Calc, Floor) { /* what test.sh checks, as a gtest source would say it */ }\n"
+                             "TEST(Calc, Limit) { /* its neighbour */ }\n");
   dir_.Write("mutations/extra.json", R"({"schema_version": 1, "configure": ["true"], "build_command": ["true"],
     "test_command": ["sh", "{tree}/test.sh", "{tree}", "{results}"], "affected_by": ["test.sh"],
     "mutations": [{"id": "E1", "file": "extra.txt", "find": "on", "replace": "off",
@@ -159,7 +160,7 @@ TEST_F(MutateRecover, ChangedSinceRunsOnlyTheMutantsAChangeCanAffect) {
   EXPECT_EQ(none.exit_code, 1) << none.err;
   EXPECT_NE(none.err.find("0 of 5 mutants affected by 0 files changed since HEAD"), std::string::npos) << none.err;
   EXPECT_EQ(testing::RunProofgate(dir_.path(), "mutate --changed-since HEAD --allow-empty").exit_code, 0);
-  dir_.Write("calc_test.cpp", "TEST(Calc, Floor) { /* changed */ }\n");
+  dir_.Write("calc_test.cpp", "TEST(Calc, Floor) { /* changed */ }\nTEST(Calc, Limit) { /* its neighbour */ }\n");
   auto test_changed = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --changed-since HEAD");
   EXPECT_EQ(test_changed.exit_code, 0) << test_changed.out << test_changed.err;
   EXPECT_NE(test_changed.err.find("S2 affected: its test Calc.Floor changed (calc_test.cpp)"), std::string::npos)
@@ -167,13 +168,86 @@ TEST_F(MutateRecover, ChangedSinceRunsOnlyTheMutantsAChangeCanAffect) {
   EXPECT_NE(test_changed.err.find("S12 affected: its test Calc.Floor changed"), std::string::npos) << test_changed.err;
   EXPECT_EQ(test_changed.err.find("S1 affected"), std::string::npos) << test_changed.err;
   EXPECT_EQ(test_changed.err.find("E1 affected"), std::string::npos) << test_changed.err;
-  dir_.Write("calc_test.cpp", "TEST(Calc, Floor) { /* what test.sh checks, as a gtest source would say it */ }\n");
+  dir_.Write("calc_test.cpp", "TEST(Calc, Floor) { /* what test.sh checks, as a gtest source would say it */ }\n"
+                             "TEST(Calc, Limit) { /* its neighbour */ }\n");
   dir_.Write("test.sh", dir_.Read("test.sh") + "\n");
   auto engine = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --changed-since HEAD");
   EXPECT_EQ(engine.exit_code, 0) << engine.out << engine.err;
   EXPECT_NE(engine.err.find("E1 affected: test.sh changed (the catalog's affected_by test.sh)"), std::string::npos)
       << engine.err;
   EXPECT_NE(engine.err.find("1 of 5 mutants affected by 1 files changed since HEAD"), std::string::npos) << engine.err;
+}
+
+// --affected measures each catalog from the commit its table was last verified at: a run of
+// the whole catalog on a clean tree records HEAD in the table's marker line; a later run picks
+// only what changed since; uncommitted changes or a row not as claimed record nothing new.
+TEST_F(MutateRecover, AffectedMeasuresEachCatalogFromTheCommitItsTableWasVerifiedAt) {
+  const std::string markers = "# Spec\n\n## Mutations\n<!-- proofgate:mutations -->\n<!-- /proofgate:mutations -->\n";
+  dir_.Write("specs/shell.md", markers);
+  dir_.Write("specs/extra.md", markers);
+  std::string shell = dir_.Read("mutations/shell.json");
+  dir_.Write("mutations/shell.json", shell.replace(shell.find("{ \"schema_version\": 1,"), 22,
+                                                   "{ \"schema_version\": 1, \"spec\": \"specs/shell.md\","));
+  dir_.Write("extra.txt", "on\n");
+  dir_.Write("mutations/extra.json", R"({"schema_version": 1, "spec": "specs/extra.md", "configure": ["true"],
+    "build_command": ["true"], "test_command": ["sh", "{tree}/test.sh", "{tree}", "{results}"],
+    "mutations": [{"id": "E1", "file": "extra.txt", "find": "on", "replace": "off",
+                   "expect": [{"test": "Calc.Limit"}], "expect_outcome": "survived"}]})");
+  std::string first = git::CommitAll(dir_.path(), "specs").value();
+  auto whole = testing::RunProofgate(dir_.path(), "mutate --affected");
+  ASSERT_EQ(whole.exit_code, 0) << whole.out << whole.err;
+  EXPECT_NE(whole.err.find("mutations/shell.json: 4 of 4 affected (its table (specs/shell.md) records no verified commit)"),
+            std::string::npos) << whole.err;
+  EXPECT_NE(dir_.Read("specs/shell.md").find("shell.json; verified at " + first + "; do not edit"), std::string::npos)
+      << dir_.Read("specs/shell.md");
+  std::string tables = git::CommitAll(dir_.path(), "tables").value();
+  auto none = testing::RunProofgate(dir_.path(), "mutate --affected");
+  EXPECT_EQ(none.exit_code, 1) << none.err;
+  EXPECT_NE(none.err.find("0 of 5 mutants affected"), std::string::npos) << none.err;
+  dir_.Write("extra.txt", "on\n\n");
+  std::string changed = git::CommitAll(dir_.path(), "extra").value();
+  auto one = testing::RunProofgate(dir_.path(), "mutate --affected");
+  ASSERT_EQ(one.exit_code, 0) << one.out << one.err;
+  EXPECT_NE(one.err.find("mutations/shell.json: 0 of 4 affected since " + first.substr(0, 12)), std::string::npos) << one.err;
+  EXPECT_NE(one.err.find("E1 affected: extra.txt changed"), std::string::npos) << one.err;
+  EXPECT_NE(dir_.Read("specs/extra.md").find("verified at " + changed), std::string::npos) << dir_.Read("specs/extra.md");
+  EXPECT_NE(dir_.Read("specs/shell.md").find("verified at " + first), std::string::npos);
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "extra's table").ok());
+  dir_.Write("extra.txt", "on\n\n\n");
+  auto dirty = testing::RunProofgate(dir_.path(), "mutate --affected");
+  ASSERT_EQ(dirty.exit_code, 0) << dirty.out << dirty.err;
+  EXPECT_NE(dirty.err.find("specs/extra.md: not marked verified at HEAD: uncommitted changes (extra.txt)"), std::string::npos)
+      << dirty.err;
+  EXPECT_NE(dir_.Read("specs/extra.md").find("verified at " + changed), std::string::npos);
+  auto bounded = testing::RunProofgate(dir_.path(), "mutate --max-mutants 4");
+  EXPECT_EQ(bounded.exit_code, 1) << bounded.err;
+  EXPECT_NE(bounded.err.find("5 mutants selected, more than --max-mutants 4: run `proofgate mutate --affected`"),
+            std::string::npos) << bounded.err;
+  EXPECT_EQ(bounded.out.find("red-as-claimed"), std::string::npos) << bounded.out;
+  (void)tables;
+}
+
+// A row not as claimed leaves its table verified at no commit, so the next --affected run
+// runs that catalog whole.
+TEST_F(MutateRecover, ATableWithARowNotAsClaimedRecordsNoCommit) {
+  dir_.Write("specs/shell.md", "# Spec\n\n## Mutations\n<!-- proofgate:mutations -->\n<!-- /proofgate:mutations -->\n");
+  std::string shell = dir_.Read("mutations/shell.json");
+  shell.replace(shell.find("{ \"schema_version\": 1,"), 22, "{ \"schema_version\": 1, \"spec\": \"specs/shell.md\",");
+  dir_.Write("mutations/shell.json", shell);
+  std::string head = git::CommitAll(dir_.path(), "a spec").value();
+  ASSERT_EQ(testing::RunProofgate(dir_.path(), "mutate").exit_code, 0);
+  ASSERT_NE(dir_.Read("specs/shell.md").find("verified at " + head), std::string::npos) << dir_.Read("specs/shell.md");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "verified").ok());
+  dir_.Write("mutations/shell.json", shell.replace(shell.find("^want step 1$"), 13, "^want step 9$"));
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "a claim that no longer holds").ok());
+  auto red = testing::RunProofgate(dir_.path(), "mutate --affected");
+  EXPECT_EQ(red.exit_code, 1) << red.out << red.err;
+  EXPECT_NE(red.err.find("S3 affected: its catalog mutations/shell.json changed"), std::string::npos) << red.err;
+  EXPECT_EQ(dir_.Read("specs/shell.md").find("verified at"), std::string::npos) << dir_.Read("specs/shell.md");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "table").ok());
+  auto again = testing::RunProofgate(dir_.path(), "mutate --affected");
+  EXPECT_NE(again.err.find("4 of 4 affected (its table (specs/shell.md) records no verified commit)"), std::string::npos)
+      << again.err;
 }
 
 // Ctrl-C while the unmutated tree builds says nothing about the tree: "interrupted", 130.

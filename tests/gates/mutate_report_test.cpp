@@ -36,7 +36,7 @@ MutateReport OneResult() {
 }
 
 TEST(MutateReport, TheSpecTableGetsRunRowsKeepsOthersAndDropsRemovedIds) {
-  auto text = UpdateSpecTable("specs/a.md", kSpec, TwoMutations(), OneResult());
+  auto text = UpdateSpecTable("specs/a.md", kSpec, TwoMutations(), OneResult(), "");
   ASSERT_TRUE(text.ok()) << text.status().message();
   EXPECT_NE(text->find("| M1 | a.cpp | `x > 1` → `x >= 1` | A.Test | red-as-claimed | boom \\| bang |"), std::string::npos) << *text;
   EXPECT_NE(text->find("| M2 | kept row from an earlier run |"), std::string::npos) << *text;
@@ -49,7 +49,7 @@ TEST(MutateReport, TheSpecTableGetsRunRowsKeepsOthersAndDropsRemovedIds) {
 TEST(MutateReport, MarkersQuotedInProseAreNotTheTable) {
   std::string spec = std::string("# Spec\n## Behaviour\n- the table sits between `<!-- proofgate:mutations -->` markers\n") +
                      "## Gates\n```sh\ntrue\n```\n" + kSpec;
-  auto text = UpdateSpecTable("specs/a.md", spec, TwoMutations(), OneResult());
+  auto text = UpdateSpecTable("specs/a.md", spec, TwoMutations(), OneResult(), "");
   ASSERT_TRUE(text.ok()) << text.status().message();
   EXPECT_NE(text->find("markers\n## Gates\n```sh\ntrue\n```\n# Spec\n\n## Mutations\n<!-- proofgate:mutations -->\n"),
             std::string::npos)
@@ -57,9 +57,25 @@ TEST(MutateReport, MarkersQuotedInProseAreNotTheTable) {
   EXPECT_NE(text->find("| M1 | a.cpp |"), std::string::npos);
 }
 
+// The commit a table was verified at lives on its marker line, and reads back as it was
+// written; a table that names none (or a malformed one) reads back as none.
+TEST(MutateReport, TheVerifiedCommitRoundTripsThroughTheMarkerLine) {
+  const std::string commit = "0123456789abcdef0123456789abcdef01234567";
+  auto text = UpdateSpecTable("specs/a.md", kSpec, TwoMutations(), OneResult(), commit);
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_NE(text->find("from mutations/a.json; verified at " + commit + "; do not edit -->"), std::string::npos) << *text;
+  EXPECT_EQ(TableVerifiedAt(*text), commit);
+  auto none = UpdateSpecTable("specs/a.md", *text, TwoMutations(), OneResult(), "");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(TableVerifiedAt(*none), "");
+  std::string short_id = *text;
+  short_id.replace(short_id.find(commit), 40, "0123456");
+  EXPECT_EQ(TableVerifiedAt(short_id), "");
+}
+
 TEST(MutateReport, ASpecWithoutMarkersIsInvalidInputNamingIt) {
   auto text = UpdateSpecTable("specs/a.md", "# Spec\nonly in prose: `<!-- proofgate:mutations -->` and `<!-- /proofgate:mutations -->`\n",
-                              TwoMutations(), OneResult());
+                              TwoMutations(), OneResult(), "");
   ASSERT_FALSE(text.ok());
   EXPECT_EQ(text.status().message(), "specs/a.md: no <!-- proofgate:mutations --> ... <!-- /proofgate:mutations --> markers");
 }
