@@ -242,12 +242,34 @@ TEST_F(MutateRecover, ATableWithARowNotAsClaimedRecordsNoCommit) {
   ASSERT_TRUE(git::CommitAll(dir_.path(), "a claim that no longer holds").ok());
   auto red = testing::RunProofgate(dir_.path(), "mutate --affected");
   EXPECT_EQ(red.exit_code, 1) << red.out << red.err;
-  EXPECT_NE(red.err.find("S3 affected: its catalog mutations/shell.json changed"), std::string::npos) << red.err;
+  EXPECT_NE(red.err.find("S3 affected: its entry in mutations/shell.json changed"), std::string::npos) << red.err;
   EXPECT_EQ(dir_.Read("specs/shell.md").find("verified at"), std::string::npos) << dir_.Read("specs/shell.md");
   ASSERT_TRUE(git::CommitAll(dir_.path(), "table").ok());
   auto again = testing::RunProofgate(dir_.path(), "mutate --affected");
   EXPECT_NE(again.err.find("4 of 4 affected (its table (specs/shell.md) records no verified commit)"), std::string::npos)
       << again.err;
+}
+
+// Editing one mutation's claim reruns that mutation (and the combos it is in), not its whole
+// catalog; a note is prose; a field every mutant shares reruns them all.
+TEST_F(MutateRecover, ACatalogEditSelectsTheEntriesItChanged) {
+  std::string shell = dir_.Read("mutations/shell.json");
+  shell.replace(shell.find("^want floor 0$"), 14, "want floor 0$");
+  shell.replace(shell.find("\"id\": \"S3\","), 11, "\"id\": \"S3\", \"note\": \"prose\",");
+  dir_.Write("mutations/shell.json", shell);
+  auto entry = testing::RunProofgate(dir_.path(), "mutate --changed-since HEAD --list");
+  ASSERT_EQ(entry.exit_code, 0) << entry.err;
+  EXPECT_NE(entry.err.find("S2 affected: its entry in mutations/shell.json changed"), std::string::npos) << entry.err;
+  EXPECT_NE(entry.err.find("S12 affected: its member S2's entry in mutations/shell.json changed"), std::string::npos)
+      << entry.err;
+  EXPECT_EQ(entry.err.find("S1 affected"), std::string::npos) << entry.err;
+  EXPECT_EQ(entry.err.find("S3 affected"), std::string::npos) << entry.err;
+  shell.replace(shell.find("\"build_command\": [\"true\"]"), 25, "\"build_command\": [\"true\", \"x\"]");
+  dir_.Write("mutations/shell.json", shell);
+  auto shared = testing::RunProofgate(dir_.path(), "mutate --changed-since HEAD --list");
+  EXPECT_NE(shared.err.find("S1 affected: its catalog mutations/shell.json changed (what all its mutants share)"),
+            std::string::npos) << shared.err;
+  EXPECT_NE(shared.err.find("4 of 4 mutants affected"), std::string::npos) << shared.err;
 }
 
 // Ctrl-C while the unmutated tree builds says nothing about the tree: "interrupted", 130.
