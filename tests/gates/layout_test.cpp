@@ -1,0 +1,110 @@
+// The folders' include graph has no cycle: a library never includes a folder that includes it
+// back, so each layer reads, builds and tests without the ones above it (DESIGN.md "Layout").
+// The CLI sits above every library; the engine knows nothing of proofgate.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/file_io.h"
+
+namespace pg {
+namespace {
+
+namespace fs = std::filesystem;
+const std::vector<std::string> kProofgate = {"cli", "gates", "mutations", "changes", "records"};
+
+// The first `depth` components of a path relative to the source root ("gates/runner").
+std::string FolderOf(const fs::path& rel, size_t depth) {
+  fs::path folder;
+  size_t n = 0;
+  for (auto it = rel.begin(); it != rel.end() && n < depth; ++it, ++n) {
+    if (std::next(it) == rel.end()) break;  // the file's own name is not a folder
+    folder /= *it;
+  }
+  return folder.string();
+}
+
+// Where an include resolves: next to the file, then the include directories CMake gives.
+fs::path Resolve(const fs::path& root, const fs::path& from, const std::string& include) {
+  for (const fs::path& base : {root / from.parent_path(), root / "gates", root, root / "engine/include", root / "engine/src"}) {
+    std::error_code ec;
+    if (fs::exists(base / include, ec)) return fs::relative(fs::weakly_canonical(base / include), root);
+  }
+  return {};
+}
+
+using Graph = std::map<std::string, std::set<std::string>>;
+
+Graph Edges(const std::vector<std::string>& folders, size_t depth) {
+  const fs::path root = PG_SOURCE_DIR;
+  const std::regex include_line(R"re(#\s*include\s+"([^"]+)")re");
+  Graph g;
+  for (const std::string& top : folders) {
+    std::error_code missing;
+    if (!fs::is_directory(root / top, missing)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".h" && ext != ".cpp" && ext != ".cu" && ext != ".cuh")) continue;
+      fs::path rel = fs::relative(entry.path(), root);
+      auto text = ReadFile(entry.path().string());
+      if (!text.ok()) continue;
+      for (std::sregex_iterator it(text->begin(), text->end(), include_line), end; it != end; ++it) {
+        fs::path target = Resolve(root, rel, (*it)[1].str());
+        if (target.empty()) continue;
+        std::string from = FolderOf(rel, depth), to = FolderOf(target, depth);
+        if (from != to && !to.empty()) g[from].insert(to);
+      }
+    }
+  }
+  return g;
+}
+
+// One cycle as "a -> b -> a", or "" when there is none.
+std::string ACycle(const Graph& g) {
+  std::map<std::string, int> state;  // 1 on the path, 2 done
+  std::vector<std::string> path;
+  std::string found;
+  std::function<void(const std::string&)> visit = [&](const std::string& u) {
+    state[u] = 1, path.push_back(u);
+    auto out = g.find(u);
+    for (const std::string& v : out == g.end() ? std::set<std::string>{} : out->second) {
+      if (!found.empty()) break;
+      if (state[v] == 1) {
+        for (auto it = std::find(path.begin(), path.end(), v); it != path.end(); ++it) found += *it + " -> ";
+        found += v;
+      } else if (state[v] == 0) {
+        visit(v);
+      }
+    }
+    path.pop_back(), state[u] = 2;
+  };
+  for (const auto& [u, _] : g) {
+    if (found.empty() && state[u] == 0) visit(u);
+  }
+  return found;
+}
+
+TEST(Layout, NoTopFolderIncludesOneThatIncludesItBack) {
+  std::vector<std::string> all = kProofgate;
+  all.push_back("engine");
+  EXPECT_EQ(ACycle(Edges(all, 1)), "");
+}
+
+TEST(Layout, NoFolderOfProofgateIncludesOneThatIncludesItBack) {
+  EXPECT_EQ(ACycle(Edges(kProofgate, 2)), "");
+}
+
+TEST(Layout, TheEngineIncludesNothingOfProofgate) {
+  Graph g = Edges({"engine"}, 1);
+  for (const std::string& folder : kProofgate) EXPECT_EQ(g["engine"].count(folder), 0u) << folder;
+}
+
+}  // namespace
+}  // namespace pg
