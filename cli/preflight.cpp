@@ -1,3 +1,4 @@
+// `proofgate preflight [SUITE...]`: the named suites of preflight/suites.json, and --list.
 #include <poll.h>
 #include <unistd.h>
 
@@ -75,26 +76,6 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   pg::Status written = WriteReports(*report, common);
   if (!written.ok()) return Fail(written);
   return static_cast<int>(report->exit_code);
-}
-
-// One reading per interval: two snapshots `interval_s` apart; only proofgate itself is "own".
-int RunLoadVerb(const CommonFlags& common, const LoadFlags& flags) {
-  int cancel = InstallCancelPipe();
-  pg::RealProcSource proc;
-  std::set<int> cpus = pg::AllowedCpus();
-  pg::Snapshot previous = pg::TakeSnapshot(proc, {}, cpus);
-  do {
-    pollfd pfd{cancel, POLLIN, 0};
-    if (poll(&pfd, 1, static_cast<int>(flags.interval_s * 1000)) > 0) break;
-    pg::Snapshot now = pg::TakeSnapshot(proc, {}, cpus);
-    pg::LoadMeter meter(0);
-    meter.Add(previous);
-    meter.Add(now);
-    pg::LoadEvidence e = meter.Evidence();
-    std::cout << (common.json ? pg::LoadReadingJson(e) : pg::LoadReadingText(e)) << std::flush;
-    previous = now;
-  } while (flags.watch);
-  return 0;
 }
 
 }  // namespace pg::cli

@@ -1,0 +1,39 @@
+// `proofgate anchors check [--fix] [FILE...]`: path:line anchors in Markdown still point at their text.
+#include <filesystem>
+#include <iostream>
+
+#include "anchors/anchors.h"
+#include "cli/cli.h"
+#include "core/exit_code.h"
+#include "core/file_io.h"
+
+namespace pg::cli {
+
+int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix) {
+  std::string root = ProjectRoot(common);
+  if (docs.empty()) docs = pg::MarkdownFiles(root);
+  std::vector<pg::AnchorResult> results;
+  for (const std::string& doc : docs) {
+    auto text = pg::ReadFile(std::filesystem::path(doc).is_absolute() ? doc : root + "/" + doc);
+    if (!text.ok()) return Fail(text.status());
+    for (const pg::Anchor& a : pg::ScanAnchors(doc, *text)) results.push_back(pg::CheckAnchor(a, root));
+  }
+  int stale = 0, gone = 0;
+  for (const pg::AnchorResult& r : results) {
+    if (r.state == pg::AnchorState::kHolds) {
+      if (common.verbose) std::cout << r.Message() << "\n";
+      continue;
+    }
+    std::cout << r.Message() << (fix && r.state == pg::AnchorState::kMoved ? " (fixed)" : "") << "\n";
+    ++(r.state == pg::AnchorState::kMoved ? stale : gone);
+  }
+  if (fix) {
+    auto fixed = pg::FixAnchors(results, root);
+    if (!fixed.ok()) return Fail(fixed.status());
+    stale = 0;
+  }
+  if (!common.quiet) std::cerr << "anchors: " << results.size() << " checked, " << stale + gone << " stale\n";
+  return static_cast<int>(stale + gone == 0 ? pg::ExitCode::kPass : pg::ExitCode::kGateFailed);
+}
+
+}  // namespace pg::cli

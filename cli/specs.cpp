@@ -1,0 +1,49 @@
+// `proofgate specs check [SPEC...]`: every spec's sections, and its ## Gates commands run verbatim.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/cli.h"
+#include "core/exit_code.h"
+#include "core/file_io.h"
+#include "core/own_outputs.h"
+#include "report/progress.h"
+#include "runner/preflight.h"
+#include "specs/spec_doc.h"
+
+namespace pg::cli {
+
+// Each spec's `## Gates` commands become legs run by the preflight runner, one at a time (two
+// specs' gates may share a build directory).
+int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files) {
+  std::string root = ProjectRoot(common);
+  if (files.empty()) files = FilesIn(root, "specs", ".md");
+  if (files.empty()) return Fail(pg::Status::Invalid(root + "/specs: no spec files"));
+  std::vector<pg::SpecDoc> specs;
+  for (const std::string& file : files) {
+    auto text = pg::ReadFile(std::filesystem::path(file).is_absolute() ? file : root + "/" + file);
+    if (!text.ok()) return Fail(text.status());
+    auto spec = pg::ParseSpec(file, *text);
+    if (!spec.ok()) return Fail(spec.status());
+    specs.push_back(std::move(spec).value());
+  }
+  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose);
+  pg::PreflightOptions options;
+  options.root = root;
+  options.suites = {"specs"};
+  options.jobs = 1;
+  options.cancel_fd = InstallCancelPipe();
+  if (!common.quiet) options.on_change = [&](const pg::LegResult& leg, std::string_view state) { progress.OnChange(leg, state); };
+  options.on_notice = [&](const std::string& text) { progress.Notice(text); };
+  if (common.verbose) options.on_detail = options.on_notice;
+  options.own_outputs = pg::OwnOutputFiles({common.junit, common.summary});
+  auto report = pg::RunPreflightConfig(options, pg::SpecGatesConfig(specs));
+  if (!report.ok()) return Fail(report.status());
+  report->verb = "specs check";
+  pg::Status written = WriteReports(*report, common);
+  if (!written.ok()) return Fail(written);
+  return static_cast<int>(report->exit_code);
+}
+
+}  // namespace pg::cli
