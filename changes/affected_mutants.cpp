@@ -96,7 +96,10 @@ StatusOr<std::set<std::string>> ChangedSince(const std::string& root, const std:
   std::set<std::string> changed;
   for (const git::Commit& c : commits) {
     PG_ASSIGN_OR_RETURN(std::vector<git::FileChange> files, git::CommitChanges(root, c.id));
-    for (const git::FileChange& f : files) changed.insert(f.path);
+    for (const git::FileChange& f : files) {
+      changed.insert(f.path);
+      if (!f.old_path.empty()) changed.insert(f.old_path);
+    }
   }
   PG_ASSIGN_OR_RETURN(std::vector<std::string> dirty, git::Dirty(root));
   changed.insert(dirty.begin(), dirty.end());

@@ -214,12 +214,17 @@ StatusOr<std::vector<FileChange>> CommitChanges(const std::string& workdir, cons
   git_diff* raw = nullptr;
   if (git_diff_tree_to_tree(&raw, repo.get(), parent_tree.get(), tree.get(), nullptr) != 0) return GitError("cannot diff");
   DiffPtr diff(raw);
+  // A moved file is its edits, as `git log --stat` counts it, not a deletion and an addition.
+  git_diff_find_options similar = GIT_DIFF_FIND_OPTIONS_INIT;
+  similar.flags = GIT_DIFF_FIND_RENAMES;
+  if (git_diff_find_similar(diff.get(), &similar) != 0) return GitError("cannot find renames");
   std::vector<FileChange> out;
   for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
     const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
     FileChange f;
     f.path = d->new_file.path ? d->new_file.path : d->old_file.path;
     f.status = git_diff_status_char(d->status);
+    if (d->status == GIT_DELTA_RENAMED && d->old_file.path) f.old_path = d->old_file.path;
     git_patch* p = nullptr;
     if (git_patch_from_diff(&p, diff.get(), i) == 0 && p) {
       PatchPtr patch(p);

@@ -40,6 +40,7 @@ StatusOr<std::vector<Commit>> WalkRange(const std::string& workdir, const std::s
 struct FileChange {
   std::string path;
   char status = 'M';  // A added, D deleted, M modified, R renamed
+  std::string old_path;  // where a renamed file was
   size_t added = 0, removed = 0;
 };
 // What a commit changed against its first parent (everything, for a root commit).

@@ -78,6 +78,25 @@ TEST_F(RangeRepo, ChangeSizeCountsLinesAndFilesExceptExcludedOnes) {
   EXPECT_EQ(f[0].message, "30 lines, 1 files");
 }
 
+// A moved file counts its edits, not its whole text twice: moving code is not a big change.
+TEST_F(RangeRepo, ChangeSizeCountsAMovedFileByItsEdits) {
+  std::string big;
+  for (int i = 0; i < 30; ++i) big += "line " + std::to_string(i) + "\n";
+  dir_.Write("old/big.txt", big);
+  Commit("Add a file");
+  base_ = Head();
+  std::filesystem::create_directories(dir_.path() + "/new");
+  std::filesystem::rename(dir_.path() + "/old/big.txt", dir_.path() + "/new/big.txt");
+  dir_.Write("new/big.txt", big + "one more\n");
+  Commit("Move it");
+  RangeOptions o;
+  o.max_lines = 20;
+  auto f = Gates("change-size", o);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_TRUE(f[0].ok) << f[0].message;
+  EXPECT_EQ(f[0].message, "1 lines, 1 files");
+}
+
 TEST_F(RangeRepo, CodeBeforeItsSpecFailsSpecOrder) {
   dir_.Write("src/feature.cpp", "int f();\n");
   std::string code = Commit("Add the feature");
