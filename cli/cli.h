@@ -86,6 +86,13 @@ Status WriteReports(const RunReport& report, const CommonFlags& common);
 std::string ProjectRoot(const CommonFlags& common);
 // root/dir/*ext, relative to root, sorted: the default inputs of records and specs check.
 std::vector<std::string> FilesIn(const std::string& root, const std::string& dir, const std::string& ext);
+struct Input {
+  std::string name, path;  // as the user or the listing named it; where it is read from
+};
+// The files a check reads: those `given` (relative to the root unless absolute), else
+// root/dir/*ext; none at all is invalid input naming the folder and `what` was looked for.
+StatusOr<std::vector<Input>> CheckInputs(const std::string& root, std::vector<std::string> given, const std::string& dir,
+                                         const std::string& ext, const std::string& what);
 
 // The verbs.
 int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags);

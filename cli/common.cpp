@@ -85,6 +85,17 @@ std::vector<std::string> FilesIn(const std::string& root, const std::string& dir
   return files;
 }
 
+StatusOr<std::vector<Input>> CheckInputs(const std::string& root, std::vector<std::string> given, const std::string& dir,
+                                         const std::string& ext, const std::string& what) {
+  if (given.empty()) given = FilesIn(root, dir, ext);
+  if (given.empty()) return Status::Invalid(root + "/" + dir + ": no " + what);
+  std::vector<Input> inputs;
+  for (const std::string& file : given) {
+    inputs.push_back({file, std::filesystem::path(file).is_absolute() ? file : root + "/" + file});
+  }
+  return inputs;
+}
+
 Status ParseShard(const std::string& text, int* index, int* count) {
   size_t slash = text.find('/');
   std::string_view whole(text);

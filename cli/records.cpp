@@ -1,6 +1,5 @@
 // `proofgate records check [FILE...]`: each record's observed values against its own constants.
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 
 #include "cli/cli.h"
@@ -11,14 +10,13 @@ namespace pg::cli {
 
 int RunRecordsCheck(const CommonFlags& common, std::vector<std::string> files) {
   std::string root = ProjectRoot(common);
-  if (files.empty()) files = FilesIn(root, "records", ".json");
-  if (files.empty()) return Fail(pg::Status::Invalid(root + "/records: no record files"));
+  auto inputs = CheckInputs(root, std::move(files), "records", ".json", "record files");
+  if (!inputs.ok()) return Fail(inputs.status());
   std::vector<pg::RecordResult> results;
-  for (const std::string& file : files) {
-    std::string path = std::filesystem::path(file).is_absolute() ? file : root + "/" + file;
-    auto record = pg::LoadRecord(path);
+  for (const Input& input : *inputs) {
+    auto record = pg::LoadRecord(input.path);
     if (!record.ok()) return Fail(record.status().WithContext("records check"));
-    record->path = file;
+    record->path = input.name;
     results.push_back(pg::CheckRecord(*record, root));
   }
   std::cout << (common.json ? pg::RecordResultsJson(results) : pg::RecordResultsText(results));

@@ -1,7 +1,6 @@
 // `proofgate specs check [SPEC...]`: every spec's sections, and its ## Gates commands run verbatim.
 #include <unistd.h>
 
-#include <filesystem>
 #include <iostream>
 
 #include "cli/cli.h"
@@ -18,13 +17,13 @@ namespace pg::cli {
 // specs' gates may share a build directory).
 int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files) {
   std::string root = ProjectRoot(common);
-  if (files.empty()) files = FilesIn(root, "specs", ".md");
-  if (files.empty()) return Fail(pg::Status::Invalid(root + "/specs: no spec files"));
+  auto inputs = CheckInputs(root, std::move(files), "specs", ".md", "spec files");
+  if (!inputs.ok()) return Fail(inputs.status());
   std::vector<pg::SpecDoc> specs;
-  for (const std::string& file : files) {
-    auto text = pg::ReadFile(std::filesystem::path(file).is_absolute() ? file : root + "/" + file);
+  for (const Input& input : *inputs) {
+    auto text = pg::ReadFile(input.path);
     if (!text.ok()) return Fail(text.status());
-    auto spec = pg::ParseSpec(file, *text);
+    auto spec = pg::ParseSpec(input.name, *text);
     if (!spec.ok()) return Fail(spec.status());
     specs.push_back(std::move(spec).value());
   }
