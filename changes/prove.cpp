@@ -88,11 +88,15 @@ TestProof Judge(const std::string& test, const std::string& before, const std::s
 
 }  // namespace
 
-bool ProveReport::ok() const {
-  if (fail_to_pass.empty() && !allow_empty) return false;
-  bool proven = std::all_of(fail_to_pass.begin(), fail_to_pass.end(), [](const TestProof& p) { return p.verdict == "proven"; });
-  return proven && lost.empty() && broken.empty() && !interrupted;
+ExitCode ProveReport::Verdict() const {
+  std::vector<ResultClass> results;
+  if (fail_to_pass.empty() && !allow_empty) results.push_back(ResultClass::kUnproven);
+  for (const TestProof& p : fail_to_pass) results.push_back(p.verdict == "proven" ? ResultClass::kPass : ResultClass::kFail);
+  results.insert(results.end(), lost.size() + broken.size(), ResultClass::kFail);
+  return RunExitCode(results, interrupted);
 }
+
+bool ProveReport::ok() const { return Verdict() == ExitCode::kPass; }
 
 namespace {
 

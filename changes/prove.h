@@ -8,6 +8,7 @@
 
 #include "changes/inventory.h"
 #include "config/suite_config.h"
+#include "core/exit_code.h"
 #include "core/status.h"
 
 namespace pg {
@@ -44,6 +45,7 @@ struct ProveReport {
   std::string nothing_proven;             // why no test was a candidate: globs, files, names found
   bool allow_empty = false;
   bool interrupted = false;
+  ExitCode Verdict() const;  // specs/exit-codes.md: nothing proven is unproven
   bool ok() const;
 };
 

@@ -33,7 +33,9 @@ int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bo
     stale = 0;
   }
   if (!common.quiet) std::cerr << "anchors: " << results.size() << " checked, " << stale + gone << " stale\n";
-  return static_cast<int>(stale + gone == 0 ? pg::ExitCode::kPass : pg::ExitCode::kGateFailed);
+  // Each anchor that no longer holds (and was not fixed) fails the check.
+  std::vector<pg::ResultClass> classes(static_cast<size_t>(stale + gone), pg::ResultClass::kFail);
+  return static_cast<int>(pg::RunExitCode(classes));
 }
 
 }  // namespace pg::cli

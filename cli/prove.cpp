@@ -42,8 +42,7 @@ int RunProveVerb(const CommonFlags& common, const ProveFlags& flags) {
   if (!report.ok()) return Fail(report.status());
   if (common.json) std::cout << ProveReportJson(*report);
   else WriteProveTable(*report, std::cout);
-  if (report->interrupted) return static_cast<int>(ExitCode::kInterrupted);
-  return static_cast<int>(report->ok() ? ExitCode::kPass : ExitCode::kGateFailed);
+  return static_cast<int>(report->Verdict());
 }
 
 }  // namespace pg::cli

@@ -59,7 +59,9 @@ int RunRange(const CommonFlags& common, RangeFlags flags) {
     }
     std::cout << "range " << flags.range << ": " << (ok ? "pass" : "fail") << "\n";
   }
-  return static_cast<int>(ok ? pg::ExitCode::kPass : pg::ExitCode::kGateFailed);
+  std::vector<pg::ResultClass> results;
+  for (const pg::GateFinding& f : *findings) results.push_back(f.ok ? pg::ResultClass::kPass : pg::ResultClass::kFail);
+  return static_cast<int>(pg::RunExitCode(results));
 }
 
 }  // namespace pg::cli

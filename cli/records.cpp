@@ -1,5 +1,4 @@
 // `proofgate records check [FILE...]`: each record's observed values against its own constants.
-#include <algorithm>
 #include <iostream>
 
 #include "cli/cli.h"
@@ -20,8 +19,9 @@ int RunRecordsCheck(const CommonFlags& common, std::vector<std::string> files) {
     results.push_back(pg::CheckRecord(*record, root));
   }
   std::cout << (common.json ? pg::RecordResultsJson(results) : pg::RecordResultsText(results));
-  bool ok = std::all_of(results.begin(), results.end(), [](const pg::RecordResult& r) { return r.ok(); });
-  return static_cast<int>(ok ? pg::ExitCode::kPass : pg::ExitCode::kGateFailed);
+  std::vector<pg::ResultClass> classes;
+  for (const pg::RecordResult& r : results) classes.push_back(r.ok() ? pg::ResultClass::kPass : pg::ResultClass::kFail);
+  return static_cast<int>(pg::RunExitCode(classes));
 }
 
 }  // namespace pg::cli

@@ -67,7 +67,7 @@ void WriteMutateTable(const MutateReport& report, std::ostream& out, bool color)
   if (report.interrupted) out << "interrupted: every mutant was restored\n";
   std::string tally;
   for (const auto& [name, n] : counts) tally += (tally.empty() ? "" : ", ") + std::to_string(n) + " " + name;
-  out << "verdict: " << (MutateExitCode(report) == 0 ? "pass" : "fail") << " (" << report.results.size() << " mutants"
+  out << "verdict: " << ExitCodeName(static_cast<ExitCode>(MutateExitCode(report))) << " (" << report.results.size() << " mutants"
       << (tally.empty() ? "" : ": " + tally) << "); time: build " << FormatSeconds(build) << ", test "
       << FormatSeconds(test) << ", overhead " << FormatSeconds(overhead) << "\n";
   if (report.shard_count > 1) out << "shard " << report.shard_index << "/" << report.shard_count << "\n";
@@ -196,13 +196,16 @@ StatusOr<std::string> UpdateSpecTable(const std::string& spec_path, const std::s
   return spec_text.substr(0, begin) + table + spec_text.substr(end);
 }
 
+ResultClass ClassOf(const MutantResult& r) {
+  if (IsAsClaimed(r)) return ResultClass::kPass;
+  return r.outcome == MutantOutcome::kTimeout ? ResultClass::kTimeout : ResultClass::kFail;
+}
+
 int MutateExitCode(const MutateReport& report) {
-  if (report.interrupted) return static_cast<int>(ExitCode::kInterrupted);
-  if (!report.baseline_problem.empty()) return static_cast<int>(ExitCode::kGateFailed);
-  for (const MutantResult& r : report.results) {
-    if (!IsAsClaimed(r)) return static_cast<int>(ExitCode::kGateFailed);
-  }
-  return static_cast<int>(ExitCode::kPass);
+  std::vector<ResultClass> results;
+  if (!report.baseline_problem.empty()) results.push_back(ResultClass::kFail);
+  for (const MutantResult& r : report.results) results.push_back(ClassOf(r));
+  return static_cast<int>(RunExitCode(results, report.interrupted));
 }
 
 }  // namespace pg

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 
+#include "core/exit_code.h"
 #include "core/status.h"
 #include "mutations/catalog.h"
 #include "mutations/mutate_run.h"
@@ -25,7 +26,10 @@ StatusOr<std::string> UpdateSpecTable(const std::string& spec_path, const std::s
 // The commit a spec's generated table says it was verified at; empty when it names none.
 std::string TableVerifiedAt(const std::string& spec_text);
 
-// 0 when every mutant is as claimed, 1 otherwise (or when the baseline was not green).
+// What a mutant's outcome means for its run: as claimed passes, a timeout is a timeout.
+ResultClass ClassOf(const MutantResult& r);
+
+// The run's exit code (specs/exit-codes.md): a baseline not green fails it.
 int MutateExitCode(const MutateReport& report);
 
 }  // namespace pg

@@ -21,16 +21,24 @@ int RunReport::Count(Outcome outcome) const {
   return n;
 }
 
+ResultClass ClassOf(Outcome outcome, bool allow_inherited) {
+  switch (outcome) {
+    case Outcome::kPass: return ResultClass::kPass;
+    case Outcome::kFail:
+    case Outcome::kError: return ResultClass::kFail;
+    case Outcome::kInherited: return allow_inherited ? ResultClass::kPass : ResultClass::kFail;
+    case Outcome::kTimeout: return ResultClass::kTimeout;
+    case Outcome::kContended: return ResultClass::kContended;
+    case Outcome::kSkipped: return ResultClass::kUnproven;
+  }
+  return ResultClass::kFail;
+}
+
 ExitCode VerdictOf(const RunReport& report) {
-  if (report.interrupted) return ExitCode::kInterrupted;
-  int inherited = report.allow_inherited ? 0 : report.Count(Outcome::kInherited);
-  if (report.Count(Outcome::kFail) + report.Count(Outcome::kError) + inherited > 0) return ExitCode::kGateFailed;
-  if (report.Count(Outcome::kTimeout) > 0) return ExitCode::kTimedOut;
-  if (report.Count(Outcome::kContended) > 0) return ExitCode::kContended;
-  // Skips follow from one of the above; standing alone they still mean "not proven".
-  if (report.Count(Outcome::kSkipped) > 0) return ExitCode::kGateFailed;
-  if (report.tree_hash != report.tree_hash_after) return ExitCode::kStale;
-  return ExitCode::kPass;
+  std::vector<ResultClass> results;
+  for (const LegResult& leg : report.legs) results.push_back(ClassOf(leg.outcome, report.allow_inherited));
+  if (report.tree_hash != report.tree_hash_after) results.push_back(ResultClass::kStale);
+  return RunExitCode(results, report.interrupted);
 }
 
 }  // namespace pg

@@ -75,8 +75,10 @@ struct RunReport {
   int Count(Outcome outcome) const;
 };
 
-// The run's exit code from its leg outcomes (DESIGN.md precedence: fail, timeout,
-// contended, stale, pass; interrupted above all).
+// What a leg's outcome means for its run (an inherited failure passes with --allow-inherited).
+ResultClass ClassOf(Outcome outcome, bool allow_inherited);
+
+// The run's exit code from its leg outcomes and whether the tree changed under it.
 ExitCode VerdictOf(const RunReport& report);
 
 }  // namespace pg

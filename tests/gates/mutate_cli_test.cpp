@@ -67,6 +67,13 @@ TEST_F(MutateCli, EveryMutantEndsAsItsCaseClaims) {
   EXPECT_NE(spec.find("| C1 | calc.cpp, calc_test.cpp | M7 + M8 | Add.AddsTwoNumbers | green-as-claimed |"), std::string::npos);
 }
 
+// specs/exit-codes.md: a mutant's timeout ranks as a leg's does, above contention, below failure.
+TEST_F(MutateCli, AMutantThatOnlyTimesOutExitsThreeAsALegTimeoutDoes) {
+  auto run = testing::RunProofgate(dir_.path(), "mutate --min-timeout 2 --id M5");
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
+  EXPECT_NE(run.out.find("verdict: timeout (1 mutants"), std::string::npos) << run.out;
+}
+
 // The most common CMake shape: one ctest test runs a whole gtest executable. Expected tests
 // are still gtest case names; the map sends them to that ctest test with a GTEST_FILTER.
 TEST_F(MutateCli, CasesInsideOneCtestTestPerExecutableAreExpectedByTheirNames) {

@@ -12,13 +12,6 @@ TEST(Status, WithContextPrefixesTheMessageAndKeepsTheKind) {
   EXPECT_EQ(s.kind(), ErrorKind::kInvalidInput);
 }
 
-TEST(ExitCode, InvalidInputIsTwoAndOsErrorsAreSeventy) {
-  EXPECT_EQ(ExitCodeFor(Status()), ExitCode::kPass);
-  EXPECT_EQ(static_cast<int>(ExitCodeFor(Status::Invalid("x"))), 2);
-  EXPECT_EQ(static_cast<int>(ExitCodeFor(Status::Io("x"))), 70);
-  EXPECT_EQ(static_cast<int>(ExitCodeFor(Status::Internal("x"))), 70);
-}
-
 RunReport ReportOf(std::initializer_list<Outcome> outcomes) {
   RunReport report;
   for (Outcome o : outcomes) {
@@ -29,25 +22,38 @@ RunReport ReportOf(std::initializer_list<Outcome> outcomes) {
   return report;
 }
 
-TEST(ExitCode, AFailureOutranksATimeoutWhichOutranksContention) {
+TEST(LegVerdict, AFailureOutranksATimeoutWhichOutranksContention) {
   EXPECT_EQ(VerdictOf(ReportOf({Outcome::kTimeout, Outcome::kFail})), ExitCode::kGateFailed);
   EXPECT_EQ(VerdictOf(ReportOf({Outcome::kContended, Outcome::kTimeout})), ExitCode::kTimedOut);
   EXPECT_EQ(VerdictOf(ReportOf({Outcome::kPass, Outcome::kContended})), ExitCode::kContended);
   EXPECT_EQ(VerdictOf(ReportOf({Outcome::kPass, Outcome::kPass})), ExitCode::kPass);
 }
 
-TEST(ExitCode, AnErrorThatCouldNotStartIsAFailedGate) {
+TEST(LegVerdict, AnErrorThatCouldNotStartIsAFailedGate) {
   EXPECT_EQ(static_cast<int>(VerdictOf(ReportOf({Outcome::kError}))), 1);
 }
 
-TEST(ExitCode, ATreeThatChangedDuringTheRunIsStale) {
+TEST(LegVerdict, ATreeThatChangedDuringTheRunIsStale) {
   RunReport report = ReportOf({Outcome::kPass});
   report.tree_hash = "aaa";
   report.tree_hash_after = "bbb";
   EXPECT_EQ(static_cast<int>(VerdictOf(report)), 5);
 }
 
-TEST(ExitCode, InterruptedOutranksEverything) {
+// A leg skipped because its need timed out is explained by that timeout: the run is 3.
+TEST(LegVerdict, ASkipYieldsToTheTimeoutThatCausedItButAloneFails) {
+  EXPECT_EQ(VerdictOf(ReportOf({Outcome::kTimeout, Outcome::kSkipped})), ExitCode::kTimedOut);
+  EXPECT_EQ(VerdictOf(ReportOf({Outcome::kPass, Outcome::kSkipped})), ExitCode::kGateFailed);
+}
+
+TEST(LegVerdict, AnInheritedFailureFailsUnlessAllowed) {
+  RunReport report = ReportOf({Outcome::kPass, Outcome::kInherited});
+  EXPECT_EQ(VerdictOf(report), ExitCode::kGateFailed);
+  report.allow_inherited = true;
+  EXPECT_EQ(VerdictOf(report), ExitCode::kPass);
+}
+
+TEST(LegVerdict, InterruptedOutranksEverything) {
   RunReport report = ReportOf({Outcome::kFail});
   report.interrupted = true;
   EXPECT_EQ(static_cast<int>(VerdictOf(report)), 130);
