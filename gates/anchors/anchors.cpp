@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/file_io.h"
+#include "core/integer_text.h"
 #include "git/git.h"
 
 namespace fs = std::filesystem;
@@ -27,6 +28,14 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
+// No file has this many lines: a larger number (one past long's range included) is a line
+// that cannot hold, kept small enough that a line plus its range never overflows an int.
+constexpr long kMaxLine = 100'000'000;
+
+int LineNumber(const std::string& digits) {
+  return static_cast<int>(std::min(ParseInteger(digits).value_or(kMaxLine), kMaxLine));
+}
+
 }  // namespace
 
 std::vector<Anchor> ScanAnchors(const std::string& doc, const std::string& text) {
@@ -40,8 +49,9 @@ std::vector<Anchor> ScanAnchors(const std::string& doc, const std::string& text)
     a.doc_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + m.position(0), '\n'));
     a.rev = m[1].str();
     a.path = m[2].str();
-    a.line = std::atoi(m[3].str().c_str());
-    a.line_end = m[4].matched ? std::atoi(m[4].str().c_str()) : 0;
+    a.line = LineNumber(m[3].str());
+    a.line_end = m[4].matched ? LineNumber(m[4].str()) : 0;
+    a.lines_written = m[3].str() + (m[4].matched ? "-" + m[4].str() : "");
     a.text = Trim(m[5].matched ? m[5].str() : m[6].str());
     a.line_offset = static_cast<size_t>(m.position(3));
     a.line_length = static_cast<size_t>(m[4].matched ? m.position(4) + m.length(4) - m.position(3) : m.length(3));
@@ -51,7 +61,7 @@ std::vector<Anchor> ScanAnchors(const std::string& doc, const std::string& text)
 }
 
 std::string Anchor::Where() const {
-  return (rev.empty() ? "" : rev + ":") + path + ":" + std::to_string(line) + (line_end ? "-" + std::to_string(line_end) : "");
+  return (rev.empty() ? "" : rev + ":") + path + ":" + lines_written;
 }
 
 namespace {
@@ -78,7 +88,7 @@ AnchorResult CheckAnchor(const Anchor& anchor, const std::string& root) {
   std::vector<std::string> lines = Lines(*text);
   int span = anchor.line_end > anchor.line ? anchor.line_end - anchor.line : 0;
   auto holds = [&](int n) { return n >= 1 && n <= static_cast<int>(lines.size()) && lines[n - 1].find(anchor.text) != std::string::npos; };
-  for (int n = anchor.line; n <= anchor.line + span; ++n) {
+  for (int n = anchor.line; n <= std::min(anchor.line + span, static_cast<int>(lines.size())); ++n) {
     if (holds(n)) return r;
   }
   int best = 0;

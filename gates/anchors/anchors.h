@@ -16,6 +16,7 @@ struct Anchor {
   std::string path;      // what it points at
   int line = 0;
   int line_end = 0;      // a range LINE-END (0: one line)
+  std::string lines_written;  // "12" or "12-14", as the document writes them
   std::string text;      // the quoted text
   size_t line_offset = 0;  // byte offset of the line number (or range) inside the document
   size_t line_length = 0;

@@ -49,6 +49,16 @@ TEST_F(Anchors, AMovedAnchorSaysWhereTheTextIsNow) {
   EXPECT_EQ(r[0].Message(), "doc.md:2: src/ops.cpp:3 → text found at :42");
 }
 
+// A line number too large for any file (or for an int) is a line that does not hold, said
+// as written: not a wrapped negative number, not a loop over billions of lines.
+TEST_F(Anchors, ALineNumberPastAnyFileIsSaidAsWrittenAndDoesNotHold) {
+  auto r = CheckDoc("`src/ops.cpp:99999999999999999999-99999999999999999999` \"return Bad();\"\n"
+                    "`src/ops.cpp:2147483647-2147483647` \"return Bad();\"\n");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].Message(), "doc.md:1: src/ops.cpp:99999999999999999999-99999999999999999999 → text found at :42");
+  EXPECT_EQ(r[1].Message(), "doc.md:2: src/ops.cpp:2147483647-2147483647 → text found at :42");
+}
+
 TEST_F(Anchors, TextOrFileThatIsGoneIsSaid) {
   auto r = CheckDoc("`src/ops.cpp:42` \"return Good();\"\n`src/gone.cpp:1` \"x\"\n");
   ASSERT_EQ(r.size(), 2u);
