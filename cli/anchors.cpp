@@ -9,7 +9,7 @@
 
 namespace pg::cli {
 
-int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix) {
+int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix, bool allow_empty) {
   std::string root = ProjectRoot(common);
   if (docs.empty()) docs = pg::MarkdownFiles(root);
   std::vector<pg::AnchorResult> results;
@@ -35,6 +35,11 @@ int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bo
   if (!common.quiet) std::cerr << "anchors: " << results.size() << " checked, " << stale + gone << " stale\n";
   // Each anchor that no longer holds (and was not fixed) fails the check.
   std::vector<pg::ResultClass> classes(static_cast<size_t>(stale + gone), pg::ResultClass::kFail);
+  if (results.empty()) {
+    std::cerr << "anchors: nothing checked: no anchors in " << docs.size() << " files"
+              << (allow_empty ? " (--allow-empty: accepted)" : "") << "\n";
+    if (!allow_empty) classes.push_back(pg::ResultClass::kUnproven);
+  }
   return static_cast<int>(pg::RunExitCode(classes));
 }
 

@@ -42,6 +42,7 @@ struct LoadFlags {
 
 struct RangeFlags {
   std::string range;
+  bool allow_empty = false;  // a range with no commits passes, said so
   std::string gates;
   pg::RangeOptions options;
   std::set<std::string> set;  // thresholds given on the command line
@@ -98,7 +99,7 @@ StatusOr<std::vector<Input>> CheckInputs(const std::string& root, std::vector<st
 int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags);
 int RunLoadVerb(const CommonFlags& common, const LoadFlags& flags);
 int RunRecordsCheck(const CommonFlags& common, std::vector<std::string> files);
-int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix);
+int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix, bool allow_empty);
 int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files);
 int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags);
 int RunProveVerb(const CommonFlags& common, const ProveFlags& flags);

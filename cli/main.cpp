@@ -119,7 +119,11 @@ void AddChecks(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   CLI::App* anchors = add("anchors", "path:line anchors in Markdown, re-verified against the tree",
                           "Check every anchor (default: all *.md files)");
   anchors->add_flag("--fix", *fix, "Rewrite stale line numbers in place");
-  verbs.push_back(Verb{anchors, [&common, files, fix] { return RunAnchorsCheck(common, *files, *fix); }});
+  auto allow_empty = std::make_shared<bool>(false);
+  anchors->add_flag("--allow-empty", *allow_empty, "Pass when the files hold no anchor (default: fail, nothing was checked)");
+  verbs.push_back(Verb{anchors, [&common, files, fix, allow_empty] {
+                         return RunAnchorsCheck(common, *files, *fix, *allow_empty);
+                       }});
   CLI::App* specs = add("specs", "Specs: required sections, and their ## Gates run verbatim",
                         "Check every spec (default: specs/*.md) and run its gates");
   verbs.push_back(Verb{specs, [&common, files] { return RunSpecsCheck(common, *files); }});
@@ -129,6 +133,7 @@ void AddRange(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   auto flags = std::make_shared<RangeFlags>();
   CLI::App* range = app.add_subcommand("range", "Gates over each commit of BASE..HEAD");
   range->add_option("range", flags->range, "BASE..HEAD")->required();
+  range->add_flag("--allow-empty", flags->allow_empty, "Pass a range with no commits (default: fail, nothing was checked)");
   range->add_option("--gate", flags->gates,
                     "Comma-separated: commit-style,change-size,spec-order (default), tree-compiles, trailers, owed-owners");
   auto threshold = [&](const char* flag, const char* key, auto* value, const char* about) {

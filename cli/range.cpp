@@ -1,7 +1,6 @@
 // `proofgate range BASE..HEAD`: the range gates over each commit of a range.
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -14,6 +13,26 @@
 #include "report/progress.h"
 
 namespace pg::cli {
+
+// One line per finding that failed (every one with -v), then the verdict; or one JSON document.
+void Print(const CommonFlags& common, const std::string& range, const std::vector<pg::GateFinding>& findings, bool ok) {
+  if (common.json) {
+    pg::Json doc = {{"schema_version", 1}, {"tool", "proofgate"}, {"verb", "range"}, {"range", range}, {"ok", ok},
+                    {"findings", pg::Json::array()}};
+    for (const pg::GateFinding& f : findings) {
+      doc["findings"].push_back({{"commit", f.commit}, {"summary", f.summary}, {"gate", f.gate}, {"ok", f.ok},
+                                 {"message", f.message}});
+    }
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    for (const pg::GateFinding& f : findings) {
+      if (f.ok && !common.verbose) continue;
+      std::cout << f.commit.substr(0, 12) << "  " << f.gate << "  " << (f.ok ? "pass" : "FAIL") << "  " << f.summary
+                << (f.message.empty() ? "" : "\n    " + f.message) << "\n";
+    }
+    std::cout << "range " << range << ": " << (ok ? "pass" : "fail") << "\n";
+  }
+}
 
 // Thresholds: suites.json's "range" object when the repository has one, then the flags given.
 int RunRange(const CommonFlags& common, RangeFlags flags) {
@@ -42,26 +61,17 @@ int RunRange(const CommonFlags& common, RangeFlags flags) {
   }
   auto findings = pg::RunRangeGates(root, flags.range, flags.options);
   if (!findings.ok()) return Fail(findings.status());
-  bool ok = std::all_of(findings->begin(), findings->end(), [](const pg::GateFinding& f) { return f.ok; });
-  if (common.json) {
-    pg::Json doc = {{"schema_version", 1}, {"tool", "proofgate"}, {"verb", "range"}, {"range", flags.range}, {"ok", ok},
-                    {"findings", pg::Json::array()}};
-    for (const pg::GateFinding& f : *findings) {
-      doc["findings"].push_back({{"commit", f.commit}, {"summary", f.summary}, {"gate", f.gate}, {"ok", f.ok},
-                                 {"message", f.message}});
-    }
-    std::cout << doc.dump(2) << "\n";
-  } else {
-    for (const pg::GateFinding& f : *findings) {
-      if (f.ok && !common.verbose) continue;
-      std::cout << f.commit.substr(0, 12) << "  " << f.gate << "  " << (f.ok ? "pass" : "FAIL") << "  " << f.summary
-                << (f.message.empty() ? "" : "\n    " + f.message) << "\n";
-    }
-    std::cout << "range " << flags.range << ": " << (ok ? "pass" : "fail") << "\n";
-  }
   std::vector<pg::ResultClass> results;
   for (const pg::GateFinding& f : *findings) results.push_back(f.ok ? pg::ResultClass::kPass : pg::ResultClass::kFail);
-  return static_cast<int>(pg::RunExitCode(results));
+  if (findings->empty()) {
+    std::cerr << "range: nothing checked: " << flags.range << " has no commits"
+              << (flags.allow_empty ? " (--allow-empty: accepted)" : "") << "\n";
+    if (!flags.allow_empty) results.push_back(pg::ResultClass::kUnproven);
+  }
+  pg::ExitCode code = pg::RunExitCode(results);
+  bool ok = code == pg::ExitCode::kPass;
+  Print(common, flags.range, *findings, ok);
+  return static_cast<int>(code);
 }
 
 }  // namespace pg::cli

@@ -76,6 +76,14 @@ TEST_F(Anchors, FixRewritesOnlyTheStaleLineNumbers) {
             "a `src/ops.cpp:42` \"if (b.ne[0]\" b\n`src/ops.cpp:42` `return Bad();` c `src/ops.cpp:42` \"return Bad\"\n");
 }
 
+TEST_F(Anchors, FilesWithNoAnchorCheckedNothingAndFailUnlessAllowed) {
+  dir_.Write("doc.md", "prose, and `src/ops.cpp:5` without a quoted text\n");
+  auto none = testing::RunProofgate(dir_.path(), "-C " + dir_.path() + " anchors check doc.md");
+  EXPECT_EQ(none.exit_code, 1) << none.err;
+  EXPECT_NE(none.err.find("nothing checked: no anchors in 1 files"), std::string::npos) << none.err;
+  EXPECT_EQ(testing::RunProofgate(dir_.path(), "-C " + dir_.path() + " anchors check doc.md --allow-empty").exit_code, 0);
+}
+
 TEST_F(Anchors, CliExitsOneOnAStaleAnchorAndZeroAfterFix) {
   dir_.Write("doc.md", "`src/ops.cpp:5` \"return Bad();\"\n");
   auto stale = testing::RunProofgate(dir_.path(), "-C " + dir_.path() + " anchors check");

@@ -175,6 +175,17 @@ TEST_F(RangeRepo, TreeCompilesReusesVerdictsAcrossARebaseThatKeepsTrees) {
   EXPECT_EQ(dir_.Read("out/builds"), "built\n");
 }
 
+// A range with no commits checked nothing: it fails unless the caller says that is expected.
+TEST_F(RangeRepo, ARangeWithNoCommitsCheckedNothingAndFailsUnlessAllowed) {
+  auto none = testing::RunProofgate(dir_.path(), "range HEAD..HEAD");
+  EXPECT_EQ(none.exit_code, 1) << none.out << none.err;
+  EXPECT_NE(none.err.find("nothing checked: HEAD..HEAD has no commits"), std::string::npos) << none.err;
+  EXPECT_NE(none.out.find("range HEAD..HEAD: fail"), std::string::npos) << none.out;
+  auto allowed = testing::RunProofgate(dir_.path(), "range HEAD..HEAD --allow-empty");
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_NE(allowed.err.find("(--allow-empty: accepted)"), std::string::npos) << allowed.err;
+}
+
 TEST_F(RangeRepo, CliExitsZeroOneOrTwo) {
   dir_.Write("a.txt", "1\n");
   Commit("A good subject");
