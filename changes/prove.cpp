@@ -11,6 +11,7 @@
 #include "git/git.h"
 #include "mutations/worker.h"
 #include "runner/input_glob.h"
+#include "runner/tree_checkout.h"
 
 namespace fs = std::filesystem;
 
@@ -26,16 +27,6 @@ Catalog CatalogOf(const ProveSettings& s) {
   c.list_command = s.list_command;
   c.test_command = s.test_command;  // empty: the workers' ctest default, cases mapped to their tests
   return c;
-}
-
-// A commit's tree, written fresh into `dir` and made a repository (the scratch sync asks git
-// what is ignored there).
-Status FreshCheckout(const std::string& root, const std::string& rev, const std::string& dir) {
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  PG_RETURN_IF_ERROR(MakeDirs(dir));
-  PG_RETURN_IF_ERROR(git::Init(dir));
-  return git::CheckoutTreeTo(root, rev, dir);
 }
 
 // `mixed` (the base tree) gets HEAD's test files: added and changed ones copied, deleted ones removed.
@@ -188,9 +179,9 @@ StatusOr<ProveReport> RunProve(const ProveOptions& o) {
   PG_ASSIGN_OR_RETURN(r.head_id, git::ResolveCommit(o.root, o.head));
   PG_ASSIGN_OR_RETURN(std::vector<git::Commit> commits, git::WalkRange(o.root, r.base_id + ".." + r.head_id));
   std::string src = o.work_dir + "/src";
-  PG_RETURN_IF_ERROR(FreshCheckout(o.root, r.base_id, src + "/base"));
-  PG_RETURN_IF_ERROR(FreshCheckout(o.root, r.head_id, src + "/head"));
-  PG_RETURN_IF_ERROR(FreshCheckout(o.root, r.base_id, src + "/mixed"));
+  PG_RETURN_IF_ERROR(WriteCheckout(o.root, r.base_id, src + "/base", false));
+  PG_RETURN_IF_ERROR(WriteCheckout(o.root, r.head_id, src + "/head", false));
+  PG_RETURN_IF_ERROR(WriteCheckout(o.root, r.base_id, src + "/mixed", false));
   PG_RETURN_IF_ERROR(OverlayTests(src + "/head", src + "/mixed", o.settings.tests));
   Catalog c = CatalogOf(o.settings);
   Worker base(0, src + "/base", o.work_dir + "/base", nullptr, o.cancel_fd);

@@ -1,29 +1,12 @@
 #include "merge/merge_gate.h"
 
-#include <filesystem>
-
 #include "config/json_source.h"
 #include "core/file_io.h"
 #include "git/git.h"
-
-namespace fs = std::filesystem;
+#include "runner/tree_checkout.h"
 
 namespace pg {
 namespace {
-
-// A fresh repository whose single commit is the merged tree: the runner then hashes the tree
-// it runs on exactly as it would in the user's checkout.
-StatusOr<std::string> ScratchCheckout(const std::string& root, const git::Repo& repo, const std::string& tree) {
-  std::string dir = repo.gitdir + "proofgate/merge/" + tree;
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  PG_RETURN_IF_ERROR(MakeDirs(dir));
-  PG_RETURN_IF_ERROR(git::Init(dir));
-  PG_RETURN_IF_ERROR(git::CheckoutTreeTo(root, tree, dir));
-  PG_ASSIGN_OR_RETURN(std::string commit, git::CommitAll(dir, "proofgate: merged tree " + tree));
-  (void)commit;
-  return dir;
-}
 
 std::string Short(const std::string& id) { return id.substr(0, 12); }
 
@@ -41,7 +24,10 @@ StatusOr<GateOntoResult> GateOnto(const std::string& onto, PreflightOptions opti
     return r;
   }
   r.merged_tree = merge.tree_id;
-  PG_ASSIGN_OR_RETURN(std::string scratch, ScratchCheckout(root, repo, r.merged_tree));
+  // A fresh repository whose single commit is the merged tree: the runner then hashes the
+  // tree it runs on exactly as it would in the user's checkout.
+  std::string scratch = repo.gitdir + "proofgate/merge/" + r.merged_tree;
+  PG_RETURN_IF_ERROR(WriteCheckout(root, r.merged_tree, scratch, true));
   options.root = scratch;
   if (!options.blame_base.empty()) {  // the merged tree's scratch repo has no history: blame in ours
     options.blame_base = r.base;
