@@ -1,59 +1,32 @@
 #include "mutations/step.h"
 
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-
-#include <chrono>
 #include <cstdio>
 
-#include "runner/process.h"
+#include "runner/supervisor.h"
 
 namespace pg {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// SIGTERM to the whole group, SIGKILL two seconds later if anything is left.
-void Stop(Child& child, ExitInfo* info) {
-  child.SignalGroup(SIGTERM);
-  pollfd pfd{child.pidfd(), POLLIN, 0};
-  if (poll(&pfd, 1, 2000) <= 0) child.SignalGroup(SIGKILL);
-  while (!child.TryReap(info)) {
-    pfd = {child.pidfd(), POLLIN, 0};
-    poll(&pfd, 1, 100);
-  }
-  child.SignalGroup(SIGKILL);
-}
-
-}  // namespace
 
 StatusOr<StepResult> RunStep(const StepSpec& spec) {
   std::remove(spec.log_path.c_str());
-  auto start = Clock::now();
-  PG_ASSIGN_OR_RETURN(Child child, Child::Spawn(SpawnSpec{spec.argv, spec.cwd, spec.env, spec.log_path}));
+  Supervisor supervisor(spec.launcher ? *spec.launcher : RealLauncher(), spec.kill_grace_s);
+  PG_RETURN_IF_ERROR(
+      supervisor.Start(SpawnSpec{spec.argv, spec.cwd, spec.env, spec.log_path}, spec.timeout_s).status());
   StepResult result;
-  ExitInfo info;
-  auto deadline = start + std::chrono::duration<double>(spec.timeout_s > 0 ? spec.timeout_s : 1e9);
-  while (!child.TryReap(&info)) {
-    pollfd fds[2] = {{child.pidfd(), POLLIN, 0}, {spec.cancel_fd, POLLIN, 0}};
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      result.timed_out = true;
-      Stop(child, &info);
-      break;
-    }
-    poll(fds, spec.cancel_fd >= 0 ? 2 : 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (spec.cancel_fd >= 0 && (fds[1].revents & POLLIN)) {
+  int cancel_fd = spec.cancel_fd;
+  while (true) {
+    bool cancel = false;
+    std::vector<SupervisedExit> ended = supervisor.Wait(cancel_fd, &cancel);
+    if (cancel) {
       result.cancelled = true;
-      Stop(child, &info);
-      break;
+      supervisor.StopAll();
+      cancel_fd = -1;  // stays readable: the stop is under way
     }
+    if (ended.empty()) continue;
+    result.exit_code = ended.front().info.exit_code;
+    result.timed_out = ended.front().timed_out;
+    result.wall_s = ended.front().wall_s;
+    return result;
   }
-  child.SignalGroup(SIGKILL);  // whatever the step left running in its group goes with it
-  result.exit_code = info.exit_code;
-  result.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-  return result;
 }
 
 }  // namespace pg

@@ -1,12 +1,14 @@
 // One step of a mutant's life (configure, build, test) as a supervised child: its own process
-// group, output to a log, a time limit, and Ctrl-C honoured at once.
+// group, output to a log, a time limit, and Ctrl-C honoured at once (runner/supervisor.h).
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "config/suite_config.h"
 #include "core/status.h"
+#include "runner/launcher.h"
 #include "runner/log_scan.h"
 
 namespace pg {
@@ -18,6 +20,8 @@ struct StepSpec {
   std::string log_path;  // truncated, then stdout and stderr
   double timeout_s = 0;  // 0: none
   int cancel_fd = -1;    // readable: stop now
+  double kill_grace_s = kDefaultKillGraceS;  // SIGTERM, then SIGKILL this much later
+  ProcessLauncher* launcher = nullptr;       // null: real processes
 };
 
 struct StepResult {

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "config/json_source.h"
-#include "runner/process.h"
+#include "runner/capture.h"
 
 namespace pg {
 namespace {

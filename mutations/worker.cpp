@@ -1,7 +1,6 @@
 #include "mutations/worker.h"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 
 #include "core/file_io.h"
@@ -9,16 +8,13 @@
 #include "mutations/junit_results.h"
 #include "mutations/mutant.h"
 #include "mutations/scratch_tree.h"
-#include "runner/process.h"
+#include "runner/capture.h"
+#include "runner/clock.h"
 
 namespace fs = std::filesystem;
 
 namespace pg {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 std::vector<std::string> TestNames(const std::vector<Expectation>& expect) {
   std::vector<std::string> names;
@@ -178,7 +174,7 @@ StatusOr<std::string> Worker::ListTests(const Catalog& c) {
 }
 
 StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, double build_timeout_s) {
-  auto start = Clock::now();
+  auto start = SteadyClock().Now();
   MutantResult r;
   r.id = job.id;
   r.catalog = job.catalog->path;
@@ -216,7 +212,7 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
     if (rebuilt.ok()) r.restore_build_s = rebuilt->wall_s;
   }
   Settle(job, &r);
-  r.total_s = Since(start);
+  r.total_s = SteadyClock().Since(start);
   return r;
 }
 

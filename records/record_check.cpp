@@ -3,7 +3,7 @@
 
 #include "core/file_io.h"
 #include "records/record.h"
-#include "runner/process.h"
+#include "runner/capture.h"
 
 namespace pg {
 namespace {

@@ -1,7 +1,6 @@
 #include "runner/process.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/syscall.h>
@@ -10,7 +9,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <map>
 
@@ -128,36 +126,6 @@ bool Child::TryReap(ExitInfo* out) {
 
 void Child::SignalGroup(int sig) const {
   if (pid_ > 0) kill(-pid_, sig);
-}
-
-StatusOr<Captured> RunCapture(const std::vector<std::string>& argv, const std::string& cwd,
-                              double timeout_s) {
-  char path[] = "/tmp/proofgate-capture-XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return Status::Io(std::string("mkstemp: ") + std::strerror(errno));
-  close(fd);
-  auto child = Child::Spawn(SpawnSpec{argv, cwd, {}, path});
-  if (!child.ok()) {
-    unlink(path);
-    return child.status();
-  }
-  pollfd pfd{child->pidfd(), POLLIN, 0};
-  int ready = poll(&pfd, 1, static_cast<int>(timeout_s * 1000));
-  Captured result;
-  if (ready <= 0) {
-    child->SignalGroup(SIGKILL);
-    waitpid(child->pid(), nullptr, 0);
-    unlink(path);
-    return Status::Io("\"" + argv[0] + "\" did not finish within " + std::to_string(timeout_s) + " s");
-  }
-  child->TryReap(&result.exit);
-  child->SignalGroup(SIGKILL);
-  FILE* f = fopen(path, "rb");
-  char buf[4096];
-  for (size_t n; f && (n = fread(buf, 1, sizeof buf, f)) > 0;) result.output.append(buf, n);
-  if (f) fclose(f);
-  unlink(path);
-  return result;
 }
 
 }  // namespace pg

@@ -52,12 +52,4 @@ class Child {
   GroupGuardian guardian_;  // kills the group should proofgate die before this Child ends
 };
 
-struct Captured {
-  ExitInfo exit;
-  std::string output;  // stdout and stderr together
-};
-// Runs a short command to completion and returns its stdout (toolchain probes, observers).
-StatusOr<Captured> RunCapture(const std::vector<std::string>& argv, const std::string& cwd,
-                              double timeout_s);
-
 }  // namespace pg

@@ -1,9 +1,5 @@
 #include "runner/scheduler.h"
 
-#include <poll.h>
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -11,13 +7,13 @@
 #include <sstream>
 
 #include "contention/snapshot.h"
-#include "runner/adoption.h"
 
 namespace pg {
 
 Scheduler::Scheduler(SchedulerOptions options, std::vector<const Leg*> legs,
                      std::set<std::string> cached)
-    : options_(std::move(options)) {
+    : options_(std::move(options)),
+      supervisor_(options_.launcher ? *options_.launcher : RealLauncher(), options_.kill_grace_s) {
   options_.jobs = std::max(1, options_.jobs);
   for (const Leg* leg : legs) {
     Slot slot;
@@ -41,8 +37,7 @@ Scheduler::Scheduler(SchedulerOptions options, std::vector<const Leg*> legs,
 }
 
 std::vector<LegResult> Scheduler::Run() {
-  run_start_ = Clock::now();
-  BecomeSubreaper();  // what leaves a leg's tree comes to us, not init (runner/adoption.h)
+  run_start_ = supervisor_.clock().Now();
   for (const Slot& slot : slots_) {
     if (slot.result.cached) Notify(slot, "cached");
   }
@@ -123,91 +118,49 @@ void Scheduler::Start(Slot& slot) {
   std::vector<std::pair<std::string, std::string>> env = slot.leg->env;
   env.emplace_back("PROOFGATE_LEG", r.name);
   env.emplace_back("PROOFGATE_ROOT", options_.root);
-  slot.token = std::to_string(getpid()) + "." + std::to_string(++attempts_started_);
-  env.emplace_back(kLegTokenVariable, slot.token);
-  slot.start = Clock::now();
+  slot.start = supervisor_.clock().Now();
   r.started_s = Since(run_start_);
   std::error_code ec;
   if (!std::filesystem::is_directory(r.cwd, ec)) {
     Finish(slot, Outcome::kError, "cwd " + r.cwd + " is not a directory");
     return;
   }
-  auto child = Child::Spawn(SpawnSpec{r.argv, r.cwd, env, r.log_path});
+  auto child = supervisor_.Start(SpawnSpec{r.argv, r.cwd, env, r.log_path}, slot.leg->timeout_s);
   if (!child.ok()) {
     Finish(slot, Outcome::kError, child.status().message());
     return;
   }
-  slot.child.emplace(std::move(child).value());
-  if (options_.sampler) options_.sampler->Track(slot.child->pid(), slot.token);
-  slot.deadline = slot.start + std::chrono::duration_cast<Clock::duration>(
-                                   std::chrono::duration<double>(slot.leg->timeout_s));
+  slot.child = *child;
+  slot.token = supervisor_.token(slot.child);
+  if (options_.sampler) options_.sampler->Track(supervisor_.pid(slot.child), slot.token);
   slot.state = State::kRunning;
   Notify(slot, "running");
 }
 
 void Scheduler::Wait() {
-  std::vector<pollfd> fds;
-  std::vector<Slot*> owners;
-  for (Slot& slot : slots_) {
-    if (slot.state != State::kRunning) continue;
-    fds.push_back({slot.child->pidfd(), POLLIN, 0});
-    owners.push_back(&slot);
+  bool cancel = false;
+  std::vector<SupervisedExit> ended = supervisor_.Wait(cancelled_ ? -1 : options_.cancel_fd, &cancel);
+  for (const SupervisedExit& exit : ended) {
+    if (Slot* slot = FindChild(exit.id)) Reap(*slot, exit);
   }
-  if (options_.cancel_fd >= 0 && !cancelled_) fds.push_back({options_.cancel_fd, POLLIN, 0});
-  int ready = poll(fds.data(), fds.size(), PollTimeoutMs());
-  if (ready > 0) {
-    for (size_t i = 0; i < owners.size(); ++i) {
-      if (fds[i].revents) Reap(*owners[i]);
-    }
-    if (fds.size() > owners.size() && fds.back().revents) Cancel();
-  }
-  CheckDeadlines();
+  if (cancel) Cancel();
 }
 
-int Scheduler::PollTimeoutMs() const {
-  Clock::time_point next = Clock::time_point::max();
-  for (const Slot& slot : slots_) {
-    if (slot.state == State::kRunning) next = std::min(next, slot.term_sent ? slot.kill_at : slot.deadline);
-  }
-  if (next == Clock::time_point::max()) return -1;
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()).count();
-  return static_cast<int>(std::clamp<long long>(ms + 1, 0, 60'000));
-}
-
-void Scheduler::CheckDeadlines() {
-  Clock::time_point now = Clock::now();
-  for (Slot& slot : slots_) {
-    if (slot.state != State::kRunning) continue;
-    if (!slot.term_sent && now >= slot.deadline) {
-      slot.timed_out = true;
-      slot.term_sent = true;
-      slot.kill_at = now + std::chrono::duration_cast<Clock::duration>(
-                               std::chrono::duration<double>(options_.kill_grace_s));
-      slot.child->SignalGroup(SIGTERM);
-    } else if (slot.term_sent && now >= slot.kill_at) {
-      slot.child->SignalGroup(SIGKILL);
-      slot.kill_at = now + std::chrono::seconds(1);  // keep polling until it is reaped
-    }
-  }
-}
-
-void Scheduler::Reap(Slot& slot) {
-  ExitInfo info;
-  if (!slot.child->TryReap(&info)) return;
-  slot.child->SignalGroup(SIGKILL);  // whatever the leg left behind in its group
-  SweepAdopted(RealProcSource(), slot.token);  // and what left the group (setsid daemons)
+// The supervisor has reaped the attempt and killed what it left running (Process::CleanUp).
+void Scheduler::Reap(Slot& slot, const SupervisedExit& exit) {
+  const ExitInfo& info = exit.info;
   LegResult& r = slot.result;
-  if (options_.sampler) r.load = options_.sampler->Untrack(slot.child->pid(), info.cpu_s);
-  r.wall_s = Since(slot.start);
+  if (options_.sampler) r.load = options_.sampler->Untrack(exit.pid, info.cpu_s);
+  r.wall_s = exit.wall_s;
   r.cpu_s = info.cpu_s;
   r.signal = info.signal;
   r.exit_code.reset();
   if (info.signal == 0) r.exit_code = info.exit_code;
   r.output_tail = ReadTail(r.log_path);
-  slot.child.reset();
+  slot.child = -1;
   Outcome outcome = Outcome::kPass;
   std::ostringstream note;
-  if (slot.timed_out) {
+  if (exit.timed_out) {
     outcome = Outcome::kTimeout;
     note << "timed out after " << slot.leg->timeout_s << " s; process group killed";
   } else if (cancelled_) {
@@ -247,7 +200,6 @@ bool Scheduler::RetryContended(Slot& slot, Outcome outcome, const std::string& n
                                note + " under foreign load (" + load + ")", r.output_tail, r.load});
   slot.rerun = true;
   slot.state = State::kPending;
-  slot.timed_out = slot.term_sent = false;
   r.note = note + " under foreign load (" + load + "); rerun alone when quiet";
   Notify(slot, "contended");
   return true;
@@ -270,14 +222,7 @@ void Scheduler::StartRerun(Slot& slot) {
 
 void Scheduler::Cancel() {
   cancelled_ = true;
-  Clock::time_point now = Clock::now();
-  for (Slot& slot : slots_) {
-    if (slot.state != State::kRunning || slot.term_sent) continue;
-    slot.term_sent = true;
-    slot.kill_at = now + std::chrono::duration_cast<Clock::duration>(
-                             std::chrono::duration<double>(options_.kill_grace_s));
-    slot.child->SignalGroup(SIGTERM);
-  }
+  supervisor_.StopAll();
 }
 
 void Scheduler::Finish(Slot& slot, Outcome outcome, std::string note) {
@@ -299,6 +244,13 @@ Scheduler::Slot* Scheduler::Find(const std::string& name) {
   return nullptr;
 }
 
+Scheduler::Slot* Scheduler::FindChild(int child) {
+  for (Slot& slot : slots_) {
+    if (slot.state == State::kRunning && slot.child == child) return &slot;
+  }
+  return nullptr;
+}
+
 const Scheduler::Slot* Scheduler::Find(const std::string& name) const {
   return const_cast<Scheduler*>(this)->Find(name);
 }
@@ -314,9 +266,7 @@ bool Scheduler::ExclusiveRunning() const {
   });
 }
 
-double Scheduler::Since(Clock::time_point t) const {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+double Scheduler::Since(Clock::time_point t) const { return supervisor_.clock().Since(t); }
 
 std::string ReadTail(const std::string& path, size_t max_bytes, int max_lines) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);

@@ -1,6 +1,6 @@
 // Runs legs as processes: up to `jobs` at once, a leg only after its needs passed, legs that
 // share a lock never together, an exclusive leg alone. Timeouts and interrupts kill whole
-// process groups (SIGTERM, then SIGKILL after the grace period).
+// process groups (SIGTERM, then SIGKILL after the grace period: runner/supervisor.h).
 #pragma once
 
 #include <chrono>
@@ -15,7 +15,7 @@
 #include "contention/quiet_wait.h"
 #include "contention/sampler.h"
 #include "runner/leg_result.h"
-#include "runner/process.h"
+#include "runner/supervisor.h"
 
 namespace pg {
 
@@ -33,6 +33,8 @@ struct SchedulerOptions {
   std::function<void(const std::string&)> on_notice;  // "waiting for quiet: ..."
   // Called on every state change: "running", then the outcome (or "cached").
   std::function<void(const LegResult&, std::string_view state)> on_change;
+  // Where legs are started; null: real processes (RealLauncher). Tests pass a fake.
+  ProcessLauncher* launcher = nullptr;
 };
 
 class Scheduler {
@@ -45,16 +47,13 @@ class Scheduler {
   bool interrupted() const { return cancelled_; }
 
  private:
-  using Clock = std::chrono::steady_clock;
   enum class State { kPending, kRunning, kDone };
   struct Slot {
     const Leg* leg = nullptr;
     LegResult result;
     State state = State::kPending;
-    std::optional<Child> child;
-    Clock::time_point start, deadline, kill_at;
-    bool term_sent = false;
-    bool timed_out = false;
+    int child = -1;  // the supervisor's id of the running attempt
+    Clock::time_point start;
     bool rerun = false;  // a contended timing leg waiting to run again, alone
     std::string token;   // PROOFGATE_LEG_TOKEN of the running attempt
   };
@@ -65,24 +64,23 @@ class Scheduler {
   bool NeedsDone(const Slot& slot) const;
   void Start(Slot& slot);
   void Wait();
-  int PollTimeoutMs() const;
-  void CheckDeadlines();
-  void Reap(Slot& slot);
+  void Reap(Slot& slot, const SupervisedExit& exit);
   bool RetryContended(Slot& slot, Outcome outcome, const std::string& note);
   void StartRerun(Slot& slot);
   void Cancel();
   void Finish(Slot& slot, Outcome outcome, std::string note);
   void Notify(const Slot& slot, std::string_view state) const;
   Slot* Find(const std::string& name);
+  Slot* FindChild(int child);
   const Slot* Find(const std::string& name) const;
   int Running() const;
   bool ExclusiveRunning() const;
   double Since(Clock::time_point t) const;
 
   SchedulerOptions options_;
+  Supervisor supervisor_;
   std::vector<Slot> slots_;
   Clock::time_point run_start_;
-  int attempts_started_ = 0;  // numbers each attempt's PROOFGATE_LEG_TOKEN
   bool cancelled_ = false;
 };
 

@@ -4,7 +4,7 @@
 #include "core/file_io.h"
 #include "git/git.h"
 #include "runner/input_glob.h"
-#include "runner/process.h"
+#include "runner/capture.h"
 
 namespace pg {
 

@@ -12,7 +12,7 @@
 #include "config/suite_config.h"
 #include "git/git.h"
 #include "runner/preflight.h"
-#include "runner/process.h"
+#include "runner/capture.h"
 #include "runner/scheduler.h"
 
 namespace fs = std::filesystem;

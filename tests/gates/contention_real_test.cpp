@@ -11,7 +11,7 @@
 
 #include "config/json_source.h"
 #include "runner/preflight.h"
-#include "runner/process.h"
+#include "runner/capture.h"
 #include "test_support.h"
 
 namespace pg {

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "git/git.h"
-#include "runner/process.h"
+#include "runner/capture.h"
 #include "test_support.h"
 
 namespace pg {

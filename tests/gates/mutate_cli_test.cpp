@@ -2,10 +2,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
-#include <thread>
 
 #include "config/json_source.h"
 #include "core/sha256.h"
@@ -143,31 +142,30 @@ TEST_F(MutateCli, UncommittedEditsAreWhatIsTestedAndAreLeftUntouched) {
   EXPECT_EQ(dir_.Read(".git/proofgate/mutate/w0/tree/notes.txt"), "untracked\n");
 }
 
-// Ctrl-C while a mutant is being built: the build is stopped and the file restored at once.
+// Ctrl-C while a mutant is being built: the build is stopped (its 60 s sleep killed, not
+// waited out) and the file restored at once.
 TEST_F(MutateCli, SigintMidBuildRestoresTheMutantAndExits130) {
   std::string catalog = dir_.Read("mutations/calc.json");
   const std::string build = "\"build\": [\"calc_test\", \"calc_check\"],";
+  std::string pid_file = dir_.path() + "/sleep.pid";
   catalog.replace(catalog.find(build), build.size(),
-                  "\"build_command\": [\"sh\", \"-c\", \"grep -q SLOW {tree}/calc.cpp && sleep 60; cmake --build {build}\"],");
+                  "\"build_command\": [\"sh\", \"-c\", \"grep -q SLOW {tree}/calc.cpp && { sleep 60 & echo $! > " +
+                      pid_file + "; wait; }; cmake --build {build}\"],");
   catalog.replace(catalog.find("\"replace\": \"if (v > hi) return v;\""), 34, "\"replace\": \"if (v > hi) return v; /*SLOW*/\"");
   dir_.Write("mutations/calc.json", catalog);
   TempDir logs;
   auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "--id", "M1", "--no-spec-update"}, dir_.path(), {}, logs.path() + "/log"});
   ASSERT_TRUE(child.ok());
-  std::string scratch = testing::ScratchTree(dir_, 0) + "/calc.cpp";
-  auto mutated = [&] { return std::filesystem::exists(scratch) && dir_.Read(".git/proofgate/mutate/w0/tree/calc.cpp").find("SLOW") != std::string::npos; };
-  auto start = std::chrono::steady_clock::now();
-  while (!mutated() && std::chrono::steady_clock::now() - start < std::chrono::seconds(90)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_TRUE(mutated()) << logs.Read("log");
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the build step is running by now
+  ASSERT_TRUE(testing::WaitForFile(pid_file, 90)) << logs.Read("log");  // the mutant's build is running
+  std::vector<pid_t> sleep = testing::ReadPids(pid_file);
+  ASSERT_EQ(sleep.size(), 1u);
   kill(child->pid(), SIGINT);
-  auto stop = std::chrono::steady_clock::now();
   int status = 0;
   waitpid(child->pid(), &status, 0);
-  EXPECT_LT(std::chrono::steady_clock::now() - stop, std::chrono::seconds(10));  // not after the 60 s sleep
   EXPECT_EQ(WEXITSTATUS(status), 130) << logs.Read("log");
+  for (int i = 0; i < 250 && testing::Alive(sleep[0]); ++i) usleep(20'000);  // a kill lands in microseconds
+  EXPECT_FALSE(testing::Alive(sleep[0])) << "the build's sleep outlived the interrupted mutate";
+  if (testing::Alive(sleep[0])) kill(sleep[0], SIGKILL);
   EXPECT_EQ(dir_.Read(".git/proofgate/mutate/w0/tree/calc.cpp"), dir_.Read("calc.cpp"));
   EXPECT_TRUE(std::filesystem::is_empty(dir_.path() + "/.git/proofgate/mutate/journal"));
 }

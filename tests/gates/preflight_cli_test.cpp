@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "config/json_source.h"
-#include "runner/process.h"
+#include "runner/capture.h"
 #include "test_support.h"
 
 namespace pg {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "runner/process.h"
+#include "runner/capture.h"
 #include "runner/scheduler.h"
 #include "test_support.h"
 
@@ -44,6 +44,14 @@ TEST(Process, ExitStatusAndSignalAreReported) {
   auto sig = RunCapture({"sh", "-c", "kill -9 $$"}, dir.path(), 30);
   ASSERT_TRUE(sig.ok());
   EXPECT_EQ(sig->exit.signal, 9);
+}
+
+TEST(Process, ACaptureThatOutlivesItsLimitIsAnErrorNamingTheCommand) {
+  TempDir dir;
+  auto run = RunCapture({"sleep", "30"}, dir.path(), 0.2);
+  EXPECT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find("\"sleep\" did not finish within"), std::string::npos)
+      << run.status().message();
 }
 
 TEST(Process, ReadTailKeepsTheLastLines) {

@@ -6,24 +6,23 @@
 
 #include "config/json_source.h"
 #include "config/suite_config.h"
+#include "fake_launcher.h"
 #include "runner/scheduler.h"
 #include "test_support.h"
 
 namespace pg {
 namespace {
 
-using testing::AnyOverlap;
 using testing::Alive;
 using testing::FindLeg;
-using testing::ReadIntervals;
 using testing::ReadPids;
-using testing::Stamped;
 using testing::TempDir;
 
 class SchedulerTest : public ::testing::Test {
  protected:
   // `legs` is the body of suites.json's "legs"; every leg is in suite "all".
-  std::vector<LegResult> Run(const std::string& legs, int jobs, double grace = 5, int cancel_fd = -1) {
+  std::vector<LegResult> Run(const std::string& legs, int jobs, double grace = 5, int cancel_fd = -1,
+                             ProcessLauncher* launcher = nullptr) {
     auto config = ParseSuiteConfig("suites.json", "{\"schema_version\": 1, \"kill_grace_s\": " +
                                                       std::to_string(grace) + ", \"legs\": {" + legs +
                                                       "}, \"suites\": {}}");
@@ -38,6 +37,7 @@ class SchedulerTest : public ::testing::Test {
     options.root = dir_.path();
     options.log_dir = dir_.path();
     options.cancel_fd = cancel_fd;
+    options.launcher = launcher;
     Scheduler scheduler(options, selected, {});
     auto results = scheduler.Run();
     interrupted_ = scheduler.interrupted();
@@ -46,59 +46,101 @@ class SchedulerTest : public ::testing::Test {
   std::string Def(const std::string& name, const std::string& body, const std::string& extra = "") {
     return "\"" + name + "\": {\"run\": " + Json(body).dump() + extra + "}";
   }
-  std::string Stamp(const std::string& name, const std::string& body = "sleep 0.2") {
-    return Stamped(name, dir_.path() + "/stamps", body);
+  // Legs whose bodies are fake programs of `fake_`, run in fake time.
+  std::vector<LegResult> RunFake(const std::string& legs, int jobs, double grace = 5, int cancel_fd = -1) {
+    return Run(legs, jobs, grace, cancel_fd, &fake_);
   }
+  const testing::FakeStart& Started(const std::string& program) {
+    static const testing::FakeStart none;
+    const testing::FakeStart* s = fake_.Find(program);
+    EXPECT_NE(s, nullptr) << program << " never started";
+    return s ? *s : none;
+  }
+  bool Overlap(const std::string& a, const std::string& b) {
+    return Started(a).started < Started(b).ended && Started(b).started < Started(a).ended;
+  }
+
+  testing::FakeLauncher fake_;
 
   TempDir dir_;
   SuiteConfig config_;
   bool interrupted_ = false;
 };
 
-// Each leg waits for the other to have started: they pass only if they truly run together.
 TEST_F(SchedulerTest, RunsLegsInParallelUpToJobs) {
-  std::string d = dir_.path();
-  auto results = Run(Def("a", "touch " + d + "/a; for i in $(seq 200); do [ -f " + d + "/b ] && exit 0; sleep 0.05; done; exit 1") + "," +
-                     Def("b", "touch " + d + "/b; for i in $(seq 200); do [ -f " + d + "/a ] && exit 0; sleep 0.05; done; exit 1"),
-                     2);
-  EXPECT_EQ(FindLeg(results, "a")->outcome, Outcome::kPass);
-  EXPECT_EQ(FindLeg(results, "b")->outcome, Outcome::kPass);
+  for (const char* leg : {"a", "b", "c"}) fake_.Script(leg, {2, 0});
+  RunFake(Def("a", "a") + "," + Def("b", "b") + "," + Def("c", "c"), 2);
+  EXPECT_DOUBLE_EQ(Started("a").started, 0);
+  EXPECT_DOUBLE_EQ(Started("b").started, 0);
+  EXPECT_DOUBLE_EQ(Started("c").started, 2);  // the third waits for a free job
+  EXPECT_DOUBLE_EQ(Started("c").ended, 4);
 }
 
 TEST_F(SchedulerTest, OneJobNeverOverlapsLegs) {
-  Run(Def("a", Stamp("a")) + "," + Def("b", Stamp("b")) + "," + Def("c", Stamp("c")), 1);
-  auto intervals = ReadIntervals(dir_.path() + "/stamps");
-  ASSERT_EQ(intervals.size(), 3u);
-  EXPECT_FALSE(AnyOverlap(intervals));
+  for (const char* leg : {"a", "b", "c"}) fake_.Script(leg, {1, 0});
+  RunFake(Def("a", "a") + "," + Def("b", "b") + "," + Def("c", "c"), 1);
+  EXPECT_FALSE(Overlap("a", "b") || Overlap("b", "c") || Overlap("a", "c"));
+  EXPECT_DOUBLE_EQ(Started("c").ended, 3);
 }
 
 TEST_F(SchedulerTest, LegsSharingALockNeverOverlap) {
   std::string lock = ", \"locks\": [\"cpu\"]";
-  Run(Def("a", Stamp("a"), lock) + "," + Def("b", Stamp("b"), lock) + "," + Def("c", Stamp("c"), lock), 3);
-  auto intervals = ReadIntervals(dir_.path() + "/stamps");
-  ASSERT_EQ(intervals.size(), 3u);
-  EXPECT_FALSE(AnyOverlap(intervals));
+  for (const char* leg : {"a", "b", "c", "free"}) fake_.Script(leg, {1, 0});
+  RunFake(Def("a", "a", lock) + "," + Def("b", "b", lock) + "," + Def("c", "c", lock) + "," + Def("free", "free"), 4);
+  EXPECT_FALSE(Overlap("a", "b") || Overlap("b", "c") || Overlap("a", "c"));
+  EXPECT_TRUE(Overlap("a", "free"));  // a lock holds back only the legs that share it
 }
 
 TEST_F(SchedulerTest, AnExclusiveLegRunsAlone) {
-  Run(Def("a", Stamp("a")) + "," + Def("x", Stamp("x"), ", \"exclusive\": true") + "," + Def("b", Stamp("b")) +
-          "," + Def("c", Stamp("c")),
-      4);
-  auto intervals = ReadIntervals(dir_.path() + "/stamps");
-  ASSERT_EQ(intervals.size(), 4u);
-  for (const auto& other : intervals) {
-    if (other.leg == "x") continue;
-    const auto& x = *std::find_if(intervals.begin(), intervals.end(), [](auto& i) { return i.leg == "x"; });
-    EXPECT_FALSE(AnyOverlap({x, other})) << "x overlapped " << other.leg;
-  }
+  for (const char* leg : {"a", "x", "b", "c"}) fake_.Script(leg, {1, 0});
+  RunFake(Def("a", "a") + "," + Def("x", "x", ", \"exclusive\": true") + "," + Def("b", "b") + "," + Def("c", "c"), 4);
+  for (const char* other : {"a", "b", "c"}) EXPECT_FALSE(Overlap("x", other)) << "x overlapped " << other;
+  EXPECT_TRUE(Overlap("b", "c"));
 }
 
 TEST_F(SchedulerTest, NeedsFinishBeforeTheirDependentsStart) {
-  Run(Def("build", Stamp("build")) + "," + Def("unit", Stamp("unit"), ", \"needs\": [\"build\"]"), 4);
-  auto intervals = ReadIntervals(dir_.path() + "/stamps");
-  ASSERT_EQ(intervals.size(), 2u);
-  EXPECT_EQ(intervals[0].leg, "build");
-  EXPECT_LE(intervals[0].end, intervals[1].start);
+  fake_.Script("build", {3, 0});
+  fake_.Script("unit", {1, 0});
+  RunFake(Def("build", "build") + "," + Def("unit", "unit", ", \"needs\": [\"build\"]"), 4);
+  EXPECT_DOUBLE_EQ(Started("build").ended, 3);
+  EXPECT_DOUBLE_EQ(Started("unit").started, 3);
+}
+
+// The stop sequence of a leg past its limit, at the fake second each signal was due.
+TEST_F(SchedulerTest, ALegPastItsLimitIsStoppedThenKilledAfterTheConfiguredGrace) {
+  fake_.Script("stubborn", {1000, 0, std::nullopt});
+  auto results = RunFake(Def("stubborn", "stubborn", ", \"timeout_s\": 30"), 1, 7);
+  const LegResult* leg = FindLeg(results, "stubborn");
+  EXPECT_EQ(leg->outcome, Outcome::kTimeout);
+  EXPECT_EQ(leg->note, "timed out after 30 s; process group killed");
+  EXPECT_EQ(leg->signal, SIGKILL);
+  EXPECT_DOUBLE_EQ(leg->wall_s, 37);
+  using Signals = std::vector<std::pair<int, double>>;
+  EXPECT_EQ(Started("stubborn").signals, (Signals{{SIGTERM, 30}, {SIGKILL, 37}}));
+}
+
+TEST_F(SchedulerTest, ACancelStopsRunningLegsAtOnceAndSkipsPendingOnes) {
+  fake_.Script("long", {1000, 0, 0.25});
+  fake_.CancelAt(12);
+  auto results = RunFake(Def("long", "long") + "," + Def("later", "later", ", \"needs\": [\"long\"]"), 1, 5, 7);
+  EXPECT_TRUE(interrupted_);
+  EXPECT_EQ(FindLeg(results, "long")->outcome, Outcome::kError);
+  EXPECT_DOUBLE_EQ(FindLeg(results, "long")->wall_s, 12.25);
+  EXPECT_EQ(FindLeg(results, "later")->outcome, Outcome::kSkipped);
+  EXPECT_EQ(fake_.Find("later"), nullptr);
+}
+
+TEST_F(SchedulerTest, EveryAttemptRunsWithTheLegsEnvironmentAndItsToken) {
+  fake_.Script("e", {1, 0});
+  RunFake(Def("e", "e"), 1);
+  const auto& env = Started("e").spec.env;
+  auto has = [&](const std::string& k, const std::string& v) {
+    return std::find(env.begin(), env.end(), std::make_pair(k, v)) != env.end();
+  };
+  EXPECT_TRUE(has("PROOFGATE_LEG", "e"));
+  EXPECT_TRUE(has("PROOFGATE_ROOT", dir_.path()));
+  ASSERT_EQ(fake_.tokens.size(), 1u);
+  EXPECT_TRUE(Started("e").cleaned_up);
 }
 
 TEST_F(SchedulerTest, AFailedNeedSkipsItsDependentsTransitively) {

@@ -12,7 +12,7 @@
 
 #include "core/file_io.h"
 #include "git/git.h"
-#include "runner/process.h"
+#include "runner/capture.h"
 
 namespace fs = std::filesystem;
 

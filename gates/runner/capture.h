@@ -1,0 +1,23 @@
+// A short command run to completion for its output: toolchain probes, record observers, test
+// listings. Supervised as every child is (runner/supervisor.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "runner/process.h"
+
+namespace pg {
+
+struct Captured {
+  ExitInfo exit;
+  std::string output;  // stdout and stderr together
+};
+
+// kIo when the program cannot start, or has not finished `timeout_s` after it started (it
+// is then stopped, SIGTERM then SIGKILL, with what it started).
+StatusOr<Captured> RunCapture(const std::vector<std::string>& argv, const std::string& cwd,
+                              double timeout_s);
+
+}  // namespace pg
