@@ -16,6 +16,8 @@
 #include "core/file_io.h"
 #include "core/own_outputs.h"
 #include "git/git.h"
+#include "config/json_source.h"
+#include "mutations/mutate_merge.h"
 #include "mutations/mutate_report.h"
 #include "mutations/mutate_run.h"
 #include "mutations/table_commit.h"
@@ -53,7 +55,24 @@ StatusOr<std::string> WorkDir(const std::string& root, const MutateFlags& flags)
   return repo.gitdir + "proofgate/mutate";
 }
 
-int Recover(const std::string& root, const MutateFlags& flags) {
+// What the last run in `work_dir` finished, from the report it rewrote after each mutant: a
+// run killed outright still shows every mutant that ended before it died.
+void ShowLastRun(const std::string& work_dir, bool color) {
+  std::string path = FinishedReportPath(work_dir);
+  if (!std::filesystem::exists(path)) return;
+  auto doc = JsonSource::Load(path);
+  auto report = doc.ok() ? MutateReportFromJson(*doc) : StatusOr<MutateReport>(doc.status());
+  if (!report.ok()) {
+    std::cout << "last run: " << report.status().message() << "\n";
+    return;
+  }
+  std::cout << "last run: " << report->results.size() << " mutant(s) finished"
+            << (report->interrupted ? " before it was stopped or killed" : "; it ran to its end") << " (" << path
+            << ")\n";
+  if (!report->results.empty()) WriteMutateTable(*report, std::cout, color);
+}
+
+int Recover(const std::string& root, const MutateFlags& flags, bool color) {
   auto work_dir = WorkDir(root, flags);
   if (!work_dir.ok()) return Fail(work_dir.status());
   auto recovered = RecoverMutate(root, *work_dir);
@@ -63,6 +82,7 @@ int Recover(const std::string& root, const MutateFlags& flags) {
     else std::cout << (r.rewritten ? "restored " : "already original ") << r.path << " (sha256 verified)\n";
   }
   std::cout << "recover: " << recovered->size() << " journaled file(s); scratch trees in line with " << root << "\n";
+  ShowLastRun(*work_dir, color);
   return static_cast<int>(ExitCode::kPass);
 }
 
@@ -164,7 +184,7 @@ Verification Verify(const std::string& root, const std::vector<Catalog>& catalog
 
 int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
   std::string root = ProjectRoot(common);
-  if (flags.recover) return Recover(root, flags);
+  if (flags.recover) return Recover(root, flags, UseColor(common.color, STDOUT_FILENO));
   std::vector<std::string> paths = flags.catalogs.empty() ? FilesIn(root, "mutations", ".json") : flags.catalogs;
   if (paths.empty()) return Fail(Status::Invalid(root + "/mutations: no catalogs"));
   std::vector<Catalog> catalogs;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/file_io.h"
+#include "mutations/mutate_report.h"
 #include "mutations/scratch_tree.h"
 #include "runner/group_guardian.h"
 
@@ -130,6 +131,7 @@ class Pool {
         results_(jobs.size()), done_(jobs.size(), false) {}
 
   Status Run(MutateReport* report) {
+    report_ = report;
     std::vector<std::thread> threads;
     for (Worker& w : workers_) threads.emplace_back([this, &w] { Drive(w); });
     for (std::thread& t : threads) t.join();
@@ -158,8 +160,20 @@ class Pool {
       std::lock_guard<std::mutex> lock(mu_);
       results_[i] = *r;
       done_[i] = true;
+      Stream();
       if (o_.on_result) o_.on_result(*r);
     }
+  }
+
+  // Under mu_: the run so far, written whole at once, so a run killed at any instant
+  // (SIGKILL included) leaves every mutant that finished (FinishedReportPath).
+  void Stream() {
+    MutateReport so_far = *report_;  // earlier catalogs' results
+    for (size_t k = 0; k < jobs_.size(); ++k) {
+      if (done_[k]) so_far.results.push_back(results_[k]);
+    }
+    so_far.interrupted = true;  // until RunMutate writes the whole run
+    (void)WriteFileAtomic(FinishedReportPath(o_.work_dir), MutateReportJson(so_far));
   }
 
   void Stop(const Status& s, const std::string& problem, bool interrupted) {
@@ -176,6 +190,7 @@ class Pool {
   double timeout_s_, build_timeout_s_;
   std::vector<MutantResult> results_;
   std::vector<bool> done_;
+  MutateReport* report_ = nullptr;
   std::atomic<size_t> next_{0};
   std::atomic<bool> stop_{false};
   std::mutex mu_;
@@ -237,6 +252,8 @@ StatusOr<MutateReport> RunMutate(const MutateOptions& o) {
   PG_ASSIGN_OR_RETURN(std::vector<MutantJob> jobs, SelectJobs(o.catalogs, o.ids, o.shard_index, o.shard_count));
   PG_ASSIGN_OR_RETURN(int lock, Lock(o.work_dir));
   MutateReport report;
+  std::error_code gone;
+  std::filesystem::remove(FinishedReportPath(o.work_dir), gone);  // the last run's, superseded
   Journal journal(o.work_dir + "/journal");
   auto recovered = RecoverJournal(journal.dir());
   Status status = recovered.status();
@@ -253,10 +270,13 @@ StatusOr<MutateReport> RunMutate(const MutateOptions& o) {
     if (report.interrupted || !report.baseline_problem.empty()) break;
     begin = end;
   }
+  if (status.ok()) status = WriteFileAtomic(FinishedReportPath(o.work_dir), MutateReportJson(report));
   Unlock(lock);
   if (!status.ok()) return status;
   return report;
 }
+
+std::string FinishedReportPath(const std::string& work_dir) { return work_dir + "/finished.json"; }
 
 StatusOr<std::vector<Recovered>> RecoverMutate(const std::string& root, const std::string& work_dir) {
   PG_ASSIGN_OR_RETURN(int lock, Lock(work_dir));

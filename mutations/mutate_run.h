@@ -45,6 +45,10 @@ StatusOr<std::vector<MutantJob>> SelectJobs(const std::vector<Catalog>& catalogs
 
 StatusOr<MutateReport> RunMutate(const MutateOptions& options);
 
+// The JSON report (MutateReportJson) of the last run in `work_dir`: rewritten as each mutant
+// finishes, marked interrupted until the run ends, so what a killed run finished is kept.
+std::string FinishedReportPath(const std::string& work_dir);
+
 // `proofgate mutate --recover`: puts back every journaled file, then brings each worker's tree
 // back in line with the user's tree.
 StatusOr<std::vector<Recovered>> RecoverMutate(const std::string& root, const std::string& work_dir);

@@ -144,6 +144,35 @@ TEST_F(MutateRecover, AMutantWhoseBuildHangsIsStoppedAtItsLimitAndTheRunGoesOn) 
   EXPECT_EQ(bad.exit_code, 2);
 }
 
+// Each finished mutant is written out as it ends: a run killed outright (SIGKILL, no chance
+// to write its reports) still leaves S1 and S2, and --recover shows them.
+TEST_F(MutateRecover, WhatAKilledRunFinishedIsKeptAndRecoverShowsIt) {
+  std::string marker = dir_.path() + "/hang-started";
+  dir_.Write("build.sh", "#!/bin/sh\nexit 0 # fast\n");
+  std::string catalog = dir_.Read("mutations/shell.json");
+  catalog.replace(catalog.find("\"build_command\": [\"true\"]"), 25, "\"build_command\": [\"sh\", \"{tree}/build.sh\"]");
+  const std::string end_of_mutations = " ],\n  \"combos\"";
+  catalog.replace(catalog.find(end_of_mutations), end_of_mutations.size(), R"(,
+    { "id": "H9", "file": "build.sh", "find": "exit 0 # fast", "replace": "touch )" + marker + R"(; sleep 60",
+      "expect": [{ "test": "Calc.Limit", "message": "^want limit 100$" }] } ],
+  "combos")");
+  dir_.Write("mutations/shell.json", catalog);
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "a build script that can hang").ok());
+  auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "--no-spec-update", "--id", "S1", "--id", "S2", "--id", "H9"},
+                             dir_.path(), {}, logs_.path() + "/log"});
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE(testing::WaitForFile(marker, 120)) << logs_.Read("log");  // S1 and S2 are done by now
+  kill(child->pid(), SIGKILL);
+  waitpid(child->pid(), nullptr, 0);
+  auto recover = testing::RunProofgate(dir_.path(), "mutate --recover");
+  EXPECT_EQ(recover.exit_code, 0) << recover.err;
+  EXPECT_NE(recover.out.find("last run: 2 mutant(s) finished before it was stopped or killed"), std::string::npos)
+      << recover.out;
+  EXPECT_NE(recover.out.find("S1  red-as-claimed"), std::string::npos) << recover.out;
+  EXPECT_NE(recover.out.find("S2  red-as-claimed"), std::string::npos) << recover.out;
+  EXPECT_EQ(recover.out.find("H9 "), std::string::npos) << recover.out;
+}
+
 // --changed-since REF runs what a change can affect: a mutant whose file, catalog or expected
 // test's source changed, or whose catalog's affected_by matches; nothing affected fails
 // unless --allow-empty.
