@@ -10,6 +10,7 @@
 #include "contention/load_meter.h"
 #include "contention/snapshot.h"
 #include "core/exit_code.h"
+#include "core/file_io.h"
 #include "core/own_outputs.h"
 #include "report/progress.h"
 #include "report/writers.h"
@@ -27,6 +28,15 @@ pg::StatusOr<std::string> ResolveRoot(const CommonFlags& common, const Preflight
   // of its own names its file relative to DIR itself.
   if (flags.config != pg::kDefaultConfig) return start;
   return pg::FindRoot(start);
+}
+
+// The last line of <log-dir>/legs.jsonl: a file without it is a run that did not end (killed
+// outright), and its lines are the legs that finished before.
+void EndStream(const std::string& log_dir, const pg::RunReport& report) {
+  std::string line = std::string("{\"run_ended\": true, \"exit_code\": ") +
+                     std::to_string(static_cast<int>(report.exit_code)) +
+                     ", \"interrupted\": " + (report.interrupted ? "true" : "false") + "}\n";
+  (void)pg::AppendToFile(log_dir + "/legs.jsonl", line);
 }
 
 int ListSuites(const std::string& root, const PreflightFlags& flags) {
@@ -69,10 +79,17 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
     options.on_progress = [&](const std::string& text) { progress.Notice(text); };
   }
   options.on_notice = [&](const std::string& text) { progress.Notice(text); };
+  std::string stream_dir;  // where each finished leg was appended, as it finished
+  options.on_finished = [&](const pg::LegResult& leg, const std::string& log_dir) {
+    stream_dir = log_dir;
+    pg::Status appended = pg::AppendToFile(log_dir + "/legs.jsonl", pg::LegJsonLine(leg));
+    if (!appended.ok()) progress.Notice(appended.message());
+  };
   if (common.verbose) options.on_detail = options.on_notice;
   options.own_outputs = pg::OwnOutputFiles({common.junit, common.summary});
   auto report = pg::RunPreflight(options);
   if (!report.ok()) return Fail(report.status());
+  if (!stream_dir.empty()) EndStream(stream_dir, *report);
   pg::Status written = WriteReports(*report, common);
   if (!written.ok()) return Fail(written);
   return static_cast<int>(report->exit_code);

@@ -1,5 +1,6 @@
 #include "core/file_io.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +18,16 @@ StatusOr<std::string> ReadFile(const std::string& path) {
   buffer << in.rdbuf();
   if (in.bad()) return Status::Invalid(path + ": read failed");
   return buffer.str();
+}
+
+Status AppendToFile(const std::string& path, const std::string& text) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::Io(path + ": " + std::strerror(errno));
+  ssize_t n = write(fd, text.data(), text.size());
+  int err = errno;
+  close(fd);
+  if (n != static_cast<ssize_t>(text.size())) return Status::Io(path + ": " + std::strerror(n < 0 ? err : EIO));
+  return Status();
 }
 
 Status WriteFileAtomic(const std::string& path, const std::string& content) {

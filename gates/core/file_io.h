@@ -11,6 +11,9 @@ namespace pg {
 StatusOr<std::string> ReadFile(const std::string& path);
 // Writes to a temporary sibling and renames it over `path`, so readers never see half a file.
 Status WriteFileAtomic(const std::string& path, const std::string& content);
+// Appends `text` to `path` (created if missing) in one write(2): a reader, or a run killed
+// mid-append, sees whole earlier lines.
+Status AppendToFile(const std::string& path, const std::string& text);
 // Creates `path` and its parents.
 Status MakeDirs(const std::string& path);
 

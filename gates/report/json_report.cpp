@@ -57,6 +57,8 @@ Json LegJson(const LegResult& leg) {
 
 }  // namespace
 
+std::string LegJsonLine(const LegResult& leg) { return LegJson(leg).dump() + "\n"; }
+
 std::string LoadReadingJson(const LoadEvidence& evidence) { return LoadJson(evidence).dump() + "\n"; }
 
 std::string RunReportJson(const RunReport& report) {

@@ -10,6 +10,9 @@ namespace pg {
 
 // One JSON document (schema_version 1): what --json prints and CI shards upload.
 std::string RunReportJson(const RunReport& report);
+// One leg as a line of JSON (the report's leg object): what preflight appends to
+// <log-dir>/legs.jsonl as each leg finishes.
+std::string LegJsonLine(const LegResult& leg);
 // JUnit XML as CI systems read it: one testcase per leg.
 std::string RunReportJunit(const RunReport& report);
 // Markdown for a CI step summary.

@@ -111,7 +111,11 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config,
   sched.log_dir = log_dir;
   sched.cancel_fd = options.cancel_fd;
   sched.tree_hash = report.tree_hash;
-  sched.on_change = options.on_change;
+  sched.on_change = [&options, &log_dir](const LegResult& leg, std::string_view state) {
+    if (options.on_change) options.on_change(leg, state);
+    bool final = state != "running" && state != "contended";
+    if (final && options.on_finished) options.on_finished(leg, log_dir);
+  };
   sched.on_notice = options.on_progress;
   sched.rules = config.contention;
   sched.retry_contended = options.retry_contended;

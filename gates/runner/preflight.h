@@ -32,6 +32,9 @@ struct PreflightOptions {
   const ProcSource* proc = nullptr;   // null: the real /proc (tests pass recorded readings)
   std::vector<std::string> own_outputs;  // absolute: files proofgate writes, never hashed (core/own_outputs.h)
   std::function<void(const LegResult&, std::string_view state)> on_change;
+  // Each leg as it reaches its outcome (cached legs first), with the run's log directory: the
+  // CLI appends it to <log-dir>/legs.jsonl, so a run killed outright still says what finished.
+  std::function<void(const LegResult&, const std::string& log_dir)> on_finished;
   std::function<void(const std::string&)> on_notice;    // warnings worth a line on stderr
   std::function<void(const std::string&)> on_progress;  // "waiting for quiet: 3s foreign=87%"
   std::function<void(const std::string&)> on_detail;    // -v only: how the run was set up

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "config/json_source.h"
 #include "runner/capture.h"
@@ -61,6 +62,34 @@ TEST_F(PreflightCli, ADaemonThatLeftItsLegsGroupIsKilledWhenTheLegEnds) {
   ASSERT_EQ(pids.size(), 1u);
   EXPECT_FALSE(testing::Alive(pids[0])) << "the daemon " << pids[0] << " outlived its leg";
   if (testing::Alive(pids[0])) kill(pids[0], SIGKILL);
+}
+
+// Each finished leg is appended to <log-dir>/legs.jsonl as it ends: a run killed outright
+// (no report written) still says which legs finished and how; a run that ends says so last.
+TEST_F(PreflightCli, WhatAKilledRunFinishedIsInItsLegsStream) {
+  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {
+    "quick": {"run": "exit 0"},
+    "red": {"run": "exit 3"},
+    "hang": {"run": "mkdir -p out; touch out/hang-started; sleep 60", "needs": ["quick"]}},
+    "suites": {"default": ["quick", "red", "hang"]}})");
+  TempDir logs;
+  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache", "-j", "1", "--log-dir", logs.path() + "/run"},
+                             dir_.path(), {}, logs.path() + "/out"});
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/hang-started", 30)) << logs.Read("out");
+  kill(child->pid(), SIGKILL);
+  waitpid(child->pid(), nullptr, 0);
+  std::vector<Json> lines;
+  std::istringstream in(logs.Read("run/legs.jsonl"));
+  for (std::string line; std::getline(in, line);) lines.push_back(Json::parse(line, nullptr, false));
+  ASSERT_EQ(lines.size(), 2u) << logs.Read("run/legs.jsonl");
+  EXPECT_EQ(lines[0]["name"], "quick");
+  EXPECT_EQ(lines[0]["outcome"], "pass");
+  EXPECT_EQ(lines[1]["name"], "red");
+  EXPECT_EQ(lines[1]["exit_code"], 3);
+  auto ended = RunProofgate(dir_.path(), "preflight --no-cache -q --log-dir " + logs.path() + "/again");
+  std::string again = logs.Read("again/legs.jsonl");
+  EXPECT_NE(again.find("{\"run_ended\": true, \"exit_code\": 1, \"interrupted\": false}\n"), std::string::npos) << again;
 }
 
 // LESSONS.md #17: proofgate killed outright (no handler runs) takes its legs' process
