@@ -44,7 +44,13 @@ void Sampler::Track(pid_t root, const std::string& token) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!token.empty()) tokens_[root] = token;
   LoadMeter meter(root);
-  meter.Add(TakeSnapshot(proc_, {root}, allowed_, tokens_));
+  // A leg that has just started is its root alone (what it starts shows in the next sample):
+  // one stat file instead of every process's keeps a short leg's cost near its spawn's.
+  Snapshot start = TakeSnapshot(proc_, {}, allowed_);
+  auto stat = proc_.Read("/proc/" + std::to_string(root) + "/stat");
+  auto st = stat ? ParsePidStat(*stat) : std::nullopt;
+  start.trees[root] = st ? st->self_ticks + st->children_ticks : 0;
+  meter.Add(start);
   meters_.insert_or_assign(root, std::move(meter));
 }
 
@@ -54,7 +60,9 @@ LoadEvidence Sampler::Untrack(pid_t root, double reaped_cpu_s) {
   if (it == meters_.end()) return LoadEvidence{};
   LoadMeter meter = std::move(it->second);
   meters_.erase(it);
-  meter.Add(TakeSnapshot(proc_, {root}, allowed_, tokens_));
+  // The root is reaped by now (the supervisor reaps before the scheduler untracks): its
+  // tree's CPU is wait4's `reaped_cpu_s`, and a scan of /proc would find none of it.
+  meter.Add(TakeSnapshot(proc_, {}, allowed_));
   tokens_.erase(root);
   static const long kTicksPerSecond = sysconf(_SC_CLK_TCK);
   meter.SetReapedCpuTicks(static_cast<uint64_t>(std::llround(reaped_cpu_s * kTicksPerSecond)));

@@ -27,7 +27,8 @@ class Sampler {
   // Starts metering `root`'s process tree with a baseline snapshot taken now. `token` is the
   // leg's PROOFGATE_LEG_TOKEN: processes adopted from the leg count as its tree too.
   void Track(pid_t root, const std::string& token = "");
-  // Takes a closing snapshot and returns the evidence; `reaped_cpu_s` is wait4's CPU time.
+  // Takes a closing snapshot and returns the evidence. `root` has been reaped: its tree's CPU
+  // is `reaped_cpu_s`, wait4's figure.
   LoadEvidence Untrack(pid_t root, double reaped_cpu_s);
   // A synchronous snapshot (quiet wait, `proofgate load`).
   Snapshot Now() const;
