@@ -207,7 +207,8 @@ TEST_F(SchedulerTest, CancelStopsRunningLegsAndSkipsPendingOnes) {
   ASSERT_EQ(pipe(fds), 0);
   std::string pids = dir_.path() + "/pids";
   std::thread interrupter([&] {
-    testing::WaitForFile(pids, 30);
+    // The shell's redirect makes the file before echo writes into it: wait for the pid.
+    for (int i = 0; i < 1500 && ReadPids(pids).empty(); ++i) usleep(20'000);
     char byte = 1;
     EXPECT_EQ(write(fds[1], &byte, 1), 1);
   });
@@ -221,8 +222,10 @@ TEST_F(SchedulerTest, CancelStopsRunningLegsAndSkipsPendingOnes) {
   EXPECT_EQ(FindLeg(results, "long")->outcome, Outcome::kError);
   EXPECT_EQ(FindLeg(results, "long")->note, "interrupted; process group killed");
   EXPECT_EQ(FindLeg(results, "later")->outcome, Outcome::kSkipped);
-  usleep(100'000);
-  EXPECT_FALSE(Alive(ReadPids(pids).at(0)));
+  std::vector<pid_t> listed = ReadPids(pids);
+  ASSERT_EQ(listed.size(), 1u);
+  for (int i = 0; i < 250 && Alive(listed[0]); ++i) usleep(20'000);  // a kill lands in microseconds
+  EXPECT_FALSE(Alive(listed[0]));
 }
 
 TEST_F(SchedulerTest, ALegThatCannotStartIsAnErrorNamingTheProgram) {
