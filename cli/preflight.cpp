@@ -81,6 +81,8 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   options.on_notice = [&](const std::string& text) { progress.Notice(text); };
   std::string stream_dir;  // where each finished leg was appended, as it finished
   options.on_finished = [&](const pg::LegResult& leg, const std::string& log_dir) {
+    std::error_code ec;  // a --log-dir used before holds an earlier run's stream: start afresh
+    if (stream_dir.empty()) std::filesystem::remove(log_dir + "/legs.jsonl", ec);
     stream_dir = log_dir;
     pg::Status appended = pg::AppendToFile(log_dir + "/legs.jsonl", pg::LegJsonLine(leg));
     if (!appended.ok()) progress.Notice(appended.message());
