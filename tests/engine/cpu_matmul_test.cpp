@@ -42,17 +42,21 @@ Problem MakeProblem(int64_t M, int64_t K, int64_t N, DType wtype) {
   return p;
 }
 
-// Runs `kernels.gemm` for columns [n0, n1) into an output prefilled with a sentinel, and
-// compares every element: in range against float64 (tolerance scaled by Σ|w·x|), out of range
-// still the sentinel.
-void Check(const MatmulKernels& kernels, const Problem& p, int64_t n0, int64_t n1) {
+// Runs `kernels.gemm` (or `kernels.gemv`, for M <= kGemvMaxRows) for columns [n0, n1) into an
+// output prefilled with a sentinel, and compares every element: in range against float64
+// (tolerance scaled by Σ|w·x|), out of range still the sentinel.
+void Check(const MatmulKernels& kernels, const Problem& p, int64_t n0, int64_t n1, bool gemv = false) {
   const float kSentinel = 1234.5f;
   std::vector<float> out(static_cast<size_t>(p.M * p.N), kSentinel);
   std::vector<float> scratch(kGemmScratchFloats + 16);
   float* aligned = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
   GemmArgs a{reinterpret_cast<const char*>(p.w.data()), p.wtype, static_cast<size_t>(p.K) * (p.wtype == DType::kF32 ? 4 : 2),
              p.x.data(), static_cast<size_t>(p.K), out.data(), static_cast<size_t>(p.N), p.M, p.N, p.K};
-  kernels.gemm(a, n0, n1, aligned);
+  if (gemv) {
+    kernels.gemv(a, n0, n1);
+  } else {
+    kernels.gemm(a, n0, n1, aligned);
+  }
   int bad = 0;
   for (int64_t m = 0; m < p.M && bad < 5; ++m) {
     for (int64_t n = 0; n < p.N && bad < 5; ++n) {
@@ -88,6 +92,47 @@ TEST(CpuMatmul, EveryKernelSetWritesItsColumnsAcrossBlockEdges) {
     for (const MatmulKernels* k : KernelSets()) {
       SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(wt)));
       Check(*k, p, 5, 1100);
+    }
+  }
+}
+
+TEST(CpuMatmul, EveryKernelSetStreamsRowsWithTailsForOneToThreeActivationRows) {
+  // The decode path (M <= kGemvMaxRows). K = 300: four 64-wide steps, then a 44-element tail
+  // (AVX-512: two full vectors and a masked one; AVX2: one 8-wide step and a scalar tail of 4).
+  for (DType wt : {DType::kF32, DType::kF16, DType::kBF16}) {
+    for (int64_t m = 1; m <= kGemvMaxRows; ++m) {
+      Problem p = MakeProblem(m, 300, 67, wt);
+      for (const MatmulKernels* k : KernelSets()) {
+        SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(wt)) + " M=" + std::to_string(m));
+        Check(*k, p, 3, 61, /*gemv=*/true);
+      }
+    }
+  }
+}
+
+TEST(CpuMatmul, EveryKernelSetAddsWeightedRowsIntoTheAccumulator) {
+  // hd = 80: one full 64-wide AVX-512 step and a masked 16; AVX2: two 32-wide steps and a
+  // scalar tail of 16. Rows are strided wider than hd (a cache's other heads lie between).
+  const int64_t hd = 80, n = 37;
+  const size_t stride_elems = 3 * hd;
+  for (DType t : {DType::kF32, DType::kF16}) {
+    Problem p = MakeProblem(1, static_cast<int64_t>(stride_elems), n, t);
+    std::vector<float> weights(p.x.begin(), p.x.begin() + n);
+    for (const MatmulKernels* k : KernelSets()) {
+      SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(t)));
+      std::vector<float> acc(hd + 8, 0.5f);
+      k->weighted_rows(reinterpret_cast<const char*>(p.w.data()), t, stride_elems * (t == DType::kF32 ? 4 : 2),
+                       weights.data(), n, acc.data(), hd);
+      for (int64_t d = 0; d < hd; ++d) {
+        double ref = 0.5, mag = 0.5;
+        for (int64_t j = 0; j < n; ++j) {
+          double term = double{weights[j]} * p.wf[static_cast<size_t>(j) * stride_elems + d];
+          ref += term;
+          mag += std::fabs(term);
+        }
+        ASSERT_NEAR(acc[d], ref, 1e-5 * mag) << "acc[" << d << "]";
+      }
+      for (int64_t d = hd; d < hd + 8; ++d) ASSERT_EQ(acc[d], 0.5f) << "acc[" << d << "] is past hd and was written";
     }
   }
 }

@@ -13,17 +13,6 @@ float CacheValue(const Tensor& v, const char* row, int64_t d) {
   return F16ToF32(reinterpret_cast<const uint16_t*>(row)[d]);
 }
 
-// acc[d] += p * v[d] for one cache row, converting an f16 row on the fly.
-void AddScaledRow(const Tensor& v, const char* row, float p, float* acc, int64_t hd) {
-  if (v.dtype == DType::kF32) {
-    const float* r = reinterpret_cast<const float*>(row);
-    for (int64_t d = 0; d < hd; ++d) acc[d] += p * r[d];
-    return;
-  }
-  const uint16_t* r = reinterpret_cast<const uint16_t*>(row);
-  for (int64_t d = 0; d < hd; ++d) acc[d] += p * F16ToF32(r[d]);
-}
-
 // s[0, n) scaled, exponentiated against their max and normalised; s[n, visible) zeroed, so a
 // row of probabilities can go through a matmul over every visible position.
 void SoftmaxPrefix(float* s, int64_t n, int64_t visible, float scale) {
@@ -57,7 +46,8 @@ void ValuesByMatmul(const Tensor& v, const char* vrows, const float* p, int64_t 
 // Causal attention over the cache, one query head per task. Scores for every query token of
 // a head are one matmul (cache rows × query rows) through the matmul kernels, so f16 caches
 // and SIMD come for free; then a softmax over each token's visible prefix and the weighted
-// sum of values: a second matmul for a prompt, a row loop for a decode step.
+// sum of values: a second matmul for a prompt, one pass over the value rows (the kernel set's
+// weighted_rows) for a decode step.
 void Attention(const Op& op, ThreadPool& pool) {
   const Tensor &q = *op.src[0], &k = *op.src[1], &v = *op.src[2];
   int64_t hd = q.ne[0], heads = q.ne[1], tokens = q.ne[2], group = q.ne[1] / k.ne[1];
@@ -82,7 +72,7 @@ void Attention(const Op& op, ThreadPool& pool) {
       for (int64_t t = 0; t < tokens; ++t) {
         const float* s = scores.data() + t * visible;
         std::fill(acc.begin(), acc.end(), 0.0f);
-        for (int64_t j = 0; j < op.params.n_past + t + 1; ++j) AddScaledRow(v, vrows + j * v.nb[2], s[j], acc.data(), hd);
+        BestKernels().weighted_rows(vrows, v.dtype, v.nb[2], s, op.params.n_past + t + 1, acc.data(), hd);
         std::copy(acc.begin(), acc.end(), out + t * out_stride + h * hd);
       }
     }

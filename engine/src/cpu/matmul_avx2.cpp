@@ -131,36 +131,102 @@ inline float HorizontalSum(__m256 v) {
   return _mm_cvtss_f32(s);
 }
 
-// Two weight rows at a time against every activation row: weights are read once.
-void Gemv(const GemmArgs& a, int64_t n0, int64_t n1) {
-  for (int64_t n = n0; n < n1; n += 2) {
-    int rows = static_cast<int>(Min(2, n1 - n));
-    __m256 acc[kGemvMaxRows][2];
-    for (int m = 0; m < a.M; ++m) acc[m][0] = acc[m][1] = _mm256_setzero_ps();
+template <DType T>
+inline __m256 Load8As(const char* row, int64_t k) {
+  if constexpr (T == DType::kF16) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * k)));
+  } else if constexpr (T == DType::kBF16) {
+    return _mm256_castsi256_ps(
+        _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * k))), 16));
+  } else {
+    return _mm256_loadu_ps(reinterpret_cast<const float*>(row + 4 * k));
+  }
+}
+
+// One weight row at a time, in address order (one sequential stream per thread, as the
+// AVX-512 set; see there), 32 weights per step into four accumulators per activation row.
+template <int M, DType T>
+void GemvRows(const GemmArgs& a, int64_t n0, int64_t n1) {
+  const int64_t K = a.K, kmain = K / 32 * 32;
+  for (int64_t n = n0; n < n1; ++n) {
+    const char* w = a.w + n * a.w_stride;
+    __m256 acc[M][4];
+#pragma GCC unroll 4
+    for (int m = 0; m < M; ++m)
+#pragma GCC unroll 4
+      for (int u = 0; u < 4; ++u) acc[m][u] = _mm256_setzero_ps();
     int64_t k = 0;
-    for (; k + 8 <= a.K; k += 8) {
-      __m256 w0 = Load8(a.wtype, a.w + n * a.w_stride, k);
-      __m256 w1 = rows > 1 ? Load8(a.wtype, a.w + (n + 1) * a.w_stride, k) : _mm256_setzero_ps();
-      for (int m = 0; m < a.M; ++m) {
-        __m256 x = _mm256_loadu_ps(a.x + m * a.x_stride + k);
-        acc[m][0] = _mm256_fmadd_ps(w0, x, acc[m][0]);
-        acc[m][1] = _mm256_fmadd_ps(w1, x, acc[m][1]);
-      }
+    for (; k < kmain; k += 32) {
+      __m256 wv[4];
+#pragma GCC unroll 4
+      for (int u = 0; u < 4; ++u) wv[u] = Load8As<T>(w, k + 8 * u);
+#pragma GCC unroll 4
+      for (int m = 0; m < M; ++m)
+#pragma GCC unroll 4
+        for (int u = 0; u < 4; ++u) acc[m][u] = _mm256_fmadd_ps(wv[u], _mm256_loadu_ps(a.x + m * a.x_stride + k + 8 * u), acc[m][u]);
     }
-    for (int m = 0; m < a.M; ++m) {
-      for (int r = 0; r < rows; ++r) {
-        float s = HorizontalSum(acc[m][r]);
-        for (int64_t t = k; t < a.K; ++t) s += ScalarWeight(a.wtype, a.w + (n + r) * a.w_stride, t) * a.x[m * a.x_stride + t];
-        a.out[m * a.out_stride + n + r] = s;
-      }
+    for (; k + 8 <= K; k += 8) {
+      __m256 wv = Load8As<T>(w, k);
+#pragma GCC unroll 4
+      for (int m = 0; m < M; ++m) acc[m][0] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(a.x + m * a.x_stride + k), acc[m][0]);
+    }
+#pragma GCC unroll 4
+    for (int m = 0; m < M; ++m) {
+      float s = HorizontalSum(_mm256_add_ps(_mm256_add_ps(acc[m][0], acc[m][1]), _mm256_add_ps(acc[m][2], acc[m][3])));
+      for (int64_t t = k; t < K; ++t) s += ScalarWeight(T, w, t) * a.x[m * a.x_stride + t];
+      a.out[m * a.out_stride + n] = s;
     }
   }
+}
+
+template <DType T>
+void GemvAs(const GemmArgs& a, int64_t n0, int64_t n1) {
+  if (a.M == 1) GemvRows<1, T>(a, n0, n1);
+  else if (a.M == 2) GemvRows<2, T>(a, n0, n1);
+  else GemvRows<3, T>(a, n0, n1);
+}
+
+void Gemv(const GemmArgs& a, int64_t n0, int64_t n1) {
+  switch (a.wtype) {
+    case DType::kF16: GemvAs<DType::kF16>(a, n0, n1); break;
+    case DType::kBF16: GemvAs<DType::kBF16>(a, n0, n1); break;
+    default: GemvAs<DType::kF32>(a, n0, n1); break;
+  }
+}
+
+// 32 values of acc (four registers) at a time; a tail of fewer than 32 runs scalar.
+template <DType T>
+void WeightedRowsAs(const char* rows, size_t stride, const float* p, int64_t n, float* acc, int64_t hd) {
+  int64_t d = 0;
+  for (; d + 32 <= hd; d += 32) {
+    __m256 s[4];
+#pragma GCC unroll 4
+    for (int u = 0; u < 4; ++u) s[u] = _mm256_loadu_ps(acc + d + 8 * u);
+    for (int64_t j = 0; j < n; ++j) {
+      const char* r = rows + j * stride;
+      __m256 pj = _mm256_set1_ps(p[j]);
+#pragma GCC unroll 4
+      for (int u = 0; u < 4; ++u) s[u] = _mm256_fmadd_ps(pj, Load8As<T>(r, d + 8 * u), s[u]);
+    }
+#pragma GCC unroll 4
+    for (int u = 0; u < 4; ++u) _mm256_storeu_ps(acc + d + 8 * u, s[u]);
+  }
+  for (; d < hd; ++d) {
+    float s = acc[d];
+    for (int64_t j = 0; j < n; ++j) s += p[j] * ScalarWeight(T, rows + j * stride, d);
+    acc[d] = s;
+  }
+}
+
+void WeightedRows(const char* rows, DType t, size_t stride, const float* p, int64_t n, float* acc, int64_t hd) {
+  if (t == DType::kF16) WeightedRowsAs<DType::kF16>(rows, stride, p, n, acc, hd);
+  else WeightedRowsAs<DType::kF32>(rows, stride, p, n, acc, hd);
 }
 
 }  // namespace
 
 const MatmulKernels* Avx2Kernels() {
-  static const MatmulKernels kernels{"avx2", Gemm, Gemv};
+  static const MatmulKernels kernels{"avx2", Gemm, Gemv, WeightedRows};
   bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
   return ok ? &kernels : nullptr;
 }

@@ -124,45 +124,42 @@ void Gemm(const GemmArgs& a, int64_t n0, int64_t n1, float* scratch) {
   }
 }
 
-// Four weight rows at a time against every activation row (M <= 3): each weight byte is
-// read once per call.
+// One weight row at a time against every activation row (M <= 3), 64 weights per step into
+// four independent accumulators per activation row. Rows are read in address order, so a
+// thread's range of rows is one sequential stream that the hardware prefetcher follows at the
+// machine's streaming bandwidth; interleaving several rows (four 1 KiB streams at once) ran
+// at half of it on 512-wide models (specs/engine-core.md). Each weight byte is read once.
 // The weight dtype is a template parameter: a switch per load costs a branch per 16 weights.
 template <int M, DType T>
 void GemvRows(const GemmArgs& a, int64_t n0, int64_t n1) {
-  int64_t n = n0;
-  for (; n + 4 <= n1; n += 4) {
-    // Fully unrolled (M×4 accumulators, 4 weight vectors) so everything stays in registers.
+  const int64_t K = a.K, kmain = K / 64 * 64;
+  const size_t xs = a.x_stride, os = a.out_stride;
+  for (int64_t n = n0; n < n1; ++n) {
+    const char* w = a.w + n * a.w_stride;
     __m512 acc[M][4];
 #pragma GCC unroll 4
     for (int m = 0; m < M; ++m)
 #pragma GCC unroll 4
-      for (int r = 0; r < 4; ++r) acc[m][r] = _mm512_setzero_ps();
-    for (int64_t k = 0; k < a.K; k += 16) {
-      __mmask16 mask = TailMask(a.K - k);
-      __m512 w[4];
+      for (int u = 0; u < 4; ++u) acc[m][u] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < kmain; k += 64) {
+      __m512 wv[4];
 #pragma GCC unroll 4
-      for (int r = 0; r < 4; ++r) w[r] = LoadAs<T>(a.w + (n + r) * a.w_stride, k, mask);
+      for (int u = 0; u < 4; ++u) wv[u] = LoadAs<T>(w, k + 16 * u, 0xffff);
 #pragma GCC unroll 4
-      for (int m = 0; m < M; ++m) {
-        __m512 x = _mm512_maskz_loadu_ps(mask, a.x + m * a.x_stride + k);
+      for (int m = 0; m < M; ++m)
 #pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r) acc[m][r] = _mm512_fmadd_ps(w[r], x, acc[m][r]);
-      }
+        for (int u = 0; u < 4; ++u) acc[m][u] = _mm512_fmadd_ps(wv[u], _mm512_loadu_ps(a.x + m * xs + k + 16 * u), acc[m][u]);
+    }
+    for (int64_t k = kmain; k < K; k += 16) {
+      __mmask16 mask = TailMask(K - k);
+      __m512 wv = LoadAs<T>(w, k, mask);
+#pragma GCC unroll 4
+      for (int m = 0; m < M; ++m) acc[m][0] = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(mask, a.x + m * xs + k), acc[m][0]);
     }
 #pragma GCC unroll 4
-    for (int m = 0; m < M; ++m)
-#pragma GCC unroll 4
-      for (int r = 0; r < 4; ++r) a.out[m * a.out_stride + n + r] = _mm512_reduce_add_ps(acc[m][r]);
-  }
-  for (; n < n1; ++n) {
     for (int m = 0; m < M; ++m) {
-      __m512 acc = _mm512_setzero_ps();
-      for (int64_t k = 0; k < a.K; k += 16) {
-        __mmask16 mask = TailMask(a.K - k);
-        acc = _mm512_fmadd_ps(LoadAs<T>(a.w + n * a.w_stride, k, mask),
-                              _mm512_maskz_loadu_ps(mask, a.x + m * a.x_stride + k), acc);
-      }
-      a.out[m * a.out_stride + n] = _mm512_reduce_add_ps(acc);
+      __m512 sum = _mm512_add_ps(_mm512_add_ps(acc[m][0], acc[m][1]), _mm512_add_ps(acc[m][2], acc[m][3]));
+      a.out[m * os + n] = _mm512_reduce_add_ps(sum);
     }
   }
 }
@@ -182,10 +179,39 @@ void Gemv(const GemmArgs& a, int64_t n0, int64_t n1) {
   }
 }
 
+inline __mmask16 MaskFor(int64_t left) { return left <= 0 ? 0 : TailMask(left); }
+
+// 64 values of acc (four registers) at a time, every row's p[j]-scaled values added into them.
+template <DType T>
+void WeightedRowsAs(const char* rows, size_t stride, const float* p, int64_t n, float* acc, int64_t hd) {
+  for (int64_t d = 0; d < hd; d += 64) {
+    __mmask16 mask[4];
+    __m512 s[4];
+#pragma GCC unroll 4
+    for (int u = 0; u < 4; ++u) {
+      mask[u] = MaskFor(hd - d - 16 * u);
+      s[u] = _mm512_maskz_loadu_ps(mask[u], acc + d + 16 * u);
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      const char* r = rows + j * stride;
+      __m512 pj = _mm512_set1_ps(p[j]);
+#pragma GCC unroll 4
+      for (int u = 0; u < 4; ++u) s[u] = _mm512_fmadd_ps(pj, LoadAs<T>(r, d + 16 * u, mask[u]), s[u]);
+    }
+#pragma GCC unroll 4
+    for (int u = 0; u < 4; ++u) _mm512_mask_storeu_ps(acc + d + 16 * u, mask[u], s[u]);
+  }
+}
+
+void WeightedRows(const char* rows, DType t, size_t stride, const float* p, int64_t n, float* acc, int64_t hd) {
+  if (t == DType::kF16) WeightedRowsAs<DType::kF16>(rows, stride, p, n, acc, hd);
+  else WeightedRowsAs<DType::kF32>(rows, stride, p, n, acc, hd);
+}
+
 }  // namespace
 
 const MatmulKernels* Avx512Kernels() {
-  static const MatmulKernels kernels{"avx512", Gemm, Gemv};
+  static const MatmulKernels kernels{"avx512", Gemm, Gemv, WeightedRows};
   bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
             __builtin_cpu_supports("f16c");

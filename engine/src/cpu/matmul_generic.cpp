@@ -74,10 +74,17 @@ void Gemv(const GemmArgs& a, int64_t n0, int64_t n1) {
   }
 }
 
+void WeightedRows(const char* rows, DType t, size_t stride, const float* p, int64_t n, float* acc, int64_t hd) {
+  GemmArgs row{rows, t, stride, nullptr, 0, nullptr, 0, 0, 0, 0};
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t d = 0; d < hd; ++d) acc[d] += p[j] * WeightAt(row, j, d);
+  }
+}
+
 }  // namespace
 
 const MatmulKernels& GenericKernels() {
-  static const MatmulKernels kernels{"generic", Gemm, Gemv};
+  static const MatmulKernels kernels{"generic", Gemm, Gemv, WeightedRows};
   return kernels;
 }
 
