@@ -1,6 +1,8 @@
-// A fixed pool of worker threads for the CPU backend's kernels. ParallelFor splits [0, n)
-// into one contiguous chunk per thread (the caller's thread takes the first) and returns
-// when all are done.
+// A fixed pool of worker threads for the CPU backend's kernels. ParallelFor splits [0, n) into
+// contiguous chunks that the caller and the workers claim one at a time, so a thread that the
+// OS has taken off its core (another process's load) holds up at most the chunk it is in:
+// whoever is running takes the rest. The caller always works, and returns when every chunk
+// is done; a worker that wakes late finds nothing left and goes back to sleep.
 #pragma once
 
 #include <atomic>
@@ -21,26 +23,42 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
-  // fn(begin, end, thread_index); chunks are multiples of `grain` except the last.
+  // fn(begin, end, thread_index), thread 0 being the caller; chunks are multiples of `grain`
+  // except the last, and a thread may run several chunks.
   void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t, int)>& fn);
 
   // VT_THREADS when set (≥ 1), else the CPUs this process may run on.
   static int DefaultThreads();
 
+  // Chunks per thread: enough that a preempted thread's share is taken over by the others,
+  // few enough that each chunk of a matmul is a long sequential stream of weight rows.
+  static constexpr int64_t kChunksPerThread = 4;
+
  private:
   void Worker(int index);
+  // Claims and runs chunks of the job in `ticket` until none is left or the job is not
+  // current any more. Returns the chunks it ran.
+  int64_t RunChunks(uint64_t ticket, int thread);
+  void WaitUntilDone(int64_t chunks);
 
-  // Workers spin briefly before sleeping: a decode step runs hundreds of small ops, and a
-  // futex sleep/wake per op would cost more than the ops themselves.
-  static constexpr int kSpins = 20000;
+  // Workers spin briefly before sleeping: a decode step runs a hundred parallel ops, and a
+  // futex sleep/wake per op would cost more than the ops themselves. The caller spins less
+  // before it sleeps on the last chunks: sleeping frees its core, so the OS can move a
+  // preempted worker there to finish.
+  static constexpr int kWorkerSpins = 20000;
+  static constexpr int kCallerSpins = 4000;
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
-  std::condition_variable start_, done_;
-  const std::function<void(int64_t, int64_t, int)>* job_ = nullptr;  // published by generation_
+  std::condition_variable start_, done_cv_;
+  // The job ticket: generation (32 bits) | chunks (16) | next chunk to claim (16), claimed by
+  // compare-and-swap. A thread reads the job's parameters only after claiming one of its
+  // chunks, and the caller publishes the next job only when every chunk of this one is done,
+  // so no thread can run a chunk with another job's parameters.
+  std::atomic<uint64_t> ticket_{0};
+  std::atomic<int64_t> done_{0};
+  const std::function<void(int64_t, int64_t, int)>* job_ = nullptr;
   int64_t n_ = 0, chunk_ = 0;
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
   std::atomic<bool> stop_{false};
 };
 
