@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 
 namespace vt {
@@ -13,6 +14,8 @@ namespace {
 constexpr uint64_t Generation(uint64_t t) { return t >> 32; }
 constexpr int64_t Chunks(uint64_t t) { return static_cast<int64_t>((t >> 16) & 0xffff); }
 constexpr int64_t Next(uint64_t t) { return static_cast<int64_t>(t & 0xffff); }
+
+double Seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 
@@ -39,7 +42,7 @@ int ThreadPool::DefaultThreads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-int64_t ThreadPool::RunChunks(uint64_t ticket, int thread) {
+int64_t ThreadPool::RunChunks(uint64_t ticket, int thread, double* busy) {
   const uint64_t generation = Generation(ticket);
   int64_t ran = 0;
   while (Generation(ticket) == generation && Next(ticket) < Chunks(ticket)) {
@@ -48,7 +51,9 @@ int64_t ThreadPool::RunChunks(uint64_t ticket, int thread) {
     // Chunk Next(ticket) is ours, and its job cannot finish before it is done: the job's
     // parameters stay as they are until then.
     int64_t begin = Next(ticket) * chunk_, end = std::min(n_, begin + chunk_);
+    double start = busy ? Seconds() : 0;
     (*job_)(begin, end, thread);
+    if (busy) *busy += Seconds() - start;
     ++ran;
     if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == Chunks(ticket)) {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -71,10 +76,12 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(
   grain = std::max<int64_t>(1, grain);
   int64_t units = (n + grain - 1) / grain;
   int64_t chunks = std::min<int64_t>({units, size() * kChunksPerThread, 0xffff});
-  if (size() == 1 || chunks == 1) {
+  if (size() == 1 || chunks == 1 || !governor_.UseThreads()) {
+    if (size() > 1 && chunks > 1) governor_.RecordSolo();
     fn(0, n, 0);
     return;
   }
+  double start = Seconds(), busy = 0;
   int64_t chunk = (units + chunks - 1) / chunks * grain;
   chunks = (n + chunk - 1) / chunk;
   job_ = &fn;
@@ -87,8 +94,10 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(
     ticket_.store(ticket, std::memory_order_release);
   }
   start_.notify_all();
-  RunChunks(ticket, 0);
+  int64_t ran = RunChunks(ticket, 0, &busy);
   WaitUntilDone(chunks);
+  // What the caller alone would have taken: its own time per chunk, for every chunk.
+  if (ran > 0) governor_.RecordParallel(Seconds() - start, busy / static_cast<double>(ran) * static_cast<double>(chunks));
 }
 
 void ThreadPool::Worker(int index) {

@@ -2,7 +2,8 @@
 // contiguous chunks that the caller and the workers claim one at a time, so a thread that the
 // OS has taken off its core (another process's load) holds up at most the chunk it is in:
 // whoever is running takes the rest. The caller always works, and returns when every chunk
-// is done; a worker that wakes late finds nothing left and goes back to sleep.
+// is done; a worker that wakes late finds nothing left and goes back to sleep. When the workers
+// stop paying (other processes hold the cores), the governor runs jobs on the caller alone.
 #pragma once
 
 #include <atomic>
@@ -12,6 +13,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "cpu/parallel_governor.h"
 
 namespace vt {
 
@@ -32,13 +35,13 @@ class ThreadPool {
 
   // Chunks per thread: enough that a preempted thread's share is taken over by the others,
   // few enough that each chunk of a matmul is a long sequential stream of weight rows.
-  static constexpr int64_t kChunksPerThread = 4;
+  static constexpr int64_t kChunksPerThread = 8;
 
  private:
   void Worker(int index);
   // Claims and runs chunks of the job in `ticket` until none is left or the job is not
-  // current any more. Returns the chunks it ran.
-  int64_t RunChunks(uint64_t ticket, int thread);
+  // current any more. Returns the chunks it ran; adds their seconds to *busy when given.
+  int64_t RunChunks(uint64_t ticket, int thread, double* busy = nullptr);
   void WaitUntilDone(int64_t chunks);
 
   // Workers spin briefly before sleeping: a decode step runs a hundred parallel ops, and a
@@ -60,6 +63,7 @@ class ThreadPool {
   const std::function<void(int64_t, int64_t, int)>* job_ = nullptr;
   int64_t n_ = 0, chunk_ = 0;
   std::atomic<bool> stop_{false};
+  ParallelGovernor governor_;  // the caller's only
 };
 
 }  // namespace vt
