@@ -10,20 +10,36 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <utility>
 
 namespace pg {
 namespace {
 
-std::atomic<int> g_kept_fd{-1};
+constexpr int kMaxWatched = 4096;
 
-// Whether a process other than a zombie is in group `pgid`, read from /proc with raw system
+// One record per send on a SOCK_SEQPACKET socket: boundaries kept, no framing to parse.
+enum : int32_t { kWatch = 1, kUnwatch = 2, kGoodbye = 3 };
+struct Message {
+  int32_t op;
+  int32_t pgid;
+};
+
+bool Watched(const pid_t* groups, int count, pid_t pgid) {
+  for (int i = 0; i < count; ++i) {
+    if (groups[i] == pgid) return true;
+  }
+  return false;
+}
+
+// Whether a process other than a zombie is in one of `groups`, read from /proc with raw system
 // calls and stack buffers (no malloc after fork). Zombies cannot write, and nobody may reap
 // them (a subreaper that never waits, a container's init), so they do not count.
-bool LiveMemberIn(pid_t pgid) {
+bool LiveMemberIn(const pid_t* groups, int count) {
   int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return kill(-pgid, 0) == 0;
+  if (dir < 0) return true;  // cannot tell: the caller's deadline ends the wait
   alignas(8) char entries[8192];
   bool live = false;
   for (ssize_t n; !live && (n = getdents64(dir, entries, sizeof entries)) > 0;) {
@@ -52,20 +68,29 @@ bool LiveMemberIn(pid_t pgid) {
         while (*p == ' ') ++p;
         for (; *p >= '0' && *p <= '9'; ++p) f = f * 10 + (*p - '0');
       }
-      live = fields[1] == pgid && state != 'Z' && state != 'X';
+      live = state != 'Z' && state != 'X' && Watched(groups, count, static_cast<pid_t>(fields[1]));
     }
   }
   close(dir);
   return live;
 }
 
-// Async-signal-safe only: this runs in a fork of a multi-threaded process.
+// Killed processes are gone within milliseconds; one stuck in the kernel (D state) is left
+// after 5 s rather than holding mutate's lock for ever.
+void KillAndWait(const pid_t* groups, int count) {
+  for (int i = 0; i < count; ++i) kill(-groups[i], SIGKILL);
+  timespec tick{0, 2'000'000};
+  for (int i = 0; i < 2500 && count > 0 && LiveMemberIn(groups, count); ++i) nanosleep(&tick, nullptr);
+}
+
+// Async-signal-safe only: this runs in a fork of a multi-threaded process, so the table of
+// watched groups is static storage (no malloc after fork).
 [[noreturn]] void Guard(int watch_fd, int kept_fd) {
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) sigaction(sig, &ignore, nullptr);
-  // Only the pipe (and the kept lock) stay open: a guardian holding another guardian's write
-  // end would hide proofgate's death from it.
+  // Only the socket (and the kept lock) stay open: a guardian holding another guardian's
+  // socket would hide proofgate's death from it.
   dup2(watch_fd, 0);
   if (kept_fd > 0) {
     close_range(1, static_cast<unsigned>(kept_fd) - 1, 0);
@@ -73,78 +98,124 @@ bool LiveMemberIn(pid_t pgid) {
   } else {
     close_range(1, ~0U, 0);
   }
-  // First the group to watch (sent once the child exists), then a release byte or EOF.
-  pid_t pgid = 0;
-  size_t got = 0;
-  while (got < sizeof pgid) {
-    ssize_t n = read(0, reinterpret_cast<char*>(&pgid) + got, sizeof pgid - got);
-    if (n == 0 || (n < 0 && errno != EINTR)) _exit(0);  // released before any child existed
-    if (n > 0) got += static_cast<size_t>(n);
+  static pid_t watched[kMaxWatched];
+  int count = 0;
+  for (;;) {
+    Message m{};
+    ssize_t n = recv(0, &m, sizeof m, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // end of file: proofgate is gone
+    if (n != sizeof m) continue;
+    if (m.op == kGoodbye) _exit(0);
+    if (m.op == kWatch && m.pgid > 0 && count < kMaxWatched) watched[count++] = m.pgid;
+    if (m.op != kUnwatch) continue;
+    for (int i = 0; i < count; ++i) {
+      if (watched[i] == m.pgid) {
+        watched[i] = watched[--count];
+        break;
+      }
+    }
   }
-  char byte = 0;
-  ssize_t n;
-  do {
-    n = read(0, &byte, 1);
-  } while (n < 0 && errno == EINTR);
-  if (n == 1 || pgid <= 0) _exit(0);
-  kill(-pgid, SIGKILL);
-  // Killed processes are gone within milliseconds; one stuck in the kernel (D state) is left
-  // after 5 s rather than holding the lock for ever.
-  timespec tick{0, 2'000'000};
-  for (int i = 0; i < 2500 && kill(-pgid, 0) == 0 && LiveMemberIn(pgid); ++i) nanosleep(&tick, nullptr);
+  KillAndWait(watched, count);
   _exit(0);
 }
 
 }  // namespace
 
-void KeepOpenInGuardians(int fd) { g_kept_fd = fd; }
+// The forked guardian, seen from proofgate: its pid and proofgate's end of the socket.
+class GuardianProcess {
+ public:
+  // nullptr when socketpair or fork fails.
+  static std::shared_ptr<GuardianProcess> Fork(int kept_fd) {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) return nullptr;
+    pid_t pid = fork();
+    if (pid == 0) Guard(fds[0], kept_fd);
+    close(fds[0]);
+    if (pid < 0) {
+      close(fds[1]);
+      return nullptr;
+    }
+    return std::make_shared<GuardianProcess>(pid, fds[1]);
+  }
+  GuardianProcess(pid_t pid, int fd) : pid_(pid), fd_(fd), owner_(getpid()) {}
+  GuardianProcess(const GuardianProcess&) = delete;
+  GuardianProcess& operator=(const GuardianProcess&) = delete;
+  // Goodbye, then reap: the kept lock is closed once this returns. A fork of proofgate that
+  // exits without exec runs this destructor too, and must not end its parent's guardian.
+  ~GuardianProcess() {
+    if (getpid() != owner_) return;
+    Send(kGoodbye, 0);
+    close(fd_);
+    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  // MSG_NOSIGNAL: a guardian someone killed must not raise SIGPIPE here.
+  void Send(int32_t op, pid_t pgid) const {
+    Message m{op, static_cast<int32_t>(pgid)};
+    while (send(fd_, &m, sizeof m, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+    }
+  }
+  pid_t pid() const { return pid_; }
+  std::atomic<int> attached{0};  // handles using it; a full guardian is retired
+
+ private:
+  pid_t pid_;
+  int fd_;
+  pid_t owner_;
+};
+
+namespace {
+
+std::mutex g_mutex;
+std::shared_ptr<GuardianProcess> g_current;  // guarded by g_mutex
+int g_kept_fd = -1;                          // guarded by g_mutex
+
+}  // namespace
+
+void KeepOpenInGuardians(int fd) {
+  std::shared_ptr<GuardianProcess> retired;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_kept_fd = fd;
+    retired = std::move(g_current);
+  }
+  // Released outside the lock: its goodbye waits for the guardian to exit.
+}
 
 GroupGuardian GroupGuardian::Start() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_current && g_current->attached.load() >= kMaxWatched) g_current.reset();
+  if (!g_current) g_current = GuardianProcess::Fork(g_kept_fd);
   GroupGuardian g;
-  // A socket, not a pipe: releasing a guardian someone killed must not raise SIGPIPE here.
-  int fds[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return g;
-  int kept = g_kept_fd.load();
-  pid_t pid = fork();
-  if (pid == 0) Guard(fds[0], kept);
-  close(fds[0]);
-  if (pid < 0) {
-    close(fds[1]);
-    return g;
-  }
-  g.pid_ = pid;
-  g.release_fd_ = fds[1];
+  g.process_ = g_current;
+  if (g.process_) g.process_->attached.fetch_add(1);
   return g;
 }
 
 GroupGuardian::GroupGuardian(GroupGuardian&& other) noexcept
-    : pid_(std::exchange(other.pid_, -1)), release_fd_(std::exchange(other.release_fd_, -1)) {}
+    : process_(std::move(other.process_)), watched_(std::exchange(other.watched_, 0)) {}
 
 GroupGuardian& GroupGuardian::operator=(GroupGuardian&& other) noexcept {
-  std::swap(pid_, other.pid_);
-  std::swap(release_fd_, other.release_fd_);
+  std::swap(process_, other.process_);
+  std::swap(watched_, other.watched_);
   return *this;
 }
 
 void GroupGuardian::Watch(pid_t pgid) {
-  if (release_fd_ < 0) return;
-  while (send(release_fd_, &pgid, sizeof pgid, MSG_NOSIGNAL) < 0 && errno == EINTR) {
-  }
+  if (!process_ || pgid <= 0) return;
+  process_->Send(kWatch, pgid);
+  watched_ = pgid;
 }
 
 void GroupGuardian::Release() {
-  if (release_fd_ >= 0) {
-    char byte = 1;
-    while (send(release_fd_, &byte, 1, MSG_NOSIGNAL) < 0 && errno == EINTR) {
-    }
-    close(release_fd_);
-    release_fd_ = -1;
-  }
-  if (pid_ > 0) {
-    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-  }
+  if (!process_) return;
+  if (watched_ > 0) process_->Send(kUnwatch, watched_);
+  watched_ = 0;
+  process_->attached.fetch_sub(1);
+  process_.reset();
 }
+
+pid_t GroupGuardian::pid() const { return process_ ? process_->pid() : -1; }
 
 }  // namespace pg

@@ -38,6 +38,7 @@ class Child {
   ~Child();
 
   pid_t pid() const { return pid_; }
+  pid_t guardian_pid() const { return guardian_.pid(); }  // -1 when unguarded
   int pidfd() const { return pidfd_; }  // readable once the child has exited
 
   // Reaps the child if it has exited; true when `out` was filled.

@@ -97,29 +97,41 @@ TEST_F(PreflightCli, WhatAKilledRunFinishedIsInItsLegsStream) {
 }
 
 // LESSONS.md #17: proofgate killed outright (no handler runs) takes its legs' process
-// groups with it; the guardian of each group sees proofgate's end and kills what is left.
-TEST_F(PreflightCli, ALegsGroupDiesWithAProofgateKilledOutright) {
-  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"long": {"run":
-    "mkdir -p out; sleep 60 & echo $! > out/sleep.pid; wait"}}, "suites": {"default": ["long"]}})");
+// groups with it: the run's one guardian sees proofgate's end and kills every group it still
+// watches, after a quick leg has already ended and been withdrawn.
+TEST_F(PreflightCli, EveryLegsGroupDiesWithAProofgateKilledOutright) {
+  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {
+    "quick": {"run": "true"},
+    "one": {"run": "mkdir -p out; sleep 60 & echo $! > out/one.pid; wait"},
+    "two": {"run": "mkdir -p out; sleep 60 & echo $! > out/two.pid; wait"}},
+    "suites": {"default": ["quick", "one", "two"]}})");
   TempDir logs;
-  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache"}, dir_.path(), {}, logs.path() + "/log"});
+  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache", "-j", "3"}, dir_.path(), {},
+                             logs.path() + "/log"});
   ASSERT_TRUE(child.ok());
-  ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/sleep.pid", 10));
   std::vector<pid_t> pids;
-  for (int i = 0; i < 100 && pids.empty(); ++i) {
-    pids = testing::ReadPids(dir_.path() + "/out/sleep.pid");
-    if (pids.empty()) usleep(20000);
+  for (const char* leg : {"one", "two"}) {
+    std::string file = dir_.path() + "/out/" + leg + ".pid";
+    ASSERT_TRUE(testing::WaitForFile(file, 10)) << file;
+    std::vector<pid_t> got;
+    for (int i = 0; i < 100 && got.empty(); ++i) {
+      got = testing::ReadPids(file);
+      if (got.empty()) usleep(20000);
+    }
+    ASSERT_EQ(got.size(), 1u) << file;
+    pids.push_back(got[0]);
   }
-  ASSERT_EQ(pids.size(), 1u);
   kill(child->pid(), SIGKILL);
   waitpid(child->pid(), nullptr, 0);
-  bool alive = true;
-  for (int i = 0; i < 250 && alive; ++i) {
-    alive = testing::Alive(pids[0]);
-    if (alive) usleep(20000);
+  for (pid_t pid : pids) {
+    bool alive = true;
+    for (int i = 0; i < 250 && alive; ++i) {
+      alive = testing::Alive(pid);
+      if (alive) usleep(20000);
+    }
+    EXPECT_FALSE(alive) << "the leg's sleep " << pid << " outlived a SIGKILLed proofgate";
+    if (alive) kill(pid, SIGKILL);
   }
-  EXPECT_FALSE(alive) << "the leg's sleep " << pids[0] << " outlived a SIGKILLed proofgate";
-  if (alive) kill(pids[0], SIGKILL);
 }
 
 // LESSONS.md #16: the report proofgate itself writes into the tree is not the user's change.

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "runner/capture.h"
+#include "runner/group_guardian.h"
 #include "runner/scheduler.h"
 #include "test_support.h"
 
@@ -52,6 +55,36 @@ TEST(Process, ACaptureThatOutlivesItsLimitIsAnErrorNamingTheCommand) {
   EXPECT_FALSE(run.ok());
   EXPECT_NE(run.status().message().find("\"sleep\" did not finish within"), std::string::npos)
       << run.status().message();
+}
+
+void Reap(Child& child) {
+  ExitInfo info;
+  while (!child.TryReap(&info)) usleep(1000);
+}
+
+// One guardian serves every child of a run (a fork each cost ~0.8 ms a leg); a kept fd
+// (mutate's lock) retires it, and a retired guardian ends once its last child has.
+TEST(Process, ChildrenShareOneGuardianUntilAKeptFdRetiresIt) {
+  TempDir dir;
+  SpawnSpec spec{{"true"}, dir.path(), {}, dir.path() + "/log"};
+  auto first = Child::Spawn(spec);
+  auto second = Child::Spawn(spec);
+  ASSERT_TRUE(first.ok() && second.ok());
+  pid_t shared = first->guardian_pid();
+  EXPECT_GT(shared, 0);
+  EXPECT_EQ(second->guardian_pid(), shared);
+  KeepOpenInGuardians(-1);
+  auto third = Child::Spawn(spec);
+  ASSERT_TRUE(third.ok());
+  EXPECT_GT(third->guardian_pid(), 0);
+  EXPECT_NE(third->guardian_pid(), shared);
+  EXPECT_EQ(kill(shared, 0), 0) << "retired while its children still run";
+  Reap(*first);
+  Reap(*second);
+  Reap(*third);
+  { Child gone = std::move(*first); }
+  { Child gone = std::move(*second); }
+  EXPECT_EQ(kill(shared, 0), -1) << "the retired guardian " << shared << " outlived its children";
 }
 
 TEST(Process, ReadTailKeepsTheLastLines) {
