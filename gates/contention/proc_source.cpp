@@ -5,18 +5,48 @@
 #include <unistd.h>
 
 namespace pg {
+namespace {
 
-// Plain read(2): /proc files report size 0, so stream-size tricks do not work on them.
-std::optional<std::string> RealProcSource::Read(const std::string& path) const {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+// "/proc/<digits>/..." names one process, which may be gone by the next read.
+bool NamesAProcess(const std::string& path) {
+  constexpr std::string_view kProc = "/proc/";
+  if (path.compare(0, kProc.size(), kProc) != 0) return false;
+  size_t i = kProc.size();
+  return i < path.size() && path[i] >= '0' && path[i] <= '9';
+}
+
+// Plain reads from offset 0: /proc files report size 0, so stream-size tricks do not work.
+std::optional<std::string> ReadFrom(int fd) {
   std::string out;
   char buf[8192];
   ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  close(fd);
+  while ((n = pread(fd, buf, sizeof buf, static_cast<off_t>(out.size()))) > 0) out.append(buf, static_cast<size_t>(n));
   if (n < 0) return std::nullopt;
   return out;
+}
+
+}  // namespace
+
+RealProcSource::~RealProcSource() {
+  for (const auto& [path, fd] : open_) close(fd);
+}
+
+std::optional<std::string> RealProcSource::Read(const std::string& path) const {
+  if (NamesAProcess(path)) {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    auto text = ReadFrom(fd);
+    close(fd);
+    return text;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = open_.find(path);
+  if (it == open_.end()) {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;  // absent files (no PSI, no cgroup v2) are asked again
+    it = open_.emplace(path, fd).first;
+  }
+  return ReadFrom(it->second);
 }
 
 std::vector<std::string> RealProcSource::List(const std::string& dir) const {

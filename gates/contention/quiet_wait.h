@@ -27,10 +27,17 @@ struct QuietResult {
   double last_foreign = 0;
 };
 
+// How the wait passes time: the scheduler waits on its launcher (runner/launcher.h), so a
+// test with a fake launcher waits in fake time.
+struct QuietTimer {
+  std::function<double()> now_s;                        // seconds on the run's clock
+  std::function<bool(double seconds)> sleep_or_cancel;  // true when cancelled instead
+};
+
 // Samples the machine until its foreign share stays under the quiet threshold for
-// `quiet_for_s`, the wait bound passes, or `cancel_fd` becomes readable. `progress` gets
+// `quiet_for_s`, the wait bound passes, or the timer reports a cancel. `progress` gets
 // "waiting for quiet: 3s foreign=87%" about once a second.
-QuietResult WaitForQuiet(const Sampler& sampler, const ContentionRules& rules, int cancel_fd,
+QuietResult WaitForQuiet(const Sampler& sampler, const ContentionRules& rules, const QuietTimer& timer,
                          const std::function<void(const std::string&)>& progress);
 
 }  // namespace pg

@@ -206,8 +206,13 @@ bool Scheduler::RetryContended(Slot& slot, Outcome outcome, const std::string& n
 }
 
 void Scheduler::StartRerun(Slot& slot) {
-  QuietResult quiet = WaitForQuiet(*options_.sampler, options_.rules, options_.cancel_fd,
-                                   options_.on_notice);
+  // The wait passes on the launcher's clock: fake time with a fake launcher.
+  ProcessLauncher& launcher = supervisor_.launcher();
+  const Clock& clock = launcher.clock();
+  Clock::time_point began = clock.Now();
+  QuietTimer timer{[&] { return clock.Since(began); },
+                   [&](double s) { return launcher.Wait({}, clock.Now() + Clock::Seconds(s), options_.cancel_fd); }};
+  QuietResult quiet = WaitForQuiet(*options_.sampler, options_.rules, timer, options_.on_notice);
   std::string waited = std::to_string(static_cast<int>(quiet.waited_s)) + " s";
   if (quiet.cancelled) {
     cancelled_ = true;

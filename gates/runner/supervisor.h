@@ -32,6 +32,7 @@ class Supervisor {
   Supervisor& operator=(const Supervisor&) = delete;
 
   const Clock& clock() const { return launcher_.clock(); }
+  ProcessLauncher& launcher() const { return launcher_; }
   // Starts `spec` with a time limit (<= 0: none); the id names it in what Wait returns.
   StatusOr<int> Start(const SpawnSpec& spec, double timeout_s);
   pid_t pid(int id) const;

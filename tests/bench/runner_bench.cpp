@@ -2,6 +2,7 @@
 //   ShellLoop50   — sh running /bin/true 50 times (the floor: one fork+exec each)
 //   Scheduler50/j — proofgate's scheduler running 50 legs of ["true"] with j jobs
 //   WarmCached50  — RunPreflight on an unchanged git tree: 50 cached legs, nothing spawned
+//   MachineSnapshot — one reading of the machine's counters, as each leg's start and end take
 // Report the ratios (Scheduler50/1 ÷ ShellLoop50, WarmCached50 ÷ ShellLoop50).
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <fstream>
 
 #include "config/suite_config.h"
+#include "contention/snapshot.h"
 #include "git/git.h"
 #include "runner/preflight.h"
 #include "runner/capture.h"
@@ -78,6 +80,12 @@ void WarmCached50(benchmark::State& state) {
   }
 }
 BENCHMARK(WarmCached50)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void MachineSnapshot(benchmark::State& state) {
+  pg::RealProcSource proc;
+  for (auto _ : state) benchmark::DoNotOptimize(pg::TakeSnapshot(proc, {}, {}));
+}
+BENCHMARK(MachineSnapshot)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include "config/json_source.h"
 #include "config/suite_config.h"
 #include "runner/scheduler.h"
+#include "fake_launcher.h"
 #include "fake_proc.h"
 #include "test_support.h"
 
@@ -12,8 +13,9 @@ namespace {
 using testing::FindLeg;
 using testing::TempDir;
 
-// Real legs, recorded /proc: the fake machine shows `foreign_share` of foreign load until
-// the test lowers it (by default as soon as a leg is tagged contended).
+// Fake legs in fake time (FakeLauncher), recorded /proc: the fake machine shows
+// `foreign_share` of foreign load until the test lowers it (by default as soon as a leg is
+// tagged contended). The quiet wait passes on the launcher's fake clock too: nothing sleeps.
 class ContentionRules : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -21,6 +23,8 @@ class ContentionRules : public ::testing::Test {
     rules_.sample_interval_s = 0.01;
     rules_.quiet_for_s = 0.05;
     rules_.quiet_wait_s = 2;
+    launcher_.Script(kFlaky, testing::FakeProgram{.runs_s = 0.1, .exit_codes = {1, 0}});
+    launcher_.Script("exit 1", testing::FakeProgram{.runs_s = 0.1, .exit_code = 1});
   }
   std::vector<LegResult> Run(const std::string& legs, int jobs = 1) {
     auto config = ParseSuiteConfig("suites.json", "{\"schema_version\": 1, \"legs\": {" + legs + "}, \"suites\": {}}");
@@ -35,19 +39,24 @@ class ContentionRules : public ::testing::Test {
     options.sampler = &sampler;
     options.rules = rules_;
     options.retry_contended = retry_;
+    options.launcher = &launcher_;
     options.on_change = [&](const LegResult& leg, std::string_view state) {
       states_.push_back(leg.name + ":" + std::string(state));
       if (state == "contended" && quiet_after_contended_) proc_.foreign_share = 0.0;
     };
     Scheduler scheduler(options, selected, {});
-    return scheduler.Run();
+    auto results = scheduler.Run();
+    EXPECT_FALSE(launcher_.stuck);
+    return results;
   }
   static std::string Def(const std::string& name, const std::string& body, bool timing = true) {
     return "\"" + name + "\": {\"run\": " + Json(body).dump() + (timing ? ", \"timing\": true" : "") + "}";
   }
   // Fails the first time it runs, passes after.
-  std::string FlakyUnderLoad() const { return "[ -f " + dir_.path() + "/ran ] || { touch " + dir_.path() + "/ran; exit 1; }"; }
+  static constexpr const char* kFlaky = "flaky-under-load";
+  static std::string FlakyUnderLoad() { return kFlaky; }
 
+  testing::FakeLauncher launcher_;
   testing::FakeProc proc_;
   pg::ContentionRules rules_;
   bool retry_ = true;
@@ -132,21 +141,24 @@ TEST_F(ContentionRules, NoRetryReportsContendedWithoutARerun) {
 
 TEST_F(ContentionRules, TheRerunRunsAloneAfterTheOtherLegsFinish) {
   proc_.foreign_share = 0.8;
-  std::string stamps = dir_.path() + "/stamps";
-  std::string rerun = "[ -f " + dir_.path() + "/ran ] && { " + testing::Stamped("perf2", stamps, "sleep 0.2") +
-                      "; exit 0; }; touch " + dir_.path() + "/ran; exit 1";
-  auto results = Run(Def("a", testing::Stamped("a", stamps, "sleep 0.4"), false) + "," + Def("perf", rerun) +
-                         "," + Def("b", testing::Stamped("b", stamps, "sleep 0.4"), false) + "," +
-                         Def("c", testing::Stamped("c", stamps, "sleep 0.2"), false),
+  launcher_.Script("a", testing::FakeProgram{.runs_s = 0.4});
+  launcher_.Script("b", testing::FakeProgram{.runs_s = 0.4});
+  launcher_.Script("c", testing::FakeProgram{.runs_s = 0.2});
+  auto results = Run(Def("a", "a", false) + "," + Def("perf", FlakyUnderLoad()) + "," + Def("b", "b", false) + "," +
+                         Def("c", "c", false),
                      3);
   EXPECT_EQ(FindLeg(results, "perf")->outcome, Outcome::kPass);
-  auto intervals = testing::ReadIntervals(stamps);
-  ASSERT_EQ(intervals.size(), 4u);
-  auto perf2 = std::find_if(intervals.begin(), intervals.end(), [](auto& i) { return i.leg == "perf2"; });
-  ASSERT_NE(perf2, intervals.end());
-  for (const auto& other : intervals) {
-    if (other.leg == "perf2") continue;
-    EXPECT_FALSE(testing::AnyOverlap({*perf2, other})) << other.leg;
+  ASSERT_EQ(launcher_.starts().size(), 5u);
+  const testing::FakeStart* rerun = nullptr;
+  for (const testing::FakeStart& s : launcher_.starts()) {
+    if (s.program == kFlaky && s.started > 0) rerun = &s;
+  }
+  ASSERT_NE(rerun, nullptr);
+  for (const testing::FakeStart& other : launcher_.starts()) {
+    if (&other == rerun) continue;
+    EXPECT_TRUE(other.ended <= rerun->started || other.started >= rerun->ended)
+        << other.program << " ran from " << other.started << " to " << other.ended << ", the rerun from "
+        << rerun->started << " to " << rerun->ended;
   }
 }
 

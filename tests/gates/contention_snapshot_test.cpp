@@ -158,14 +158,27 @@ ContentionRules FastRules() {
   return rules;
 }
 
+// Time for the quiet wait that passes only when it sleeps: no test waits for real.
+struct FakeTimer {
+  double now = 0;
+  double cancel_at = -1;  // the cancel fd reads as readable from then on; -1: never
+  QuietTimer Timer() {
+    return QuietTimer{[this] { return now; }, [this](double s) {
+                        now += s;
+                        return cancel_at >= 0 && now >= cancel_at - 1e-9;
+                      }};
+  }
+};
+
 TEST(QuietWait, ReturnsOnceTheMachineStaysQuiet) {
   FakeProc proc;
   proc.LiveStat(2);
   proc.foreign_share = 0.05;
   Sampler sampler(proc, 0.01, {});
-  QuietResult r = WaitForQuiet(sampler, FastRules(), -1, nullptr);
+  FakeTimer time;
+  QuietResult r = WaitForQuiet(sampler, FastRules(), time.Timer(), nullptr);
   EXPECT_TRUE(r.quiet);
-  EXPECT_LT(r.waited_s, 0.5);
+  EXPECT_NEAR(r.waited_s, 0.05, 1e-9);  // quiet_for_s: quiet from the first sample on
 }
 
 TEST(QuietWait, GivesUpWhenNeverQuietAndSaysSo) {
@@ -176,8 +189,10 @@ TEST(QuietWait, GivesUpWhenNeverQuietAndSaysSo) {
   ContentionRules rules = FastRules();
   rules.quiet_wait_s = 1.2;
   std::vector<std::string> progress;
-  QuietResult r = WaitForQuiet(sampler, rules, -1, [&](const std::string& line) { progress.push_back(line); });
+  FakeTimer time;
+  QuietResult r = WaitForQuiet(sampler, rules, time.Timer(), [&](const std::string& line) { progress.push_back(line); });
   EXPECT_FALSE(r.quiet);
+  EXPECT_NEAR(r.waited_s, 1.2, 1e-6);
   EXPECT_DOUBLE_EQ(r.last_foreign, 0.6);
   ASSERT_FALSE(progress.empty());
   EXPECT_EQ(progress.front(), "waiting for quiet: 1s foreign=60%");
@@ -188,15 +203,12 @@ TEST(QuietWait, ACancelStopsTheWait) {
   proc.LiveStat(1);
   proc.foreign_share = 0.9;
   Sampler sampler(proc, 0.01, {});
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  char byte = 1;
-  ASSERT_EQ(write(fds[1], &byte, 1), 1);
-  QuietResult r = WaitForQuiet(sampler, FastRules(), fds[0], nullptr);
+  FakeTimer time;
+  time.cancel_at = 0.1;
+  QuietResult r = WaitForQuiet(sampler, FastRules(), time.Timer(), nullptr);
   EXPECT_TRUE(r.cancelled);
   EXPECT_FALSE(r.quiet);
-  close(fds[0]);
-  close(fds[1]);
+  EXPECT_NEAR(time.now, 0.1, 1e-6);
 }
 
 }  // namespace

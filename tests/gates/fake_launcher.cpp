@@ -34,7 +34,7 @@ class FakeProcess final : public Process {
       }
     }
     out->signal = killed_by;
-    out->exit_code = killed_by ? -1 : p.exit_code;
+    out->exit_code = killed_by ? -1 : ExitCodeOf(p);
     return true;
   }
   void SignalGroup(int sig) override {
@@ -44,6 +44,12 @@ class FakeProcess final : public Process {
 
  private:
   FakeStart& start() const { return launcher_.starts_[index_]; }
+  int ExitCodeOf(const FakeProgram& p) const {
+    if (p.exit_codes.empty()) return p.exit_code;
+    size_t nth = 0;
+    for (size_t i = 0; i < index_; ++i) nth += launcher_.starts_[i].program == start().program;
+    return p.exit_codes[std::min(nth, p.exit_codes.size() - 1)];
+  }
   FakeLauncher& launcher_;
   size_t index_;
 };

@@ -29,6 +29,7 @@ struct FakeProgram {
   double runs_s = 0;  // exits by itself this long after it started
   int exit_code = 0;
   std::optional<double> exits_on_term_after_s = 0;  // nullopt: ignores SIGTERM
+  std::vector<int> exit_codes = {};  // when set: the n-th start exits with the n-th (the last repeats)
 };
 
 struct FakeStart {

@@ -49,34 +49,6 @@ void MakeRepo(const TempDir& dir, const std::string& suites) {
   if (!git::CommitAll(dir.path(), "initial").ok()) std::abort();
 }
 
-std::vector<Interval> ReadIntervals(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<Interval> out;
-  std::string leg, what;
-  double t;
-  while (in >> leg >> what >> t) {
-    if (what == "start") out.push_back({leg, t, t});
-    for (auto& i : out) {
-      if (i.leg == leg && what == "end") i.end = t;
-    }
-  }
-  return out;
-}
-
-std::string Stamped(const std::string& leg, const std::string& file, const std::string& body) {
-  return "echo " + leg + " start $(date +%s.%N) >> " + file + "; " + body + "; echo " + leg +
-         " end $(date +%s.%N) >> " + file;
-}
-
-bool AnyOverlap(const std::vector<Interval>& intervals) {
-  for (size_t i = 0; i < intervals.size(); ++i) {
-    for (size_t j = i + 1; j < intervals.size(); ++j) {
-      if (intervals[i].start < intervals[j].end && intervals[j].start < intervals[i].end) return true;
-    }
-  }
-  return false;
-}
-
 bool Alive(pid_t pid) {
   if (kill(pid, 0) != 0) return false;
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");

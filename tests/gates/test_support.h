@@ -30,17 +30,6 @@ class TempDir {
 // and a .gitignore that ignores out/ (where legs write their evidence).
 void MakeRepo(const TempDir& dir, const std::string& suites);
 
-struct Interval {
-  std::string leg;
-  double start = 0;
-  double end = 0;
-};
-// Reads the "<leg> start|end <seconds>" lines that Stamped() legs append to a file.
-std::vector<Interval> ReadIntervals(const std::string& path);
-// A shell leg body that records its start and end in `file` around `body`.
-std::string Stamped(const std::string& leg, const std::string& file, const std::string& body);
-bool AnyOverlap(const std::vector<Interval>& intervals);
-
 // True when `pid` names a live process (zombies count as dead).
 bool Alive(pid_t pid);
 // Pids listed one per line in a file.
