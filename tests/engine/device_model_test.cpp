@@ -46,15 +46,7 @@ class DeviceModel : public ::testing::Test {
   std::vector<Backend*> devices_;
 };
 
-FixtureSpec Moe() {
-  FixtureSpec s;
-  s.experts = 4;
-  s.experts_used = 2;
-  s.ff = 48;
-  s.seed = 2;
-  s.dtype = DType::kF16;
-  return s;
-}
+FixtureSpec Moe() { return FixtureSpec{.ff = 48, .experts = 4, .experts_used = 2, .dtype = DType::kF16, .seed = 2}; }
 
 TEST_F(DeviceModel, GreedyTokensEqualTheCpuEngines) {
   FixtureSpec dense, gqa, bf16;

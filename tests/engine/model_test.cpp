@@ -32,14 +32,7 @@ std::vector<int32_t> Greedy(LlamaModel& m, const std::vector<int32_t>& prompt, i
 const std::vector<int32_t> kPrompt = {kFixtureBos, 'H', 'e', 'l', 'l', 'o', ',', ' ', 'v', 't'};
 
 FixtureSpec Dense() { return FixtureSpec{}; }
-FixtureSpec Moe() {
-  FixtureSpec s;
-  s.experts = 4;
-  s.experts_used = 2;
-  s.ff = 48;
-  s.seed = 2;
-  return s;
-}
+FixtureSpec Moe() { return FixtureSpec{.ff = 48, .experts = 4, .experts_used = 2, .seed = 2}; }
 
 TEST(Model, ReadsLlamaHyperparametersFromTheFixture) {
   FixtureSpec s = Moe();

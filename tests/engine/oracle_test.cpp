@@ -82,31 +82,15 @@ class Oracle : public ::testing::Test {
 TEST_F(Oracle, DenseF32GreedyTokensAndProbabilitiesMatchLlamaCpp) { Compare(FixtureSpec{}, "dense-f32"); }
 
 TEST_F(Oracle, GqaF16WeightsMatchLlamaCpp) {
-  FixtureSpec s;
-  s.dim = 128;
-  s.heads = 8;
-  s.kv_heads = 2;
-  s.dtype = DType::kF16;
-  s.seed = 3;
-  Compare(s, "gqa-f16");
+  Compare(FixtureSpec{.dim = 128, .heads = 8, .kv_heads = 2, .dtype = DType::kF16, .seed = 3}, "gqa-f16");
 }
 
 TEST_F(Oracle, MoeMatchesLlamaCpp) {
-  FixtureSpec s;
-  s.experts = 8;
-  s.experts_used = 2;
-  s.ff = 64;
-  s.dtype = DType::kF16;
-  s.seed = 4;
-  Compare(s, "moe-f16");
+  Compare(FixtureSpec{.ff = 64, .experts = 8, .experts_used = 2, .dtype = DType::kF16, .seed = 4}, "moe-f16");
 }
 
 TEST_F(Oracle, Bf16TiedOutputMatchesLlamaCpp) {
-  FixtureSpec s;
-  s.dtype = DType::kBF16;
-  s.tied_output = true;
-  s.seed = 5;
-  Compare(s, "bf16-tied");
+  Compare(FixtureSpec{.dtype = DType::kBF16, .seed = 5, .tied_output = true}, "bf16-tied");
 }
 
 }  // namespace

@@ -170,27 +170,33 @@ struct FakeTimer {
   }
 };
 
-TEST(QuietWait, ReturnsOnceTheMachineStaysQuiet) {
+// A recorded machine showing `foreign` load on `cpus` CPUs, its sampler, and fake time.
+struct QuietMachine {
+  QuietMachine(int cpus, double foreign) {
+    proc.LiveStat(cpus);
+    proc.foreign_share = foreign;
+  }
+  QuietResult Wait(const ContentionRules& rules, const std::function<void(const std::string&)>& progress = nullptr) {
+    return WaitForQuiet(sampler, rules, time.Timer(), progress);
+  }
   FakeProc proc;
-  proc.LiveStat(2);
-  proc.foreign_share = 0.05;
-  Sampler sampler(proc, 0.01, {});
+  Sampler sampler{proc, 0.01, {}};
   FakeTimer time;
-  QuietResult r = WaitForQuiet(sampler, FastRules(), time.Timer(), nullptr);
+};
+
+TEST(QuietWait, ReturnsOnceTheMachineStaysQuiet) {
+  QuietMachine machine(2, 0.05);
+  QuietResult r = machine.Wait(FastRules());
   EXPECT_TRUE(r.quiet);
   EXPECT_NEAR(r.waited_s, 0.05, 1e-9);  // quiet_for_s: quiet from the first sample on
 }
 
 TEST(QuietWait, GivesUpWhenNeverQuietAndSaysSo) {
-  FakeProc proc;
-  proc.LiveStat(2);
-  proc.foreign_share = 0.6;
-  Sampler sampler(proc, 0.01, {});
+  QuietMachine machine(2, 0.6);
   ContentionRules rules = FastRules();
   rules.quiet_wait_s = 1.2;
   std::vector<std::string> progress;
-  FakeTimer time;
-  QuietResult r = WaitForQuiet(sampler, rules, time.Timer(), [&](const std::string& line) { progress.push_back(line); });
+  QuietResult r = machine.Wait(rules, [&](const std::string& line) { progress.push_back(line); });
   EXPECT_FALSE(r.quiet);
   EXPECT_NEAR(r.waited_s, 1.2, 1e-6);
   EXPECT_DOUBLE_EQ(r.last_foreign, 0.6);
@@ -199,16 +205,12 @@ TEST(QuietWait, GivesUpWhenNeverQuietAndSaysSo) {
 }
 
 TEST(QuietWait, ACancelStopsTheWait) {
-  FakeProc proc;
-  proc.LiveStat(1);
-  proc.foreign_share = 0.9;
-  Sampler sampler(proc, 0.01, {});
-  FakeTimer time;
-  time.cancel_at = 0.1;
-  QuietResult r = WaitForQuiet(sampler, FastRules(), time.Timer(), nullptr);
+  QuietMachine machine(1, 0.9);
+  machine.time.cancel_at = 0.1;
+  QuietResult r = machine.Wait(FastRules());
   EXPECT_TRUE(r.cancelled);
   EXPECT_FALSE(r.quiet);
-  EXPECT_NEAR(time.now, 0.1, 1e-6);
+  EXPECT_NEAR(machine.time.now, 0.1, 1e-6);
 }
 
 }  // namespace

@@ -94,15 +94,15 @@ TEST_F(MutateRecover, ShardsSplitTheJobsAndIdsPickThem) {
 }
 
 TEST_F(MutateRecover, BadSelectionsAndCatalogsAreInvalidInput) {
-  auto shard = testing::RunProofgate(dir_.path(), "mutate --shard 3/2");
-  EXPECT_EQ(shard.exit_code, 2);
-  EXPECT_NE(shard.err.find("--shard 3/2: expected K/N with 1 <= K <= N"), std::string::npos) << shard.err;
-  auto id = testing::RunProofgate(dir_.path(), "mutate --id S9");
-  EXPECT_EQ(id.exit_code, 2);
-  EXPECT_NE(id.err.find("--id S9: no such mutation or combo"), std::string::npos) << id.err;
-  auto listed = testing::RunProofgate(dir_.path(), "mutate --list --id S9");
-  EXPECT_EQ(listed.exit_code, 2);
-  EXPECT_NE(listed.err.find("--id S9: no such mutation or combo"), std::string::npos) << listed.err;
+  const std::pair<const char*, const char*> invalid[] = {
+      {"mutate --shard 3/2", "--shard 3/2: expected K/N with 1 <= K <= N"},
+      {"mutate --id S9", "--id S9: no such mutation or combo"},
+      {"mutate --list --id S9", "--id S9: no such mutation or combo"}};
+  for (const auto& [args, message] : invalid) {
+    auto run = testing::RunProofgate(dir_.path(), args);
+    EXPECT_EQ(run.exit_code, 2) << args;
+    EXPECT_NE(run.err.find(message), std::string::npos) << args << ": " << run.err;
+  }
   auto one = testing::RunProofgate(dir_.path(), "mutate --list --id S2");
   EXPECT_EQ(one.exit_code, 0);
   EXPECT_EQ(one.out.find("S1 "), std::string::npos) << one.out;

@@ -33,6 +33,12 @@ class ScratchTree : public ::testing::Test {
     m.offset = dir_.Read(file).find(find);
     return m;
   }
+  // The scratch tree made, and `m` applied in it with `journal` keeping the original.
+  StatusOr<AppliedMutant> MakeAndApply(const Mutation& m, Journal* journal) {
+    Status made = MakeScratchTree(dir_.path(), scratch_);
+    if (!made.ok()) return made;
+    return AppliedMutant::Apply(scratch_, {&m}, journal);
+  }
   TempDir dir_;
   std::string scratch_;
 };
@@ -120,11 +126,10 @@ TEST_F(ScratchTree, SyncCopiesOnlyWhatChangedAndDropsWhatIsGone) {
 }
 
 TEST_F(ScratchTree, TheJournalPutsBackAFileAMutantWasLeftIn) {
-  ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
   Journal journal(dir_.path() + "/out/journal");
   Mutation m = Mutate("run.sh", "echo run", "exit 1");
-  auto applied = AppliedMutant::Apply(scratch_, {&m}, &journal);
-  ASSERT_TRUE(applied.ok());
+  auto applied = MakeAndApply(m, &journal);
+  ASSERT_TRUE(applied.ok()) << applied.status().message();
   // The process "dies" here: the mutant stays, only the journal knows the original.
   auto recovered = RecoverJournal(journal.dir());
   ASSERT_TRUE(recovered.ok()) << recovered.status().message();
@@ -138,21 +143,19 @@ TEST_F(ScratchTree, TheJournalPutsBackAFileAMutantWasLeftIn) {
 }
 
 TEST_F(ScratchTree, ARestoredMutantLeavesNoJournalEntry) {
-  ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
   Journal journal(dir_.path() + "/out/journal");
   Mutation m = Mutate("src/code.txt", "version 1", "version 2");
-  auto applied = AppliedMutant::Apply(scratch_, {&m}, &journal);
-  ASSERT_TRUE(applied.ok());
+  auto applied = MakeAndApply(m, &journal);
+  ASSERT_TRUE(applied.ok()) << applied.status().message();
   EXPECT_FALSE(std::filesystem::is_empty(journal.dir()));
   ASSERT_TRUE(applied->Restore().ok());
   EXPECT_TRUE(std::filesystem::is_empty(journal.dir()));
 }
 
 TEST_F(ScratchTree, RecoveryRefusesACorruptSavedOriginal) {
-  ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
   Journal journal(dir_.path() + "/out/journal");
   Mutation m = Mutate("src/code.txt", "version 1", "version 2");
-  ASSERT_TRUE(AppliedMutant::Apply(scratch_, {&m}, &journal).ok());
+  ASSERT_TRUE(MakeAndApply(m, &journal).ok());
   for (const auto& f : std::filesystem::directory_iterator(journal.dir())) {
     if (f.path().extension() == ".orig") dir_.Write("out/journal/" + f.path().filename().string(), "garbage\n");
   }

@@ -29,12 +29,17 @@ SupervisedExit WaitOne(Supervisor& supervisor, int cancel_fd = -1) {
   return ended.empty() ? SupervisedExit{} : ended.front();
 }
 
+// `program`, scripted so, started alone with `limit_s` under a 5 s grace; waited for.
+SupervisedExit RunAlone(FakeLauncher& fake, const std::string& program, FakeProgram script, double limit_s) {
+  fake.Script(program, script);
+  Supervisor supervisor(fake, 5);
+  EXPECT_TRUE(supervisor.Start(Spec(program), limit_s).ok());
+  return WaitOne(supervisor);
+}
+
 TEST(Supervisor, AChildPastItsLimitGetsTermThenKillAfterTheGrace) {
   FakeLauncher fake;
-  fake.Script("stubborn", FakeProgram{kForever, 0, std::nullopt});
-  Supervisor supervisor(fake, 5);
-  ASSERT_TRUE(supervisor.Start(Spec("stubborn"), 3).ok());
-  SupervisedExit exit = WaitOne(supervisor);
+  SupervisedExit exit = RunAlone(fake, "stubborn", FakeProgram{kForever, 0, std::nullopt}, 3);
   EXPECT_TRUE(exit.timed_out);
   EXPECT_EQ(exit.info.signal, SIGKILL);
   EXPECT_DOUBLE_EQ(exit.wall_s, 8);
@@ -44,10 +49,7 @@ TEST(Supervisor, AChildPastItsLimitGetsTermThenKillAfterTheGrace) {
 
 TEST(Supervisor, AChildThatAnswersTermIsNeverKilled) {
   FakeLauncher fake;
-  fake.Script("polite", FakeProgram{kForever, 0, 0.5});
-  Supervisor supervisor(fake, 5);
-  ASSERT_TRUE(supervisor.Start(Spec("polite"), 3).ok());
-  SupervisedExit exit = WaitOne(supervisor);
+  SupervisedExit exit = RunAlone(fake, "polite", FakeProgram{kForever, 0, 0.5}, 3);
   EXPECT_TRUE(exit.timed_out);
   EXPECT_EQ(exit.info.signal, SIGTERM);
   EXPECT_DOUBLE_EQ(exit.wall_s, 3.5);
@@ -56,10 +58,7 @@ TEST(Supervisor, AChildThatAnswersTermIsNeverKilled) {
 
 TEST(Supervisor, AChildWithinItsLimitEndsWithItsOwnExitAndNoSignal) {
   FakeLauncher fake;
-  fake.Script("quick", FakeProgram{2, 4});
-  Supervisor supervisor(fake, 5);
-  ASSERT_TRUE(supervisor.Start(Spec("quick"), 3).ok());
-  SupervisedExit exit = WaitOne(supervisor);
+  SupervisedExit exit = RunAlone(fake, "quick", FakeProgram{2, 4}, 3);
   EXPECT_FALSE(exit.timed_out);
   EXPECT_EQ(exit.info.exit_code, 4);
   EXPECT_EQ(exit.info.signal, 0);
@@ -70,10 +69,7 @@ TEST(Supervisor, AChildWithinItsLimitEndsWithItsOwnExitAndNoSignal) {
 
 TEST(Supervisor, NoLimitMeansTheChildRunsAsLongAsItRuns) {
   FakeLauncher fake;
-  fake.Script("long", FakeProgram{kForever, 0});
-  Supervisor supervisor(fake, 5);
-  ASSERT_TRUE(supervisor.Start(Spec("long"), 0).ok());
-  SupervisedExit exit = WaitOne(supervisor);
+  SupervisedExit exit = RunAlone(fake, "long", FakeProgram{kForever, 0}, 0);
   EXPECT_FALSE(exit.timed_out);
   EXPECT_DOUBLE_EQ(exit.wall_s, kForever);
   EXPECT_TRUE(fake.Find("long")->signals.empty());
