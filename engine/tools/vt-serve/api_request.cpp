@@ -1,0 +1,215 @@
+#include "api_request.h"
+
+#include <limits>
+#include <set>
+
+namespace vtserve {
+namespace {
+
+using Json = nlohmann::json;
+
+// The fields each endpoint honours. Anything else is refused: a field the server ignored
+// would change what the client believes it asked for (vLLM warns; we say no).
+const std::set<std::string> kSampling = {"model", "max_tokens", "temperature", "top_p", "top_k", "min_p", "seed",
+                                         "stop", "repetition_penalty", "ignore_eos", "n", "stream", "stream_options",
+                                         "user"};
+const std::set<std::string> kCompletionOnly = {"prompt"};
+const std::set<std::string> kChatOnly = {"messages", "max_completion_tokens", "chat_template_kwargs",
+                                         "add_generation_prompt"};
+
+ApiError Bad(const std::string& param, const std::string& message) { return ApiError{400, message, param}; }
+
+// Each reader leaves `*out` alone when the field is absent or null, and says what is wrong.
+bool ReadDouble(const Json& j, const char* key, double* out, ApiError* e) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return true;
+  if (!it->is_number()) return *e = Bad(key, std::string(key) + " must be a number"), false;
+  *out = it->get<double>();
+  return true;
+}
+
+bool ReadInt(const Json& j, const char* key, int64_t lo, int64_t hi, std::optional<int64_t>* out, ApiError* e) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return true;
+  if (!it->is_number_integer() && !it->is_number_unsigned()) return *e = Bad(key, std::string(key) + " must be an integer"), false;
+  if (it->is_number_unsigned() ? it->get<uint64_t>() > static_cast<uint64_t>(hi) : it->get<int64_t>() < lo || it->get<int64_t>() > hi) {
+    return *e = Bad(key, std::string(key) + " must be between " + std::to_string(lo) + " and " + std::to_string(hi)), false;
+  }
+  *out = it->is_number_unsigned() ? static_cast<int64_t>(it->get<uint64_t>()) : it->get<int64_t>();
+  return true;
+}
+
+bool ReadBool(const Json& j, const char* key, bool* out, ApiError* e) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return true;
+  if (!it->is_boolean()) return *e = Bad(key, std::string(key) + " must be true or false"), false;
+  *out = it->get<bool>();
+  return true;
+}
+
+bool ReadStop(const Json& j, std::vector<std::string>* out, ApiError* e) {
+  auto it = j.find("stop");
+  if (it == j.end() || it->is_null()) return true;
+  if (it->is_string()) return out->push_back(it->get<std::string>()), true;
+  if (!it->is_array()) return *e = Bad("stop", "stop must be a string or an array of strings"), false;
+  for (const Json& s : *it) {
+    if (!s.is_string()) return *e = Bad("stop", "stop must be a string or an array of strings"), false;
+    out->push_back(s.get<std::string>());
+  }
+  return true;
+}
+
+bool ReadSampling(const Json& j, ServeRequest* r, ApiError* e) {
+  vt::SamplingParams& s = r->sampling;
+  std::optional<int64_t> top_k, seed, n, max_tokens, max_completion;
+  if (!ReadDouble(j, "temperature", &s.temperature, e) || !ReadDouble(j, "top_p", &s.top_p, e) ||
+      !ReadDouble(j, "min_p", &s.min_p, e) || !ReadDouble(j, "repetition_penalty", &s.repetition_penalty, e) ||
+      !ReadInt(j, "top_k", -1, std::numeric_limits<int>::max(), &top_k, e) ||
+      !ReadInt(j, "seed", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), &seed, e) ||
+      !ReadInt(j, "n", 1, 1 << 20, &n, e) || !ReadInt(j, "max_tokens", 1, 1 << 30, &max_tokens, e) ||
+      !ReadInt(j, "max_completion_tokens", 1, 1 << 30, &max_completion, e) ||
+      !ReadBool(j, "ignore_eos", &s.ignore_eos, e) || !ReadBool(j, "stream", &r->stream, e) || !ReadStop(j, &s.stop, e)) {
+    return false;
+  }
+  if (n && *n != 1) return *e = Bad("n", "n must be 1: vt-serve returns one choice per request"), false;
+  if (top_k) s.top_k = static_cast<int>(*top_k);
+  if (seed) s.seed = static_cast<uint64_t>(*seed);
+  if (max_completion) max_tokens = max_completion;  // OpenAI's newer name wins, as in vLLM
+  if (max_tokens) r->max_tokens = static_cast<int>(*max_tokens);
+  s.max_tokens = r->max_tokens.value_or(1);  // the real bound is set once the prompt is known
+  vt::Status valid = s.Validate();
+  if (!valid.ok()) return *e = Bad(valid.message().substr(0, valid.message().find(' ')), valid.message()), false;
+  return true;
+}
+
+bool ReadStreamOptions(const Json& j, ServeRequest* r, ApiError* e) {
+  auto it = j.find("stream_options");
+  if (it == j.end() || it->is_null()) return true;
+  if (!it->is_object()) return *e = Bad("stream_options", "stream_options must be an object"), false;
+  for (const auto& [key, value] : it->items()) {
+    if (key != "include_usage") return *e = Bad("stream_options." + key, "unknown field stream_options." + key), false;
+  }
+  if (!r->stream) return *e = Bad("stream_options", "stream_options is only allowed with stream: true"), false;
+  return ReadBool(*it, "include_usage", &r->include_usage, e);
+}
+
+bool ReadPrompt(const Json& j, ServeRequest* r, ApiError* e) {
+  auto it = j.find("prompt");
+  if (it == j.end()) return *e = Bad("prompt", "prompt is required"), false;
+  if (it->is_string()) return r->prompt = it->get<std::string>(), true;
+  if (it->is_array() && !it->empty() && it->front().is_number_integer()) {
+    std::vector<int32_t> ids;
+    for (const Json& id : *it) {
+      if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
+        return *e = Bad("prompt", "prompt must be a string or one array of token ids"), false;
+      }
+      ids.push_back(static_cast<int32_t>(id.get<int64_t>()));
+    }
+    r->prompt_ids = std::move(ids);
+    return true;
+  }
+  return *e = Bad("prompt", "prompt must be a string or one array of token ids (one prompt per request)"), false;
+}
+
+// Text parts are joined into one string, as vLLM does for text-only models.
+bool ReadContent(const Json& content, size_t index, std::string* out, ApiError* e) {
+  std::string where = "messages[" + std::to_string(index) + "].content";
+  if (content.is_string()) return *out = content.get<std::string>(), true;
+  if (!content.is_array()) return *e = Bad(where, where + " must be a string or an array of text parts"), false;
+  for (const Json& part : content) {
+    auto type = part.is_object() ? part.find("type") : part.end();
+    auto text = part.is_object() ? part.find("text") : part.end();
+    if (type == part.end() || *type != "text" || text == part.end() || !text->is_string()) {
+      return *e = Bad(where, where + ": only {\"type\": \"text\", \"text\": ...} parts are supported"), false;
+    }
+    *out += text->get<std::string>();
+  }
+  return true;
+}
+
+bool ReadMessages(const Json& j, ServeRequest* r, ApiError* e) {
+  auto it = j.find("messages");
+  if (it == j.end() || !it->is_array() || it->empty()) return *e = Bad("messages", "messages must be a non-empty array"), false;
+  r->messages = Json::array();
+  for (size_t i = 0; i < it->size(); ++i) {
+    const Json& m = (*it)[i];
+    std::string where = "messages[" + std::to_string(i) + "]";
+    if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) return *e = Bad(where + ".role", where + ".role must be a string"), false;
+    Json flat = m;
+    std::string text;
+    if (!ReadContent(m.contains("content") ? m["content"] : Json(""), i, &text, e)) return false;
+    flat["content"] = text;
+    r->messages.push_back(std::move(flat));
+  }
+  auto kwargs = j.find("chat_template_kwargs");
+  if (kwargs != j.end() && !kwargs->is_null()) {
+    if (!kwargs->is_object()) return *e = Bad("chat_template_kwargs", "chat_template_kwargs must be an object"), false;
+    for (const auto& [key, value] : kwargs->items()) {
+      if (key != "enable_thinking") return *e = Bad("chat_template_kwargs." + key, "unknown chat_template_kwargs." + key), false;
+    }
+    bool thinking = false;
+    if (!ReadBool(*kwargs, "enable_thinking", &thinking, e)) return false;
+    if (kwargs->contains("enable_thinking") && !(*kwargs)["enable_thinking"].is_null()) r->enable_thinking = thinking;
+  }
+  return ReadBool(j, "add_generation_prompt", &r->add_generation_prompt, e);
+}
+
+}  // namespace
+
+Json ApiError::ToJson() const {
+  return {{"error", {{"message", message}, {"type", type}, {"param", param.empty() ? nlohmann::json() : nlohmann::json(param)},
+                     {"code", status}}}};
+}
+
+ParsedRequest ParseRequest(Endpoint endpoint, const std::string& body, const std::string& served) {
+  ParsedRequest out;
+  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return out.error = Bad("", "malformed JSON in the request body"), out;
+  if (!j.is_object()) return out.error = Bad("", "the request body must be a JSON object"), out;
+  const std::set<std::string>& own = endpoint == Endpoint::kChat ? kChatOnly : kCompletionOnly;
+  for (const auto& [key, value] : j.items()) {
+    if (!kSampling.count(key) && !own.count(key)) return out.error = Bad(key, "unknown field \"" + key + "\""), out;
+  }
+  ServeRequest r;
+  r.endpoint = endpoint;
+  auto model = j.find("model");
+  if (model != j.end() && !model->is_null() && !model->is_string()) return out.error = Bad("model", "model must be a string"), out;
+  r.model = model != j.end() && model->is_string() ? model->get<std::string>() : served;
+  if (r.model != served) {
+    out.error = ApiError{404, "The model `" + r.model + "` does not exist.", "model", "NotFoundError"};
+    return out;
+  }
+  ApiError e;
+  bool ok = ReadSampling(j, &r, &e) && ReadStreamOptions(j, &r, &e) &&
+            (endpoint == Endpoint::kChat ? ReadMessages(j, &r, &e) : ReadPrompt(j, &r, &e));
+  if (!ok) return out.error = e, out;
+  out.request = std::move(r);
+  return out;
+}
+
+std::optional<TokenizeBody> ParseTokenizeBody(const std::string& body, bool detokenize, ApiError* error) {
+  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return *error = Bad("", "the request body must be a JSON object"), std::nullopt;
+  TokenizeBody t;
+  const char* field = detokenize ? "tokens" : "prompt";
+  for (const auto& [key, value] : j.items()) {
+    if (key != field && key != "model" && key != "add_special_tokens") return *error = Bad(key, "unknown field \"" + key + "\""), std::nullopt;
+  }
+  if (!ReadBool(j, "add_special_tokens", &t.add_special_tokens, error)) return std::nullopt;
+  auto it = j.find(field);
+  if (!detokenize) {
+    if (it == j.end() || !it->is_string()) return *error = Bad("prompt", "prompt must be a string"), std::nullopt;
+    t.prompt = it->get<std::string>();
+    return t;
+  }
+  if (it == j.end() || !it->is_array()) return *error = Bad("tokens", "tokens must be an array of token ids"), std::nullopt;
+  for (const Json& id : *it) {
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
+      return *error = Bad("tokens", "tokens must be an array of token ids"), std::nullopt;
+    }
+    t.tokens.push_back(static_cast<int32_t>(id.get<int64_t>()));
+  }
+  return t;
+}
+
+}  // namespace vtserve

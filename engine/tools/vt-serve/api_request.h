@@ -1,0 +1,57 @@
+// OpenAI request bodies → what the engine runs, with vLLM's field names and defaults. Anything
+// wrong becomes OpenAI's error object with its HTTP status; nothing throws.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vt/sampling.h"
+
+namespace vtserve {
+
+// OpenAI's error object, and the status it goes with.
+struct ApiError {
+  int status = 400;
+  std::string message;
+  std::string param;                               // the field at fault, when one is
+  std::string type = "invalid_request_error";
+  nlohmann::json ToJson() const;
+};
+
+enum class Endpoint { kCompletions, kChat };
+
+struct ServeRequest {
+  Endpoint endpoint = Endpoint::kCompletions;
+  std::string model;
+  std::string prompt;                          // completions: text to tokenize
+  std::optional<std::vector<int32_t>> prompt_ids;  // completions: ids given as they are
+  nlohmann::json messages;                     // chat: content flattened to strings
+  std::optional<bool> enable_thinking;         // chat_template_kwargs
+  bool add_generation_prompt = true;
+  std::optional<int> max_tokens;               // unset: the rest of the context
+  vt::SamplingParams sampling;
+  bool stream = false;
+  bool include_usage = false;
+};
+
+// Parses and checks `body` for `endpoint`. `served` is the one model name answered (404 else).
+// The result holds either the request or the error.
+struct ParsedRequest {
+  std::optional<ServeRequest> request;
+  ApiError error;
+};
+ParsedRequest ParseRequest(Endpoint endpoint, const std::string& body, const std::string& served);
+
+// The body of /tokenize or /detokenize: {"prompt": "..."} or {"tokens": [...]}.
+struct TokenizeBody {
+  std::string prompt;
+  std::vector<int32_t> tokens;
+  bool add_special_tokens = true;
+};
+std::optional<TokenizeBody> ParseTokenizeBody(const std::string& body, bool detokenize, ApiError* error);
+
+}  // namespace vtserve

@@ -1,0 +1,36 @@
+// Completions, chat completions and their SSE chunks, shaped as OpenAI's (and vLLM's).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api_request.h"
+
+namespace vtserve {
+
+// What a response is about: one request, named once.
+struct ResponseHead {
+  Endpoint endpoint = Endpoint::kCompletions;
+  std::string id;  // "cmpl-..." or "chatcmpl-..."
+  int64_t created = 0;
+  std::string model;
+};
+ResponseHead NewHead(Endpoint endpoint, const std::string& model);
+
+struct Usage {
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+};
+
+// The whole answer of a request that did not stream.
+nlohmann::json FullResponse(const ResponseHead& head, const std::string& text, const std::string& finish_reason, const Usage& usage);
+// One SSE chunk's JSON: text so far (chat's first chunk also carries the role), and the
+// finish reason on the last one ("" before it).
+nlohmann::json Chunk(const ResponseHead& head, const std::string& text, const std::string& finish_reason, bool first);
+// The last chunk when stream_options.include_usage: empty choices and the usage.
+nlohmann::json UsageChunk(const ResponseHead& head, const Usage& usage);
+// "data: <json>\n\n", with bytes that are not UTF-8 replaced rather than thrown on.
+std::string SseEvent(const nlohmann::json& j);
+
+}  // namespace vtserve

@@ -1,0 +1,162 @@
+#include "http_server.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "api_response.h"
+
+namespace vtserve {
+namespace {
+
+using Json = nlohmann::json;
+
+void SendError(httplib::Response& res, const ApiError& e) {
+  res.status = e.status;
+  if (e.status == 503) res.set_header("Retry-After", "1");
+  res.set_content(e.ToJson().dump(), "application/json");
+}
+
+// A job's text as SSE chunks, or gathered into one JSON answer, written as it comes. A client
+// that goes away cancels the job: the worker stops at its next token.
+class Streamer {
+ public:
+  Streamer(std::shared_ptr<Job> job, ResponseHead head, bool stream, bool include_usage)
+      : job_(std::move(job)), head_(std::move(head)), stream_(stream), include_usage_(include_usage) {}
+
+  bool Next(httplib::DataSink& sink) {
+    if (!sink.is_writable()) return Abandon();
+    Job::Update u = job_->Take(std::chrono::milliseconds(100));
+    text_ += u.text;
+    if (stream_ && !u.text.empty() && !Write(sink, SseEvent(Chunk(head_, u.text, "", first_)))) return Abandon();
+    if (!u.text.empty()) first_ = false;
+    if (!u.done) return true;
+    if (!Write(sink, Last(u))) return Abandon();
+    sink.done();
+    return true;
+  }
+  void Released(bool success) {
+    if (!success) job_->Cancel();
+  }
+
+ private:
+  bool Abandon() {
+    job_->Cancel();
+    return false;
+  }
+  static bool Write(httplib::DataSink& sink, const std::string& s) { return sink.write(s.data(), s.size()); }
+
+  // The end: an engine failure as an error object (the status line is already sent), else the
+  // finish reason (and usage) as the protocol wants it.
+  std::string Last(const Job::Update& u) const {
+    Usage usage{static_cast<int64_t>(job_->prompt.size()), job_->completion_tokens()};
+    if (!u.error.empty()) {
+      std::string body = ApiError{500, u.error, "", "InternalServerError"}.ToJson().dump();
+      return stream_ ? "data: " + body + "\n\ndata: [DONE]\n\n" : body;
+    }
+    if (!stream_) return FullResponse(head_, text_, u.finish_reason, usage).dump(-1, ' ', false, Json::error_handler_t::replace);
+    std::string out = SseEvent(Chunk(head_, "", u.finish_reason, first_));
+    if (include_usage_) out += SseEvent(UsageChunk(head_, usage));
+    return out + "data: [DONE]\n\n";
+  }
+
+  std::shared_ptr<Job> job_;
+  ResponseHead head_;
+  bool stream_, include_usage_;
+  bool first_ = true;
+  std::string text_;
+};
+
+void Generate(ServeEngine& engine, Endpoint endpoint, const httplib::Request& req, httplib::Response& res) {
+  ParsedRequest parsed = ParseRequest(endpoint, req.body, engine.options().served_name);
+  if (!parsed.request) return SendError(res, parsed.error);
+  auto submitted = engine.Submit(*parsed.request);
+  if (auto* e = std::get_if<ApiError>(&submitted)) return SendError(res, *e);
+  const ServeRequest& r = *parsed.request;
+  auto streamer = std::make_shared<Streamer>(std::get<std::shared_ptr<Job>>(submitted), NewHead(endpoint, r.model),
+                                             r.stream, r.include_usage);
+  res.set_chunked_content_provider(
+      r.stream ? "text/event-stream" : "application/json",
+      [streamer](size_t, httplib::DataSink& sink) { return streamer->Next(sink); },
+      [streamer](bool success) { streamer->Released(success); });
+}
+
+void Tokenize(const ServeEngine& engine, bool detokenize, const httplib::Request& req, httplib::Response& res) {
+  ApiError error;
+  auto body = ParseTokenizeBody(req.body, detokenize, &error);
+  if (!body) return SendError(res, error);
+  const vt::Tokenizer& t = engine.tokenizer();
+  Json out;
+  if (detokenize) {
+    for (int32_t id : body->tokens) {
+      if (static_cast<size_t>(id) >= t.size()) return SendError(res, ApiError{400, "token id " + std::to_string(id) + " is outside the vocabulary", "tokens"});
+    }
+    vt::StreamDecoder decoder(t);
+    std::string text;
+    for (int32_t id : body->tokens) text += decoder.Push(id);
+    out = {{"prompt", text + decoder.Flush()}};
+  } else {
+    std::vector<int32_t> ids = t.Encode(body->prompt, body->add_special_tokens, /*parse_special=*/true);
+    out = {{"count", ids.size()}, {"max_model_len", engine.options().max_model_len}, {"tokens", ids}};
+  }
+  res.set_content(out.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
+}
+
+}  // namespace
+
+HttpServer::HttpServer(ServeEngine& engine, HttpOptions options)
+    : engine_(engine), options_(std::move(options)), server_(std::make_unique<httplib::Server>()) {
+  Routes();
+}
+
+HttpServer::~HttpServer() = default;
+
+void HttpServer::Routes() {
+  httplib::Server& s = *server_;
+  int threads = std::max(options_.threads, 2);
+  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  s.set_payload_max_length(options_.max_body_bytes);
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (options_.api_key.empty() || req.path.rfind("/v1/", 0) != 0) return httplib::Server::HandlerResponse::Unhandled;
+    if (req.get_header_value("Authorization") == "Bearer " + options_.api_key) return httplib::Server::HandlerResponse::Unhandled;
+    SendError(res, ApiError{401, "a wrong or missing API key (Authorization: Bearer ...)", "", "AuthenticationError"});
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  // What httplib answers itself (no route, a body over the limit) gets OpenAI's error object.
+  s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    std::string message = res.status == 413 ? "the request body is larger than --max-body-bytes"
+                          : res.status == 404 ? "no route " + req.method + " " + req.path
+                                              : "the request could not be read";
+    SendError(res, ApiError{res.status, message, "", res.status == 404 ? "NotFoundError" : "invalid_request_error"});
+  });
+  s.Get("/health", [](const httplib::Request&, httplib::Response& res) { res.status = 200; });
+  s.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+    Json model = {{"id", engine_.options().served_name}, {"object", "model"}, {"created", NewHead(Endpoint::kCompletions, "").created},
+                  {"owned_by", "vt"}, {"max_model_len", engine_.options().max_model_len}};
+    res.set_content(Json{{"object", "list"}, {"data", Json::array({model})}}.dump(), "application/json");
+  });
+  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(engine_.MetricsText(), "text/plain; version=0.0.4");
+  });
+  s.Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) { Generate(engine_, Endpoint::kCompletions, req, res); });
+  s.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { Generate(engine_, Endpoint::kChat, req, res); });
+  s.Post("/tokenize", [this](const httplib::Request& req, httplib::Response& res) { Tokenize(engine_, false, req, res); });
+  s.Post("/detokenize", [this](const httplib::Request& req, httplib::Response& res) { Tokenize(engine_, true, req, res); });
+}
+
+vt::StatusOr<int> HttpServer::Bind() {
+  int port = options_.port == 0 ? server_->bind_to_any_port(options_.host)
+                                : (server_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
+  if (port < 0) {
+    return vt::Status(vt::StatusCode::kUnavailable, "cannot listen on " + options_.host + ":" + std::to_string(options_.port));
+  }
+  return port;
+}
+
+bool HttpServer::Serve() { return server_->listen_after_bind(); }
+
+void HttpServer::Stop() { server_->stop(); }
+
+}  // namespace vtserve

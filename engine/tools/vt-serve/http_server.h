@@ -1,0 +1,45 @@
+// The HTTP side of vt-serve: routes, the API key, body limits and SSE, over cpp-httplib (this
+// pair of files is the only place that includes it).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "serve_engine.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace vtserve {
+
+struct HttpOptions {
+  std::string host = "127.0.0.1";
+  int port = 8000;                    // 0: any free port
+  std::string api_key;                // empty: no key asked
+  size_t max_body_bytes = 1 << 20;
+  int threads = 32;                   // connections served at once
+};
+
+class HttpServer {
+ public:
+  HttpServer(ServeEngine& engine, HttpOptions options);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds the socket; the port bound (the chosen one for --port 0), or kUnavailable.
+  vt::StatusOr<int> Bind();
+  // Serves until Stop() (from another thread); false when it could not.
+  bool Serve();
+  void Stop();
+
+ private:
+  void Routes();
+  ServeEngine& engine_;
+  HttpOptions options_;
+  std::unique_ptr<httplib::Server> server_;
+};
+
+}  // namespace vtserve

@@ -1,0 +1,99 @@
+// vt-serve: an OpenAI-compatible HTTP server over a GGUF llama model (vLLM's flag names).
+#include <signal.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "device_flag.h"
+#include "http_server.h"
+
+namespace {
+
+struct Flags {
+  std::string model, served_name, chat_template, device = "cpu";
+  int64_t max_model_len = 0;
+  int threads = 0;
+  vtserve::HttpOptions http;
+  int max_queued = 64;
+};
+
+int Fail(const std::string& message, int code) {
+  std::cerr << "vt-serve: " << message << "\n";
+  return code;
+}
+
+// SIGINT and SIGTERM are waited for on a thread of their own, which stops the server: nothing
+// runs in a signal handler.
+void StopOnSignal(vtserve::HttpServer& server, sigset_t set) {
+  std::thread([&server, set] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    server.Stop();
+  }).detach();
+}
+
+int Run(Flags f) {
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stops, nullptr);  // before any thread starts, so all inherit it
+  if (f.threads > 0) setenv("VT_THREADS", std::to_string(f.threads).c_str(), 1);
+  vtserve::ServeOptions o{f.served_name.empty() ? f.model : f.served_name, f.max_model_len, f.max_queued, ""};
+  if (!f.chat_template.empty()) {
+    std::ifstream in(f.chat_template, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) return Fail("--chat-template " + f.chat_template + ": cannot read", 2);
+    o.chat_template = text.str();
+  }
+  auto file = vt::GgufFile::Open(f.model);
+  if (!file.ok()) return Fail(file.status().message(), 2);
+  auto shared = std::make_shared<const vt::GgufFile>(std::move(file).value());
+  std::unique_ptr<vt::Backend> opened;
+  auto device = vttools::OpenDevice(f.device, opened);
+  if (!device.ok()) return Fail(device.status().message(), 2);
+  auto model = vt::LlamaModel::Load(shared, vt::Engine{vt::MakeQueue(*device.value())});
+  if (!model.ok()) return Fail(f.model + ": " + model.status().message(), 2);
+  auto engine = vtserve::ServeEngine::Start(shared, std::move(model).value(), o);
+  if (!engine.ok()) return Fail(f.model + ": " + engine.status().message(), 2);
+  vtserve::HttpServer server(*engine.value(), f.http);
+  auto port = server.Bind();
+  if (!port.ok()) return Fail(port.status().message(), 1);
+  StopOnSignal(server, stops);
+  std::cerr << "vt-serve: serving " << o.served_name << " (max_model_len " << engine.value()->options().max_model_len
+            << ") on " << device.value()->name() << "\n";
+  std::cerr << "vt-serve: listening on http://" << f.http.host << ":" << port.value() << std::endl;
+  bool served = server.Serve();
+  engine.value()->CancelAll();  // streams still open end now instead of running to max_tokens
+  return served ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"vt-serve: an OpenAI-compatible server for a GGUF llama model"};
+  Flags f;
+  app.add_option("-m,--model", f.model, "GGUF model file")->required();
+  app.add_option("--host", f.http.host, "Address to listen on (default 127.0.0.1)");
+  app.add_option("--port", f.http.port, "Port (default 8000; 0: any free port)")->check(CLI::Range(0, 65535));
+  app.add_option("--served-model-name", f.served_name, "The model's name in requests (default: the --model path)");
+  app.add_option("--max-model-len", f.max_model_len, "Context length (default: the model's)")->check(CLI::Range(1, 1 << 24));
+  app.add_option("--api-key", f.http.api_key, "Ask every /v1 request for Authorization: Bearer KEY");
+  app.add_option("--chat-template", f.chat_template, "Chat template file (default: the model's)");
+  app.add_option("--max-queued-requests", f.max_queued, "Requests waiting at most; more get 503")->check(CLI::Range(0, 1 << 20));
+  app.add_option("--max-body-bytes", f.http.max_body_bytes, "Largest request body; larger gets 413")->check(CLI::Range(1, 1 << 30));
+  app.add_option("-t,--threads", f.threads, "CPU threads (default: VT_THREADS or all)")->check(CLI::Range(1, 1024));
+  app.add_option("--device", f.device, vttools::kDeviceHelp);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (const char* key = std::getenv("VLLM_API_KEY"); key && f.http.api_key.empty()) f.http.api_key = key;
+  return Run(std::move(f));
+}

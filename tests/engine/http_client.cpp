@@ -1,0 +1,133 @@
+#include "http_client.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <httplib.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace vt::testing {
+namespace {
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+HttpReply From(const httplib::Result& r) {
+  HttpReply out;
+  if (!r) return out;
+  out.status = r->status;
+  out.body = r->body;
+  for (const auto& [k, v] : r->headers) out.headers.emplace(k, v);
+  return out;
+}
+
+httplib::Headers HeadersOf(const std::map<std::string, std::string>& h) { return httplib::Headers(h.begin(), h.end()); }
+
+}  // namespace
+
+std::string HttpReply::Header(const std::string& name) const {
+  auto it = headers.find(name);
+  return it == headers.end() ? "" : it->second;
+}
+
+std::unique_ptr<ServeProcess> ServeProcess::Start(const std::string& bin, const std::vector<std::string>& args, std::string* error) {
+  static int serial = 0;
+  std::string log = (std::filesystem::temp_directory_path() /
+                     ("vt-serve-" + std::to_string(getpid()) + "-" + std::to_string(serial++) + ".log")).string();
+  std::vector<std::string> argv = {bin};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--port", "0"});
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> c;
+    for (auto& a : argv) c.push_back(a.data());
+    c.push_back(nullptr);
+    execv(c[0], c.data());
+    _exit(127);
+  }
+  const std::string marker = "listening on http://127.0.0.1:";
+  for (int i = 0; i < 600; ++i) {
+    std::string text = ReadAll(log);
+    size_t at = text.find(marker);
+    if (at != std::string::npos && text.find('\n', at) != std::string::npos) {
+      return std::unique_ptr<ServeProcess>(new ServeProcess(pid, std::atoi(text.c_str() + at + marker.size()), log));
+    }
+    if (waitpid(pid, nullptr, WNOHANG) == pid) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  *error = "vt-serve did not start listening: " + ReadAll(log);
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return nullptr;
+}
+
+ServeProcess::~ServeProcess() {
+  kill(pid_, SIGTERM);
+  waitpid(pid_, nullptr, 0);
+  std::filesystem::remove(log_);
+}
+
+std::string ServeProcess::Log() const { return ReadAll(log_); }
+
+HttpReply ServeProcess::Get(const std::string& path, const std::map<std::string, std::string>& headers) const {
+  httplib::Client cli("127.0.0.1", port_);
+  cli.set_read_timeout(120, 0);
+  return From(cli.Get(path.c_str(), HeadersOf(headers)));
+}
+
+HttpReply ServeProcess::Post(const std::string& path, const std::string& body, const std::map<std::string, std::string>& headers) const {
+  httplib::Client cli("127.0.0.1", port_);
+  cli.set_read_timeout(120, 0);
+  return From(cli.Post(path.c_str(), HeadersOf(headers), body, "application/json"));
+}
+
+int ServeProcess::OpenStream(const std::string& path, const std::string& body) const {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port_));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return -1;
+  }
+  std::string request = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
+                        std::to_string(body.size()) + "\r\n\r\n" + body;
+  if (write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+std::string ReadUntil(int fd, const std::string& needle) {
+  std::string got;
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (got.find(needle) == std::string::npos && std::chrono::steady_clock::now() < end) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    char buf[4096];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  return got;
+}
+
+}  // namespace vt::testing

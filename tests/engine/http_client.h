@@ -1,0 +1,47 @@
+// A real vt-serve process on 127.0.0.1 and a real HTTP client for it (the tests' one include
+// of cpp-httplib).
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace vt::testing {
+
+struct HttpReply {
+  int status = 0;  // 0: no answer
+  std::string body;
+  std::multimap<std::string, std::string> headers;
+  std::string Header(const std::string& name) const;
+};
+
+class ServeProcess {
+ public:
+  // Starts `bin args... --port 0` and waits (up to 60 s) for its "listening on" line; null and
+  // `error` (with its output) when it exits or never listens.
+  static std::unique_ptr<ServeProcess> Start(const std::string& bin, const std::vector<std::string>& args, std::string* error);
+  ~ServeProcess();  // SIGTERM, then reaped
+  ServeProcess(const ServeProcess&) = delete;
+  ServeProcess& operator=(const ServeProcess&) = delete;
+
+  int port() const { return port_; }
+  HttpReply Get(const std::string& path, const std::map<std::string, std::string>& headers = {}) const;
+  HttpReply Post(const std::string& path, const std::string& body, const std::map<std::string, std::string>& headers = {}) const;
+  // A raw connection that has sent `body` to `path`: the caller reads what it wants, then closes.
+  int OpenStream(const std::string& path, const std::string& body) const;
+  std::string Log() const;  // what the server printed
+
+ private:
+  ServeProcess(pid_t pid, int port, std::string log) : pid_(pid), port_(port), log_(std::move(log)) {}
+  pid_t pid_;
+  int port_;
+  std::string log_;
+};
+
+// Reads from `fd` until `needle` has arrived (or 30 s pass); everything read.
+std::string ReadUntil(int fd, const std::string& needle);
+
+}  // namespace vt::testing

@@ -1,0 +1,206 @@
+// vt-serve as a client sees it: a real process on 127.0.0.1 serving a vt-fixture model, asked
+// over real HTTP.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "http_client.h"
+#include "tool_support.h"
+
+namespace {
+
+using Json = nlohmann::json;
+using vt::testing::HttpReply;
+using vt::testing::ServeProcess;
+
+// A byte-vocabulary chat template: "[role]content" per message, then "[assistant]".
+const char kTemplate[] =
+    "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}{% if add_generation_prompt %}[assistant]{% endif %}";
+
+class VtServe : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string((std::filesystem::temp_directory_path() / ("vt-serve-test-" + std::to_string(getpid()))).string());
+    std::filesystem::create_directories(*dir_);
+    auto r = vt::testing::Sh(std::string(VT_FIXTURE_BIN) + " -o " + *dir_ + "/m.gguf --layers 2 --dim 64 --heads 4 --kv-heads 2");
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ofstream(*dir_ + "/chat.jinja") << kTemplate;
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*dir_);
+    delete dir_;
+  }
+  // vt-serve on the fixture, named "tiny", with `more` flags.
+  std::unique_ptr<ServeProcess> Serve(std::vector<std::string> more = {}) {
+    std::vector<std::string> args = {"-m", *dir_ + "/m.gguf", "--served-model-name", "tiny", "-t", "1"};
+    args.insert(args.end(), more.begin(), more.end());
+    std::string error;
+    auto server = ServeProcess::Start(VT_SERVE_BIN, args, &error);
+    EXPECT_TRUE(server) << error;
+    return server;
+  }
+  static Json Parse(const HttpReply& r) { return Json::parse(r.body, nullptr, false); }
+  static std::string* dir_;
+};
+std::string* VtServe::dir_ = nullptr;
+
+// The "data: ..." payloads of an SSE body, in order.
+std::vector<std::string> Events(const std::string& body) {
+  std::vector<std::string> out;
+  for (size_t at = body.find("data: "); at != std::string::npos; at = body.find("data: ", at + 1)) {
+    out.push_back(body.substr(at + 6, body.find("\n\n", at) - at - 6));
+  }
+  return out;
+}
+
+TEST_F(VtServe, HealthModelsAndMetricsAnswer) {
+  auto server = Serve({"--max-model-len", "256"});
+  ASSERT_TRUE(server);
+  EXPECT_EQ(server->Get("/health").status, 200);
+  Json models = Parse(server->Get("/v1/models"));
+  ASSERT_EQ(models["data"].size(), 1u) << models.dump();
+  EXPECT_EQ(models["data"][0]["id"], "tiny");
+  EXPECT_EQ(models["data"][0]["max_model_len"], 256);
+  HttpReply metrics = server->Get("/metrics");
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_NE(metrics.body.find("vllm:num_requests_waiting{model_name=\"tiny\"} 0"), std::string::npos) << metrics.body;
+  EXPECT_NE(metrics.body.find("# TYPE vllm:e2e_request_latency_seconds histogram"), std::string::npos);
+}
+
+TEST_F(VtServe, AGreedyCompletionIsWhatVtRunGenerates) {
+  auto server = Serve();
+  ASSERT_TRUE(server);
+  HttpReply r = server->Post("/v1/completions",
+                             R"({"model": "tiny", "prompt": "Hello", "max_tokens": 12, "temperature": 0, "ignore_eos": true})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  Json j = Parse(r);
+  auto run = vt::testing::Sh(std::string(VT_RUN_BIN) + " -m " + *dir_ + "/m.gguf -p Hello -n 12 --ignore-eos --json -t 1");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(j["choices"][0]["text"], Json::parse(run.out)["text"]);
+  EXPECT_EQ(j["object"], "text_completion");
+  EXPECT_EQ(j["model"], "tiny");
+  EXPECT_EQ(j["choices"][0]["finish_reason"], "length");
+  EXPECT_EQ(j["usage"]["prompt_tokens"], 6);  // <s> and 5 bytes
+  EXPECT_EQ(j["usage"]["completion_tokens"], 12);
+  EXPECT_EQ(j["usage"]["total_tokens"], 18);
+}
+
+TEST_F(VtServe, StreamedChunksJoinToTheSameTextAndEndWithUsageAndDone) {
+  auto server = Serve();
+  ASSERT_TRUE(server);
+  const std::string ask = R"("model": "tiny", "prompt": "Hello", "max_tokens": 12, "temperature": 0, "ignore_eos": true)";
+  Json whole = Parse(server->Post("/v1/completions", "{" + ask + "}"));
+  HttpReply r = server->Post("/v1/completions", "{" + ask + R"(, "stream": true, "stream_options": {"include_usage": true}})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.Header("Content-Type"), "text/event-stream");
+  std::vector<std::string> events = Events(r.body);
+  ASSERT_GE(events.size(), 3u) << r.body;
+  EXPECT_EQ(events.back(), "[DONE]");
+  std::string text, finish;
+  for (size_t i = 0; i + 2 < events.size(); ++i) {
+    Json chunk = Json::parse(events[i]);
+    text += chunk["choices"][0]["text"].get<std::string>();
+    if (!chunk["choices"][0]["finish_reason"].is_null()) finish = chunk["choices"][0]["finish_reason"];
+  }
+  EXPECT_EQ(text, whole["choices"][0]["text"]);
+  EXPECT_EQ(finish, "length");
+  Json usage = Json::parse(events[events.size() - 2]);
+  EXPECT_TRUE(usage["choices"].empty()) << "the usage chunk: " << usage.dump();
+  EXPECT_EQ(usage["usage"]["completion_tokens"], 12) << "the usage chunk: " << usage.dump();
+}
+
+TEST_F(VtServe, ChatRendersTheTemplateAndJoinsTextParts) {
+  auto server = Serve({"--chat-template", *dir_ + "/chat.jinja"});
+  ASSERT_TRUE(server);
+  HttpReply chat = server->Post("/v1/chat/completions", R"({"model": "tiny", "max_completion_tokens": 8, "temperature": 0,
+    "ignore_eos": true, "messages": [{"role": "user", "content": [{"type": "text", "text": "hi "}, {"type": "text", "text": "there"}]}]})");
+  ASSERT_EQ(chat.status, 200) << chat.body;
+  HttpReply plain = server->Post("/v1/completions", R"({"model": "tiny", "prompt": "[user]hi there[assistant]",
+    "max_tokens": 8, "temperature": 0, "ignore_eos": true})");
+  Json c = Parse(chat), p = Parse(plain);
+  EXPECT_EQ(c["object"], "chat.completion");
+  EXPECT_EQ(c["choices"][0]["message"]["role"], "assistant");
+  EXPECT_EQ(c["choices"][0]["message"]["content"], p["choices"][0]["text"]);
+  EXPECT_EQ(c["usage"]["prompt_tokens"], p["usage"]["prompt_tokens"]);
+}
+
+TEST_F(VtServe, BadRequestsGetOpenAiErrorsWithTheirStatusAndField) {
+  auto server = Serve({"--max-model-len", "64", "--max-body-bytes", "2048"});
+  ASSERT_TRUE(server);
+  struct Case {
+    const char* path;
+    std::string body;
+    int status;
+    const char* param;  // "" when no field is at fault
+  };
+  const Case cases[] = {
+      {"/v1/completions", "{\"prompt\": ", 400, ""},
+      {"/v1/completions", R"({"prompt": "x", "temperature": "hot"})", 400, "temperature"},
+      {"/v1/completions", R"({"prompt": "x", "temperature": -1})", 400, "temperature"},
+      {"/v1/completions", R"({"prompt": "x", "n": 2})", 400, "n"},
+      {"/v1/completions", R"({"prompt": "x", "best_of": 3})", 400, "best_of"},
+      {"/v1/completions", R"({"prompt": "x", "max_tokens": 100})", 400, "max_tokens"},
+      {"/v1/completions", R"({"prompt": [1, "a"]})", 400, "prompt"},
+      {"/v1/completions", R"({"model": "other", "prompt": "x"})", 404, "model"},
+      {"/v1/chat/completions", R"({"messages": [{"role": "user", "content": "hi"}]})", 400, "messages"},
+      {"/v1/completions", "{\"prompt\": \"" + std::string(4096, 'x') + "\"}", 413, ""},
+  };
+  for (const Case& c : cases) {
+    HttpReply r = server->Post(c.path, c.body);
+    EXPECT_EQ(r.status, c.status) << c.body.substr(0, 80) << " -> " << r.body;
+    Json e = Parse(r);
+    ASSERT_TRUE(e.contains("error")) << r.body;
+    EXPECT_FALSE(e["error"]["message"].get<std::string>().empty());
+    EXPECT_EQ(e["error"]["param"].is_null() ? "" : e["error"]["param"].get<std::string>(), c.param) << r.body;
+  }
+}
+
+TEST_F(VtServe, AnApiKeyGuardsEveryV1Route) {
+  auto server = Serve({"--api-key", "sesame"});
+  ASSERT_TRUE(server);
+  EXPECT_EQ(server->Get("/v1/models").status, 401);
+  EXPECT_EQ(server->Get("/v1/models", {{"Authorization", "Bearer wrong"}}).status, 401);
+  EXPECT_EQ(server->Get("/v1/models", {{"Authorization", "Bearer sesame"}}).status, 200);
+  EXPECT_EQ(server->Get("/health").status, 200);
+}
+
+TEST_F(VtServe, TokenizeAndDetokenizeRoundTrip) {
+  auto server = Serve();
+  ASSERT_TRUE(server);
+  Json t = Parse(server->Post("/tokenize", R"({"prompt": "Hello"})"));
+  ASSERT_EQ(t["count"], 6) << t.dump();
+  Json d = Parse(server->Post("/detokenize", Json{{"tokens", t["tokens"]}}.dump()));
+  EXPECT_EQ(d["prompt"], "Hello");
+}
+
+// One request runs, one waits, the next is refused with 503; the running one's client hangs up
+// and the worker moves on to the waiting one at once.
+TEST_F(VtServe, AFullQueueIs503AndAClientThatHangsUpIsCancelled) {
+  auto server = Serve({"--max-queued-requests", "1", "--max-model-len", "16384"});
+  ASSERT_TRUE(server);
+  int fd = server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 16000, "ignore_eos": true, "stream": true})");
+  ASSERT_GE(fd, 0);
+  ASSERT_NE(vt::testing::ReadUntil(fd, "data: ").find("data: "), std::string::npos);
+  HttpReply waited;
+  std::thread second([&] { waited = server->Post("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4})"); });
+  std::string metrics;
+  for (int i = 0; i < 300 && metrics.find("vllm:num_requests_waiting{model_name=\"tiny\"} 1") == std::string::npos; ++i) {
+    metrics = server->Get("/metrics").body;
+    if (metrics.find("vllm:num_requests_waiting{model_name=\"tiny\"} 1") == std::string::npos) usleep(10000);
+  }
+  HttpReply refused = server->Post("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4})");
+  EXPECT_EQ(refused.status, 503) << refused.body;
+  EXPECT_EQ(refused.Header("Retry-After"), "1");
+  close(fd);
+  second.join();
+  EXPECT_EQ(waited.status, 200) << waited.body;
+  metrics = server->Get("/metrics").body;
+  EXPECT_NE(metrics.find("finished_reason=\"abort\"} 1"), std::string::npos) << "the abandoned stream was not cancelled: " << metrics;
+  EXPECT_NE(metrics.find("finished_reason=\"length\"} 1"), std::string::npos) << metrics;
+}
+
+}  // namespace
