@@ -192,6 +192,10 @@ TEST_F(VtServe, AFullQueueIs503AndAClientThatHangsUpIsCancelled) {
     metrics = server->Get("/metrics").body;
     if (metrics.find("vllm:num_requests_waiting{model_name=\"tiny\"} 1") == std::string::npos) usleep(10000);
   }
+  // EXPECT, not ASSERT: the thread above must be joined before the test ends.
+  EXPECT_NE(metrics.find("vllm:num_requests_waiting{model_name=\"tiny\"} 1"), std::string::npos)
+      << "the second request never showed as waiting: " << metrics;
+  EXPECT_NE(metrics.find("vllm:num_requests_running{model_name=\"tiny\"} 1"), std::string::npos) << metrics;
   HttpReply refused = server->Post("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4})");
   EXPECT_EQ(refused.status, 503) << refused.body;
   EXPECT_EQ(refused.Header("Retry-After"), "1");

@@ -73,6 +73,7 @@ void ServeEngine::CancelAll() {
   if (running_) running_->Cancel();
   for (auto& job : waiting_) job->Finish("abort");
   waiting_.clear();
+  UpdateGauges(running_.get());
 }
 
 // The prompt's token ids: text tokenized (BOS as the vocabulary asks), ids checked against the
@@ -129,6 +130,7 @@ std::variant<std::shared_ptr<Job>, ApiError> ServeEngine::Submit(const ServeRequ
                       "", "ServiceUnavailableError"};
     }
     waiting_.push_back(job);
+    UpdateGauges(running_.get());
   }
   wake_.notify_all();
   return job;
