@@ -124,13 +124,9 @@ TEST_F(PreflightCli, EveryLegsGroupDiesWithAProofgateKilledOutright) {
   kill(child->pid(), SIGKILL);
   waitpid(child->pid(), nullptr, 0);
   for (pid_t pid : pids) {
-    bool alive = true;
-    for (int i = 0; i < 250 && alive; ++i) {
-      alive = testing::Alive(pid);
-      if (alive) usleep(20000);
-    }
-    EXPECT_FALSE(alive) << "the leg's sleep " << pid << " outlived a SIGKILLed proofgate";
-    if (alive) kill(pid, SIGKILL);
+    bool died = testing::DiesWithin(pid);
+    EXPECT_TRUE(died) << "the leg's sleep " << pid << " outlived a SIGKILLed proofgate";
+    if (!died) kill(pid, SIGKILL);
   }
 }
 
@@ -288,8 +284,7 @@ TEST_F(PreflightCli, InterruptLeavesNoOrphans) {
   EXPECT_EQ(WEXITSTATUS(status), 130) << dir_.Read("out/log");
   auto listed = testing::ReadPids(pids);
   ASSERT_EQ(listed.size(), 2u);
-  usleep(100'000);
-  for (pid_t pid : listed) EXPECT_FALSE(testing::Alive(pid)) << "pid " << pid << " survived";
+  for (pid_t pid : listed) EXPECT_TRUE(testing::DiesWithin(pid)) << "pid " << pid << " survived";
 }
 
 }  // namespace

@@ -57,6 +57,15 @@ bool Alive(pid_t pid) {
   return close == std::string::npos || close + 2 >= all.size() || all[close + 2] != 'Z';
 }
 
+bool DiesWithin(pid_t pid, double seconds) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (Alive(pid)) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
 std::vector<pid_t> ReadPids(const std::string& path) {
   std::ifstream in(path);
   std::vector<pid_t> pids;

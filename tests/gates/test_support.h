@@ -32,6 +32,9 @@ void MakeRepo(const TempDir& dir, const std::string& suites);
 
 // True when `pid` names a live process (zombies count as dead).
 bool Alive(pid_t pid);
+// Polls until `pid` is dead (true) or `seconds` pass (false): a kill lands in microseconds,
+// but a loaded machine may take a while to run the killer.
+bool DiesWithin(pid_t pid, double seconds = 5);
 // Pids listed one per line in a file.
 std::vector<pid_t> ReadPids(const std::string& path);
 // Polls until `path` exists (true) or `seconds` pass (false).
