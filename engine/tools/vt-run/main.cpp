@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "device_flag.h"
+#include "model_loader.h"
 #include "vt/generate.h"
 #include "vt/sampling.h"
 #include "vt/tokenizer.h"
@@ -54,22 +55,16 @@ void Report(const Flags& f, const vt::Generation& g, const std::string& text, co
 
 int Run(const Flags& f) {
   if (f.threads > 0) setenv("VT_THREADS", std::to_string(f.threads).c_str(), 1);  // before the CPU backend starts
-  auto file = vt::GgufFile::Open(f.model);
-  if (!file.ok()) return Fail(file.status().message(), 2);
-  auto shared = std::make_shared<const vt::GgufFile>(std::move(file).value());
-  std::unique_ptr<vt::Backend> opened;
-  auto device = vttools::OpenDevice(f.device, opened);
-  if (!device.ok()) return Fail(device.status().message(), 2);
-  auto placement = vt::PlacementQueue::Create(*vt::GetBackend(vt::DeviceType::kCPU));
-  bool place = f.cpu_moe || f.moe_on == "cpu";
-  auto model = vt::LlamaModel::Load(shared, vt::Engine{vt::MakeQueue(*device.value())}, place ? &placement.value() : nullptr);
-  if (!model.ok()) return Fail(f.model + ": " + model.status().message(), 2);
-  auto tokenizer = vt::Tokenizer::FromGguf(*shared);
+  auto loaded = vttools::LoadModel(f.model, f.device, f.cpu_moe || f.moe_on == "cpu");
+  if (!loaded.ok()) return Fail(loaded.status().message(), 2);
+  vt::LlamaModel* model = loaded.value()->model.get();
+  const vt::Backend* device = loaded.value()->device;
+  auto tokenizer = vt::Tokenizer::FromGguf(*loaded.value()->file);
   if (!tokenizer.ok()) return Fail(f.model + ": " + tokenizer.status().message(), 2);
   std::vector<int32_t> ids = tokenizer->Encode(f.prompt, /*add_special=*/!f.no_bos, /*parse_special=*/false);
   if (ids.empty()) return Fail("empty prompt", 2);
   int64_t ctx = f.ctx > 0 ? f.ctx : static_cast<int64_t>(ids.size()) + f.sampling.max_tokens;
-  auto cache = model.value()->NewCache(ctx);
+  auto cache = model->NewCache(ctx);
   if (!cache.ok()) return Fail(cache.status().message(), 1);
   auto sampler = vt::Sampler::Create(f.sampling);
   if (!sampler.ok()) return Fail(sampler.status().message(), 2);
@@ -82,7 +77,7 @@ int Run(const Flags& f) {
     text += piece;
     if (!f.json) std::cout << piece << std::flush;
   };
-  auto g = vt::Generate(*model.value(), cache.value(), ids, f.sampling.max_tokens, sampler->AsTokenSampler(), [&](int32_t id) {
+  auto g = vt::Generate(*model, cache.value(), ids, f.sampling.max_tokens, sampler->AsTokenSampler(), [&](int32_t id) {
     eos = id == tokenizer->eos() && !f.sampling.ignore_eos;
     if (!eos) show(stops.Push(decoder.Push(id)));
     return !eos && !stops.stopped();
@@ -90,8 +85,8 @@ int Run(const Flags& f) {
   if (!g.ok()) return Fail(g.status().message(), 1);
   if (!stops.stopped()) show(stops.Push(decoder.Flush()) + stops.Flush());  // what was held back
   const char* finish = eos || stops.stopped() ? "stop" : "length";  // vLLM's finish_reason
-  Report(f, g.value(), text, finish, std::atoi(std::getenv("VT_THREADS") ? std::getenv("VT_THREADS") : "0"), *device.value(),
-         model.value()->moe_copies());
+  Report(f, g.value(), text, finish, std::atoi(std::getenv("VT_THREADS") ? std::getenv("VT_THREADS") : "0"), *device,
+         model->moe_copies());
   return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "device_flag.h"
+#include "model_loader.h"
 #include "http_server.h"
 
 namespace {
@@ -19,6 +20,7 @@ struct Flags {
   int threads = 0;
   vtserve::HttpOptions http;
   int max_queued = 64;
+  bool cpu_moe = false;
 };
 
 int Fail(const std::string& message, int code) {
@@ -51,22 +53,16 @@ int Run(Flags f) {
     if (!in) return Fail("--chat-template " + f.chat_template + ": cannot read", 2);
     o.chat_template = text.str();
   }
-  auto file = vt::GgufFile::Open(f.model);
-  if (!file.ok()) return Fail(file.status().message(), 2);
-  auto shared = std::make_shared<const vt::GgufFile>(std::move(file).value());
-  std::unique_ptr<vt::Backend> opened;
-  auto device = vttools::OpenDevice(f.device, opened);
-  if (!device.ok()) return Fail(device.status().message(), 2);
-  auto model = vt::LlamaModel::Load(shared, vt::Engine{vt::MakeQueue(*device.value())});
-  if (!model.ok()) return Fail(f.model + ": " + model.status().message(), 2);
-  auto engine = vtserve::ServeEngine::Start(shared, std::move(model).value(), o);
+  auto loaded = vttools::LoadModel(f.model, f.device, f.cpu_moe);
+  if (!loaded.ok()) return Fail(loaded.status().message(), 2);
+  auto engine = vtserve::ServeEngine::Start(loaded.value()->file, std::move(loaded.value()->model), o);
   if (!engine.ok()) return Fail(f.model + ": " + engine.status().message(), 2);
   vtserve::HttpServer server(*engine.value(), f.http);
   auto port = server.Bind();
   if (!port.ok()) return Fail(port.status().message(), 1);
   StopOnSignal(server, stops);
   std::cerr << "vt-serve: serving " << o.served_name << " (max_model_len " << engine.value()->options().max_model_len
-            << ") on " << device.value()->name() << "\n";
+            << ") on " << loaded.value()->device->name() << "\n";
   std::cerr << "vt-serve: listening on http://" << f.http.host << ":" << port.value() << std::endl;
   bool served = server.Serve();
   engine.value()->CancelAll();  // streams still open end now instead of running to max_tokens
@@ -89,6 +85,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-body-bytes", f.http.max_body_bytes, "Largest request body; larger gets 413")->check(CLI::Range(1, 1 << 30));
   app.add_option("-t,--threads", f.threads, "CPU threads (default: VT_THREADS or all)")->check(CLI::Range(1, 1024));
   app.add_option("--device", f.device, vttools::kDeviceHelp);
+  app.add_flag("--cpu-moe", f.cpu_moe, "Place MoE experts on the CPU (llama.cpp's --cpu-moe)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

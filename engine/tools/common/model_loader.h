@@ -1,0 +1,26 @@
+// A model as the tools open it: the file, the device of --device, the MoE placement (experts
+// on the CPU when asked) and the weights. One object owns them all, so what the model points
+// into (the mapped file, the placement queue, an opened GPU backend) lives as long as it does.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "vt/backend.h"
+#include "vt/model.h"
+
+namespace vttools {
+
+struct LoadedModel {
+  std::shared_ptr<const vt::GgufFile> file;
+  std::unique_ptr<vt::Backend> opened;  // a GPU backend opened for --device; null for cpu
+  vt::Backend* device = nullptr;
+  std::optional<vt::PlacementQueue> placement;
+  std::unique_ptr<vt::LlamaModel> model;
+};
+
+// Statuses name the file ("F: ...") or the flag ("--device ...").
+vt::StatusOr<std::unique_ptr<LoadedModel>> LoadModel(const std::string& path, const std::string& device, bool experts_on_cpu);
+
+}  // namespace vttools
