@@ -90,6 +90,57 @@ TEST(Model, DecodingThroughTheCacheEqualsAFullPrefill) {
   }
 }
 
+// Each sequence alone, then all in one batch: sequence B already has a past, so the batch
+// mixes two prefills and one decode; a second step decodes all three.
+void ExpectBatchEqualsAlone(const FixtureSpec& spec) {
+  auto m = Load(spec, Cpu());
+  ASSERT_TRUE(m);
+  const std::vector<std::vector<int32_t>> first = {kPrompt, {'!'}, {kFixtureBos, 'o', 'k'}};
+  const std::vector<int32_t> past = {kFixtureBos, 'a', 'b', 'c', 'd'};
+  std::vector<KvCache> alone, batched;
+  for (int i = 0; i < 3; ++i) {
+    alone.push_back(m->NewCache(64).value());
+    batched.push_back(m->NewCache(64).value());
+  }
+  ASSERT_TRUE(m->Forward(past, alone[1]).ok());
+  ASSERT_TRUE(m->Forward(past, batched[1]).ok());
+  for (const std::vector<std::vector<int32_t>>& step : {first, {{'x'}, {'y'}, {'z'}}}) {
+    std::vector<BatchEntry> batch;
+    for (int i = 0; i < 3; ++i) batch.push_back(BatchEntry{step[i], &batched[i]});
+    auto together = m->ForwardBatch(batch);
+    ASSERT_TRUE(together.ok()) << together.status().ToString();
+    ASSERT_EQ(together->size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+      auto one = m->Forward(step[i], alone[i]);
+      ASSERT_TRUE(one.ok());
+      EXPECT_LT(testing::Nmse(one.value(), (*together)[i]), 1e-10) << "sequence " << i;
+      EXPECT_EQ(batched[i].n_past, alone[i].n_past) << "sequence " << i;
+    }
+  }
+}
+
+TEST(Model, ABatchGivesEachSequenceTheLogitsItGetsAlone) { ExpectBatchEqualsAlone(Dense()); }
+TEST(Model, ABatchOfMoeSequencesGivesEachTheLogitsItGetsAlone) { ExpectBatchEqualsAlone(Moe()); }
+
+TEST(Model, ABadBatchEntryIsNamedAndNoCacheMoves) {
+  auto m = Load(Dense(), Cpu());
+  ASSERT_TRUE(m);
+  KvCache a = m->NewCache(8).value(), b = m->NewCache(8).value();
+  const std::pair<std::vector<BatchEntry>, std::string> bad[] = {
+      {{{{'a'}, &a}, {{}, &b}}, "ForwardBatch: entry 1: no tokens"},
+      {{{{'a'}, &a}, {{'b'}, &a}}, "ForwardBatch: entry 1: its cache is entry 0's too"},
+      {{{{'a'}, &a}, {{'b', 9999}, &b}}, "ForwardBatch: entry 1: token id 9999 out of range"},
+      {{{{'a'}, &a}, {std::vector<int32_t>(9, 'b'), &b}}, "ForwardBatch: entry 1: the KV cache is full"},
+  };
+  for (const auto& [batch, message] : bad) {
+    auto r = m->ForwardBatch(batch);
+    ASSERT_FALSE(r.ok()) << message;
+    EXPECT_EQ(r.status().message(), message);
+    EXPECT_EQ(a.n_past, 0);
+    EXPECT_EQ(b.n_past, 0);
+  }
+}
+
 TEST(Model, AnF16CacheStaysCloseToAnF32Cache) {
   auto m = Load(Dense(), Cpu());
   auto c32 = m->NewCache(64, DType::kF32), c16 = m->NewCache(64, DType::kF16);

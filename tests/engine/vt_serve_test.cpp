@@ -177,10 +177,39 @@ TEST_F(VtServe, TokenizeAndDetokenizeRoundTrip) {
   EXPECT_EQ(d["prompt"], "Hello");
 }
 
+// The number after `name` in Prometheus text ("name 12"), or -1.
+double Metric(const std::string& text, const std::string& name) {
+  size_t at = text.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::atof(text.c_str() + at + name.size() + 2);
+}
+
+// Continuous batching changes no token: 16 greedy requests at once (prompt chunks of at most
+// 64 tokens mixed with decodes) get the text each gets alone.
+TEST_F(VtServe, SixteenConcurrentGreedyRequestsGetTheTextEachGetsAlone) {
+  auto server = Serve({"--max-num-seqs", "16", "--max-num-batched-tokens", "64", "--max-model-len", "256"});
+  ASSERT_TRUE(server);
+  std::vector<std::string> bodies;
+  for (int i = 0; i < 16; ++i) {
+    std::string prompt = "Request " + std::to_string(i) + std::string(static_cast<size_t>(i * 7), '.') + " says";
+    bodies.push_back(Json{{"prompt", prompt}, {"max_tokens", 48}, {"temperature", 0}, {"ignore_eos", true}}.dump());
+  }
+  std::vector<std::string> alone, together(16);
+  for (const std::string& body : bodies) alone.push_back(Parse(server->Post("/v1/completions", body))["choices"][0]["text"]);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 16; ++i) {
+    clients.emplace_back([&, i] { together[i] = Parse(server->Post("/v1/completions", bodies[i]))["choices"][0]["text"]; });
+  }
+  for (std::thread& c : clients) c.join();
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(together[i], alone[i]) << "request " << i << " changed when batched";
+  std::string metrics = server->Get("/metrics").body;
+  double steps = Metric(metrics, "vt:batch_sequences_count"), single = Metric(metrics, "vt:batch_sequences_bucket{le=\"1\"}");
+  EXPECT_GT(steps - single, 0) << "no step ran two sequences together: " << metrics;
+}
+
 // One request runs, one waits, the next is refused with 503; the running one's client hangs up
 // and the worker moves on to the waiting one at once.
 TEST_F(VtServe, AFullQueueIs503AndAClientThatHangsUpIsCancelled) {
-  auto server = Serve({"--max-queued-requests", "1", "--max-model-len", "16384"});
+  auto server = Serve({"--max-num-seqs", "1", "--max-queued-requests", "1", "--max-model-len", "16384"});
   ASSERT_TRUE(server);
   int fd = server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 16000, "ignore_eos": true, "stream": true})");
   ASSERT_GE(fd, 0);
@@ -203,7 +232,12 @@ TEST_F(VtServe, AFullQueueIs503AndAClientThatHangsUpIsCancelled) {
   second.join();
   EXPECT_EQ(waited.status, 200) << waited.body;
   metrics = server->Get("/metrics").body;
-  EXPECT_NE(metrics.find("finished_reason=\"abort\"} 1"), std::string::npos) << "the abandoned stream was not cancelled: " << metrics;
+  EXPECT_NE(metrics.find("finished_reason=\"abort\"} 1"), std::string::npos) << metrics;
+  const std::string generated = "vllm:generation_tokens_total{model_name=\"tiny\"} ";
+  size_t at = metrics.find(generated);
+  ASSERT_NE(at, std::string::npos) << metrics;
+  long tokens = std::atol(metrics.c_str() + at + generated.size());
+  EXPECT_LT(tokens, 8000) << "the abandoned stream was not cancelled: " << tokens << " tokens generated";
   EXPECT_NE(metrics.find("finished_reason=\"length\"} 1"), std::string::npos) << metrics;
 }
 

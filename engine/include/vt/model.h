@@ -31,6 +31,13 @@ struct KvCache {
   int64_t n_past = 0;        // positions filled
 };
 
+// One sequence's share of a batched forward pass: the tokens it adds (a chunk of its prompt,
+// or its next token) at positions cache->n_past.. of its own cache.
+struct BatchEntry {
+  std::vector<int32_t> tokens;
+  KvCache* cache = nullptr;
+};
+
 class LlamaModel {
  public:
   // Reads hyper-parameters and weights. Weights live on the engine's device (views of the
@@ -49,12 +56,24 @@ class LlamaModel {
   // Runs `tokens` at positions cache.n_past.. and advances the cache. Returns logits
   // [n_vocab, T] for every position (all_logits) or [n_vocab, 1] for the last one.
   StatusOr<std::vector<float>> Forward(const std::vector<int32_t>& tokens, KvCache& cache, bool all_logits = false);
+  // Every entry's tokens in one pass (each weight read once for all of them); each entry's
+  // last-position logits [n_vocab], in order. Each cache advances by its entry's tokens.
+  StatusOr<std::vector<std::vector<float>>> ForwardBatch(const std::vector<BatchEntry>& batch);
 
  private:
   LlamaModel() = default;
   Status LoadWeights();
   StatusOr<Tensor> Weight(const std::string& name, bool on_placement = false, bool optional = false);
-  Status Layer(int64_t l, Tensor& x, const Tensor& pos, KvCache& cache, int64_t tokens);
+  // Where each sequence's tokens sit in a batch: columns [offset, offset + t) of x.
+  struct Segment {
+    KvCache* cache;
+    int64_t offset, t;
+  };
+  Status CheckBatch(const std::vector<BatchEntry>& batch) const;
+  StatusOr<Tensor> Hidden(const std::vector<int32_t>& tokens, const std::vector<Segment>& segments);
+  Status Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vector<Segment>& segments);
+  Status Attend(int64_t l, const Tensor& q3, const Tensor& k3, const Tensor& v3, const Segment& s, Tensor& a);
+  StatusOr<std::vector<float>> Logits(const Tensor& x);
   Status FeedForward(const LlamaLayer& layer, const Tensor& h, Tensor& out);
 
   std::shared_ptr<const GgufFile> file_;

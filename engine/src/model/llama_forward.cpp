@@ -58,10 +58,32 @@ Status LlamaModel::FeedForward(const LlamaLayer& L, const Tensor& h, Tensor& out
   return g.Run(OpKind::kMatmul, {&L.ffn_down, &gate}, out);
 }
 
-Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, KvCache& cache, int64_t t) {
+// One sequence's keys and values into its cache, then its queries over that cache: the only
+// part of a layer a batch runs sequence by sequence. Its tokens are columns
+// [offset, offset + t) of q3/k3/v3 and of the output `a`.
+Status LlamaModel::Attend(int64_t l, const Tensor& q3, const Tensor& k3, const Tensor& v3, const Segment& s, Tensor& a) {
+  Graph g(*engine_.q.backend);
+  KvCache& cache = *s.cache;
+  int64_t hd = hp_.head_dim(), hkv = hp_.n_head_kv;
+  auto cols = [&](const Tensor& t) { return View(t, {hd, t.ne[1], s.t, 1}, t.nb, s.offset * t.nb[2]); };
+  Tensor q = cols(q3), k = cols(k3), v = cols(v3), out = cols(a);
+  // The new positions' keys and values go into the cache, converted to its dtype.
+  OpParams copy;
+  copy.out_dtype = cache.k[l].dtype;
+  Tensor kslot = View(cache.k[l], {hd, hkv, s.t, 1}, cache.k[l].nb, cache.n_past * cache.k[l].nb[2]);
+  Tensor vslot = View(cache.v[l], {hd, hkv, s.t, 1}, cache.v[l].nb, cache.n_past * cache.v[l].nb[2]);
+  VT_RETURN_IF_ERROR(g.Run(OpKind::kCopy, {&k}, kslot, copy));
+  VT_RETURN_IF_ERROR(g.Run(OpKind::kCopy, {&v}, vslot, copy));
+  OpParams attn;
+  attn.n_past = static_cast<int>(cache.n_past);
+  attn.scale = 0;  // 1/sqrt(head_dim)
+  return g.Run(OpKind::kAttention, {&q, &cache.k[l], &cache.v[l]}, out, attn);
+}
+
+Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vector<Segment>& segments) {
   const LlamaLayer& L = layers_[l];
   Graph g(*engine_.q.backend);
-  int64_t d = hp_.n_embd, hd = hp_.head_dim(), hkv = hp_.n_head_kv;
+  int64_t d = hp_.n_embd, hd = hp_.head_dim(), hkv = hp_.n_head_kv, t = x.ne[1];
   VT_ASSIGN(h, NormMul(g, x, L.attn_norm, hp_.rms_eps));
   VT_ASSIGN(q, g.Apply(OpKind::kMatmul, {&L.wq, &h}, {d, t, 1, 1}));
   VT_ASSIGN(k, g.Apply(OpKind::kMatmul, {&L.wk, &h}, {hd * hkv, t, 1, 1}));
@@ -71,19 +93,10 @@ Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, KvCache& cache
   rope.freq_base = hp_.rope_freq_base;
   rope.freq_scale = hp_.rope_freq_scale;
   Tensor q3 = Reshape(q, {hd, hp_.n_head, t, 1}), k3 = Reshape(k, {hd, hkv, t, 1}), v3 = Reshape(v, {hd, hkv, t, 1});
-  VT_RETURN_IF_ERROR(g.Run(OpKind::kRope, {&q3, &pos}, q3, rope));
+  VT_RETURN_IF_ERROR(g.Run(OpKind::kRope, {&q3, &pos}, q3, rope));  // each token at its own position
   VT_RETURN_IF_ERROR(g.Run(OpKind::kRope, {&k3, &pos}, k3, rope));
-  // The new positions' keys and values go into the cache, converted to its dtype.
-  OpParams copy;
-  copy.out_dtype = cache.k[l].dtype;
-  Tensor kslot = View(cache.k[l], {hd, hkv, t, 1}, cache.k[l].nb, cache.n_past * cache.k[l].nb[2]);
-  Tensor vslot = View(cache.v[l], {hd, hkv, t, 1}, cache.v[l].nb, cache.n_past * cache.v[l].nb[2]);
-  VT_RETURN_IF_ERROR(g.Run(OpKind::kCopy, {&k3}, kslot, copy));
-  VT_RETURN_IF_ERROR(g.Run(OpKind::kCopy, {&v3}, vslot, copy));
-  OpParams attn;
-  attn.n_past = static_cast<int>(cache.n_past);
-  attn.scale = 0;  // 1/sqrt(head_dim)
-  VT_ASSIGN(a, g.Apply(OpKind::kAttention, {&q3, &cache.k[l], &cache.v[l]}, q3.ne, attn));
+  VT_ASSIGN(a, g.New(DType::kF32, q3.ne));
+  for (const Segment& s : segments) VT_RETURN_IF_ERROR(Attend(l, q3, k3, v3, s, a));
   Tensor a2 = Reshape(a, {d, t, 1, 1});
   VT_ASSIGN(o, g.Apply(OpKind::kMatmul, {&L.wo, &a2}, {d, t, 1, 1}));
   VT_RETURN_IF_ERROR(g.Run(OpKind::kAdd, {&x, &o}, x));
@@ -93,6 +106,37 @@ Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, KvCache& cache
   return g.Run(OpKind::kAdd, {&x, &f}, x);
 }
 
+// The hidden state [n_embd, T] after every layer, each segment's tokens at its own cache's
+// positions; every cache then advances by its segment.
+StatusOr<Tensor> LlamaModel::Hidden(const std::vector<int32_t>& tokens, const std::vector<Segment>& segments) {
+  int64_t t = static_cast<int64_t>(tokens.size());
+  Backend& b = *engine_.q.backend;
+  Graph g(b);
+  std::vector<int32_t> positions(t);
+  for (const Segment& s : segments) {
+    for (int64_t i = 0; i < s.t; ++i) positions[s.offset + i] = static_cast<int32_t>(s.cache->n_past + i);
+  }
+  VT_ASSIGN(ids, g.New(DType::kI32, {t, 1, 1, 1}));
+  VT_ASSIGN(pos, g.New(DType::kI32, {t, 1, 1, 1}));
+  VT_RETURN_IF_ERROR(b.CopyIn(ids.data, tokens.data(), 4 * t));
+  VT_RETURN_IF_ERROR(b.CopyIn(pos.data, positions.data(), 4 * t));
+  VT_ASSIGN(x, g.Apply(OpKind::kGetRows, {&tok_embd_, &ids}, {hp_.n_embd, t, 1, 1}));
+  for (int64_t l = 0; l < hp_.n_layer; ++l) VT_RETURN_IF_ERROR(Layer(l, x, pos, segments));
+  for (const Segment& s : segments) s.cache->n_past += s.t;
+  return x;
+}
+
+// Final norm and output projection of x's columns, copied out: [n_vocab] per column.
+StatusOr<std::vector<float>> LlamaModel::Logits(const Tensor& x) {
+  Backend& b = *engine_.q.backend;
+  Graph g(b);
+  VT_ASSIGN(n, NormMul(g, x, output_norm_, hp_.rms_eps));
+  VT_ASSIGN(logits, g.Apply(OpKind::kMatmul, {&output_, &n}, {hp_.n_vocab, n.ne[1], 1, 1}));
+  std::vector<float> out(static_cast<size_t>(logits.NumElements()));
+  VT_RETURN_IF_ERROR(b.CopyOut(out.data(), logits.data, logits.ByteSize()));
+  return out;
+}
+
 StatusOr<std::vector<float>> LlamaModel::Forward(const std::vector<int32_t>& tokens, KvCache& cache, bool all_logits) {
   int64_t t = static_cast<int64_t>(tokens.size());
   if (t == 0) return Status(StatusCode::kInvalidArgument, "Forward: no tokens");
@@ -100,22 +144,53 @@ StatusOr<std::vector<float>> LlamaModel::Forward(const std::vector<int32_t>& tok
   for (int32_t id : tokens) {
     if (id < 0 || id >= hp_.n_vocab) return Status(StatusCode::kInvalidArgument, "Forward: token id " + std::to_string(id) + " out of range");
   }
-  Backend& b = *engine_.q.backend;
-  Graph g(b);
-  std::vector<int32_t> positions(t);
-  for (int64_t i = 0; i < t; ++i) positions[i] = static_cast<int32_t>(cache.n_past + i);
-  VT_ASSIGN(ids, g.New(DType::kI32, {t, 1, 1, 1}));
-  VT_ASSIGN(pos, g.New(DType::kI32, {t, 1, 1, 1}));
-  VT_RETURN_IF_ERROR(b.CopyIn(ids.data, tokens.data(), 4 * t));
-  VT_RETURN_IF_ERROR(b.CopyIn(pos.data, positions.data(), 4 * t));
-  VT_ASSIGN(x, g.Apply(OpKind::kGetRows, {&tok_embd_, &ids}, {hp_.n_embd, t, 1, 1}));
-  for (int64_t l = 0; l < hp_.n_layer; ++l) VT_RETURN_IF_ERROR(Layer(l, x, pos, cache, t));
-  cache.n_past += t;
-  Tensor last = all_logits ? x : View(x, {hp_.n_embd, 1, 1, 1}, x.nb, (t - 1) * x.nb[1]);
-  VT_ASSIGN(n, NormMul(g, last, output_norm_, hp_.rms_eps));
-  VT_ASSIGN(logits, g.Apply(OpKind::kMatmul, {&output_, &n}, {hp_.n_vocab, n.ne[1], 1, 1}));
-  std::vector<float> out(static_cast<size_t>(logits.NumElements()));
-  VT_RETURN_IF_ERROR(b.CopyOut(out.data(), logits.data, logits.ByteSize()));
+  VT_ASSIGN(x, Hidden(tokens, {Segment{&cache, 0, t}}));
+  return Logits(all_logits ? x : View(x, {hp_.n_embd, 1, 1, 1}, x.nb, (t - 1) * x.nb[1]));
+}
+
+Status LlamaModel::CheckBatch(const std::vector<BatchEntry>& batch) const {
+  if (batch.empty()) return Status(StatusCode::kInvalidArgument, "ForwardBatch: no sequences");
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const BatchEntry& e = batch[i];
+    std::string entry = "ForwardBatch: entry " + std::to_string(i) + ": ";
+    if (!e.cache) return Status(StatusCode::kInvalidArgument, entry + "no cache");
+    if (e.tokens.empty()) return Status(StatusCode::kInvalidArgument, entry + "no tokens");
+    if (e.cache->n_past + static_cast<int64_t>(e.tokens.size()) > e.cache->n_ctx) {
+      return Status(StatusCode::kOutOfRange, entry + "the KV cache is full");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (batch[j].cache == e.cache) return Status(StatusCode::kInvalidArgument, entry + "its cache is entry " + std::to_string(j) + "'s too");
+    }
+    for (int32_t id : e.tokens) {
+      if (id < 0 || id >= hp_.n_vocab) return Status(StatusCode::kInvalidArgument, entry + "token id " + std::to_string(id) + " out of range");
+    }
+  }
+  return Status();
+}
+
+StatusOr<std::vector<std::vector<float>>> LlamaModel::ForwardBatch(const std::vector<BatchEntry>& batch) {
+  VT_RETURN_IF_ERROR(CheckBatch(batch));
+  std::vector<int32_t> tokens;
+  std::vector<Segment> segments;
+  for (const BatchEntry& e : batch) {
+    segments.push_back(Segment{e.cache, static_cast<int64_t>(tokens.size()), static_cast<int64_t>(e.tokens.size())});
+    tokens.insert(tokens.end(), e.tokens.begin(), e.tokens.end());
+  }
+  VT_ASSIGN(x, Hidden(tokens, segments));
+  // Each sequence's last column, side by side: one output projection for all of them.
+  Graph g(*engine_.q.backend);
+  int64_t d = hp_.n_embd, n = static_cast<int64_t>(batch.size());
+  VT_ASSIGN(last, g.New(DType::kF32, {d, n, 1, 1}));
+  for (int64_t i = 0; i < n; ++i) {
+    Tensor row = View(x, {d, 1, 1, 1}, x.nb, (segments[i].offset + segments[i].t - 1) * x.nb[1]);
+    Tensor slot = View(last, {d, 1, 1, 1}, last.nb, i * last.nb[1]);
+    VT_RETURN_IF_ERROR(g.Run(OpKind::kCopy, {&row}, slot));
+  }
+  auto flat = Logits(last);
+  if (!flat.ok()) return flat.status();
+  std::vector<std::vector<float>> out(static_cast<size_t>(n));
+  size_t vocab = static_cast<size_t>(hp_.n_vocab);
+  for (size_t i = 0; i < out.size(); ++i) out[i].assign(flat->begin() + i * vocab, flat->begin() + (i + 1) * vocab);
   return out;
 }
 

@@ -19,7 +19,7 @@ struct Flags {
   int64_t max_model_len = 0;
   int threads = 0;
   vtserve::HttpOptions http;
-  int max_queued = 64;
+  int max_queued = 64, max_num_seqs = 8, max_num_batched_tokens = 2048;
   bool cpu_moe = false;
 };
 
@@ -45,7 +45,13 @@ int Run(Flags f) {
   sigaddset(&stops, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stops, nullptr);  // before any thread starts, so all inherit it
   if (f.threads > 0) setenv("VT_THREADS", std::to_string(f.threads).c_str(), 1);
-  vtserve::ServeOptions o{f.served_name.empty() ? f.model : f.served_name, f.max_model_len, f.max_queued, ""};
+  if (f.max_num_batched_tokens < f.max_num_seqs) {
+    return Fail("--max-num-batched-tokens " + std::to_string(f.max_num_batched_tokens) + " is below --max-num-seqs " +
+                    std::to_string(f.max_num_seqs) + ": every running sequence needs a token each step",
+                2);
+  }
+  vtserve::ServeOptions o{f.served_name.empty() ? f.model : f.served_name, f.max_model_len, f.max_queued, "",
+                          f.max_num_seqs, f.max_num_batched_tokens};
   if (!f.chat_template.empty()) {
     std::ifstream in(f.chat_template, std::ios::binary);
     std::stringstream text;
@@ -81,6 +87,8 @@ int main(int argc, char** argv) {
   app.add_option("--max-model-len", f.max_model_len, "Context length (default: the model's)")->check(CLI::Range(1, 1 << 24));
   app.add_option("--api-key", f.http.api_key, "Ask every /v1 request for Authorization: Bearer KEY");
   app.add_option("--chat-template", f.chat_template, "Chat template file (default: the model's)");
+  app.add_option("--max-num-seqs", f.max_num_seqs, "Sequences run together (KV-cache slots; default 8)")->check(CLI::Range(1, 4096));
+  app.add_option("--max-num-batched-tokens", f.max_num_batched_tokens, "Tokens per step (default 2048)")->check(CLI::Range(1, 1 << 24));
   app.add_option("--max-queued-requests", f.max_queued, "Requests waiting at most; more get 503")->check(CLI::Range(0, 1 << 20));
   app.add_option("--max-body-bytes", f.http.max_body_bytes, "Largest request body; larger gets 413")->check(CLI::Range(1, 1 << 30));
   app.add_option("-t,--threads", f.threads, "CPU threads (default: VT_THREADS or all)")->check(CLI::Range(1, 1024));

@@ -1,39 +1,12 @@
 #include "serve_engine.h"
 
+#include <algorithm>
+
 #include "json_value.h"
 #include "vt/chat_template.h"
-#include "vt/generate.h"
 #include "vt/sampling.h"
 
 namespace vtserve {
-
-Job::Update Job::Take(std::chrono::milliseconds wait) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  cv_.wait_for(lock, wait, [this] { return done_ || !pending_.empty(); });
-  Update u;
-  u.text = std::move(pending_);
-  pending_.clear();
-  u.done = done_;
-  u.finish_reason = finish_reason_;
-  u.error = error_;
-  return u;
-}
-
-void Job::Emit(const std::string& text, int tokens_so_far) {
-  completion_tokens_ = tokens_so_far;
-  if (text.empty()) return;
-  std::lock_guard<std::mutex> lock(mutex_);
-  pending_ += text;
-  cv_.notify_all();
-}
-
-void Job::Finish(const std::string& reason, const std::string& error) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  done_ = true;
-  finish_reason_ = reason;
-  error_ = error;
-  cv_.notify_all();
-}
 
 vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<const vt::GgufFile> file,
                                                               std::unique_ptr<vt::LlamaModel> model, ServeOptions options) {
@@ -41,20 +14,24 @@ vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<co
   if (!tokenizer.ok()) return tokenizer.status();
   int64_t trained = model->hparams().n_ctx_train;
   if (options.max_model_len <= 0) options.max_model_len = trained > 0 ? trained : 2048;
-  auto cache = model->NewCache(options.max_model_len);
-  if (!cache.ok()) return cache.status();
+  std::vector<vt::KvCache> slots;
+  for (int i = 0; i < options.max_num_seqs; ++i) {
+    auto cache = model->NewCache(options.max_model_len);
+    if (!cache.ok()) return cache.status();
+    slots.push_back(std::move(cache).value());
+  }
   if (options.chat_template.empty()) {
     const vt::GgufValue* tmpl = file->Find("tokenizer.chat_template");
     if (tmpl && tmpl->AsString()) options.chat_template = *tmpl->AsString();
   }
   return std::unique_ptr<ServeEngine>(new ServeEngine(std::move(file), std::move(model), std::move(tokenizer).value(),
-                                                      std::move(cache).value(), std::move(options)));
+                                                      std::move(slots), std::move(options)));
 }
 
 ServeEngine::ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::LlamaModel> model,
-                         vt::Tokenizer tokenizer, vt::KvCache cache, ServeOptions options)
-    : file_(std::move(file)), model_(std::move(model)), tokenizer_(std::move(tokenizer)), cache_(std::move(cache)),
-      options_(std::move(options)) {
+                         vt::Tokenizer tokenizer, std::vector<vt::KvCache> slots, ServeOptions options)
+    : file_(std::move(file)), model_(std::move(model)), tokenizer_(std::move(tokenizer)), options_(std::move(options)),
+      batcher_(*model_, tokenizer_, std::move(slots), options_.max_num_batched_tokens, metrics_) {
   worker_ = std::thread([this] { Loop(); });
 }
 
@@ -66,14 +43,17 @@ ServeEngine::~ServeEngine() {
   }
   wake_.notify_all();
   worker_.join();
+  for (auto& job : running_) {
+    if (!job->done()) job->Finish("abort");  // stopped between steps
+  }
 }
 
 void ServeEngine::CancelAll() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (running_) running_->Cancel();
+  for (auto& job : running_) job->Cancel();
   for (auto& job : waiting_) job->Finish("abort");
   waiting_.clear();
-  UpdateGauges(running_.get());
+  UpdateGauges();
 }
 
 // The prompt's token ids: text tokenized (BOS as the vocabulary asks), ids checked against the
@@ -130,63 +110,38 @@ std::variant<std::shared_ptr<Job>, ApiError> ServeEngine::Submit(const ServeRequ
                       "", "ServiceUnavailableError"};
     }
     waiting_.push_back(job);
-    UpdateGauges(running_.get());
+    UpdateGauges();
   }
   wake_.notify_all();
   return job;
 }
 
-// KV usage is what the running request can fill: its prompt and its max_tokens.
-void ServeEngine::UpdateGauges(const Job* running) {
-  double used = running ? static_cast<double>(running->prompt.size() + static_cast<size_t>(running->sampling.max_tokens)) /
-                              static_cast<double>(cache_.n_ctx)
-                        : 0.0;
-  metrics_.SetQueue(running ? 1 : 0, static_cast<int>(waiting_.size()), used);
+void ServeEngine::UpdateGauges() {
+  metrics_.SetQueue(static_cast<int>(running_.size()), static_cast<int>(waiting_.size()), batcher_.kv_usage());
 }
 
+// Admits what fits, steps the batch without the lock (HTTP threads keep queueing), then
+// forgets the jobs that ended.
 void ServeEngine::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    UpdateGauges(nullptr);
-    wake_.wait(lock, [this] { return stop_ || !waiting_.empty(); });
+    while (!waiting_.empty() && !batcher_.Full()) {
+      running_.push_back(waiting_.front());
+      waiting_.pop_front();
+      if (running_.back()->cancelled()) running_.back()->Finish("abort");
+      else batcher_.Admit(running_.back());
+    }
+    running_.erase(std::remove_if(running_.begin(), running_.end(), [](const auto& j) { return j->done(); }), running_.end());
+    UpdateGauges();
     if (stop_) return;
-    std::shared_ptr<Job> job = waiting_.front();
-    waiting_.pop_front();
-    running_ = job;
-    UpdateGauges(job.get());
+    if (batcher_.Empty()) {
+      wake_.wait(lock, [this] { return stop_ || !waiting_.empty(); });
+      continue;
+    }
     lock.unlock();
-    if (job->cancelled()) job->Finish("abort");
-    else Run(*job);
+    batcher_.Step();
     lock.lock();
-    running_.reset();
   }
-}
-
-void ServeEngine::Run(Job& job) {
-  cache_.n_past = 0;  // an empty cache: positions are overwritten from 0
-  auto sampler = vt::Sampler::Create(job.sampling);
-  if (!sampler.ok()) return job.Finish("error", sampler.status().message());
-  for (int32_t id : job.prompt) sampler->Accept(id);
-  vt::StreamDecoder decoder(tokenizer_);
-  vt::StopStrings stops(job.sampling.stop);
-  bool eos = false;
-  int generated = 0;
-  auto g = vt::Generate(*model_, cache_, job.prompt, job.sampling.max_tokens, sampler->AsTokenSampler(), [&](int32_t id) {
-    if (++generated == 1) job.first_token = Job::Clock::now();
-    eos = id == tokenizer_.eos() && !job.sampling.ignore_eos;
-    job.Emit(eos ? "" : stops.Push(decoder.Push(id)), generated);
-    return !eos && !stops.stopped() && !job.cancelled();
-  });
-  double e2e = std::chrono::duration<double>(Job::Clock::now() - job.arrived).count();
-  double ttft = std::chrono::duration<double>(job.first_token - job.arrived).count();
-  if (!g.ok()) {
-    metrics_.Finished(static_cast<int64_t>(job.prompt.size()), generated, "error", ttft, e2e);
-    return job.Finish("error", g.status().message());
-  }
-  if (!stops.stopped()) job.Emit(stops.Push(decoder.Flush()) + stops.Flush(), generated);  // what was held back
-  std::string reason = job.cancelled() ? "abort" : eos || stops.stopped() ? "stop" : "length";
-  metrics_.Finished(static_cast<int64_t>(job.prompt.size()), generated, reason, ttft, e2e);
-  job.Finish(reason);
 }
 
 }  // namespace vtserve

@@ -15,6 +15,8 @@ std::string Number(double v) {
 const std::vector<double> kTtft = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0};
 const std::vector<double> kTpot = {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5};
 const std::vector<double> kE2e = {0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0};
+const std::vector<double> kTokens = {1, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192};
+const std::vector<double> kSequences = {1, 2, 4, 8, 16, 32, 64, 128, 256};
 
 }  // namespace
 
@@ -37,7 +39,14 @@ std::string Histogram::Text(const std::string& name, const std::string& help) co
   return out + name + "_sum " + Number(sum_) + "\n" + name + "_count " + std::to_string(count_) + "\n";
 }
 
-ServeMetrics::ServeMetrics() : ttft_(kTtft), tpot_(kTpot), e2e_(kE2e) {}
+ServeMetrics::ServeMetrics()
+    : ttft_(kTtft), tpot_(kTpot), e2e_(kE2e), iteration_tokens_(kTokens), batch_sequences_(kSequences) {}
+
+void ServeMetrics::Step(int sequences, int tokens) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  iteration_tokens_.Observe(tokens);
+  batch_sequences_.Observe(sequences);
+}
 
 void ServeMetrics::SetQueue(int running, int waiting, double kv_usage) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -74,7 +83,9 @@ std::string ServeMetrics::Text(const std::string& model) const {
   }
   return out + ttft_.Text("vllm:time_to_first_token_seconds", "Time to first token.") +
          tpot_.Text("vllm:time_per_output_token_seconds", "Time per output token after the first.") +
-         e2e_.Text("vllm:e2e_request_latency_seconds", "Request latency from arrival to the last token.");
+         e2e_.Text("vllm:e2e_request_latency_seconds", "Request latency from arrival to the last token.") +
+         iteration_tokens_.Text("vllm:iteration_tokens_total", "Tokens per engine step.") +
+         batch_sequences_.Text("vt:batch_sequences", "Sequences per engine step (one forward pass).");
 }
 
 }  // namespace vtserve

@@ -31,6 +31,8 @@ class ServeMetrics {
   // A finished request: its token counts, why it ended, and its latencies in seconds
   // (tpot: mean time per output token after the first; nothing when it had one token).
   void Finished(int64_t prompt_tokens, int64_t generated, const std::string& reason, double ttft_s, double e2e_s);
+  // One engine step: how many sequences ran together, and their tokens.
+  void Step(int sequences, int tokens);
   std::string Text(const std::string& model) const;
 
  private:
@@ -39,7 +41,7 @@ class ServeMetrics {
   double kv_usage_ = 0;
   uint64_t prompt_tokens_ = 0, generation_tokens_ = 0;
   std::map<std::string, uint64_t> finished_;
-  Histogram ttft_, tpot_, e2e_;
+  Histogram ttft_, tpot_, e2e_, iteration_tokens_, batch_sequences_;
 };
 
 }  // namespace vtserve

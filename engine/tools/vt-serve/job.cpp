@@ -1,0 +1,38 @@
+#include "job.h"
+
+namespace vtserve {
+
+Job::Update Job::Take(std::chrono::milliseconds wait) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  cv_.wait_for(lock, wait, [this] { return done_ || !pending_.empty(); });
+  Update u;
+  u.text = std::move(pending_);
+  pending_.clear();
+  u.done = done_;
+  u.finish_reason = finish_reason_;
+  u.error = error_;
+  return u;
+}
+
+void Job::Emit(const std::string& text, int tokens_so_far) {
+  completion_tokens_ = tokens_so_far;
+  if (text.empty()) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending_ += text;
+  cv_.notify_all();
+}
+
+bool Job::done() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return done_;
+}
+
+void Job::Finish(const std::string& reason, const std::string& error) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  done_ = true;
+  finish_reason_ = reason;
+  error_ = error;
+  cv_.notify_all();
+}
+
+}  // namespace vtserve

@@ -1,0 +1,54 @@
+// One request's run, shared by the HTTP thread that streams it and the engine thread that
+// runs it: text as it is generated, then the end.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vt/sampling.h"
+
+namespace vtserve {
+
+class Job {
+ public:
+  using Clock = std::chrono::steady_clock;
+  struct Update {
+    std::string text;           // new text since the last update
+    bool done = false;
+    std::string finish_reason;  // when done: "stop" or "length" (vLLM's), "error" on failure
+    std::string error;
+  };
+  Job(std::vector<int32_t> prompt, vt::SamplingParams sampling) : prompt(std::move(prompt)), sampling(std::move(sampling)) {}
+
+  // Waits up to `wait` for new text or the end; what has come since the last call.
+  Update Take(std::chrono::milliseconds wait);
+  // The client went away: the worker stops at its next token.
+  void Cancel() { cancelled_ = true; }
+  bool cancelled() const { return cancelled_; }
+  int completion_tokens() const { return completion_tokens_; }
+  bool done();  // Finish has been called
+
+  // The worker's side.
+  void Emit(const std::string& text, int tokens_so_far);
+  void Finish(const std::string& reason, const std::string& error = "");
+
+  const std::vector<int32_t> prompt;
+  const vt::SamplingParams sampling;  // max_tokens resolved against the context
+  const Clock::time_point arrived = Clock::now();
+  Clock::time_point first_token{};
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::string pending_;
+  bool done_ = false;
+  std::string finish_reason_, error_;
+  std::atomic<int> completion_tokens_{0};
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace vtserve
