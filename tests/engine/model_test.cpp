@@ -113,7 +113,7 @@ void ExpectBatchEqualsAlone(const FixtureSpec& spec) {
     for (int i = 0; i < 3; ++i) {
       auto one = m->Forward(step[i], alone[i]);
       ASSERT_TRUE(one.ok());
-      EXPECT_LT(testing::Nmse(one.value(), (*together)[i]), 1e-10) << "sequence " << i;
+      EXPECT_LT(testing::Nmse(one.value(), together.value()[i]), 1e-10) << "sequence " << i;
       EXPECT_EQ(batched[i].n_past, alone[i].n_past) << "sequence " << i;
     }
   }

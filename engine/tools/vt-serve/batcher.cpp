@@ -96,7 +96,7 @@ void Batcher::Step() {
         continue;
       }
       s.prefilled += s.chunk;
-      if (s.decoding()) Accept(s, (*logits)[i]);  // mid-prompt chunks choose no token
+      if (s.decoding()) Accept(s, logits.value()[i]);  // mid-prompt chunks choose no token
     }
   }
   int64_t filled = 0, all = 0;
