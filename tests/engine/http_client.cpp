@@ -78,9 +78,24 @@ std::unique_ptr<ServeProcess> ServeProcess::Start(const std::string& bin, const 
 }
 
 ServeProcess::~ServeProcess() {
-  kill(pid_, SIGTERM);
-  waitpid(pid_, nullptr, 0);
+  if (pid_ > 0) Terminate();
   std::filesystem::remove(log_);
+}
+
+int ServeProcess::Terminate() {
+  kill(pid_, SIGTERM);
+  int status = -1;
+  for (int i = 0; i < 600; ++i) {
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return status;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+  return -1;
 }
 
 std::string ServeProcess::Log() const { return ReadAll(log_); }
@@ -98,6 +113,11 @@ HttpReply ServeProcess::Post(const std::string& path, const std::string& body, c
 }
 
 int ServeProcess::OpenStream(const std::string& path, const std::string& body) const {
+  return SendRaw("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
+                 std::to_string(body.size()) + "\r\n\r\n" + body);
+}
+
+int ServeProcess::SendRaw(const std::string& request) const {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -107,8 +127,6 @@ int ServeProcess::OpenStream(const std::string& path, const std::string& body) c
     close(fd);
     return -1;
   }
-  std::string request = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
-                        std::to_string(body.size()) + "\r\n\r\n" + body;
   if (write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
     close(fd);
     return -1;

@@ -24,6 +24,8 @@ class ServeProcess {
   // `error` (with its output) when it exits or never listens.
   static std::unique_ptr<ServeProcess> Start(const std::string& bin, const std::vector<std::string>& args, std::string* error);
   ~ServeProcess();  // SIGTERM, then reaped
+  // SIGTERM, then waits (up to 60 s) for the exit: its status as waitpid gives it, or -1.
+  int Terminate();
   ServeProcess(const ServeProcess&) = delete;
   ServeProcess& operator=(const ServeProcess&) = delete;
 
@@ -32,6 +34,8 @@ class ServeProcess {
   HttpReply Post(const std::string& path, const std::string& body, const std::map<std::string, std::string>& headers = {}) const;
   // A raw connection that has sent `body` to `path`: the caller reads what it wants, then closes.
   int OpenStream(const std::string& path, const std::string& body) const;
+  // A raw connection that has sent exactly `bytes` (a request cut anywhere, or garbage).
+  int SendRaw(const std::string& bytes) const;
   std::string Log() const;  // what the server printed
 
  private:

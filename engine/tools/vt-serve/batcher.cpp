@@ -46,7 +46,7 @@ void Batcher::Finish(Sequence& s, const std::string& reason, const std::string& 
   if (error.empty() && !s.stops.stopped()) s.job->Emit(s.stops.Push(s.decoder.Flush()) + s.stops.Flush(), s.generated);
   auto now = Job::Clock::now();
   double e2e = std::chrono::duration<double>(now - s.job->arrived).count();
-  double ttft = s.generated > 0 ? std::chrono::duration<double>(s.job->first_token - s.job->arrived).count() : e2e;
+  double ttft = s.generated > 0 ? s.job->SecondsToFirstToken() : e2e;
   metrics_.Finished(static_cast<int64_t>(s.job->prompt.size()), s.generated, reason, ttft, e2e);
   s.job->Finish(reason, error);
   s.done = true;
@@ -56,7 +56,7 @@ void Batcher::Finish(Sequence& s, const std::string& reason, const std::string& 
 void Batcher::Accept(Sequence& s, const std::vector<float>& logits) {
   int32_t id = s.sampler.Sample(logits);
   s.sampler.Accept(id);
-  if (++s.generated == 1) s.job->first_token = Job::Clock::now();
+  if (++s.generated == 1) s.job->MarkFirstToken();
   bool eos = id == tokenizer_.eos() && !s.job->sampling.ignore_eos;
   s.job->Emit(eos ? "" : s.stops.Push(s.decoder.Push(id)), s.generated);
   if (eos || s.stops.stopped()) return Finish(s, "stop");

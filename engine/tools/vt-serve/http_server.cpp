@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
 
 #include "api_response.h"
 
@@ -12,7 +15,21 @@ namespace {
 
 using Json = nlohmann::json;
 
+// One line per request on stderr, written whole.
+void LogLine(const std::string& line) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::cerr << "vt-serve: " << line << "\n";
+}
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3fs", s);
+  return buf;
+}
+
 void SendError(httplib::Response& res, const ApiError& e) {
+  LogLine("refused " + std::to_string(e.status) + (e.param.empty() ? "" : " " + e.param) + ": " + e.message);
   res.status = e.status;
   if (e.status == 503) res.set_header("Retry-After", "1");
   res.set_content(e.ToJson().dump(), "application/json");
@@ -32,12 +49,20 @@ class Streamer {
     if (stream_ && !u.text.empty() && !Write(sink, SseEvent(Chunk(head_, u.text, "", first_)))) return Abandon();
     if (!u.text.empty()) first_ = false;
     if (!u.done) return true;
+    finish_ = u.finish_reason;
     if (!Write(sink, Last(u))) return Abandon();
     sink.done();
     return true;
   }
+  // The end of the response: a client that went away cancels the job; the request's line.
   void Released(bool success) {
     if (!success) job_->Cancel();
+    auto now = Job::Clock::now();
+    double ttft = job_->SecondsToFirstToken();
+    LogLine(head_.id + " prompt=" + std::to_string(job_->prompt.size()) + " completion=" +
+            std::to_string(job_->completion_tokens()) + " ttft=" + (ttft >= 0 ? Seconds(ttft) : "-") +
+            " e2e=" + Seconds(std::chrono::duration<double>(now - job_->arrived).count()) + " finish=" +
+            (success ? finish_ : "disconnected"));
   }
 
  private:
@@ -65,7 +90,7 @@ class Streamer {
   ResponseHead head_;
   bool stream_, include_usage_;
   bool first_ = true;
-  std::string text_;
+  std::string text_, finish_;
 };
 
 void Generate(ServeEngine& engine, Endpoint endpoint, const httplib::Request& req, httplib::Response& res) {

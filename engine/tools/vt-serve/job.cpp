@@ -22,6 +22,16 @@ void Job::Emit(const std::string& text, int tokens_so_far) {
   cv_.notify_all();
 }
 
+void Job::MarkFirstToken() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!first_token_) first_token_ = Clock::now();
+}
+
+double Job::SecondsToFirstToken() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return first_token_ ? std::chrono::duration<double>(*first_token_ - arrived).count() : -1;
+}
+
 bool Job::done() {
   std::lock_guard<std::mutex> lock(mutex_);
   return done_;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,8 @@ class Job {
   const std::vector<int32_t> prompt;
   const vt::SamplingParams sampling;  // max_tokens resolved against the context
   const Clock::time_point arrived = Clock::now();
-  Clock::time_point first_token{};
+  void MarkFirstToken();               // the engine's side, at the first token
+  double SecondsToFirstToken();        // -1 before the first token
 
  private:
   std::mutex mutex_;
@@ -47,6 +49,7 @@ class Job {
   std::string pending_;
   bool done_ = false;
   std::string finish_reason_, error_;
+  std::optional<Clock::time_point> first_token_;
   std::atomic<int> completion_tokens_{0};
   std::atomic<bool> cancelled_{false};
 };

@@ -28,13 +28,18 @@ int Fail(const std::string& message, int code) {
   return code;
 }
 
-// SIGINT and SIGTERM are waited for on a thread of their own, which stops the server: nothing
-// runs in a signal handler.
-void StopOnSignal(vtserve::HttpServer& server, sigset_t set) {
-  std::thread([&server, set] {
+// SIGINT and SIGTERM are waited for on a thread of their own (nothing runs in a signal
+// handler). The first stops listening and lets every accepted request finish (the drain);
+// a second one cancels what is still running, so the drain ends at the next token.
+void StopOnSignal(vtserve::HttpServer& server, vtserve::ServeEngine& engine, sigset_t set) {
+  std::thread([&server, &engine, set] {
     int sig = 0;
     sigwait(&set, &sig);
+    std::cerr << "vt-serve: " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ": draining the requests in flight\n";
     server.Stop();
+    sigwait(&set, &sig);
+    std::cerr << "vt-serve: a second signal: cancelling them\n";
+    engine.CancelAll();
   }).detach();
 }
 
@@ -66,13 +71,13 @@ int Run(Flags f) {
   vtserve::HttpServer server(*engine.value(), f.http);
   auto port = server.Bind();
   if (!port.ok()) return Fail(port.status().message(), 1);
-  StopOnSignal(server, stops);
+  StopOnSignal(server, *engine.value(), stops);
   std::cerr << "vt-serve: serving " << o.served_name << " (max_model_len " << engine.value()->options().max_model_len
             << ") on " << loaded.value()->device->name() << "\n";
   std::cerr << "vt-serve: listening on http://" << f.http.host << ":" << port.value() << std::endl;
-  bool served = server.Serve();
-  engine.value()->CancelAll();  // streams still open end now instead of running to max_tokens
-  return served ? 0 : 1;
+  // Serve returns once the listening socket is closed; the server's destructor then waits for
+  // the requests in flight, which the engine (destroyed after it) keeps running.
+  return server.Serve() ? 0 : 1;
 }
 
 }  // namespace
@@ -84,7 +89,7 @@ int main(int argc, char** argv) {
   app.add_option("--host", f.http.host, "Address to listen on (default 127.0.0.1)");
   app.add_option("--port", f.http.port, "Port (default 8000; 0: any free port)")->check(CLI::Range(0, 65535));
   app.add_option("--served-model-name", f.served_name, "The model's name in requests (default: the --model path)");
-  app.add_option("--max-model-len", f.max_model_len, "Context length (default: the model's)")->check(CLI::Range(1, 1 << 24));
+  app.add_option("--max-model-len,--ctx", f.max_model_len, "Context length (default: the model's)")->check(CLI::Range(1, 1 << 24));
   app.add_option("--api-key", f.http.api_key, "Ask every /v1 request for Authorization: Bearer KEY");
   app.add_option("--chat-template", f.chat_template, "Chat template file (default: the model's)");
   app.add_option("--max-num-seqs", f.max_num_seqs, "Sequences run together (KV-cache slots; default 8)")->check(CLI::Range(1, 4096));
