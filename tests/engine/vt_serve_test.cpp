@@ -1,6 +1,7 @@
 // vt-serve as a client sees it: a real process on 127.0.0.1 serving a vt-fixture model, asked
 // over real HTTP.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -58,7 +59,7 @@ std::vector<std::string> Events(const std::string& body) {
 }
 
 TEST_F(VtServe, HealthModelsAndMetricsAnswer) {
-  auto server = Serve({"--max-model-len", "256"});
+  auto server = Serve({"--ctx", "256"});  // llama.cpp's name for --max-model-len
   ASSERT_TRUE(server);
   EXPECT_EQ(server->Get("/health").status, 200);
   Json models = Parse(server->Get("/v1/models"));
@@ -247,6 +248,105 @@ TEST_F(VtServe, AFullQueueIs503AndAClientThatHangsUpIsCancelled) {
   long tokens = std::atol(metrics.c_str() + at + generated.size());
   EXPECT_LT(tokens, 8000) << "the abandoned stream was not cancelled: " << tokens << " tokens generated";
   EXPECT_NE(metrics.find("finished_reason=\"length\"} 1"), std::string::npos) << metrics;
+}
+
+// vt-bench's server mode, as `vllm bench serve`: every request streamed, counted by the server
+// too, and the settings it ran with.
+TEST_F(VtServe, VtBenchAgainstItMeasuresEveryRequest) {
+  auto server = Serve({"--max-num-seqs", "4"});
+  ASSERT_TRUE(server);
+  std::string url = "http://127.0.0.1:" + std::to_string(server->port());
+  auto r = vt::testing::Sh(std::string(VT_BENCH_BIN) + " -m " + *dir_ + "/m.gguf --base-url " + url +
+                           " --served-model-name tiny --dataset-name random --num-prompts 8 --random-input-len 16"
+                           " --random-output-len 8 --max-concurrency 4 --request-rate 1000 -o json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  Json j = Json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_EQ(j["completed"], 8);
+  EXPECT_EQ(j["total_input_tokens"], 8 * 16);
+  EXPECT_EQ(j["total_output_tokens"], 8 * 8);
+  EXPECT_GT(j["mean_ttft_ms"].get<double>(), 0);
+  EXPECT_GT(j["mean_itl_ms"].get<double>(), 0);
+  EXPECT_EQ(j["settings"][4]["resolved"], url + "/v1/completions") << j["settings"].dump();
+  EXPECT_EQ(j["settings"][5]["resolved"], "4");
+  std::string metrics = server->Get("/metrics").body;
+  EXPECT_NE(metrics.find("finished_reason=\"length\"} 8"), std::string::npos) << metrics;
+}
+
+TEST_F(VtServe, VtBenchRefusesServerFlagsThatWouldDoNothingAndNamesAnUnreachableServer) {
+  std::string bench = std::string(VT_BENCH_BIN) + " -m " + *dir_ + "/m.gguf ";
+  const std::pair<std::string, std::string> refused[] = {
+      {"--dataset-name random --max-concurrency 4", "need --base-url"},
+      {"--base-url http://127.0.0.1:9 -t 2", "do nothing with --base-url"},
+      {"--base-url http://127.0.0.1:9 --endpoint /v1/chat/completions", "token-id prompts"},
+      {"--base-url https://example.com", "expected http://HOST[:PORT]"},
+  };
+  for (const auto& [flags, message] : refused) {
+    auto r = vt::testing::Sh(bench + flags);
+    EXPECT_EQ(r.code, 2) << flags << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << flags << ": " << r.err;
+  }
+  auto down = vt::testing::Sh(bench + "--base-url http://127.0.0.1:9 --num-prompts 1 --random-input-len 4 --random-output-len 2");
+  EXPECT_EQ(down.code, 1) << down.err;
+  EXPECT_NE(down.err.find("http://127.0.0.1:9/v1/completions"), std::string::npos) << down.err;
+}
+
+// SIGTERM stops listening, lets the request in flight finish whole, logs its line, exits 0.
+TEST_F(VtServe, SigtermDrainsTheRequestInFlightThenExitsZero) {
+  auto server = Serve();
+  ASSERT_TRUE(server);
+  int fd = server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 300, "ignore_eos": true, "stream": true,
+    "stream_options": {"include_usage": true}})");
+  ASSERT_GE(fd, 0);
+  std::string got = vt::testing::ReadUntil(fd, "data: ");
+  ASSERT_NE(got.find("data: "), std::string::npos);
+  std::thread stop([&] { EXPECT_EQ(server->Terminate(), 0) << "vt-serve did not exit 0 after the drain"; });
+  got += vt::testing::ReadUntil(fd, "data: [DONE]");
+  close(fd);
+  stop.join();
+  EXPECT_NE(got.find("\"completion_tokens\":300"), std::string::npos) << "the request was not drained whole: " << got.substr(got.size() > 400 ? got.size() - 400 : 0);
+  std::string log = server->Log();
+  EXPECT_NE(log.find("prompt=3 completion=300 ttft="), std::string::npos) << log;
+  EXPECT_NE(log.find("finish=length"), std::string::npos) << log;
+}
+
+// Hostile and malformed requests, 1,000 of them: each gets its 4xx with an error object, or
+// (cut off, garbage) just a closed connection, and the server keeps answering.
+TEST_F(VtServe, AThousandHostileRequestsGetTheirFourHundredsAndTheServerStaysUp) {
+  auto server = Serve({"--max-model-len", "128"});
+  ASSERT_TRUE(server);
+  const std::string deep = std::string(20000, '[') + std::string(20000, ']');
+  const std::vector<std::pair<std::string, int>> bodies = {
+      {"{", 400}, {"[]", 400}, {"null", 400}, {"{\"prompt\": \"\xff\xfe\"}", 400},
+      {R"({"prompt": "x", "max_tokens": -5})", 400}, {R"({"prompt": "x", "max_tokens": 1e300})", 400},
+      {R"({"prompt": "x", "max_tokens": 99999999999999999999999})", 400}, {R"({"prompt": "x", "temperature": 1e999})", 400},
+      {R"({"prompt": "x", "top_p": 0})", 400}, {R"({"prompt": "x", "stop": [1]})", 400}, {R"({"prompt": {}})", 400},
+      {R"({"prompt": [99999999]})", 400}, {R"({"prompt": "x", "stream_options": {"include_usage": true}})", 400},
+      {"{\"prompt\": " + deep + "}", 400}, {R"({"prompt": "x", "model": 7})", 400}, {R"({"prompt": "x", "model": "m"})", 404},
+  };
+  int checked = 0;
+  for (int i = 0; checked < 985; ++i) {
+    const auto& [body, status] = bodies[static_cast<size_t>(i) % bodies.size()];
+    HttpReply r = server->Post(i % 2 ? "/v1/completions" : "/v1/chat/completions", body);
+    int want = i % 2 ? status : 400;  // on chat, "prompt" is an unknown field first
+    ASSERT_EQ(r.status, want) << body.substr(0, 80) << " -> " << r.body.substr(0, 200);
+    ASSERT_TRUE(Parse(r).contains("error")) << r.body.substr(0, 200);
+    ++checked;
+  }
+  for (int i = 0; i < 5; ++i) {  // 10 MB bodies, over the 1 MiB default
+    HttpReply r = server->Post("/v1/completions", "{\"prompt\": \"" + std::string(10 << 20, 'x') + "\"}");
+    EXPECT_EQ(r.status, 413) << r.body.substr(0, 200);
+  }
+  const std::string cuts[] = {"POST /v1/completions HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"prompt\"",
+                              "POST /v1/comp", "GARBAGE\r\n\r\n", "\x16\x03\x01\x02\x00", "GET / HTTP/1.1\r\nHost"};
+  for (int i = 0; i < 10; ++i) {  // half-sent requests and garbage, then the client hangs up
+    int fd = server->SendRaw(cuts[i % 5]);
+    ASSERT_GE(fd, 0);
+    close(fd);
+  }
+  EXPECT_EQ(server->Get("/health").status, 200);
+  HttpReply ok = server->Post("/v1/completions", R"({"prompt": "Hi", "max_tokens": 3})");
+  EXPECT_EQ(ok.status, 200) << ok.body;
 }
 
 }  // namespace

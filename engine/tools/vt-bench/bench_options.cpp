@@ -1,5 +1,6 @@
 #include "bench_options.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -44,6 +45,23 @@ vt::Status CheckModes(const BenchOptions& o) {
     return Refuse("--num-prompts, --random-*, --custom-output-len and the percentile flags need a request dataset "
                   "(--dataset-name custom|random, --dataset-path or --pretokenized)");
   }
+  if (o.base_url.empty() && o.server_flags) {
+    return Refuse("--endpoint, --served-model-name, --max-concurrency and --request-rate need --base-url (a server to send to)");
+  }
+  if (!o.base_url.empty() && o.local_flags) {
+    return Refuse("-t, --device and --moe-on do nothing with --base-url " + o.base_url + ": the server runs the model");
+  }
+  if (o.endpoint != "/v1/completions" && o.endpoint != "/v1/chat/completions") {
+    return Refuse("--endpoint " + o.endpoint + ": expected /v1/completions or /v1/chat/completions");
+  }
+  if (o.endpoint == "/v1/chat/completions" && !o.TextPrompts()) {
+    return Refuse("--endpoint /v1/chat/completions sends text messages; token-id prompts (random, pretokenized) have none: "
+                  "use --dataset-name custom --dataset-path FILE or --endpoint /v1/completions");
+  }
+  if (o.endpoint == "/v1/chat/completions" && !o.skip_chat_template.value_or(kDefaultSkipChatTemplate)) {
+    return Refuse("--no-skip-chat-template with --endpoint /v1/chat/completions would render twice: the server renders "
+                  "chat messages itself");
+  }
   if (o.dataset_name == "custom" && o.dataset_path.empty() && o.pretokenized.empty()) {
     return Refuse("--dataset-name custom needs --dataset-path FILE (JSON lines with a \"prompt\")");
   }
@@ -85,12 +103,21 @@ std::vector<Setting> Settings(const BenchOptions& o, const vt::SamplingParams& u
   std::string thinking = !rendered ? "unused (no template rendered)"
                          : thinking_passed ? std::string(*thinking_passed ? "true" : "false") + " (passed to the template)"
                                            : "undefined in the template";
-  return {
+  std::vector<Setting> out = {
       {"device", o.device + (o.moe_on.empty() ? "" : ", experts on " + o.moe_on), device + (o.moe_on.empty() ? "" : ", experts on cpu")},
       {"ignore_eos", Requested(o.ignore_eos, kDefaultIgnoreEos), used.ignore_eos ? "true" : "false"},
       {"skip_chat_template", Requested(o.skip_chat_template, kDefaultSkipChatTemplate), rendered ? "false" : "true"},
       {"enable_thinking", o.enable_thinking ? (*o.enable_thinking ? "true" : "false") : "unset (default)", thinking},
   };
+  if (o.base_url.empty()) return out;
+  std::ostringstream rate;
+  rate << o.request_rate;
+  out.push_back({"server", o.base_url + o.endpoint, o.base_url + o.endpoint});
+  out.push_back({"max_concurrency", o.max_concurrency > 0 ? std::to_string(o.max_concurrency) : "unlimited (default)",
+                 o.max_concurrency > 0 ? std::to_string(o.max_concurrency) : "every request at once"});
+  out.push_back({"request_rate", std::isfinite(o.request_rate) ? rate.str() : "inf (default)",
+                 std::isfinite(o.request_rate) ? rate.str() + " per second, Poisson" : "all at once"});
+  return out;
 }
 
 }  // namespace vtbench

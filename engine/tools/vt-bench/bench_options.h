@@ -2,6 +2,7 @@
 // be silently ignored (refused), and what was resolved, read back from what the run used.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,10 +28,16 @@ struct BenchOptions {
   int num_prompts = 100, random_input_len = 1024, random_output_len = 128, custom_output_len = 256;
   uint64_t seed = 0;
   std::string percentile_metrics = "ttft,tpot,itl", metric_percentiles = "99";
+  // Server mode (`vllm bench serve`): the dataset goes to an OpenAI-compatible server.
+  std::string base_url, endpoint = "/v1/completions", served_model_name;
+  int max_concurrency = 0;  // 0: no limit
+  double request_rate = std::numeric_limits<double>::infinity();
   // Which flags the command line gave, for the refusals of flags the mode would ignore.
-  bool pp_tg_flags = false, request_flags = false;
+  bool pp_tg_flags = false, request_flags = false, server_flags = false, local_flags = false;
 
-  bool RequestMode() const { return !dataset_name.empty() || !dataset_path.empty() || !pretokenized.empty(); }
+  bool RequestMode() const {
+    return !dataset_name.empty() || !dataset_path.empty() || !pretokenized.empty() || !base_url.empty();
+  }
   bool TextPrompts() const { return RequestMode() && pretokenized.empty() && dataset_name != "random"; }
 };
 

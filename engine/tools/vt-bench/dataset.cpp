@@ -72,7 +72,8 @@ vt::StatusOr<Dataset> Custom(const BenchOptions& o, const vt::Tokenizer& t, cons
     Value out = v.Get("output_tokens");
     auto ids = Tokenize(o, t, tmpl, prompt.AsString());
     if (!ids.ok()) return Bad(where, (o.chat_template.empty() ? "the model's chat template" : o.chat_template) + ": " + ids.status().message());
-    d.requests.push_back({ids.value(), out.kind() == Value::Kind::kInt ? static_cast<int>(out.AsInt()) : o.custom_output_len});
+    d.requests.push_back({ids.value(), out.kind() == Value::Kind::kInt ? static_cast<int>(out.AsInt()) : o.custom_output_len,
+                          prompt.AsString()});
   }
   return d;
 }

@@ -12,6 +12,7 @@
 #include "bench_options.h"
 #include "device_flag.h"
 #include "request_bench.h"
+#include "server_bench.h"
 #include "vt/model.h"
 #include "vt/sampling.h"
 #include "vt/tokenizer.h"
@@ -127,6 +128,28 @@ void PrintRequests(const BenchOptions& o, const std::vector<std::pair<std::strin
   for (const auto& s : settings) std::cout << "| " << s.name << " | " << s.requested << " | " << s.resolved << " |\n";
 }
 
+// Server mode: the dataset goes to --base-url; only the tokenizer and vocabulary are read here.
+int RunServerMode(const BenchOptions& o, const vt::GgufFile& file) {
+  auto hparams = vt::ReadLlamaHparams(file);
+  if (!hparams.ok()) return Fail(o.model + ": " + hparams.status().message(), 2);
+  auto tokenizer = vt::Tokenizer::FromGguf(file);
+  if (o.TextPrompts() && !tokenizer.ok()) return Fail(o.model + ": " + tokenizer.status().message(), 2);
+  const vt::GgufValue* tmpl = file.Find("tokenizer.chat_template");
+  vt::Tokenizer none;
+  auto dataset = vtbench::LoadDataset(o, tokenizer.ok() ? tokenizer.value() : none, tmpl && tmpl->AsString() ? *tmpl->AsString() : "",
+                                      hparams->n_vocab);
+  if (!dataset.ok()) return Fail(dataset.status().message(), dataset.status().code() == vt::StatusCode::kUnavailable ? 1 : 2);
+  vt::SamplingParams used;
+  used.temperature = 0;
+  used.ignore_eos = o.ignore_eos.value_or(vtbench::kDefaultIgnoreEos);
+  double duration = 0;
+  auto timings = vtbench::RunAgainstServer(o, dataset.value(), used, &duration);
+  if (!timings.ok()) return Fail(timings.status().message(), timings.status().code() == vt::StatusCode::kInvalidArgument ? 2 : 1);
+  PrintRequests(o, vtbench::Summarize(timings.value(), duration, o.percentile_metrics, o.metric_percentiles),
+                vtbench::Settings(o, used, "server", dataset.value().rendered, dataset.value().enable_thinking));
+  return 0;
+}
+
 // Request mode: the dataset's prompts one request at a time (specs/vt-bench.md).
 int RunRequestMode(const BenchOptions& o, const vt::GgufFile& file, vt::LlamaModel& model, const vt::StatusOr<vt::Tokenizer>& tokenizer,
                    const vt::SamplingParams& used, const std::string& device) {
@@ -152,6 +175,7 @@ int Run(BenchOptions o) {
   auto shared = std::make_shared<const vt::GgufFile>(std::move(file).value());
   vt::Status combos = vtbench::CheckCombinations(o, shared->Find("tokenizer.chat_template") != nullptr);
   if (!combos.ok()) return Fail(combos.message(), 2);
+  if (!o.base_url.empty()) return RunServerMode(o, *shared);
   std::unique_ptr<vt::Backend> opened;
   auto device = vttools::OpenDevice(o.device, opened);
   if (!device.ok()) return Fail(device.status().message(), 2);
@@ -208,6 +232,12 @@ void AddRequestOptions(CLI::App& app, BenchOptions& o) {
   app.add_option("--seed", o.seed, "Seed of the random dataset");
   app.add_option("--percentile-metrics", o.percentile_metrics, "Metrics with percentiles: ttft,tpot,itl,e2el");
   app.add_option("--metric-percentiles", o.metric_percentiles, "Percentiles to report, e.g. 50,90,99");
+  app.add_option("--base-url", o.base_url, "Send the requests to this OpenAI-compatible server (http://HOST:PORT)");
+  app.add_option("--endpoint", o.endpoint, "With --base-url: /v1/completions (default) or /v1/chat/completions");
+  app.add_option("--served-model-name", o.served_model_name, "With --base-url: the requests' model name");
+  app.add_option("--max-concurrency", o.max_concurrency, "With --base-url: requests in flight at most")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--request-rate", o.request_rate, "With --base-url: Poisson arrivals per second (default inf)")
+      ->check(CLI::PositiveNumber);
 }
 
 int main(int argc, char** argv) {
@@ -239,6 +269,12 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   for (const char* flag : {"-p", "-n", "-r"}) o.pp_tg_flags = o.pp_tg_flags || app.get_option(flag)->count() > 0;
+  for (const char* flag : {"--endpoint", "--served-model-name", "--max-concurrency", "--request-rate"}) {
+    o.server_flags = o.server_flags || app.get_option(flag)->count() > 0;
+  }
+  for (const char* flag : {"-t", "--device", "--moe-on"}) o.local_flags = o.local_flags || app.get_option(flag)->count() > 0;
+  // A server with no dataset named gets random prompts, as `vllm bench serve` does.
+  if (!o.base_url.empty() && o.dataset_name.empty() && o.dataset_path.empty() && o.pretokenized.empty()) o.dataset_name = "random";
   for (const char* flag : {"--num-prompts", "--random-input-len", "--random-output-len", "--custom-output-len",
                            "--percentile-metrics", "--metric-percentiles", "--seed"}) {
     o.request_flags = o.request_flags || app.get_option(flag)->count() > 0;
