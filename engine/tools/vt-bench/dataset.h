@@ -14,7 +14,7 @@ namespace vtbench {
 struct Request {
   std::vector<int32_t> prompt;
   int output_len = 0;
-  std::string text;  // the prompt as written (custom datasets), for chat endpoints
+  std::string text = {};  // the prompt as written (custom datasets), for chat endpoints
 };
 
 struct Dataset {

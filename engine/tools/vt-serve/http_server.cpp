@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <mutex>
+#include <thread>
 
 #include "api_response.h"
 
@@ -39,8 +40,14 @@ void SendError(httplib::Response& res, const ApiError& e) {
 // that goes away cancels the job: the worker stops at its next token.
 class Streamer {
  public:
-  Streamer(std::shared_ptr<Job> job, ResponseHead head, bool stream, bool include_usage)
-      : job_(std::move(job)), head_(std::move(head)), stream_(stream), include_usage_(include_usage) {}
+  // `in_flight` counts the responses still being written, for the drain.
+  Streamer(std::shared_ptr<Job> job, ResponseHead head, bool stream, bool include_usage, std::atomic<int>& in_flight)
+      : job_(std::move(job)), head_(std::move(head)), stream_(stream), include_usage_(include_usage), in_flight_(in_flight) {
+    ++in_flight_;
+  }
+  ~Streamer() { --in_flight_; }
+  Streamer(const Streamer&) = delete;
+  Streamer& operator=(const Streamer&) = delete;
 
   bool Next(httplib::DataSink& sink) {
     if (!sink.is_writable()) return Abandon();
@@ -89,18 +96,35 @@ class Streamer {
   std::shared_ptr<Job> job_;
   ResponseHead head_;
   bool stream_, include_usage_;
+  std::atomic<int>& in_flight_;
   bool first_ = true;
   std::string text_, finish_;
 };
 
-void Generate(ServeEngine& engine, Endpoint endpoint, const httplib::Request& req, httplib::Response& res) {
+// Counted from the handler's first line, so a drain that began meanwhile is seen here or
+// waits for this request (both sides use sequentially consistent atomics).
+class Counted {
+ public:
+  explicit Counted(std::atomic<int>& n) : n_(n) { ++n_; }
+  ~Counted() { --n_; }
+  Counted(const Counted&) = delete;
+  Counted& operator=(const Counted&) = delete;
+
+ private:
+  std::atomic<int>& n_;
+};
+
+void Generate(ServeEngine& engine, Endpoint endpoint, std::atomic<int>& in_flight, const std::atomic<bool>& draining,
+              const httplib::Request& req, httplib::Response& res) {
+  Counted handling(in_flight);
+  if (draining) return SendError(res, ApiError{503, "the server is shutting down", "", "ServiceUnavailableError"});
   ParsedRequest parsed = ParseRequest(endpoint, req.body, engine.options().served_name);
   if (!parsed.request) return SendError(res, parsed.error);
   auto submitted = engine.Submit(*parsed.request);
   if (auto* e = std::get_if<ApiError>(&submitted)) return SendError(res, *e);
   const ServeRequest& r = *parsed.request;
   auto streamer = std::make_shared<Streamer>(std::get<std::shared_ptr<Job>>(submitted), NewHead(endpoint, r.model),
-                                             r.stream, r.include_usage);
+                                             r.stream, r.include_usage, in_flight);
   res.set_chunked_content_provider(
       r.stream ? "text/event-stream" : "application/json",
       [streamer](size_t, httplib::DataSink& sink) { return streamer->Next(sink); },
@@ -143,6 +167,10 @@ void HttpServer::Routes() {
   s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   s.set_payload_max_length(options_.max_body_bytes);
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (draining_ && req.path != "/metrics") {  // shutting down: nothing new starts
+      SendError(res, ApiError{503, "the server is shutting down", "", "ServiceUnavailableError"});
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (options_.api_key.empty() || req.path.rfind("/v1/", 0) != 0) return httplib::Server::HandlerResponse::Unhandled;
     if (req.get_header_value("Authorization") == "Bearer " + options_.api_key) return httplib::Server::HandlerResponse::Unhandled;
     SendError(res, ApiError{401, "a wrong or missing API key (Authorization: Bearer ...)", "", "AuthenticationError"});
@@ -165,8 +193,8 @@ void HttpServer::Routes() {
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(engine_.MetricsText(), "text/plain; version=0.0.4");
   });
-  s.Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) { Generate(engine_, Endpoint::kCompletions, req, res); });
-  s.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { Generate(engine_, Endpoint::kChat, req, res); });
+  s.Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) { Generate(engine_, Endpoint::kCompletions, in_flight_, draining_, req, res); });
+  s.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { Generate(engine_, Endpoint::kChat, in_flight_, draining_, req, res); });
   s.Post("/tokenize", [this](const httplib::Request& req, httplib::Response& res) { Tokenize(engine_, false, req, res); });
   s.Post("/detokenize", [this](const httplib::Request& req, httplib::Response& res) { Tokenize(engine_, true, req, res); });
 }
@@ -183,5 +211,13 @@ vt::StatusOr<int> HttpServer::Bind() {
 bool HttpServer::Serve() { return server_->listen_after_bind(); }
 
 void HttpServer::Stop() { server_->stop(); }
+
+// httplib's stop() ends chunked responses where they are, so the drain first refuses new
+// requests, waits for every response in flight to be written whole, then stops.
+void HttpServer::Drain() {
+  draining_ = true;
+  while (in_flight_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  server_->stop();
+}
 
 }  // namespace vtserve

@@ -2,6 +2,7 @@
 // pair of files is the only place that includes it).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -31,15 +32,20 @@ class HttpServer {
 
   // Binds the socket; the port bound (the chosen one for --port 0), or kUnavailable.
   vt::StatusOr<int> Bind();
-  // Serves until Stop() (from another thread); false when it could not.
+  // Serves until Stop() or Drain() (from another thread); false when it could not.
   bool Serve();
   void Stop();
+  // Answers 503 to anything new, waits until every response in flight is written whole, then
+  // stops.
+  void Drain();
 
  private:
   void Routes();
   ServeEngine& engine_;
   HttpOptions options_;
   std::unique_ptr<httplib::Server> server_;
+  std::atomic<bool> draining_{false};
+  std::atomic<int> in_flight_{0};
 };
 
 }  // namespace vtserve

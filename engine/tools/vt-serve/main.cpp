@@ -36,7 +36,7 @@ void StopOnSignal(vtserve::HttpServer& server, vtserve::ServeEngine& engine, sig
     int sig = 0;
     sigwait(&set, &sig);
     std::cerr << "vt-serve: " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ": draining the requests in flight\n";
-    server.Stop();
+    std::thread([&server] { server.Drain(); }).detach();
     sigwait(&set, &sig);
     std::cerr << "vt-serve: a second signal: cancelling them\n";
     engine.CancelAll();
@@ -75,9 +75,7 @@ int Run(Flags f) {
   std::cerr << "vt-serve: serving " << o.served_name << " (max_model_len " << engine.value()->options().max_model_len
             << ") on " << loaded.value()->device->name() << "\n";
   std::cerr << "vt-serve: listening on http://" << f.http.host << ":" << port.value() << std::endl;
-  // Serve returns once the listening socket is closed; the server's destructor then waits for
-  // the requests in flight, which the engine (destroyed after it) keeps running.
-  return server.Serve() ? 0 : 1;
+  return server.Serve() ? 0 : 1;  // after the drain, every accepted request answered whole
 }
 
 }  // namespace
