@@ -96,7 +96,7 @@ TEST(CpuMatmul, EveryKernelSetWritesItsColumnsAcrossBlockEdges) {
   }
 }
 
-TEST(CpuMatmul, EveryKernelSetStreamsRowsWithTailsForOneToThreeActivationRows) {
+TEST(CpuMatmul, EveryKernelSetStreamsRowsWithTailsForEveryDecodeBatchSize) {
   // The decode path (M <= kGemvMaxRows). K = 300: four 64-wide steps, then a 44-element tail
   // (AVX-512: two full vectors and a masked one; AVX2: one 8-wide step and a scalar tail of 4).
   for (DType wt : {DType::kF32, DType::kF16, DType::kBF16}) {
@@ -106,6 +106,28 @@ TEST(CpuMatmul, EveryKernelSetStreamsRowsWithTailsForOneToThreeActivationRows) {
         SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(wt)) + " M=" + std::to_string(m));
         Check(*k, p, 3, 61, /*gemv=*/true);
       }
+    }
+  }
+}
+
+// A batch of decodes (vt-serve's continuous batching) changes no sequence's numbers: an
+// activation row's outputs are bit for bit the same alone (M = 1) as at any row of a batch up
+// to kGemvMaxRows, through the dispatcher the model's matmuls take.
+TEST(CpuMatmul, ADecodeRowSumsBitForBitTheSameAloneAndInABatch) {
+  for (DType wt : {DType::kF32, DType::kF16, DType::kBF16}) {
+    Problem batch = MakeProblem(kGemvMaxRows, 300, 67, wt);
+    size_t wstride = static_cast<size_t>(batch.K) * (wt == DType::kF32 ? 4 : 2);
+    std::vector<float> together(static_cast<size_t>(batch.M * batch.N));
+    GemmRange(GemmArgs{reinterpret_cast<const char*>(batch.w.data()), wt, wstride, batch.x.data(), static_cast<size_t>(batch.K),
+                       together.data(), static_cast<size_t>(batch.N), batch.M, batch.N, batch.K},
+              0, batch.N);
+    for (int64_t m = 0; m < batch.M; ++m) {
+      std::vector<float> alone(static_cast<size_t>(batch.N));
+      GemmRange(GemmArgs{reinterpret_cast<const char*>(batch.w.data()), wt, wstride, batch.x.data() + m * batch.K,
+                         static_cast<size_t>(batch.K), alone.data(), static_cast<size_t>(batch.N), 1, batch.N, batch.K},
+                0, batch.N);
+      EXPECT_EQ(std::memcmp(alone.data(), together.data() + m * batch.N, alone.size() * sizeof(float)), 0)
+          << DTypeName(wt) << ": row " << m << " of a batch of " << batch.M << " differs from the row alone";
     }
   }
 }

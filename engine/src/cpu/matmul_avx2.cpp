@@ -144,46 +144,50 @@ inline __m256 Load8As(const char* row, int64_t k) {
 }
 
 // One weight row at a time, in address order (one sequential stream per thread, as the
-// AVX-512 set; see there), 32 weights per step into four accumulators per activation row.
-template <int M, DType T>
-void GemvRows(const GemmArgs& a, int64_t n0, int64_t n1) {
+// AVX-512 set; see there), 32 weights per step into four accumulators per activation row,
+// activation rows three at a time (3 x 4 accumulators + 4 weights fill the 16 registers).
+// Every activation row sums in the same order whatever M is.
+template <int R, DType T>
+inline void GemvGroup(const GemmArgs& a, const char* w, int64_t m0, int64_t n) {
   const int64_t K = a.K, kmain = K / 32 * 32;
-  for (int64_t n = n0; n < n1; ++n) {
-    const char* w = a.w + n * a.w_stride;
-    __m256 acc[M][4];
+  const float* x = a.x + m0 * a.x_stride;
+  __m256 acc[R][4];
 #pragma GCC unroll 4
-    for (int m = 0; m < M; ++m)
+  for (int m = 0; m < R; ++m)
 #pragma GCC unroll 4
-      for (int u = 0; u < 4; ++u) acc[m][u] = _mm256_setzero_ps();
-    int64_t k = 0;
-    for (; k < kmain; k += 32) {
-      __m256 wv[4];
+    for (int u = 0; u < 4; ++u) acc[m][u] = _mm256_setzero_ps();
+  int64_t k = 0;
+  for (; k < kmain; k += 32) {
+    __m256 wv[4];
 #pragma GCC unroll 4
-      for (int u = 0; u < 4; ++u) wv[u] = Load8As<T>(w, k + 8 * u);
+    for (int u = 0; u < 4; ++u) wv[u] = Load8As<T>(w, k + 8 * u);
 #pragma GCC unroll 4
-      for (int m = 0; m < M; ++m)
+    for (int m = 0; m < R; ++m)
 #pragma GCC unroll 4
-        for (int u = 0; u < 4; ++u) acc[m][u] = _mm256_fmadd_ps(wv[u], _mm256_loadu_ps(a.x + m * a.x_stride + k + 8 * u), acc[m][u]);
-    }
-    for (; k + 8 <= K; k += 8) {
-      __m256 wv = Load8As<T>(w, k);
+      for (int u = 0; u < 4; ++u) acc[m][u] = _mm256_fmadd_ps(wv[u], _mm256_loadu_ps(x + m * a.x_stride + k + 8 * u), acc[m][u]);
+  }
+  for (; k + 8 <= K; k += 8) {
+    __m256 wv = Load8As<T>(w, k);
 #pragma GCC unroll 4
-      for (int m = 0; m < M; ++m) acc[m][0] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(a.x + m * a.x_stride + k), acc[m][0]);
-    }
+    for (int m = 0; m < R; ++m) acc[m][0] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(x + m * a.x_stride + k), acc[m][0]);
+  }
 #pragma GCC unroll 4
-    for (int m = 0; m < M; ++m) {
-      float s = HorizontalSum(_mm256_add_ps(_mm256_add_ps(acc[m][0], acc[m][1]), _mm256_add_ps(acc[m][2], acc[m][3])));
-      for (int64_t t = k; t < K; ++t) s += ScalarWeight(T, w, t) * a.x[m * a.x_stride + t];
-      a.out[m * a.out_stride + n] = s;
-    }
+  for (int m = 0; m < R; ++m) {
+    float s = HorizontalSum(_mm256_add_ps(_mm256_add_ps(acc[m][0], acc[m][1]), _mm256_add_ps(acc[m][2], acc[m][3])));
+    for (int64_t t = k; t < K; ++t) s += ScalarWeight(T, w, t) * x[m * a.x_stride + t];
+    a.out[(m0 + m) * a.out_stride + n] = s;
   }
 }
 
 template <DType T>
 void GemvAs(const GemmArgs& a, int64_t n0, int64_t n1) {
-  if (a.M == 1) GemvRows<1, T>(a, n0, n1);
-  else if (a.M == 2) GemvRows<2, T>(a, n0, n1);
-  else GemvRows<3, T>(a, n0, n1);
+  for (int64_t n = n0; n < n1; ++n) {
+    const char* w = a.w + n * a.w_stride;
+    int64_t m = 0;
+    for (; m + 3 <= a.M; m += 3) GemvGroup<3, T>(a, w, m, n);
+    if (a.M - m == 2) GemvGroup<2, T>(a, w, m, n);
+    if (a.M - m == 1) GemvGroup<1, T>(a, w, m, n);
+  }
 }
 
 void Gemv(const GemmArgs& a, int64_t n0, int64_t n1) {

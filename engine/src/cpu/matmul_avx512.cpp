@@ -138,51 +138,68 @@ void Gemm(const GemmArgs& a, int64_t n0, int64_t n1, float* scratch) {
   }
 }
 
-// One weight row at a time against every activation row (M <= 3), 64 weights per step into
-// four independent accumulators per activation row. Rows are read in address order, so a
-// thread's range of rows is one sequential stream that the hardware prefetcher follows at the
-// machine's streaming bandwidth; interleaving several rows (four 1 KiB streams at once) ran
-// at half of it on 512-wide models (specs/engine-core.md). Each weight byte is read once.
-// The weight dtype is a template parameter: a switch per load costs a branch per 16 weights.
-template <int M, DType T>
-void GemvRows(const GemmArgs& a, int64_t n0, int64_t n1) {
+// One weight row at a time against every activation row (M <= kGemvMaxRows), 64 weights per
+// step into four independent accumulators per activation row. Rows are read in address order,
+// so a thread's range of rows is one sequential stream that the hardware prefetcher follows at
+// the machine's streaming bandwidth; interleaving several rows (four 1 KiB streams at once) ran
+// at half of it on 512-wide models (specs/engine-core.md). Each weight byte is read from memory
+// once: a batch of decodes (vt-serve) takes activation rows six at a time against the row, hot
+// in L1 after the first group (6 x 4 accumulators + 4 weights fill 28 of the 32 registers).
+// Every activation row sums in the same order whatever M is, so a sequence's logits in a batch
+// are bit for bit those it gets alone. The weight dtype is a template parameter: a switch per
+// load costs a branch per 16 weights.
+// GCC 12 warns that _mm512_reduce_add_ps reads an uninitialized value: its own
+// _mm256_undefined_pd (GCC bug 105593, fixed in 13), seen once the call is unrolled six times.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+template <int R, DType T>
+inline void GemvGroup(const GemmArgs& a, const char* w, int64_t m0, int64_t n) {
   const int64_t K = a.K, kmain = K / 64 * 64;
   const size_t xs = a.x_stride, os = a.out_stride;
-  for (int64_t n = n0; n < n1; ++n) {
-    const char* w = a.w + n * a.w_stride;
-    __m512 acc[M][4];
+  const float* x = a.x + m0 * xs;
+  __m512 acc[R][4];
+#pragma GCC unroll 6
+  for (int m = 0; m < R; ++m)
 #pragma GCC unroll 4
-    for (int m = 0; m < M; ++m)
+    for (int u = 0; u < 4; ++u) acc[m][u] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < kmain; k += 64) {
+    __m512 wv[4];
 #pragma GCC unroll 4
-      for (int u = 0; u < 4; ++u) acc[m][u] = _mm512_setzero_ps();
-    for (int64_t k = 0; k < kmain; k += 64) {
-      __m512 wv[4];
+    for (int u = 0; u < 4; ++u) wv[u] = LoadAs<T>(w, k + 16 * u, 0xffff);
+#pragma GCC unroll 6
+    for (int m = 0; m < R; ++m)
 #pragma GCC unroll 4
-      for (int u = 0; u < 4; ++u) wv[u] = LoadAs<T>(w, k + 16 * u, 0xffff);
-#pragma GCC unroll 4
-      for (int m = 0; m < M; ++m)
-#pragma GCC unroll 4
-        for (int u = 0; u < 4; ++u) acc[m][u] = _mm512_fmadd_ps(wv[u], _mm512_loadu_ps(a.x + m * xs + k + 16 * u), acc[m][u]);
-    }
-    for (int64_t k = kmain; k < K; k += 16) {
-      __mmask16 mask = TailMask(K - k);
-      __m512 wv = LoadAs<T>(w, k, mask);
-#pragma GCC unroll 4
-      for (int m = 0; m < M; ++m) acc[m][0] = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(mask, a.x + m * xs + k), acc[m][0]);
-    }
-#pragma GCC unroll 4
-    for (int m = 0; m < M; ++m) {
-      __m512 sum = _mm512_add_ps(_mm512_add_ps(acc[m][0], acc[m][1]), _mm512_add_ps(acc[m][2], acc[m][3]));
-      a.out[m * os + n] = _mm512_reduce_add_ps(sum);
-    }
+      for (int u = 0; u < 4; ++u) acc[m][u] = _mm512_fmadd_ps(wv[u], _mm512_loadu_ps(x + m * xs + k + 16 * u), acc[m][u]);
+  }
+  for (int64_t k = kmain; k < K; k += 16) {
+    __mmask16 mask = TailMask(K - k);
+    __m512 wv = LoadAs<T>(w, k, mask);
+#pragma GCC unroll 6
+    for (int m = 0; m < R; ++m) acc[m][0] = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(mask, x + m * xs + k), acc[m][0]);
+  }
+#pragma GCC unroll 6
+  for (int m = 0; m < R; ++m) {
+    __m512 sum = _mm512_add_ps(_mm512_add_ps(acc[m][0], acc[m][1]), _mm512_add_ps(acc[m][2], acc[m][3]));
+    a.out[(m0 + m) * os + n] = _mm512_reduce_add_ps(sum);
   }
 }
+#pragma GCC diagnostic pop
 
 template <DType T>
 void GemvAs(const GemmArgs& a, int64_t n0, int64_t n1) {
-  if (a.M == 1) GemvRows<1, T>(a, n0, n1);
-  else if (a.M == 2) GemvRows<2, T>(a, n0, n1);
-  else GemvRows<3, T>(a, n0, n1);
+  for (int64_t n = n0; n < n1; ++n) {
+    const char* w = a.w + n * a.w_stride;
+    int64_t m = 0;
+    for (; m + 6 <= a.M; m += 6) GemvGroup<6, T>(a, w, m, n);
+    switch (a.M - m) {
+      case 5: GemvGroup<5, T>(a, w, m, n); break;
+      case 4: GemvGroup<4, T>(a, w, m, n); break;
+      case 3: GemvGroup<3, T>(a, w, m, n); break;
+      case 2: GemvGroup<2, T>(a, w, m, n); break;
+      case 1: GemvGroup<1, T>(a, w, m, n); break;
+      default: break;
+    }
+  }
 }
 
 void Gemv(const GemmArgs& a, int64_t n0, int64_t n1) {

@@ -16,7 +16,7 @@ inline constexpr int kNR = 32;    // panel width (output columns per register ti
 inline constexpr int kMR = 12;    // output rows per register tile: 24 accumulators of 32 zmm
 inline constexpr int kKC = 256;   // k per packed block: a 256×32 f32 panel is 32 KiB (L1)
 inline constexpr int kNC = 256;   // columns per packed block: 256 KiB of panels (L2)
-inline constexpr int64_t kGemvMaxRows = 3;  // M up to this streams the weights instead
+inline constexpr int64_t kGemvMaxRows = 16;  // M up to this streams the weights instead
 // The AVX2 set packs both sides (BLIS's order): kAvx2BlockCols weight rows per packed block
 // (L2/L3; activations are repacked once per block, so it is wide) and kAvx2BlockRows
 // activation rows per packed block (L2).
