@@ -128,6 +128,14 @@ void PrintRequests(const BenchOptions& o, const std::vector<std::pair<std::strin
   for (const auto& s : settings) std::cout << "| " << s.name << " | " << s.requested << " | " << s.resolved << " |\n";
 }
 
+// What every mode generates with: greedy, EOS as --[no-]ignore-eos says.
+vt::SamplingParams Used(const BenchOptions& o) {
+  vt::SamplingParams used;
+  used.temperature = 0;
+  used.ignore_eos = o.ignore_eos.value_or(vtbench::kDefaultIgnoreEos);
+  return used;
+}
+
 // Server mode: the dataset goes to --base-url; only the tokenizer and vocabulary are read here.
 int RunServerMode(const BenchOptions& o, const vt::GgufFile& file) {
   auto hparams = vt::ReadLlamaHparams(file);
@@ -139,9 +147,7 @@ int RunServerMode(const BenchOptions& o, const vt::GgufFile& file) {
   auto dataset = vtbench::LoadDataset(o, tokenizer.ok() ? tokenizer.value() : none, tmpl && tmpl->AsString() ? *tmpl->AsString() : "",
                                       hparams->n_vocab);
   if (!dataset.ok()) return Fail(dataset.status().message(), dataset.status().code() == vt::StatusCode::kUnavailable ? 1 : 2);
-  vt::SamplingParams used;
-  used.temperature = 0;
-  used.ignore_eos = o.ignore_eos.value_or(vtbench::kDefaultIgnoreEos);
+  vt::SamplingParams used = Used(o);
   double duration = 0;
   auto timings = vtbench::RunAgainstServer(o, dataset.value(), used, &duration);
   if (!timings.ok()) return Fail(timings.status().message(), timings.status().code() == vt::StatusCode::kInvalidArgument ? 2 : 1);
@@ -185,9 +191,7 @@ int Run(BenchOptions o) {
   std::string device_name = device.value()->name();
   auto tokenizer = vt::Tokenizer::FromGguf(*shared);
   int32_t bos = tokenizer.ok() ? tokenizer->bos() : -1, eos = tokenizer.ok() ? tokenizer->eos() : -1;
-  vt::SamplingParams used;
-  used.temperature = 0;
-  used.ignore_eos = o.ignore_eos.value_or(vtbench::kDefaultIgnoreEos);
+  vt::SamplingParams used = Used(o);
   if (o.RequestMode()) return RunRequestMode(o, *shared, *model.value(), tokenizer, used, device_name);
   std::vector<Result> results;
   for (int n : o.n_prompt) {
