@@ -56,20 +56,22 @@ class Streamer {
     if (stream_ && !u.text.empty() && !Write(sink, SseEvent(Chunk(head_, u.text, "", first_)))) return Abandon();
     if (!u.text.empty()) first_ = false;
     if (!u.done) return true;
-    finish_ = u.finish_reason;
     if (!Write(sink, Last(u))) return Abandon();
+    finish_ = u.finish_reason;  // the whole answer is written
     sink.done();
     return true;
   }
-  // The end of the response: a client that went away cancels the job; the request's line.
+  // The end of the response: a client that went away before the end cancels the job (one that
+  // hung up after the last event, before httplib's closing chunk, was answered whole); the
+  // request's line.
   void Released(bool success) {
-    if (!success) job_->Cancel();
+    if (!success && finish_.empty()) job_->Cancel();
     auto now = Job::Clock::now();
     double ttft = job_->SecondsToFirstToken();
     LogLine(head_.id + " prompt=" + std::to_string(job_->prompt.size()) + " completion=" +
             std::to_string(job_->completion_tokens()) + " ttft=" + (ttft >= 0 ? Seconds(ttft) : "-") +
             " e2e=" + Seconds(std::chrono::duration<double>(now - job_->arrived).count()) + " finish=" +
-            (success ? finish_ : "disconnected"));
+            (finish_.empty() ? "disconnected" : finish_));  // its whole answer was written
   }
 
  private:
