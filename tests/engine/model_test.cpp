@@ -209,5 +209,25 @@ TEST(Fixture, ItsVocabularyRoundTripsTextThroughTheTokenizer) {
   EXPECT_EQ(tokenizer->Piece(kFixtureEos), "");
 }
 
+// --text-vocab: every ordinary token is whole text, so whatever a model generates decodes to
+// valid UTF-8 one token at a time (the pinned llama-server answers 500 to anything else), and
+// ASCII text still round-trips.
+TEST(Fixture, ATextVocabularyDecodesEveryTokenToWholeText) {
+  auto tokenizer = Tokenizer::FromGguf(*FixtureFile(FixtureSpec{.text_vocab = true}));
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().message();
+  for (int32_t id = 0; id < 256; ++id) {
+    StreamDecoder decoder(tokenizer.value());
+    std::string piece = decoder.Push(id);
+    EXPECT_FALSE(piece.empty()) << "token " << id << " held back: not whole text";
+    EXPECT_TRUE(decoder.Flush().empty()) << "token " << id;
+  }
+  std::vector<int32_t> ids = tokenizer->Encode("Hi there, vt!", /*add_special=*/true, /*parse_special=*/false);
+  EXPECT_EQ(ids.front(), kFixtureBos);
+  StreamDecoder decoder(tokenizer.value());
+  std::string back;
+  for (int32_t id : ids) back += decoder.Push(id);
+  EXPECT_EQ(back, "Hi there, vt!");
+}
+
 }  // namespace
 }  // namespace vt

@@ -13,6 +13,7 @@ struct FixtureSpec {
   DType dtype = DType::kF32;              // matrices; norms stay f32 as llama.cpp writes them
   uint64_t seed = 1;
   bool tied_output = false;               // no output.weight: the embedding is reused
+  bool text_vocab = false;                // whole-text pieces instead of byte tokens (no vocab)
   // A real vocabulary: its tokenizer.* keys are copied and the embedding has one row per token.
   const GgufFile* vocab = nullptr;
 };

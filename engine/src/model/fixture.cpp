@@ -46,26 +46,50 @@ struct Builder {
   }
 };
 
-void AddVocab(GgufWriter& w) {
-  std::vector<GgufValue> tokens, scores, types;
-  for (int b = 0; b < 256; ++b) {
-    char piece[8];
-    std::snprintf(piece, sizeof piece, "<0x%02X>", b);
-    tokens.push_back(GgufValue::String(piece));
-    types.push_back(GgufValue::Int(GgufType::kI32, 6));  // BYTE
+// The 256 ordinary tokens: byte tokens (<0x00>..<0xFF>: text is exactly its bytes), or with
+// `text` pieces that are all whole text — "▁" (a space), the 94 printable ASCII characters,
+// then "▁a".."▁z", "▁A".."▁Z" and lowercase pairs — so any output decodes to valid UTF-8
+// (llama-server refuses to answer output that does not: specs/vt-serve.md).
+void AddOrdinaryTokens(bool text, std::vector<GgufValue>* tokens, std::vector<GgufValue>* scores, std::vector<GgufValue>* types) {
+  std::vector<std::string> pieces;
+  if (text) {
+    pieces.push_back("\xe2\x96\x81");
+    for (char c = '!'; c <= '~'; ++c) pieces.push_back(std::string(1, c));
+    for (char c = 'a'; c <= 'z'; ++c) pieces.push_back("\xe2\x96\x81" + std::string(1, c));
+    for (char c = 'A'; c <= 'Z'; ++c) pieces.push_back("\xe2\x96\x81" + std::string(1, c));
+    for (char a = 'a'; pieces.size() < 256; ++a) {
+      for (char b = 'a'; b <= 'z' && pieces.size() < 256; ++b) pieces.push_back(std::string{a, b});
+    }
+  } else {
+    for (int b = 0; b < 256; ++b) {
+      char piece[8];
+      std::snprintf(piece, sizeof piece, "<0x%02X>", b);
+      pieces.push_back(piece);
+    }
   }
+  for (const std::string& piece : pieces) {
+    tokens->push_back(GgufValue::String(piece));
+    types->push_back(GgufValue::Int(GgufType::kI32, text ? 1 : 6));  // NORMAL or BYTE
+    // Longer pieces first, as SentencePiece's scores rank merges.
+    scores->push_back(GgufValue::Float(GgufType::kF32, text ? static_cast<float>(piece.size()) : 0.0f));
+  }
+}
+
+void AddVocab(GgufWriter& w, bool text) {
+  std::vector<GgufValue> tokens, scores, types;
+  AddOrdinaryTokens(text, &tokens, &scores, &types);
   for (const char* special : {"<s>", "</s>"}) {
     tokens.push_back(GgufValue::String(special));
     types.push_back(GgufValue::Int(GgufType::kI32, 3));  // CONTROL
+    scores.push_back(GgufValue::Float(GgufType::kF32, 0));
   }
-  for (size_t i = 0; i < tokens.size(); ++i) scores.push_back(GgufValue::Float(GgufType::kF32, 0));
   w.Set("tokenizer.ggml.model", GgufValue::String("llama"));
   w.Set("tokenizer.ggml.tokens", GgufValue::Array(GgufType::kString, tokens));
   w.Set("tokenizer.ggml.scores", GgufValue::Array(GgufType::kF32, scores));
   w.Set("tokenizer.ggml.token_type", GgufValue::Array(GgufType::kI32, types));
   w.Set("tokenizer.ggml.bos_token_id", GgufValue::Uint(GgufType::kU32, kFixtureBos));
   w.Set("tokenizer.ggml.eos_token_id", GgufValue::Uint(GgufType::kU32, kFixtureEos));
-  // A vocabulary of bytes: text is exactly its bytes, no SentencePiece space in front.
+  // No SentencePiece space in front: a byte vocabulary's text is exactly its bytes.
   w.Set("tokenizer.ggml.add_space_prefix", GgufValue::Bool(false));
 }
 
@@ -108,7 +132,7 @@ GgufWriter MakeFixture(const FixtureSpec& s) {
   if (s.vocab) {
     std::tie(vocab, eos) = CopyVocab(b.w, *s.vocab);
   } else {
-    AddVocab(b.w);
+    AddVocab(b.w, s.text_vocab);
   }
   int64_t d = s.dim, kv = d / s.heads * s.kv_heads, e = s.experts;
   double inv_d = 1 / std::sqrt(static_cast<double>(d)), inv_ff = 1 / std::sqrt(static_cast<double>(s.ff));

@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
   app.add_option("--dtype", dtype, "Matrix dtype: f32, f16 or bf16")->check(CLI::IsMember({"f32", "f16", "bf16"}));
   app.add_option("--seed", s.seed, "Random seed");
   app.add_flag("--tied", s.tied_output, "No output.weight: reuse the token embedding");
-  app.add_option("--vocab", vocab_path, "Copy the tokenizer of this GGUF file (e.g. from vt-convert-vocab)");
+  auto* text = app.add_flag("--text-vocab", s.text_vocab, "Whole-text pieces instead of byte tokens (any output is valid UTF-8)");
+  app.add_option("--vocab", vocab_path, "Copy the tokenizer of this GGUF file (e.g. from vt-convert-vocab)")->excludes(text);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
