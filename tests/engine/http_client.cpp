@@ -5,6 +5,7 @@
 #include <httplib.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,6 +53,7 @@ std::unique_ptr<ServeProcess> ServeProcess::Start(const std::string& bin, const 
   argv.insert(argv.end(), {"--port", "0"});
   pid_t pid = fork();
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // a test binary that dies (a crash) takes its server along
     int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 1);
     dup2(fd, 2);
