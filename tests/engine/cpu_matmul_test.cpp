@@ -8,7 +8,9 @@
 #include <random>
 #include <vector>
 
+#include "cpu/cpu_ops.h"
 #include "cpu/matmul_kernels.h"
+#include "vt/backend.h"
 
 namespace vt::cpu {
 namespace {
@@ -84,11 +86,12 @@ std::vector<const MatmulKernels*> KernelSets() {
 }
 
 TEST(CpuMatmul, EveryKernelSetWritesItsColumnsAcrossBlockEdges) {
-  // M = 101: past one 96-row activation block and not a multiple of 6 or 12. K = 300: two k
-  // slices, the second partial. Columns 5..1100 of 1109: starts and ends mid-panel, crosses
-  // the 256- and 1024-column weight blocks.
+  // M = 101: past one 96-row activation block and not a multiple of 6 or 12. K = 600: past
+  // one k slice of every set (256 deep; AVX-512's 512), the last one partial and not a multiple
+  // of 16. Columns 5..1100 of 1109: starts and ends mid-panel, crosses the 256- and
+  // 1024-column weight blocks.
   for (DType wt : {DType::kF32, DType::kF16, DType::kBF16}) {
-    Problem p = MakeProblem(101, 300, 1109, wt);
+    Problem p = MakeProblem(101, 600, 1109, wt);
     for (const MatmulKernels* k : KernelSets()) {
       SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(wt)));
       Check(*k, p, 5, 1100);
@@ -156,6 +159,52 @@ TEST(CpuMatmul, EveryKernelSetAddsWeightedRowsIntoTheAccumulator) {
       }
       for (int64_t d = hd; d < hd + 8; ++d) ASSERT_EQ(acc[d], 0.5f) << "acc[" << d << "] is past hd and was written";
     }
+  }
+}
+
+TEST(CpuMatmul, EveryKernelSetExponentiatesWithinAFewUlpOfStdExp) {
+  // Lengths around each vector width (tails of 1..15 and none), inputs from 0 down to below
+  // where e^x leaves f32's normal range.
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-95.0f, 5.0f);
+  for (int64_t n : {1, 7, 8, 9, 15, 16, 17, 40, 333}) {
+    std::vector<float> in(static_cast<size_t>(n));
+    for (float& v : in) v = dist(rng);
+    const float shift = 5.0f;
+    for (const MatmulKernels* k : KernelSets()) {
+      SCOPED_TRACE(std::string(k->name) + " n=" + std::to_string(n));
+      std::vector<float> s = in;
+      double want_sum = 0;
+      float sum = k->exp_shifted(s.data(), n, shift);
+      for (int64_t j = 0; j < n; ++j) {
+        // The shift is subtracted in f32, as a kernel does; e^x from there in double.
+        double want = std::exp(double{in[static_cast<size_t>(j)] - shift});
+        want_sum += want;
+        EXPECT_NEAR(s[static_cast<size_t>(j)], want, 4e-7 * want + 1e-37) << "s[" << j << "] for x = " << in[static_cast<size_t>(j)];
+      }
+      EXPECT_NEAR(sum, want_sum, 1e-6 * want_sum);
+    }
+  }
+}
+
+TEST(CpuMatmul, AGemmSplitIntoRowAndColumnTasksGivesTheNumbersOfOneThread) {
+  // Four threads and 300 columns (two 256-column tasks): rows split into blocks of 48 (the
+  // last one 34) so that every thread has tasks. No number may change with the split.
+  Backend& cpu = *GetBackend(DeviceType::kCPU);
+  const int64_t M = 130, K = 70, N = 300;
+  Problem p = MakeProblem(M, K, N, DType::kF16);
+  Tensor w = NewTensor(cpu, DType::kF16, {K, N, 1, 1}).value(), x = NewTensor(cpu, DType::kF32, {K, M, 1, 1}).value();
+  std::memcpy(w.data, p.w.data(), p.w.size());
+  std::memcpy(x.data, p.x.data(), p.x.size() * sizeof(float));
+  std::vector<std::vector<float>> outs;
+  for (int threads : {1, 4}) {
+    Tensor out = NewTensor(cpu, DType::kF32, {N, M, 1, 1}).value();
+    ThreadPool pool(threads);
+    Matmul(Op{OpKind::kMatmul, {&w, &x}, &out, {}}, pool);
+    outs.emplace_back(static_cast<float*>(out.data), static_cast<float*>(out.data) + M * N);
+  }
+  for (int64_t i = 0; i < M * N; ++i) {
+    ASSERT_EQ(outs[0][static_cast<size_t>(i)], outs[1][static_cast<size_t>(i)]) << "row " << i / N << " column " << i % N << " differs on four threads";
   }
 }
 

@@ -122,7 +122,9 @@ TEST(Parity, AttentionOverAKvCacheWithGqa) {
   const Case cases[] = {{64, 8, 8, 1, 32, 20, DType::kF32}, {64, 8, 2, 7, 32, 0, DType::kF32},
                         {128, 4, 1, 3, 16, 13, DType::kF16}, {32, 6, 3, 5, 8, 3, DType::kF16},
                         {64, 4, 2, 2, 300, 250, DType::kF16},   // spans chunks of keys
-                        {64, 4, 2, 40, 96, 50, DType::kF16}};   // a prompt after a prefix
+                        {64, 4, 2, 40, 96, 50, DType::kF16},    // a prompt after a prefix
+                        {64, 4, 2, 200, 256, 30, DType::kF16},  // three causal blocks, the last partial
+                        {32, 2, 1, 130, 130, 0, DType::kF32}};
   for (Backend* b : KernelBackends()) {
     for (const Case& c : cases) {
       SCOPED_TRACE("hd=" + std::to_string(c.hd) + " tokens=" + std::to_string(c.tokens) +

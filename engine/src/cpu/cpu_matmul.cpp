@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <vector>
 
 #include "cpu/cpu_ops.h"
@@ -18,6 +19,29 @@ void GemmRange(const GemmArgs& a, int64_t n0, int64_t n1) {
   kernels.gemm(a, n0, n1, aligned);
 }
 
+// A gemm as tasks of kNC columns (one packed block: each activation tile is reused across its
+// eight panels) by a few row blocks when there are too few columns to give every thread
+// several tasks. Split by columns alone, a 512-wide layer's gemm at two threads was sixteen
+// 32-column chunks, each rereading every activation row for one panel (0.92x llama-bench's
+// pp512 where the 2048-wide model was at 1.0x); rows split in multiples of the 12-row tile.
+void GemmTasks(const GemmArgs& a, ThreadPool& pool) {
+  int64_t col_tasks = (a.N + kNC - 1) / kNC, want = 4 * int64_t{pool.size()};
+  int64_t row_tasks = pool.size() == 1 ? 1 : std::clamp<int64_t>((want + col_tasks - 1) / col_tasks, 1, (a.M + 47) / 48);
+  int64_t rows_per = (a.M + row_tasks - 1) / row_tasks;
+  rows_per = (rows_per + kMR - 1) / kMR * kMR;
+  pool.ParallelFor(col_tasks * row_tasks, 1, [&](int64_t t0, int64_t t1, int) {
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t m0 = t % row_tasks * rows_per, m1 = std::min(a.M, m0 + rows_per);
+      if (m0 >= m1) continue;
+      GemmArgs part = a;
+      part.x = a.x + m0 * a.x_stride;
+      part.out = a.out + m0 * a.out_stride;
+      part.M = m1 - m0;
+      GemmRange(part, t / row_tasks * kNC, std::min(a.N, (t / row_tasks + 1) * kNC));
+    }
+  });
+}
+
 // Each thread takes a range of output columns (weight rows) for every batch; weights are
 // broadcast over the batch as ggml does (w batch = x batch / ratio).
 void Matmul(const Op& op, ThreadPool& pool) {
@@ -36,8 +60,11 @@ void Matmul(const Op& op, ThreadPool& pool) {
                  x.ne[1],
                  w.ne[1],
                  w.ne[0]};
-      pool.ParallelFor(a.N, a.M <= kGemvMaxRows ? 16 : kNR,
-                       [&](int64_t n0, int64_t n1, int) { GemmRange(a, n0, n1); });
+      if (a.M > kGemvMaxRows) {
+        GemmTasks(a, pool);
+      } else {
+        pool.ParallelFor(a.N, 16, [&](int64_t n0, int64_t n1, int) { GemmRange(a, n0, n1); });
+      }
     }
   }
 }

@@ -227,10 +227,49 @@ void WeightedRows(const char* rows, DType t, size_t stride, const float* p, int6
   else WeightedRowsAs<DType::kF32>(rows, stride, p, n, acc, hd);
 }
 
+// e^x by Cephes' expf: x = n ln2 + r with |r| <= ln2 / 2, e^r by a degree-6 polynomial, 2^n
+// built in the exponent field (x is clamped where e^x is below f32's normal range anyway).
+inline __m256 Exp(__m256 x) {
+  x = _mm256_max_ps(x, _mm256_set1_ps(-87.3f));
+  __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+// Eight at a time; the tail goes through the same polynomial in a padded register, so every
+// element gets the same function whatever n is.
+float ExpShifted(float* s, int64_t n, float shift) {
+  __m256 sum = _mm256_setzero_ps(), sh = _mm256_set1_ps(shift);
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    __m256 e = Exp(_mm256_sub_ps(_mm256_loadu_ps(s + j), sh));
+    _mm256_storeu_ps(s + j, e);
+    sum = _mm256_add_ps(sum, e);
+  }
+  float tail[8] = {0, 0, 0, 0, 0, 0, 0, 0}, lanes[8];
+  for (int64_t u = j; u < n; ++u) tail[u - j] = s[u];
+  _mm256_storeu_ps(tail, Exp(_mm256_sub_ps(_mm256_loadu_ps(tail), sh)));
+  _mm256_storeu_ps(lanes, sum);
+  float total = 0;
+  for (int64_t u = j; u < n; ++u) total += (s[u] = tail[u - j]);
+  for (float l : lanes) total += l;
+  return total;
+}
+
 }  // namespace
 
 const MatmulKernels* Avx2Kernels() {
-  static const MatmulKernels kernels{"avx2", Gemm, Gemv, WeightedRows};
+  static const MatmulKernels kernels{"avx2", Gemm, Gemv, WeightedRows, ExpShifted};
   bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
   return ok ? &kernels : nullptr;
 }

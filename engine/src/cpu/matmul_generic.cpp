@@ -1,5 +1,6 @@
 // Portable kernels: the same blocking as the SIMD ones, plain loops the compiler may vectorise.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -81,10 +82,16 @@ void WeightedRows(const char* rows, DType t, size_t stride, const float* p, int6
   }
 }
 
+float ExpShifted(float* s, int64_t n, float shift) {
+  double sum = 0;
+  for (int64_t j = 0; j < n; ++j) sum += (s[j] = std::exp(s[j] - shift));
+  return static_cast<float>(sum);
+}
+
 }  // namespace
 
 const MatmulKernels& GenericKernels() {
-  static const MatmulKernels kernels{"generic", Gemm, Gemv, WeightedRows};
+  static const MatmulKernels kernels{"generic", Gemm, Gemv, WeightedRows, ExpShifted};
   return kernels;
 }
 

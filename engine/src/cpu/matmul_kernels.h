@@ -46,6 +46,10 @@ struct MatmulKernels {
   // acc[d] += Σ_{j<n} p[j]·row_j[d] for d < hd, row j at rows + j·stride, f32 or f16: a decode
   // token's weighted sum of cached values, one pass over each row's hd values.
   void (*weighted_rows)(const char* rows, DType t, size_t stride, const float* p, int64_t n, float* acc, int64_t hd);
+  // s[j] = exp(s[j] - shift) for j < n, returning their sum: a softmax row's exponentials.
+  // The SIMD sets use Cephes' expf polynomial (within 2 ulp of std::exp); at 512 scores per
+  // token of a prompt, libm's scalar expf was a sixth of a 512-wide model's pp512 profile.
+  float (*exp_shifted)(float* s, int64_t n, float shift);
 };
 
 const MatmulKernels& GenericKernels();
