@@ -90,7 +90,8 @@ void StreamRead(benchmark::State& state) {
 }
 
 void Shapes(benchmark::internal::Benchmark* b) {
-  b->Args({4096, 512, 4096})->Args({512, 512, 512})->Args({1, 4096, 4096});
+  // 512x2048x5632: a 512-token prompt through the 2048-wide fixture's feed-forward.
+  b->Args({4096, 512, 4096})->Args({512, 512, 512})->Args({512, 2048, 5632})->Args({1, 4096, 4096});
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
