@@ -98,9 +98,11 @@ const MatmulKernels& GenericKernels() {
 const MatmulKernels& BestKernels() {
   static const MatmulKernels* best = [] {
     const char* force = std::getenv("VT_MATMUL");
-    std::string want = force ? force : "avx512";
+    std::string want = force ? force : "avx512-bf16";
     if (want == "generic") return &GenericKernels();
-    const MatmulKernels* avx512 = want == "avx512" ? Avx512Kernels() : nullptr;
+    const MatmulKernels* bf16 = want == "avx512-bf16" ? Avx512Bf16Kernels() : nullptr;
+    if (bf16) return bf16;
+    const MatmulKernels* avx512 = want == "avx512" || want == "avx512-bf16" ? Avx512Kernels() : nullptr;
     const MatmulKernels* avx2 = Avx2Kernels();
     return avx512 ? avx512 : avx2 ? avx2 : &GenericKernels();
   }();

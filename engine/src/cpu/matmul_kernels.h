@@ -55,9 +55,12 @@ struct MatmulKernels {
 const MatmulKernels& GenericKernels();
 // Null when this CPU lacks AVX-512 (F, BW, VL) with FMA and F16C.
 const MatmulKernels* Avx512Kernels();
+// The AVX-512 set whose gemm of bf16 weights uses AVX512_BF16's dot product (activations
+// rounded to bf16); null when this CPU lacks it.
+const MatmulKernels* Avx512Bf16Kernels();
 // Null when this CPU lacks AVX2 with FMA and F16C.
 const MatmulKernels* Avx2Kernels();
-// The best kernels this CPU runs; VT_MATMUL=generic|avx2|avx512 asks for one (a set the CPU
+// The best kernels this CPU runs; VT_MATMUL=generic|avx2|avx512|avx512-bf16 asks for one (a set the CPU
 // cannot run falls back to the next best that it can).
 const MatmulKernels& BestKernels();
 
