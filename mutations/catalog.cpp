@@ -5,6 +5,7 @@
 
 #include "config/json_fields.h"
 #include "core/file_io.h"
+#include "git/git.h"
 
 namespace pg {
 namespace {
@@ -127,6 +128,21 @@ Status CheckSpec(const JsonFields& f, const std::string& root, const std::string
   return Status();
 }
 
+// Each carried path: relative, inside the root, and ignored by git (what git does not ignore
+// is in the scratch copy already; a link there would hide the copy's own files).
+Status ParseCarry(const JsonFields& f, const std::string& root, Catalog* c) {
+  PG_RETURN_IF_ERROR(f.StringList("carry", &c->carry));
+  for (const std::string& p : c->carry) {
+    bool outside = p.empty() || p[0] == '/' || p == ".." || p.rfind("../", 0) == 0 || p.find("/../") != std::string::npos ||
+                   (p.size() >= 3 && p.compare(p.size() - 3, 3, "/..") == 0);
+    if (outside) return f.ErrorAt("carry", "carried path \"" + p + "\" must be relative and inside the root");
+    PG_ASSIGN_OR_RETURN(bool as_dir, git::IsIgnored(root, p + "/"));
+    PG_ASSIGN_OR_RETURN(bool as_file, git::IsIgnored(root, p));
+    if (!as_dir && !as_file) return f.ErrorAt("carry", "carried path \"" + p + "\" is not ignored by git: the scratch tree copies it already");
+  }
+  return Status();
+}
+
 }  // namespace
 
 StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text, const std::string& root) {
@@ -134,7 +150,7 @@ StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text,
   if (!src.root().is_object()) return src.ErrorAt("", "a catalog must be an object");
   JsonFields top(src, src.root(), "", "");
   PG_RETURN_IF_ERROR(top.CheckKnown({"schema_version", "build", "configure", "build_command", "test_command",
-                                     "mutations", "combos", "description", "spec", "affected_by"}));
+                                     "mutations", "combos", "description", "spec", "affected_by", "carry"}));
   long version = 0;
   PG_RETURN_IF_ERROR(top.Require("schema_version"));
   PG_RETURN_IF_ERROR(top.Integer("schema_version", &version));
@@ -143,6 +159,7 @@ StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text,
   c.path = path;
   PG_RETURN_IF_ERROR(ParseCommands(top, &c));
   PG_RETURN_IF_ERROR(top.StringList("affected_by", &c.affected_by));
+  PG_RETURN_IF_ERROR(ParseCarry(top, root, &c));
   PG_RETURN_IF_ERROR(CheckSpec(top, root, c.spec));
   PG_RETURN_IF_ERROR(top.Require("mutations"));
   const Json& mutations = src.root().at("mutations");

@@ -48,6 +48,7 @@ struct Catalog {
   std::vector<std::string> list_command;  // prints one test name per line (prove); empty: ctest's listing
   std::string spec;  // the spec whose generated mutation table this catalog's results rewrite
   std::vector<std::string> affected_by;  // globs: a change there can affect every mutant here
+  std::vector<std::string> carry;  // ignored paths linked into scratch trees (installed packages)
   std::vector<Mutation> mutations;
   std::vector<Combo> combos;
 };

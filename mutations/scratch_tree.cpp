@@ -104,4 +104,45 @@ Status SyncScratchTree(const std::string& root, const std::string& dir) {
   return git::CommitAll(dir, "proofgate: sync with " + root).status();
 }
 
+namespace {
+
+// The scratch repository ignores the links themselves: a user's "node_modules/" pattern matches
+// a directory, and a link is a file to git, which would leave every scratch tree dirty.
+Status ExcludeLinks(const std::string& dir, const std::vector<std::string>& carry) {
+  std::string path = dir + "/.git/info/exclude";
+  auto text = ReadFile(path);
+  std::string have = text.ok() ? *text : "";
+  std::string add;
+  for (const std::string& rel : carry) {
+    if (have.find("\n/" + rel + "\n") == std::string::npos && have.rfind("/" + rel + "\n", 0) != 0) add += "/" + rel + "\n";
+  }
+  if (add.empty()) return Status();
+  std::error_code ec;
+  fs::create_directories(dir + "/.git/info", ec);
+  if (!have.empty() && have.back() != '\n') have += '\n';
+  return WriteFileAtomic(path, have + add);
+}
+
+}  // namespace
+
+Status LinkCarried(const std::string& root, const std::string& dir, const std::vector<std::string>& carry) {
+  PG_RETURN_IF_ERROR(ExcludeLinks(dir, carry));
+  for (const std::string& rel : carry) {
+    std::error_code ec;
+    fs::path source = fs::absolute(fs::path(root) / rel, ec), link = fs::path(dir) / rel;
+    bool has = fs::exists(source, ec);
+    if (fs::is_symlink(link, ec)) {
+      if (has && fs::read_symlink(link, ec) == source) continue;
+      fs::remove(link, ec);
+    } else if (fs::exists(link, ec)) {
+      return Status::Io(link.string() + ": a carried path is in the scratch tree as a copy, not a link");
+    }
+    if (!has) continue;
+    fs::create_directories(link.parent_path(), ec);
+    fs::create_symlink(source, link, ec);
+    if (ec) return Status::Io(link.string() + ": cannot link the carried path: " + ec.message());
+  }
+  return Status();
+}
+
 }  // namespace pg

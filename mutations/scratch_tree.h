@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -16,5 +17,10 @@ Status MakeScratchTree(const std::string& root, const std::string& dir);
 // file by file and only where the content differs, so unchanged files keep their timestamps
 // and the worker's build stays incremental; a new one is built aside and renamed into place.
 Status SyncScratchTree(const std::string& root, const std::string& dir);
+
+// Makes each of `carry` (paths git ignores, relative to `root`) in `dir` a symbolic link to
+// `root`'s copy, or removes the link when `root` has none: installed packages a catalog's tests
+// read, without copying them.
+Status LinkCarried(const std::string& root, const std::string& dir, const std::vector<std::string>& carry);
 
 }  // namespace pg

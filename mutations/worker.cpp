@@ -115,6 +115,7 @@ StatusOr<Placeholders> Worker::ForTests(const Catalog& c, const std::vector<std:
 Status Worker::Prepare(const Catalog& c, std::string* problem, bool* interrupted) {
   PG_RETURN_IF_ERROR(MakeDirs(dir_ + "/logs"));
   PG_RETURN_IF_ERROR(SyncScratchTree(root_, tree()));
+  PG_RETURN_IF_ERROR(LinkCarried(root_, tree(), c.carry));
   Placeholders p = Where(c);
   tests_.reset();
   std::error_code ec;

@@ -66,6 +66,31 @@ TEST_F(MutateCli, EveryMutantEndsAsItsCaseClaims) {
   EXPECT_NE(spec.find("| C1 | calc.cpp, calc_test.cpp | M7 + M8 | Add.AddsTwoNumbers | green-as-claimed |"), std::string::npos);
 }
 
+// A catalog's test reads an ignored, installed file (as oracle tests read node_modules): the
+// scratch tree has it only through `carry`.
+TEST(MutateCarry, ACatalogsCarriedPathsAreThereForItsTests) {
+  TempDir dir;
+  testing::MakeShellProject(dir);
+  dir.Write(".gitignore", "deps/\n");
+  dir.Write("deps/want.txt", "limit 100\n");
+  dir.Write("test.sh", R"X(#!/bin/sh
+tree=$1; out=$2/carry_test.json
+want=$(cat "$tree/deps/want.txt" 2>/dev/null || echo "no deps")
+if grep -qx "$want" "$tree/calc.txt"; then f=''; else f=', "failures": [{"failure": "t.sh:1\nwant '"$want"'"}]'; fi
+printf '{"testsuites": [{"name": "Calc", "testsuite": [{"name": "Limit", "status": "RUN"%s}]}]}\n' "$f" > "$out"
+)X");
+  std::filesystem::remove(dir.path() + "/mutations/shell.json");
+  dir.Write("mutations/carry.json", R"X({ "schema_version": 1, "carry": ["deps"],
+  "configure": ["true"], "build_command": ["true"], "test_command": ["sh", "{tree}/test.sh", "{tree}", "{results}"],
+  "mutations": [ { "id": "S1", "file": "calc.txt", "find": "limit 100", "replace": "limit 99",
+                   "expect": [{ "test": "Calc.Limit", "message": "^want limit 100$" }] } ] })X");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "Carry deps").ok());
+  auto run = testing::RunProofgate(dir.path(), "mutate --json");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  auto r = ById(run.out);
+  EXPECT_EQ(r.count("S1") ? r["S1"]["outcome"].get<std::string>() : "missing", "red-as-claimed") << run.err;
+}
+
 // specs/exit-codes.md: a mutant's timeout ranks as a leg's does, above contention, below failure.
 TEST_F(MutateCli, AMutantThatOnlyTimesOutExitsThreeAsALegTimeoutDoes) {
   auto run = testing::RunProofgate(dir_.path(), "mutate --min-timeout 2 --id M5");

@@ -125,6 +125,39 @@ TEST_F(ScratchTree, SyncCopiesOnlyWhatChangedAndDropsWhatIsGone) {
   EXPECT_TRUE(git::Dirty(scratch_).value().empty());
 }
 
+TEST_F(ScratchTree, CarriedIgnoredPathsAreLinkedToTheUsersCopyAndLeaveTheTreeClean) {
+  dir_.Write(".gitignore", "out/\ndeps/\n");  // a directory pattern, as "node_modules/" is
+  dir_.Write("deps/lib/pkg.txt", "installed\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Ignore deps").ok());
+  for (int round = 0; round < 2; ++round) {  // a second sync removes the link; linking restores it
+    ASSERT_TRUE(SyncScratchTree(dir_.path(), scratch_).ok());
+    ASSERT_TRUE(LinkCarried(dir_.path(), scratch_, {"deps"}).ok());
+    EXPECT_TRUE(std::filesystem::is_symlink(scratch_ + "/deps"));
+    EXPECT_EQ(dir_.Read("out/scratch/deps/lib/pkg.txt"), "installed\n");
+    EXPECT_TRUE(git::Dirty(scratch_).value().empty()) << "round " << round;
+  }
+  std::filesystem::remove_all(dir_.path() + "/deps");
+  ASSERT_TRUE(LinkCarried(dir_.path(), scratch_, {"deps"}).ok());
+  std::error_code ec;
+  EXPECT_FALSE(std::filesystem::is_symlink(scratch_ + "/deps", ec));
+  EXPECT_FALSE(std::filesystem::exists(scratch_ + "/deps", ec));
+}
+
+TEST_F(ScratchTree, ACarriedPathMustBeIgnoredAndInsideTheRoot) {
+  auto parse = [&](const std::string& carry) {
+    return ParseCatalog("m.json",
+                        "{\"schema_version\": 1, \"carry\": [\"" + carry + "\"], \"mutations\": [{\"id\": \"M1\", "
+                        "\"file\": \"src/code.txt\", \"find\": \"version 1\", \"replace\": \"v\", "
+                        "\"expect\": [{\"test\": \"A.B\", \"message\": \"x\"}]}]}",
+                        dir_.path());
+  };
+  EXPECT_TRUE(parse("out").ok());
+  EXPECT_EQ(parse("src").status().message(),
+            "m.json:1:23: carried path \"src\" is not ignored by git: the scratch tree copies it already");
+  EXPECT_EQ(parse("../elsewhere").status().message(), "m.json:1:23: carried path \"../elsewhere\" must be relative and inside the root");
+  EXPECT_EQ(parse("out/../src").status().message(), "m.json:1:23: carried path \"out/../src\" must be relative and inside the root");
+}
+
 TEST_F(ScratchTree, TheJournalPutsBackAFileAMutantWasLeftIn) {
   Journal journal(dir_.path() + "/out/journal");
   Mutation m = Mutate("run.sh", "echo run", "exit 1");
