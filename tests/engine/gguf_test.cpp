@@ -140,8 +140,11 @@ TEST(Gguf, TensorOffsetsOutOfRangeOrMisalignedAndUnknownTypesAreNamed) {
   std::vector<uint8_t> good = w.Bytes();
   size_t info = 24 + 8 + 1 + 4 + 8;  // name, n_dims, ne0 → the type field
   auto b = good;
-  Poke<uint32_t>(b, info, 12);  // Q4_K: not a type vt stores
-  EXPECT_EQ(ErrorOf(b), "gguf: offset 24: tensor \"t\" has unsupported type 12");
+  Poke<uint32_t>(b, info, 16);  // IQ2_XXS: not a type vt reads
+  EXPECT_EQ(ErrorOf(b), "gguf: offset 24: tensor \"t\" has unsupported type 16");
+  b = good;
+  Poke<uint32_t>(b, info, 12);  // Q4_K, whose 256-element blocks a row of 8 cannot hold
+  EXPECT_EQ(ErrorOf(b), "gguf: offset 24: tensor \"t\": q4_K rows of 8 are not a multiple of its block of 256");
   b = good;
   Poke<uint64_t>(b, info + 4, 4096);
   EXPECT_EQ(ErrorOf(b), "gguf: offset 4160: tensor \"t\" data runs past the end of the file");

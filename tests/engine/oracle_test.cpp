@@ -53,7 +53,9 @@ class Oracle : public ::testing::Test {
     return nlohmann::json::parse(out, nullptr, false);
   }
 
-  void Compare(const FixtureSpec& spec, const char* what) {
+  // `tier`: the largest next-token probability NMSE allowed; `greedy`: whether the 32 greedy
+  // tokens must be llama.cpp's too.
+  void Compare(const FixtureSpec& spec, const char* what, double tier = 1e-4, bool greedy = true) {
     SCOPED_TRACE(what);
     ASSERT_TRUE(MakeFixture(spec).Write(path_).ok());
     const std::vector<int32_t> prompt = {kFixtureBos, 'T', 'h', 'e', ' ', 'o', 'r', 'a', 'c', 'l', 'e'};
@@ -70,7 +72,8 @@ class Oracle : public ::testing::Test {
     double nmse = testing::Nmse(theirs["probabilities"].get<std::vector<float>>(), probs);
     RecordProperty(std::string(what) + "_probability_nmse", std::to_string(nmse));
     std::printf("[ oracle   ] %s: next-token probability NMSE vs llama.cpp %.3g\n", what, nmse);
-    EXPECT_LE(nmse, 1e-4);
+    EXPECT_LE(nmse, tier);
+    if (!greedy) return;
     auto cache2 = model->NewCache(128).value();
     auto ours = Generate(*model, cache2, prompt, 32).value();
     EXPECT_EQ(ours.tokens, theirs["tokens"].get<std::vector<int32_t>>());
@@ -91,6 +94,27 @@ TEST_F(Oracle, MoeMatchesLlamaCpp) {
 
 TEST_F(Oracle, Bf16TiedOutputMatchesLlamaCpp) {
   Compare(FixtureSpec{.dtype = DType::kBF16, .seed = 5, .tied_output = true}, "bf16-tied");
+}
+
+TEST_F(Oracle, EveryBlockTypeAgreesWithLlamaCppWithinItsActivationRounding) {
+  // The weights decode to the same floats in both engines (GgmlDequant.*), but llama.cpp
+  // rounds the activations to 8-bit blocks (q8_0, or q8_K for the K-quants) for these dot
+  // products while vt multiplies f32 activations: measured NMSE 1e-4 to 9e-3 on this fixture,
+  // so the tier is 2e-2 and greedy tokens, which that rounding flips at near-ties after a few
+  // steps, are not compared until vt's kernels round activations the same way
+  // (specs/quantized.md, Owed). A wrong block layout gives NMSE near 1 (E-quant mutants).
+  for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ2_K, DType::kQ3_K,
+                  DType::kQ4_K, DType::kQ5_K, DType::kQ6_K}) {
+    Compare(FixtureSpec{.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = t, .seed = 6},
+            std::string(DTypeName(t)).c_str(), 2e-2, /*greedy=*/false);
+  }
+  // Quantized experts, and a quantized embedding that is also the output matrix (its logits
+  // are large enough that every step's top token is far ahead: greedy tokens are compared).
+  Compare(FixtureSpec{.dim = 256, .heads = 4, .kv_heads = 2, .ff = 256, .experts = 4, .experts_used = 2,
+                      .dtype = DType::kQ4_K, .seed = 7},
+          "moe-q4_K", 2e-2, false);
+  Compare(FixtureSpec{.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = DType::kQ6_K, .seed = 8, .tied_output = true},
+          "tied-q6_K", 2e-2, true);
 }
 
 }  // namespace

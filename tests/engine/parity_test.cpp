@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "parity_support.h"
+#include "vt/quant.h"
 
 namespace vt {
 namespace {
@@ -114,6 +115,33 @@ TEST(Parity, GetRowsFromEveryTableDtypeAndTopK) {
       Tensor logits = RandomTensor(DType::kF32, {64, 9, 1, 1}, Rng());
       EXPECT_TRUE(Parity(*b, OpKind::kTopK, {logits}, p, 0));
     }
+  }
+}
+
+// A weight (or table) tensor of block type `t`: normal values quantized row by row.
+Tensor QuantizedTensor(Backend& b, DType t, int64_t k, int64_t n) {
+  Tensor f = RandomTensor(DType::kF32, {k, n, 1, 1}, Rng());
+  Tensor q = NewTensor(b, t, {k, n, 1, 1}).value();
+  for (int64_t r = 0; r < n; ++r) {
+    EXPECT_TRUE(QuantizeRow(t, f.Row<const float>(r), q.Row<char>(r), k).ok());
+  }
+  return q;
+}
+
+TEST(Parity, MatmulAndGetRowsOverEveryBlockType) {
+  // The weights decode to exact f32 values, so only the order of the sums differs from the
+  // float64 reference: the general tier. M = 1 (a decode) and 20 (a gemm); K = 512 is two
+  // K-quant super-blocks and sixteen 32-element blocks.
+  Backend& cpu = *GetBackend(DeviceType::kCPU);
+  for (DType t : {DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ8_0, DType::kQ2_K, DType::kQ3_K,
+                  DType::kQ4_K, DType::kQ5_K, DType::kQ6_K}) {
+    SCOPED_TRACE(std::string(DTypeName(t)));
+    Tensor w = QuantizedTensor(cpu, t, 512, 37);
+    for (int64_t m : {1, 20}) {
+      Tensor x = RandomTensor(DType::kF32, {512, m, 1, 1}, Rng());
+      EXPECT_TRUE(Parity(cpu, OpKind::kMatmul, {w, x}, {}, testing::kTierGeneral)) << "M=" << m;
+    }
+    EXPECT_TRUE(Parity(cpu, OpKind::kGetRows, {w, IntTensor({0, 36, 7, 7})}, {}, testing::kTierGeneral));
   }
 }
 

@@ -9,12 +9,19 @@
 
 namespace vt {
 
-enum class DType : uint8_t { kF32, kF16, kBF16, kI32, kQ8_0, kQ4_0 };
+// The block types are ggml's, byte for byte (specs/quantized.md).
+enum class DType : uint8_t {
+  kF32, kF16, kBF16, kI32,
+  kQ8_0, kQ4_0, kQ4_1, kQ5_0, kQ5_1,     // 32-element blocks
+  kQ2_K, kQ3_K, kQ4_K, kQ5_K, kQ6_K,     // 256-element super-blocks
+};
 
 std::string_view DTypeName(DType t);
 
-// Elements per storage block (1 for plain types, 32 for the q8_0/q4_0 block formats).
+// Elements per storage block (1 for plain types, 32 or 256 for the block formats).
 int64_t BlockSize(DType t);
+// A block format (q4_0 ... q6_K): its elements are read by dequantizing whole blocks.
+bool IsQuantized(DType t);
 // Bytes per storage block.
 size_t BlockBytes(DType t);
 // Bytes of `n` contiguous elements; `n` must be a multiple of BlockSize(t).

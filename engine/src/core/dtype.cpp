@@ -12,11 +12,27 @@ std::string_view DTypeName(DType t) {
     case DType::kI32: return "i32";
     case DType::kQ8_0: return "q8_0";
     case DType::kQ4_0: return "q4_0";
+    case DType::kQ4_1: return "q4_1";
+    case DType::kQ5_0: return "q5_0";
+    case DType::kQ5_1: return "q5_1";
+    case DType::kQ2_K: return "q2_K";
+    case DType::kQ3_K: return "q3_K";
+    case DType::kQ4_K: return "q4_K";
+    case DType::kQ5_K: return "q5_K";
+    case DType::kQ6_K: return "q6_K";
   }
   return "?";
 }
 
-int64_t BlockSize(DType t) { return t == DType::kQ8_0 || t == DType::kQ4_0 ? 32 : 1; }
+bool IsQuantized(DType t) { return BlockSize(t) > 1; }
+
+int64_t BlockSize(DType t) {
+  switch (t) {
+    case DType::kQ8_0: case DType::kQ4_0: case DType::kQ4_1: case DType::kQ5_0: case DType::kQ5_1: return 32;
+    case DType::kQ2_K: case DType::kQ3_K: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: return 256;
+    default: return 1;
+  }
+}
 
 size_t BlockBytes(DType t) {
   switch (t) {
@@ -26,6 +42,14 @@ size_t BlockBytes(DType t) {
     case DType::kI32: return 4;
     case DType::kQ8_0: return 2 + 32;      // f16 scale + 32 int8
     case DType::kQ4_0: return 2 + 32 / 2;  // f16 scale + 32 nibbles
+    case DType::kQ4_1: return 4 + 32 / 2;  // f16 scale and min + 32 nibbles
+    case DType::kQ5_0: return 2 + 4 + 32 / 2;  // + the 32 fifth bits
+    case DType::kQ5_1: return 4 + 4 + 32 / 2;
+    case DType::kQ2_K: return 16 + 64 + 4;        // 4-bit scale/min pairs, 2-bit quants, d, dmin
+    case DType::kQ3_K: return 32 + 64 + 12 + 2;   // high bits, low 2 bits, 6-bit scales, d
+    case DType::kQ4_K: return 4 + 12 + 128;       // d, dmin, 6-bit scales/mins, nibbles
+    case DType::kQ5_K: return 4 + 12 + 32 + 128;  // + the fifth bits
+    case DType::kQ6_K: return 128 + 64 + 16 + 2;  // low 4 bits, high 2 bits, int8 scales, d
   }
   return 0;
 }

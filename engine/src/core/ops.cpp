@@ -38,9 +38,12 @@ Tensor Spec(DType dtype, std::array<int64_t, 4> ne) {
 }
 
 StatusOr<Tensor> MatmulSpec(const Tensor& w, const Tensor& x) {
-  if (!IsFloatWeight(w.dtype)) return Bad(OpKind::kMatmul, "weights must be f32, f16 or bf16: " + Describe(w));
+  if (!IsFloatWeight(w.dtype) && !IsQuantized(w.dtype)) {
+    return Bad(OpKind::kMatmul, "weights must be f32, f16, bf16 or a block type: " + Describe(w));
+  }
   if (x.dtype != DType::kF32) return Bad(OpKind::kMatmul, "activations must be f32: " + Describe(x));
   if (w.ne[0] != x.ne[0]) return Bad(OpKind::kMatmul, "K differs: " + Describe(w) + " vs " + Describe(x));
+  if (w.ne[0] % BlockSize(w.dtype) != 0) return Bad(OpKind::kMatmul, "K is not a multiple of the weights' block: " + Describe(w));
   if (x.ne[2] % w.ne[2] != 0 || x.ne[3] % w.ne[3] != 0) {
     return Bad(OpKind::kMatmul, "weights do not broadcast over the batch: " + Describe(w) + " vs " + Describe(x));
   }
@@ -113,7 +116,9 @@ StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, 
       if (src.size() == 2 && (src[1]->ne[0] != a.ne[0] || src[1]->ne[1] != a.ne[1])) return Bad(kind, "mask must be [ne0, ne1]");
       return Spec(DType::kF32, a.ne);
     case OpKind::kGetRows:
-      if (!IsFloatWeight(a.dtype) || src[1]->dtype != DType::kI32) return Bad(kind, "needs a float table and i32 ids");
+      if ((!IsFloatWeight(a.dtype) && !IsQuantized(a.dtype)) || src[1]->dtype != DType::kI32) {
+        return Bad(kind, "needs a float or block-type table and i32 ids");
+      }
       return Spec(DType::kF32, {a.ne[0], src[1]->ne[0], 1, 1});
     case OpKind::kTopK:
       if (a.dtype != DType::kF32 || p.k < 1 || p.k > a.ne[0]) return Bad(kind, "k must be in 1..ne0 of an f32 input");

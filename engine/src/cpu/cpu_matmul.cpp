@@ -3,10 +3,38 @@
 
 #include "cpu/cpu_ops.h"
 #include "cpu/matmul_kernels.h"
+#include "vt/quant.h"
 
 namespace vt::cpu {
 
+namespace {
+
+// Block-type weights, first cut (specs/quantized.md): the thread's weight rows dequantized to
+// f32 in blocks (one row for a decode, kNC rows for a gemm) and the f32 kernels run over them.
+void QuantizedRange(const GemmArgs& a, int64_t n0, int64_t n1) {
+  const int64_t rows = a.M <= kGemvMaxRows ? 1 : kNC;
+  thread_local std::vector<float> block;
+  block.resize(static_cast<size_t>(rows * a.K));
+  for (int64_t nb = n0; nb < n1; nb += rows) {
+    int64_t ne = std::min(n1, nb + rows);
+    for (int64_t n = nb; n < ne; ++n) DequantizeRow(a.wtype, a.w + n * a.w_stride, block.data() + (n - nb) * a.K, a.K);
+    GemmArgs f = a;
+    f.w = reinterpret_cast<const char*>(block.data());
+    f.wtype = DType::kF32;
+    f.w_stride = static_cast<size_t>(a.K) * sizeof(float);
+    f.out = a.out + nb;
+    f.N = ne - nb;
+    GemmRange(f, 0, ne - nb);
+  }
+}
+
+}  // namespace
+
 void GemmRange(const GemmArgs& a, int64_t n0, int64_t n1) {
+  if (IsQuantized(a.wtype)) {
+    QuantizedRange(a, n0, n1);
+    return;
+  }
   const MatmulKernels& kernels = BestKernels();
   if (a.M <= kGemvMaxRows) {
     kernels.gemv(a, n0, n1);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/element.h"
+#include "vt/quant.h"
 
 namespace vt::cpu {
 namespace {
@@ -112,6 +113,10 @@ void GetRows(const Op& op) {
   float* out = static_cast<float*>(op.out->data);
   for (int64_t r = 0; r < ids.ne[0]; ++r) {
     const char* row = table.Row<const char>(static_cast<const int32_t*>(ids.data)[r]);
+    if (IsQuantized(table.dtype)) {
+      DequantizeRow(table.dtype, row, out + r * table.ne[0], table.ne[0]);
+      continue;
+    }
     for (int64_t i = 0; i < table.ne[0]; ++i) {
       out[r * table.ne[0] + i] = static_cast<float>(LoadElement(table.dtype, row + i * table.nb[0]));
     }

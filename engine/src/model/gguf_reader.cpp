@@ -171,7 +171,10 @@ class GgufParser {
     auto dtype = DTypeFromGgml(t.ggml_type);
     if (!dtype) return Bad(at, "tensor \"" + t.name + "\" has unsupported type " + std::to_string(t.ggml_type));
     t.dtype = *dtype;
-    if (t.ne[0] % BlockSize(t.dtype) != 0) return Bad(at, "tensor \"" + t.name + "\": ne0 not a multiple of its block");
+    if (t.ne[0] % BlockSize(t.dtype) != 0) {
+      return Bad(at, "tensor \"" + t.name + "\": " + std::string(DTypeName(t.dtype)) + " rows of " + std::to_string(t.ne[0]) +
+                         " are not a multiple of its block of " + std::to_string(BlockSize(t.dtype)));
+    }
     VT_RETURN_IF_ERROR(Read(&t.offset, "tensor offset"));
     t.bytes = RowBytes(t.dtype, t.ne[0]) * static_cast<size_t>(t.ne[1] * t.ne[2] * t.ne[3]);
     return Status();

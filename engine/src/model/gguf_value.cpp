@@ -31,7 +31,15 @@ std::optional<DType> DTypeFromGgml(uint32_t t) {
     case 0: return DType::kF32;
     case 1: return DType::kF16;
     case 2: return DType::kQ4_0;
+    case 3: return DType::kQ4_1;
+    case 6: return DType::kQ5_0;
+    case 7: return DType::kQ5_1;
     case 8: return DType::kQ8_0;
+    case 10: return DType::kQ2_K;
+    case 11: return DType::kQ3_K;
+    case 12: return DType::kQ4_K;
+    case 13: return DType::kQ5_K;
+    case 14: return DType::kQ6_K;
     case 26: return DType::kI32;
     case 30: return DType::kBF16;
     default: return std::nullopt;
@@ -43,7 +51,15 @@ uint32_t GgmlTypeOf(DType d) {
     case DType::kF32: return 0;
     case DType::kF16: return 1;
     case DType::kQ4_0: return 2;
+    case DType::kQ4_1: return 3;
+    case DType::kQ5_0: return 6;
+    case DType::kQ5_1: return 7;
     case DType::kQ8_0: return 8;
+    case DType::kQ2_K: return 10;
+    case DType::kQ3_K: return 11;
+    case DType::kQ4_K: return 12;
+    case DType::kQ5_K: return 13;
+    case DType::kQ6_K: return 14;
     case DType::kI32: return 26;
     case DType::kBF16: return 30;
   }

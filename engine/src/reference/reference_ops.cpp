@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/element.h"
+#include "vt/quant.h"
 
 namespace vt::reference {
 namespace {
@@ -27,6 +28,19 @@ void ForEachRow(const Tensor& t, F f) {
       for (int64_t i1 = 0; i1 < t.ne[1]; ++i1) f(i1, i2, i3);
 }
 
+// Row (i1, i2, i3) of a weight or table as doubles: block types dequantized whole.
+std::vector<double> WeightRow(const Tensor& t, int64_t i1, int64_t i2 = 0, int64_t i3 = 0) {
+  std::vector<double> row(static_cast<size_t>(t.ne[0]));
+  if (IsQuantized(t.dtype)) {
+    std::vector<float> f(row.size());
+    DequantizeRow(t.dtype, At(t, 0, i1, i2, i3), f.data(), t.ne[0]);
+    std::copy(f.begin(), f.end(), row.begin());
+  } else {
+    for (int64_t i0 = 0; i0 < t.ne[0]; ++i0) row[static_cast<size_t>(i0)] = Get(t, i0, i1, i2, i3);
+  }
+  return row;
+}
+
 double Silu(double x) { return x / (1 + std::exp(-x)); }
 
 }  // namespace
@@ -36,8 +50,9 @@ void Matmul(const Op& op) {
   int64_t r2 = x.ne[2] / w.ne[2], r3 = x.ne[3] / w.ne[3];
   ForEachRow(out, [&](int64_t m, int64_t i2, int64_t i3) {
     for (int64_t n = 0; n < out.ne[0]; ++n) {
+      std::vector<double> wrow = WeightRow(w, n, i2 / r2, i3 / r3);
       double sum = 0;
-      for (int64_t k = 0; k < w.ne[0]; ++k) sum += Get(w, k, n, i2 / r2, i3 / r3) * Get(x, k, m, i2, i3);
+      for (int64_t k = 0; k < w.ne[0]; ++k) sum += wrow[static_cast<size_t>(k)] * Get(x, k, m, i2, i3);
       Set(out, n, m, i2, i3, sum);
     }
   });
@@ -112,7 +127,8 @@ void GetRows(const Op& op) {
   const Tensor &table = *op.src[0], &ids = *op.src[1];
   for (int64_t r = 0; r < ids.ne[0]; ++r) {
     int64_t id = static_cast<int64_t>(Get(ids, r, 0));
-    for (int64_t i0 = 0; i0 < table.ne[0]; ++i0) Set(*op.out, i0, r, 0, 0, Get(table, i0, id));
+    std::vector<double> row = WeightRow(table, id);
+    for (int64_t i0 = 0; i0 < table.ne[0]; ++i0) Set(*op.out, i0, r, 0, 0, row[static_cast<size_t>(i0)]);
   }
 }
 

@@ -1,9 +1,43 @@
 // vt-fixture: writes a deterministic tiny llama model (dense or MoE) as GGUF.
 #include <CLI/CLI.hpp>
+
+#include <cctype>
 #include <iostream>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "vt/fixture.h"
+
+namespace {
+
+const vt::DType kMatrixTypes[] = {vt::DType::kF32, vt::DType::kF16, vt::DType::kBF16, vt::DType::kQ8_0,
+                                  vt::DType::kQ4_0, vt::DType::kQ4_1, vt::DType::kQ5_0, vt::DType::kQ5_1,
+                                  vt::DType::kQ2_K, vt::DType::kQ3_K, vt::DType::kQ4_K, vt::DType::kQ5_K,
+                                  vt::DType::kQ6_K};
+
+// Lowercase names ("q4_k"), as llama-quantize's type names are typed.
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::vector<std::string> DTypeNames() {
+  std::vector<std::string> names;
+  for (vt::DType t : kMatrixTypes) names.push_back(Lower(vt::DTypeName(t)));
+  return names;
+}
+
+vt::DType DTypeNamed(const std::string& name) {
+  for (vt::DType t : kMatrixTypes) {
+    if (Lower(vt::DTypeName(t)) == name) return t;
+  }
+  return vt::DType::kF32;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"vt-fixture: write a deterministic tiny llama GGUF model for tests"};
@@ -18,7 +52,8 @@ int main(int argc, char** argv) {
   app.add_option("--experts", s.experts, "Experts (0: dense)")->check(CLI::Range(0, 256));
   app.add_option("--experts-used", s.experts_used, "Experts per token")->check(CLI::Range(1, 256));
   app.add_option("--ctx", s.ctx, "Context length recorded in the file")->check(CLI::Range(1, 1 << 20));
-  app.add_option("--dtype", dtype, "Matrix dtype: f32, f16 or bf16")->check(CLI::IsMember({"f32", "f16", "bf16"}));
+  app.add_option("--dtype", dtype, "Matrix dtype: f32, f16, bf16 or a ggml block type (q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k)")
+      ->check(CLI::IsMember(DTypeNames()));
   app.add_option("--seed", s.seed, "Random seed");
   app.add_flag("--tied", s.tied_output, "No output.weight: reuse the token embedding");
   auto* text = app.add_flag("--text-vocab", s.text_vocab, "Whole-text pieces instead of byte tokens (any output is valid UTF-8)");
@@ -46,7 +81,12 @@ int main(int argc, char** argv) {
     vocab = std::move(file.value());
     s.vocab = &*vocab;
   }
-  s.dtype = dtype == "f16" ? vt::DType::kF16 : dtype == "bf16" ? vt::DType::kBF16 : vt::DType::kF32;
+  s.dtype = DTypeNamed(dtype);
+  int64_t block = vt::BlockSize(s.dtype);
+  if (s.dim % block != 0 || s.ff % block != 0) {
+    std::cerr << "vt-fixture: --dtype " << dtype << " needs --dim and --ff multiples of " << block << " (got " << s.dim << " and " << s.ff << ")\n";
+    return 2;
+  }
   vt::Status st = vt::MakeFixture(s).Write(out);
   if (!st.ok()) {
     std::cerr << "vt-fixture: " << st.message() << "\n";

@@ -1,0 +1,58 @@
+// Where each field of ggml's K-quant super-blocks lies (ggml-common.h of the pinned llama.cpp),
+// and the 6-bit scale packings, shared by dequantization and quantization.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "vt/dtype.h"
+
+namespace vt::quant {
+
+inline uint16_t Half(const uint8_t* p) {
+  uint16_t h;
+  std::memcpy(&h, p, 2);
+  return h;
+}
+
+// block_q2_K: scales[16] (low nibble scale, high nibble min), qs[64], d, dmin.
+struct Q2KView { const uint8_t *scales, *qs; uint16_t d, dmin; };
+inline Q2KView ViewQ2K(const uint8_t* b) { return {b, b + 16, Half(b + 80), Half(b + 82)}; }
+
+// block_q3_K: hmask[32], qs[64], scales[12] (sixteen 6-bit scales, biased by 32), d.
+struct Q3KView { const uint8_t *hmask, *qs, *scales; uint16_t d; };
+inline Q3KView ViewQ3K(const uint8_t* b) { return {b, b + 32, b + 96, Half(b + 108)}; }
+
+// block_q4_K / block_q5_K: d, dmin, scales[12] (eight 6-bit scales and mins), [qh[32]], qs[128].
+struct QKView { uint16_t d, dmin; const uint8_t *scales, *qh, *qs; };
+inline QKView ViewQK(const uint8_t* b, bool five) {
+  return {Half(b), Half(b + 2), b + 4, five ? b + 16 : nullptr, five ? b + 48 : b + 16};
+}
+
+// block_q6_K: ql[128], qh[64], scales[16] (int8), d.
+struct Q6KView { const uint8_t *ql, *qh; const int8_t* scales; uint16_t d; };
+inline Q6KView ViewQ6K(const uint8_t* b) { return {b, b + 128, reinterpret_cast<const int8_t*>(b + 192), Half(b + 208)}; }
+
+// Scale and min j (0..7) of a Q4_K/Q5_K super-block: ggml's get_scale_min_k4.
+inline void ScaleMinK4(int j, const uint8_t* q, uint8_t* d, uint8_t* m) {
+  if (j < 4) {
+    *d = q[j] & 63;
+    *m = q[j + 4] & 63;
+  } else {
+    *d = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+    *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+  }
+}
+
+// Q3_K's sixteen 6-bit scales: scale 4g+b has its low nibble in byte (g % 2) * 4 + b (the low
+// nibble for g < 2, the high one after) and its top two bits in byte 8 + b at bit 2g.
+inline void UnpackQ3KScales(const uint8_t* s, int8_t out[16]) {
+  for (int i = 0; i < 16; ++i) {
+    int g = i / 4, b = i % 4;
+    int low = (s[(g % 2) * 4 + b] >> (g < 2 ? 0 : 4)) & 0xF;
+    int high = (s[8 + b] >> (2 * g)) & 3;
+    out[i] = static_cast<int8_t>(low | (high << 4));
+  }
+}
+
+}  // namespace vt::quant
