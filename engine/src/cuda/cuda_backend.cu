@@ -142,8 +142,6 @@ bool Fits(const Tensor* t) {
 
 bool CudaBackend::Supports(const Op& op) const {
   if (!Fits(op.out) || !std::all_of(op.src.begin(), op.src.end(), Fits)) return false;
-  // No kernels for ggml's block types yet (specs/quantized.md, Owed).
-  if (std::any_of(op.src.begin(), op.src.end(), [](const Tensor* t) { return IsQuantized(t->dtype); })) return false;
   if (op.kind == OpKind::kAttention) return op.src.size() == 3 && op.src[0]->ne[0] <= cuda::kMaxHeadDim;
   if (op.kind == OpKind::kRope) {
     int n_dims = op.params.n_dims ? op.params.n_dims : static_cast<int>(op.src[0]->ne[0]);

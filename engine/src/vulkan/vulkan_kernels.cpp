@@ -264,8 +264,6 @@ Status Copy(Device& device, const Op& op) {
 
 bool HasKernel(const Op& op) {
   if (!Fits(op.out) || !std::all_of(op.src.begin(), op.src.end(), Fits)) return false;
-  // No shaders for ggml's block types yet (specs/quantized.md, Owed).
-  if (std::any_of(op.src.begin(), op.src.end(), [](const Tensor* t) { return IsQuantized(t->dtype); })) return false;
   switch (op.kind) {
     case OpKind::kAttention: return op.src.size() == 3 && op.src[0]->ne[0] <= 512;
     case OpKind::kRope: return op.src.size() == 2 && op.src[0]->ne[0] % 2 == 0;
