@@ -86,6 +86,19 @@ StatusOr<std::vector<SpecBirth>> SpecsAtHead(const std::string& workdir, const s
   return specs;
 }
 
+bool SpecScopes(const SpecBirth& s, const std::string& path) {
+  if (path == s.path) return false;
+  return std::any_of(s.scope.begin(), s.scope.end(), [&](const std::string& scope) { return InScope(path, scope); });
+}
+
+// A spec that existed when commit `index` was made (older than the range, or added by then)
+// and has `path` in scope: the change was made under it.
+bool OwnedThen(const std::vector<SpecBirth>& specs, size_t index, const std::string& path) {
+  return std::any_of(specs.begin(), specs.end(), [&](const SpecBirth& s) {
+    return (s.added_at < 0 || static_cast<size_t>(s.added_at) <= index) && SpecScopes(s, path);
+  });
+}
+
 GateFinding SpecOrder(const git::Commit& c, size_t index, const std::vector<git::FileChange>& changes,
                       const std::vector<SpecBirth>& specs, const std::vector<git::Commit>& commits) {
   GateFinding g{c.id, c.summary, "spec-order", true, ""};
@@ -93,6 +106,7 @@ GateFinding SpecOrder(const git::Commit& c, size_t index, const std::vector<git:
   for (const SpecBirth& s : specs) {
     if (s.added_at < 0 || static_cast<size_t>(s.added_at) <= index) continue;
     for (const git::FileChange& f : changes) {
+      if (OwnedThen(specs, index, f.path)) continue;
       for (const std::string& scope : s.scope) {
         if (f.path != s.path && InScope(f.path, scope)) {
           problems.push_back("touches " + f.path + " (scope of " + s.path + ") before that spec was added in " +

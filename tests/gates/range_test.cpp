@@ -110,6 +110,22 @@ TEST_F(RangeRepo, CodeBeforeItsSpecFailsSpecOrder) {
   EXPECT_TRUE(f[1].ok);
 }
 
+// A file two capabilities share: changed under the spec that owned it then, before a later
+// spec also took it into scope. Only a path no spec owned at that commit is out of order.
+TEST_F(RangeRepo, APathAnOlderSpecOwnedPassesSpecOrderBeforeANewerSpecClaimsIt) {
+  dir_.Write("specs/core.md", "# Spec\n## Scope\n- src/\n## Gates\n```sh\ntrue\n```\n## Owed\n");
+  Commit("Spec: the core");
+  dir_.Write("src/matmul.cpp", "int m();\n");
+  dir_.Write("tools/new.cpp", "int n();\n");
+  Commit("Faster matmul, and a tool no spec owns yet");
+  dir_.Write("specs/quant.md", "# Spec\n## Scope\n- src/matmul.cpp\n- tools/new.cpp\n## Gates\n```sh\ntrue\n```\n## Owed\n");
+  std::string spec = Commit("Spec: quantized weights");
+  auto f = Gates("spec-order");
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_FALSE(f[1].ok);
+  EXPECT_EQ(f[1].message, "touches tools/new.cpp (scope of specs/quant.md) before that spec was added in " + spec.substr(0, 12));
+}
+
 TEST_F(RangeRepo, SpecFirstThenCodePassesSpecOrder) {
   dir_.Write("specs/feature.md", "# Spec\n## Scope\n- src/\n## Gates\n```sh\ntrue\n```\n## Owed\n");
   Commit("Spec: the feature");
