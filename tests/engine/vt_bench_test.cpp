@@ -50,6 +50,8 @@ TEST_F(VtBench, DefaultsKeepWhatOlderScriptsReliedOnAndSayWhatWasResolved) {
   EXPECT_EQ(Setting(doc, "ignore_eos")["resolved"], "true");
   EXPECT_EQ(Setting(doc, "skip_chat_template")["requested"], "true (default)");
   EXPECT_EQ(Setting(doc, "skip_chat_template")["resolved"], "true");
+  // 2 layers of 64 with ff 128 and 258 tokens: 107072 f32 weights, 428288 bytes, 21 tensors.
+  EXPECT_EQ(Setting(doc, "weights")["resolved"], "f32 0.4 MiB (0.4 MiB in 21 tensors)");
   auto asked = nlohmann::json::parse(Bench("-p 8 -n 4 -r 1 -o json --no-ignore-eos").out);
   EXPECT_EQ(Setting(asked, "ignore_eos")["requested"], "false");
   EXPECT_EQ(Setting(asked, "ignore_eos")["resolved"], "false");  // read back from the SamplingParams used

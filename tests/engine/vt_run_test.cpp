@@ -95,6 +95,23 @@ TEST(VtFixture, RefusesShapesThatCannotBeAModel) {
   Result r = Sh(std::string(VT_FIXTURE_BIN) + " -o /tmp/never.gguf --dim 10 --heads 4");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--dim must split"), std::string::npos);
+  Result q = Sh(std::string(VT_FIXTURE_BIN) + " -o /tmp/never.gguf --dim 96 --heads 4 --dtype q4_k");
+  EXPECT_EQ(q.code, 2);
+  EXPECT_NE(q.err.find("--dtype q4_k needs --dim and --ff multiples of 256 (got 96 and 128)"), std::string::npos) << q.err;
+}
+
+TEST(VtFixture, WritesABlockTypeModelThatVtRunNamesWithItsBytes) {
+  // 2 layers, 256 wide, ff 512, 258 tokens: 1311744 matrix elements in Q8_0 (34 bytes per 32:
+  // 1393728 bytes, 1.3 MiB) and 1280 f32 norm weights, 21 tensors.
+  std::string path = (std::filesystem::temp_directory_path() / ("vt-q8-" + std::to_string(getpid()) + ".gguf")).string();
+  Result made = Sh(std::string(VT_FIXTURE_BIN) + " -o " + path + " --layers 2 --dim 256 --heads 4 --kv-heads 2 --ff 512 --dtype q8_0");
+  ASSERT_EQ(made.code, 0) << made.err;
+  Result r = Sh(std::string(VT_RUN_BIN) + " -m " + path + " -p 'Hi' -n 4 --json");
+  std::filesystem::remove(path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["weights"], "q8_0 1.3 MiB, f32 0.0 MiB (1.3 MiB in 21 tensors)");
+  EXPECT_EQ(j["generated_tokens"], 4);
 }
 
 }  // namespace

@@ -1,6 +1,13 @@
 #include "model_loader.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <utility>
+#include <vector>
+
 #include "device_flag.h"
+#include "vt/gguf.h"
 
 namespace vttools {
 
@@ -22,6 +29,25 @@ vt::StatusOr<std::unique_ptr<LoadedModel>> LoadModel(const std::string& path, co
   if (!model.ok()) return vt::Status(model.status().code(), path + ": " + model.status().message());
   out->model = std::move(model).value();
   return out;
+}
+
+std::string WeightMix(const vt::GgufFile& file) {
+  std::map<std::string, size_t> by_type;
+  size_t total = 0;
+  for (const vt::GgufTensorInfo& t : file.tensors()) {
+    by_type[std::string(vt::DTypeName(t.dtype))] += t.bytes;
+    total += t.bytes;
+  }
+  std::vector<std::pair<std::string, size_t>> order(by_type.begin(), by_type.end());
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  auto mib = [](size_t bytes) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+    return std::string(s);
+  };
+  std::string out;
+  for (const auto& [type, bytes] : order) out += (out.empty() ? "" : ", ") + type + " " + mib(bytes);
+  return out + " (" + mib(total) + " in " + std::to_string(file.tensors().size()) + " tensors)";
 }
 
 }  // namespace vttools

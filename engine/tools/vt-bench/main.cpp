@@ -11,6 +11,7 @@
 
 #include "bench_options.h"
 #include "device_flag.h"
+#include "model_loader.h"
 #include "request_bench.h"
 #include "server_bench.h"
 #include "vt/model.h"
@@ -168,8 +169,9 @@ int RunRequestMode(const BenchOptions& o, const vt::GgufFile& file, vt::LlamaMod
   double duration = 0;
   auto timings = vtbench::RunRequests(model, dataset.value(), used, tokenizer.ok() ? tokenizer->eos() : -1, &duration);
   if (!timings.ok()) return Fail(timings.status().message(), 1);
-  PrintRequests(o, vtbench::Summarize(timings.value(), duration, o.percentile_metrics, o.metric_percentiles),
-                vtbench::Settings(o, used, device, dataset.value().rendered, dataset.value().enable_thinking));
+  auto settings = vtbench::Settings(o, used, device, dataset.value().rendered, dataset.value().enable_thinking);
+  settings.push_back({"weights", "", vttools::WeightMix(file)});
+  PrintRequests(o, vtbench::Summarize(timings.value(), duration, o.percentile_metrics, o.metric_percentiles), settings);
   return 0;
 }
 
@@ -217,7 +219,9 @@ int Run(BenchOptions o) {
   }
   const char* env_threads = std::getenv("VT_THREADS");  // else the CPU backend takes every CPU
   int threads = env_threads ? std::atoi(env_threads) : static_cast<int>(std::thread::hardware_concurrency());
-  Print(o, results, vtbench::Settings(o, used, device_name, /*rendered=*/false), threads);
+  auto settings = vtbench::Settings(o, used, device_name, /*rendered=*/false);
+  settings.push_back({"weights", "", vttools::WeightMix(*shared)});
+  Print(o, results, settings, threads);
   return 0;
 }
 

@@ -26,7 +26,7 @@ int Fail(const std::string& message, int code) {
 }
 
 void Report(const Flags& f, const vt::Generation& g, const std::string& text, const char* finish, int threads,
-            const vt::Backend& device, const vt::MoeCopies& copies) {
+            const vt::Backend& device, const vt::MoeCopies& copies, const std::string& weights) {
   if (f.json) {
     nlohmann::json j = {{"model", f.model},
                         {"device", device.name()},
@@ -41,12 +41,14 @@ void Report(const Flags& f, const vt::Generation& g, const std::string& text, co
                         {"prompt_s", g.prompt_s},
                         {"decode_s", g.decode_s},
                         {"prompt_tokens_per_s", g.PromptTokensPerSecond()},
-                        {"decode_tokens_per_s", g.DecodeTokensPerSecond()}};
+                        {"decode_tokens_per_s", g.DecodeTokensPerSecond()},
+                        {"weights", weights}};
     // Random fixtures produce bytes that are not UTF-8: replace them rather than throw.
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
   }
   std::cout << "\n";
+  std::fprintf(stderr, "weights:     %s\n", weights.c_str());
   std::fprintf(stderr, "prompt eval: %lld tokens in %.2f ms (%.1f tokens/s)\n", static_cast<long long>(g.prompt_tokens),
                g.prompt_s * 1e3, g.PromptTokensPerSecond());
   std::fprintf(stderr, "decode:      %zu tokens in %.2f ms (%.1f tokens/s)\n", g.tokens.size() - 1, g.decode_s * 1e3,
@@ -86,7 +88,7 @@ int Run(const Flags& f) {
   if (!stops.stopped()) show(stops.Push(decoder.Flush()) + stops.Flush());  // what was held back
   const char* finish = eos || stops.stopped() ? "stop" : "length";  // vLLM's finish_reason
   Report(f, g.value(), text, finish, std::atoi(std::getenv("VT_THREADS") ? std::getenv("VT_THREADS") : "0"), *device,
-         model->moe_copies());
+         model->moe_copies(), vttools::WeightMix(*loaded.value()->file));
   return 0;
 }
 
