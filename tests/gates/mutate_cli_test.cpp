@@ -174,8 +174,9 @@ TEST_F(MutateCli, SigintMidBuildRestoresTheMutantAndExits130) {
   const std::string build = "\"build\": [\"calc_test\", \"calc_check\"],";
   std::string pid_file = dir_.path() + "/sleep.pid";
   catalog.replace(catalog.find(build), build.size(),
+                  // The pid goes in by rename: a reader polling for the file never sees it empty.
                   "\"build_command\": [\"sh\", \"-c\", \"grep -q SLOW {tree}/calc.cpp && { sleep 60 & echo $! > " +
-                      pid_file + "; wait; }; cmake --build {build}\"],");
+                      pid_file + ".tmp && mv " + pid_file + ".tmp " + pid_file + "; wait; }; cmake --build {build}\"],");
   catalog.replace(catalog.find("\"replace\": \"if (v > hi) return v;\""), 34, "\"replace\": \"if (v > hi) return v; /*SLOW*/\"");
   dir_.Write("mutations/calc.json", catalog);
   TempDir logs;
