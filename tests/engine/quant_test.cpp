@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "cpu/matmul_kernels.h"
 #include "vt/gguf.h"
 #include "vt/quant.h"
 
@@ -93,6 +94,37 @@ TEST(Quant, QuantizingThenDequantizingStaysWithinEachTypesError) {
     double err = 0, sum = 0;
     for (int64_t j = 0; j < n; ++j) err += (y[j] - x[j]) * (y[j] - x[j]), sum += x[j] * x[j];
     EXPECT_LE(err / sum, bound[i]);
+  }
+}
+
+TEST(Quant, EveryKernelSetDequantizesBitForBitAsThePortableCode) {
+  // Rows from vt's quantizer over normal data with a few large values (so scales and mins
+  // take their top bits), 1024 elements: four K-quant super-blocks, 32 small blocks.
+  std::mt19937 rng(9);
+  std::normal_distribution<float> normal(0, 1);
+  const int64_t n = 1024;
+  std::vector<float> x(n), want(n), got(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = normal(rng) * (i % 97 == 0 ? 40.0f : 1.0f);
+  std::vector<const cpu::MatmulKernels*> sets{&cpu::GenericKernels(), cpu::Avx2Kernels(), cpu::Avx512Kernels(),
+                                              cpu::Avx512Bf16Kernels()};
+  int checked = 0;
+  for (const cpu::MatmulKernels* k : sets) {
+    if (k == nullptr || k->dequantize == nullptr) continue;
+    for (DType t : kBlockTypes) {
+      SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(t)));
+      std::vector<uint8_t> blocks(RowBytes(t, n));
+      ASSERT_TRUE(QuantizeRow(t, x.data(), blocks.data(), n).ok());
+      DequantizeRow(t, blocks.data(), want.data(), n);
+      std::fill(got.begin(), got.end(), -1.0f);
+      if (!k->dequantize(t, blocks.data(), got.data(), n)) continue;
+      ++checked;
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(std::memcmp(&got[i], &want[i], 4), 0) << "element " << i << ": " << got[i] << ", portable " << want[i];
+      }
+    }
+  }
+  if (cpu::Avx512Kernels() != nullptr) {
+    EXPECT_GE(checked, 5) << "the AVX-512 set's vector dequantization ran for 5 types";
   }
 }
 

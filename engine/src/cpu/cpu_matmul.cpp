@@ -13,11 +13,16 @@ namespace {
 // f32 in blocks (one row for a decode, kNC rows for a gemm) and the f32 kernels run over them.
 void QuantizedRange(const GemmArgs& a, int64_t n0, int64_t n1) {
   const int64_t rows = a.M <= kGemvMaxRows ? 1 : kNC;
+  const MatmulKernels& kernels = BestKernels();
   thread_local std::vector<float> block;
   block.resize(static_cast<size_t>(rows * a.K));
   for (int64_t nb = n0; nb < n1; nb += rows) {
     int64_t ne = std::min(n1, nb + rows);
-    for (int64_t n = nb; n < ne; ++n) DequantizeRow(a.wtype, a.w + n * a.w_stride, block.data() + (n - nb) * a.K, a.K);
+    for (int64_t n = nb; n < ne; ++n) {
+      const char* row = a.w + n * a.w_stride;
+      float* to = block.data() + (n - nb) * a.K;
+      if (!kernels.dequantize || !kernels.dequantize(a.wtype, row, to, a.K)) DequantizeRow(a.wtype, row, to, a.K);
+    }
     GemmArgs f = a;
     f.w = reinterpret_cast<const char*>(block.data());
     f.wtype = DType::kF32;

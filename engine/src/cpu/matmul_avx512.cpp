@@ -316,7 +316,7 @@ float ExpShifted(float* s, int64_t n, float shift) {
 }  // namespace
 
 const MatmulKernels* Avx512Kernels() {
-  static const MatmulKernels kernels{"avx512", Gemm, Gemv, WeightedRows, ExpShifted};
+  static const MatmulKernels kernels{"avx512", Gemm, Gemv, WeightedRows, ExpShifted, DequantizeRowAvx512};
   bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
             __builtin_cpu_supports("f16c");

@@ -50,7 +50,13 @@ struct MatmulKernels {
   // The SIMD sets use Cephes' expf polynomial (within 2 ulp of std::exp); at 512 scores per
   // token of a prompt, libm's scalar expf was a sixth of a 512-wide model's pp512 profile.
   float (*exp_shifted)(float* s, int64_t n, float shift);
+  // A row of a block type as f32, the portable code's values bit for bit; false (or null) for
+  // a type the set has no vector code for, which the caller then dequantizes portably.
+  bool (*dequantize)(DType t, const void* src, float* dst, int64_t n);
 };
+
+// The AVX-512 set's dequantize (cpu/dequant_avx512.cpp).
+bool DequantizeRowAvx512(DType t, const void* src, float* dst, int64_t n);
 
 const MatmulKernels& GenericKernels();
 // Null when this CPU lacks AVX-512 (F, BW, VL) with FMA and F16C.
