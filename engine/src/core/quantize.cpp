@@ -127,15 +127,21 @@ void Q45_K(const float* x, uint8_t* b, bool five) {
 }
 
 // Q3_K and Q6_K: sub-blocks of 16 with a signed scale: x ≈ d·ls·q.
-void Q3_K(const float* x, uint8_t* b) {
+// Each sub-block of 16's scale: its largest magnitude over the top level `qmax`; then those
+// scales against the super-block's (written at `d_at`): returns d, fills ls.
+float SymmetricScales(const float* x, float qmax, int smax, int ls[16], uint8_t* d_at) {
   float s[16];
   for (int i = 0; i < 16; ++i) {
     float amax = 0;
     for (int l = 0; l < 16; ++l) amax = std::max(amax, std::fabs(x[16 * i + l]));
-    s[i] = amax / 4.0f;
+    s[i] = amax / qmax;
   }
+  return SuperScale(s, 16, smax, ls, d_at);
+}
+
+void Q3_K(const float* x, uint8_t* b) {
   int ls[16];
-  float d = SuperScale(s, 16, 31, ls, b + 108);
+  float d = SymmetricScales(x, 4.0f, 31, ls, b + 108);
   uint8_t *hmask = b, *qs = b + 32, *sc = b + 96;
   std::memset(b, 0, 108);
   for (int i = 0; i < 16; ++i) {
@@ -153,14 +159,8 @@ void Q3_K(const float* x, uint8_t* b) {
 }
 
 void Q6_K(const float* x, uint8_t* b) {
-  float s[16];
-  for (int i = 0; i < 16; ++i) {
-    float amax = 0;
-    for (int l = 0; l < 16; ++l) amax = std::max(amax, std::fabs(x[16 * i + l]));
-    s[i] = amax / 31.0f;
-  }
   int ls[16];
-  float d = SuperScale(s, 16, 127, ls, b + 208);
+  float d = SymmetricScales(x, 31.0f, 127, ls, b + 208);
   uint8_t *ql = b, *qh = b + 128;
   std::memset(b, 0, 208);
   for (int i = 0; i < 16; ++i) b[192 + i] = static_cast<uint8_t>(static_cast<int8_t>(ls[i]));

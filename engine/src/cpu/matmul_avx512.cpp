@@ -3,6 +3,7 @@
 // instantiated), so no AVX-512 code can leak into the portable path through the linker.
 #include <immintrin.h>
 
+#include "cpu/avx512_tile.h"
 #include "cpu/matmul_kernels.h"
 
 // GCC 12 warns that _mm512_reduce_add_ps and the 512-bit shuffles read an uninitialized value:
@@ -12,11 +13,6 @@
 
 namespace vt::cpu {
 namespace {
-
-// Local min/max: a std:: template instantiated here could be merged by the linker into the
-// portable path with AVX-512 encodings in it.
-inline int64_t Min(int64_t a, int64_t b) { return a < b ? a : b; }
-inline int Max0(int a) { return a > 0 ? a : 0; }
 
 // 16 weights of row `row` from element k, as f32; `mask` selects the valid lanes.
 template <DType T>
@@ -31,7 +27,6 @@ inline __m512 LoadAs(const char* row, int64_t k, __mmask16 mask) {
   }
 }
 
-inline __mmask16 TailMask(int64_t left) { return left >= 16 ? 0xffff : static_cast<__mmask16>((1u << left) - 1); }
 
 // Rows r[0..15] become columns: r[k][j] = old r[j][k].
 inline void Transpose16(__m512 r[16]) {
@@ -124,17 +119,7 @@ void Tile(const GemmArgs& a, const float* panel, int64_t m, int64_t n, int ncols
       acc1[i] = _mm512_fmadd_ps(b, w1, acc1[i]);
     }
   }
-  __mmask16 m0 = TailMask(ncols), m1 = TailMask(Max0(ncols - 16));
-#pragma GCC unroll 16
-  for (int i = 0; i < R; ++i) {
-    float* o = a.out + (m + i) * a.out_stride + n;
-    if (k0 != 0) {
-      acc0[i] = _mm512_add_ps(acc0[i], _mm512_maskz_loadu_ps(m0, o));
-      acc1[i] = _mm512_add_ps(acc1[i], _mm512_maskz_loadu_ps(m1, o + 16));
-    }
-    _mm512_mask_storeu_ps(o, m0, acc0[i]);
-    _mm512_mask_storeu_ps(o + 16, m1, acc1[i]);
-  }
+  StoreTile<R>(acc0, acc1, a.out, a.out_stride, m, n, ncols, k0);
 }
 
 void TileRows(int rows, const GemmArgs& a, const float* panel, int64_t m, int64_t n, int ncols, int64_t k0,

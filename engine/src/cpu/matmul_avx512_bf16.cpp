@@ -6,6 +6,7 @@
 // -mavx512bf16 and chosen at run time only where the CPU has it.
 #include <immintrin.h>
 
+#include "cpu/avx512_tile.h"
 #include "cpu/matmul_kernels.h"
 
 #pragma GCC diagnostic push
@@ -14,9 +15,6 @@
 namespace vt::cpu {
 namespace {
 
-inline int64_t Min(int64_t a, int64_t b) { return a < b ? a : b; }
-inline int Max0(int a) { return a > 0 ? a : 0; }
-inline __mmask16 TailMask(int64_t left) { return left >= 16 ? 0xffff : static_cast<__mmask16>((1u << left) - 1); }
 
 constexpr int kPairsKC = 256;  // bf16 pairs (512 k) per panel: 32 KiB of panel, L1
 static_assert(kGemmScratchFloats >= size_t{kPairsKC} * kNC + size_t{kMR} * kPairsKC);
@@ -92,17 +90,7 @@ void Tile(const GemmArgs& a, const uint32_t* xb, const uint32_t* panel, int64_t 
       acc1[i] = _mm512_dpbf16_ps(acc1[i], reinterpret_cast<__m512bh&>(b), reinterpret_cast<__m512bh&>(w1));
     }
   }
-  __mmask16 m0 = TailMask(ncols), m1 = TailMask(Max0(ncols - 16));
-#pragma GCC unroll 16
-  for (int i = 0; i < R; ++i) {
-    float* o = a.out + (m + i) * a.out_stride + n;
-    if (k0 != 0) {
-      acc0[i] = _mm512_add_ps(acc0[i], _mm512_maskz_loadu_ps(m0, o));
-      acc1[i] = _mm512_add_ps(acc1[i], _mm512_maskz_loadu_ps(m1, o + 16));
-    }
-    _mm512_mask_storeu_ps(o, m0, acc0[i]);
-    _mm512_mask_storeu_ps(o + 16, m1, acc1[i]);
-  }
+  StoreTile<R>(acc0, acc1, a.out, a.out_stride, m, n, ncols, k0);
 }
 
 void TileRows(int rows, const GemmArgs& a, const uint32_t* xb, const uint32_t* panel, int64_t m, int64_t n, int ncols,
