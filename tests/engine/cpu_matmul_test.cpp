@@ -12,6 +12,7 @@
 #include "cpu/cpu_ops.h"
 #include "cpu/matmul_kernels.h"
 #include "vt/backend.h"
+#include "vt/quant.h"
 
 namespace vt::cpu {
 namespace {
@@ -211,6 +212,62 @@ TEST(CpuMatmul, AGemmSplitIntoRowAndColumnTasksGivesTheNumbersOfOneThread) {
   }
   for (int64_t i = 0; i < M * N; ++i) {
     ASSERT_EQ(outs[0][static_cast<size_t>(i)], outs[1][static_cast<size_t>(i)]) << "row " << i / N << " column " << i % N << " differs on four threads";
+  }
+}
+
+// The q8_0 rounding of an activation row as ggml's quantize_row_q8_0 defines it (scale
+// amax/127 kept as f16, each value times 1/scale rounded to nearest even), as doubles.
+std::vector<double> Q8Rounded(const float* x, int64_t K) {
+  std::vector<double> out(static_cast<size_t>(K));
+  for (int64_t b = 0; b < K / 32; ++b) {
+    float amax = 0;
+    for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[32 * b + j]));
+    float scale = amax / 127.0f, inv = scale != 0.0f ? 1.0f / scale : 0.0f;
+    double d = F16ToF32(F32ToF16(scale));
+    for (int j = 0; j < 32; ++j) out[static_cast<size_t>(32 * b + j)] = d * std::nearbyint(x[32 * b + j] * inv);
+  }
+  return out;
+}
+
+TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
+  // Every kernel set's quant_gemv for Q8_0 and Q4_0 weights, M = 1..3 rows of K = 320 (ten
+  // blocks), columns 2..9 of 11: Σ dequantized weight · q8_0-rounded activation, to 1e-6 of
+  // the magnitude of its terms (the f32 scaling of exact integer block sums).
+  const int64_t K = 320, N = 11;
+  int ran = 0;
+  for (DType t : {DType::kQ8_0, DType::kQ4_0}) {
+    for (int64_t M = 1; M <= 3; ++M) {
+      Problem p = MakeProblem(M, K, N, DType::kF32);
+      std::vector<uint8_t> w(RowBytes(t, K) * N);
+      std::vector<float> wf(static_cast<size_t>(K));
+      for (int64_t n = 0; n < N; ++n) ASSERT_TRUE(QuantizeRow(t, p.wf.data() + n * K, w.data() + n * RowBytes(t, K), K).ok());
+      for (const MatmulKernels* k : KernelSets()) {
+        if (k->quant_gemv == nullptr) continue;
+        SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(t)) + " M=" + std::to_string(M));
+        std::vector<float> out(static_cast<size_t>(M * N), 1234.5f);
+        GemmArgs a{reinterpret_cast<const char*>(w.data()), t, RowBytes(t, K), p.x.data(), static_cast<size_t>(K), out.data(),
+                   static_cast<size_t>(N), M, N, K};
+        ASSERT_TRUE(k->quant_gemv(a, 2, 9));
+        ++ran;
+        for (int64_t m = 0; m < M; ++m) {
+          std::vector<double> xq = Q8Rounded(p.x.data() + m * K, K);
+          for (int64_t n = 0; n < N; ++n) {
+            float got = out[static_cast<size_t>(m * N + n)];
+            if (n < 2 || n >= 9) {
+              EXPECT_EQ(got, 1234.5f) << "column " << n << " is outside the range and was written";
+              continue;
+            }
+            DequantizeRow(t, w.data() + n * RowBytes(t, K), wf.data(), K);
+            double want = 0, mag = 0;
+            for (int64_t i = 0; i < K; ++i) want += wf[i] * xq[i], mag += std::fabs(wf[i] * xq[i]);
+            EXPECT_NEAR(got, want, 1e-6 * mag) << "out[" << m << "][" << n << "]";
+          }
+        }
+      }
+    }
+  }
+  if (Avx512Kernels() != nullptr && __builtin_cpu_supports("avx512vnni")) {
+    EXPECT_GT(ran, 0) << "the AVX-512 VNNI decode ran";
   }
 }
 

@@ -129,9 +129,11 @@ Tensor QuantizedTensor(Backend& b, DType t, int64_t k, int64_t n) {
 }
 
 TEST(Parity, MatmulAndGetRowsOverEveryBlockType) {
-  // The weights decode to exact f32 values, so only the order of the sums differs from the
-  // float64 reference: the general tier. M = 1 (a decode) and 20 (a gemm); K = 512 is two
-  // K-quant super-blocks and sixteen 32-element blocks.
+  // The weights decode to exact f32 values; a decode of Q8_0/Q4_0 on AVX-512 VNNI rounds the
+  // activations to q8_0 as ggml does (measured NMSE 1.1e-5), so the block types' tier is 1e-4
+  // (specs/quantized.md). M = 1 (a decode) and 20 (a gemm); K = 512 is two K-quant
+  // super-blocks and sixteen 32-element blocks.
+  const double kTierBlockTypes = 1e-4;
   Backend& cpu = *GetBackend(DeviceType::kCPU);
   for (DType t : {DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ8_0, DType::kQ2_K, DType::kQ3_K,
                   DType::kQ4_K, DType::kQ5_K, DType::kQ6_K}) {
@@ -139,7 +141,7 @@ TEST(Parity, MatmulAndGetRowsOverEveryBlockType) {
     Tensor w = QuantizedTensor(cpu, t, 512, 37);
     for (int64_t m : {1, 20}) {
       Tensor x = RandomTensor(DType::kF32, {512, m, 1, 1}, Rng());
-      EXPECT_TRUE(Parity(cpu, OpKind::kMatmul, {w, x}, {}, testing::kTierGeneral)) << "M=" << m;
+      EXPECT_TRUE(Parity(cpu, OpKind::kMatmul, {w, x}, {}, kTierBlockTypes)) << "M=" << m;
     }
     EXPECT_TRUE(Parity(cpu, OpKind::kGetRows, {w, IntTensor({0, 36, 7, 7})}, {}, testing::kTierGeneral));
   }

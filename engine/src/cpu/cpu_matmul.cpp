@@ -14,6 +14,7 @@ namespace {
 void QuantizedRange(const GemmArgs& a, int64_t n0, int64_t n1) {
   const int64_t rows = a.M <= kGemvMaxRows ? 1 : kNC;
   const MatmulKernels& kernels = BestKernels();
+  if (rows == 1 && kernels.quant_gemv && kernels.quant_gemv(a, n0, n1)) return;
   thread_local std::vector<float> block;
   block.resize(static_cast<size_t>(rows * a.K));
   for (int64_t nb = n0; nb < n1; nb += rows) {
