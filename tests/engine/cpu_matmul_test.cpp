@@ -271,5 +271,28 @@ TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
   }
 }
 
+TEST(CpuMatmul, ADecodeOfQ8WeightsThroughTheBackendTakesTheQ8Path) {
+  if (BestKernels().quant_gemv == nullptr) GTEST_SKIP() << "the best kernel set here has no q8 decode (" << BestKernels().name << ")";
+  // One token through the CPU backend's Matmul: the q8_0 formula to 1e-6 of its terms, which
+  // the dequantizing path (f32 activations, about 1e-3 away) would not meet.
+  Backend& cpu = *GetBackend(DeviceType::kCPU);
+  const int64_t K = 256, N = 8;
+  Problem p = MakeProblem(1, K, N, DType::kF32);
+  Tensor w = NewTensor(cpu, DType::kQ8_0, {K, N, 1, 1}).value(), x = NewTensor(cpu, DType::kF32, {K, 1, 1, 1}).value();
+  Tensor out = NewTensor(cpu, DType::kF32, {N, 1, 1, 1}).value();
+  for (int64_t n = 0; n < N; ++n) ASSERT_TRUE(QuantizeRow(DType::kQ8_0, p.wf.data() + n * K, w.Row<char>(n), K).ok());
+  std::memcpy(x.data, p.x.data(), K * sizeof(float));
+  ThreadPool pool(1);
+  Matmul(Op{OpKind::kMatmul, {&w, &x}, &out, {}}, pool);
+  std::vector<double> xq = Q8Rounded(p.x.data(), K);
+  std::vector<float> wf(static_cast<size_t>(K));
+  for (int64_t n = 0; n < N; ++n) {
+    DequantizeRow(DType::kQ8_0, w.Row<const char>(n), wf.data(), K);
+    double want = 0, mag = 0;
+    for (int64_t i = 0; i < K; ++i) want += wf[i] * xq[i], mag += std::fabs(wf[i] * xq[i]);
+    EXPECT_NEAR(static_cast<float*>(out.data)[n], want, 1e-6 * mag) << "column " << n << ": not the q8_0 decode";
+  }
+}
+
 }  // namespace
 }  // namespace vt::cpu
