@@ -3,6 +3,7 @@
 // the parity suite goes through the thread pool, whose ranges depend on the machine's cores.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -229,13 +230,30 @@ std::vector<double> Q8Rounded(const float* x, int64_t K) {
   return out;
 }
 
+// The q8_K rounding of ggml's quantize_row_q8_K: per 256, v the value of largest magnitude,
+// iscale = -127 / v, q = nearest(iscale·x) capped at 127, value q / iscale.
+std::vector<double> Q8KRounded(const float* x, int64_t K) {
+  std::vector<double> out(static_cast<size_t>(K));
+  for (int64_t b = 0; b < K / 256; ++b) {
+    float amax = 0, max = 0;
+    for (int j = 0; j < 256; ++j) {
+      if (std::fabs(x[256 * b + j]) > amax) amax = std::fabs(x[256 * b + j]), max = x[256 * b + j];
+    }
+    float iscale = amax != 0 ? -127.0f / max : 0.0f, d = amax != 0 ? 1.0f / iscale : 0.0f;
+    for (int j = 0; j < 256; ++j) out[static_cast<size_t>(256 * b + j)] = double{d} * std::min(127.0f, std::nearbyint(iscale * x[256 * b + j]));
+  }
+  return out;
+}
+
 TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
-  // Every kernel set's quant_gemv for Q8_0 and Q4_0 weights, M = 1..3 rows of K = 320 (ten
-  // blocks), columns 2..9 of 11: Σ dequantized weight · q8_0-rounded activation, to 1e-6 of
-  // the magnitude of its terms (the f32 scaling of exact integer block sums).
-  const int64_t K = 320, N = 11;
+  // Every kernel set's quant_gemv for Q8_0 and Q4_0 (q8_0 activations, K = 320: ten blocks)
+  // and Q4_K (q8_K activations, K = 512: two super-blocks), M = 1..3, columns 2..9 of 11:
+  // Σ dequantized weight · rounded activation, to 1e-6 of the magnitude of its terms (the f32
+  // scaling of exact integer block sums).
+  const int64_t N = 11;
   int ran = 0;
-  for (DType t : {DType::kQ8_0, DType::kQ4_0}) {
+  for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ4_K}) {
+    const int64_t K = t == DType::kQ4_K ? 512 : 320;
     for (int64_t M = 1; M <= 3; ++M) {
       Problem p = MakeProblem(M, K, N, DType::kF32);
       std::vector<uint8_t> w(RowBytes(t, K) * N);
@@ -250,7 +268,7 @@ TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
         ASSERT_TRUE(k->quant_gemv(a, 2, 9));
         ++ran;
         for (int64_t m = 0; m < M; ++m) {
-          std::vector<double> xq = Q8Rounded(p.x.data() + m * K, K);
+          std::vector<double> xq = t == DType::kQ4_K ? Q8KRounded(p.x.data() + m * K, K) : Q8Rounded(p.x.data() + m * K, K);
           for (int64_t n = 0; n < N; ++n) {
             float got = out[static_cast<size_t>(m * N + n)];
             if (n < 2 || n >= 9) {

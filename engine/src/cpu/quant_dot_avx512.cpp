@@ -1,5 +1,5 @@
-// Decode (M <= kGemvMaxRows) of Q8_0 and Q4_0 weights with integer dot products, as ggml's
-// q8_0 dot products do: each activation row rounded to q8_0 blocks (scale amax/127 kept as
+// Decode (M <= kGemvMaxRows) of Q8_0, Q4_0 (and Q4_K, below) weights with integer dot
+// products, as ggml's q8_0 dot products do: each activation row rounded to q8_0 blocks (scale amax/127 kept as
 // f16, values rounded to nearest even), each block's 32 products summed exactly in int32 by
 // vpdpwssd over sign-extended 16-bit pairs, then scaled by f16(dw)·f16(dx) in f32 into 16
 // float lanes reduced once per row. Weights are read once at their block size: 34 or 18
@@ -65,10 +65,91 @@ void Rows(const GemmArgs& a, int64_t n0, int64_t n1, const int8_t* xq, const flo
   }
 }
 
+// One activation row as q8_K (ggml's quantize_row_q8_K): per 256 values, v the one of largest
+// magnitude, iscale = -127 / v, q = round-to-nearest(iscale·x) capped at 127, the scale
+// 1 / iscale, and the sums of q per 16 (for the weights' mins).
+void QuantizeQ8_K(const float* x, int64_t K, int8_t* q, float* d, int32_t* bsums) {
+  for (int64_t b = 0; b < K / 256; ++b) {
+    const float* xb = x + 256 * b;
+    float amax = 0, max = 0;
+    for (int j = 0; j < 256; ++j) {
+      float ax = xb[j] < 0 ? -xb[j] : xb[j];
+      if (ax > amax) amax = ax, max = xb[j];
+    }
+    const float iscale = amax != 0.0f ? -127.0f / max : 0.0f;
+    for (int j = 0; j < 256; ++j) {
+      int v = static_cast<int>(__builtin_nearbyintf(iscale * xb[j]));
+      q[256 * b + j] = static_cast<int8_t>(v < 127 ? v : 127);
+    }
+    for (int g = 0; g < 16; ++g) {
+      int32_t sum = 0;
+      for (int j = 0; j < 16; ++j) sum += q[256 * b + 16 * g + j];
+      bsums[16 * b + g] = sum;
+    }
+    d[b] = amax != 0.0f ? 1.0f / iscale : 0.0f;
+  }
+}
+
+// Σ over one Q4_K row's super-blocks: per sub-block of 32 the exact int32 sum of nibble ×
+// activation (vpdpbusd: unsigned by signed bytes) times its 6-bit scale; the mins against the
+// activations' sums per 16; each super-block scaled in f32.
+float Q4KRow(const uint8_t* row, int64_t blocks, const int8_t* q, const float* dx, const int32_t* bsums) {
+  const __m256i low = _mm256_set1_epi8(0xF);
+  float total = 0;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const quant::QKView v = quant::ViewQK(row + b * 144, false);
+    const int8_t* xq = q + 256 * b;
+    __m256i acc = _mm256_setzero_si256();
+    int32_t mins = 0;
+    for (int c = 0; c < 4; ++c) {
+      uint8_t sc_lo, m_lo, sc_hi, m_hi;
+      quant::ScaleMinK4(2 * c, v.scales, &sc_lo, &m_lo);
+      quant::ScaleMinK4(2 * c + 1, v.scales, &sc_hi, &m_hi);
+      __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.qs + 32 * c));
+      __m256i lo = _mm256_and_si256(w, low), hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), low);
+      __m256i x_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + 64 * c));
+      __m256i x_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + 64 * c + 32));
+      acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), lo, x_lo), _mm256_set1_epi32(sc_lo)));
+      acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), hi, x_hi), _mm256_set1_epi32(sc_hi)));
+      const int32_t* s = bsums + 16 * b + 4 * c;
+      mins += m_lo * (s[0] + s[1]) + m_hi * (s[2] + s[3]);
+    }
+    __m128i sum4 = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+    sum4 = _mm_add_epi32(sum4, _mm_shuffle_epi32(sum4, 0x4E));
+    sum4 = _mm_add_epi32(sum4, _mm_shuffle_epi32(sum4, 0xB1));
+    const int32_t sumi = _mm_cvtsi128_si32(sum4);
+    total += _cvtsh_ss(v.d) * dx[b] * static_cast<float>(sumi) - _cvtsh_ss(v.dmin) * dx[b] * static_cast<float>(mins);
+  }
+  return total;
+}
+
+bool Q4KGemv(const GemmArgs& a, int64_t n0, int64_t n1) {
+  if (a.K % 256 != 0) return false;
+  const int64_t blocks = a.K / 256;
+  thread_local std::vector<int8_t> xq;
+  thread_local std::vector<float> xd;
+  thread_local std::vector<int32_t> bsums;
+  xq.resize(static_cast<size_t>(a.M * a.K));
+  xd.resize(static_cast<size_t>(a.M * blocks));
+  bsums.resize(static_cast<size_t>(a.M * blocks * 16));
+  for (int64_t m = 0; m < a.M; ++m) {
+    QuantizeQ8_K(a.x + m * a.x_stride, a.K, xq.data() + m * a.K, xd.data() + m * blocks, bsums.data() + m * blocks * 16);
+  }
+  for (int64_t n = n0; n < n1; ++n) {
+    const uint8_t* row = reinterpret_cast<const uint8_t*>(a.w + n * a.w_stride);
+    for (int64_t m = 0; m < a.M; ++m) {
+      a.out[m * a.out_stride + n] = Q4KRow(row, blocks, xq.data() + m * a.K, xd.data() + m * blocks, bsums.data() + m * blocks * 16);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool QuantGemvAvx512(const GemmArgs& a, int64_t n0, int64_t n1) {
-  if ((a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0) || a.M > kGemvMaxRows || a.K % 32 != 0) return false;
+  if (a.M > kGemvMaxRows) return false;
+  if (a.wtype == DType::kQ4_K) return Q4KGemv(a, n0, n1);
+  if ((a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0) || a.K % 32 != 0) return false;
   thread_local std::vector<int8_t> xq;
   thread_local std::vector<float> xd;
   xq.resize(static_cast<size_t>(a.M * a.K));
