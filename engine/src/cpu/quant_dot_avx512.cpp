@@ -123,7 +123,44 @@ float Q4KRow(const uint8_t* row, int64_t blocks, const int8_t* q, const float* d
   return total;
 }
 
-bool Q4KGemv(const GemmArgs& a, int64_t n0, int64_t n1) {
+// Σ over one Q6_K row's super-blocks: per half of 128, the four groups of 32 six-bit values
+// rebuilt from ql's nibbles and qh's bit pairs, vpdpbusd with the activations (lanes 0-3 are
+// one sub-block of 16, lanes 4-7 the next) times the int8 scales; the -32 offset through the
+// activations' sums per 16.
+float Q6KRow(const uint8_t* row, int64_t blocks, const int8_t* q, const float* dx, const int32_t* bsums) {
+  const __m256i low = _mm256_set1_epi8(0xF), two = _mm256_set1_epi8(3);
+  float total = 0;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const quant::Q6KView v = quant::ViewQ6K(row + b * 210);
+    const int8_t* xq = q + 256 * b;
+    __m256i acc = _mm256_setzero_si256();
+    int32_t offset = 0;
+    for (int j = 0; j < 16; ++j) offset += 32 * v.scales[j] * bsums[16 * b + j];
+    for (int half = 0; half < 2; ++half) {
+      __m256i A = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.ql + 64 * half));
+      __m256i B = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.ql + 64 * half + 32));
+      __m256i H = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.qh + 32 * half));
+      __m256i g[4] = {_mm256_and_si256(A, low), _mm256_and_si256(B, low), _mm256_and_si256(_mm256_srli_epi16(A, 4), low),
+                      _mm256_and_si256(_mm256_srli_epi16(B, 4), low)};
+      for (int k = 0; k < 4; ++k) {
+        __m256i top = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(H, 2 * k), two), 4);
+        __m256i values = _mm256_or_si256(g[k], top);
+        __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + 128 * half + 32 * k));
+        const int8_t* sc = v.scales + 8 * half + 2 * k;
+        __m256i scales = _mm256_set_epi32(sc[1], sc[1], sc[1], sc[1], sc[0], sc[0], sc[0], sc[0]);
+        acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), values, x), scales));
+      }
+    }
+    __m128i sum4 = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+    sum4 = _mm_add_epi32(sum4, _mm_shuffle_epi32(sum4, 0x4E));
+    sum4 = _mm_add_epi32(sum4, _mm_shuffle_epi32(sum4, 0xB1));
+    total += _cvtsh_ss(v.d) * dx[b] * static_cast<float>(_mm_cvtsi128_si32(sum4) - offset);
+  }
+  return total;
+}
+
+// Q4_K or Q6_K rows over q8_K activations.
+bool KQuantGemv(const GemmArgs& a, int64_t n0, int64_t n1) {
   if (a.K % 256 != 0) return false;
   const int64_t blocks = a.K / 256;
   thread_local std::vector<int8_t> xq;
@@ -138,7 +175,10 @@ bool Q4KGemv(const GemmArgs& a, int64_t n0, int64_t n1) {
   for (int64_t n = n0; n < n1; ++n) {
     const uint8_t* row = reinterpret_cast<const uint8_t*>(a.w + n * a.w_stride);
     for (int64_t m = 0; m < a.M; ++m) {
-      a.out[m * a.out_stride + n] = Q4KRow(row, blocks, xq.data() + m * a.K, xd.data() + m * blocks, bsums.data() + m * blocks * 16);
+      const int8_t* q = xq.data() + m * a.K;
+      const float* d = xd.data() + m * blocks;
+      const int32_t* s = bsums.data() + m * blocks * 16;
+      a.out[m * a.out_stride + n] = a.wtype == DType::kQ4_K ? Q4KRow(row, blocks, q, d, s) : Q6KRow(row, blocks, q, d, s);
     }
   }
   return true;
@@ -148,7 +188,7 @@ bool Q4KGemv(const GemmArgs& a, int64_t n0, int64_t n1) {
 
 bool QuantGemvAvx512(const GemmArgs& a, int64_t n0, int64_t n1) {
   if (a.M > kGemvMaxRows) return false;
-  if (a.wtype == DType::kQ4_K) return Q4KGemv(a, n0, n1);
+  if (a.wtype == DType::kQ4_K || a.wtype == DType::kQ6_K) return KQuantGemv(a, n0, n1);
   if ((a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0) || a.K % 32 != 0) return false;
   thread_local std::vector<int8_t> xq;
   thread_local std::vector<float> xd;
