@@ -195,11 +195,21 @@ TEST(CpuMatmul, EveryKernelSetExponentiatesWithinAFewUlpOfStdExp) {
   }
 }
 
+void SplitMatchesOneThread(int64_t M);
+
 TEST(CpuMatmul, AGemmSplitIntoRowAndColumnTasksGivesTheNumbersOfOneThread) {
-  // Four threads and 300 columns (two 256-column tasks): rows split into blocks of 48 (the
-  // last one 34) so that every thread has tasks. No number may change with the split.
+  // Four threads and 300 columns (two 256-column tasks): 130 rows split into blocks of 48
+  // and 82 so that every thread has tasks; 50 rows must not leave a tail of 16 or fewer
+  // (the decode kernels would sum it differently). No number may change with the split.
+  for (int64_t M : {130, 50}) {
+    SCOPED_TRACE("M=" + std::to_string(M));
+    SplitMatchesOneThread(M);
+  }
+}
+
+void SplitMatchesOneThread(int64_t M) {
   Backend& cpu = *GetBackend(DeviceType::kCPU);
-  const int64_t M = 130, K = 70, N = 300;
+  const int64_t K = 70, N = 300;
   Problem p = MakeProblem(M, K, N, DType::kF16);
   Tensor w = NewTensor(cpu, DType::kF16, {K, N, 1, 1}).value(), x = NewTensor(cpu, DType::kF32, {K, M, 1, 1}).value();
   std::memcpy(w.data, p.w.data(), p.w.size());

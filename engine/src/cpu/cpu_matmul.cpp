@@ -63,10 +63,12 @@ void GemmTasks(const GemmArgs& a, ThreadPool& pool) {
   int64_t row_tasks = pool.size() == 1 ? 1 : std::clamp<int64_t>((want + col_tasks - 1) / col_tasks, 1, (a.M + 47) / 48);
   int64_t rows_per = (a.M + row_tasks - 1) / row_tasks;
   rows_per = (rows_per + kMR - 1) / kMR * kMR;
+  // The last row block takes the remainder: a tail of kGemvMaxRows rows or fewer would go
+  // through the decode kernels and sum its rows differently from the rest of the gemm.
+  row_tasks = std::max<int64_t>(1, a.M / rows_per);
   pool.ParallelFor(col_tasks * row_tasks, 1, [&](int64_t t0, int64_t t1, int) {
     for (int64_t t = t0; t < t1; ++t) {
-      int64_t m0 = t % row_tasks * rows_per, m1 = std::min(a.M, m0 + rows_per);
-      if (m0 >= m1) continue;
+      int64_t r = t % row_tasks, m0 = r * rows_per, m1 = r == row_tasks - 1 ? a.M : m0 + rows_per;
       GemmArgs part = a;
       part.x = a.x + m0 * a.x_stride;
       part.out = a.out + m0 * a.out_stride;
