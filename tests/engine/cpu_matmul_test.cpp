@@ -257,13 +257,13 @@ std::vector<double> Q8KRounded(const float* x, int64_t K) {
 
 TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
   // Every kernel set's quant_gemv for Q8_0 and Q4_0 (q8_0 activations, K = 320: ten blocks)
-  // and Q4_K, Q6_K (q8_K activations, K = 512: two super-blocks), M = 1..3, columns 2..9 of 11:
+  // and Q4_K, Q5_K, Q6_K (q8_K activations, K = 512: two super-blocks), M = 1..3, columns 2..9 of 11:
   // Σ dequantized weight · rounded activation, to 1e-6 of the magnitude of its terms (the f32
   // scaling of exact integer block sums).
   const int64_t N = 11;
   int ran = 0;
-  for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ4_K, DType::kQ6_K}) {
-    const bool k_quant = t == DType::kQ4_K || t == DType::kQ6_K;
+  for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K}) {
+    const bool k_quant = t == DType::kQ4_K || t == DType::kQ5_K || t == DType::kQ6_K;
     const int64_t K = k_quant ? 512 : 320;
     for (int64_t M = 1; M <= 3; ++M) {
       Problem p = MakeProblem(M, K, N, DType::kF32);

@@ -90,14 +90,17 @@ void QuantizeQ8_K(const float* x, int64_t K, int8_t* q, float* d, int32_t* bsums
   }
 }
 
-// Σ over one Q4_K row's super-blocks: per sub-block of 32 the exact int32 sum of nibble ×
+// Σ over one Q4_K (or Q5_K) row's super-blocks: per sub-block of 32 the exact int32 sum of nibble ×
 // activation (vpdpbusd: unsigned by signed bytes) times its 6-bit scale; the mins against the
 // activations' sums per 16; each super-block scaled in f32.
-float Q4KRow(const uint8_t* row, int64_t blocks, const int8_t* q, const float* dx, const int32_t* bsums) {
-  const __m256i low = _mm256_set1_epi8(0xF);
+// Q5_K (kFive): each value's fifth bit, bit 2c (lower 32) or 2c + 1 (upper) of qh[l], adds 16.
+template <bool kFive>
+float Q45KRow(const uint8_t* row, int64_t blocks, const int8_t* q, const float* dx, const int32_t* bsums) {
+  const __m256i low = _mm256_set1_epi8(0xF), one = _mm256_set1_epi8(1);
+  const size_t bytes = kFive ? 176 : 144;
   float total = 0;
   for (int64_t b = 0; b < blocks; ++b) {
-    const quant::QKView v = quant::ViewQK(row + b * 144, false);
+    const quant::QKView v = quant::ViewQK(row + b * bytes, kFive);
     const int8_t* xq = q + 256 * b;
     __m256i acc = _mm256_setzero_si256();
     int32_t mins = 0;
@@ -107,6 +110,11 @@ float Q4KRow(const uint8_t* row, int64_t blocks, const int8_t* q, const float* d
       quant::ScaleMinK4(2 * c + 1, v.scales, &sc_hi, &m_hi);
       __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.qs + 32 * c));
       __m256i lo = _mm256_and_si256(w, low), hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), low);
+      if constexpr (kFive) {
+        __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.qh));
+        lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * c), one), 4));
+        hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * c + 1), one), 4));
+      }
       __m256i x_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + 64 * c));
       __m256i x_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + 64 * c + 32));
       acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), lo, x_lo), _mm256_set1_epi32(sc_lo)));
@@ -159,7 +167,7 @@ float Q6KRow(const uint8_t* row, int64_t blocks, const int8_t* q, const float* d
   return total;
 }
 
-// Q4_K or Q6_K rows over q8_K activations.
+// Q4_K, Q5_K or Q6_K rows over q8_K activations.
 bool KQuantGemv(const GemmArgs& a, int64_t n0, int64_t n1) {
   if (a.K % 256 != 0) return false;
   const int64_t blocks = a.K / 256;
@@ -178,7 +186,10 @@ bool KQuantGemv(const GemmArgs& a, int64_t n0, int64_t n1) {
       const int8_t* q = xq.data() + m * a.K;
       const float* d = xd.data() + m * blocks;
       const int32_t* s = bsums.data() + m * blocks * 16;
-      a.out[m * a.out_stride + n] = a.wtype == DType::kQ4_K ? Q4KRow(row, blocks, q, d, s) : Q6KRow(row, blocks, q, d, s);
+      float r = a.wtype == DType::kQ4_K   ? Q45KRow<false>(row, blocks, q, d, s)
+                : a.wtype == DType::kQ5_K ? Q45KRow<true>(row, blocks, q, d, s)
+                                          : Q6KRow(row, blocks, q, d, s);
+      a.out[m * a.out_stride + n] = r;
     }
   }
   return true;
@@ -188,7 +199,7 @@ bool KQuantGemv(const GemmArgs& a, int64_t n0, int64_t n1) {
 
 bool QuantGemvAvx512(const GemmArgs& a, int64_t n0, int64_t n1) {
   if (a.M > kGemvMaxRows) return false;
-  if (a.wtype == DType::kQ4_K || a.wtype == DType::kQ6_K) return KQuantGemv(a, n0, n1);
+  if (a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K || a.wtype == DType::kQ6_K) return KQuantGemv(a, n0, n1);
   if ((a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0) || a.K % 32 != 0) return false;
   thread_local std::vector<int8_t> xq;
   thread_local std::vector<float> xd;
