@@ -7,11 +7,13 @@
 #include <cblas-openblas.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <thread>
 #include <vector>
 
 #include "vt/backend.h"
+#include "vt/quant.h"
 
 namespace {
 
@@ -28,6 +30,14 @@ Operands Make(DType wtype, int64_t m, int64_t k, int64_t n) {
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1, 1);
   for (int64_t i = 0; i < k * m; ++i) static_cast<float*>(o.x.data)[i] = dist(rng);
+  if (vt::IsQuantized(wtype)) {  // random rows through vt's quantizer
+    std::vector<float> row(static_cast<size_t>(k));
+    for (int64_t j = 0; j < n; ++j) {
+      for (float& v : row) v = dist(rng);
+      if (!vt::QuantizeRow(wtype, row.data(), o.w.Row<char>(j), k).ok()) std::abort();
+    }
+    return o;
+  }
   for (int64_t i = 0; i < k * n; ++i) {
     float v = dist(rng);
     if (wtype == DType::kF32) static_cast<float*>(o.w.data)[i] = v;
@@ -95,12 +105,23 @@ void Shapes(benchmark::internal::Benchmark* b) {
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
+// Decodes of block-type weights: the 2048-wide fixture's up/gate (K 2048) and down (K 5632)
+// projections, one token and a batch of eight (vt-serve's step).
+void DecodeShapes(benchmark::internal::Benchmark* b) {
+  b->Args({1, 2048, 5632})->Args({1, 5632, 2048})->Args({8, 2048, 5632});
+  b->Unit(benchmark::kMicrosecond)->UseRealTime();
+}
+
 }  // namespace
 
 BENCHMARK(OpenBlas)->Apply(Shapes);
 BENCHMARK_CAPTURE(Ours, f32, DType::kF32)->Apply(Shapes);
 BENCHMARK_CAPTURE(Ours, f16, DType::kF16)->Apply(Shapes);
 BENCHMARK_CAPTURE(Ours, bf16, DType::kBF16)->Apply(Shapes);
+BENCHMARK_CAPTURE(Ours, q4_K, DType::kQ4_K)->Apply(DecodeShapes);
+BENCHMARK_CAPTURE(Ours, q6_K, DType::kQ6_K)->Apply(DecodeShapes);
+BENCHMARK_CAPTURE(Ours, q8_0, DType::kQ8_0)->Apply(DecodeShapes);
+BENCHMARK_CAPTURE(Ours, q4_0, DType::kQ4_0)->Apply(DecodeShapes);
 BENCHMARK(StreamRead)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

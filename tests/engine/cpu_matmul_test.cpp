@@ -256,16 +256,17 @@ std::vector<double> Q8KRounded(const float* x, int64_t K) {
 }
 
 TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
-  // Every kernel set's quant_gemv for Q8_0 and Q4_0 (q8_0 activations, K = 320: ten blocks)
-  // and Q4_K, Q5_K, Q6_K (q8_K activations, K = 512: two super-blocks), M = 1..3, columns 2..9 of 11:
+  // Every kernel set's quant_gemv for Q8_0 and Q4_0 (q8_0 activations, K = 352: eleven blocks, an odd one for Q4_0's pairs)
+  // and Q4_K, Q5_K, Q6_K (q8_K activations, K = 512: two super-blocks), M = 1, 3 and 6 (a
+  // group of four activation rows and two), columns 2..9 of 11:
   // Σ dequantized weight · rounded activation, to 1e-6 of the magnitude of its terms (the f32
   // scaling of exact integer block sums).
   const int64_t N = 11;
   int ran = 0;
   for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K}) {
     const bool k_quant = t == DType::kQ4_K || t == DType::kQ5_K || t == DType::kQ6_K;
-    const int64_t K = k_quant ? 512 : 320;
-    for (int64_t M = 1; M <= 3; ++M) {
+    const int64_t K = k_quant ? 512 : 352;
+    for (int64_t M : {1, 3, 6}) {
       Problem p = MakeProblem(M, K, N, DType::kF32);
       std::vector<uint8_t> w(RowBytes(t, K) * N);
       std::vector<float> wf(static_cast<size_t>(K));
@@ -276,7 +277,9 @@ TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
         std::vector<float> out(static_cast<size_t>(M * N), 1234.5f);
         GemmArgs a{reinterpret_cast<const char*>(w.data()), t, RowBytes(t, K), p.x.data(), static_cast<size_t>(K), out.data(),
                    static_cast<size_t>(N), M, N, K};
-        ASSERT_TRUE(k->quant_gemv(a, 2, 9));
+        std::vector<uint8_t> acts;
+        ASSERT_TRUE(k->quantize_activations(a, &acts));
+        k->quant_gemv(a, acts.data(), 2, 9);
         ++ran;
         for (int64_t m = 0; m < M; ++m) {
           std::vector<double> xq = k_quant ? Q8KRounded(p.x.data() + m * K, K) : Q8Rounded(p.x.data() + m * K, K);
@@ -291,6 +294,42 @@ TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
             for (int64_t i = 0; i < K; ++i) want += wf[i] * xq[i], mag += std::fabs(wf[i] * xq[i]);
             EXPECT_NEAR(got, want, 1e-6 * mag) << "out[" << m << "][" << n << "]";
           }
+        }
+      }
+    }
+  }
+  if (Avx512Kernels() != nullptr && __builtin_cpu_supports("avx512vnni")) {
+    EXPECT_GT(ran, 0) << "the AVX-512 VNNI decode ran";
+  }
+}
+
+TEST(CpuMatmul, ABatchOfQuantizedDecodesGetsEachRowsNumbersAlone) {
+  // Seven activation rows (groups of four and three) against each row alone: the same bits,
+  // so batching decodes (vt-serve's step) changes no token.
+  const int64_t M = 7, K = 768, N = 5;
+  int ran = 0;
+  for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K}) {
+    Problem p = MakeProblem(M, K, N, DType::kF32);
+    std::vector<uint8_t> w(RowBytes(t, K) * N);
+    for (int64_t n = 0; n < N; ++n) ASSERT_TRUE(QuantizeRow(t, p.wf.data() + n * K, w.data() + n * RowBytes(t, K), K).ok());
+    for (const MatmulKernels* k : KernelSets()) {
+      if (k->quant_gemv == nullptr) continue;
+      SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(t)));
+      auto run = [&](int64_t rows, const float* x) {
+        std::vector<float> out(static_cast<size_t>(rows * N));
+        GemmArgs a{reinterpret_cast<const char*>(w.data()), t, RowBytes(t, K), x, static_cast<size_t>(K), out.data(),
+                   static_cast<size_t>(N), rows, N, K};
+        std::vector<uint8_t> acts;
+        EXPECT_TRUE(k->quantize_activations(a, &acts));
+        k->quant_gemv(a, acts.data(), 0, N);
+        return out;
+      };
+      std::vector<float> batch = run(M, p.x.data());
+      ++ran;
+      for (int64_t m = 0; m < M; ++m) {
+        std::vector<float> alone = run(1, p.x.data() + m * K);
+        for (int64_t n = 0; n < N; ++n) {
+          ASSERT_EQ(batch[static_cast<size_t>(m * N + n)], alone[static_cast<size_t>(n)]) << "row " << m << " column " << n << " changed when batched";
         }
       }
     }

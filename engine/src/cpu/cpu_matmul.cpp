@@ -9,12 +9,12 @@ namespace vt::cpu {
 
 namespace {
 
-// Block-type weights, first cut (specs/quantized.md): the thread's weight rows dequantized to
-// f32 in blocks (one row for a decode, kNC rows for a gemm) and the f32 kernels run over them.
+// Block-type weights without an integer path (specs/quantized.md): the thread's weight rows
+// dequantized to f32 in blocks (one row for a decode, kNC rows for a gemm) and the f32
+// kernels run over them.
 void QuantizedRange(const GemmArgs& a, int64_t n0, int64_t n1) {
   const int64_t rows = a.M <= kGemvMaxRows ? 1 : kNC;
   const MatmulKernels& kernels = BestKernels();
-  if (rows == 1 && kernels.quant_gemv && kernels.quant_gemv(a, n0, n1)) return;
   thread_local std::vector<float> block;
   block.resize(static_cast<size_t>(rows * a.K));
   for (int64_t nb = n0; nb < n1; nb += rows) {
@@ -32,6 +32,18 @@ void QuantizedRange(const GemmArgs& a, int64_t n0, int64_t n1) {
     f.N = ne - nb;
     GemmRange(f, 0, ne - nb);
   }
+}
+
+// A decode of block-type weights through the kernel set's integer path, the activation rows
+// rounded once here rather than by each thread's chunk; false when the set has none for it.
+bool QuantizedDecode(const GemmArgs& a, ThreadPool& pool) {
+  const MatmulKernels& kernels = BestKernels();
+  thread_local std::vector<uint8_t> acts;  // the caller's; the workers only read it
+  if (!IsQuantized(a.wtype) || !kernels.quantize_activations || !kernels.quantize_activations(a, &acts)) return false;
+  // The pointer, not the name: inside the lambda a worker's `acts` would be its own.
+  const uint8_t* rounded = acts.data();
+  pool.ParallelFor(a.N, 16, [&](int64_t n0, int64_t n1, int) { kernels.quant_gemv(a, rounded, n0, n1); });
+  return true;
 }
 
 }  // namespace
@@ -98,7 +110,7 @@ void Matmul(const Op& op, ThreadPool& pool) {
                  w.ne[0]};
       if (a.M > kGemvMaxRows) {
         GemmTasks(a, pool);
-      } else {
+      } else if (!QuantizedDecode(a, pool)) {
         pool.ParallelFor(a.N, 16, [&](int64_t n0, int64_t n1, int) { GemmRange(a, n0, n1); });
       }
     }

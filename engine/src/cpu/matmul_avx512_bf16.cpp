@@ -140,7 +140,8 @@ void Gemm(const GemmArgs& a, int64_t n0, int64_t n1, float* scratch) {
 const MatmulKernels* Avx512Bf16Kernels() {
   const MatmulKernels* base = Avx512Kernels();
   if (base == nullptr || !__builtin_cpu_supports("avx512bf16")) return nullptr;
-  static const MatmulKernels kernels{"avx512-bf16", Gemm, base->gemv, base->weighted_rows, base->exp_shifted, base->dequantize, base->quant_gemv};
+  static const MatmulKernels kernels{"avx512-bf16", Gemm, base->gemv, base->weighted_rows, base->exp_shifted, base->dequantize,
+                                     base->quantize_activations, base->quant_gemv};
   return &kernels;
 }
 

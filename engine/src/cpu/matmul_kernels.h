@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "vt/dtype.h"
 
@@ -53,15 +54,19 @@ struct MatmulKernels {
   // A row of a block type as f32, the portable code's values bit for bit; false (or null) for
   // a type the set has no vector code for, which the caller then dequantizes portably.
   bool (*dequantize)(DType t, const void* src, float* dst, int64_t n);
-  // Columns [n0, n1) of a decode (M <= kGemvMaxRows) of block-type weights with integer dot
-  // products over q8-rounded activations; false (or null) for a type it has none for.
-  bool (*quant_gemv)(const GemmArgs& a, int64_t n0, int64_t n1);
+  // The activation rows of a decode (M <= kGemvMaxRows) of block-type weights rounded to the
+  // 8-bit blocks that quant_gemv multiplies, into *acts in the set's own layout; false (or
+  // null) for a weight type it has no integer path for. Run once per Matmul, not per thread.
+  bool (*quantize_activations)(const GemmArgs& a, std::vector<uint8_t>* acts);
+  // Columns [n0, n1) of that decode, over the rows quantize_activations wrote.
+  void (*quant_gemv)(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1);
 };
 
 // The AVX-512 set's dequantize (cpu/dequant_avx512.cpp).
 bool DequantizeRowAvx512(DType t, const void* src, float* dst, int64_t n);
-// The AVX-512 VNNI q8_0 decode (cpu/quant_dot_avx512.cpp); call only where the CPU has VNNI.
-bool QuantGemvAvx512(const GemmArgs& a, int64_t n0, int64_t n1);
+// The AVX-512 VNNI q8 decode (cpu/quant_dot_avx512.cpp); call only where the CPU has VNNI.
+bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts);
+void QuantGemvAvx512(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1);
 
 const MatmulKernels& GenericKernels();
 // Null when this CPU lacks AVX-512 (F, BW, VL) with FMA and F16C.

@@ -1,16 +1,21 @@
-// Decode (M <= kGemvMaxRows) of Q8_0, Q4_0 (and Q4_K, below) weights with integer dot
-// products, as ggml's q8_0 dot products do: each activation row rounded to q8_0 blocks (scale amax/127 kept as
-// f16, values rounded to nearest even), each block's 32 products summed exactly in int32 by
-// vpdpwssd over sign-extended 16-bit pairs, then scaled by f16(dw)·f16(dx) in f32 into 16
-// float lanes reduced once per row. Weights are read once at their block size: 34 or 18
-// bytes per 32, instead of 128 bytes of dequantized f32. Compiled with AVX-512 VNNI flags and
-// chosen only where the CPU has them.
+// Decode (M <= kGemvMaxRows) of quantized weights with integer dot products, as ggml's
+// q8_0 / q8_K dot products do. The activation rows are rounded once per Matmul (before the op
+// is split among threads) into the layout of cpu/quant_acts.h: q8_0 for Q8_0 and Q4_0 (scale
+// amax/127 kept as f16, values rounded to nearest even), q8_K for the K-quants (whose dot
+// products are in cpu/quant_kdot_avx512.cpp). Q8_0/Q4_0: each block's 32 products summed
+// exactly in int32 (Q8_0: vpdpwssd over sign-extended 16-bit pairs; Q4_0: vpdpbusd of its
+// unsigned nibbles, two blocks per vector), then scaled by f16(dw)·f16(dx) in f32 into 16
+// float lanes reduced once per row. Weights are read once at their block size and unpacked
+// once for up to four activation rows. Compiled with AVX-512 VNNI flags and chosen only
+// where the CPU has them.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "core/quant_blocks.h"
 #include "cpu/matmul_kernels.h"
+#include "cpu/quant_acts.h"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"  // GCC 12's _mm512_undefined_* (bug 105593)
@@ -31,187 +36,165 @@ void QuantizeQ8_0(const float* x, int64_t K, int8_t* q, float* d) {
   }
 }
 
-// The 32 weights of a block as int16 lanes.
-template <DType T>
-inline __m512i WeightBlock(const uint8_t* block) {
-  if constexpr (T == DType::kQ8_0) {
-    return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2)));
-  } else {  // Q4_0: low nibbles are elements 0..15, high nibbles 16..31, each minus 8
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2)), low = _mm_set1_epi8(0xF);
-    __m256i both = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), low), _mm_and_si128(v, low));
-    return _mm512_sub_epi16(_mm512_cvtepu8_epi16(both), _mm512_set1_epi16(8));
+// Activation rows m0 .. m0 + kRows - 1 against one Q8_0 weight row: each block's 32
+// weights sign-extended to int16 once, vpdpwssd with each row's.
+template <int kRows>
+void TileQ8_0(const uint8_t* row, const QuantActs& x, int64_t m0, float* out, size_t out_stride) {
+  __m512 acc[kRows];
+  for (int i = 0; i < kRows; ++i) acc[i] = _mm512_setzero_ps();
+  for (int64_t b = 0; b < x.blocks; ++b) {
+    const uint8_t* block = row + b * 34;
+    const __m512i w = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2)));
+    const float dw = _cvtsh_ss(quant::Half(block));
+    for (int i = 0; i < kRows; ++i) {
+      const int64_t m = m0 + i;
+      __m512i x16 = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q + m * x.q_row + 32 * b)));
+      __m512i sums = _mm512_dpwssd_epi32(_mm512_setzero_si512(), w, x16);
+      acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), _mm512_set1_ps(dw * x.d[m * x.d_row + b]), acc[i]);
+    }
   }
+  for (int i = 0; i < kRows; ++i) out[i * out_stride] = _mm512_reduce_add_ps(acc[i]);
+}
+
+// The same for Q4_0, two blocks per vector (cpu/quant_acts.h's pairs): their nibbles as
+// unsigned bytes, vpdpbusd with the activations starting from -8·Σx (so each block sums
+// Σ(q - 8)·x exactly), each lane scaled by its block's dw·dx.
+template <int kRows>
+void TileQ4_0(const uint8_t* row, const QuantActs& x, int64_t m0, float* out, size_t out_stride) {
+  const __m512i low = _mm512_set1_epi8(0xF);
+  __m512 acc[kRows];
+  for (int i = 0; i < kRows; ++i) acc[i] = _mm512_setzero_ps();
+  for (int64_t b = 0; b < x.blocks; b += 2) {
+    const uint8_t* block = row + b * 18;
+    const bool two = b + 1 < x.blocks;
+    const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2));
+    const __m128i v1 = two ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 20)) : _mm_setzero_si128();
+    const __m256i v = _mm256_set_m128i(v1, v0);
+    const __m512i w = _mm512_and_si512(_mm512_inserti64x4(_mm512_castsi256_si512(v), _mm256_srli_epi16(v, 4), 1), low);
+    const __m512 dw = _mm512_mask_blend_ps(0xF0F0, _mm512_set1_ps(_cvtsh_ss(quant::Half(block))),
+                                           _mm512_set1_ps(two ? _cvtsh_ss(quant::Half(block + 18)) : 0.0f));
+    const int64_t p = b / 2;
+    for (int i = 0; i < kRows; ++i) {
+      const int64_t m = m0 + i;
+      __m512i start = _mm512_loadu_si512(x.sums + m * x.sums_row + 64 * p);
+      __m512i sums = _mm512_dpbusd_epi32(start, w, _mm512_loadu_si512(x.q + m * x.q_row + 64 * p));
+      __m512 scale = _mm512_mul_ps(dw, _mm512_loadu_ps(x.d + m * x.d_row + 16 * p));
+      acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), scale, acc[i]);
+    }
+  }
+  for (int i = 0; i < kRows; ++i) out[i * out_stride] = _mm512_reduce_add_ps(acc[i]);
 }
 
 template <DType T>
-void Rows(const GemmArgs& a, int64_t n0, int64_t n1, const int8_t* xq, const float* xd) {
-  const int64_t blocks = a.K / 32;
-  const size_t bytes = BlockBytes(T);
-  for (int64_t n = n0; n < n1; ++n) {
-    const uint8_t* row = reinterpret_cast<const uint8_t*>(a.w + n * a.w_stride);
-    for (int64_t m = 0; m < a.M; ++m) {
-      const int8_t* q = xq + m * a.K;
-      const float* d = xd + m * blocks;
-      __m512 acc = _mm512_setzero_ps();
-      for (int64_t b = 0; b < blocks; ++b) {
-        const uint8_t* block = row + b * bytes;
-        __m512i x16 = _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32 * b)));
-        __m512i sums = _mm512_dpwssd_epi32(_mm512_setzero_si512(), WeightBlock<T>(block), x16);
-        float scale = _cvtsh_ss(quant::Half(block)) * d[b];
-        acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), _mm512_set1_ps(scale), acc);
+void Rows(const uint8_t* row, const QuantActs& x, int64_t m0, int rows, float* out, size_t out_stride) {
+  constexpr bool kQ8 = T == DType::kQ8_0;
+  switch (rows) {
+    case 1: kQ8 ? TileQ8_0<1>(row, x, m0, out, out_stride) : TileQ4_0<1>(row, x, m0, out, out_stride); break;
+    case 2: kQ8 ? TileQ8_0<2>(row, x, m0, out, out_stride) : TileQ4_0<2>(row, x, m0, out, out_stride); break;
+    case 3: kQ8 ? TileQ8_0<3>(row, x, m0, out, out_stride) : TileQ4_0<3>(row, x, m0, out, out_stride); break;
+    default: kQ8 ? TileQ8_0<4>(row, x, m0, out, out_stride) : TileQ4_0<4>(row, x, m0, out, out_stride); break;
+  }
+}
+
+// A row's q8_0 blocks (q, d) rearranged into Q4_0's pairs (cpu/quant_acts.h).
+void PairForQ4_0(const int8_t* q, const float* d, int64_t blocks, int8_t* pq, float* pd, int32_t* start) {
+  for (int64_t p = 0; p < (blocks + 1) / 2; ++p) {
+    for (int h = 0; h < 2; ++h) {  // h: which block of the pair
+      const int64_t b = 2 * p + h;
+      int32_t sum = 0;
+      for (int j = 0; j < 32; ++j) {
+        const int8_t v = b < blocks ? q[32 * b + j] : 0;
+        pq[64 * p + 16 * h + (j < 16 ? j : 16 + j)] = v;
+        sum += v;
       }
-      a.out[m * a.out_stride + n] = _mm512_reduce_add_ps(acc);
+      for (int lane = 0; lane < 4; ++lane) {
+        pd[16 * p + 4 * h + lane] = pd[16 * p + 8 + 4 * h + lane] = b < blocks ? d[b] : 0.0f;
+        start[16 * p + 4 * h + lane] = start[16 * p + 8 + 4 * h + lane] = 0;
+      }
+      start[16 * p + 4 * h] = -8 * sum;
     }
   }
 }
 
-// One activation row as q8_K (ggml's quantize_row_q8_K): per 256 values, v the one of largest
-// magnitude, iscale = -127 / v, q = round-to-nearest(iscale·x) capped at 127, the scale
-// 1 / iscale, and the sums of q per 16 (for the weights' mins).
-void QuantizeQ8_K(const float* x, int64_t K, int8_t* q, float* d, int32_t* bsums) {
+// One activation row as q8_K (ggml's quantize_row_q8_K): per 256 values, v the first of
+// largest magnitude, iscale = -127 / v, q = round-to-nearest(iscale·x) capped at 127, the
+// scale 1 / iscale, and the sums of q per `per` values (16 or 32). `permuted`: groups of 32
+// stored in the order 0, 2, 1, 3, 4, 6, 5, 7 (cpu/quant_acts.h); the sums stay in order.
+void QuantizeQ8_K(const float* x, int64_t K, bool permuted, int per, int8_t* q, float* d, int16_t* sums) {
+  static constexpr int kSlot[8] = {0, 2, 1, 3, 4, 6, 5, 7};
   for (int64_t b = 0; b < K / 256; ++b) {
     const float* xb = x + 256 * b;
-    float amax = 0, max = 0;
-    for (int j = 0; j < 256; ++j) {
-      float ax = xb[j] < 0 ? -xb[j] : xb[j];
-      if (ax > amax) amax = ax, max = xb[j];
+    __m512 amax_v = _mm512_setzero_ps();
+    for (int j = 0; j < 16; ++j) amax_v = _mm512_max_ps(amax_v, _mm512_abs_ps(_mm512_loadu_ps(xb + 16 * j)));
+    const float amax = _mm512_reduce_max_ps(amax_v);
+    int first = 0;
+    for (int j = 0; j < 16; ++j) {
+      __mmask16 hit = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_loadu_ps(xb + 16 * j)), _mm512_set1_ps(amax), _CMP_EQ_OQ);
+      if (hit) {
+        first = 16 * j + __builtin_ctz(hit);
+        break;
+      }
     }
-    const float iscale = amax != 0.0f ? -127.0f / max : 0.0f;
-    for (int j = 0; j < 256; ++j) {
-      int v = static_cast<int>(__builtin_nearbyintf(iscale * xb[j]));
-      q[256 * b + j] = static_cast<int8_t>(v < 127 ? v : 127);
-    }
-    for (int g = 0; g < 16; ++g) {
-      int32_t sum = 0;
-      for (int j = 0; j < 16; ++j) sum += q[256 * b + 16 * g + j];
-      bsums[16 * b + g] = sum;
+    const float iscale = amax != 0.0f ? -127.0f / xb[first] : 0.0f;
+    int16_t* s = sums + b * (256 / per);
+    for (int g = 0; g < 256 / per; ++g) s[g] = 0;
+    for (int j = 0; j < 16; ++j) {
+      __m512i v = _mm512_min_epi32(_mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(xb + 16 * j), _mm512_set1_ps(iscale))),
+                                   _mm512_set1_epi32(127));
+      const int slot = permuted ? kSlot[j / 2] : j / 2;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(q + 256 * b + 32 * slot + 16 * (j % 2)), _mm512_cvtsepi32_epi8(v));
+      s[16 * j / per] = static_cast<int16_t>(s[16 * j / per] + _mm512_reduce_add_epi32(v));
     }
     d[b] = amax != 0.0f ? 1.0f / iscale : 0.0f;
   }
 }
 
-// Σ over one Q4_K (or Q5_K) row's super-blocks: per sub-block of 32 the exact int32 sum of nibble ×
-// activation (vpdpbusd: unsigned by signed bytes) times its 6-bit scale; the mins against the
-// activations' sums per 16; each super-block scaled in f32.
-// Q5_K (kFive): each value's fifth bit, bit 2c (lower 32) or 2c + 1 (upper) of qh[l], adds 16.
-template <bool kFive>
-float Q45KRow(const uint8_t* row, int64_t blocks, const int8_t* q, const float* dx, const int32_t* bsums) {
-  const __m256i low = _mm256_set1_epi8(0xF), one = _mm256_set1_epi8(1);
-  const size_t bytes = kFive ? 176 : 144;
-  float total = 0;
-  for (int64_t b = 0; b < blocks; ++b) {
-    const quant::QKView v = quant::ViewQK(row + b * bytes, kFive);
-    const int8_t* xq = q + 256 * b;
-    __m256i acc = _mm256_setzero_si256();
-    int32_t mins = 0;
-    for (int c = 0; c < 4; ++c) {
-      uint8_t sc_lo, m_lo, sc_hi, m_hi;
-      quant::ScaleMinK4(2 * c, v.scales, &sc_lo, &m_lo);
-      quant::ScaleMinK4(2 * c + 1, v.scales, &sc_hi, &m_hi);
-      __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.qs + 32 * c));
-      __m256i lo = _mm256_and_si256(w, low), hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), low);
-      if constexpr (kFive) {
-        __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.qh));
-        lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * c), one), 4));
-        hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2 * c + 1), one), 4));
-      }
-      __m256i x_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + 64 * c));
-      __m256i x_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + 64 * c + 32));
-      acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), lo, x_lo), _mm256_set1_epi32(sc_lo)));
-      acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), hi, x_hi), _mm256_set1_epi32(sc_hi)));
-      const int32_t* s = bsums + 16 * b + 4 * c;
-      mins += m_lo * (s[0] + s[1]) + m_hi * (s[2] + s[3]);
-    }
-    __m128i sum4 = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-    sum4 = _mm_add_epi32(sum4, _mm_shuffle_epi32(sum4, 0x4E));
-    sum4 = _mm_add_epi32(sum4, _mm_shuffle_epi32(sum4, 0xB1));
-    const int32_t sumi = _mm_cvtsi128_si32(sum4);
-    total += _cvtsh_ss(v.d) * dx[b] * static_cast<float>(sumi) - _cvtsh_ss(v.dmin) * dx[b] * static_cast<float>(mins);
-  }
-  return total;
-}
-
-// Σ over one Q6_K row's super-blocks: per half of 128, the four groups of 32 six-bit values
-// rebuilt from ql's nibbles and qh's bit pairs, vpdpbusd with the activations (lanes 0-3 are
-// one sub-block of 16, lanes 4-7 the next) times the int8 scales; the -32 offset through the
-// activations' sums per 16.
-float Q6KRow(const uint8_t* row, int64_t blocks, const int8_t* q, const float* dx, const int32_t* bsums) {
-  const __m256i low = _mm256_set1_epi8(0xF), two = _mm256_set1_epi8(3);
-  float total = 0;
-  for (int64_t b = 0; b < blocks; ++b) {
-    const quant::Q6KView v = quant::ViewQ6K(row + b * 210);
-    const int8_t* xq = q + 256 * b;
-    __m256i acc = _mm256_setzero_si256();
-    int32_t offset = 0;
-    for (int j = 0; j < 16; ++j) offset += 32 * v.scales[j] * bsums[16 * b + j];
-    for (int half = 0; half < 2; ++half) {
-      __m256i A = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.ql + 64 * half));
-      __m256i B = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.ql + 64 * half + 32));
-      __m256i H = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v.qh + 32 * half));
-      __m256i g[4] = {_mm256_and_si256(A, low), _mm256_and_si256(B, low), _mm256_and_si256(_mm256_srli_epi16(A, 4), low),
-                      _mm256_and_si256(_mm256_srli_epi16(B, 4), low)};
-      for (int k = 0; k < 4; ++k) {
-        __m256i top = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(H, 2 * k), two), 4);
-        __m256i values = _mm256_or_si256(g[k], top);
-        __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq + 128 * half + 32 * k));
-        const int8_t* sc = v.scales + 8 * half + 2 * k;
-        __m256i scales = _mm256_set_epi32(sc[1], sc[1], sc[1], sc[1], sc[0], sc[0], sc[0], sc[0]);
-        acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), values, x), scales));
-      }
-    }
-    __m128i sum4 = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-    sum4 = _mm_add_epi32(sum4, _mm_shuffle_epi32(sum4, 0x4E));
-    sum4 = _mm_add_epi32(sum4, _mm_shuffle_epi32(sum4, 0xB1));
-    total += _cvtsh_ss(v.d) * dx[b] * static_cast<float>(_mm_cvtsi128_si32(sum4) - offset);
-  }
-  return total;
-}
-
-// Q4_K, Q5_K or Q6_K rows over q8_K activations.
-bool KQuantGemv(const GemmArgs& a, int64_t n0, int64_t n1) {
-  if (a.K % 256 != 0) return false;
-  const int64_t blocks = a.K / 256;
-  thread_local std::vector<int8_t> xq;
-  thread_local std::vector<float> xd;
-  thread_local std::vector<int32_t> bsums;
-  xq.resize(static_cast<size_t>(a.M * a.K));
-  xd.resize(static_cast<size_t>(a.M * blocks));
-  bsums.resize(static_cast<size_t>(a.M * blocks * 16));
-  for (int64_t m = 0; m < a.M; ++m) {
-    QuantizeQ8_K(a.x + m * a.x_stride, a.K, xq.data() + m * a.K, xd.data() + m * blocks, bsums.data() + m * blocks * 16);
-  }
-  for (int64_t n = n0; n < n1; ++n) {
-    const uint8_t* row = reinterpret_cast<const uint8_t*>(a.w + n * a.w_stride);
-    for (int64_t m = 0; m < a.M; ++m) {
-      const int8_t* q = xq.data() + m * a.K;
-      const float* d = xd.data() + m * blocks;
-      const int32_t* s = bsums.data() + m * blocks * 16;
-      float r = a.wtype == DType::kQ4_K   ? Q45KRow<false>(row, blocks, q, d, s)
-                : a.wtype == DType::kQ5_K ? Q45KRow<true>(row, blocks, q, d, s)
-                                          : Q6KRow(row, blocks, q, d, s);
-      a.out[m * a.out_stride + n] = r;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
-bool QuantGemvAvx512(const GemmArgs& a, int64_t n0, int64_t n1) {
+bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
   if (a.M > kGemvMaxRows) return false;
-  if (a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K || a.wtype == DType::kQ6_K) return KQuantGemv(a, n0, n1);
-  if ((a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0) || a.K % 32 != 0) return false;
-  thread_local std::vector<int8_t> xq;
-  thread_local std::vector<float> xd;
-  xq.resize(static_cast<size_t>(a.M * a.K));
-  xd.resize(static_cast<size_t>(a.M * (a.K / 32)));
-  for (int64_t m = 0; m < a.M; ++m) QuantizeQ8_0(a.x + m * a.x_stride, a.K, xq.data() + m * a.K, xd.data() + m * (a.K / 32));
-  if (a.wtype == DType::kQ8_0) {
-    Rows<DType::kQ8_0>(a, n0, n1, xq.data(), xd.data());
-  } else {
-    Rows<DType::kQ4_0>(a, n0, n1, xq.data(), xd.data());
+  const bool k_quant = a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K || a.wtype == DType::kQ6_K;
+  if (!k_quant && a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0) return false;
+  const QuantActsLayout l = LayoutOfQuantActs(a.wtype, a.M, a.K);
+  if (a.K % l.block != 0) return false;
+  acts->resize(l.bytes);
+  int8_t* q = reinterpret_cast<int8_t*>(acts->data());
+  float* d = reinterpret_cast<float*>(acts->data() + l.d_offset);
+  const int64_t blocks = a.K / l.block;
+  for (int64_t m = 0; m < a.M; ++m) {
+    const float* row = a.x + m * a.x_stride;
+    if (a.wtype == DType::kQ8_0) {
+      QuantizeQ8_0(row, a.K, q + m * l.q_row, d + m * l.d_row);
+    } else if (a.wtype == DType::kQ4_0) {
+      thread_local std::vector<int8_t> plain_q;
+      thread_local std::vector<float> plain_d;
+      plain_q.resize(static_cast<size_t>(a.K));
+      plain_d.resize(static_cast<size_t>(blocks));
+      QuantizeQ8_0(row, a.K, plain_q.data(), plain_d.data());
+      PairForQ4_0(plain_q.data(), plain_d.data(), blocks, q + m * l.q_row, d + m * l.d_row,
+                  reinterpret_cast<int32_t*>(acts->data() + l.sums_offset + m * l.sums_row));
+    } else {
+      QuantizeQ8_K(row, a.K, a.wtype != DType::kQ6_K, static_cast<int>(256 / l.sums_per_block), q + m * l.q_row,
+                   d + m * l.d_row, reinterpret_cast<int16_t*>(acts->data() + l.sums_offset + m * l.sums_row));
+    }
   }
   return true;
+}
+
+void QuantGemvAvx512(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
+  const QuantActs x = ViewQuantActs(a.wtype, a.M, a.K, acts);
+  for (int64_t n = n0; n < n1; ++n) {
+    const uint8_t* row = reinterpret_cast<const uint8_t*>(a.w + n * a.w_stride);
+    for (int64_t m0 = 0; m0 < a.M; m0 += 4) {
+      const int rows = static_cast<int>(std::min<int64_t>(4, a.M - m0));
+      float* out = a.out + m0 * a.out_stride + n;
+      switch (a.wtype) {
+        case DType::kQ8_0: Rows<DType::kQ8_0>(row, x, m0, rows, out, a.out_stride); break;
+        case DType::kQ4_0: Rows<DType::kQ4_0>(row, x, m0, rows, out, a.out_stride); break;
+        default: KQuantRowAvx512(a.wtype, row, x, m0, rows, out, a.out_stride); break;
+      }
+    }
+  }
 }
 
 }  // namespace vt::cpu

@@ -1,0 +1,66 @@
+// The activation rows of a quantized decode as the AVX-512 set's integer dot products read
+// them (cpu/quant_dot_avx512.cpp writes them, cpu/quant_kdot_avx512.cpp reads the K-quant
+// ones): M rows of K int8 values, then one f32 scale per block of each row, then the int16
+// sums of the values per group (the K-quants' mins and offsets multiply these instead of
+// every value). Rounded once per Matmul, before it is split among threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "vt/dtype.h"
+
+namespace vt::cpu {
+
+struct QuantActs {
+  const int8_t* q;       // row m at q + m·q_row
+  const float* d;        // row m's block scales at d + m·d_row
+  const uint8_t* sums;   // row m's group sums (int16; Q4_0: int32 offsets) at sums + m·sums_row
+  int64_t K, blocks, sums_per_block;
+  int64_t q_row, d_row, sums_row;  // int8s, floats, bytes
+};
+
+// Where each part lies for M rows of K: q8_0 (32 per block, no sums) for Q8_0 and Q4_0;
+// q8_K (256 per block) with sums per 32 for Q4_K and Q5_K (whose rows also hold each block's
+// groups of 32 in the order 0, 2, 1, 3, 4, 6, 5, 7: a 64-byte load of their nibbles yields
+// the low nibbles of groups 0 and 2, the high nibbles those of 1 and 3), sums per 16 for Q6_K.
+// Q4_0 takes its blocks in pairs (b, b + 1), a 64-byte vector each, laid out as its nibbles
+// come: values 0-15 of b, 0-15 of b + 1, 16-31 of b, 16-31 of b + 1 (an odd last block is
+// paired with zeros). Per pair, its 16 int32 lanes of vpdpbusd: the scale of each lane's block
+// (d), and the start of its sums, -8·Σx of the block in lane 0 (b) and lane 4 (b + 1), so that
+// the sums come out as Σ(q - 8)·x.
+struct QuantActsLayout {
+  int64_t block, sums_per_block, q_row, d_row, sums_row;
+  size_t d_offset, sums_offset, bytes;
+};
+
+inline QuantActsLayout LayoutOfQuantActs(DType wtype, int64_t M, int64_t K) {
+  const bool k_quant = wtype == DType::kQ4_K || wtype == DType::kQ5_K || wtype == DType::kQ6_K;
+  QuantActsLayout l{k_quant ? 256 : 32, wtype == DType::kQ6_K ? 16 : k_quant ? 8 : 0, K, 0, 0, 0, 0, 0};
+  const int64_t blocks = K / l.block;
+  l.d_row = blocks;
+  l.sums_row = blocks * l.sums_per_block * 2;
+  if (wtype == DType::kQ4_0) {
+    const int64_t pairs = (blocks + 1) / 2;
+    l.q_row = 64 * pairs;
+    l.d_row = 16 * pairs;
+    l.sums_row = 64 * pairs;
+  }
+  l.d_offset = (static_cast<size_t>(M * l.q_row) + 63) / 64 * 64;
+  l.sums_offset = l.d_offset + static_cast<size_t>(M * l.d_row) * sizeof(float);
+  l.bytes = l.sums_offset + static_cast<size_t>(M * l.sums_row);
+  return l;
+}
+
+inline QuantActs ViewQuantActs(DType wtype, int64_t M, int64_t K, const uint8_t* base) {
+  const QuantActsLayout l = LayoutOfQuantActs(wtype, M, K);
+  return {reinterpret_cast<const int8_t*>(base), reinterpret_cast<const float*>(base + l.d_offset), base + l.sums_offset,
+          K, K / l.block, l.sums_per_block, l.q_row, l.d_row, l.sums_row};
+}
+
+// out[i·out_stride] for activation rows m0 .. m0 + rows - 1 (rows 1..4) of one Q4_K, Q5_K or
+// Q6_K weight row (cpu/quant_kdot_avx512.cpp).
+void KQuantRowAvx512(DType wtype, const uint8_t* row, const QuantActs& x, int64_t m0, int rows, float* out,
+                     size_t out_stride);
+
+}  // namespace vt::cpu
