@@ -20,15 +20,15 @@ struct QuantActs {
   int64_t q_row, d_row, sums_row;  // int8s, floats, bytes
 };
 
-// Where each part lies for M rows of K: q8_0 (32 per block, no sums) for Q8_0 and Q4_0;
+// Where each part lies for M rows of K: q8_0 (32 per block, no sums) for Q8_0, Q4_0 and Q5_0;
 // q8_K (256 per block) with sums per 32 for Q4_K and Q5_K (whose rows also hold each block's
 // groups of 32 in the order 0, 2, 1, 3, 4, 6, 5, 7: a 64-byte load of their nibbles yields
 // the low nibbles of groups 0 and 2, the high nibbles those of 1 and 3), sums per 16 for Q6_K.
-// Q4_0 takes its blocks in pairs (b, b + 1), a 64-byte vector each, laid out as its nibbles
+// Q4_0 and Q5_0 take their blocks in pairs (b, b + 1), a 64-byte vector each, laid out as its nibbles
 // come: values 0-15 of b, 0-15 of b + 1, 16-31 of b, 16-31 of b + 1 (an odd last block is
 // paired with zeros). Per pair, its 16 int32 lanes of vpdpbusd: the scale of each lane's block
-// (d), and the start of its sums, -8·Σx of the block in lane 0 (b) and lane 4 (b + 1), so that
-// the sums come out as Σ(q - 8)·x.
+// (d), and the start of its sums, -8·Σx (Q5_0: -16·Σx) of the block in lane 0 (b) and lane 4
+// (b + 1), so that the sums come out as Σ(q - 8)·x.
 struct QuantActsLayout {
   int64_t block, sums_per_block, q_row, d_row, sums_row;
   size_t d_offset, sums_offset, bytes;
@@ -40,7 +40,7 @@ inline QuantActsLayout LayoutOfQuantActs(DType wtype, int64_t M, int64_t K) {
   const int64_t blocks = K / l.block;
   l.d_row = blocks;
   l.sums_row = blocks * l.sums_per_block * 2;
-  if (wtype == DType::kQ4_0) {
+  if (wtype == DType::kQ4_0 || wtype == DType::kQ5_0) {
     const int64_t pairs = (blocks + 1) / 2;
     l.q_row = 64 * pairs;
     l.d_row = 16 * pairs;

@@ -11,6 +11,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "core/quant_blocks.h"
@@ -56,23 +57,32 @@ void TileQ8_0(const uint8_t* row, const QuantActs& x, int64_t m0, float* out, si
   for (int i = 0; i < kRows; ++i) out[i * out_stride] = _mm512_reduce_add_ps(acc[i]);
 }
 
-// The same for Q4_0, two blocks per vector (cpu/quant_acts.h's pairs): their nibbles as
-// unsigned bytes, vpdpbusd with the activations starting from -8·Σx (so each block sums
-// Σ(q - 8)·x exactly), each lane scaled by its block's dw·dx.
-template <int kRows>
-void TileQ4_0(const uint8_t* row, const QuantActs& x, int64_t m0, float* out, size_t out_stride) {
+// The same for Q4_0 and Q5_0, two blocks per vector (cpu/quant_acts.h's pairs): their values
+// as unsigned bytes (Q5_0: the nibble plus 16 for its bit of qh), vpdpbusd with the
+// activations starting from -8·Σx (Q5_0: -16·Σx) so each block sums Σ(q - 8)·x exactly, each
+// lane scaled by its block's dw·dx.
+template <bool kFive, int kRows>
+void TilePairs(const uint8_t* row, const QuantActs& x, int64_t m0, float* out, size_t out_stride) {
+  constexpr int64_t kBytes = kFive ? 22 : 18, kQs = kFive ? 6 : 2;
   const __m512i low = _mm512_set1_epi8(0xF);
   __m512 acc[kRows];
   for (int i = 0; i < kRows; ++i) acc[i] = _mm512_setzero_ps();
   for (int64_t b = 0; b < x.blocks; b += 2) {
-    const uint8_t* block = row + b * 18;
+    const uint8_t* block = row + b * kBytes;
     const bool two = b + 1 < x.blocks;
-    const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2));
-    const __m128i v1 = two ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 20)) : _mm_setzero_si128();
+    const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + kQs));
+    const __m128i v1 = two ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + kBytes + kQs)) : _mm_setzero_si128();
     const __m256i v = _mm256_set_m128i(v1, v0);
-    const __m512i w = _mm512_and_si512(_mm512_inserti64x4(_mm512_castsi256_si512(v), _mm256_srli_epi16(v, 4), 1), low);
+    __m512i w = _mm512_and_si512(_mm512_inserti64x4(_mm512_castsi256_si512(v), _mm256_srli_epi16(v, 4), 1), low);
+    if constexpr (kFive) {  // bit e of qh is element e's: bytes 0-15 and 32-47 are block b's
+      uint32_t h0, h1 = 0;
+      std::memcpy(&h0, block + 2, 4);
+      if (two) std::memcpy(&h1, block + kBytes + 2, 4);
+      const uint64_t bits = (h0 & 0xFFFFu) | uint64_t{h1 & 0xFFFFu} << 16 | uint64_t{h0 >> 16} << 32 | uint64_t{h1 >> 16} << 48;
+      w = _mm512_mask_add_epi8(w, _cvtu64_mask64(bits), w, _mm512_set1_epi8(16));
+    }
     const __m512 dw = _mm512_mask_blend_ps(0xF0F0, _mm512_set1_ps(_cvtsh_ss(quant::Half(block))),
-                                           _mm512_set1_ps(two ? _cvtsh_ss(quant::Half(block + 18)) : 0.0f));
+                                           _mm512_set1_ps(two ? _cvtsh_ss(quant::Half(block + kBytes)) : 0.0f));
     const int64_t p = b / 2;
     for (int i = 0; i < kRows; ++i) {
       const int64_t m = m0 + i;
@@ -85,19 +95,25 @@ void TileQ4_0(const uint8_t* row, const QuantActs& x, int64_t m0, float* out, si
   for (int i = 0; i < kRows; ++i) out[i * out_stride] = _mm512_reduce_add_ps(acc[i]);
 }
 
+template <DType T, int kRows>
+void Tile(const uint8_t* row, const QuantActs& x, int64_t m0, float* out, size_t out_stride) {
+  if constexpr (T == DType::kQ8_0) TileQ8_0<kRows>(row, x, m0, out, out_stride);
+  else TilePairs<T == DType::kQ5_0, kRows>(row, x, m0, out, out_stride);
+}
+
 template <DType T>
 void Rows(const uint8_t* row, const QuantActs& x, int64_t m0, int rows, float* out, size_t out_stride) {
-  constexpr bool kQ8 = T == DType::kQ8_0;
   switch (rows) {
-    case 1: kQ8 ? TileQ8_0<1>(row, x, m0, out, out_stride) : TileQ4_0<1>(row, x, m0, out, out_stride); break;
-    case 2: kQ8 ? TileQ8_0<2>(row, x, m0, out, out_stride) : TileQ4_0<2>(row, x, m0, out, out_stride); break;
-    case 3: kQ8 ? TileQ8_0<3>(row, x, m0, out, out_stride) : TileQ4_0<3>(row, x, m0, out, out_stride); break;
-    default: kQ8 ? TileQ8_0<4>(row, x, m0, out, out_stride) : TileQ4_0<4>(row, x, m0, out, out_stride); break;
+    case 1: Tile<T, 1>(row, x, m0, out, out_stride); break;
+    case 2: Tile<T, 2>(row, x, m0, out, out_stride); break;
+    case 3: Tile<T, 3>(row, x, m0, out, out_stride); break;
+    default: Tile<T, 4>(row, x, m0, out, out_stride); break;
   }
 }
 
-// A row's q8_0 blocks (q, d) rearranged into Q4_0's pairs (cpu/quant_acts.h).
-void PairForQ4_0(const int8_t* q, const float* d, int64_t blocks, int8_t* pq, float* pd, int32_t* start) {
+// A row's q8_0 blocks (q, d) rearranged into pairs (cpu/quant_acts.h), each block's sums
+// starting from -offset·Σx.
+void Pair(const int8_t* q, const float* d, int64_t blocks, int32_t offset, int8_t* pq, float* pd, int32_t* start) {
   for (int64_t p = 0; p < (blocks + 1) / 2; ++p) {
     for (int h = 0; h < 2; ++h) {  // h: which block of the pair
       const int64_t b = 2 * p + h;
@@ -111,7 +127,7 @@ void PairForQ4_0(const int8_t* q, const float* d, int64_t blocks, int8_t* pq, fl
         pd[16 * p + 4 * h + lane] = pd[16 * p + 8 + 4 * h + lane] = b < blocks ? d[b] : 0.0f;
         start[16 * p + 4 * h + lane] = start[16 * p + 8 + 4 * h + lane] = 0;
       }
-      start[16 * p + 4 * h] = -8 * sum;
+      start[16 * p + 4 * h] = -offset * sum;
     }
   }
 }
@@ -154,7 +170,7 @@ void QuantizeQ8_K(const float* x, int64_t K, bool permuted, int per, int8_t* q, 
 bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
   if (a.M > kGemvMaxRows) return false;
   const bool k_quant = a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K || a.wtype == DType::kQ6_K;
-  if (!k_quant && a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0) return false;
+  if (!k_quant && a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0 && a.wtype != DType::kQ5_0) return false;
   const QuantActsLayout l = LayoutOfQuantActs(a.wtype, a.M, a.K);
   if (a.K % l.block != 0) return false;
   acts->resize(l.bytes);
@@ -165,13 +181,13 @@ bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
     const float* row = a.x + m * a.x_stride;
     if (a.wtype == DType::kQ8_0) {
       QuantizeQ8_0(row, a.K, q + m * l.q_row, d + m * l.d_row);
-    } else if (a.wtype == DType::kQ4_0) {
+    } else if (a.wtype == DType::kQ4_0 || a.wtype == DType::kQ5_0) {
       thread_local std::vector<int8_t> plain_q;
       thread_local std::vector<float> plain_d;
       plain_q.resize(static_cast<size_t>(a.K));
       plain_d.resize(static_cast<size_t>(blocks));
       QuantizeQ8_0(row, a.K, plain_q.data(), plain_d.data());
-      PairForQ4_0(plain_q.data(), plain_d.data(), blocks, q + m * l.q_row, d + m * l.d_row,
+      Pair(plain_q.data(), plain_d.data(), blocks, a.wtype == DType::kQ4_0 ? 8 : 16, q + m * l.q_row, d + m * l.d_row,
                   reinterpret_cast<int32_t*>(acts->data() + l.sums_offset + m * l.sums_row));
     } else {
       QuantizeQ8_K(row, a.K, a.wtype != DType::kQ6_K, static_cast<int>(256 / l.sums_per_block), q + m * l.q_row,
@@ -191,6 +207,7 @@ void QuantGemvAvx512(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t
       switch (a.wtype) {
         case DType::kQ8_0: Rows<DType::kQ8_0>(row, x, m0, rows, out, a.out_stride); break;
         case DType::kQ4_0: Rows<DType::kQ4_0>(row, x, m0, rows, out, a.out_stride); break;
+        case DType::kQ5_0: Rows<DType::kQ5_0>(row, x, m0, rows, out, a.out_stride); break;
         default: KQuantRowAvx512(a.wtype, row, x, m0, rows, out, a.out_stride); break;
       }
     }
