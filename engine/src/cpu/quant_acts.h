@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "vt/dtype.h"
 
@@ -56,6 +57,18 @@ inline QuantActs ViewQuantActs(DType wtype, int64_t M, int64_t K, const uint8_t*
   const QuantActsLayout l = LayoutOfQuantActs(wtype, M, K);
   return {reinterpret_cast<const int8_t*>(base), reinterpret_cast<const float*>(base + l.d_offset), base + l.sums_offset,
           K, K / l.block, l.sums_per_block, l.q_row, l.d_row, l.sums_row};
+}
+
+// f(std::integral_constant<int, R>) for R = rows (1..4): a kernel's tile of activation rows
+// as a compile-time count, so its accumulators stay in registers.
+template <class F>
+inline void WithRowCount(int rows, F&& f) {
+  switch (rows) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    default: f(std::integral_constant<int, 4>{}); break;
+  }
 }
 
 // out[i·out_stride] for activation rows m0 .. m0 + rows - 1 (rows 1..4) of one Q4_K, Q5_K or

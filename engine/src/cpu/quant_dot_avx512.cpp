@@ -103,12 +103,7 @@ void Tile(const uint8_t* row, const QuantActs& x, int64_t m0, float* out, size_t
 
 template <DType T>
 void Rows(const uint8_t* row, const QuantActs& x, int64_t m0, int rows, float* out, size_t out_stride) {
-  switch (rows) {
-    case 1: Tile<T, 1>(row, x, m0, out, out_stride); break;
-    case 2: Tile<T, 2>(row, x, m0, out, out_stride); break;
-    case 3: Tile<T, 3>(row, x, m0, out, out_stride); break;
-    default: Tile<T, 4>(row, x, m0, out, out_stride); break;
-  }
+  WithRowCount(rows, [&](auto r) { Tile<T, decltype(r)::value>(row, x, m0, out, out_stride); });
 }
 
 // A row's q8_0 blocks (q, d) rearranged into pairs (cpu/quant_acts.h), each block's sums
