@@ -363,5 +363,32 @@ TEST(CpuMatmul, ADecodeOfQ8WeightsThroughTheBackendTakesTheQ8Path) {
   }
 }
 
+TEST(CpuMatmul, AGemmOfBlockTypeWeightsRunsTheBf16GemmWhereTheSetHasIt) {
+  if (BestKernels().dequantize_bf16 == nullptr) GTEST_SKIP() << "the best kernel set here has no bf16 gemm (" << BestKernels().name << ")";
+  // 40 activation rows by Q4_K weights through the backend's Matmul: bit for bit the bf16 gemm
+  // of the dequantized weights rounded to bf16, which the f32 gemm would not give.
+  Backend& cpu = *GetBackend(DeviceType::kCPU);
+  const int64_t M = 40, K = 512, N = 200;
+  Problem p = MakeProblem(M, K, N, DType::kF32);
+  Tensor w = NewTensor(cpu, DType::kQ4_K, {K, N, 1, 1}).value(), x = NewTensor(cpu, DType::kF32, {K, M, 1, 1}).value();
+  Tensor out = NewTensor(cpu, DType::kF32, {N, M, 1, 1}).value();
+  for (int64_t n = 0; n < N; ++n) ASSERT_TRUE(QuantizeRow(DType::kQ4_K, p.wf.data() + n * K, w.Row<char>(n), K).ok());
+  std::memcpy(x.data, p.x.data(), M * K * sizeof(float));
+  ThreadPool pool(1);
+  Matmul(Op{OpKind::kMatmul, {&w, &x}, &out, {}}, pool);
+  std::vector<uint16_t> wb(static_cast<size_t>(N * K));
+  std::vector<float> wf(static_cast<size_t>(K)), want(static_cast<size_t>(M * N));
+  for (int64_t n = 0; n < N; ++n) {
+    DequantizeRow(DType::kQ4_K, w.Row<const char>(n), wf.data(), K);
+    for (int64_t i = 0; i < K; ++i) wb[static_cast<size_t>(n * K + i)] = F32ToBF16(wf[static_cast<size_t>(i)]);
+  }
+  GemmArgs a{reinterpret_cast<const char*>(wb.data()), DType::kBF16, K * sizeof(uint16_t), p.x.data(), static_cast<size_t>(K),
+             want.data(), static_cast<size_t>(N), M, N, K};
+  GemmRange(a, 0, N);
+  for (int64_t i = 0; i < M * N; ++i) {
+    ASSERT_EQ(static_cast<float*>(out.data)[i], want[static_cast<size_t>(i)]) << "out[" << i / N << "][" << i % N << "]: not the bf16 gemm";
+  }
+}
+
 }  // namespace
 }  // namespace vt::cpu

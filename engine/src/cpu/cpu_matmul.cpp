@@ -10,24 +10,29 @@ namespace vt::cpu {
 namespace {
 
 // Block-type weights without an integer path (specs/quantized.md): the thread's weight rows
-// dequantized to f32 in blocks (one row for a decode, kNC rows for a gemm) and the f32
-// kernels run over them.
+// dequantized in blocks (one row for a decode, kNC rows for a gemm), to f32 for the f32
+// kernels, or to bf16 for a gemm where the set's bf16 gemm is its fastest.
 void QuantizedRange(const GemmArgs& a, int64_t n0, int64_t n1) {
   const int64_t rows = a.M <= kGemvMaxRows ? 1 : kNC;
   const MatmulKernels& kernels = BestKernels();
-  thread_local std::vector<float> block;
+  const bool bf16 = rows > 1 && kernels.dequantize_bf16 != nullptr;
+  thread_local std::vector<float> block;  // f32 rows, or bf16 rows in the first half
   block.resize(static_cast<size_t>(rows * a.K));
   for (int64_t nb = n0; nb < n1; nb += rows) {
     int64_t ne = std::min(n1, nb + rows);
     for (int64_t n = nb; n < ne; ++n) {
       const char* row = a.w + n * a.w_stride;
+      if (bf16) {
+        kernels.dequantize_bf16(a.wtype, row, reinterpret_cast<uint16_t*>(block.data()) + (n - nb) * a.K, a.K);
+        continue;
+      }
       float* to = block.data() + (n - nb) * a.K;
       if (!kernels.dequantize || !kernels.dequantize(a.wtype, row, to, a.K)) DequantizeRow(a.wtype, row, to, a.K);
     }
     GemmArgs f = a;
     f.w = reinterpret_cast<const char*>(block.data());
-    f.wtype = DType::kF32;
-    f.w_stride = static_cast<size_t>(a.K) * sizeof(float);
+    f.wtype = bf16 ? DType::kBF16 : DType::kF32;
+    f.w_stride = static_cast<size_t>(a.K) * (bf16 ? sizeof(uint16_t) : sizeof(float));
     f.out = a.out + nb;
     f.N = ne - nb;
     GemmRange(f, 0, ne - nb);

@@ -2,12 +2,16 @@
 // 32 bf16 pairs and adds them into 16 f32 lanes, twice the work of an f32 FMA. The activations
 // are rounded to bf16 for it (as llama.cpp's bf16 matmul does): within 2^-9 of each product,
 // NMSE around 1e-6 against the float64 reference. Only gemm (M > kGemvMaxRows) changes; the
-// decode path, other weight dtypes and odd K are the AVX-512 set's own. Compiled with
+// decode path, other weight dtypes and odd K are the AVX-512 set's own. Block-type weights of
+// a gemm come here too, dequantized and rounded to bf16 (DequantizeBf16). Compiled with
 // -mavx512bf16 and chosen at run time only where the CPU has it.
 #include <immintrin.h>
 
+#include <vector>
+
 #include "cpu/avx512_tile.h"
 #include "cpu/matmul_kernels.h"
+#include "vt/quant.h"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"  // GCC 12's _mm512_undefined_ps (bug 105593)
@@ -135,13 +139,23 @@ void Gemm(const GemmArgs& a, int64_t n0, int64_t n1, float* scratch) {
   }
 }
 
+void DequantizeBf16(DType t, const void* src, uint16_t* dst, int64_t n) {
+  thread_local std::vector<float> row;
+  row.resize(static_cast<size_t>(n));
+  if (!DequantizeRowAvx512(t, src, row.data(), n)) DequantizeRow(t, src, row.data(), n);
+  for (int64_t i = 0; i < n; i += 32) {
+    __m512bh v = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(row.data() + i + 16), _mm512_loadu_ps(row.data() + i));
+    _mm512_storeu_si512(dst + i, reinterpret_cast<__m512i&>(v));
+  }
+}
+
 }  // namespace
 
 const MatmulKernels* Avx512Bf16Kernels() {
   const MatmulKernels* base = Avx512Kernels();
   if (base == nullptr || !__builtin_cpu_supports("avx512bf16")) return nullptr;
   static const MatmulKernels kernels{"avx512-bf16", Gemm, base->gemv, base->weighted_rows, base->exp_shifted, base->dequantize,
-                                     base->quantize_activations, base->quant_gemv};
+                                     base->quantize_activations, base->quant_gemv, DequantizeBf16};
   return &kernels;
 }
 

@@ -60,6 +60,10 @@ struct MatmulKernels {
   bool (*quantize_activations)(const GemmArgs& a, std::vector<uint8_t>* acts);
   // Columns [n0, n1) of that decode, over the rows quantize_activations wrote.
   void (*quant_gemv)(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1);
+  // A row of a block type dequantized and rounded to bf16 (nearest even), n a multiple of 32,
+  // where the set's gemm of bf16 weights is its fastest (AVX512_BF16): a quantized gemm then
+  // runs it over bf16 rows instead of the f32 gemm. Null elsewhere.
+  void (*dequantize_bf16)(DType t, const void* src, uint16_t* dst, int64_t n);
 };
 
 // The AVX-512 set's dequantize (cpu/dequant_avx512.cpp).
