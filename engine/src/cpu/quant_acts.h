@@ -71,9 +71,9 @@ inline void WithRowCount(int rows, F&& f) {
   }
 }
 
-// out[i·out_stride] for activation rows m0 .. m0 + rows - 1 (rows 1..4) of one Q4_K, Q5_K or
-// Q6_K weight row (cpu/quant_kdot_avx512.cpp).
-void KQuantRowAvx512(DType wtype, const uint8_t* row, const QuantActs& x, int64_t m0, int rows, float* out,
-                     size_t out_stride);
+// out[i·out_stride + n] for activation rows m0 .. m0 + rows - 1 (rows 1..4) and the `count`
+// Q4_K, Q5_K or Q6_K weight rows n at w + n·w_stride (cpu/quant_kdot_avx512.cpp).
+void KQuantRowsAvx512(DType wtype, const uint8_t* w, size_t w_stride, int64_t count, const QuantActs& x, int64_t m0,
+                      int rows, float* out, size_t out_stride);
 
 }  // namespace vt::cpu

@@ -128,21 +128,24 @@ void Tile(const uint8_t* row, const QuantActs& x, int64_t m0, float* out, size_t
       acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_set1_ps(u.d * dx), acc[i]);
     }
   }
-  for (int i = 0; i < kRows; ++i) out[i * out_stride] = _mm512_reduce_add_ps(acc[i]) - _mm512_reduce_add_ps(mins[i]);
+  for (int i = 0; i < kRows; ++i) out[i * out_stride] = _mm512_reduce_add_ps(_mm512_sub_ps(acc[i], mins[i]));
 }
 
 template <DType T>
-void Rows(const uint8_t* row, const QuantActs& x, int64_t m0, int rows, float* out, size_t out_stride) {
-  WithRowCount(rows, [&](auto r) { Tile<T, decltype(r)::value>(row, x, m0, out, out_stride); });
+void Rows(const uint8_t* w, size_t w_stride, int64_t count, const QuantActs& x, int64_t m0, int rows, float* out,
+          size_t out_stride) {
+  WithRowCount(rows, [&](auto r) {
+    for (int64_t n = 0; n < count; ++n) Tile<T, decltype(r)::value>(w + n * w_stride, x, m0, out + n, out_stride);
+  });
 }
 
 }  // namespace
 
-void KQuantRowAvx512(DType wtype, const uint8_t* row, const QuantActs& x, int64_t m0, int rows, float* out,
-                     size_t out_stride) {
-  if (wtype == DType::kQ4_K) Rows<DType::kQ4_K>(row, x, m0, rows, out, out_stride);
-  else if (wtype == DType::kQ5_K) Rows<DType::kQ5_K>(row, x, m0, rows, out, out_stride);
-  else Rows<DType::kQ6_K>(row, x, m0, rows, out, out_stride);
+void KQuantRowsAvx512(DType wtype, const uint8_t* w, size_t w_stride, int64_t count, const QuantActs& x, int64_t m0,
+                      int rows, float* out, size_t out_stride) {
+  if (wtype == DType::kQ4_K) Rows<DType::kQ4_K>(w, w_stride, count, x, m0, rows, out, out_stride);
+  else if (wtype == DType::kQ5_K) Rows<DType::kQ5_K>(w, w_stride, count, x, m0, rows, out, out_stride);
+  else Rows<DType::kQ6_K>(w, w_stride, count, x, m0, rows, out, out_stride);
 }
 
 }  // namespace vt::cpu
