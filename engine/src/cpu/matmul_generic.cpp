@@ -91,7 +91,8 @@ float ExpShifted(float* s, int64_t n, float shift) {
 }  // namespace
 
 const MatmulKernels& GenericKernels() {
-  static const MatmulKernels kernels{"generic", Gemm, Gemv, WeightedRows, ExpShifted, nullptr, nullptr, nullptr, nullptr};
+  static const MatmulKernels kernels{"generic", Gemm, Gemv, WeightedRows, ExpShifted, nullptr, QuantizeActivationsPortable,
+                                     QuantGemvPortable, nullptr};
   return kernels;
 }
 

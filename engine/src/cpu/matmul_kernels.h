@@ -71,6 +71,11 @@ bool DequantizeRowAvx512(DType t, const void* src, float* dst, int64_t n);
 // The AVX-512 VNNI q8 decode (cpu/quant_dot_avx512.cpp); call only where the CPU has VNNI.
 bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts);
 void QuantGemvAvx512(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1);
+// The generic set's q8 decode and the activation rounding it shares with the AVX2 set
+// (cpu/quant_dot_portable.cpp), and the AVX2 set's (cpu/quant_dot_avx2.cpp).
+bool QuantizeActivationsPortable(const GemmArgs& a, std::vector<uint8_t>* acts);
+void QuantGemvPortable(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1);
+void QuantGemvAvx2(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1);
 
 const MatmulKernels& GenericKernels();
 // Null when this CPU lacks AVX-512 (F, BW, VL) with FMA and F16C.

@@ -13,6 +13,8 @@
 
 namespace vt::cpu {
 
+struct GemmArgs;
+
 struct QuantActs {
   const int8_t* q;       // row m at q + m·q_row
   const float* d;        // row m's block scales at d + m·d_row
@@ -53,11 +55,41 @@ inline QuantActsLayout LayoutOfQuantActs(DType wtype, int64_t M, int64_t K) {
   return l;
 }
 
-inline QuantActs ViewQuantActs(DType wtype, int64_t M, int64_t K, const uint8_t* base) {
-  const QuantActsLayout l = LayoutOfQuantActs(wtype, M, K);
+inline QuantActs ViewQuantActs(const QuantActsLayout& l, int64_t K, const uint8_t* base) {
   return {reinterpret_cast<const int8_t*>(base), reinterpret_cast<const float*>(base + l.d_offset), base + l.sums_offset,
           K, K / l.block, l.sums_per_block, l.q_row, l.d_row, l.sums_row};
 }
+
+inline QuantActs ViewQuantActs(DType wtype, int64_t M, int64_t K, const uint8_t* base) {
+  return ViewQuantActs(LayoutOfQuantActs(wtype, M, K), K, base);
+}
+
+// The plain layout of the portable and AVX2 sets (cpu/quant_dot_portable.cpp): each row's K
+// values in order, one f32 scale per block, and the int16 sums of its values per group: per
+// 32 for Q4_0, Q5_0 (one per block), Q4_K and Q5_K, per 16 for Q6_K, none for Q8_0.
+inline QuantActsLayout LayoutOfPlainQuantActs(DType wtype, int64_t M, int64_t K) {
+  const bool k_quant = wtype == DType::kQ4_K || wtype == DType::kQ5_K || wtype == DType::kQ6_K;
+  const int64_t block = k_quant ? 256 : 32;
+  const int64_t per_block = wtype == DType::kQ6_K ? 16 : k_quant ? 8 : wtype == DType::kQ8_0 ? 0 : 1;
+  QuantActsLayout l{block, per_block, K, K / block, K / block * per_block * 2, 0, 0, 0};
+  l.d_offset = (static_cast<size_t>(M * K) + 63) / 64 * 64;
+  l.sums_offset = l.d_offset + static_cast<size_t>(M * l.d_row) * sizeof(float);
+  l.bytes = l.sums_offset + static_cast<size_t>(M * l.sums_row);
+  return l;
+}
+
+// One weight row against activation row m, per type, in the plain layout (portable and AVX2).
+struct PlainRowKernels {
+  float (*q8_0)(const uint8_t* w, const QuantActs& x, int64_t m);
+  float (*q4_0)(const uint8_t* w, const QuantActs& x, int64_t m);
+  float (*q5_0)(const uint8_t* w, const QuantActs& x, int64_t m);
+  float (*q45_k)(const uint8_t* w, bool five, const QuantActs& x, int64_t m);
+  float (*q6_k)(const uint8_t* w, const QuantActs& x, int64_t m);
+};
+
+// Columns [n0, n1) of a decode over plain-layout activations, one row at a time with `rows`
+// (cpu/quant_dot_portable.cpp).
+void PlainQuantGemv(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1, const PlainRowKernels& rows);
 
 // f(std::integral_constant<int, R>) for R = rows (1..4): a kernel's tile of activation rows
 // as a compile-time count, so its accumulators stay in registers.

@@ -1,0 +1,185 @@
+// The q8 decode in plain C++ (the generic set's) and the activation rounding that the generic
+// and AVX2 sets share: each activation row rounded as ggml's quantize_row_q8_0 / q8_K round
+// it, into cpu/quant_acts.h's plain layout, and each weight block's products with it summed
+// exactly in int32, then scaled in f32 as ggml's dot products scale them.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/quant_blocks.h"
+#include "cpu/matmul_kernels.h"
+#include "cpu/quant_acts.h"
+
+namespace vt::cpu {
+namespace {
+
+// q8_0: scale amax/127 kept as f16, values rounded to nearest even; the sum of each block.
+void RoundQ8_0(const float* x, int64_t K, int8_t* q, float* d, int16_t* sums) {
+  for (int64_t b = 0; b < K / 32; ++b) {
+    float amax = 0;
+    for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[32 * b + j]));
+    const float scale = amax / 127.0f, inv = scale != 0.0f ? 1.0f / scale : 0.0f;
+    d[b] = F16ToF32(F32ToF16(scale));
+    int sum = 0;
+    for (int j = 0; j < 32; ++j) {
+      const int v = static_cast<int>(std::nearbyint(x[32 * b + j] * inv));
+      q[32 * b + j] = static_cast<int8_t>(v);
+      sum += v;
+    }
+    if (sums) sums[b] = static_cast<int16_t>(sum);
+  }
+}
+
+// q8_K: per 256, v the first value of largest magnitude, iscale = -127 / v, values
+// round-to-nearest(iscale·x) capped at 127, scale 1 / iscale; the sums per `per` values.
+void RoundQ8_K(const float* x, int64_t K, int per, int8_t* q, float* d, int16_t* sums) {
+  for (int64_t b = 0; b < K / 256; ++b) {
+    const float* xb = x + 256 * b;
+    float amax = 0, max = 0;
+    for (int j = 0; j < 256; ++j) {
+      if (std::fabs(xb[j]) > amax) amax = std::fabs(xb[j]), max = xb[j];
+    }
+    const float iscale = amax != 0.0f ? -127.0f / max : 0.0f;
+    for (int g = 0; g < 256 / per; ++g) {
+      int sum = 0;
+      for (int j = per * g; j < per * (g + 1); ++j) {
+        const int v = std::min(127, static_cast<int>(std::nearbyint(iscale * xb[j])));
+        q[256 * b + j] = static_cast<int8_t>(v);
+        sum += v;
+      }
+      sums[b * (256 / per) + g] = static_cast<int16_t>(sum);
+    }
+    d[b] = amax != 0.0f ? 1.0f / iscale : 0.0f;
+  }
+}
+
+float RowQ8_0(const uint8_t* w, const QuantActs& x, int64_t m) {
+  float total = 0;
+  for (int64_t b = 0; b < x.blocks; ++b) {
+    const uint8_t* block = w + 34 * b;
+    const int8_t* q = x.q + m * x.q_row + 32 * b;
+    int32_t s = 0;
+    for (int j = 0; j < 32; ++j) s += static_cast<int8_t>(block[2 + j]) * q[j];
+    total += F16ToF32(quant::Half(block)) * x.d[m * x.d_row + b] * static_cast<float>(s);
+  }
+  return total;
+}
+
+// Q4_0 / Q5_0: element j < 16 is the low nibble of byte j, element j + 16 the high one
+// (Q5_0: plus 16 where bit j, or j + 16, of qh is set), stored with an offset of 8 (16).
+template <bool kFive>
+float RowPairs(const uint8_t* w, const QuantActs& x, int64_t m) {
+  const int64_t bytes = kFive ? 22 : 18, offset = kFive ? 16 : 8;
+  const int16_t* sums = reinterpret_cast<const int16_t*>(x.sums + m * x.sums_row);
+  float total = 0;
+  for (int64_t b = 0; b < x.blocks; ++b) {
+    const uint8_t* block = w + bytes * b;
+    const uint8_t* qs = block + (kFive ? 6 : 2);
+    const uint32_t qh = kFive ? quant::Half(block + 2) | uint32_t{quant::Half(block + 4)} << 16 : 0;
+    const int8_t* q = x.q + m * x.q_row + 32 * b;
+    int32_t s = 0;
+    for (int j = 0; j < 16; ++j) {
+      const int lo = (qs[j] & 0xF) | static_cast<int>(qh >> j & 1) << 4, hi = (qs[j] >> 4) | static_cast<int>(qh >> (j + 16) & 1) << 4;
+      s += lo * q[j] + hi * q[j + 16];
+    }
+    s -= static_cast<int32_t>(offset) * sums[b];
+    total += F16ToF32(quant::Half(block)) * x.d[m * x.d_row + b] * static_cast<float>(s);
+  }
+  return total;
+}
+
+// Q4_K / Q5_K: groups 2c and 2c + 1 are the low and high nibbles of qs[32c .. 32c + 31]
+// (Q5_K: plus 16 where bit 2c, or 2c + 1, of qh[l] is set).
+float RowQ45K(const uint8_t* w, bool five, const QuantActs& x, int64_t m) {
+  const int16_t* sums = reinterpret_cast<const int16_t*>(x.sums + m * x.sums_row);
+  float total = 0;
+  for (int64_t b = 0; b < x.blocks; ++b) {
+    const quant::QKView v = quant::ViewQK(w + b * (five ? 176 : 144), five);
+    const int8_t* q = x.q + m * x.q_row + 256 * b;
+    int32_t sumi = 0, mins = 0;
+    for (int c = 0; c < 4; ++c) {
+      int32_t lo = 0, hi = 0;
+      for (int l = 0; l < 32; ++l) {
+        const int h = five ? v.qh[l] >> 2 * c : 0;
+        lo += ((v.qs[32 * c + l] & 0xF) | (h & 1) << 4) * q[64 * c + l];
+        hi += ((v.qs[32 * c + l] >> 4) | (h >> 1 & 1) << 4) * q[64 * c + 32 + l];
+      }
+      uint8_t sc_lo, m_lo, sc_hi, m_hi;
+      quant::ScaleMinK4(2 * c, v.scales, &sc_lo, &m_lo);
+      quant::ScaleMinK4(2 * c + 1, v.scales, &sc_hi, &m_hi);
+      sumi += sc_lo * lo + sc_hi * hi;
+      mins += m_lo * sums[8 * b + 2 * c] + m_hi * sums[8 * b + 2 * c + 1];
+    }
+    const float dx = x.d[m * x.d_row + b];
+    total += F16ToF32(v.d) * dx * static_cast<float>(sumi) - F16ToF32(v.dmin) * dx * static_cast<float>(mins);
+  }
+  return total;
+}
+
+// Q6_K: per half h, value l + 32k of its 128 is nibble k / 2 of ql[l + 32 (k % 2)] with bits
+// 2k, 2k + 1 of qh[l] above it, stored with an offset of 32; one int8 scale per 16.
+float RowQ6K(const uint8_t* w, const QuantActs& x, int64_t m) {
+  const int16_t* sums = reinterpret_cast<const int16_t*>(x.sums + m * x.sums_row);
+  float total = 0;
+  for (int64_t b = 0; b < x.blocks; ++b) {
+    const quant::Q6KView v = quant::ViewQ6K(w + b * 210);
+    const int8_t* q = x.q + m * x.q_row + 256 * b;
+    int32_t dot[16] = {};
+    for (int h = 0; h < 2; ++h) {
+      const uint8_t *ql = v.ql + 64 * h, *qh = v.qh + 32 * h;
+      const int8_t* qx = q + 128 * h;
+      for (int l = 0; l < 32; ++l) {
+        dot[8 * h + l / 16] += ((ql[l] & 0xF) | (qh[l] & 3) << 4) * qx[l];
+        dot[8 * h + 2 + l / 16] += ((ql[l + 32] & 0xF) | (qh[l] >> 2 & 3) << 4) * qx[l + 32];
+        dot[8 * h + 4 + l / 16] += ((ql[l] >> 4) | (qh[l] >> 4 & 3) << 4) * qx[l + 64];
+        dot[8 * h + 6 + l / 16] += ((ql[l + 32] >> 4) | (qh[l] >> 6 & 3) << 4) * qx[l + 96];
+      }
+    }
+    int32_t sumi = 0;
+    for (int g = 0; g < 16; ++g) sumi += v.scales[g] * (dot[g] - 32 * sums[16 * b + g]);
+    total += F16ToF32(v.d) * x.d[m * x.d_row + b] * static_cast<float>(sumi);
+  }
+  return total;
+}
+
+}  // namespace
+
+bool QuantizeActivationsPortable(const GemmArgs& a, std::vector<uint8_t>* acts) {
+  switch (a.wtype) {
+    case DType::kQ8_0: case DType::kQ4_0: case DType::kQ5_0: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: break;
+    default: return false;
+  }
+  if (a.M > kGemvMaxRows) return false;
+  const QuantActsLayout l = LayoutOfPlainQuantActs(a.wtype, a.M, a.K);
+  if (a.K % l.block != 0) return false;
+  acts->resize(l.bytes);
+  for (int64_t m = 0; m < a.M; ++m) {
+    int8_t* q = reinterpret_cast<int8_t*>(acts->data()) + m * l.q_row;
+    float* d = reinterpret_cast<float*>(acts->data() + l.d_offset) + m * l.d_row;
+    int16_t* sums = reinterpret_cast<int16_t*>(acts->data() + l.sums_offset + m * l.sums_row);
+    if (l.block == 32) RoundQ8_0(a.x + m * a.x_stride, a.K, q, d, l.sums_per_block ? sums : nullptr);
+    else RoundQ8_K(a.x + m * a.x_stride, a.K, static_cast<int>(256 / l.sums_per_block), q, d, sums);
+  }
+  return true;
+}
+
+void PlainQuantGemv(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1, const PlainRowKernels& rows) {
+  const QuantActs x = ViewQuantActs(LayoutOfPlainQuantActs(a.wtype, a.M, a.K), a.K, acts);
+  for (int64_t n = n0; n < n1; ++n) {
+    const uint8_t* w = reinterpret_cast<const uint8_t*>(a.w + n * a.w_stride);
+    for (int64_t m = 0; m < a.M; ++m) {
+      float r = a.wtype == DType::kQ8_0   ? rows.q8_0(w, x, m)
+                : a.wtype == DType::kQ4_0 ? rows.q4_0(w, x, m)
+                : a.wtype == DType::kQ5_0 ? rows.q5_0(w, x, m)
+                : a.wtype == DType::kQ6_K ? rows.q6_k(w, x, m)
+                                          : rows.q45_k(w, a.wtype == DType::kQ5_K, x, m);
+      a.out[m * a.out_stride + n] = r;
+    }
+  }
+}
+
+void QuantGemvPortable(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
+  PlainQuantGemv(a, acts, n0, n1, {RowQ8_0, RowPairs<false>, RowPairs<true>, RowQ45K, RowQ6K});
+}
+
+}  // namespace vt::cpu
