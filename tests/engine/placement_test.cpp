@@ -8,6 +8,7 @@
 #include "parity_support.h"
 #include "vt/loopback.h"
 #include "vt/placement.h"
+#include "vt/quant.h"
 
 namespace vt {
 namespace {
@@ -149,6 +150,43 @@ std::vector<float> MoeByHand(const Tensor& router, const Tensor& gate, const Ten
     }
   }
   return y;
+}
+
+// Q8_0 experts (64 wide, so every row is whole blocks): the experts stay on the CPU, so the
+// loopback moves the activations alone, their bytes exactly, whatever the experts' type; and
+// the result is the unplaced CPU arm's, byte for byte.
+TEST_F(Placement, QuantizedExpertsStayOnTheCpuAndOnlyTheActivationsMove) {
+  constexpr int64_t kWide = 64, kTokens = 3;
+  std::mt19937 rng(7);
+  auto quantized = [&](std::array<int64_t, 4> ne) {
+    Tensor f = testing::RandomTensor(DType::kF32, ne, rng);
+    Tensor q = NewTensor(Cpu(), DType::kQ8_0, ne).value();
+    for (int64_t r = 0; r < ne[1] * ne[2]; ++r) {
+      EXPECT_TRUE(QuantizeRow(DType::kQ8_0, static_cast<const float*>(f.data) + r * ne[0], q.Row<char>(r), ne[0]).ok());
+    }
+    return q;
+  };
+  Tensor router = testing::RandomTensor(DType::kF32, {kWide, kE, 1, 1}, rng);
+  Tensor gate = quantized({kWide, kWide, kE, 1}), up = quantized({kWide, kWide, kE, 1}), down = quantized({kWide, kWide, kE, 1});
+  Tensor x_cpu = testing::RandomTensor(DType::kF32, {kWide, kTokens, 1, 1}, rng);
+  MoeWeights w{&router, &gate, &up, &down, 2};
+  Engine cpu{MakeQueue(Cpu())};
+  Tensor unplaced = NewTensor(Cpu(), DType::kF32, {kWide, kTokens, 1, 1}).value();
+  ASSERT_TRUE(RunMoe(cpu, nullptr, w, x_cpu, unplaced).ok());
+  auto loop = MakeLoopbackBackend();
+  Engine engine{MakeQueue(*loop)};
+  Tensor x = NewTensor(*loop, DType::kF32, x_cpu.ne).value(), y = NewTensor(*loop, DType::kF32, x_cpu.ne).value();
+  ASSERT_TRUE(CopyTensor(x_cpu, x).ok());
+  ResetLoopbackCounts(*loop);
+  PlacementQueue placement = CpuPlacement();
+  Status s = RunMoe(engine, &placement, w, x, y);
+  ASSERT_TRUE(s.ok()) << "the placed arm failed: " << s.ToString();
+  TransferCounts counts = LoopbackCounts(*loop);
+  EXPECT_EQ(counts.to_host_bytes, static_cast<size_t>(kWide * kTokens * 4)) << "bytes to the host: the activations";
+  EXPECT_EQ(counts.to_device_bytes, static_cast<size_t>(kWide * kTokens * 4)) << "bytes back: the expert outputs";
+  Tensor placed = NewTensor(Cpu(), DType::kF32, x_cpu.ne).value();
+  ASSERT_TRUE(CopyTensor(y, placed).ok());
+  EXPECT_EQ(std::memcmp(unplaced.data, placed.data, unplaced.ByteSize()), 0) << "the placed arm changed the numbers";
 }
 
 TEST_F(Placement, MoeMatchesAnIndependentFloat64Oracle) {
