@@ -105,10 +105,10 @@ void Shapes(benchmark::internal::Benchmark* b) {
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
-// Decodes of block-type weights: the 2048-wide fixture's up/gate (K 2048) and down (K 5632)
-// projections, one token and a batch of eight (vt-serve's step).
+// Decodes: the 2048-wide fixture's up/gate (K 2048) and down (K 5632) projections, one token
+// and batches of eight and sixteen (vt-serve's step).
 void DecodeShapes(benchmark::internal::Benchmark* b) {
-  b->Args({1, 2048, 5632})->Args({1, 5632, 2048})->Args({8, 2048, 5632});
+  b->Args({1, 2048, 5632})->Args({1, 5632, 2048})->Args({8, 2048, 5632})->Args({16, 5632, 2048});
   b->Unit(benchmark::kMicrosecond)->UseRealTime();
 }
 
@@ -118,6 +118,7 @@ BENCHMARK(OpenBlas)->Apply(Shapes);
 BENCHMARK_CAPTURE(Ours, f32, DType::kF32)->Apply(Shapes);
 BENCHMARK_CAPTURE(Ours, f16, DType::kF16)->Apply(Shapes);
 BENCHMARK_CAPTURE(Ours, bf16, DType::kBF16)->Apply(Shapes);
+BENCHMARK_CAPTURE(Ours, f16_decode, DType::kF16)->Apply(DecodeShapes);
 BENCHMARK_CAPTURE(Ours, q4_K, DType::kQ4_K)->Apply(DecodeShapes);
 BENCHMARK_CAPTURE(Ours, q6_K, DType::kQ6_K)->Apply(DecodeShapes);
 BENCHMARK_CAPTURE(Ours, q8_0, DType::kQ8_0)->Apply(DecodeShapes);

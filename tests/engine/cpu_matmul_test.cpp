@@ -125,8 +125,9 @@ TEST(CpuMatmul, EveryKernelSetStreamsRowsWithTailsForEveryDecodeBatchSize) {
 // activation row's outputs are bit for bit the same alone (M = 1) as at any row of a batch up
 // to kGemvMaxRows, through the dispatcher the model's matmuls take.
 TEST(CpuMatmul, ADecodeRowSumsBitForBitTheSameAloneAndInABatch) {
+  // K = 1100: past two 512-wide slices of the batched path (AVX-512), then a masked tail.
   for (DType wt : {DType::kF32, DType::kF16, DType::kBF16}) {
-    Problem batch = MakeProblem(kGemvMaxRows, 300, 67, wt);
+    Problem batch = MakeProblem(kGemvMaxRows, 1100, 67, wt);
     size_t wstride = static_cast<size_t>(batch.K) * (wt == DType::kF32 ? 4 : 2);
     std::vector<float> together(static_cast<size_t>(batch.M * batch.N));
     GemmRange(GemmArgs{reinterpret_cast<const char*>(batch.w.data()), wt, wstride, batch.x.data(), static_cast<size_t>(batch.K),
