@@ -126,10 +126,58 @@ float RowQ6K(const uint8_t* w, const QuantActs& x, int64_t m) {
   return Sum(acc);
 }
 
+// Q2_K / Q3_K: for half n of a super-block and shift j, the 32 bytes of qs[32n ..] shifted by
+// 2j hold groups 8n + 2j (bytes 0-15) and 8n + 2j + 1 (16-31); Q3_K adds 4 where bit 4n + j of
+// hmask is set. `scale` is the int16 scale of group g, `shift` the sum taken out of lane 0.
+template <bool kThree>
+float RowQ23K(const uint8_t* w, const QuantActs& x, int64_t m) {
+  const __m256i two = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
+  const int16_t* sums = reinterpret_cast<const int16_t*>(x.sums + m * x.sums_row);
+  __m256 acc = _mm256_setzero_ps();
+  float min_total = 0;
+  for (int64_t b = 0; b < x.blocks; ++b) {
+    const uint8_t* block = w + b * (kThree ? 110 : 84);
+    const uint8_t* qs = kThree ? quant::ViewQ3K(block).qs : quant::ViewQ2K(block).qs;
+    int16_t scale[16];
+    int32_t taken = 0;
+    if constexpr (kThree) {
+      int8_t raw[16];
+      quant::UnpackQ3KScales(quant::ViewQ3K(block).scales, raw);
+      for (int g = 0; g < 16; ++g) scale[g] = static_cast<int16_t>(raw[g] - 32), taken += 4 * scale[g] * sums[16 * b + g];
+    } else {
+      for (int g = 0; g < 16; ++g) scale[g] = block[g] & 0xF, taken += (block[g] >> 4) * sums[16 * b + g];
+    }
+    const int8_t* q = x.q + m * x.q_row + 256 * b;
+    const __m256i hmask = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
+    __m256i s = _mm256_setzero_si256();
+    for (int n = 0; n < 2; ++n) {
+      const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * n));
+      for (int j = 0; j < 4; ++j) {
+        __m256i u = _mm256_and_si256(_mm256_srli_epi16(bits, 2 * j), two);
+        if constexpr (kThree) {
+          u = _mm256_or_si256(u, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hmask, 4 * n + j), one), 2));
+        }
+        const int g = 8 * n + 2 * j;
+        const __m256i sc = _mm256_set_m128i(_mm_set1_epi16(scale[g + 1]), _mm_set1_epi16(scale[g]));
+        s = _mm256_add_epi32(s, Dot(u, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 128 * n + 32 * j)), sc));
+      }
+    }
+    const float dx = x.d[m * x.d_row + b];
+    if constexpr (kThree) {
+      s = Less(s, taken);
+    } else {
+      min_total += _cvtsh_ss(quant::ViewQ2K(block).dmin) * dx * static_cast<float>(taken);
+    }
+    const uint16_t d = kThree ? quant::ViewQ3K(block).d : quant::ViewQ2K(block).d;
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(_cvtsh_ss(d) * dx), acc);
+  }
+  return Sum(acc) - min_total;
+}
+
 }  // namespace
 
 void QuantGemvAvx2(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
-  PlainQuantGemv(a, acts, n0, n1, {RowQ8_0, RowPairs<false>, RowPairs<true>, RowQ45K, RowQ6K});
+  PlainQuantGemv(a, acts, n0, n1, {RowQ8_0, RowPairs<false>, RowPairs<true>, RowQ45K, RowQ6K, RowQ23K<false>, RowQ23K<true>});
 }
 
 }  // namespace vt::cpu

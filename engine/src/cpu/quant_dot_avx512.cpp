@@ -173,6 +173,8 @@ void QuantizeQ8_K(const float* x, int64_t K, bool permuted, int per, int8_t* q, 
 
 bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
   if (a.M > kGemvMaxRows) return false;
+  // Q2_K and Q3_K go through the AVX2 code, over the portable rounding's plain layout.
+  if (a.wtype == DType::kQ2_K || a.wtype == DType::kQ3_K) return QuantizeActivationsPortable(a, acts);
   const bool k_quant = a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K || a.wtype == DType::kQ6_K;
   if (!k_quant && a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0 && a.wtype != DType::kQ5_0) return false;
   const QuantActsLayout l = LayoutOfQuantActs(a.wtype, a.M, a.K);
@@ -202,6 +204,10 @@ bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
 }
 
 void QuantGemvAvx512(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
+  if (a.wtype == DType::kQ2_K || a.wtype == DType::kQ3_K) {
+    QuantGemvAvx2(a, acts, n0, n1);
+    return;
+  }
   const QuantActs x = ViewQuantActs(a.wtype, a.M, a.K, acts);
   // Sixteen weight rows at a time (at most 55 KB of Q8_0 at K = 5632) stay in cache while each
   // group of four activation rows passes over them.

@@ -142,11 +142,59 @@ float RowQ6K(const uint8_t* w, const QuantActs& x, int64_t m) {
   return total;
 }
 
+// Q2_K: value i of a super-block is bits 2j..2j+1 of qs[32n + l] (i = 128n + 32j + l); group
+// g of 16 has scale scales[g] & 0xF and min scales[g] >> 4.
+float RowQ2K(const uint8_t* w, const QuantActs& x, int64_t m) {
+  const int16_t* sums = reinterpret_cast<const int16_t*>(x.sums + m * x.sums_row);
+  float total = 0;
+  for (int64_t b = 0; b < x.blocks; ++b) {
+    const quant::Q2KView v = quant::ViewQ2K(w + b * 84);
+    const int8_t* q = x.q + m * x.q_row + 256 * b;
+    int32_t sumi = 0, mins = 0;
+    for (int g = 0; g < 16; ++g) {
+      const int n = g / 8, j = g % 8 / 2, half = g % 2;
+      int32_t dot = 0;
+      for (int l = 16 * half; l < 16 * half + 16; ++l) dot += (v.qs[32 * n + l] >> 2 * j & 3) * q[128 * n + 32 * j + l];
+      sumi += (v.scales[g] & 0xF) * dot;
+      mins += (v.scales[g] >> 4) * sums[16 * b + g];
+    }
+    const float dx = x.d[m * x.d_row + b];
+    total += F16ToF32(v.d) * dx * static_cast<float>(sumi) - F16ToF32(v.dmin) * dx * static_cast<float>(mins);
+  }
+  return total;
+}
+
+// Q3_K: value i is bits 2j..2j+1 of qs[32n + l], less 4 unless bit 4n + j of hmask[l] is set
+// (i = 128n + 32j + l); taken as unsigned (plus 4), with 4·Σx of each group of 16 taken out.
+float RowQ3K(const uint8_t* w, const QuantActs& x, int64_t m) {
+  const int16_t* sums = reinterpret_cast<const int16_t*>(x.sums + m * x.sums_row);
+  float total = 0;
+  for (int64_t b = 0; b < x.blocks; ++b) {
+    const quant::Q3KView v = quant::ViewQ3K(w + b * 110);
+    int8_t scales[16];
+    quant::UnpackQ3KScales(v.scales, scales);
+    const int8_t* q = x.q + m * x.q_row + 256 * b;
+    int32_t sumi = 0;
+    for (int g = 0; g < 16; ++g) {
+      const int n = g / 8, j = g % 8 / 2, half = g % 2;
+      int32_t dot = 0;
+      for (int l = 16 * half; l < 16 * half + 16; ++l) {
+        const int u = (v.qs[32 * n + l] >> 2 * j & 3) + (v.hmask[l] >> (4 * n + j) & 1) * 4;
+        dot += u * q[128 * n + 32 * j + l];
+      }
+      sumi += (scales[g] - 32) * (dot - 4 * sums[16 * b + g]);
+    }
+    total += F16ToF32(v.d) * x.d[m * x.d_row + b] * static_cast<float>(sumi);
+  }
+  return total;
+}
+
 }  // namespace
 
 bool QuantizeActivationsPortable(const GemmArgs& a, std::vector<uint8_t>* acts) {
   switch (a.wtype) {
-    case DType::kQ8_0: case DType::kQ4_0: case DType::kQ5_0: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: break;
+    case DType::kQ8_0: case DType::kQ4_0: case DType::kQ5_0: case DType::kQ2_K: case DType::kQ3_K: case DType::kQ4_K:
+    case DType::kQ5_K: case DType::kQ6_K: break;
     default: return false;
   }
   if (a.M > kGemvMaxRows) return false;
@@ -172,6 +220,8 @@ void PlainQuantGemv(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t 
                 : a.wtype == DType::kQ4_0 ? rows.q4_0(w, x, m)
                 : a.wtype == DType::kQ5_0 ? rows.q5_0(w, x, m)
                 : a.wtype == DType::kQ6_K ? rows.q6_k(w, x, m)
+                : a.wtype == DType::kQ2_K ? rows.q2_k(w, x, m)
+                : a.wtype == DType::kQ3_K ? rows.q3_k(w, x, m)
                                           : rows.q45_k(w, a.wtype == DType::kQ5_K, x, m);
       a.out[m * a.out_stride + n] = r;
     }
@@ -179,7 +229,7 @@ void PlainQuantGemv(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t 
 }
 
 void QuantGemvPortable(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
-  PlainQuantGemv(a, acts, n0, n1, {RowQ8_0, RowPairs<false>, RowPairs<true>, RowQ45K, RowQ6K});
+  PlainQuantGemv(a, acts, n0, n1, {RowQ8_0, RowPairs<false>, RowPairs<true>, RowQ45K, RowQ6K, RowQ2K, RowQ3K});
 }
 
 }  // namespace vt::cpu
