@@ -53,6 +53,11 @@ void RoundQ8_K(const float* x, int64_t K, int per, int8_t* q, float* d, int16_t*
   }
 }
 
+// A super-block's share as ggml's K-quant dot products scale it: d·dx·sumi − dmin·dx·mins.
+float WithMins(uint16_t d, uint16_t dmin, float dx, int32_t sumi, int32_t mins) {
+  return F16ToF32(d) * dx * static_cast<float>(sumi) - F16ToF32(dmin) * dx * static_cast<float>(mins);
+}
+
 float RowQ8_0(const uint8_t* w, const QuantActs& x, int64_t m) {
   float total = 0;
   for (int64_t b = 0; b < x.blocks; ++b) {
@@ -110,8 +115,7 @@ float RowQ45K(const uint8_t* w, bool five, const QuantActs& x, int64_t m) {
       sumi += sc_lo * lo + sc_hi * hi;
       mins += m_lo * sums[8 * b + 2 * c] + m_hi * sums[8 * b + 2 * c + 1];
     }
-    const float dx = x.d[m * x.d_row + b];
-    total += F16ToF32(v.d) * dx * static_cast<float>(sumi) - F16ToF32(v.dmin) * dx * static_cast<float>(mins);
+    total += WithMins(v.d, v.dmin, x.d[m * x.d_row + b], sumi, mins);
   }
   return total;
 }
@@ -142,30 +146,38 @@ float RowQ6K(const uint8_t* w, const QuantActs& x, int64_t m) {
   return total;
 }
 
-// Q2_K: value i of a super-block is bits 2j..2j+1 of qs[32n + l] (i = 128n + 32j + l); group
-// g of 16 has scale scales[g] & 0xF and min scales[g] >> 4.
+// Σ over group g (16 values) of a Q2_K / Q3_K super-block of its unsigned values times q:
+// value i = 128n + 32j + l is bits 2j..2j+1 of qs[32n + l], plus 4 (Q3_K, hmask given) where
+// bit 4n + j of hmask[l] is set.
+int32_t GroupDot23(const uint8_t* qs, const uint8_t* hmask, const int8_t* q, int g) {
+  const int n = g / 8, j = g % 8 / 2, half = g % 2;
+  int32_t dot = 0;
+  for (int l = 16 * half; l < 16 * half + 16; ++l) {
+    int u = qs[32 * n + l] >> 2 * j & 3;
+    if (hmask) u += (hmask[l] >> (4 * n + j) & 1) * 4;
+    dot += u * q[128 * n + 32 * j + l];
+  }
+  return dot;
+}
+
+// Q2_K: group g of 16 has scale scales[g] & 0xF and min scales[g] >> 4.
 float RowQ2K(const uint8_t* w, const QuantActs& x, int64_t m) {
   const int16_t* sums = reinterpret_cast<const int16_t*>(x.sums + m * x.sums_row);
   float total = 0;
   for (int64_t b = 0; b < x.blocks; ++b) {
     const quant::Q2KView v = quant::ViewQ2K(w + b * 84);
-    const int8_t* q = x.q + m * x.q_row + 256 * b;
     int32_t sumi = 0, mins = 0;
     for (int g = 0; g < 16; ++g) {
-      const int n = g / 8, j = g % 8 / 2, half = g % 2;
-      int32_t dot = 0;
-      for (int l = 16 * half; l < 16 * half + 16; ++l) dot += (v.qs[32 * n + l] >> 2 * j & 3) * q[128 * n + 32 * j + l];
-      sumi += (v.scales[g] & 0xF) * dot;
+      sumi += (v.scales[g] & 0xF) * GroupDot23(v.qs, nullptr, x.q + m * x.q_row + 256 * b, g);
       mins += (v.scales[g] >> 4) * sums[16 * b + g];
     }
-    const float dx = x.d[m * x.d_row + b];
-    total += F16ToF32(v.d) * dx * static_cast<float>(sumi) - F16ToF32(v.dmin) * dx * static_cast<float>(mins);
+    total += WithMins(v.d, v.dmin, x.d[m * x.d_row + b], sumi, mins);
   }
   return total;
 }
 
-// Q3_K: value i is bits 2j..2j+1 of qs[32n + l], less 4 unless bit 4n + j of hmask[l] is set
-// (i = 128n + 32j + l); taken as unsigned (plus 4), with 4·Σx of each group of 16 taken out.
+// Q3_K: values stored 4 below the unsigned ones, so 4·Σx of each group of 16 is taken out;
+// 6-bit scales biased by 32.
 float RowQ3K(const uint8_t* w, const QuantActs& x, int64_t m) {
   const int16_t* sums = reinterpret_cast<const int16_t*>(x.sums + m * x.sums_row);
   float total = 0;
@@ -173,16 +185,9 @@ float RowQ3K(const uint8_t* w, const QuantActs& x, int64_t m) {
     const quant::Q3KView v = quant::ViewQ3K(w + b * 110);
     int8_t scales[16];
     quant::UnpackQ3KScales(v.scales, scales);
-    const int8_t* q = x.q + m * x.q_row + 256 * b;
     int32_t sumi = 0;
     for (int g = 0; g < 16; ++g) {
-      const int n = g / 8, j = g % 8 / 2, half = g % 2;
-      int32_t dot = 0;
-      for (int l = 16 * half; l < 16 * half + 16; ++l) {
-        const int u = (v.qs[32 * n + l] >> 2 * j & 3) + (v.hmask[l] >> (4 * n + j) & 1) * 4;
-        dot += u * q[128 * n + 32 * j + l];
-      }
-      sumi += (scales[g] - 32) * (dot - 4 * sums[16 * b + g]);
+      sumi += (scales[g] - 32) * (GroupDot23(v.qs, v.hmask, x.q + m * x.q_row + 256 * b, g) - 4 * sums[16 * b + g]);
     }
     total += F16ToF32(v.d) * x.d[m * x.d_row + b] * static_cast<float>(sumi);
   }
