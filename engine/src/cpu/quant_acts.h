@@ -66,8 +66,8 @@ inline QuantActs ViewQuantActs(DType wtype, int64_t M, int64_t K, const uint8_t*
 
 // The plain layout of the portable and AVX2 sets (cpu/quant_dot_portable.cpp): each row's K
 // values in order, one f32 scale per block, and the int16 sums of its values per group: per
-// 32 for Q4_0, Q5_0 (one per block), Q4_K and Q5_K, per 16 for Q2_K, Q3_K and Q6_K, none
-// for Q8_0.
+// 32 for Q4_0, Q5_0, Q4_1, Q5_1 (one per block), Q4_K and Q5_K, per 16 for Q2_K, Q3_K and
+// Q6_K, none for Q8_0.
 inline QuantActsLayout LayoutOfPlainQuantActs(DType wtype, int64_t M, int64_t K) {
   const bool per16 = wtype == DType::kQ6_K || wtype == DType::kQ2_K || wtype == DType::kQ3_K;
   const bool k_quant = per16 || wtype == DType::kQ4_K || wtype == DType::kQ5_K;
@@ -85,6 +85,8 @@ struct PlainRowKernels {
   float (*q8_0)(const uint8_t* w, const QuantActs& x, int64_t m);
   float (*q4_0)(const uint8_t* w, const QuantActs& x, int64_t m);
   float (*q5_0)(const uint8_t* w, const QuantActs& x, int64_t m);
+  float (*q4_1)(const uint8_t* w, const QuantActs& x, int64_t m);
+  float (*q5_1)(const uint8_t* w, const QuantActs& x, int64_t m);
   float (*q45_k)(const uint8_t* w, bool five, const QuantActs& x, int64_t m);
   float (*q6_k)(const uint8_t* w, const QuantActs& x, int64_t m);
   float (*q2_k)(const uint8_t* w, const QuantActs& x, int64_t m);

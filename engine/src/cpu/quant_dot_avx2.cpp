@@ -40,20 +40,22 @@ float RowQ8_0(const uint8_t* w, const QuantActs& x, int64_t m) {
   return Sum(acc);
 }
 
-// Q4_0 / Q5_0: the unsigned values (Q5_0: plus 16 where qh's bit is set), then -offset·Σx.
-template <bool kFive>
+// Q4_0 / Q5_0: the unsigned values (Q5_0: plus 16 where qh's bit is set), then -offset·Σx;
+// Q4_1 / Q5_1 (kMin): no offset, and m·dx·Σq added for the min after d.
+template <bool kFive, bool kMin>
 float RowPairs(const uint8_t* w, const QuantActs& x, int64_t m) {
-  constexpr int64_t kBytes = kFive ? 22 : 18, kOffset = kFive ? 16 : 8;
+  constexpr int64_t kHead = kMin ? 4 : 2, kBytes = kHead + (kFive ? 4 : 0) + 16, kOffset = kMin ? 0 : kFive ? 16 : 8;
   const __m256i ones = _mm256_set1_epi16(1), low = _mm256_set1_epi8(0xF);
   const int16_t* sums = reinterpret_cast<const int16_t*>(x.sums + m * x.sums_row);
   __m256 acc = _mm256_setzero_ps();
+  float min_total = 0;
   for (int64_t b = 0; b < x.blocks; ++b) {
     const uint8_t* block = w + kBytes * b;
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + (kFive ? 6 : 2)));
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + kHead + (kFive ? 4 : 0)));
     __m256i u = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(v, 4), v), low);
     if constexpr (kFive) {  // byte j gets 0xFF where bit j of qh is set (ggml's bytes_from_bits_32)
       uint32_t qh;
-      std::memcpy(&qh, block + 2, 4);
+      std::memcpy(&qh, block + kHead, 4);
       const __m256i spread = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(qh)),
                                                  _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0));
       const __m256i set = _mm256_cmpeq_epi8(_mm256_or_si256(spread, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe)), _mm256_set1_epi64x(-1));
@@ -61,9 +63,11 @@ float RowPairs(const uint8_t* w, const QuantActs& x, int64_t m) {
     }
     const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q + m * x.q_row + 32 * b));
     const __m256i s = Less(Dot(u, q, ones), static_cast<int32_t>(kOffset) * sums[b]);
-    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(_cvtsh_ss(quant::Half(block)) * x.d[m * x.d_row + b]), acc);
+    const float dx = x.d[m * x.d_row + b];
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(_cvtsh_ss(quant::Half(block)) * dx), acc);
+    if constexpr (kMin) min_total += _cvtsh_ss(quant::Half(block + 2)) * dx * static_cast<float>(sums[b]);
   }
-  return Sum(acc);
+  return Sum(acc) + min_total;
 }
 
 float RowQ45K(const uint8_t* w, bool five, const QuantActs& x, int64_t m) {
@@ -177,7 +181,9 @@ float RowQ23K(const uint8_t* w, const QuantActs& x, int64_t m) {
 }  // namespace
 
 void QuantGemvAvx2(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
-  PlainQuantGemv(a, acts, n0, n1, {RowQ8_0, RowPairs<false>, RowPairs<true>, RowQ45K, RowQ6K, RowQ23K<false>, RowQ23K<true>});
+  PlainQuantGemv(a, acts, n0, n1,
+                 {RowQ8_0, RowPairs<false, false>, RowPairs<true, false>, RowPairs<false, true>, RowPairs<true, true>, RowQ45K,
+                  RowQ6K, RowQ23K<false>, RowQ23K<true>});
 }
 
 }  // namespace vt::cpu

@@ -169,12 +169,14 @@ void QuantizeQ8_K(const float* x, int64_t K, bool permuted, int per, int8_t* q, 
   }
 }
 
+bool ByAvx2(DType t) { return t == DType::kQ2_K || t == DType::kQ3_K || t == DType::kQ4_1 || t == DType::kQ5_1; }
+
 }  // namespace
 
 bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
   if (a.M > kGemvMaxRows) return false;
-  // Q2_K and Q3_K go through the AVX2 code, over the portable rounding's plain layout.
-  if (a.wtype == DType::kQ2_K || a.wtype == DType::kQ3_K) return QuantizeActivationsPortable(a, acts);
+  // Q2_K, Q3_K, Q4_1 and Q5_1 go through the AVX2 code, over the portable rounding's layout.
+  if (ByAvx2(a.wtype)) return QuantizeActivationsPortable(a, acts);
   const bool k_quant = a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K || a.wtype == DType::kQ6_K;
   if (!k_quant && a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0 && a.wtype != DType::kQ5_0) return false;
   const QuantActsLayout l = LayoutOfQuantActs(a.wtype, a.M, a.K);
@@ -204,7 +206,7 @@ bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
 }
 
 void QuantGemvAvx512(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
-  if (a.wtype == DType::kQ2_K || a.wtype == DType::kQ3_K) {
+  if (ByAvx2(a.wtype)) {
     QuantGemvAvx2(a, acts, n0, n1);
     return;
   }

@@ -70,17 +70,18 @@ float RowQ8_0(const uint8_t* w, const QuantActs& x, int64_t m) {
   return total;
 }
 
-// Q4_0 / Q5_0: element j < 16 is the low nibble of byte j, element j + 16 the high one
-// (Q5_0: plus 16 where bit j, or j + 16, of qh is set), stored with an offset of 8 (16).
-template <bool kFive>
+// Q4_0 / Q5_0 (and Q4_1 / Q5_1, kMin): element j < 16 is the low nibble of byte j, element
+// j + 16 the high one (Q5_x: plus 16 where bit j, or j + 16, of qh is set), stored with an
+// offset of 8 (16); the _1 types have no offset but a min m after d, adding m·dx·Σq.
+template <bool kFive, bool kMin>
 float RowPairs(const uint8_t* w, const QuantActs& x, int64_t m) {
-  const int64_t bytes = kFive ? 22 : 18, offset = kFive ? 16 : 8;
+  const int64_t head = kMin ? 4 : 2, bytes = head + (kFive ? 4 : 0) + 16, offset = kMin ? 0 : kFive ? 16 : 8;
   const int16_t* sums = reinterpret_cast<const int16_t*>(x.sums + m * x.sums_row);
   float total = 0;
   for (int64_t b = 0; b < x.blocks; ++b) {
     const uint8_t* block = w + bytes * b;
-    const uint8_t* qs = block + (kFive ? 6 : 2);
-    const uint32_t qh = kFive ? quant::Half(block + 2) | uint32_t{quant::Half(block + 4)} << 16 : 0;
+    const uint8_t* qs = block + head + (kFive ? 4 : 0);
+    const uint32_t qh = kFive ? quant::Half(block + head) | uint32_t{quant::Half(block + head + 2)} << 16 : 0;
     const int8_t* q = x.q + m * x.q_row + 32 * b;
     int32_t s = 0;
     for (int j = 0; j < 16; ++j) {
@@ -88,7 +89,9 @@ float RowPairs(const uint8_t* w, const QuantActs& x, int64_t m) {
       s += lo * q[j] + hi * q[j + 16];
     }
     s -= static_cast<int32_t>(offset) * sums[b];
-    total += F16ToF32(quant::Half(block)) * x.d[m * x.d_row + b] * static_cast<float>(s);
+    const float dx = x.d[m * x.d_row + b];
+    total += F16ToF32(quant::Half(block)) * dx * static_cast<float>(s);
+    if (kMin) total += F16ToF32(quant::Half(block + 2)) * dx * static_cast<float>(sums[b]);
   }
   return total;
 }
@@ -198,8 +201,8 @@ float RowQ3K(const uint8_t* w, const QuantActs& x, int64_t m) {
 
 bool QuantizeActivationsPortable(const GemmArgs& a, std::vector<uint8_t>* acts) {
   switch (a.wtype) {
-    case DType::kQ8_0: case DType::kQ4_0: case DType::kQ5_0: case DType::kQ2_K: case DType::kQ3_K: case DType::kQ4_K:
-    case DType::kQ5_K: case DType::kQ6_K: break;
+    case DType::kQ8_0: case DType::kQ4_0: case DType::kQ5_0: case DType::kQ4_1: case DType::kQ5_1: case DType::kQ2_K:
+    case DType::kQ3_K: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: break;
     default: return false;
   }
   if (a.M > kGemvMaxRows) return false;
@@ -224,6 +227,8 @@ void PlainQuantGemv(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t 
       float r = a.wtype == DType::kQ8_0   ? rows.q8_0(w, x, m)
                 : a.wtype == DType::kQ4_0 ? rows.q4_0(w, x, m)
                 : a.wtype == DType::kQ5_0 ? rows.q5_0(w, x, m)
+                : a.wtype == DType::kQ4_1 ? rows.q4_1(w, x, m)
+                : a.wtype == DType::kQ5_1 ? rows.q5_1(w, x, m)
                 : a.wtype == DType::kQ6_K ? rows.q6_k(w, x, m)
                 : a.wtype == DType::kQ2_K ? rows.q2_k(w, x, m)
                 : a.wtype == DType::kQ3_K ? rows.q3_k(w, x, m)
@@ -234,7 +239,9 @@ void PlainQuantGemv(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t 
 }
 
 void QuantGemvPortable(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
-  PlainQuantGemv(a, acts, n0, n1, {RowQ8_0, RowPairs<false>, RowPairs<true>, RowQ45K, RowQ6K, RowQ2K, RowQ3K});
+  PlainQuantGemv(a, acts, n0, n1,
+                 {RowQ8_0, RowPairs<false, false>, RowPairs<true, false>, RowPairs<false, true>, RowPairs<true, true>, RowQ45K,
+                  RowQ6K, RowQ2K, RowQ3K});
 }
 
 }  // namespace vt::cpu
