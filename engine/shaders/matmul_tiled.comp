@@ -35,7 +35,7 @@ void main() {
       for (uint e = tid; e < 1024u; e += 256u) {
         uint kk = e % 16u, row = e / 16u;
         bool kin = k0 + kk < p.K;
-        ws[kk][row] = kin && n0 + row < p.N ? Weight(wb + (n0 + row) * p.w1 + k0 + kk, p.wtype) : 0.0;
+        ws[kk][row] = kin && n0 + row < p.N ? WeightAt(wb + (n0 + row) * p.w1, k0 + kk, p.wtype) : 0.0;
         xs[kk][row] = kin && m0 + row < p.M ? x[xb + (m0 + row) * p.x1 + k0 + kk] : 0.0;
       }
       barrier();

@@ -26,7 +26,7 @@ void main() {
     uint xb = p.x_off + i2 * p.x2 + i3 * p.x3;
     float acc[8] = float[8](0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     for (uint k = tid; k < p.K; k += 64u) {
-      float wk = Weight(wb + k, p.wtype);
+      float wk = WeightAt(wb, k, p.wtype);
       // A constant trip count keeps acc[] in registers; columns past M are skipped.
       for (uint m = 0u; m < 8u; ++m) {
         if (m < p.M) acc[m] += wk * x[xb + m * p.x1 + k];

@@ -12,11 +12,30 @@ namespace {
 constexpr int64_t kLimit = int64_t{1} << 31;  // shaders index with 32-bit unsigned integers
 
 bool IsFloat(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16; }
-uint32_t TypeCode(DType t) { return t == DType::kF32 ? 0 : t == DType::kF16 ? 1 : 2; }
+// weights.glsl's codes: 0 f32, 1 f16, 2 bf16, then the block types from 3.
+uint32_t TypeCode(DType t) {
+  switch (t) {
+    case DType::kF32: return 0;
+    case DType::kF16: return 1;
+    case DType::kQ8_0: return 3;
+    case DType::kQ4_0: return 4;
+    case DType::kQ4_1: return 5;
+    case DType::kQ5_0: return 6;
+    case DType::kQ5_1: return 7;
+    case DType::kQ2_K: return 8;
+    case DType::kQ3_K: return 9;
+    case DType::kQ4_K: return 10;
+    case DType::kQ5_K: return 11;
+    case DType::kQ6_K: return 12;
+    default: return 2;
+  }
+}
 uint32_t U(int64_t v) { return static_cast<uint32_t>(v); }
 
-// Contiguous rows of a float or i32 dtype, every index within 32 bits.
+// Contiguous rows of a float or i32 dtype, every index within 32 bits; block types (a matmul's
+// weights) are addressed in bytes.
 bool Fits(const Tensor* t) {
+  if (t && IsQuantized(t->dtype)) return static_cast<int64_t>(t->ByteSize()) < kLimit / 2;
   if (!t || !(IsFloat(t->dtype) || t->dtype == DType::kI32) || t->nb[0] != BlockBytes(t->dtype)) return false;
   int64_t reach = 0;
   for (int d = 0; d < 4; ++d) reach += (t->ne[d] - 1) * static_cast<int64_t>(t->nb[d] / t->nb[0]);
@@ -34,7 +53,7 @@ struct Placed {
 };
 
 StatusOr<Placed> Place(Device& device, const Tensor& t, const Op& op) {
-  size_t unit = BlockBytes(t.dtype);
+  size_t unit = IsQuantized(t.dtype) ? 1 : BlockBytes(t.dtype);
   auto slot = device.Locate(t.data, unit);
   if (!slot) {
     return Status(StatusCode::kInvalidArgument, "vulkan: " + std::string(OpName(op.kind)) + ": " + Describe(t) +
@@ -264,6 +283,11 @@ Status Copy(Device& device, const Op& op) {
 
 bool HasKernel(const Op& op) {
   if (!Fits(op.out) || !std::all_of(op.src.begin(), op.src.end(), Fits)) return false;
+  // Block types only as a matmul's weights (weights.glsl's WeightAt).
+  for (size_t i = 0; i < op.src.size(); ++i) {
+    if (IsQuantized(op.src[i]->dtype) && !(op.kind == OpKind::kMatmul && i == 0)) return false;
+  }
+  if (IsQuantized(op.out->dtype)) return false;
   switch (op.kind) {
     case OpKind::kAttention: return op.src.size() == 3 && op.src[0]->ne[0] <= 512;
     case OpKind::kRope: return op.src.size() == 2 && op.src[0]->ne[0] % 2 == 0;
