@@ -283,9 +283,10 @@ Status Copy(Device& device, const Op& op) {
 
 bool HasKernel(const Op& op) {
   if (!Fits(op.out) || !std::all_of(op.src.begin(), op.src.end(), Fits)) return false;
-  // Block types only as a matmul's weights (weights.glsl's WeightAt).
+  // Block types only as a matmul's weights or a GetRows table (weights.glsl's WeightAt).
   for (size_t i = 0; i < op.src.size(); ++i) {
-    if (IsQuantized(op.src[i]->dtype) && !(op.kind == OpKind::kMatmul && i == 0)) return false;
+    bool reads_blocks = i == 0 && (op.kind == OpKind::kMatmul || op.kind == OpKind::kGetRows);
+    if (IsQuantized(op.src[i]->dtype) && !reads_blocks) return false;
   }
   if (IsQuantized(op.out->dtype)) return false;
   switch (op.kind) {
