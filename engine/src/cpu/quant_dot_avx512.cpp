@@ -1,12 +1,13 @@
 // Decode (M <= kGemvMaxRows) of quantized weights with integer dot products, as ggml's
 // q8_0 / q8_K dot products do. The activation rows are rounded once per Matmul (before the op
-// is split among threads) into the layout of cpu/quant_acts.h: q8_0 for Q8_0 and Q4_0 (scale
-// amax/127 kept as f16, values rounded to nearest even), q8_K for the K-quants (whose dot
-// products are in cpu/quant_kdot_avx512.cpp). Q8_0/Q4_0: each block's 32 products summed
-// exactly in int32 (Q8_0: vpdpwssd over sign-extended 16-bit pairs; Q4_0: vpdpbusd of its
-// unsigned nibbles, two blocks per vector), then scaled by f16(dw)·f16(dx) in f32 into 16
+// is split among threads) into the layout of cpu/quant_acts.h: q8_0 for Q8_0, Q4_0 and Q5_0
+// (scale amax/127 kept as f16, values rounded to nearest even), q8_K for the K-quants (whose
+// dot products are in cpu/quant_kdot_avx512.cpp). Q8_0: each block's 32 products summed
+// exactly in int32 by vpdpwssd over sign-extended 16-bit pairs; Q4_0 / Q5_0: vpdpbusd of
+// their unsigned values, two blocks per vector; then scaled by f16(dw)·f16(dx) in f32 into 16
 // float lanes reduced once per row. Weights are read once at their block size and unpacked
-// once for up to four activation rows. Compiled with AVX-512 VNNI flags and chosen only
+// once for up to four activation rows. Q2_K, Q3_K, Q4_1 and Q5_1 go to the AVX2 code over the
+// portable rounding (cpu/quant_dot_avx2.cpp). Compiled with AVX-512 VNNI flags and chosen only
 // where the CPU has them.
 #include <immintrin.h>
 
