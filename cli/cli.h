@@ -60,6 +60,9 @@ struct MutateFlags {
   bool allow_empty = false;   // with --changed-since: none affected is a pass, said so
   bool affected = false;      // --changed-since each catalog's table's verified commit
   int max_mutants = 0;        // refuse a larger selection (0: no bound)
+  bool generate = false;      // --generate [PATHS]: mutants found by libclang (specs/mutate-generate.md)
+  std::vector<std::string> generate_paths;
+  std::string in_diff, operators;
 };
 
 struct ProveFlags {
@@ -102,6 +105,9 @@ int RunRecordsCheck(const CommonFlags& common, std::vector<std::string> files);
 int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix, bool allow_empty);
 int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files);
 int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags);
+int RunGenerateVerb(const CommonFlags& common, const MutateFlags& flags);
+// Where mutate keeps its scratch trees: --work-dir, else <git-dir>/proofgate/mutate.
+StatusOr<std::string> MutateWorkDir(const std::string& root, const MutateFlags& flags);
 int RunProveVerb(const CommonFlags& common, const ProveFlags& flags);
 int RunMergeReportsVerb(const CommonFlags& common, const std::vector<std::string>& files);
 int RunRange(const CommonFlags& common, RangeFlags flags);

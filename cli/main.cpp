@@ -193,7 +193,22 @@ void AddMutate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
                    "With --changed-since or --affected: no affected mutant passes (default: fails)");
   mutate->add_option("--max-mutants", flags->max_mutants, "Refuse to run more mutants than N (exit 1 before building)")
       ->check(WholeNumberFromOne("mutants"));
-  verbs.push_back(Verb{mutate, [&common, flags] { return RunMutateVerb(common, *flags); }});
+  auto* generate = mutate->add_option("--generate", flags->generate_paths,
+                                      "Mutants found by a C++ parser in the compiled files under PATHS (default: all)")
+                       ->expected(0, -1);
+  generate->excludes(mutate->get_option("--catalog"))->excludes(recover)->excludes(affected);
+  generate->excludes(mutate->get_option("--changed-since"));
+  mutate->add_option("--in-diff", flags->in_diff, "With --generate: only mutants on lines changed since the merge base with BASE")
+      ->needs(generate);
+  mutate->add_option("--operators", flags->operators,
+                     "With --generate: a comma list of relational,equality,arithmetic,logical,negate,not,constant,"
+                     "return,call (default: all)")
+      ->needs(generate);
+  verbs.push_back(Verb{mutate, [&common, flags, generate] {
+                         if (generate->count() == 0) return RunMutateVerb(common, *flags);
+                         flags->generate = true;
+                         return RunGenerateVerb(common, *flags);
+                       }});
 }
 
 void AddProve(CLI::App& app, const CommonFlags& common, Verbs& verbs) {

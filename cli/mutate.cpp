@@ -49,12 +49,6 @@ int ListCatalogs(const std::vector<Catalog>& catalogs, const std::vector<std::st
   return static_cast<int>(ExitCode::kPass);
 }
 
-StatusOr<std::string> WorkDir(const std::string& root, const MutateFlags& flags) {
-  if (!flags.work_dir.empty()) return std::filesystem::absolute(flags.work_dir).string();
-  PG_ASSIGN_OR_RETURN(git::Repo repo, git::Discover(root));
-  return repo.gitdir + "proofgate/mutate";
-}
-
 // What the last run in `work_dir` finished, from the report it rewrote after each mutant: a
 // run killed outright still shows every mutant that ended before it died.
 void ShowLastRun(const std::string& work_dir, bool color) {
@@ -73,7 +67,7 @@ void ShowLastRun(const std::string& work_dir, bool color) {
 }
 
 int Recover(const std::string& root, const MutateFlags& flags, bool color) {
-  auto work_dir = WorkDir(root, flags);
+  auto work_dir = MutateWorkDir(root, flags);
   if (!work_dir.ok()) return Fail(work_dir.status());
   auto recovered = RecoverMutate(root, *work_dir);
   if (!recovered.ok()) return Fail(recovered.status());
@@ -182,6 +176,12 @@ Verification Verify(const std::string& root, const std::vector<Catalog>& catalog
 
 }  // namespace
 
+StatusOr<std::string> MutateWorkDir(const std::string& root, const MutateFlags& flags) {
+  if (!flags.work_dir.empty()) return std::filesystem::absolute(flags.work_dir).string();
+  PG_ASSIGN_OR_RETURN(git::Repo repo, git::Discover(root));
+  return repo.gitdir + "proofgate/mutate";
+}
+
 int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
   std::string root = ProjectRoot(common);
   if (flags.recover) return Recover(root, flags, UseColor(common.color, STDOUT_FILENO));
@@ -216,7 +216,7 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
   o.cancel_fd = InstallCancelPipe();
   Status shard = ParseShard(flags.shard, &o.shard_index, &o.shard_count);
   if (!shard.ok()) return Fail(shard);
-  auto work_dir = WorkDir(root, flags);
+  auto work_dir = MutateWorkDir(root, flags);
   if (!work_dir.ok()) return Fail(work_dir.status());
   o.work_dir = *work_dir;
   if (!common.quiet) {

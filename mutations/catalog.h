@@ -33,6 +33,12 @@ struct Mutation {
   std::string note;
   // A documented hole: "survived" or "unviable" is this mutant's claim instead of red (empty).
   std::string expect_outcome;
+  // A generated mutant (`mutate --generate`, specs/mutate-generate.md) claims nothing: it is
+  // killed when any of `tests` (ctest names) fails, survived when all pass.
+  bool generated = false;
+  std::vector<std::string> tests;
+  int line = 0, column = 0;
+  std::string op, change, diff;  // operator name; the one-line change; a unified diff
 };
 
 struct Combo {

@@ -16,6 +16,7 @@ std::string_view MutantOutcomeName(MutantOutcome o) {
     case MutantOutcome::kTimeout: return "timeout";
     case MutantOutcome::kGreenAsClaimed: return "green-as-claimed";
     case MutantOutcome::kNotGreen: return "not-green";
+    case MutantOutcome::kKilled: return "killed";
   }
   return "?";
 }
@@ -105,7 +106,9 @@ Classification ClassifyRed(const std::vector<Expectation>& expect, const std::ma
 
 }  // namespace
 
-bool AsClaimed(MutantOutcome o) { return o == MutantOutcome::kRedAsClaimed || o == MutantOutcome::kGreenAsClaimed; }
+bool AsClaimed(MutantOutcome o) {
+  return o == MutantOutcome::kRedAsClaimed || o == MutantOutcome::kGreenAsClaimed || o == MutantOutcome::kKilled;
+}
 
 Classification ClassifyGreen(const std::vector<Expectation>& expect, const std::map<std::string, TestResult>& results) {
   std::string detail;

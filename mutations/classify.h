@@ -19,7 +19,8 @@ struct TestResult {
 // "Suite.Name"; a file that is not a gtest report is kInvalidInput naming it.
 Status AddGtestJson(const std::string& name, const std::string& text, std::map<std::string, TestResult>* results);
 
-enum class MutantOutcome { kRedAsClaimed, kRedOther, kSurvived, kUnviable, kTimeout, kGreenAsClaimed, kNotGreen };
+// kKilled is a generated mutant's: some test it reaches failed (it claims no test or message).
+enum class MutantOutcome { kRedAsClaimed, kRedOther, kSurvived, kUnviable, kTimeout, kGreenAsClaimed, kNotGreen, kKilled };
 std::string_view MutantOutcomeName(MutantOutcome o);  // "red-as-claimed", ...
 
 struct Classification {

@@ -40,7 +40,8 @@ std::vector<std::string> Expand(std::vector<std::string> argv, const Placeholder
 }
 
 std::vector<std::string> DefaultConfigure() {
-  std::vector<std::string> argv = {"cmake", "-S", "{tree}", "-B", "{build}"};
+  // The compilation database is where `mutate --generate` finds each file's flags.
+  std::vector<std::string> argv = {"cmake", "-S", "{tree}", "-B", "{build}", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"};
   if (OnPath("ninja")) argv.insert(argv.end(), {"-G", "Ninja"});
   if (OnPath("ccache")) {
     argv.insert(argv.end(), {"-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"});

@@ -21,7 +21,7 @@ StatusOr<MutantResult> ResultOf(const JsonSource& doc, const Json& j, const std:
   bool known = false;
   for (MutantOutcome o : {MutantOutcome::kRedAsClaimed, MutantOutcome::kRedOther, MutantOutcome::kSurvived,
                           MutantOutcome::kUnviable, MutantOutcome::kTimeout, MutantOutcome::kGreenAsClaimed,
-                          MutantOutcome::kNotGreen}) {
+                          MutantOutcome::kNotGreen, MutantOutcome::kKilled}) {
     if (MutantOutcomeName(o) == outcome) r.outcome = o, known = true;
   }
   if (!known) return doc.ErrorAt(where + "/outcome", "unknown mutant outcome \"" + outcome + "\"");
@@ -39,6 +39,17 @@ StatusOr<MutantResult> ResultOf(const JsonSource& doc, const Json& j, const std:
   r.restore_build_s = Number(j, "restore_build_s");
   r.log_dir = Text(j, "logs");
   r.expected_outcome = Text(j, "expected_outcome") == "red-as-claimed" ? "" : Text(j, "expected_outcome");
+  if (j.contains("generated") && j.at("generated").is_object()) {
+    const Json& g = j.at("generated");
+    MutantResult::Generated out{Text(g, "file"), Text(g, "operator"), Text(g, "original"), Text(g, "replacement"),
+                                Text(g, "diff"), static_cast<int>(Number(g, "line")), static_cast<int>(Number(g, "column")), {}};
+    if (g.contains("tests") && g.at("tests").is_array()) {
+      for (const Json& t : g.at("tests")) {
+        if (t.is_string()) out.tests.push_back(t.get<std::string>());
+      }
+    }
+    r.generated = std::move(out);
+  }
   return r;
 }
 

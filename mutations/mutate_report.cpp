@@ -14,6 +14,14 @@ namespace {
 // How a table's marker line names the commit its rows held at (`--affected` measures from it).
 constexpr std::string_view kVerifiedAt = " verified at ";
 
+std::string Percent(double share) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(1);
+  out << share * 100 << "%";
+  return out.str();
+}
+
 double Overhead(const MutantResult& r) { return std::max(0.0, r.total_s - r.build_s - r.test_s); }
 
 std::string Note(const MutantResult& r) {
@@ -70,6 +78,11 @@ void WriteMutateTable(const MutateReport& report, std::ostream& out, bool color)
   out << "verdict: " << ExitCodeName(static_cast<ExitCode>(MutateExitCode(report))) << " (" << report.results.size() << " mutants"
       << (tally.empty() ? "" : ": " + tally) << "); time: build " << FormatSeconds(build) << ", test "
       << FormatSeconds(test) << ", overhead " << FormatSeconds(overhead) << "\n";
+  if (MutationScore(report) >= 0) {
+    size_t killed = static_cast<size_t>(counts["killed"]), survived = static_cast<size_t>(counts["survived"]);
+    out << "mutation score = killed / (killed + survived) = " << killed << " / " << killed + survived << " = "
+        << Percent(MutationScore(report)) << "\n";
+  }
   if (report.shard_count > 1) out << "shard " << report.shard_index << "/" << report.shard_count << "\n";
   if (!report.merged_from.empty()) out << "merged from " << report.merged_from.size() << " shard reports\n";
 }
@@ -89,7 +102,15 @@ std::string MutateReportJson(const MutateReport& report) {
                               {"detail", r.detail}, {"observed", r.observed}, {"build_s", r.build_s},
                               {"test_s", r.test_s}, {"overhead_s", Overhead(r)}, {"total_s", r.total_s},
                               {"worker", r.worker}, {"logs", r.log_dir}, {"restore_build_s", r.restore_build_s}});
+    if (r.generated) {
+      const MutantResult::Generated& g = *r.generated;
+      doc["results"].back()["generated"] = {{"file", g.file},         {"line", g.line},
+                                            {"column", g.column},     {"operator", g.op},
+                                            {"original", g.original}, {"replacement", g.replacement},
+                                            {"diff", g.diff},         {"tests", g.tests}};
+    }
   }
+  if (MutationScore(report) >= 0) doc["mutation_score"] = MutationScore(report);
   doc["baseline_problem"] = report.baseline_problem;
   doc["baseline_build_s"] = report.baseline_build_s;
   doc["interrupted"] = report.interrupted;
@@ -194,6 +215,16 @@ StatusOr<std::string> UpdateSpecTable(const std::string& spec_path, const std::s
     else table += not_run[id] + "\n";
   }
   return spec_text.substr(0, begin) + table + spec_text.substr(end);
+}
+
+double MutationScore(const MutateReport& report) {
+  double killed = 0, survived = 0;
+  for (const MutantResult& r : report.results) {
+    if (!r.generated) continue;
+    killed += r.outcome == MutantOutcome::kKilled ? 1 : 0;
+    survived += r.outcome == MutantOutcome::kSurvived ? 1 : 0;
+  }
+  return killed + survived == 0 ? -1 : killed / (killed + survived);
 }
 
 ResultClass ClassOf(const MutantResult& r) {

@@ -26,6 +26,9 @@ StatusOr<std::string> UpdateSpecTable(const std::string& spec_path, const std::s
 // The commit a spec's generated table says it was verified at; empty when it names none.
 std::string TableVerifiedAt(const std::string& spec_text);
 
+// Generated mutants' killed / (killed + survived); -1 when none was either.
+double MutationScore(const MutateReport& report);
+
 // What a mutant's outcome means for its run: as claimed passes, a timeout is a timeout.
 ResultClass ClassOf(const MutantResult& r);
 

@@ -29,6 +29,8 @@ MutantJob JobOf(const Catalog& c, const Mutation& m) {
   job.catalog = &c;
   job.mutations = {&m};
   job.expect = m.expect;
+  job.generated = m.generated;
+  job.tests = m.tests;
   return job;
 }
 
@@ -205,9 +207,13 @@ namespace {
 
 std::vector<std::string> TestsOf(const std::vector<MutantJob>& jobs) {
   std::vector<std::string> tests;
+  std::set<std::string> seen;
   for (const MutantJob& job : jobs) {
     for (const Expectation& e : job.expect) {
-      if (std::find(tests.begin(), tests.end(), e.test) == tests.end()) tests.push_back(e.test);
+      if (seen.insert(e.test).second) tests.push_back(e.test);
+    }
+    for (const std::string& t : job.tests) {
+      if (seen.insert(t).second) tests.push_back(t);
     }
   }
   return tests;
@@ -249,7 +255,10 @@ Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const st
 }  // namespace
 
 StatusOr<MutateReport> RunMutate(const MutateOptions& o) {
-  PG_ASSIGN_OR_RETURN(std::vector<MutantJob> jobs, SelectJobs(o.catalogs, o.ids, o.shard_index, o.shard_count));
+  std::vector<Catalog> catalogs = o.catalogs;  // the jobs point into it until the run ends
+  StatusOr<std::vector<MutantJob>> selected = std::vector<MutantJob>{};
+  if (!o.discover) selected = SelectJobs(catalogs, o.ids, o.shard_index, o.shard_count);
+  if (!selected.ok()) return selected.status();
   PG_ASSIGN_OR_RETURN(int lock, Lock(o.work_dir));
   MutateReport report;
   std::error_code gone;
@@ -262,6 +271,14 @@ StatusOr<MutateReport> RunMutate(const MutateOptions& o) {
   for (int k = 0; k < std::max(1, o.jobs); ++k) {
     workers.emplace_back(k, o.root, o.work_dir + "/w" + std::to_string(k), &journal, o.cancel_fd);
   }
+  if (status.ok() && o.discover) {
+    status = o.discover(workers.front(), &catalogs);
+    // Nothing found is the caller's to judge (it checked nothing), not a selection error.
+    bool found = std::any_of(catalogs.begin(), catalogs.end(), [](const Catalog& c) { return !c.mutations.empty(); });
+    if (status.ok() && !o.discover_only && found) selected = SelectJobs(catalogs, o.ids, o.shard_index, o.shard_count);
+    if (!selected.ok()) status = selected.status();
+  }
+  std::vector<MutantJob> jobs = o.discover_only || !selected.ok() ? std::vector<MutantJob>{} : *selected;
   for (size_t begin = 0; status.ok() && begin < jobs.size();) {
     size_t end = begin;
     while (end < jobs.size() && jobs[end].catalog == jobs[begin].catalog) ++end;

@@ -25,6 +25,10 @@ struct MutateOptions {
   int cancel_fd = -1;
   std::function<void(const MutantResult&)> on_result;
   std::function<void(const std::string&)> on_notice;
+  // Runs once the work directory is locked and recovered, before jobs are selected, with
+  // worker 0: `mutate --generate` builds the tree there and adds the catalog it finds.
+  std::function<Status(Worker& first, std::vector<Catalog>* catalogs)> discover;
+  bool discover_only = false;  // stop after `discover` (--list): no baseline, no mutant
 };
 
 struct MutateReport {

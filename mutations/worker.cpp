@@ -1,6 +1,7 @@
 #include "mutations/worker.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "core/file_io.h"
@@ -24,6 +25,33 @@ std::vector<std::string> TestNames(const std::vector<Expectation>& expect) {
   return names;
 }
 
+std::vector<std::string> TestsOf(const MutantJob& job) { return job.generated ? job.tests : TestNames(job.expect); }
+
+// A generated mutant's id holds a path and colons: its log folder gets a name of plain bytes.
+std::string LogName(const std::string& id) {
+  std::string out = id;
+  for (char& c : out) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  }
+  return out;
+}
+
+// Generated mutants claim nothing: any failing test (or a test command that fails without a
+// report saying which) kills them; all passing is a survivor.
+void JudgeGenerated(const TestRun& run, MutantResult* r) {
+  std::string failed;
+  for (const auto& [name, result] : run.results) {
+    if (result.failed && failed.empty()) failed = name;
+  }
+  if (!failed.empty() || run.step.exit_code != 0) {
+    r->outcome = MutantOutcome::kKilled;
+    r->observed = failed.empty() ? "the test command exited " + std::to_string(run.step.exit_code) : "failed: " + failed;
+    return;
+  }
+  r->outcome = MutantOutcome::kSurvived;
+  r->detail = "survived " + std::to_string(run.results.size()) + " test result(s)";
+}
+
 std::string LogText(const std::string& path) {
   auto text = ReadFile(path);
   return text.ok() ? *text : "";
@@ -40,6 +68,7 @@ void Judge(const MutantJob& job, const TestRun& run, double timeout_s, MutantRes
     r->detail = "the tests ran past the mutant's limit of " + std::to_string(static_cast<int>(timeout_s)) + " s";
     return;
   }
+  if (job.generated) return JudgeGenerated(run, r);
   Classification c = job.expect_green ? ClassifyGreen(job.expect, run.results) : Classify(job.expect, run.results);
   r->outcome = c.outcome;
   r->detail = c.detail;
@@ -68,10 +97,20 @@ void Settle(const MutantJob& job, MutantResult* r) {
 }  // namespace
 
 bool IsAsClaimed(const MutantResult& r) {
+  if (r.generated) return r.outcome == MutantOutcome::kKilled || r.outcome == MutantOutcome::kUnviable;
   return r.expected_outcome.empty() ? AsClaimed(r.outcome) : MutantOutcomeName(r.outcome) == r.expected_outcome;
 }
 
 void DescribeJob(const MutantJob& job, MutantResult* r) {
+  if (job.generated && job.mutations.size() == 1) {
+    const Mutation& m = *job.mutations.front();
+    r->files = m.file;
+    r->change = m.change;
+    r->tests = job.tests.size() <= 3 ? "" : std::to_string(job.tests.size()) + " tests";
+    for (size_t i = 0; i < job.tests.size() && job.tests.size() <= 3; ++i) r->tests += (i ? ", " : "") + job.tests[i];
+    r->generated = MutantResult::Generated{m.file, m.op, m.find, m.replace, m.diff, m.line, m.column, job.tests};
+    return;
+  }
   for (const Mutation* m : job.mutations) {
     if (r->files.find(m->file) == std::string::npos) r->files += (r->files.empty() ? "" : ", ") + m->file;
     r->change += (r->change.empty() ? "" : job.combo ? " + " : "; ") + (job.combo ? m->id : m->find + " → " + m->replace);
@@ -81,6 +120,10 @@ void DescribeJob(const MutantJob& job, MutantResult* r) {
 
 Worker::Worker(int index, std::string root, std::string dir, Journal* journal, int cancel_fd)
     : index_(index), root_(std::move(root)), dir_(std::move(dir)), journal_(journal), cancel_fd_(cancel_fd) {}
+
+std::string Worker::MutantLog(const std::string& id, const std::string& step) const {
+  return dir_ + "/logs/" + LogName(id) + "/" + step + ".log";
+}
 
 std::string Worker::BuildDir(const Catalog& c) const { return dir_ + "/build-" + ConfigureKey(c); }
 
@@ -182,7 +225,7 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
   r.combo = job.combo;
   DescribeJob(job, &r);
   r.worker = index_;
-  r.log_dir = dir_ + "/logs/" + job.id;
+  r.log_dir = dir_ + "/logs/" + LogName(job.id);
   PG_RETURN_IF_ERROR(MakeDirs(r.log_dir));
   PG_ASSIGN_OR_RETURN(AppliedMutant mutant, AppliedMutant::Apply(tree(), job.mutations, journal_));
   Placeholders p = Where(*job.catalog);
@@ -198,7 +241,7 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
     r.outcome = MutantOutcome::kUnviable;
     r.detail = FirstError(LogText(build_log));
   } else if (built.ok()) {
-    auto tested = RunTests(*job.catalog, TestNames(job.expect), timeout_s, MutantLog(job.id, "test"));
+    auto tested = RunTests(*job.catalog, TestsOf(job), timeout_s, MutantLog(job.id, "test"));
     if (!tested.ok()) built = tested.status();
     if (tested.ok()) r.test_s = tested->step.wall_s;
     if (tested.ok()) Judge(job, *tested, timeout_s, &r);

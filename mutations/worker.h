@@ -20,6 +20,8 @@ namespace pg {
 // One unit of work: a mutation, or a combo of several applied together.
 struct MutantJob {
   std::string id;
+  bool generated = false;          // claims nothing: killed by any failure of `tests`
+  std::vector<std::string> tests;  // a generated mutant's ctest tests
   const Catalog* catalog = nullptr;
   std::vector<const Mutation*> mutations;
   std::vector<Expectation> expect;  // a combo's: every member's
@@ -40,6 +42,13 @@ struct MutantResult {
   int worker = 0;        // which worker ran it (its scratch tree and build)
   std::string log_dir;   // this mutant's own build and test logs
   bool interrupted = false;  // stopped by Ctrl-C: no outcome
+  // A generated mutant's place and edit (specs/mutate-generate.md); absent for declared ones.
+  struct Generated {
+    std::string file, op, original, replacement, diff;
+    int line = 0, column = 0;
+    std::vector<std::string> tests;
+  };
+  std::optional<Generated> generated;
 };
 
 // The outcome is what the catalog claims: red (or green for a disarm combo), or the documented
@@ -82,14 +91,14 @@ class Worker {
   double prepared_build_s() const { return prepared_build_s_; }
 
   std::string tree() const { return dir_ + "/tree"; }
+  std::string BuildDir(const Catalog& c) const;
 
  private:
-  std::string BuildDir(const Catalog& c) const;
   // What a command's {tree}, {build}, {results} and {tests_*} stand for in this worker.
   Placeholders Where(const Catalog& c, std::vector<std::string> tests = {}) const;
   std::string Log(const std::string& step) const { return dir_ + "/logs/" + step + ".log"; }
   // Each mutant keeps its own logs: logs/<id>/build.log, test.log.
-  std::string MutantLog(const std::string& id, const std::string& step) const { return dir_ + "/logs/" + id + "/" + step + ".log"; }
+  std::string MutantLog(const std::string& id, const std::string& step) const;
   StatusOr<StepResult> Step(const std::vector<std::string>& argv, const Placeholders& p, const std::string& log,
                             double timeout_s);
   // Placeholders for running `tests`: for the default ctest command, cases become the ctest

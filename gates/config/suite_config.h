@@ -66,6 +66,11 @@ struct ProveSettings : ScratchCommands {
   std::vector<std::string> tests;  // globs of test files, relative to the root
 };
 
+// `proofgate mutate --generate` ("generate" in suites.json): files never parsed for mutants.
+struct GenerateSettings {
+  std::vector<std::string> exclude;  // globs relative to the root
+};
+
 struct SuiteConfig {
   std::string path;  // as given, for messages
   std::vector<Leg> legs;      // in file order
@@ -76,6 +81,7 @@ struct SuiteConfig {
   RangeThresholds range;
   ScratchCommands commands;
   ProveSettings prove;  // its empty commands filled from `commands`
+  GenerateSettings generate;
 
   const Leg* FindLeg(const std::string& name) const;
   const Suite* FindSuite(const std::string& name) const;

@@ -215,6 +215,13 @@ Status ParseProve(const JsonSource& source, const Json& value, ProveSettings* p)
   return ParseCommandFields(f, p);
 }
 
+Status ParseGenerate(const JsonSource& source, const Json& value, GenerateSettings* g) {
+  if (!value.is_object()) return source.ErrorAt("/generate", "field \"generate\" must be an object, got " + JsonTypeName(value));
+  JsonFields f(source, value, "/generate", "generate");
+  PG_RETURN_IF_ERROR(f.CheckKnown({"exclude"}));
+  return f.StringList("exclude", &g->exclude);
+}
+
 }  // namespace
 
 StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::string& text) {
@@ -224,7 +231,7 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
   JsonFields fields(source, root, "", "");
   PG_RETURN_IF_ERROR(
       fields.CheckKnown({"schema_version", "legs", "suites", "toolchain", "kill_grace_s", "contention", "range", "commands",
-                         "prove"}));
+                         "prove", "generate"}));
   PG_RETURN_IF_ERROR(fields.Require("schema_version"));
   long version = 0;
   PG_RETURN_IF_ERROR(fields.Integer("schema_version", &version));
@@ -249,6 +256,7 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
   if (root.contains("commands")) PG_RETURN_IF_ERROR(ParseCommands(source, root.at("commands"), &config.commands));
   if (root.contains("prove")) PG_RETURN_IF_ERROR(ParseProve(source, root.at("prove"), &config.prove));
   config.prove.FillFrom(config.commands);
+  if (root.contains("generate")) PG_RETURN_IF_ERROR(ParseGenerate(source, root.at("generate"), &config.generate));
   PG_RETURN_IF_ERROR(ValidateSuiteGraph(source, config));
   return config;
 }

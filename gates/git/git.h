@@ -1,6 +1,8 @@
 // proofgate's view of git. This is the only file of ours that includes <git2.h>.
 #pragma once
 
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,6 +94,10 @@ struct Trailer {
 // The trailers of a commit message ("Key: value" lines of its last paragraph), as git parses
 // them; empty when there are none.
 std::vector<Trailer> MessageTrailers(const std::string& message);
+
+// The lines (1-based, new side) added or changed between the merge base of `base` and HEAD
+// and the working tree, untracked files included, by path: what `mutate --in-diff` mutates.
+StatusOr<std::map<std::string, std::set<int>>> LinesChangedSince(const std::string& workdir, const std::string& base);
 
 // Creates a repository at `path` (tests and scratch trees).
 Status Init(const std::string& path);

@@ -18,7 +18,7 @@ namespace pg {
 namespace {
 
 namespace fs = std::filesystem;
-const std::vector<std::string> kProofgate = {"cli", "gates", "mutations", "changes", "records"};
+const std::vector<std::string> kProofgate = {"cli", "gates", "mutations", "changes", "generate", "records"};
 
 // The first `depth` components of a path relative to the source root ("gates/runner").
 std::string FolderOf(const fs::path& rel, size_t depth) {

@@ -1,0 +1,152 @@
+// `proofgate mutate --generate`: build the tree once, find mutants with libclang, run each on the
+// declared engine's workers (specs/mutate-generate.md).
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/cli.h"
+#include "config/suite_config.h"
+#include "core/exit_code.h"
+#include "core/file_io.h"
+#include "core/own_outputs.h"
+#include "generate/discover.h"
+#include "git/git.h"
+#include "mutations/mutate_report.h"
+#include "mutations/mutate_run.h"
+
+namespace pg::cli {
+namespace {
+
+// What the generated catalog builds and tests with: suites.json's "commands" when it says, else
+// CMake + ctest; and the files it never parses.
+Status Settings(const std::string& root, Catalog* c, DiscoverOptions* d) {
+  c->path = "(generated)";
+  std::error_code ec;
+  if (!std::filesystem::exists(root + "/" + kDefaultConfig, ec)) return Status();
+  PG_ASSIGN_OR_RETURN(SuiteConfig config, LoadSuiteConfig(root + "/" + kDefaultConfig, kDefaultConfig));
+  ScratchCommands own;
+  own.FillFrom(config.commands);
+  std::tie(c->build_targets, c->configure, c->build_command) = std::tie(own.build_targets, own.configure, own.build_command);
+  d->exclude = config.generate.exclude;
+  return Status();
+}
+
+// What discovery leaves for the verb to say after the run returns.
+struct Found {
+  std::string problem;  // the unmutated tree does not build or list its tests
+  size_t count = 0;
+  bool over_limit = false;
+  std::vector<Mutation> mutations;
+};
+
+// Worker 0 builds the tree (generated runs test with ctest: its listing is the test map), then
+// libclang finds the mutants in the build's compile commands.
+Status Discover(Worker& w, std::vector<Catalog>* catalogs, const Catalog& base, const DiscoverOptions& d,
+                const MutateFlags& flags, bool quiet, Found* found) {
+  catalogs->push_back(base);
+  Catalog& c = catalogs->back();
+  bool interrupted = false;
+  PG_RETURN_IF_ERROR(w.Prepare(c, &found->problem, &interrupted));
+  if (interrupted) return Status::Invalid("interrupted while building the unmutated tree");
+  if (!found->problem.empty()) return Status();
+  PG_ASSIGN_OR_RETURN(std::string listing, w.ListTests(c));
+  PG_ASSIGN_OR_RETURN(std::vector<CtestTest> tests, ParseCtestTests(listing));
+  PG_ASSIGN_OR_RETURN(Discovered discovered, DiscoverMutants(d, w.tree(), w.BuildDir(c), tests));
+  for (const std::string& n : discovered.notices) {
+    if (!quiet) std::cerr << "mutate: " << n << "\n";
+  }
+  found->count = discovered.mutations.size();
+  found->mutations = discovered.mutations;
+  found->over_limit = flags.max_mutants > 0 && found->count > static_cast<size_t>(flags.max_mutants) && !flags.list;
+  if (!found->over_limit) c.mutations = std::move(discovered.mutations);
+  if (!quiet) std::cerr << "mutate: " << found->count << " generated mutant(s)\n";
+  return Status();
+}
+
+void List(const std::vector<Mutation>& mutations) {
+  for (const Mutation& m : mutations) {
+    std::cout << m.id << "  " << m.change << "  runs " << m.tests.size() << " test(s)\n";
+  }
+}
+
+// Each survivor with its diff and the tests that let it live: what a reviewer acts on.
+void ShowSurvivors(const MutateReport& report) {
+  for (const MutantResult& r : report.results) {
+    if (r.outcome != MutantOutcome::kSurvived || !r.generated) continue;
+    std::cout << "\nsurvived: " << r.id << "\n" << r.generated->diff << "tests that ran (" << r.generated->tests.size()
+              << "):";
+    for (size_t i = 0; i < r.generated->tests.size() && i < 10; ++i) std::cout << " " << r.generated->tests[i];
+    std::cout << (r.generated->tests.size() > 10 ? " …" : "") << "\n";
+  }
+}
+
+MutateOptions Options(const std::string& root, const MutateFlags& flags, const CommonFlags& common) {
+  MutateOptions o;
+  o.root = root;
+  o.ids = flags.ids;
+  o.jobs = flags.jobs;
+  o.min_timeout_s = flags.min_timeout_s;
+  o.build_timeout_s = flags.build_timeout_s;
+  o.discover_only = flags.list;
+  if (!common.quiet) {
+    o.on_result = [](const MutantResult& r) { std::cerr << "mutate: " << r.id << " " << MutantOutcomeName(r.outcome) << "\n"; };
+    o.on_notice = [](const std::string& text) { std::cerr << "mutate: " << text << "\n"; };
+  }
+  return o;
+}
+
+}  // namespace
+
+int RunGenerateVerb(const CommonFlags& common, const MutateFlags& flags) {
+  std::string root = ProjectRoot(common);
+  DiscoverOptions d{root, flags.generate_paths, flags.in_diff, AllOperators(), {}};
+  if (!flags.operators.empty()) {
+    auto ops = ParseOperators(flags.operators);
+    if (!ops.ok()) return Fail(ops.status());
+    d.ops = *ops;
+  }
+  Catalog base;
+  Status checked = Settings(root, &base, &d);
+  if (checked.ok()) checked = CheckDiscoverOptions(d);
+  MutateOptions o = Options(root, flags, common);
+  if (checked.ok()) checked = ParseShard(flags.shard, &o.shard_index, &o.shard_count);
+  auto work_dir = MutateWorkDir(root, flags);
+  if (checked.ok()) checked = work_dir.status();
+  if (!checked.ok()) return Fail(checked);
+  o.work_dir = *work_dir;
+  o.cancel_fd = InstallCancelPipe();
+  Found found;
+  o.discover = [&](Worker& w, std::vector<Catalog>* catalogs) {
+    return Discover(w, catalogs, base, d, flags, common.quiet, &found);
+  };
+  auto tree = git::WorkingTreeHash(root, InsideTree(root, OwnOutputFiles({common.junit, common.summary})));
+  auto report = RunMutate(o);
+  if (!report.ok()) return Fail(report.status());
+  if (!found.problem.empty()) {
+    std::cout << "baseline not green: " << found.problem << "\n";
+    return static_cast<int>(ExitCode::kGateFailed);
+  }
+  if (flags.list) return List(found.mutations), static_cast<int>(ExitCode::kPass);
+  if (found.over_limit) {
+    std::cerr << "mutate: " << found.count << " generated mutants, more than --max-mutants " << flags.max_mutants
+              << ": narrow them with PATHS, --in-diff or --operators\n";
+    return static_cast<int>(ExitCode::kGateFailed);
+  }
+  if (found.count == 0) {
+    std::cerr << "mutate: no generated mutant: this run checked nothing" << (flags.allow_empty ? " (--allow-empty)" : "")
+              << "\n";
+    return static_cast<int>(flags.allow_empty ? ExitCode::kPass : ExitCode::kGateFailed);
+  }
+  report->tree_hash = tree.ok() ? *tree : "";
+  report->shard_index = o.shard_index + 1;
+  report->shard_count = o.shard_count;
+  if (common.json) std::cout << MutateReportJson(*report);
+  else WriteMutateTable(*report, std::cout, UseColor(common.color, STDOUT_FILENO)), ShowSurvivors(*report);
+  std::cout.flush();
+  Status written = common.junit.empty() ? Status() : WriteFileAtomic(common.junit, MutateReportJunit(*report));
+  if (!written.ok()) return Fail(written);
+  return MutateExitCode(*report);
+}
+
+}  // namespace pg::cli

@@ -1,0 +1,490 @@
+#include "generate/clang_points.h"
+
+#include <clang-c/CXCompilationDatabase.h>
+#include <clang-c/Index.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <memory>
+#include <optional>
+
+#include "core/file_io.h"
+
+namespace pg {
+namespace {
+
+std::string Str(CXString s) {
+  const char* c = clang_getCString(s);
+  std::string out = c ? c : "";
+  clang_disposeString(s);
+  return out;
+}
+
+bool IsSource(const std::string& path) {
+  for (const char* ext : {".c", ".cc", ".cpp", ".cxx", ".c++", ".C"}) {
+    std::string e(ext);
+    if (path.size() > e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0) return true;
+  }
+  return false;
+}
+
+struct Database {
+  CXCompilationDatabase db = nullptr;
+  ~Database() {
+    if (db) clang_CompilationDatabase_dispose(db);
+  }
+};
+
+StatusOr<std::unique_ptr<Database>> OpenDatabase(const std::string& build_dir) {
+  auto d = std::make_unique<Database>();
+  CXCompilationDatabase_Error err = CXCompilationDatabase_NoError;
+  d->db = clang_CompilationDatabase_fromDirectory(build_dir.c_str(), &err);
+  if (err != CXCompilationDatabase_NoError || !d->db) {
+    return Status::Invalid(build_dir + "/compile_commands.json: missing or unreadable (configure with "
+                           "CMAKE_EXPORT_COMPILE_COMMANDS=ON)");
+  }
+  return d;
+}
+
+// The compile command's arguments as a clang driver takes them: the compiler named clang++
+// (GCC's own name would still work, this makes the driver mode explicit), relative paths
+// resolved in the command's directory, and GCC-only warning flags tolerated.
+std::vector<std::string> ClangArgs(CXCompileCommand cmd, const std::string& file) {
+  std::vector<std::string> args;
+  unsigned n = clang_CompileCommand_getNumArgs(cmd);
+  for (unsigned i = 0; i < n; ++i) args.push_back(Str(clang_CompileCommand_getArg(cmd, i)));
+  if (!args.empty()) args[0] = file.size() > 2 && file.compare(file.size() - 2, 2, ".c") == 0 ? "clang" : "clang++";
+  std::string dir = Str(clang_CompileCommand_getDirectory(cmd));
+  args.insert(args.begin() + 1, {"-working-directory=" + dir, "-Wno-unknown-warning-option",
+                                 "-Wno-unused-command-line-argument", "-ferror-limit=0"});
+  return args;
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir) {
+  PG_ASSIGN_OR_RETURN(std::unique_ptr<Database> d, OpenDatabase(build_dir));
+  CXCompileCommands all = clang_CompilationDatabase_getAllCompileCommands(d->db);
+  std::vector<std::string> files;
+  for (unsigned i = 0; i < clang_CompileCommands_getSize(all); ++i) {
+    CXCompileCommand cmd = clang_CompileCommands_getCommand(all, i);
+    std::string file = Str(clang_CompileCommand_getFilename(cmd));
+    std::string dir = Str(clang_CompileCommand_getDirectory(cmd));
+    if (!file.empty() && file[0] != '/') file = dir + "/" + file;
+    if (IsSource(file)) files.push_back(file);
+  }
+  clang_CompileCommands_dispose(all);
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
+namespace {
+
+struct Span {
+  unsigned begin = 0, end = 0;
+  bool Within(const Span& o) const { return begin >= o.begin && end <= o.end; }
+  bool operator==(const Span& o) const { return begin == o.begin && end == o.end; }
+};
+
+struct Context {
+  unsigned function_begin = 0;  // offset where the enclosing function's declaration starts
+  bool in_function = false;
+  std::optional<Span> statement;  // the compound statement's child being walked
+};
+
+std::vector<CXCursor> Children(CXCursor c) {
+  std::vector<CXCursor> out;
+  clang_visitChildren(
+      c,
+      [](CXCursor child, CXCursor, CXClientData data) {
+        static_cast<std::vector<CXCursor>*>(data)->push_back(child);
+        return CXChildVisit_Continue;
+      },
+      &out);
+  return out;
+}
+
+// A location's offset in the main file when it is written there and not produced by a macro
+// (its spelling is where it expands): what a point's own token must be.
+std::optional<unsigned> Exact(CXSourceLocation loc) {
+  if (!clang_Location_isFromMainFile(loc)) return std::nullopt;
+  CXFile f1 = nullptr, f2 = nullptr;
+  unsigned line, col, o1 = 0, o2 = 0;
+  clang_getExpansionLocation(loc, &f1, &line, &col, &o1);
+  clang_getSpellingLocation(loc, &f2, &line, &col, &o2);
+  if (o1 != o2 || !f1 || !f2 || !clang_File_isEqual(f1, f2)) return std::nullopt;
+  return o1;
+}
+
+// Where a location expands in the main file: a macro's tokens all land on its invocation. Spans
+// are measured this way, and each point then checks that the bytes it replaces are its own
+// (an operator between operands that both expand to one invocation has no bytes there).
+std::optional<unsigned> Pos(CXFile main, CXSourceLocation loc) {
+  CXFile f = nullptr;
+  unsigned line, col, offset = 0;
+  clang_getExpansionLocation(loc, &f, &line, &col, &offset);
+  if (!f || !clang_File_isEqual(f, main)) return std::nullopt;
+  return offset;
+}
+
+std::optional<Span> SpanOf(CXFile main, CXCursor c) {
+  CXSourceRange r = clang_getCursorExtent(c);
+  auto b = Pos(main, clang_getRangeStart(r));
+  auto e = Pos(main, clang_getRangeEnd(r));
+  if (!b || !e || *e <= *b) return std::nullopt;
+  return Span{*b, *e};
+}
+
+// Whether a statement or declaration is written in the file itself, not made by a macro.
+bool Written(CXCursor c) { return Exact(clang_getCursorLocation(c)).has_value(); }
+
+// Walks one translation unit's main file and collects its points.
+class Walker {
+ public:
+  Walker(CXTranslationUnit tu, CXFile main, const std::string& text, const std::set<Operator>& ops)
+      : tu_(tu), main_(main), text_(text), ops_(ops) {}
+
+  std::vector<Point> Run() {
+    for (CXCursor c : Children(clang_getTranslationUnitCursor(tu_))) Visit(c, Context{});
+    return std::move(points_);
+  }
+
+ private:
+  void Add(Operator op, unsigned offset, std::string original, std::string replacement, const Context& ctx) {
+    if (!ops_.count(op)) return;
+    Point p;
+    p.op = op;
+    p.offset = offset;
+    p.original = std::move(original);
+    p.replacement = std::move(replacement);
+    p.function_line = ctx.in_function ? LineOf(ctx.function_begin) : 0;
+    points_.push_back(std::move(p));
+  }
+
+  int LineOf(unsigned offset) const {
+    return 1 + static_cast<int>(std::count(text_.begin(), text_.begin() + std::min<size_t>(offset, text_.size()), '\n'));
+  }
+
+  std::string Text(const Span& s) const { return text_.substr(s.begin, s.end - s.begin); }
+
+  struct Token {
+    std::string text;
+    std::optional<unsigned> at;
+  };
+  // The tokens of `c`'s extent, at most `limit`, and none from offset `stop` on.
+  std::vector<Token> TokensOf(CXCursor c, size_t limit, unsigned stop = ~0u) const {
+    CXToken* tokens = nullptr;
+    unsigned n = 0;
+    clang_tokenize(tu_, clang_getCursorExtent(c), &tokens, &n);
+    std::vector<Token> out;
+    for (unsigned i = 0; i < n && out.size() < limit; ++i) {
+      auto at = Pos(main_, clang_getTokenLocation(tu_, tokens[i]));
+      if (at && *at >= stop) break;
+      out.push_back({Str(clang_getTokenSpelling(tu_, tokens[i])), at});
+    }
+    if (tokens) clang_disposeTokens(tu_, tokens, n);
+    return out;
+  }
+
+  // `constexpr`, `consteval` or `constinit` before the body (a variable: anywhere).
+  bool DeclaredConstexpr(CXCursor c, const std::optional<Span>& body) const {
+    auto tokens = TokensOf(c, ~size_t{0}, body ? body->begin : ~0u);
+    return std::any_of(tokens.begin(), tokens.end(), [](const Token& t) {
+      return t.text == "constexpr" || t.text == "consteval" || t.text == "constinit";
+    });
+  }
+
+  void Visit(CXCursor c, Context ctx);
+  void VisitChildren(CXCursor c, const Context& ctx) {
+    for (CXCursor child : Children(c)) Visit(child, ctx);
+  }
+  void Function(CXCursor c, Context ctx);
+  void Variable(CXCursor c, const Context& ctx);
+  void Conditional(CXCursor c, const Context& ctx);
+  void ForLoop(CXCursor c, const Context& ctx);
+  void Negate(CXCursor cond, const Context& ctx);
+  void Binary(CXCursor c, const Context& ctx);
+  void Unary(CXCursor c, const Context& ctx);
+  void Literal(CXCursor c, const Context& ctx);
+  void Call(CXCursor c, const Context& ctx);
+  void Compound(CXCursor c, Context ctx);
+
+  CXTranslationUnit tu_;
+  CXFile main_;
+  const std::string& text_;
+  const std::set<Operator>& ops_;
+  std::vector<Point> points_;
+};
+
+// Constant contexts (and places with no code) are skipped whole; everything else is walked.
+void Walker::Visit(CXCursor c, Context ctx) {
+  if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return;
+  CXCursorKind k = clang_getCursorKind(c);
+  if (clang_isAttribute(k)) return;
+  switch (k) {
+    case CXCursor_StaticAssert: case CXCursor_EnumDecl: case CXCursor_EnumConstantDecl:
+    case CXCursor_TemplateTypeParameter: case CXCursor_NonTypeTemplateParameter:
+    case CXCursor_TemplateTemplateParameter: case CXCursor_TypeAliasDecl: case CXCursor_TypedefDecl:
+    case CXCursor_TypeAliasTemplateDecl: case CXCursor_CXXBaseSpecifier: case CXCursor_FieldDecl:
+    case CXCursor_ParmDecl: case CXCursor_TypeRef: case CXCursor_TemplateRef: case CXCursor_UnaryExpr:
+    case CXCursor_DeclRefExpr: case CXCursor_ConceptDecl:
+    case CXCursor_UsingDeclaration: case CXCursor_UsingDirective: case CXCursor_NamespaceRef:
+      return;
+    case CXCursor_FunctionDecl: case CXCursor_CXXMethod: case CXCursor_Constructor: case CXCursor_Destructor:
+    case CXCursor_ConversionFunction: case CXCursor_FunctionTemplate:
+      return Function(c, ctx);
+    case CXCursor_VarDecl: return Variable(c, ctx);
+    case CXCursor_IfStmt: case CXCursor_WhileStmt: case CXCursor_DoStmt: case CXCursor_ConditionalOperator:
+      return Conditional(c, ctx);
+    case CXCursor_ForStmt: return ForLoop(c, ctx);
+    case CXCursor_CaseStmt: {
+      auto kids = Children(c);  // the label is a constant; the statement after it is code
+      for (size_t i = 1; i < kids.size(); ++i) Visit(kids[i], ctx);
+      return;
+    }
+    case CXCursor_CompoundStmt: return Compound(c, ctx);
+    case CXCursor_BinaryOperator: case CXCursor_CompoundAssignOperator: Binary(c, ctx); break;
+    case CXCursor_UnaryOperator: Unary(c, ctx); break;
+    case CXCursor_IntegerLiteral: Literal(c, ctx); break;
+    case CXCursor_CallExpr: Call(c, ctx); break;
+    case CXCursor_MemberRefExpr: {
+      // Only the object: what follows the member's name are template arguments.
+      auto name = Pos(main_, clang_getCursorLocation(c));
+      for (CXCursor child : Children(c)) {
+        auto s = SpanOf(main_, child);
+        if (name && s && s->end <= *name) Visit(child, ctx);
+      }
+      return;
+    }
+    default: break;
+  }
+  VisitChildren(c, ctx);
+}
+
+}  // namespace
+
+namespace {
+
+std::string Squeezed(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (!std::isspace(static_cast<unsigned char>(ch))) out += ch;
+  }
+  return out;
+}
+
+// A function body becomes the default value's return; constexpr functions are constant
+// contexts, constructors and destructors have no value to return, references none to make.
+void Walker::Function(CXCursor c, Context ctx) {
+  std::optional<Span> body;
+  for (CXCursor child : Children(c)) {
+    if (clang_getCursorKind(child) == CXCursor_CompoundStmt) body = SpanOf(main_, child);
+  }
+  if (DeclaredConstexpr(c, body)) return;
+  auto start = SpanOf(main_, c);
+  ctx.in_function = true;
+  ctx.function_begin = start ? start->begin : 0;
+  CXCursorKind k = clang_getCursorKind(c);
+  bool returns = Written(c) && k != CXCursor_Constructor && k != CXCursor_Destructor && clang_isCursorDefinition(c) &&
+                 !clang_CXXMethod_isDefaulted(c) && !clang_CXXMethod_isDeleted(c);
+  if (returns && body && text_[body->begin] == '{' && text_[body->end - 1] == '}') {
+    CXType result = clang_getResultType(clang_getCursorType(c));
+    bool is_void = result.kind == CXType_Void;
+    bool reference = result.kind == CXType_LValueReference || result.kind == CXType_RValueReference;
+    auto header = TokensOf(c, ~size_t{0}, body->begin);
+    auto has = [&](const char* t) { return std::any_of(header.begin(), header.end(), [&](const Token& k) { return k.text == t; }); };
+    bool deduced = has("auto") && !has("->");
+    std::string now = Squeezed(Text(*body));
+    std::string replacement = is_void ? "{}" : "{ return {}; }";
+    if (!reference && !deduced && result.kind != CXType_Invalid && now != Squeezed(replacement)) {
+      Add(Operator::kReturn, body->begin, Text(*body), replacement, ctx);
+    }
+  }
+  VisitChildren(c, ctx);
+}
+
+// Only a variable's initializer is code: its type (template arguments, array bounds) is not,
+// and neither is the initializer of a constexpr variable or of a const integral one (usable
+// in constant expressions).
+void Walker::Variable(CXCursor c, const Context& ctx) {
+  CXCursor init = clang_Cursor_getVarDeclInitializer(c);
+  if (clang_Cursor_isNull(init) || DeclaredConstexpr(c, std::nullopt)) return;
+  CXType type = clang_getCursorType(c);
+  CXType canonical = clang_getCanonicalType(type);
+  bool integral = canonical.kind >= CXType_Bool && canonical.kind <= CXType_Int128;
+  if (clang_isConstQualifiedType(type) && (integral || canonical.kind == CXType_Enum)) return;
+  auto within = SpanOf(main_, init);
+  if (!within) return;
+  for (CXCursor child : Children(c)) {
+    auto s = SpanOf(main_, child);
+    if (s && s->Within(*within)) Visit(child, ctx);
+  }
+}
+
+// if, while, do and ?: — the condition is the first expression child (do: the last), unless a
+// declaration comes first (`if (auto* p = f())`: no condition to negate); `if constexpr`'s is
+// a constant.
+void Walker::Conditional(CXCursor c, const Context& ctx) {
+  CXCursorKind k = clang_getCursorKind(c);
+  std::vector<CXCursor> kids = Children(c);
+  std::optional<size_t> cond;
+  bool declared = false;
+  for (size_t i = 0; i < kids.size() && !cond && k != CXCursor_DoStmt; ++i) {
+    CXCursorKind ck = clang_getCursorKind(kids[i]);
+    if (clang_isDeclaration(ck)) declared = true;
+    if (clang_isExpression(ck)) cond = i;
+  }
+  if (k == CXCursor_DoStmt && !kids.empty() && clang_isExpression(clang_getCursorKind(kids.back()))) cond = kids.size() - 1;
+  bool constant = false;
+  if (k == CXCursor_IfStmt) {
+    auto head = TokensOf(c, 2);
+    constant = head.size() == 2 && head[1].text == "constexpr";
+  }
+  for (size_t i = 0; i < kids.size(); ++i) {
+    if (cond && i == *cond && constant) continue;
+    if (cond && i == *cond && !declared && Written(c)) Negate(kids[i], ctx);
+    Visit(kids[i], ctx);
+  }
+}
+
+void Walker::Negate(CXCursor cond, const Context& ctx) {
+  auto s = SpanOf(main_, cond);
+  if (!s) return;
+  std::string text = Text(*s);
+  Add(Operator::kNegate, s->begin, text, "!(" + text + ")", ctx);
+}
+
+// A for loop's condition is what lies between the two semicolons of its header.
+void Walker::ForLoop(CXCursor c, const Context& ctx) {
+  std::vector<unsigned> semis;
+  int depth = 0;
+  for (const Token& t : TokensOf(c, ~size_t{0})) {
+    depth += t.text == "(" ? 1 : t.text == ")" ? -1 : 0;
+    if (t.text == ";" && depth == 1 && t.at && semis.size() < 2) semis.push_back(*t.at);
+  }
+  for (CXCursor child : Children(c)) {
+    auto s = SpanOf(main_, child);
+    bool is_cond = semis.size() == 2 && s && s->begin > semis[0] && s->end <= semis[1] &&
+                   clang_isExpression(clang_getCursorKind(child));
+    if (is_cond && Written(c)) Negate(child, ctx);
+    Visit(child, ctx);
+  }
+}
+
+// The operator is the text between the two operands, and nothing else: a macro's operands
+// (whose locations collapse onto its name) leave no such text and yield no point.
+void Walker::Binary(CXCursor c, const Context& ctx) {
+  std::vector<CXCursor> kids = Children(c);
+  if (kids.size() != 2) return;
+  auto lhs = SpanOf(main_, kids[0]), rhs = SpanOf(main_, kids[1]);
+  if (!lhs || !rhs || lhs->end >= rhs->begin) return;
+  std::string between = text_.substr(lhs->end, rhs->begin - lhs->end);
+  size_t a = between.find_first_not_of(" \t\r\n");
+  size_t b = between.find_last_not_of(" \t\r\n");
+  if (a == std::string::npos) return;
+  std::string op = between.substr(a, b - a + 1);
+  auto m = BinaryMutation(op);
+  if (m) Add(m->first, lhs->end + static_cast<unsigned>(a), op, m->second, ctx);
+}
+
+void Walker::Unary(CXCursor c, const Context& ctx) {
+  auto s = SpanOf(main_, c);
+  if (!s || text_[s->begin] != '!' || s->begin + 1 >= text_.size() || text_[s->begin + 1] == '=') return;
+  Add(Operator::kNot, s->begin, "!", "", ctx);
+}
+
+// Decimal integer literals: 0 → 1, 1 → 0, n → n + 1, the suffix kept.
+void Walker::Literal(CXCursor c, const Context& ctx) {
+  auto s = SpanOf(main_, c);
+  if (!s) return;
+  std::string t = Text(*s);
+  size_t digits = 0;
+  while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits]))) ++digits;
+  if (digits == 0 || digits > 18 || (t[0] == '0' && digits > 1)) return;
+  for (size_t i = digits; i < t.size(); ++i) {
+    if (!std::strchr("uUlLzZ", t[i])) return;
+  }
+  unsigned long long v = std::stoull(t.substr(0, digits));
+  unsigned long long next = v == 0 ? 1 : v == 1 ? 0 : v + 1;
+  Add(Operator::kConstant, s->begin, t.substr(0, digits), std::to_string(next), ctx);
+}
+
+// A statement that is only a call to a void function is removed (its `;` stays).
+void Walker::Call(CXCursor c, const Context& ctx) {
+  auto s = SpanOf(main_, c);
+  if (!s || !ctx.statement || !(*s == *ctx.statement) || !Written(c)) return;
+  if (clang_getCursorType(c).kind != CXType_Void || text_[s->end - 1] != ')') return;
+  size_t next = text_.find_first_not_of(" \t\r\n", s->end);
+  if (next == std::string::npos || text_[next] != ';') return;
+  Add(Operator::kCall, s->begin, Text(*s), "", ctx);
+}
+
+void Walker::Compound(CXCursor c, Context ctx) {
+  for (CXCursor child : Children(c)) {
+    ctx.statement = SpanOf(main_, child);
+    Visit(child, ctx);
+  }
+}
+
+bool IsTestFramework(const std::string& path) {
+  for (const char* h : {"/gtest/gtest.h", "/gmock/gmock.h", "/catch2/catch_test_macros.hpp", "/catch.hpp", "/doctest.h",
+                        "/doctest/doctest.h"}) {
+    std::string s(h);
+    if (path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0) return true;
+  }
+  return false;
+}
+
+void NoteInclusion(CXFile included, CXSourceLocation*, unsigned, CXClientData data) {
+  if (IsTestFramework(Str(clang_getFileName(included)))) *static_cast<bool*>(data) = true;
+}
+
+std::string Errors(CXTranslationUnit tu) {
+  unsigned errors = 0;
+  std::string first;
+  for (unsigned i = 0; i < clang_getNumDiagnostics(tu); ++i) {
+    CXDiagnostic d = clang_getDiagnostic(tu, i);
+    if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+      if (errors++ == 0) first = Str(clang_formatDiagnostic(d, clang_defaultDiagnosticDisplayOptions()));
+    }
+    clang_disposeDiagnostic(d);
+  }
+  return errors == 0 ? "" : std::to_string(errors) + " error(s) from libclang, first: " + first;
+}
+
+}  // namespace
+
+StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file, const std::set<Operator>& ops) {
+  PG_ASSIGN_OR_RETURN(std::unique_ptr<Database> d, OpenDatabase(build_dir));
+  CXCompileCommands cmds = clang_CompilationDatabase_getCompileCommands(d->db, file.c_str());
+  if (!cmds || clang_CompileCommands_getSize(cmds) == 0) {
+    if (cmds) clang_CompileCommands_dispose(cmds);
+    return Status::Invalid(file + ": not compiled by " + build_dir + "/compile_commands.json");
+  }
+  std::vector<std::string> args = ClangArgs(clang_CompileCommands_getCommand(cmds, 0), file);
+  clang_CompileCommands_dispose(cmds);
+  ParsedFile out;
+  PG_ASSIGN_OR_RETURN(out.text, ReadFile(file));
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  CXIndex index = clang_createIndex(0, 0);
+  CXTranslationUnit tu = nullptr;
+  CXErrorCode rc = clang_parseTranslationUnit2FullArgv(index, nullptr, argv.data(), static_cast<int>(argv.size()),
+                                                       nullptr, 0, CXTranslationUnit_KeepGoing, &tu);
+  if (rc != CXError_Success || !tu) {
+    clang_disposeIndex(index);
+    return Status::Invalid(file + ": libclang could not parse it with its compile command (error " +
+                           std::to_string(static_cast<int>(rc)) + ")");
+  }
+  out.warning = Errors(tu);
+  clang_getInclusions(tu, NoteInclusion, &out.includes_test_framework);
+  CXFile main = clang_getFile(tu, Str(clang_getTranslationUnitSpelling(tu)).c_str());
+  if (main) out.points = Walker(tu, main, out.text, ops).Run();
+  clang_disposeTranslationUnit(tu);
+  clang_disposeIndex(index);
+  return out;
+}
+
+}  // namespace pg

@@ -1,0 +1,29 @@
+// Mutation points of one source file, found by libclang in the translation unit its compile
+// command builds. The only file of ours that includes libclang.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "generate/point.h"
+
+namespace pg {
+
+// The source files (absolute paths) `build_dir`'s compile_commands.json compiles, C and C++
+// only, sorted; kInvalidInput when there is no database there.
+StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir);
+
+struct ParsedFile {
+  std::vector<Point> points;  // offsets into `text`; file, line and column left to the caller
+  std::string text;           // the file as parsed
+  bool includes_test_framework = false;  // gtest, gmock, Catch2 or doctest: a test's own source
+  std::string warning;        // libclang's errors, when it had some (its flags are GCC's)
+};
+
+// Parses `file` (absolute) with its own compile command's flags and returns the points of
+// `ops` in it: AST nodes whose source bytes are the operator itself, outside constant contexts.
+StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file, const std::set<Operator>& ops);
+
+}  // namespace pg

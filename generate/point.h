@@ -1,0 +1,46 @@
+// A generated mutation point: one operator's replacement of exact bytes in a source file, named
+// by a stable id, so reports of two runs over the same source compare mutant by mutant.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace pg {
+
+enum class Operator { kRelational, kEquality, kArithmetic, kLogical, kNegate, kNot, kConstant, kReturn, kCall };
+
+std::string_view OperatorName(Operator op);  // "relational", ...
+std::set<Operator> AllOperators();
+// A comma list of operator names ("relational,logical"); an unknown name is kInvalidInput
+// naming it and the known ones.
+StatusOr<std::set<Operator>> ParseOperators(const std::string& list);
+
+// A built-in binary operator's mutation ("<" → relational "<="); none for operators not mutated.
+std::optional<std::pair<Operator, std::string>> BinaryMutation(std::string_view op);
+
+struct Point {
+  std::string file;          // relative to the root
+  size_t offset = 0;         // byte offset of `original` in the file
+  std::string original, replacement;
+  Operator op = Operator::kRelational;
+  int line = 0, column = 0;  // 1-based, of `offset`
+  int function_line = 0;     // first line of the enclosing function (0: none)
+};
+
+// Fills line and column from the file's text.
+void Locate(const std::string& text, Point* p);
+// FILE:LINE:COL:OPERATOR:HASH, HASH 8 hex digits of sha256(original NUL replacement).
+std::string PointId(const Point& p);
+// The lines the original text spans, first and last (1-based).
+std::pair<int, int> PointLines(const Point& p);
+// A unified diff with no context of the mutated lines: "@@ -L,N +L,M @@" then - and + lines.
+std::string PointDiff(const Point& p, const std::string& text);
+// The change on one line, for tables: the mutated line before and after ("`if (a < b)` →
+// `if (a <= b)`"), or both texts shortened when they span lines.
+std::string PointChange(const Point& p, const std::string& text);
+
+}  // namespace pg

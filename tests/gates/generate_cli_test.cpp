@@ -1,0 +1,135 @@
+// `proofgate mutate --generate` on a real CMake + GoogleTest project: which tests reach a file,
+// what a run reports, and what it refuses.
+#include <gtest/gtest.h>
+
+#include "config/json_source.h"
+#include "generate/test_reach.h"
+#include "git/git.h"
+#include "runner/capture.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::RunProofgate;
+using testing::TempDir;
+
+// range.cpp is reached by range_test, unused.cpp by unused_test, and a shell test reaches
+// everything (proofgate cannot see what it runs).
+void MakeRangeProject(const TempDir& dir) {
+  dir.Write("CMakeLists.txt", R"(cmake_minimum_required(VERSION 3.20)
+project(gen CXX)
+set(CMAKE_CXX_STANDARD 17)
+find_package(GTest REQUIRED)
+enable_testing()
+add_library(range src/range.cpp)
+target_include_directories(range PUBLIC src)
+add_library(unused src/unused.cpp)
+add_executable(range_test tests/range_test.cpp)
+target_link_libraries(range_test range GTest::gtest GTest::gtest_main)
+add_test(NAME range_test COMMAND range_test)
+add_executable(unused_test tests/unused_test.cpp)
+target_link_libraries(unused_test unused GTest::gtest GTest::gtest_main)
+add_test(NAME unused_test COMMAND unused_test)
+add_test(NAME script COMMAND sh -c "exit 0")
+)");
+  dir.Write("src/range.h", "bool InRange(int v, int lo, int hi);\n");
+  dir.Write("src/range.cpp", "#include \"range.h\"\nbool InRange(int v, int lo, int hi) { return v >= lo && v <= hi; }\n");
+  dir.Write("src/unused.cpp", "int Unused(int a) { return a + 1; }\n");
+  dir.Write("tests/range_test.cpp", R"(#include <gtest/gtest.h>
+#include "range.h"
+TEST(Range, Inside) { EXPECT_TRUE(InRange(0, 0, 3)); }
+TEST(Range, Outside) { EXPECT_FALSE(InRange(4, 0, 3)); }
+)");
+  dir.Write("tests/unused_test.cpp", R"(#include <gtest/gtest.h>
+int Unused(int a);
+TEST(Unused, AddsOne) { EXPECT_EQ(Unused(1), 2); }
+)");
+  dir.Write(".gitignore", "build/\n");
+  ASSERT_TRUE(git::Init(dir.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir.path(), "range").ok());
+}
+
+const Json* ResultWith(const Json& doc, const std::string& original) {
+  for (const Json& r : doc.at("results")) {
+    if (r.contains("generated") && r.at("generated").at("original") == original) return &r;
+  }
+  return nullptr;
+}
+
+TEST(GenerateCli, KilledAndSurvivedAreTheVerdictsOfTheTestsThatReachTheFile) {
+  TempDir dir;
+  MakeRangeProject(dir);
+  auto before = git::WorkingTreeHash(dir.path());
+  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --json");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  ASSERT_EQ(doc->root().at("results").size(), 2u) << run.out;
+  const Json* ge = ResultWith(doc->root(), ">=");
+  const Json* le = ResultWith(doc->root(), "<=");
+  ASSERT_TRUE(ge && le) << run.out;
+  EXPECT_EQ(ge->at("outcome"), "killed") << "InRange(0, 0, 3) is false with v > lo";
+  EXPECT_EQ(le->at("outcome"), "survived") << "no test has v == hi";
+  EXPECT_EQ(le->at("generated").at("tests"), Json::array({"range_test", "script"})) << "unused_test cannot reach it";
+  EXPECT_EQ(le->at("generated").at("line"), 2);
+  EXPECT_DOUBLE_EQ(doc->root().at("mutation_score").get<double>(), 0.5);
+  EXPECT_EQ(git::WorkingTreeHash(dir.path()).value(), before.value()) << "the user's tree is never written";
+  auto table = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational");
+  EXPECT_NE(table.out.find("mutation score = killed / (killed + survived) = 1 / 2 = 50.0%"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("+bool InRange(int v, int lo, int hi) { return v >= lo && v < hi; }\n"), std::string::npos)
+      << "a survivor is shown with its diff:\n" << table.out;
+}
+
+TEST(GenerateCli, InDiffListsOnlyMutantsOnChangedLinesAndNoneChecksNothing) {
+  TempDir dir;
+  MakeRangeProject(dir);
+  dir.Write("src/range.cpp", dir.Read("src/range.cpp") + "int Twice(int v) { return v * 2; }\n");
+  auto listed = RunProofgate(dir.path(), "mutate --generate --in-diff HEAD --list");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  size_t lines = 0;
+  for (size_t at = 0; (at = listed.out.find('\n', at)) != std::string::npos; ++at) ++lines;
+  EXPECT_EQ(lines, 3u) << "the body of Twice, its * and its 2 only:\n" << listed.out;
+  EXPECT_EQ(listed.out.find("src/range.cpp:2:"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("src/range.cpp:3:29:arithmetic:"), std::string::npos) << listed.out;
+  auto none = RunProofgate(dir.path(), "mutate --generate --in-diff HEAD --operators call");
+  EXPECT_EQ(none.exit_code, 1) << none.err;
+  EXPECT_NE(none.err.find("checked nothing"), std::string::npos) << none.err;
+  EXPECT_EQ(RunProofgate(dir.path(), "mutate --generate --in-diff HEAD --operators call --allow-empty").exit_code, 0);
+}
+
+TEST(GenerateCli, BadFlagsAreNamedBeforeAnythingBuilds) {
+  TempDir dir;
+  dir.Write("a.txt", "a\n");
+  ASSERT_TRUE(git::Init(dir.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir.path(), "a").ok());
+  auto bogus = RunProofgate(dir.path(), "mutate --generate --operators relational,bogus");
+  EXPECT_EQ(bogus.exit_code, 2);
+  EXPECT_NE(bogus.err.find("--operators: unknown operator \"bogus\""), std::string::npos) << bogus.err;
+  auto path = RunProofgate(dir.path(), "mutate --generate nosuch/dir");
+  EXPECT_EQ(path.exit_code, 2);
+  EXPECT_NE(path.err.find("--generate nosuch/dir: not a file or directory inside"), std::string::npos) << path.err;
+  auto base = RunProofgate(dir.path(), "mutate --generate --in-diff no-such-ref");
+  EXPECT_EQ(base.exit_code, 2);
+  EXPECT_NE(base.err.find("--in-diff no-such-ref"), std::string::npos) << base.err;
+}
+
+TEST(GenerateReach, OnlyTheTestsWhoseExecutableLinksAFileRunForIt) {
+  TempDir dir;
+  MakeRangeProject(dir);
+  std::string build = dir.path() + "/build";
+  ASSERT_EQ(RunCapture({"cmake", "-S", dir.path(), "-B", build, "-G", "Ninja"}, dir.path(), 300)->exit.exit_code, 0);
+  ASSERT_EQ(RunCapture({"cmake", "--build", build}, dir.path(), 600)->exit.exit_code, 0);
+  auto listing = RunCapture({"ctest", "--test-dir", build, "--show-only=json-v1"}, dir.path(), 60);
+  auto tests = ParseCtestTests(listing->output);
+  ASSERT_TRUE(tests.ok());
+  std::string range = dir.path() + "/src/range.cpp", unused = dir.path() + "/src/unused.cpp";
+  auto reach = TestsReaching(build, *tests, {range, unused});
+  ASSERT_TRUE(reach.ok()) << reach.status().message();
+  EXPECT_EQ(reach->For(range), (std::vector<std::string>{"range_test", "script"}));
+  EXPECT_EQ(reach->For(unused), (std::vector<std::string>{"script", "unused_test"}));
+  EXPECT_NE(reach->notice.find("1 test(s) run for every mutant"), std::string::npos) << reach->notice;
+}
+
+}  // namespace
+}  // namespace pg

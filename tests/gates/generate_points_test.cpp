@@ -1,0 +1,145 @@
+// Mutation points from libclang: what is a point, what each operator writes, and stable ids.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "generate/clang_points.h"
+#include "generate/no_mutate.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::TempDir;
+
+// A one-file compilation database in `dir`, as CMake writes it, and the file's points.
+std::vector<Point> PointsOf(const TempDir& dir, const std::string& source) {
+  std::string file = dir.Write("src.cpp", source);
+  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() +
+                                         R"(", "command": "/usr/bin/c++ -std=c++20 -Wall -o src.o -c )" + file +
+                                         R"(", "file": ")" + file + R"("}])");
+  auto parsed = FindPoints(dir.path(), file, AllOperators());
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  if (!parsed.ok()) return {};
+  EXPECT_EQ(parsed->warning, "");
+  for (Point& p : parsed->points) {
+    p.file = "src.cpp";
+    Locate(parsed->text, &p);
+  }
+  return parsed->points;
+}
+
+// "LINE:operator:original→replacement", sorted: the whole of what was found, comparable.
+std::vector<std::string> Described(const std::vector<Point>& points) {
+  std::vector<std::string> out;
+  for (const Point& p : points) {
+    out.push_back(std::to_string(p.line) + ":" + std::string(OperatorName(p.op)) + ":" + p.original + "→" + p.replacement);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(GeneratePoints, NoPointInCommentsStringsMacrosOrConstantContexts) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(#include <array>
+#define TWICE(x) ((x) + (x))
+#define LESS(a, b) ((a) < (b))
+constexpr int kN = 2 + 1;
+static_assert(kN > 2, "n");
+enum E { kA = 1 << 2, kB = kA + 1 };
+const int kC = 7 - 2;
+template <int N = 2 + 1> struct T { int f = N * 2; };
+constexpr int Twice(int x) { return x * 2; }
+int Code(int a, int b) {
+  // a < b in a comment, and "a < b" in a string below
+  const char* s = "a < b";
+  std::array<int, 2 + 1> pad{};
+  switch (a) { case 1 + 1: break; default: break; }
+  if constexpr (kN > 2) a += TWICE(b);
+  bool m = LESS(a, b);
+  return a < b && m && s && pad.size() && T<>{}.f;
+}
+)");
+  std::string body = "{\n  // a < b in a comment, and \"a < b\" in a string below\n  const char* s = \"a < b\";\n"
+                     "  std::array<int, 2 + 1> pad{};\n  switch (a) { case 1 + 1: break; default: break; }\n"
+                     "  if constexpr (kN > 2) a += TWICE(b);\n  bool m = LESS(a, b);\n"
+                     "  return a < b && m && s && pad.size() && T<>{}.f;\n}";
+  std::vector<std::string> expected = {"10:return:" + body + "→{ return {}; }", "15:arithmetic:+=→-=",
+                                       "17:logical:&&→||", "17:logical:&&→||", "17:logical:&&→||", "17:logical:&&→||",
+                                       "17:relational:<→<="};
+  EXPECT_EQ(Described(points), expected);
+}
+
+TEST(GeneratePoints, EachOperatorRewritesItsOwnBytes) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(void Note(int);
+int F(int a, int b) {
+  if (a <= b) { Note(a); }
+  while (!(a == 0)) a = a % 3;
+  return a > 1 || b * 2 >= 0 ? a - b : a / b;
+}
+)");
+  std::vector<std::string> expected = {
+      "2:return:{\n  if (a <= b) { Note(a); }\n  while (!(a == 0)) a = a % 3;\n"
+      "  return a > 1 || b * 2 >= 0 ? a - b : a / b;\n}→{ return {}; }",
+      "3:call:Note(a)→", "3:negate:a <= b→!(a <= b)", "3:relational:<=→<",
+      "4:arithmetic:%→/", "4:constant:0→1", "4:constant:3→4", "4:equality:==→!=",
+      "4:negate:!(a == 0)→!(!(a == 0))", "4:not:!→",
+      "5:arithmetic:*→/", "5:arithmetic:-→+", "5:arithmetic:/→*", "5:constant:0→1", "5:constant:1→0",
+      "5:constant:2→3", "5:logical:||→&&", "5:negate:a > 1 || b * 2 >= 0→!(a > 1 || b * 2 >= 0)",
+      "5:relational:>=→>", "5:relational:>→>="};
+  EXPECT_EQ(Described(points), expected);
+  std::string text = dir.Read("src.cpp");
+  for (const Point& p : points) EXPECT_EQ(text.substr(p.offset, p.original.size()), p.original) << PointId(p);
+}
+
+TEST(GeneratePoints, IdsAreStableAcrossRunsAndNameTheirPlace) {
+  TempDir dir;
+  const std::string source = "int F(int a) {\n  return a < 3 ? 1 : 2;\n}\n";
+  auto first = PointsOf(dir, source), second = PointsOf(dir, source);
+  ASSERT_EQ(first.size(), second.size());
+  std::set<std::string> ids;
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(PointId(first[i]), PointId(second[i]));
+    ids.insert(PointId(first[i]));
+  }
+  EXPECT_EQ(ids.size(), first.size()) << "every id is unique";
+  EXPECT_TRUE(std::any_of(ids.begin(), ids.end(), [](const std::string& id) {
+    return std::regex_match(id, std::regex(R"(src\.cpp:2:12:relational:[0-9a-f]{8})"));
+  })) << "FILE:LINE:COL:OPERATOR:HASH";
+  auto edited = PointsOf(dir, "int F(int a) {\n  return a <= 3 ? 1 : 2;\n}\n");
+  for (const Point& p : edited) {
+    if (p.op == Operator::kRelational) {
+      EXPECT_EQ(ids.count(PointId(p)), 0u) << "an edited point gets a new id";
+    }
+  }
+}
+
+TEST(GenerateMarkers, ALineOrTheLineBeforeAFunctionKeepsItUnmutated) {
+  std::string text = "int A(int v) {\n  return v + 1;  // proofgate: no-mutate\n}\n// proofgate: no-mutate\nint B() {}\n";
+  std::set<int> marked = NoMutateLines(text);
+  EXPECT_EQ(marked, (std::set<int>{2, 4}));
+  Point on_line;
+  on_line.line = 2, on_line.original = "+";
+  Point elsewhere;
+  elsewhere.line = 3, elsewhere.original = "}";
+  Point in_marked_function;
+  in_marked_function.line = 6, in_marked_function.function_line = 5, in_marked_function.original = "x";
+  Point spanning;
+  spanning.line = 1, spanning.original = "{\n  return v + 1;\n}";
+  EXPECT_TRUE(MarkedNoMutate(on_line, marked));
+  EXPECT_FALSE(MarkedNoMutate(elsewhere, marked));
+  EXPECT_TRUE(MarkedNoMutate(in_marked_function, marked));
+  EXPECT_TRUE(MarkedNoMutate(spanning, marked)) << "a body spanning a marked line";
+}
+
+TEST(GeneratePoints, UnknownOperatorsAreNamed) {
+  auto ops = ParseOperators("relational,bogus");
+  ASSERT_FALSE(ops.ok());
+  EXPECT_NE(ops.status().message().find("\"bogus\""), std::string::npos) << ops.status().message();
+  EXPECT_EQ(ParseOperators("logical,not")->size(), 2u);
+}
+
+}  // namespace
+}  // namespace pg
