@@ -13,10 +13,28 @@ namespace pg {
 namespace {
 
 using Visit = std::function<Status(const std::string& rel, const fs::path& path)>;
+Status ForEachUnignored(const std::string& root, const Visit& visit);
 
 // Files and symlinks under `root` that git does not ignore, skipping .git. Ignored directories
-// are not entered (build trees are large).
+// are not entered (build trees are large), but what git tracks inside them is visited: a
+// project may keep a tracked file in an ignored output folder its tests write into.
 Status ForEachFile(const std::string& root, const Visit& visit) {
+  PG_ASSIGN_OR_RETURN(std::vector<std::string> tracked, git::TrackedFiles(root));
+  std::set<std::string> seen;
+  PG_RETURN_IF_ERROR(ForEachUnignored(root, [&](const std::string& rel, const fs::path& path) {
+    seen.insert(rel);
+    return visit(rel, path);
+  }));
+  for (const std::string& rel : tracked) {
+    std::error_code ec;
+    fs::path path = fs::path(root) / rel;
+    bool file = fs::is_symlink(path, ec) || fs::is_regular_file(path, ec);
+    if (file && !seen.count(rel)) PG_RETURN_IF_ERROR(visit(rel, path));
+  }
+  return Status();
+}
+
+Status ForEachUnignored(const std::string& root, const Visit& visit) {
   std::error_code ec;
   fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end;
   for (; !ec && it != end; it.increment(ec)) {

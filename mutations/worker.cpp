@@ -49,7 +49,7 @@ void JudgeGenerated(const TestRun& run, MutantResult* r) {
     return;
   }
   r->outcome = MutantOutcome::kSurvived;
-  r->detail = "survived " + std::to_string(run.results.size()) + " test result(s)";
+  r->detail = "every test passed (" + std::to_string(run.results.size()) + " result(s))";
 }
 
 std::string LogText(const std::string& path) {

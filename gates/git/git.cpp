@@ -414,6 +414,16 @@ StatusOr<bool> IsIgnored(const std::string& workdir, const std::string& path) {
   return ignored != 0;
 }
 
+StatusOr<std::vector<std::string>> TrackedFiles(const std::string& workdir) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
+  git_index* raw = nullptr;
+  if (git_repository_index(&raw, repo.get()) != 0) return GitError("cannot read the index");
+  IndexPtr index(raw);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < git_index_entrycount(index.get()); ++i) out.push_back(git_index_get_byindex(index.get(), i)->path);
+  return out;
+}
+
 StatusOr<std::vector<std::string>> Dirty(const std::string& workdir) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
   git_status_options opts = GIT_STATUS_OPTIONS_INIT;

@@ -85,6 +85,8 @@ Status SwitchBranch(const std::string& workdir, const std::string& name, bool cr
 
 // Whether git would ignore `path` (relative to the working tree).
 StatusOr<bool> IsIgnored(const std::string& workdir, const std::string& path);
+// Paths of the files in the index (what `git ls-files` lists), ignored or not.
+StatusOr<std::vector<std::string>> TrackedFiles(const std::string& workdir);
 // Paths git status reports as changed or untracked (not ignored); empty for a clean tree.
 StatusOr<std::vector<std::string>> Dirty(const std::string& workdir);
 

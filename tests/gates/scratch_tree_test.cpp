@@ -56,6 +56,21 @@ TEST_F(ScratchTree, CopiesTrackedUntrackedAndUncommittedEditsButNothingIgnored) 
   EXPECT_EQ(dir_.Read("src/code.txt"), "version 2, not committed\n");  // the user's edit is untouched
 }
 
+TEST_F(ScratchTree, ATrackedFileInsideAnIgnoredFolderIsCopiedAndNothingElseThere) {
+  dir_.Write("res/gen/readme.txt", "tests write here\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Keep the output folder").ok());
+  dir_.Write(".gitignore", dir_.Read(".gitignore") + "res/gen/\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Ignore what tests write").ok());
+  dir_.Write("res/gen/result.xml", "written by a test\n");
+  ASSERT_TRUE(SyncScratchTree(dir_.path(), scratch_).ok());
+  EXPECT_EQ(dir_.Read("out/scratch/res/gen/readme.txt"), "tests write here\n");
+  EXPECT_FALSE(std::filesystem::exists(scratch_ + "/res/gen/result.xml"));
+  dir_.Write("res/gen/readme.txt", "edited\n");
+  ASSERT_TRUE(SyncScratchTree(dir_.path(), scratch_).ok());
+  EXPECT_EQ(dir_.Read("out/scratch/res/gen/readme.txt"), "edited\n") << "a sync keeps it in line too";
+  EXPECT_TRUE(git::Dirty(scratch_).value().empty());
+}
+
 TEST_F(ScratchTree, ApplyThenRestoreGivesBackEveryByteAndACleanTree) {
   ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
   Mutation m = Mutate("src/code.txt", "version 1", "version 99");
