@@ -63,6 +63,7 @@ struct MutateFlags {
   bool generate = false;      // --generate [PATHS]: mutants found by libclang (specs/mutate-generate.md)
   std::vector<std::string> generate_paths;
   std::string in_diff, operators;
+  bool no_schemata = false;   // a build per generated mutant, as without schemata
 };
 
 struct ProveFlags {

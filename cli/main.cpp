@@ -204,6 +204,9 @@ void AddMutate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
                      "With --generate: a comma list of relational,equality,arithmetic,logical,negate,not,constant,"
                      "return,call (default: all)")
       ->needs(generate);
+  mutate->add_flag("--no-schemata", flags->no_schemata,
+                   "With --generate: build each mutant on its own instead of all of a file's in one schema")
+      ->needs(generate);
   verbs.push_back(Verb{mutate, [&common, flags, generate] {
                          if (generate->count() == 0) return RunMutateVerb(common, *flags);
                          flags->generate = true;

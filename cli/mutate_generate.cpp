@@ -60,6 +60,7 @@ Status Discover(Worker& w, std::vector<Catalog>* catalogs, const Catalog& base, 
   found->mutations = discovered.mutations;
   found->over_limit = flags.max_mutants > 0 && found->count > static_cast<size_t>(flags.max_mutants) && !flags.list;
   if (!found->over_limit) c.mutations = std::move(discovered.mutations);
+  if (!found->over_limit) c.schemata = std::move(discovered.schemata);
   if (!quiet) std::cerr << "mutate: " << found->count << " generated mutant(s)\n";
   return Status();
 }
@@ -89,6 +90,7 @@ MutateOptions Options(const std::string& root, const MutateFlags& flags, const C
   o.min_timeout_s = flags.min_timeout_s;
   o.build_timeout_s = flags.build_timeout_s;
   o.discover_only = flags.list;
+  o.schemata = !flags.no_schemata;
   if (!common.quiet) {
     o.on_result = [](const MutantResult& r) { std::cerr << "mutate: " << r.id << " " << MutantOutcomeName(r.outcome) << "\n"; };
     o.on_notice = [](const std::string& text) { std::cerr << "mutate: " << text << "\n"; };

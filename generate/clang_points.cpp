@@ -92,6 +92,7 @@ struct Context {
   unsigned function_begin = 0;  // offset where the enclosing function's declaration starts
   bool in_function = false;
   std::optional<Span> statement;  // the compound statement's child being walked
+  CXTypeKind parent_type = CXType_Invalid;  // the type of the node above (an implicit cast's)
 };
 
 std::vector<CXCursor> Children(CXCursor c) {
@@ -152,9 +153,13 @@ class Walker {
   }
 
  private:
-  void Add(Operator op, unsigned offset, std::string original, std::string replacement, const Context& ctx) {
+  void Add(Operator op, unsigned offset, std::string original, std::string replacement, const Context& ctx,
+           const Span& span, SchemaKind schema) {
     if (!ops_.count(op)) return;
     Point p;
+    p.span_begin = span.begin;
+    p.span_end = span.end;
+    p.schema = schema;
     p.op = op;
     p.offset = offset;
     p.original = std::move(original);
@@ -223,6 +228,8 @@ void Walker::Visit(CXCursor c, Context ctx) {
   if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return;
   CXCursorKind k = clang_getCursorKind(c);
   if (clang_isAttribute(k)) return;
+  Context inner = ctx;  // what this node's children see: it is their parent
+  inner.parent_type = clang_getCursorType(c).kind;
   switch (k) {
     case CXCursor_StaticAssert: case CXCursor_EnumDecl: case CXCursor_EnumConstantDecl:
     case CXCursor_TemplateTypeParameter: case CXCursor_NonTypeTemplateParameter:
@@ -234,17 +241,17 @@ void Walker::Visit(CXCursor c, Context ctx) {
       return;
     case CXCursor_FunctionDecl: case CXCursor_CXXMethod: case CXCursor_Constructor: case CXCursor_Destructor:
     case CXCursor_ConversionFunction: case CXCursor_FunctionTemplate:
-      return Function(c, ctx);
-    case CXCursor_VarDecl: return Variable(c, ctx);
+      return Function(c, inner);
+    case CXCursor_VarDecl: return Variable(c, inner);
     case CXCursor_IfStmt: case CXCursor_WhileStmt: case CXCursor_DoStmt: case CXCursor_ConditionalOperator:
-      return Conditional(c, ctx);
-    case CXCursor_ForStmt: return ForLoop(c, ctx);
+      return Conditional(c, inner);
+    case CXCursor_ForStmt: return ForLoop(c, inner);
     case CXCursor_CaseStmt: {
       auto kids = Children(c);  // the label is a constant; the statement after it is code
-      for (size_t i = 1; i < kids.size(); ++i) Visit(kids[i], ctx);
+      for (size_t i = 1; i < kids.size(); ++i) Visit(kids[i], inner);
       return;
     }
-    case CXCursor_CompoundStmt: return Compound(c, ctx);
+    case CXCursor_CompoundStmt: return Compound(c, inner);
     case CXCursor_BinaryOperator: case CXCursor_CompoundAssignOperator: Binary(c, ctx); break;
     case CXCursor_UnaryOperator: Unary(c, ctx); break;
     case CXCursor_IntegerLiteral: Literal(c, ctx); break;
@@ -254,18 +261,14 @@ void Walker::Visit(CXCursor c, Context ctx) {
       auto name = Pos(main_, clang_getCursorLocation(c));
       for (CXCursor child : Children(c)) {
         auto s = SpanOf(main_, child);
-        if (name && s && s->end <= *name) Visit(child, ctx);
+        if (name && s && s->end <= *name) Visit(child, inner);
       }
       return;
     }
     default: break;
   }
-  VisitChildren(c, ctx);
+  VisitChildren(c, inner);
 }
-
-}  // namespace
-
-namespace {
 
 std::string Squeezed(const std::string& s) {
   std::string out;
@@ -299,7 +302,8 @@ void Walker::Function(CXCursor c, Context ctx) {
     std::string now = Squeezed(Text(*body));
     std::string replacement = is_void ? "{}" : "{ return {}; }";
     if (!reference && !deduced && result.kind != CXType_Invalid && now != Squeezed(replacement)) {
-      Add(Operator::kReturn, body->begin, Text(*body), replacement, ctx);
+      Add(Operator::kReturn, body->begin, Text(*body), replacement, ctx, *body,
+          is_void ? SchemaKind::kVoidBody : SchemaKind::kBody);
     }
   }
   VisitChildren(c, ctx);
@@ -353,7 +357,7 @@ void Walker::Negate(CXCursor cond, const Context& ctx) {
   auto s = SpanOf(main_, cond);
   if (!s) return;
   std::string text = Text(*s);
-  Add(Operator::kNegate, s->begin, text, "!(" + text + ")", ctx);
+  Add(Operator::kNegate, s->begin, text, "!(" + text + ")", ctx, *s, SchemaKind::kNegate);
 }
 
 // A for loop's condition is what lies between the two semicolons of its header.
@@ -386,13 +390,13 @@ void Walker::Binary(CXCursor c, const Context& ctx) {
   if (a == std::string::npos) return;
   std::string op = between.substr(a, b - a + 1);
   auto m = BinaryMutation(op);
-  if (m) Add(m->first, lhs->end + static_cast<unsigned>(a), op, m->second, ctx);
+  if (m) Add(m->first, lhs->end + static_cast<unsigned>(a), op, m->second, ctx, Span{lhs->begin, rhs->end}, SchemaKind::kEdit);
 }
 
 void Walker::Unary(CXCursor c, const Context& ctx) {
   auto s = SpanOf(main_, c);
   if (!s || text_[s->begin] != '!' || s->begin + 1 >= text_.size() || text_[s->begin + 1] == '=') return;
-  Add(Operator::kNot, s->begin, "!", "", ctx);
+  Add(Operator::kNot, s->begin, "!", "", ctx, *s, SchemaKind::kNot);
 }
 
 // Decimal integer literals: 0 → 1, 1 → 0, n → n + 1, the suffix kept.
@@ -407,8 +411,11 @@ void Walker::Literal(CXCursor c, const Context& ctx) {
     if (!std::strchr("uUlLzZ", t[i])) return;
   }
   unsigned long long v = std::stoull(t.substr(0, digits));
+  // A 0 that becomes a pointer is a null pointer constant; 1 would not compile, in a schema or alone.
+  CXTypeKind to = ctx.parent_type;
+  if (v == 0 && (to == CXType_Pointer || to == CXType_MemberPointer || to == CXType_NullPtr)) return;
   unsigned long long next = v == 0 ? 1 : v == 1 ? 0 : v + 1;
-  Add(Operator::kConstant, s->begin, t.substr(0, digits), std::to_string(next), ctx);
+  Add(Operator::kConstant, s->begin, t.substr(0, digits), std::to_string(next), ctx, *s, SchemaKind::kEdit);
 }
 
 // A statement that is only a call to a void function is removed (its `;` stays).
@@ -418,7 +425,7 @@ void Walker::Call(CXCursor c, const Context& ctx) {
   if (clang_getCursorType(c).kind != CXType_Void || text_[s->end - 1] != ')') return;
   size_t next = text_.find_first_not_of(" \t\r\n", s->end);
   if (next == std::string::npos || text_[next] != ';') return;
-  Add(Operator::kCall, s->begin, Text(*s), "", ctx);
+  Add(Operator::kCall, s->begin, Text(*s), "", ctx, *s, SchemaKind::kCall);
 }
 
 void Walker::Compound(CXCursor c, Context ctx) {

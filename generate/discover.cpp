@@ -54,6 +54,22 @@ bool Overlaps(const Point& p, const std::set<int>& lines) {
   return it != lines.end() && *it <= last;
 }
 
+bool IsC(const std::string& path) { return path.size() > 2 && path.compare(path.size() - 2, 2, ".c") == 0; }
+
+// Numbers the mutants in reading order and gathers each file's schema points.
+void Number(std::vector<std::pair<Mutation, SchemaPoint>> found, Discovered* out) {
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first.file, a.first.line, a.first.column) < std::tie(b.first.file, b.first.line, b.first.column);
+  });
+  int number = 0;
+  for (auto& [m, s] : found) {
+    m.schema_number = s.number = ++number;
+    if (out->schemata.empty() || out->schemata.back().file != m.file) out->schemata.push_back(Schema{m.file, IsC(m.file), {}});
+    out->schemata.back().points.push_back(s);
+    out->mutations.push_back(std::move(m));
+  }
+}
+
 Mutation MutationOf(const Point& p, const std::string& text, const std::vector<std::string>& tests) {
   Mutation m;
   m.id = PointId(p);
@@ -105,6 +121,7 @@ StatusOr<Discovered> DiscoverMutants(const DiscoverOptions& o, const std::string
   if (!reach.notice.empty()) out.notices.push_back(reach.notice);
   std::vector<std::string> unreached, test_sources;
   std::set<std::string> ids;
+  std::vector<std::pair<Mutation, SchemaPoint>> found;
   for (const Wanted& w : wanted) {
     std::vector<std::string> reaching = reach.For(tree + "/" + w.rel);
     if (reaching.empty()) {
@@ -123,13 +140,10 @@ StatusOr<Discovered> DiscoverMutants(const DiscoverOptions& o, const std::string
       Locate(parsed.text, &p);
       if (MarkedNoMutate(p, marked) || (!o.in_diff.empty() && !Overlaps(p, changed[w.rel]))) continue;
       Mutation m = MutationOf(p, parsed.text, reaching);
-      if (ids.insert(m.id).second) out.mutations.push_back(std::move(m));
+      if (ids.insert(m.id).second) found.emplace_back(std::move(m), SchemaPointOf(p));
     }
   }
-  // Reading order within a file: by line, then column (the walk's order is the AST's).
-  std::stable_sort(out.mutations.begin(), out.mutations.end(), [](const Mutation& a, const Mutation& b) {
-    return std::tie(a.file, a.line, a.column) < std::tie(b.file, b.line, b.column);
-  });
+  Number(std::move(found), &out);  // reading order within a file (the walk's order is the AST's)
   if (!unreached.empty()) {
     out.notices.push_back(std::to_string(unreached.size()) + " file(s) no test reaches, not mutated: " + unreached.front() +
                           (unreached.size() > 1 ? ", …" : ""));

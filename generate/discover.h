@@ -23,7 +23,8 @@ struct DiscoverOptions {
 };
 
 struct Discovered {
-  std::vector<Mutation> mutations;   // generated: ids stable, tests filled
+  std::vector<Mutation> mutations;   // generated: ids stable, tests filled, numbered from 1
+  std::vector<Schema> schemata;      // one per file with mutants: how each is compiled in
   std::vector<std::string> notices;  // files no test reaches, libclang's errors, test sources
 };
 

@@ -91,6 +91,17 @@ std::optional<std::pair<Operator, std::string>> BinaryMutation(std::string_view 
   return it->second;
 }
 
+SchemaPoint SchemaPointOf(const Point& p) {
+  SchemaPoint s;
+  s.begin = p.span_begin;
+  s.end = p.span_end;
+  s.kind = p.schema;
+  s.edit_offset = p.offset;
+  s.edit_length = p.original.size();
+  s.replacement = p.replacement;
+  return s;
+}
+
 void Locate(const std::string& text, Point* p) {
   size_t upto = std::min(p->offset, text.size());
   p->line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "mutations/schema.h"
 
 namespace pg {
 
@@ -29,7 +30,13 @@ struct Point {
   Operator op = Operator::kRelational;
   int line = 0, column = 0;  // 1-based, of `offset`
   int function_line = 0;     // first line of the enclosing function (0: none)
+  // The span its schema rewrites (specs/mutate-generate.md), and how.
+  size_t span_begin = 0, span_end = 0;
+  SchemaKind schema = SchemaKind::kEdit;
 };
+
+// How `p` is compiled into its file's schema (its number left to the caller).
+SchemaPoint SchemaPointOf(const Point& p);
 
 // Fills line and column from the file's text.
 void Locate(const std::string& text, Point* p);

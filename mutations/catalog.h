@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "mutations/schema.h"
 
 namespace pg {
 
@@ -39,6 +40,7 @@ struct Mutation {
   std::vector<std::string> tests;
   int line = 0, column = 0;
   std::string op, change, diff;  // operator name; the one-line change; a unified diff
+  int schema_number = 0;         // its switch value in its file's schema (0: none)
 };
 
 struct Combo {
@@ -57,6 +59,7 @@ struct Catalog {
   std::vector<std::string> carry;  // ignored paths linked into scratch trees (installed packages)
   std::vector<Mutation> mutations;
   std::vector<Combo> combos;
+  std::vector<Schema> schemata;  // generated catalogs: one per file, every mutant compiled in
 };
 
 // Parses and validates against the files under `root`; errors are kInvalidInput "path:line:col:".

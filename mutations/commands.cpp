@@ -67,9 +67,10 @@ std::vector<std::string> TestArgv(const Catalog& c, const Placeholders& p) {
   if (!c.test_command.empty()) return Expand(c.test_command, p);
   // gtest cases report through GTEST_OUTPUT's JSON (with their failure messages); the JUnit
   // report adds the plain ctest tests (add_test commands), which have no JSON of their own.
-  return Expand({"ctest", "--test-dir", "{build}", "--output-on-failure", "--no-tests=error", "--output-junit",
-                 "{results}/ctest.xml", "-R", "{tests_regex}"},
-                p);
+  std::vector<std::string> argv = {"ctest", "--test-dir", "{build}", "--output-on-failure", "--no-tests=error",
+                                   "--output-junit", "{results}/ctest.xml", "-R", "{tests_regex}"};
+  if (p.fail_fast) argv.push_back("--stop-on-failure");
+  return Expand(argv, p);
 }
 
 std::vector<std::string> ListArgv(const Catalog& c, const Placeholders& p) {
@@ -81,6 +82,8 @@ std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p) 
   std::vector<std::pair<std::string, std::string>> env = {
       {"GTEST_OUTPUT", "json:" + p.results + "/"}, {"CCACHE_BASEDIR", p.tree}, {"CCACHE_NOHASHDIR", "true"}};
   if (!p.gtest_filter_env.empty()) env.emplace_back("GTEST_FILTER", p.gtest_filter_env);
+  if (p.mutant > 0) env.emplace_back(kMutantVariable, std::to_string(p.mutant));
+  if (p.fail_fast) env.emplace_back("GTEST_FAIL_FAST", "1");
   return env;
 }
 

@@ -15,6 +15,8 @@ struct Placeholders {
   std::string tree, build, results;
   std::vector<std::string> tests;  // "Suite.Name": become {tests_regex} and {gtest_filter}
   std::string gtest_filter_env;    // GTEST_FILTER in the step's environment, when not empty
+  int mutant = 0;                  // PROOFGATE_MUTANT: the schema's mutant to switch on (0: none)
+  bool fail_fast = false;          // stop at the first failing test (a generated mutant's run)
 };
 
 std::vector<std::string> ConfigureArgv(const Catalog& c, const Placeholders& p);

@@ -39,6 +39,7 @@ StatusOr<MutantResult> ResultOf(const JsonSource& doc, const Json& j, const std:
   r.restore_build_s = Number(j, "restore_build_s");
   r.log_dir = Text(j, "logs");
   r.expected_outcome = Text(j, "expected_outcome") == "red-as-claimed" ? "" : Text(j, "expected_outcome");
+  r.schema = j.contains("schema") && j.at("schema").is_boolean() && j.at("schema").get<bool>();
   if (j.contains("generated") && j.at("generated").is_object()) {
     const Json& g = j.at("generated");
     MutantResult::Generated out{Text(g, "file"), Text(g, "operator"), Text(g, "original"), Text(g, "replacement"),

@@ -103,6 +103,7 @@ std::string MutateReportJson(const MutateReport& report) {
                               {"test_s", r.test_s}, {"overhead_s", Overhead(r)}, {"total_s", r.total_s},
                               {"worker", r.worker}, {"logs", r.log_dir}, {"restore_build_s", r.restore_build_s}});
     if (r.generated) {
+      doc["results"].back()["schema"] = r.schema;
       const MutantResult::Generated& g = *r.generated;
       doc["results"].back()["generated"] = {{"file", g.file},         {"line", g.line},
                                             {"column", g.column},     {"operator", g.op},

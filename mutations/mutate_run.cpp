@@ -127,10 +127,17 @@ namespace {
 // in their own threads, then every worker takes the next job until none is left.
 class Pool {
  public:
+  // `schema`: the mutants worker 0's schemata build holds (empty: one build per mutant). Those
+  // run first, in each worker's schemata; the others after the schemata are removed.
   Pool(const MutateOptions& o, std::vector<Worker>& workers, const std::vector<MutantJob>& jobs, double timeout_s,
-       double build_timeout_s)
+       double build_timeout_s, std::set<int> schema)
       : o_(o), workers_(workers), jobs_(jobs), timeout_s_(timeout_s), build_timeout_s_(build_timeout_s),
-        results_(jobs.size()), done_(jobs.size(), false) {}
+        results_(jobs.size()), done_(jobs.size(), false), schema_(std::move(schema)) {
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      int n = jobs[i].mutations.size() == 1 ? jobs[i].mutations.front()->schema_number : 0;
+      (n > 0 && schema_.count(n) ? in_schema_ : alone_).push_back(i);
+    }
+  }
 
   Status Run(MutateReport* report) {
     report_ = report;
@@ -147,16 +154,34 @@ class Pool {
 
  private:
   void Drive(Worker& w) {
+    const Catalog& c = *jobs_.front().catalog;
     if (w.index() > 0) {
       std::string problem;
       bool interrupted = false;
-      Status s = w.Prepare(*jobs_.front().catalog, &problem, &interrupted);
+      Status s = w.Prepare(c, &problem, &interrupted);
       if (!s.ok() || interrupted) return Stop(s, "", interrupted);
       if (!problem.empty()) return Stop(Status(), "worker " + std::to_string(w.index()) + ": " + problem, false);
+      std::string note;
+      auto mine = schema_.empty() ? std::set<int>{} : w.ApplySchemata(c, build_timeout_s_, &note);
+      if (!mine.ok()) return Stop(mine.status(), "", false);
+      // A worker whose schemata hold other mutants than worker 0's leaves them to the others.
+      if (*mine != schema_ && w.schemata_applied()) {
+        Status removed = w.RemoveSchemata(c);
+        if (!removed.ok()) return Stop(removed, "", false);
+      }
     }
-    for (size_t i = next_++; i < jobs_.size() && !stop_; i = next_++) {
+    if (w.schemata_applied()) Take(w, in_schema_, &next_schema_, true);
+    Status removed = w.RemoveSchemata(c);  // whatever ended the first phase
+    if (!removed.ok()) return Stop(removed, "", false);
+    Take(w, alone_, &next_alone_, false);
+  }
+
+  // Runs jobs `order[k]` for k taken from *next until none is left or the run stops.
+  void Take(Worker& w, const std::vector<size_t>& order, std::atomic<size_t>* next, bool in_schema) {
+    for (size_t k = (*next)++; k < order.size() && !stop_; k = (*next)++) {
+      size_t i = order[k];
       if (Cancelled(o_.cancel_fd)) return Stop(Status(), "", true);
-      auto r = w.Run(jobs_[i], timeout_s_, build_timeout_s_);
+      auto r = in_schema ? w.RunInSchema(jobs_[i], timeout_s_) : w.Run(jobs_[i], timeout_s_, build_timeout_s_);
       if (!r.ok()) return Stop(r.status(), "", false);
       if (r->interrupted) return Stop(Status(), "", true);
       std::lock_guard<std::mutex> lock(mu_);
@@ -193,7 +218,9 @@ class Pool {
   std::vector<MutantResult> results_;
   std::vector<bool> done_;
   MutateReport* report_ = nullptr;
-  std::atomic<size_t> next_{0};
+  std::set<int> schema_;
+  std::vector<size_t> in_schema_, alone_;  // job indices: run in the schemata, run one build each
+  std::atomic<size_t> next_schema_{0}, next_alone_{0};
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   Status error_;
@@ -217,6 +244,28 @@ std::vector<std::string> TestsOf(const std::vector<MutantJob>& jobs) {
     }
   }
   return tests;
+}
+
+// Worker 0 builds the catalog's schemata and runs the selected tests with no mutant on: green,
+// or nothing runs in the schemata (their rewrite changed what the code does).
+StatusOr<std::set<int>> SchemataOnFirst(const MutateOptions& o, Worker& first, const std::vector<MutantJob>& jobs,
+                                        double build_s) {
+  const Catalog& c = *jobs.front().catalog;
+  if (!o.schemata || c.schemata.empty()) return std::set<int>{};
+  std::string note;
+  PG_ASSIGN_OR_RETURN(std::set<int> numbers, first.ApplySchemata(c, build_s, &note));
+  if (!numbers.empty()) {
+    std::vector<std::string> tests = TestsOf(jobs);
+    PG_ASSIGN_OR_RETURN(TestRun run, first.RunTests(c, tests, 0));
+    std::string problem = run.step.cancelled ? "interrupted" : BaselineProblem(tests, run);
+    if (!problem.empty()) {
+      note = "the schematized build is not green with no mutant on (" + problem + "): every mutant gets a build of its own";
+      PG_RETURN_IF_ERROR(first.RemoveSchemata(c));
+      numbers.clear();
+    }
+  }
+  if (o.on_notice) o.on_notice(c.path + ": schemata: " + note);
+  return numbers;
 }
 
 // Baseline on worker 0, then the pool. A mutant's test limit is max(5 × the baseline's test
@@ -247,9 +296,10 @@ Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const st
                 " s); mutant limits: tests " +
                 std::to_string(static_cast<int>(timeout_s)) + " s, build " + std::to_string(static_cast<int>(build_s)) + " s");
   }
+  PG_ASSIGN_OR_RETURN(std::set<int> schema, SchemataOnFirst(o, workers.front(), jobs, build_s));
   size_t n = std::min(workers.size(), jobs.size());
   std::vector<Worker> pool(workers.begin(), workers.begin() + static_cast<long>(n));
-  return Pool(o, pool, jobs, timeout_s, build_s).Run(report);
+  return Pool(o, pool, jobs, timeout_s, build_s, std::move(schema)).Run(report);
 }
 
 }  // namespace

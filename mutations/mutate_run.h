@@ -29,6 +29,7 @@ struct MutateOptions {
   // worker 0: `mutate --generate` builds the tree there and adds the catalog it finds.
   std::function<Status(Worker& first, std::vector<Catalog>* catalogs)> discover;
   bool discover_only = false;  // stop after `discover` (--list): no baseline, no mutant
+  bool schemata = true;        // run a catalog's schemata (generated ones have them); false: a build per mutant
 };
 
 struct MutateReport {

@@ -185,12 +185,14 @@ Status Worker::Prepare(const Catalog& c, std::string* problem, bool* interrupted
 }
 
 StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s,
-                                   const std::string& log) {
+                                   const std::string& log, int mutant, bool fail_fast) {
   std::string results = dir_ + "/results";
   std::error_code ec;
   fs::remove_all(results, ec);
   PG_RETURN_IF_ERROR(MakeDirs(results));
   PG_ASSIGN_OR_RETURN(Placeholders p, ForTests(c, tests));
+  p.mutant = mutant;
+  p.fail_fast = fail_fast;
   TestRun run;
   PG_ASSIGN_OR_RETURN(run.step, Step(TestArgv(c, p), p, log.empty() ? Log("test") : log, timeout_s));
   // gtest's JSON first: a case both reports name keeps gtest's own failure messages.
@@ -241,7 +243,7 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
     r.outcome = MutantOutcome::kUnviable;
     r.detail = FirstError(LogText(build_log));
   } else if (built.ok()) {
-    auto tested = RunTests(*job.catalog, TestsOf(job), timeout_s, MutantLog(job.id, "test"));
+    auto tested = RunTests(*job.catalog, TestsOf(job), timeout_s, MutantLog(job.id, "test"), 0, job.generated);
     if (!tested.ok()) built = tested.status();
     if (tested.ok()) r.test_s = tested->step.wall_s;
     if (tested.ok()) Judge(job, *tested, timeout_s, &r);
@@ -258,6 +260,97 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
   Settle(job, &r);
   r.total_s = SteadyClock().Since(start);
   return r;
+}
+
+}  // namespace pg
+
+namespace pg {
+namespace {
+
+// The schemata as whole-file edits of the tree, without `dropped`; `texts` keeps each file's
+// rendered text for mapping the compiler's errors back to points.
+StatusOr<std::vector<Mutation>> SchemaEdits(const std::string& tree, const Catalog& c, const std::set<int>& dropped,
+                                            std::map<std::string, std::string>* texts, std::set<int>* numbers) {
+  std::vector<Mutation> edits;
+  for (const Schema& s : c.schemata) {
+    PG_ASSIGN_OR_RETURN(std::string original, ReadFile(tree + "/" + s.file));
+    SchemaText rendered = RenderSchema(original, s, dropped);
+    if (rendered.numbers.empty()) continue;
+    Mutation m;
+    m.id = "schema:" + s.file;
+    m.file = s.file;
+    m.find = original;
+    m.replace = rendered.text;
+    edits.push_back(std::move(m));
+    (*texts)[s.file] = rendered.text;
+    numbers->insert(rendered.numbers.begin(), rendered.numbers.end());
+  }
+  return edits;
+}
+
+}  // namespace
+
+StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note) {
+  std::set<int> dropped;
+  Placeholders p = Where(c);
+  for (int round = 0; round < 5; ++round) {
+    std::map<std::string, std::string> texts;
+    std::set<int> numbers;
+    PG_ASSIGN_OR_RETURN(std::vector<Mutation> edits, SchemaEdits(tree(), c, dropped, &texts, &numbers));
+    if (edits.empty()) break;
+    std::vector<const Mutation*> pointers;
+    for (const Mutation& m : edits) pointers.push_back(&m);
+    PG_ASSIGN_OR_RETURN(AppliedMutant applied, AppliedMutant::Apply(tree(), pointers, journal_));
+    std::string log = Log("schema-build-" + std::to_string(round));
+    auto built = Step(BuildArgv(c, p), p, log, build_timeout_s);
+    if (built.ok() && built->ok()) {
+      schema_ = std::move(applied);
+      *note = std::to_string(numbers.size()) + " mutant(s) in one build of " + std::to_string(edits.size()) +
+              " schematized file(s) (" + std::to_string(static_cast<int>(built->wall_s)) + " s)" +
+              (dropped.empty() ? "" : "; " + std::to_string(dropped.size()) + " left to one build each");
+      return numbers;
+    }
+    PG_RETURN_IF_ERROR(applied.Restore());
+    if (!built.ok()) return built.status();
+    if (built->cancelled) return std::set<int>{};
+    std::string text = LogText(log);
+    std::set<int> blamed;
+    for (const auto& [file, rendered] : texts) {
+      for (int n : PointsBlamed(text, file, rendered)) blamed.insert(n);
+    }
+    if (blamed.empty()) break;  // errors no point explains: one build per mutant, as without schemata
+    dropped.insert(blamed.begin(), blamed.end());
+  }
+  *note = "the schemata did not build: every mutant gets a build of its own";
+  auto rebuilt = Step(BuildArgv(c, p), p, Log("schema-restore-build"), build_timeout_s);
+  return rebuilt.ok() ? std::set<int>{} : StatusOr<std::set<int>>(rebuilt.status());
+}
+
+StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_s) {
+  auto start = SteadyClock().Now();
+  MutantResult r;
+  r.id = job.id;
+  r.catalog = job.catalog->path;
+  DescribeJob(job, &r);
+  r.worker = index_;
+  r.schema = true;
+  r.log_dir = dir_ + "/logs/" + LogName(job.id);
+  PG_RETURN_IF_ERROR(MakeDirs(r.log_dir));
+  int number = job.mutations.empty() ? 0 : job.mutations.front()->schema_number;
+  PG_ASSIGN_OR_RETURN(TestRun run, RunTests(*job.catalog, TestsOf(job), timeout_s, MutantLog(job.id, "test"), number, true));
+  r.test_s = run.step.wall_s;
+  Judge(job, run, timeout_s, &r);
+  r.total_s = SteadyClock().Since(start);
+  return r;
+}
+
+Status Worker::RemoveSchemata(const Catalog& c) {
+  if (!schema_) return Status();
+  Status restored = schema_->Restore();
+  schema_.reset();
+  PG_RETURN_IF_ERROR(restored);
+  Placeholders p = Where(c);
+  return Step(BuildArgv(c, p), p, Log("schema-restore-build"), 0).status();
 }
 
 }  // namespace pg

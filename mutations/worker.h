@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "mutations/classify.h"
 #include "mutations/commands.h"
 #include "mutations/journal.h"
+#include "mutations/mutant.h"
 #include "mutations/step.h"
 #include "mutations/test_map.h"
 
@@ -38,6 +40,7 @@ struct MutantResult {
   std::string detail;    // why it is not as claimed; a build's first error for unviable
   std::string observed;  // the expected test's failure message, on one line
   double build_s = 0, test_s = 0, total_s = 0;
+  bool schema = false;   // ran in the schemata's build (no build of its own)
   double restore_build_s = 0;  // rebuilding the restored files (counted as overhead, not build)
   int worker = 0;        // which worker ran it (its scratch tree and build)
   std::string log_dir;   // this mutant's own build and test logs
@@ -81,12 +84,22 @@ class Worker {
   StatusOr<const TestMap*> Tests(const Catalog& c);
   // Runs the catalog's test command for `tests` (none: every test) on the tree as it is;
   // results from gtest JSON and ctest JUnit files written into the results folder.
+  // `mutant` switches one schema mutant on; `fail_fast` stops at the first failing test.
   StatusOr<TestRun> RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s,
-                             const std::string& log = "");
+                             const std::string& log = "", int mutant = 0, bool fail_fast = false);
   // One mutant, restored and verified before this returns; an error means the scratch tree
   // could not be proven restored and nothing more may run in it.
   // `timeout_s` limits the expected tests, `build_timeout_s` the build (past it: unviable).
   StatusOr<MutantResult> Run(const MutantJob& job, double timeout_s, double build_timeout_s);
+  // Generated catalogs (specs/mutate-generate.md): every schema applied and built once. A
+  // schema the compiler refuses loses the mutants its errors point at and is built again, up
+  // to four times. Returns the mutants the build holds (none: nothing applied) and what it cost.
+  StatusOr<std::set<int>> ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note);
+  // A mutant of the applied schemata: its tests with PROOFGATE_MUTANT set; nothing is built.
+  StatusOr<MutantResult> RunInSchema(const MutantJob& job, double timeout_s);
+  // Puts the schemata's files back (proven as any mutant's are) and rebuilds them.
+  Status RemoveSchemata(const Catalog& c);
+  bool schemata_applied() const { return schema_.has_value(); }
   // Wall time of the last Prepare's build: what a mutant's build limit is measured against.
   double prepared_build_s() const { return prepared_build_s_; }
 
@@ -110,6 +123,7 @@ class Worker {
   int cancel_fd_;
   double prepared_build_s_ = 0;
   std::optional<TestMap> tests_;  // reset by Prepare
+  std::optional<AppliedMutant> schema_;  // the schemata, while applied
 };
 
 }  // namespace pg

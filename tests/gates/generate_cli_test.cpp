@@ -22,7 +22,7 @@ project(gen CXX)
 set(CMAKE_CXX_STANDARD 17)
 find_package(GTest REQUIRED)
 enable_testing()
-add_library(range src/range.cpp)
+add_library(range src/range.cpp src/distance.cpp)
 target_include_directories(range PUBLIC src)
 add_library(unused src/unused.cpp)
 add_executable(range_test tests/range_test.cpp)
@@ -36,10 +36,14 @@ add_test(NAME script COMMAND sh -c "exit 0")
   dir.Write("src/range.h", "bool InRange(int v, int lo, int hi);\n");
   dir.Write("src/range.cpp", "#include \"range.h\"\nbool InRange(int v, int lo, int hi) { return v >= lo && v <= hi; }\n");
   dir.Write("src/unused.cpp", "int Unused(int a) { return a + 1; }\n");
+  // `b - a` of two pointers: its mutant `b + a` does not compile, in a schema or alone.
+  dir.Write("src/distance.cpp", "long Distance(const int* a, const int* b) {\n  return b - a;\n}\n");
   dir.Write("tests/range_test.cpp", R"(#include <gtest/gtest.h>
 #include "range.h"
 TEST(Range, Inside) { EXPECT_TRUE(InRange(0, 0, 3)); }
 TEST(Range, Outside) { EXPECT_FALSE(InRange(4, 0, 3)); }
+long Distance(const int* a, const int* b);
+TEST(Range, Distance) { int v[4]; EXPECT_EQ(Distance(v, v + 3), 3); }
 )");
   dir.Write("tests/unused_test.cpp", R"(#include <gtest/gtest.h>
 int Unused(int a);
@@ -96,6 +100,51 @@ TEST(GenerateCli, InDiffListsOnlyMutantsOnChangedLinesAndNoneChecksNothing) {
   EXPECT_EQ(none.exit_code, 1) << none.err;
   EXPECT_NE(none.err.find("checked nothing"), std::string::npos) << none.err;
   EXPECT_EQ(RunProofgate(dir.path(), "mutate --generate --in-diff HEAD --operators call --allow-empty").exit_code, 0);
+}
+
+// Outcome by id, and whether it ran in the schemata.
+std::map<std::string, std::pair<std::string, bool>> Outcomes(const std::string& json) {
+  std::map<std::string, std::pair<std::string, bool>> out;
+  auto doc = JsonSource::Parse("report", json);
+  if (!doc.ok()) return out;
+  for (const Json& r : doc->root().at("results")) out[r.at("id")] = {r.at("outcome"), r.at("schema")};
+  return out;
+}
+
+TEST(GenerateCli, SchemataGiveEachMutantTheOutcomeOfItsOwnBuild) {
+  TempDir dir;
+  MakeRangeProject(dir);
+  auto schema = RunProofgate(dir.path(), "mutate --generate src --json");
+  auto alone = RunProofgate(dir.path(), "mutate --generate src --json --no-schemata");
+  auto with = Outcomes(schema.out), without = Outcomes(alone.out);
+  ASSERT_GE(with.size(), 8u) << schema.out << schema.err;
+  ASSERT_EQ(with.size(), without.size());
+  size_t in_schema = 0;
+  for (const auto& [id, outcome] : with) {
+    EXPECT_EQ(outcome.first, without[id].first) << id;
+    EXPECT_FALSE(without[id].second) << id << " ran alone with --no-schemata";
+    in_schema += outcome.second ? 1 : 0;
+    if (id.find("src/distance.cpp:2:") == 0 && id.find(":arithmetic:") != std::string::npos) {
+      EXPECT_FALSE(outcome.second) << "its schema did not compile: it ran alone";
+      EXPECT_EQ(outcome.first, "unviable");
+    }
+  }
+  EXPECT_EQ(in_schema, with.size() - 1) << "all but the pointer difference ran in the schemata";
+  EXPECT_NE(schema.err.find("left to one build each"), std::string::npos) << schema.err;
+}
+
+TEST(GenerateCli, SuitesJsonExcludesFilesFromGeneration) {
+  TempDir dir;
+  MakeRangeProject(dir);
+  auto all = RunProofgate(dir.path(), "mutate --generate src --list");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find("src/unused.cpp:1:"), std::string::npos) << all.out;
+  dir.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"t": {"run": "true"}}, "suites": {"default": ["t"]},
+    "generate": {"exclude": ["src/unused*"]}})");
+  auto some = RunProofgate(dir.path(), "mutate --generate src --list");
+  ASSERT_EQ(some.exit_code, 0) << some.err;
+  EXPECT_EQ(some.out.find("src/unused.cpp"), std::string::npos) << "excluded:\n" << some.out;
+  EXPECT_NE(some.out.find("src/range.cpp:2:"), std::string::npos) << some.out;
 }
 
 TEST(GenerateCli, BadFlagsAreNamedBeforeAnythingBuilds) {

@@ -1,0 +1,88 @@
+// Schemata: one build holding every mutant of a file behaves, mutant by mutant, as that
+// mutant's own build.
+#include <gtest/gtest.h>
+
+#include "generate/clang_points.h"
+#include "mutations/schema.h"
+#include "runner/capture.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::TempDir;
+
+const char kProgram[] = R"(#include <cstdio>
+static int calls = 0;
+void Count(int n) { calls += n; }
+int F(int a, int b) {
+  int s = 0;
+  for (int i = 0; i < a; ++i) s += b % 3;
+  if (!(a == b) && a > 1) { Count(1); }
+  while (s > 10) s -= 4;
+  return a >= b ? s * 2 : s - 1;
+}
+int main() {
+  for (int a = 0; a < 4; ++a) {
+    for (int b = 0; b < 4; ++b) std::printf("%d ", F(a, b));
+  }
+  std::printf("| %d\n", calls);
+  return 0;
+}
+)";
+
+// Builds `source` as dir/name and runs it with PROOFGATE_MUTANT=mutant: its output, "no build",
+// or "timeout" (a mutant may loop).
+std::string BuildAndRun(const TempDir& dir, const std::string& name, const std::string& source, int mutant) {
+  std::string src = dir.Write(name + ".cpp", source), exe = dir.path() + "/" + name;
+  if (mutant <= 1) {
+    auto built = RunCapture({"c++", "-std=c++17", "-o", exe, src}, dir.path(), 120);
+    if (!built.ok() || built->exit.exit_code != 0) return "no build";
+  }
+  auto ran = RunCapture({"env", std::string(kMutantVariable) + "=" + std::to_string(mutant), "timeout", "2", exe},
+                        dir.path(), 30);
+  if (!ran.ok()) return "no run";
+  return ran->exit.exit_code == 124 ? "timeout" : ran->output + " exit " + std::to_string(ran->exit.exit_code);
+}
+
+TEST(GenerateSchema, EveryMutantOfTheSchemaBehavesAsItsOwnBuild) {
+  TempDir dir;
+  std::string file = dir.Write("program.cpp", kProgram);
+  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() + R"(", "command": "c++ -std=c++17 -c )" + file +
+                                         R"(", "file": ")" + file + R"("}])");
+  auto parsed = FindPoints(dir.path(), file, AllOperators());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  Schema schema{"program.cpp", false, {}};
+  for (size_t i = 0; i < parsed->points.size(); ++i) {
+    schema.points.push_back(SchemaPointOf(parsed->points[i]));
+    schema.points.back().number = static_cast<int>(i) + 1;
+  }
+  ASSERT_GE(schema.points.size(), 30u);
+  SchemaText rendered = RenderSchema(kProgram, schema, {});
+  EXPECT_EQ(rendered.numbers.size(), schema.points.size()) << "every point is in the schema";
+  EXPECT_EQ(BuildAndRun(dir, "schema", rendered.text, 0), BuildAndRun(dir, "plain", kProgram, 0))
+      << "no mutant on: the original program";
+  for (size_t i = 0; i < parsed->points.size(); ++i) {
+    const Point& p = parsed->points[i];
+    std::string mutated = std::string(kProgram).replace(p.offset, p.original.size(), p.replacement);
+    std::string alone = BuildAndRun(dir, "alone", mutated, 0);
+    EXPECT_EQ(BuildAndRun(dir, "schema", rendered.text, static_cast<int>(i) + 1), alone)
+        << "mutant " << i + 1 << ": `" << p.original << "` → `" << p.replacement << "` at offset " << p.offset;
+  }
+}
+
+TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
+  std::string original = "#include <cstddef>\nlong D(const int* a,\n const int* b) {\n  return b - a;\n}\n";
+  size_t body = original.find('{'), diff = original.find("b - a");
+  Schema schema{"a.cpp", false, {}};
+  schema.points = {SchemaPoint{1, body, original.rfind('}') + 1, SchemaKind::kBody, body, 0, ""},
+                   SchemaPoint{2, diff, diff + 5, SchemaKind::kEdit, diff + 2, 1, "+"}};
+  SchemaText rendered = RenderSchema(original, schema, {});
+  std::string log = "/tmp/x/a.cpp:4:29: error: invalid operands of types 'const int*' and 'const int*' to binary 'operator+'\n";
+  EXPECT_EQ(PointsBlamed(log, "a.cpp", rendered.text), std::set<int>{2});
+  EXPECT_TRUE(PointsBlamed(log, "b.cpp", rendered.text).empty()) << "another file's errors";
+  EXPECT_EQ(RenderSchema(original, schema, {2}).numbers, std::set<int>{1}) << "a dropped point is left out";
+}
+
+}  // namespace
+}  // namespace pg
