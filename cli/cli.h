@@ -64,6 +64,7 @@ struct MutateFlags {
   std::vector<std::string> generate_paths;
   std::string in_diff, operators;
   bool no_schemata = false;   // a build per generated mutant, as without schemata
+  std::string sarif;          // --sarif FILE: survivors as SARIF 2.1.0 results
 };
 
 struct ProveFlags {

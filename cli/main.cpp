@@ -204,6 +204,8 @@ void AddMutate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
                      "With --generate: a comma list of relational,equality,arithmetic,logical,negate,not,constant,"
                      "return,call (default: all)")
       ->needs(generate);
+  mutate->add_option("--sarif", flags->sarif, "With --generate: write the survivors to FILE as SARIF 2.1.0")
+      ->needs(generate);
   mutate->add_flag("--no-schemata", flags->no_schemata,
                    "With --generate: build each mutant on its own instead of all of a file's in one schema")
       ->needs(generate);

@@ -147,6 +147,7 @@ int RunGenerateVerb(const CommonFlags& common, const MutateFlags& flags) {
   else WriteMutateTable(*report, std::cout, UseColor(common.color, STDOUT_FILENO)), ShowSurvivors(*report);
   std::cout.flush();
   Status written = common.junit.empty() ? Status() : WriteFileAtomic(common.junit, MutateReportJunit(*report));
+  if (written.ok() && !flags.sarif.empty()) written = WriteFileAtomic(flags.sarif, MutateReportSarif(*report));
   if (!written.ok()) return Fail(written);
   return MutateExitCode(*report);
 }

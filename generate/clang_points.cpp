@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -22,11 +23,8 @@ std::string Str(CXString s) {
 }
 
 bool IsSource(const std::string& path) {
-  for (const char* ext : {".c", ".cc", ".cpp", ".cxx", ".c++", ".C"}) {
-    std::string e(ext);
-    if (path.size() > e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0) return true;
-  }
-  return false;
+  std::string ext = std::filesystem::path(path).extension().string();
+  return ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".cxx" || ext == ".c++" || ext == ".C";
 }
 
 struct Database {
@@ -478,8 +476,13 @@ StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string&
   for (const std::string& a : args) argv.push_back(a.c_str());
   CXIndex index = clang_createIndex(0, 0);
   CXTranslationUnit tu = nullptr;
+  // libclang honours -working-directory by changing the process's own: put it back, or every
+  // relative path proofgate writes afterwards (--junit, --sarif) lands in the build directory.
+  std::string cwd = std::filesystem::current_path().string();
   CXErrorCode rc = clang_parseTranslationUnit2FullArgv(index, nullptr, argv.data(), static_cast<int>(argv.size()),
                                                        nullptr, 0, CXTranslationUnit_KeepGoing, &tu);
+  std::error_code ec;
+  std::filesystem::current_path(cwd, ec);
   if (rc != CXError_Success || !tu) {
     clang_disposeIndex(index);
     return Status::Invalid(file + ": libclang could not parse it with its compile command (error " +

@@ -140,6 +140,29 @@ std::string MutateReportJunit(const MutateReport& report) {
   return out.str();
 }
 
+std::string MutateReportSarif(const MutateReport& report) {
+  Json rule = {{"id", "surviving-mutant"},
+               {"shortDescription", {{"text", "A mutant of this code that every test reaching it lets live"}}},
+               {"helpUri", "https://github.com/proofgate/proofgate/blob/main/specs/mutate-generate.md"}};
+  Json results = Json::array();
+  for (const MutantResult& r : report.results) {
+    if (!r.generated || r.outcome != MutantOutcome::kSurvived) continue;
+    const MutantResult::Generated& g = *r.generated;
+    int end_column = g.column + static_cast<int>(g.original.find('\n') == std::string::npos ? g.original.size() : 1);
+    Json region = {{"startLine", g.line}, {"startColumn", g.column}, {"endColumn", end_column}};
+    std::string text = g.op + ": " + r.change + " survived " + std::to_string(g.tests.size()) + " test(s)";
+    results.push_back({{"ruleId", "surviving-mutant"},
+                       {"level", "warning"},
+                       {"message", {{"text", text}}},
+                       {"locations", {{{"physicalLocation", {{"artifactLocation", {{"uri", g.file}}}, {"region", region}}}}}},
+                       {"partialFingerprints", {{"proofgateMutantId/v1", r.id}}}});
+  }
+  Json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", {{{"tool", {{"driver", {{"name", "proofgate"}, {"rules", {rule}}}}}}, {"results", results}}}}};
+  return doc.dump(2) + "\n";
+}
+
 namespace {
 
 // The rows the table had, by id (its first cell): kept for mutants this run did not select.

@@ -15,6 +15,8 @@ namespace pg {
 void WriteMutateTable(const MutateReport& report, std::ostream& out, bool color);
 std::string MutateReportJson(const MutateReport& report);
 std::string MutateReportJunit(const MutateReport& report);
+// SARIF 2.1.0: each surviving generated mutant as a `surviving-mutant` result at its place.
+std::string MutateReportSarif(const MutateReport& report);
 
 // `spec_text` with the table between the mutation markers rewritten: one row per mutation and
 // combo of `catalog`, from `report` where it ran, else the row the table already had. The

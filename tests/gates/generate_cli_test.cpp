@@ -85,6 +85,26 @@ TEST(GenerateCli, KilledAndSurvivedAreTheVerdictsOfTheTestsThatReachTheFile) {
       << "a survivor is shown with its diff:\n" << table.out;
 }
 
+TEST(GenerateCli, SarifListsEachSurvivorAtItsPlace) {
+  TempDir dir;
+  MakeRangeProject(dir);
+  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --sarif out.sarif");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  auto doc = JsonSource::Parse("out.sarif", dir.Read("out.sarif"));
+  ASSERT_TRUE(doc.ok()) << dir.Read("out.sarif");
+  EXPECT_EQ(doc->root().at("version"), "2.1.0");
+  const Json& results = doc->root().at("runs").at(0).at("results");
+  ASSERT_EQ(results.size(), 1u) << "the survivor only, not the killed mutant: " << results.dump(2);
+  const Json& where = results.at(0).at("locations").at(0).at("physicalLocation");
+  EXPECT_EQ(where.at("artifactLocation").at("uri"), "src/range.cpp");
+  EXPECT_EQ(where.at("region").at("startLine"), 2);
+  EXPECT_EQ(where.at("region").at("startColumn"), 59) << "the <= of v <= hi";
+  EXPECT_EQ(results.at(0).at("ruleId"), "surviving-mutant");
+  EXPECT_NE(results.at(0).at("partialFingerprints").at("proofgateMutantId/v1").get<std::string>().find(
+                "src/range.cpp:2:59:relational:"),
+            std::string::npos);
+}
+
 TEST(GenerateCli, InDiffListsOnlyMutantsOnChangedLinesAndNoneChecksNothing) {
   TempDir dir;
   MakeRangeProject(dir);
