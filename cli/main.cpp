@@ -43,7 +43,7 @@ CLI::Validator WholeNumberFromOne(const std::string& what) {
 const std::map<std::string, std::set<std::string>> kReports = {
     {"preflight", {"--json", "--junit", "--summary"}}, {"specs check", {"--json", "--junit", "--summary"}},
     {"gate", {"--json", "--junit", "--summary"}},      {"merge-reports", {"--json", "--junit", "--summary"}},
-    {"mutate", {"--json", "--junit"}},                 {"records check", {"--json"}},
+    {"mutate", {"--json", "--junit", "--summary"}},    {"records check", {"--json"}},
     {"range", {"--json"}},                             {"load", {"--json"}},
     {"prove", {"--json"}},                             {"anchors check", {}},
     {"init", {}},                                      {"gc", {}}};

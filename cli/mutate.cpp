@@ -240,6 +240,7 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
   else WriteMutateTable(*report, std::cout, UseColor(common.color, STDOUT_FILENO));
   std::cout.flush();
   Status written = common.junit.empty() ? Status() : WriteFileAtomic(common.junit, MutateReportJunit(*report));
+  if (written.ok() && !common.summary.empty()) written = WriteFileAtomic(common.summary, MutateReportMarkdown(*report));
   if (written.ok() && !flags.no_spec_update && !report->interrupted) written = UpdateSpecs(root, o.catalogs, *report, verification);
   if (!written.ok()) return Fail(written);
   if (common.verbose) {

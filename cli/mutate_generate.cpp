@@ -148,6 +148,7 @@ int RunGenerateVerb(const CommonFlags& common, const MutateFlags& flags) {
   std::cout.flush();
   Status written = common.junit.empty() ? Status() : WriteFileAtomic(common.junit, MutateReportJunit(*report));
   if (written.ok() && !flags.sarif.empty()) written = WriteFileAtomic(flags.sarif, MutateReportSarif(*report));
+  if (written.ok() && !common.summary.empty()) written = WriteFileAtomic(common.summary, MutateReportMarkdown(*report));
   if (!written.ok()) return Fail(written);
   return MutateExitCode(*report);
 }

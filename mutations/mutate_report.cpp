@@ -140,6 +140,30 @@ std::string MutateReportJunit(const MutateReport& report) {
   return out.str();
 }
 
+std::string MutateReportMarkdown(const MutateReport& report) {
+  std::map<std::string, int> counts;
+  for (const MutantResult& r : report.results) ++counts[std::string(MutantOutcomeName(r.outcome))];
+  std::string tally;
+  for (const auto& [name, n] : counts) tally += (tally.empty() ? "" : ", ") + std::to_string(n) + " " + name;
+  std::ostringstream out;
+  out << "## proofgate mutate: " << ExitCodeName(static_cast<ExitCode>(MutateExitCode(report))) << "\n\n"
+      << report.results.size() << " mutants" << (tally.empty() ? "" : ": " + tally) << "\n";
+  if (MutationScore(report) >= 0) out << "\nMutation score (killed / (killed + survived)): " << Percent(MutationScore(report)) << "\n";
+  if (!report.baseline_problem.empty()) out << "\nBaseline not green: " << Cell(report.baseline_problem) << "\n";
+  bool header = false;
+  for (const MutantResult& r : report.results) {
+    if (IsAsClaimed(r)) continue;
+    if (!header) out << "\n| mutant | outcome | change | why |\n|---|---|---|---|\n";
+    header = true;
+    out << "| " << Cell(r.id) << " | " << MutantOutcomeName(r.outcome) << " | " << Cell(r.change) << " | " << Cell(Note(r)) << " |\n";
+  }
+  for (const MutantResult& r : report.results) {
+    if (!r.generated || r.outcome != MutantOutcome::kSurvived) continue;
+    out << "\n<details><summary>" << XmlText(r.id) << " survived</summary>\n\n```diff\n" << r.generated->diff << "```\n</details>\n";
+  }
+  return out.str();
+}
+
 std::string MutateReportSarif(const MutateReport& report) {
   Json rule = {{"id", "surviving-mutant"},
                {"shortDescription", {{"text", "A mutant of this code that every test reaching it lets live"}}},

@@ -15,6 +15,9 @@ namespace pg {
 void WriteMutateTable(const MutateReport& report, std::ostream& out, bool color);
 std::string MutateReportJson(const MutateReport& report);
 std::string MutateReportJunit(const MutateReport& report);
+// Markdown for a CI step summary: verdict, counts, the mutation score of generated mutants, a
+// row per mutant not as claimed, and each generated survivor's diff.
+std::string MutateReportMarkdown(const MutateReport& report);
 // SARIF 2.1.0: each surviving generated mutant as a `surviving-mutant` result at its place.
 std::string MutateReportSarif(const MutateReport& report);
 

@@ -105,6 +105,17 @@ TEST(GenerateCli, SarifListsEachSurvivorAtItsPlace) {
             std::string::npos);
 }
 
+TEST(GenerateCli, SummaryShowsTheScoreAndEachSurvivorsDiff) {
+  TempDir dir;
+  MakeRangeProject(dir);
+  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --summary s.md");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  std::string md = dir.Read("s.md");
+  EXPECT_NE(md.find("## proofgate mutate: fail"), std::string::npos) << md;
+  EXPECT_NE(md.find("Mutation score (killed / (killed + survived)): 50.0%"), std::string::npos) << md;
+  EXPECT_NE(md.find("```diff\n--- a/src/range.cpp\n+++ b/src/range.cpp\n@@ -2,1 +2,1 @@\n"), std::string::npos) << md;
+}
+
 TEST(GenerateCli, InDiffListsOnlyMutantsOnChangedLinesAndNoneChecksNothing) {
   TempDir dir;
   MakeRangeProject(dir);
