@@ -29,9 +29,7 @@ bool IsSource(const std::string& path) {
 
 struct Database {
   CXCompilationDatabase db = nullptr;
-  ~Database() {
-    if (db) clang_CompilationDatabase_dispose(db);
-  }
+  ~Database() { clang_CompilationDatabase_dispose(db); }  // null-safe, as libclang's disposers are
 };
 
 StatusOr<std::unique_ptr<Database>> OpenDatabase(const std::string& build_dir) {
@@ -268,16 +266,14 @@ void Walker::Visit(CXCursor c, Context ctx) {
   VisitChildren(c, inner);
 }
 
-std::string Squeezed(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (!std::isspace(static_cast<unsigned char>(ch))) out += ch;
-  }
-  return out;
+std::string Squeezed(std::string s) {
+  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char ch) { return std::isspace(ch); }), s.end());
+  return s;
 }
 
-// A function body becomes the default value's return; constexpr functions are constant
-// contexts, constructors and destructors have no value to return, references none to make.
+// A function body becomes the default value's return (C has no `{}`: 0, or a compound literal
+// for a struct); constexpr functions are constant contexts, constructors and destructors have
+// no value to return, references none to make.
 void Walker::Function(CXCursor c, Context ctx) {
   std::optional<Span> body;
   for (CXCursor child : Children(c)) {
@@ -298,7 +294,10 @@ void Walker::Function(CXCursor c, Context ctx) {
     auto has = [&](const char* t) { return std::any_of(header.begin(), header.end(), [&](const Token& k) { return k.text == t; }); };
     bool deduced = has("auto") && !has("->");
     std::string now = Squeezed(Text(*body));
-    std::string replacement = is_void ? "{}" : "{ return {}; }";
+    bool c_lang = std::filesystem::path(Str(clang_getTranslationUnitSpelling(tu_))).extension() == ".c";
+    bool record = clang_getCanonicalType(result).kind == CXType_Record;
+    std::string value = !c_lang ? "{}" : record ? "(" + Str(clang_getTypeSpelling(result)) + "){0}" : "0";
+    std::string replacement = is_void ? "{}" : "{ return " + value + "; }";
     if (!reference && !deduced && result.kind != CXType_Invalid && now != Squeezed(replacement)) {
       Add(Operator::kReturn, body->begin, Text(*body), replacement, ctx, *body,
           is_void ? SchemaKind::kVoidBody : SchemaKind::kBody);

@@ -73,7 +73,7 @@ class Renderer {
       }
       case SchemaKind::kNegate: return open + "(" + on + " ? !(" + t + ") : !!(" + t + "))" + close;
       case SchemaKind::kNot: return open + "(" + on + " ? !!(" + t.substr(1) + ") : " + t + ")" + close;
-      case SchemaKind::kBody: return open + "{ if (" + on + ") { return {}; } " + t + " }" + close;
+      case SchemaKind::kBody: return open + "{ if (" + on + ") " + p.replacement + " " + t + " }" + close;
       case SchemaKind::kVoidBody: return open + "{ if (" + on + ") { return; } " + t + " }" + close;
       case SchemaKind::kCall:
         return open + "(" + on + " ? " + (c_ ? "(void)0" : "static_cast<void>(0)") + " : " + t + ")" + close;

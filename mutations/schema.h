@@ -14,7 +14,7 @@ enum class SchemaKind {
   kEdit,      // (on(N) ? (T with the edit) : (T)): operators, constants
   kNegate,    // (on(N) ? !(T) : !!(T)): a condition
   kNot,       // (on(N) ? !!(T without its leading !) : T): a removed `!`
-  kBody,      // { if (on(N)) { return {}; } T }: a body returning its type's default
+  kBody,      // { if (on(N)) REPLACEMENT T }: a body returning its type's default
   kVoidBody,  // { if (on(N)) { return; } T }
   kCall,      // (on(N) ? static_cast<void>(0) : T): a removed call
 };

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "generate/clang_points.h"
+#include "generate/point.h"
 #include "mutations/schema.h"
 #include "runner/capture.h"
 #include "test_support.h"
@@ -69,6 +70,33 @@ TEST(GenerateSchema, EveryMutantOfTheSchemaBehavesAsItsOwnBuild) {
     EXPECT_EQ(BuildAndRun(dir, "schema", rendered.text, static_cast<int>(i) + 1), alone)
         << "mutant " << i + 1 << ": `" << p.original << "` → `" << p.replacement << "` at offset " << p.offset;
   }
+}
+
+TEST(GenerateSchema, CFunctionsReturnZeroOrACompoundLiteralAndTheSchemaIsC) {
+  TempDir dir;
+  const std::string source =
+      "struct P { int x; };\nstruct P Make(int v) { struct P p = {v}; return p; }\n"
+      "int Twice(int v) { return v * 2; }\nconst char* Name(void) { return \"n\"; }\nvoid Run(int* v) { *v = Twice(*v); }\n";
+  std::string file = dir.Write("src.c", source);
+  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() + R"(", "command": "cc -std=c11 -c )" + file +
+                                         R"(", "file": ")" + file + R"("}])");
+  auto parsed = FindPoints(dir.path(), file, AllOperators());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  std::vector<std::string> bodies;
+  Schema schema{"src.c", true, {}};
+  for (const Point& p : parsed->points) {
+    if (p.op == Operator::kReturn) bodies.push_back(p.replacement);
+    schema.points.push_back(SchemaPointOf(p));
+    schema.points.back().number = static_cast<int>(schema.points.size());
+    std::string mutated = std::string(source).replace(p.offset, p.original.size(), p.replacement);
+    dir.Write("mutant.c", mutated);
+    auto built = RunCapture({"cc", "-std=c11", "-Wall", "-Werror", "-c", "mutant.c", "-o", "mutant.o"}, dir.path(), 60);
+    EXPECT_EQ(built->exit.exit_code, 0) << "`" << p.original << "` → `" << p.replacement << "`: " << built->output;
+  }
+  EXPECT_EQ(bodies, (std::vector<std::string>{"{ return (struct P){0}; }", "{ return 0; }", "{ return 0; }", "{}"}));
+  dir.Write("schema.c", RenderSchema(source, schema, {}).text);
+  auto built = RunCapture({"cc", "-std=c11", "-Wall", "-Werror", "-c", "schema.c", "-o", "schema.o"}, dir.path(), 60);
+  EXPECT_EQ(built->exit.exit_code, 0) << "the schema of a C file is C: " << built->output;
 }
 
 TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
