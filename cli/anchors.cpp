@@ -32,6 +32,13 @@ int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bo
     if (!fixed.ok()) return Fail(fixed.status());
     stale = 0;
   }
+  std::vector<pg::Annotation> stale_places;  // what a CI shows at each document line
+  for (const pg::AnchorResult& r : results) {
+    if (r.state == pg::AnchorState::kHolds || (fix && r.state == pg::AnchorState::kMoved)) continue;
+    stale_places.push_back({"error", r.anchor.doc, r.anchor.doc_line, "stale anchor " + r.anchor.Where(), r.Message(), "stale-anchor"});
+  }
+  pg::Status emitted = EmitCi(common, "", stale_places, "");
+  if (!emitted.ok()) return Fail(emitted);
   if (!common.quiet) std::cerr << "anchors: " << results.size() << " checked, " << stale + gone << " stale\n";
   // Each anchor that no longer holds (and was not fixed) fails the check.
   std::vector<pg::ResultClass> classes(static_cast<size_t>(stale + gone), pg::ResultClass::kFail);

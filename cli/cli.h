@@ -1,14 +1,18 @@
 // What the proofgate CLI's verbs share: flags common to all, exit-code plumbing, reports.
 #pragma once
 
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
 #include "range/range_gates.h"
+#include "report/ci_output.h"
+#include "report/step_progress.h"
 #include "runner/leg_result.h"
 #include "runner/preflight.h"
+#include "mutations/mutate_run.h"
 
 namespace pg::cli {
 
@@ -20,6 +24,10 @@ struct CommonFlags {
   bool json = false;
   std::string junit;
   std::string summary;
+  std::string html;             // --html FILE: the run as one self-contained page
+  std::string codequality;      // --codequality FILE: GitLab Code Quality JSON
+  std::string ci = "auto";      // --ci auto|github|gitlab|none
+  std::string progress = "auto";  // --progress auto|tty|plain
 };
 
 struct PreflightFlags {
@@ -87,7 +95,16 @@ int InstallCancelPipe();
 // Prints the status's message and returns the exit code for it.
 int Fail(const Status& status);
 bool UseColor(const std::string& mode, int fd);
+// Where live progress draws its status line: stderr's fd with --progress tty, or auto on a
+// terminal; -1 for plain lines (and with -q, which prints no progress at all).
+int LiveFd(const CommonFlags& common);
 Status WriteReports(const RunReport& report, const CommonFlags& common);
+// The report files a run writes (absolute or relative as given): kept out of tree hashes.
+std::vector<std::string> ReportFiles(const CommonFlags& common);
+// What the CI system reads (specs/reports.md): --codequality's file, and under GitHub Actions
+// the log groups and annotations on stderr and the Markdown appended to the step summary.
+Status EmitCi(const CommonFlags& common, const std::string& markdown, const std::vector<Annotation>& annotations,
+              const std::string& groups);
 // The directory records, specs and anchors are relative to: -C, else the preflight root, else here.
 std::string ProjectRoot(const CommonFlags& common);
 // root/dir/*ext, relative to root, sorted: the default inputs of records and specs check.
@@ -99,6 +116,13 @@ struct Input {
 // root/dir/*ext; none at all is invalid input naming the folder and `what` was looked for.
 StatusOr<std::vector<Input>> CheckInputs(const std::string& root, std::vector<std::string> given, const std::string& dir,
                                          const std::string& ext, const std::string& what);
+
+// mutate's --summary, --html, --codequality and CI output (its table, JSON and JUnit are the
+// verb's own: merge-reports and the two mutate verbs print them differently).
+Status WriteMutateReports(const MutateReport& report, const CommonFlags& common);
+// mutate's progress on stderr, wired into `o`: plain lines, or the live status line; none with -q.
+// Close it before the report is printed.
+std::unique_ptr<StepProgress> WireMutateProgress(const CommonFlags& common, MutateOptions* o);
 
 // The verbs.
 int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags);

@@ -51,6 +51,11 @@ bool UseColor(const std::string& mode, int fd) {
   return isatty(fd) && getenv("NO_COLOR") == nullptr;
 }
 
+int LiveFd(const CommonFlags& common) {
+  if (common.quiet || common.progress == "plain") return -1;
+  return common.progress == "tty" || isatty(STDERR_FILENO) ? STDERR_FILENO : -1;
+}
+
 pg::Status WriteReports(const pg::RunReport& report, const CommonFlags& common) {
   if (common.json) {
     std::cout << pg::RunReportJson(report);
@@ -62,7 +67,24 @@ pg::Status WriteReports(const pg::RunReport& report, const CommonFlags& common) 
   if (!common.summary.empty()) {
     PG_RETURN_IF_ERROR(pg::WriteFileAtomic(common.summary, pg::RunReportMarkdown(report)));
   }
-  return pg::Status();
+  if (!common.html.empty()) PG_RETURN_IF_ERROR(pg::WriteFileAtomic(common.html, pg::RunReportHtml(report)));
+  return EmitCi(common, pg::RunReportMarkdown(report), pg::RunAnnotations(report), pg::RunGroups(report));
+}
+
+std::vector<std::string> ReportFiles(const CommonFlags& common) {
+  return {common.junit, common.summary, common.html, common.codequality};
+}
+
+Status EmitCi(const CommonFlags& common, const std::string& markdown, const std::vector<Annotation>& annotations,
+              const std::string& groups) {
+  PG_ASSIGN_OR_RETURN(CiSystem ci, ResolveCi(common.ci));
+  if (!common.codequality.empty()) PG_RETURN_IF_ERROR(WriteFileAtomic(common.codequality, CodeQualityJson(annotations)));
+  if (ci != CiSystem::kGithub) return Status();
+  std::cerr << groups << GithubAnnotations(annotations);
+  std::cerr.flush();
+  if (markdown.empty()) return Status();
+  std::string full = !common.html.empty() ? common.html : !common.junit.empty() ? common.junit : "";
+  return AppendStepSummary(markdown, full);
 }
 
 // The directory records, specs and anchors are relative to: -C, else the preflight root, else here.

@@ -17,7 +17,7 @@ int RunGate(const CommonFlags& common, const GateFlags& flags) {
     (v.code == pg::ExitCode::kPass ? std::cout : std::cerr) << "gate: " << v.message << "\n";
     return static_cast<int>(v.code);
   }
-  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose);
+  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose, LiveFd(common));
   pg::PreflightOptions options;
   options.root = root;
   options.suites = flags.suites;
@@ -27,7 +27,9 @@ int RunGate(const CommonFlags& common, const GateFlags& flags) {
   options.cancel_fd = InstallCancelPipe();
   if (!common.quiet) options.on_change = [&](const pg::LegResult& leg, std::string_view state) { progress.OnChange(leg, state); };
   options.on_notice = [&](const std::string& text) { progress.Notice(text); };
+  if (!common.quiet) options.on_plan = [&](const std::vector<pg::PlannedLeg>& legs, int jobs) { progress.OnPlan(legs, jobs); };
   auto result = pg::GateOnto(flags.onto, options);
+  progress.Close();
   if (!result.ok()) return Fail(result.status());
   if (!result->conflicts.empty()) {
     for (const std::string& path : result->conflicts) std::cerr << "gate: conflict: " << path << "\n";

@@ -26,6 +26,12 @@ void AddCommonFlags(CLI::App& app, CommonFlags& common) {
   app.add_flag("--json", common.json, "Print one JSON document on stdout instead of the table");
   app.add_option("--junit", common.junit, "Also write JUnit XML to FILE");
   app.add_option("--summary", common.summary, "Also write a Markdown summary to FILE");
+  app.add_option("--html", common.html, "Also write the run as one self-contained HTML page to FILE");
+  app.add_option("--codequality", common.codequality, "Also write GitLab Code Quality JSON to FILE");
+  app.add_option("--ci", common.ci, "CI integration: auto (GITHUB_ACTIONS=true: GitHub), github, gitlab or none")
+      ->check(CLI::IsMember({"auto", "github", "gitlab", "none"}));
+  app.add_option("--progress", common.progress, "Progress on stderr: auto (a status line on a terminal), tty or plain")
+      ->check(CLI::IsMember({"auto", "tty", "plain"}));
 }
 
 // "-j 0" answered in words (CLI11's PositiveNumber prints its range as two doubles).
@@ -41,11 +47,16 @@ CLI::Validator WholeNumberFromOne(const std::string& what) {
 
 // The report flags each verb writes; one it would silently drop is refused instead.
 const std::map<std::string, std::set<std::string>> kReports = {
-    {"preflight", {"--json", "--junit", "--summary"}}, {"specs check", {"--json", "--junit", "--summary"}},
-    {"gate", {"--json", "--junit", "--summary"}},      {"merge-reports", {"--json", "--junit", "--summary"}},
-    {"mutate", {"--json", "--junit", "--summary"}},    {"records check", {"--json"}},
-    {"range", {"--json"}},                             {"load", {"--json"}},
-    {"prove", {"--json"}},                             {"anchors check", {}},
+    {"preflight", {"--json", "--junit", "--summary", "--html"}},
+    {"specs check", {"--json", "--junit", "--summary", "--html"}},
+    {"gate", {"--json", "--junit", "--summary", "--html"}},
+    {"merge-reports", {"--json", "--junit", "--summary", "--html", "--codequality"}},
+    {"mutate", {"--json", "--junit", "--summary", "--html", "--codequality"}},
+    {"records check", {"--json"}},
+    {"range", {"--json"}},
+    {"load", {"--json"}},
+    {"prove", {"--json", "--html"}},
+    {"anchors check", {"--codequality"}},
     {"init", {}},                                      {"gc", {}}};
 
 std::string FullName(const CLI::App* command) {
@@ -54,7 +65,9 @@ std::string FullName(const CLI::App* command) {
 }
 
 std::string CommonFlagsHelp(const std::string& verb) {
-  std::string help = "\nCommon flags (before or after the verb): -C DIR (as cd DIR), --color auto|always|never, -q, -v";
+  std::string help =
+      "\nCommon flags (before or after the verb): -C DIR (as cd DIR), --color auto|always|never, "
+      "--progress auto|tty|plain, --ci auto|github|gitlab|none, -q, -v";
   auto it = kReports.find(verb);
   for (const std::string& flag : it == kReports.end() ? std::set<std::string>{} : it->second) {
     help += ", " + flag + (flag == "--json" ? "" : " FILE");
@@ -66,7 +79,8 @@ std::string IgnoredReportFlag(const std::string& verb, const CommonFlags& common
   auto it = kReports.find(verb);
   if (it == kReports.end()) return "";
   for (auto [flag, given] : {std::pair{"--json", common.json}, {"--junit", !common.junit.empty()},
-                             {"--summary", !common.summary.empty()}}) {
+                             {"--summary", !common.summary.empty()}, {"--html", !common.html.empty()},
+                             {"--codequality", !common.codequality.empty()}}) {
     if (given && !it->second.count(flag)) return std::string(flag) + ": `proofgate " + verb + "` does not write it";
   }
   return "";

@@ -39,6 +39,7 @@ int MergeMutate(const CommonFlags& common, const std::vector<JsonSource>& docs, 
   else WriteMutateTable(*merged, std::cout, UseColor(common.color, STDOUT_FILENO));
   std::cout.flush();
   Status written = common.junit.empty() ? Status() : WriteFileAtomic(common.junit, MutateReportJunit(*merged));
+  if (written.ok()) written = WriteMutateReports(*merged, common);
   if (!written.ok()) return Fail(written);
   return MutateExitCode(*merged);
 }

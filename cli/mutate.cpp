@@ -10,6 +10,8 @@
 
 #include "changes/affected_mutants.h"
 #include "cli/cli.h"
+#include "mutations/mutate_ci.h"
+#include "mutations/mutate_html.h"
 #include "config/suite_config.h"
 #include "core/disk_usage.h"
 #include "core/exit_code.h"
@@ -170,11 +172,29 @@ Verification Verify(const std::string& root, const std::vector<Catalog>& catalog
                     const CommonFlags& common) {
   std::set<std::string> aside;
   for (const Catalog& c : catalogs) aside.insert(c.spec);
-  for (const std::string& f : InsideTree(root, OwnOutputFiles({common.junit, common.summary}))) aside.insert(f);
+  for (const std::string& f : InsideTree(root, OwnOutputFiles(ReportFiles(common)))) aside.insert(f);
   return VerificationOf(root, aside, flags.affected && flags.ids.empty() && flags.shard == "1/1");
 }
 
 }  // namespace
+
+std::unique_ptr<StepProgress> WireMutateProgress(const CommonFlags& common, MutateOptions* o) {
+  if (common.quiet) return nullptr;
+  auto progress = std::make_unique<StepProgress>(std::cerr, "mutants", LiveFd(common));
+  StepProgress* p = progress.get();
+  o->on_result = [p](const MutantResult& r) { p->OnDone("mutate: " + r.id + " " + std::string(MutantOutcomeName(r.outcome)) + "\n"); };
+  o->on_notice = [p](const std::string& text) { p->Print("mutate: " + text + "\n"); };
+  o->on_selected = [p](size_t n) { p->SetTotal(n); };
+  if (LiveFd(common) >= 0) o->on_step = [p](int worker, const std::string& step) { p->OnStep(worker, step); };
+  return progress;
+}
+
+Status WriteMutateReports(const MutateReport& report, const CommonFlags& common) {
+  std::string markdown = MutateReportMarkdown(report);
+  if (!common.summary.empty()) PG_RETURN_IF_ERROR(WriteFileAtomic(common.summary, markdown));
+  if (!common.html.empty()) PG_RETURN_IF_ERROR(WriteFileAtomic(common.html, MutateReportHtml(report)));
+  return EmitCi(common, markdown, MutateAnnotations(report), "");
+}
 
 StatusOr<std::string> MutateWorkDir(const std::string& root, const MutateFlags& flags) {
   if (!flags.work_dir.empty()) return std::filesystem::absolute(flags.work_dir).string();
@@ -219,10 +239,7 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
   auto work_dir = MutateWorkDir(root, flags);
   if (!work_dir.ok()) return Fail(work_dir.status());
   o.work_dir = *work_dir;
-  if (!common.quiet) {
-    o.on_result = [](const MutantResult& r) { std::cerr << "mutate: " << r.id << " " << MutantOutcomeName(r.outcome) << "\n"; };
-    o.on_notice = [](const std::string& text) { std::cerr << "mutate: " << text << "\n"; };
-  }
+  std::unique_ptr<StepProgress> progress = WireMutateProgress(common, &o);
   auto selected = SelectJobs(o.catalogs, o.ids, o.shard_index, o.shard_count);
   if (selected.ok() && flags.max_mutants > 0 && selected->size() > static_cast<size_t>(flags.max_mutants)) {
     std::cerr << "mutate: " << selected->size() << " mutants selected, more than --max-mutants " << flags.max_mutants
@@ -230,8 +247,9 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
     return static_cast<int>(ExitCode::kGateFailed);
   }
   Verification verification = Verify(root, o.catalogs, flags, common);
-  auto tree = git::WorkingTreeHash(root, InsideTree(root, OwnOutputFiles({common.junit, common.summary})));
+  auto tree = git::WorkingTreeHash(root, InsideTree(root, OwnOutputFiles(ReportFiles(common))));
   auto report = RunMutate(o);
+  if (progress) progress->Close();
   if (!report.ok()) return Fail(report.status());
   report->tree_hash = tree.ok() ? *tree : "";
   report->shard_index = o.shard_index + 1;
@@ -240,7 +258,7 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
   else WriteMutateTable(*report, std::cout, UseColor(common.color, STDOUT_FILENO));
   std::cout.flush();
   Status written = common.junit.empty() ? Status() : WriteFileAtomic(common.junit, MutateReportJunit(*report));
-  if (written.ok() && !common.summary.empty()) written = WriteFileAtomic(common.summary, MutateReportMarkdown(*report));
+  if (written.ok()) written = WriteMutateReports(*report, common);
   if (written.ok() && !flags.no_spec_update && !report->interrupted) written = UpdateSpecs(root, o.catalogs, *report, verification);
   if (!written.ok()) return Fail(written);
   if (common.verbose) {

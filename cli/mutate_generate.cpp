@@ -43,7 +43,7 @@ struct Found {
 // Worker 0 builds the tree (generated runs test with ctest: its listing is the test map), then
 // libclang finds the mutants in the build's compile commands.
 Status Discover(Worker& w, std::vector<Catalog>* catalogs, const Catalog& base, const DiscoverOptions& d,
-                const MutateFlags& flags, bool quiet, Found* found) {
+                const MutateFlags& flags, const std::function<void(const std::string&)>& notice, Found* found) {
   catalogs->push_back(base);
   Catalog& c = catalogs->back();
   bool interrupted = false;
@@ -54,14 +54,14 @@ Status Discover(Worker& w, std::vector<Catalog>* catalogs, const Catalog& base, 
   PG_ASSIGN_OR_RETURN(std::vector<CtestTest> tests, ParseCtestTests(listing));
   PG_ASSIGN_OR_RETURN(Discovered discovered, DiscoverMutants(d, w.tree(), w.BuildDir(c), tests));
   for (const std::string& n : discovered.notices) {
-    if (!quiet) std::cerr << "mutate: " << n << "\n";
+    if (notice) notice(n);
   }
   found->count = discovered.mutations.size();
   found->mutations = discovered.mutations;
   found->over_limit = flags.max_mutants > 0 && found->count > static_cast<size_t>(flags.max_mutants) && !flags.list;
   if (!found->over_limit) c.mutations = std::move(discovered.mutations);
   if (!found->over_limit) c.schemata = std::move(discovered.schemata);
-  if (!quiet) std::cerr << "mutate: " << found->count << " generated mutant(s)\n";
+  if (notice) notice(std::to_string(found->count) + " generated mutant(s)");
   return Status();
 }
 
@@ -82,7 +82,7 @@ void ShowSurvivors(const MutateReport& report) {
   }
 }
 
-MutateOptions Options(const std::string& root, const MutateFlags& flags, const CommonFlags& common) {
+MutateOptions Options(const std::string& root, const MutateFlags& flags) {
   MutateOptions o;
   o.root = root;
   o.ids = flags.ids;
@@ -91,10 +91,6 @@ MutateOptions Options(const std::string& root, const MutateFlags& flags, const C
   o.build_timeout_s = flags.build_timeout_s;
   o.discover_only = flags.list;
   o.schemata = !flags.no_schemata;
-  if (!common.quiet) {
-    o.on_result = [](const MutantResult& r) { std::cerr << "mutate: " << r.id << " " << MutantOutcomeName(r.outcome) << "\n"; };
-    o.on_notice = [](const std::string& text) { std::cerr << "mutate: " << text << "\n"; };
-  }
   return o;
 }
 
@@ -111,19 +107,21 @@ int RunGenerateVerb(const CommonFlags& common, const MutateFlags& flags) {
   Catalog base;
   Status checked = Settings(root, &base, &d);
   if (checked.ok()) checked = CheckDiscoverOptions(d);
-  MutateOptions o = Options(root, flags, common);
+  MutateOptions o = Options(root, flags);
   if (checked.ok()) checked = ParseShard(flags.shard, &o.shard_index, &o.shard_count);
   auto work_dir = MutateWorkDir(root, flags);
   if (checked.ok()) checked = work_dir.status();
   if (!checked.ok()) return Fail(checked);
   o.work_dir = *work_dir;
   o.cancel_fd = InstallCancelPipe();
+  std::unique_ptr<StepProgress> progress = WireMutateProgress(common, &o);
   Found found;
   o.discover = [&](Worker& w, std::vector<Catalog>* catalogs) {
-    return Discover(w, catalogs, base, d, flags, common.quiet, &found);
+    return Discover(w, catalogs, base, d, flags, o.on_notice, &found);
   };
-  auto tree = git::WorkingTreeHash(root, InsideTree(root, OwnOutputFiles({common.junit, common.summary})));
+  auto tree = git::WorkingTreeHash(root, InsideTree(root, OwnOutputFiles(ReportFiles(common))));
   auto report = RunMutate(o);
+  if (progress) progress->Close();
   if (!report.ok()) return Fail(report.status());
   if (!found.problem.empty()) {
     std::cout << "baseline not green: " << found.problem << "\n";
@@ -148,7 +146,7 @@ int RunGenerateVerb(const CommonFlags& common, const MutateFlags& flags) {
   std::cout.flush();
   Status written = common.junit.empty() ? Status() : WriteFileAtomic(common.junit, MutateReportJunit(*report));
   if (written.ok() && !flags.sarif.empty()) written = WriteFileAtomic(flags.sarif, MutateReportSarif(*report));
-  if (written.ok() && !common.summary.empty()) written = WriteFileAtomic(common.summary, MutateReportMarkdown(*report));
+  if (written.ok()) written = WriteMutateReports(*report, common);
   if (!written.ok()) return Fail(written);
   return MutateExitCode(*report);
 }

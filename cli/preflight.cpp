@@ -57,7 +57,7 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   auto root = ResolveRoot(common, flags);
   if (!root.ok()) return Fail(root.status());
   if (flags.list) return ListSuites(*root, flags);
-  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose);
+  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose, LiveFd(common));
   pg::PreflightOptions options;
   options.root = *root;
   options.config_path = flags.config;
@@ -77,6 +77,7 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   if (!common.quiet) {
     options.on_change = [&](const pg::LegResult& leg, std::string_view state) { progress.OnChange(leg, state); };
     options.on_progress = [&](const std::string& text) { progress.Notice(text); };
+    options.on_plan = [&](const std::vector<pg::PlannedLeg>& legs, int jobs) { progress.OnPlan(legs, jobs); };
   }
   options.on_notice = [&](const std::string& text) { progress.Notice(text); };
   std::string stream_dir;  // where each finished leg was appended, as it finished
@@ -88,8 +89,9 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
     if (!appended.ok()) progress.Notice(appended.message());
   };
   if (common.verbose) options.on_detail = options.on_notice;
-  options.own_outputs = pg::OwnOutputFiles({common.junit, common.summary});
+  options.own_outputs = pg::OwnOutputFiles(ReportFiles(common));
   auto report = pg::RunPreflight(options);
+  progress.Close();
   if (!report.ok()) return Fail(report.status());
   if (!stream_dir.empty()) EndStream(stream_dir, *report);
   pg::Status written = WriteReports(*report, common);

@@ -3,7 +3,9 @@
 #include <iostream>
 
 #include "changes/prove.h"
+#include "changes/prove_html.h"
 #include "changes/prove_report.h"
+#include "core/file_io.h"
 #include "cli/cli.h"
 #include "config/suite_config.h"
 #include "core/exit_code.h"
@@ -37,11 +39,21 @@ int RunProveVerb(const CommonFlags& common, const ProveFlags& flags) {
   o.only = flags.tests;
   o.allow_empty = flags.allow_empty;
   o.cancel_fd = InstallCancelPipe();
-  if (!common.quiet) o.on_notice = [](const std::string& text) { std::cerr << "prove: " << text << "\n"; };
+  StepProgress progress(std::cerr, "steps", LiveFd(common));
+  if (!common.quiet) {
+    o.on_notice = [&progress](const std::string& text) {
+      progress.OnStep(0, text);  // prove says each step as it starts: the status line shows the latest
+      progress.Print("prove: " + text + "\n");
+    };
+  }
   auto report = RunProve(o);
+  progress.Close();
   if (!report.ok()) return Fail(report.status());
   if (common.json) std::cout << ProveReportJson(*report);
   else WriteProveTable(*report, std::cout);
+  std::cout.flush();
+  Status written = common.html.empty() ? Status() : WriteFileAtomic(common.html, ProveReportHtml(*report));
+  if (!written.ok()) return Fail(written);
   return static_cast<int>(report->Verdict());
 }
 

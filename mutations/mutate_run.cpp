@@ -320,6 +320,7 @@ StatusOr<MutateReport> RunMutate(const MutateOptions& o) {
   std::vector<Worker> workers;
   for (int k = 0; k < std::max(1, o.jobs); ++k) {
     workers.emplace_back(k, o.root, o.work_dir + "/w" + std::to_string(k), &journal, o.cancel_fd);
+    if (o.on_step) workers.back().OnStep(o.on_step);
   }
   if (status.ok() && o.discover) {
     status = o.discover(workers.front(), &catalogs);
@@ -329,6 +330,7 @@ StatusOr<MutateReport> RunMutate(const MutateOptions& o) {
     if (!selected.ok()) status = selected.status();
   }
   std::vector<MutantJob> jobs = o.discover_only || !selected.ok() ? std::vector<MutantJob>{} : *selected;
+  if (o.on_selected && status.ok()) o.on_selected(jobs.size());
   for (size_t begin = 0; status.ok() && begin < jobs.size();) {
     size_t end = begin;
     while (end < jobs.size() && jobs[end].catalog == jobs[begin].catalog) ++end;

@@ -25,6 +25,8 @@ struct MutateOptions {
   int cancel_fd = -1;
   std::function<void(const MutantResult&)> on_result;
   std::function<void(const std::string&)> on_notice;
+  std::function<void(int worker, const std::string& step)> on_step;  // each worker's step as it starts
+  std::function<void(size_t mutants)> on_selected;                    // how many mutants will run
   // Runs once the work directory is locked and recovered, before jobs are selected, with
   // worker 0: `mutate --generate` builds the tree there and adds the catalog it finds.
   std::function<Status(Worker& first, std::vector<Catalog>* catalogs)> discover;

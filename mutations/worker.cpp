@@ -133,6 +133,12 @@ Placeholders Worker::Where(const Catalog& c, std::vector<std::string> tests) con
 
 StatusOr<StepResult> Worker::Step(const std::vector<std::string>& argv, const Placeholders& p, const std::string& log,
                                   double timeout_s) {
+  if (on_step_) {
+    std::string step = log.substr(std::min(log.size(), dir_.size() + 6));  // past "<dir>/logs/"
+    if (step.size() > 4 && step.compare(step.size() - 4, 4, ".log") == 0) step.resize(step.size() - 4);
+    std::replace(step.begin(), step.end(), '/', ' ');
+    on_step_(index_, step);
+  }
   return RunStep(StepSpec{argv, tree(), StepEnv(p), log, timeout_s, cancel_fd_});
 }
 

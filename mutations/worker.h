@@ -2,6 +2,7 @@
 // mutant at a time through apply → build → test → classify → restore.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -73,6 +74,9 @@ class Worker {
   Worker(int index, std::string root, std::string dir, Journal* journal, int cancel_fd);
 
   int index() const { return index_; }
+  // Called as each step starts, with this worker's index and the step ("baseline build" is
+  // "build", a mutant's is "M3 test"): what live progress shows.
+  void OnStep(std::function<void(int worker, const std::string& step)> hook) { on_step_ = std::move(hook); }
   // Brings the scratch tree up to the user's tree, configures a new build directory, builds.
   // A step that fails fills `problem` with its first error (a broken baseline proves nothing).
   Status Prepare(const Catalog& c, std::string* problem, bool* interrupted);
@@ -118,6 +122,7 @@ class Worker {
   // tests that hold them plus a GTEST_FILTER.
   StatusOr<Placeholders> ForTests(const Catalog& c, const std::vector<std::string>& tests);
   int index_;
+  std::function<void(int, const std::string&)> on_step_;
   std::string root_, dir_;
   Journal* journal_;
   int cancel_fd_;

@@ -8,7 +8,8 @@
 namespace pg {
 
 Sampler::Sampler(const ProcSource& proc, double interval_s, std::set<int> allowed_cpus)
-    : proc_(proc), interval_s_(interval_s), allowed_(std::move(allowed_cpus)) {
+    : proc_(proc), interval_s_(interval_s), allowed_(std::move(allowed_cpus)), started_(std::chrono::steady_clock::now()) {
+  timeline_.Add(TakeSnapshot(proc_, {}, allowed_), 0);
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -32,11 +33,13 @@ void Sampler::Loop() {
   auto period = std::chrono::duration<double>(interval_s_);
   while (!stop_) {
     wake_.wait_for(lock, period, [this] { return stop_; });
-    if (stop_ || meters_.empty()) continue;
+    if (stop_) continue;
     // Reading /proc under the lock keeps Track/Untrack from racing a half-fed meter; one
-    // snapshot costs about a millisecond.
+    // snapshot costs about a millisecond. It is taken with no leg running too: the timeline
+    // shows the load while the run waits for quiet.
     Snapshot s = TakeSnapshot(proc_, Roots(), allowed_, tokens_);
     for (auto& [pid, meter] : meters_) meter.Add(s);
+    timeline_.Add(s, std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count());
   }
 }
 
@@ -65,8 +68,15 @@ LoadEvidence Sampler::Untrack(pid_t root, double reaped_cpu_s) {
   meter.Add(TakeSnapshot(proc_, {}, allowed_));
   tokens_.erase(root);
   static const long kTicksPerSecond = sysconf(_SC_CLK_TCK);
-  meter.SetReapedCpuTicks(static_cast<uint64_t>(std::llround(reaped_cpu_s * kTicksPerSecond)));
+  auto reaped = static_cast<uint64_t>(std::llround(reaped_cpu_s * kTicksPerSecond));
+  meter.SetReapedCpuTicks(reaped);
+  timeline_.Reaped(root, reaped);
   return meter.Evidence();
+}
+
+std::vector<LoadPoint> Sampler::Timeline() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return timeline_.points();
 }
 
 Snapshot Sampler::Now() const { return TakeSnapshot(proc_, {}, allowed_); }

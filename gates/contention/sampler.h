@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "contention/load_meter.h"
+#include "contention/load_timeline.h"
 #include "contention/proc_source.h"
 
 namespace pg {
@@ -33,6 +35,8 @@ class Sampler {
   // A synchronous snapshot (quiet wait, `proofgate load`).
   Snapshot Now() const;
   double interval_s() const { return interval_s_; }
+  // The machine's load at each interval since the sampler started (contention/load_timeline.h).
+  std::vector<LoadPoint> Timeline() const;
 
  private:
   void Loop();
@@ -46,6 +50,8 @@ class Sampler {
   bool stop_ = false;
   std::map<pid_t, LoadMeter> meters_;
   std::map<pid_t, std::string> tokens_;
+  LoadTimeline timeline_;
+  std::chrono::steady_clock::time_point started_;
   std::thread thread_;
 };
 

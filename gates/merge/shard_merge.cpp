@@ -97,6 +97,7 @@ RunReport MergeRunReports(const std::vector<RunReport>& shards, const std::vecto
   out.shard_index = out.shard_count = 0;
   out.shard_assigned.clear();
   out.merged_from = paths;
+  out.load_timeline.clear();  // each shard sampled its own machine on its own clock
   std::map<std::string, size_t> at;
   std::map<std::string, std::string> outcomes;  // leg → "1 pass, 2 fail"
   std::map<std::string, bool> differ;

@@ -23,6 +23,7 @@ Json LoadJson(const LoadEvidence& e) {
 
 Json AttemptJson(const Attempt& a) {
   return {{"outcome", std::string(OutcomeName(a.outcome))},
+          {"started_s", a.started_s},
           {"exit_code", a.exit_code ? Json(*a.exit_code) : Json(nullptr)},
           {"signal", a.signal ? Json(a.signal) : Json(nullptr)},
           {"wall_s", a.wall_s},
@@ -93,6 +94,13 @@ std::string RunReportJson(const RunReport& report) {
     j["shard"] = {{"index", report.shard_index}, {"count", report.shard_count}, {"assigned", report.shard_assigned}};
   }
   if (!report.merged_from.empty()) j["merged_from"] = report.merged_from;
+  Json timeline = Json::array();
+  for (const LoadPoint& p : report.load_timeline) {
+    Json point = {{"t", p.t}, {"foreign", p.foreign}, {"steal", p.steal}};
+    if (p.psi_cpu) point["psi_cpu"] = *p.psi_cpu;
+    timeline.push_back(point);
+  }
+  j["load_timeline"] = timeline;
   return j.dump(2) + "\n";
 }
 

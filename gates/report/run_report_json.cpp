@@ -128,6 +128,7 @@ StatusOr<LegResult> LegOf(Reader r, const JsonSource& doc) {
     Reader a = r.Child("attempts", i);
     Attempt attempt;
     ReadRun(a, doc, &attempt);
+    attempt.started_s = a.Num("started_s");
     r.Keep(a.status());
     leg.attempts.push_back(std::move(attempt));
   }
@@ -166,6 +167,11 @@ StatusOr<RunReport> RunReportFromJson(const JsonSource& doc) {
     auto leg = LegOf(r.Child("legs", i), doc);
     if (!leg.ok()) return leg.status();
     report.legs.push_back(std::move(*leg));
+  }
+  for (size_t i = 0, n = r.Size("load_timeline"); i < n; ++i) {
+    Reader p = r.Child("load_timeline", i);
+    report.load_timeline.push_back(LoadPoint{p.Num("t"), p.Num("foreign"), p.Num("steal"), p.OptNum("psi_cpu")});
+    r.Keep(p.status());
   }
   if (!r.status().ok()) return r.status();
   return report;

@@ -17,6 +17,8 @@ std::string LegJsonLine(const LegResult& leg);
 std::string RunReportJunit(const RunReport& report);
 // Markdown for a CI step summary.
 std::string RunReportMarkdown(const RunReport& report);
+// One self-contained HTML page (specs/reports.md): timeline, load, each leg's details.
+std::string RunReportHtml(const RunReport& report);
 // The human table printed on stdout by default.
 void WriteRunTable(const RunReport& report, std::ostream& out, bool color);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "contention/load_meter.h"
+#include "contention/load_timeline.h"
 #include "core/exit_code.h"
 
 namespace pg {
@@ -19,6 +20,7 @@ std::string_view OutcomeName(Outcome outcome);
 // An earlier attempt of a leg that was rerun (a timing leg that failed under foreign load).
 struct Attempt {
   Outcome outcome = Outcome::kFail;
+  double started_s = 0;  // since the run started
   std::optional<int> exit_code;
   int signal = 0;
   double wall_s = 0;
@@ -49,6 +51,14 @@ struct LegResult {
   std::vector<Attempt> attempts;  // earlier attempts, oldest first
 };
 
+// A leg a run will report, and how long its last passing run took (none: it never passed
+// here): what live progress estimates the time left from.
+struct PlannedLeg {
+  std::string name;
+  std::optional<double> expected_s;
+  bool cached = false;  // its pass is reused: nothing will run
+};
+
 struct RunReport {
   int schema_version = 1;
   std::string verb = "preflight";
@@ -69,6 +79,7 @@ struct RunReport {
   std::vector<std::string> shard_assigned;  // the legs this shard was dealt
   std::vector<std::string> merged_from;     // merge-reports: the shards' files, in shard order
   std::vector<LegResult> legs;
+  std::vector<LoadPoint> load_timeline;     // the machine's load through the run (none when merged)
   ExitCode exit_code = ExitCode::kPass;
 
   // Counts of legs per outcome, in OutcomeName order, for summaries.

@@ -125,6 +125,7 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config,
   sched.sampler = &sampler;
   Scheduler scheduler(sched, legs, cached);
   report.legs = scheduler.Run();
+  report.load_timeline = sampler.Timeline();
   report.interrupted = scheduler.interrupted();
 }
 
@@ -181,6 +182,11 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
   report.toolchain = ToolchainFingerprint(config.toolchain, options.root);
   Plan plan = PlanCache(legs, cache, report);
   if (!report.cache_enabled) plan.cached.clear();
+  if (options.on_plan) {
+    std::vector<PlannedLeg> planned;
+    for (const Leg* leg : legs) planned.push_back({leg->name, cache.LastPassWall(leg->name), plan.cached.count(leg->name) > 0});
+    options.on_plan(planned, options.jobs > 0 ? options.jobs : AvailableCpus());
+  }
 
   RunLegs(options, config, legs, plan.cached, log_dir, report);
   NameCachedRuns(plan, cache, report);

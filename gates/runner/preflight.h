@@ -35,6 +35,8 @@ struct PreflightOptions {
   // Each leg as it reaches its outcome (cached legs first), with the run's log directory: the
   // CLI appends it to <log-dir>/legs.jsonl, so a run killed outright still says what finished.
   std::function<void(const LegResult&, const std::string& log_dir)> on_finished;
+  // The legs the run will report, once chosen, and how many it runs at once.
+  std::function<void(const std::vector<PlannedLeg>&, int jobs)> on_plan;
   std::function<void(const std::string&)> on_notice;    // warnings worth a line on stderr
   std::function<void(const std::string&)> on_progress;  // "waiting for quiet: 3s foreign=87%"
   std::function<void(const std::string&)> on_detail;    // -v only: how the run was set up

@@ -196,7 +196,7 @@ bool Scheduler::RetryContended(Slot& slot, Outcome outcome, const std::string& n
     Finish(slot, Outcome::kContended, note + " under foreign load (" + load + "); " + why);
     return true;
   }
-  r.attempts.push_back(Attempt{outcome, r.exit_code, r.signal, r.wall_s, r.cpu_s,
+  r.attempts.push_back(Attempt{outcome, r.started_s, r.exit_code, r.signal, r.wall_s, r.cpu_s,
                                note + " under foreign load (" + load + ")", r.output_tail, r.load});
   slot.rerun = true;
   slot.state = State::kPending;

@@ -41,6 +41,14 @@ const CacheEntry* VerdictCache::Find(const std::string& key) const {
   return it == entries_.end() ? nullptr : &it->second;
 }
 
+std::optional<double> VerdictCache::LastPassWall(const std::string& leg) const {
+  const CacheEntry* last = nullptr;
+  for (const auto& [key, entry] : entries_) {
+    if (entry.leg == leg && (!last || entry.stored_at > last->stored_at)) last = &entry;  // ISO 8601 sorts as text
+  }
+  return last ? std::optional<double>(last->wall_s) : std::nullopt;
+}
+
 void VerdictCache::Put(const std::string& key, CacheEntry entry) {
   entries_[key] = std::move(entry);
   while (entries_.size() > kMaxEntries) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ class VerdictCache {
   const CacheEntry* Find(const std::string& key) const;
   void Put(const std::string& key, CacheEntry entry);
   Status Save() const;
+  // The wall time of `leg`'s most recently stored pass, on any tree; none when it never passed.
+  std::optional<double> LastPassWall(const std::string& leg) const;
   bool recovered_from_corruption() const { return corrupt_; }
 
  private:

@@ -168,8 +168,9 @@ TEST_F(PreflightCli, AReportFlagAVerbDoesNotWriteIsRefused) {
   EXPECT_NE(prove.err.find("--summary: `proofgate prove` does not write it"), std::string::npos) << prove.err;
   auto help = RunProofgate(dir_.path(), "mutate --help");
   EXPECT_EQ(help.exit_code, 0);
-  EXPECT_NE(help.out.find("Common flags (before or after the verb): -C DIR (as cd DIR), --color auto|always|never, -q, "
-                          "-v, --json, --junit FILE"),
+  EXPECT_NE(help.out.find("Common flags (before or after the verb): -C DIR (as cd DIR), --color auto|always|never, "
+                          "--progress auto|tty|plain, --ci auto|github|gitlab|none, -q, -v, --codequality FILE, "
+                          "--html FILE, --json, --junit FILE, --summary FILE"),
             std::string::npos)
       << help.out;
 }

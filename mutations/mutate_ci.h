@@ -1,0 +1,14 @@
+// A mutate run's problems as CI annotations (report/ci_output.h): each surviving generated
+// mutant at its place, each declared mutant not as claimed at its file.
+#pragma once
+
+#include <vector>
+
+#include "mutations/mutate_run.h"
+#include "report/ci_output.h"
+
+namespace pg {
+
+std::vector<Annotation> MutateAnnotations(const MutateReport& report);
+
+}  // namespace pg
