@@ -157,9 +157,9 @@ std::vector<Annotation> RunAnnotations(const RunReport& report) {
 std::string RunGroups(const RunReport& report) {
   std::string out;
   for (const LegResult& leg : report.legs) {
-    bool quiet = (leg.outcome == Outcome::kPass && !leg.cached) || leg.outcome == Outcome::kSkipped;
-    if (quiet || leg.output_tail.empty()) continue;
-    out += GithubGroup(leg.name + " (" + std::string(leg.cached ? "cached" : OutcomeName(leg.outcome)) + ")", leg.output_tail);
+    // GitHub shows a group folded: every leg that ran gets one, a cached or skipped leg has no log.
+    if (leg.cached || leg.outcome == Outcome::kSkipped || leg.output_tail.empty()) continue;
+    out += GithubGroup(leg.name + " (" + std::string(OutcomeName(leg.outcome)) + ")", leg.output_tail);
   }
   return out;
 }

@@ -54,7 +54,7 @@ std::string CodeQualityJson(const std::vector<Annotation>& annotations);
 // tail), a leg that failed without one as an annotation without a place, contended legs as
 // warnings. Paths are made relative to the run's root.
 std::vector<Annotation> RunAnnotations(const RunReport& report);
-// A group with the output tail of each leg that did not pass (or was cached).
+// A group with the output tail of each leg that ran (GitHub shows them folded).
 std::string RunGroups(const RunReport& report);
 
 }  // namespace pg

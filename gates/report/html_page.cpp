@@ -28,8 +28,8 @@ details{border:1px solid #d0d7de;border-radius:4px;margin:.3em 0;padding:.2em .5
 summary{cursor:pointer}dl{display:grid;grid-template-columns:max-content auto;gap:0 1em;margin:.3em 0}
 dt{color:#57606a}dd{margin:0;word-break:break-all}
 .badge{display:inline-block;border-radius:3px;padding:0 5px;color:#fff;font-size:.9em}
-.o-pass,.o-killed,.o-red-as-claimed,.o-proven,.o-cached{background:#1a7f37;fill:#1a7f37}
-.o-fail,.o-survived,.o-error,.o-broken,.o-not-proven,.o-red-for-another-reason,.o-green{background:#cf222e;fill:#cf222e}
+.o-pass,.o-killed,.o-red-as-claimed,.o-green-as-claimed,.o-proven,.o-cached{background:#1a7f37;fill:#1a7f37}
+.o-fail,.o-survived,.o-error,.o-broken,.o-not-proven,.o-red-other,.o-not-green,.o-red-after{background:#cf222e;fill:#cf222e}
 .o-timeout,.o-unviable{background:#bc4c00;fill:#bc4c00}.o-contended{background:#8250df;fill:#8250df}
 .o-skipped,.o-not-run{background:#6e7781;fill:#6e7781}.o-inherited{background:#7d4e00;fill:#7d4e00}
 svg text{font:11px system-ui,sans-serif}.muted{color:#57606a}
