@@ -2,6 +2,7 @@
 // declared engine's workers (specs/mutate-generate.md).
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -28,6 +29,12 @@ Status Settings(const std::string& root, Catalog* c, DiscoverOptions* d) {
   ScratchCommands own;
   own.FillFrom(config.commands);
   std::tie(c->build_targets, c->configure, c->build_command) = std::tie(own.build_targets, own.configure, own.build_command);
+  // libclang reads the compile database: a CMake configure of suites.json (`proofgate init`
+  // writes one) that does not ask for it gets the flag, as the default configure has it.
+  bool cmake = !c->configure.empty() && std::filesystem::path(c->configure.front()).filename() == "cmake";
+  bool exported = std::any_of(c->configure.begin(), c->configure.end(),
+                              [](const std::string& a) { return a.find("CMAKE_EXPORT_COMPILE_COMMANDS") != std::string::npos; });
+  if (cmake && !exported) c->configure.push_back("-DCMAKE_EXPORT_COMPILE_COMMANDS=ON");
   d->exclude = config.generate.exclude;
   return Status();
 }

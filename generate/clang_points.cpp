@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "core/file_io.h"
+#include "generate/source_kind.h"
 
 namespace pg {
 namespace {
@@ -20,11 +21,6 @@ std::string Str(CXString s) {
   std::string out = c ? c : "";
   clang_disposeString(s);
   return out;
-}
-
-bool IsSource(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  return ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".cxx" || ext == ".c++" || ext == ".C";
 }
 
 struct Database {
@@ -68,7 +64,7 @@ StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir) {
     std::string file = Str(clang_CompileCommand_getFilename(cmd));
     std::string dir = Str(clang_CompileCommand_getDirectory(cmd));
     if (!file.empty() && file[0] != '/') file = dir + "/" + file;
-    if (IsSource(file)) files.push_back(file);
+    if (IsSourceFile(file)) files.push_back(file);
   }
   clang_CompileCommands_dispose(all);
   std::sort(files.begin(), files.end());
@@ -103,10 +99,9 @@ std::vector<CXCursor> Children(CXCursor c) {
   return out;
 }
 
-// A location's offset in the main file when it is written there and not produced by a macro
-// (its spelling is where it expands): what a point's own token must be.
+// A location's offset when it is written where it expands, not produced by a macro: what a
+// point's own token must be (which file it is in, the walker checks with Pos).
 std::optional<unsigned> Exact(CXSourceLocation loc) {
-  if (!clang_Location_isFromMainFile(loc)) return std::nullopt;
   CXFile f1 = nullptr, f2 = nullptr;
   unsigned line, col, o1 = 0, o2 = 0;
   clang_getExpansionLocation(loc, &f1, &line, &col, &o1);
@@ -115,7 +110,7 @@ std::optional<unsigned> Exact(CXSourceLocation loc) {
   return o1;
 }
 
-// Where a location expands in the main file: a macro's tokens all land on its invocation. Spans
+// Where a location expands in the mutated file: a macro's tokens all land on its invocation. Spans
 // are measured this way, and each point then checks that the bytes it replaces are its own
 // (an operator between operands that both expand to one invocation has no bytes there).
 std::optional<unsigned> Pos(CXFile main, CXSourceLocation loc) {
@@ -221,7 +216,7 @@ class Walker {
 
 // Constant contexts (and places with no code) are skipped whole; everything else is walked.
 void Walker::Visit(CXCursor c, Context ctx) {
-  if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return;
+  if (!Pos(main_, clang_getCursorLocation(c))) return;  // another file's: a header, or what includes it
   CXCursorKind k = clang_getCursorKind(c);
   if (clang_isAttribute(k)) return;
   Context inner = ctx;  // what this node's children see: it is their parent
@@ -432,17 +427,17 @@ void Walker::Compound(CXCursor c, Context ctx) {
   }
 }
 
-bool IsTestFramework(const std::string& path) {
-  for (const char* h : {"/gtest/gtest.h", "/gmock/gmock.h", "/catch2/catch_test_macros.hpp", "/catch.hpp", "/doctest.h",
-                        "/doctest/doctest.h"}) {
-    std::string s(h);
-    if (path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0) return true;
-  }
-  return false;
-}
+struct Includes {
+  CXFile target;        // the file whose points are wanted: its own includes are what count
+  bool framework = false;
+};
 
-void NoteInclusion(CXFile included, CXSourceLocation*, unsigned, CXClientData data) {
-  if (IsTestFramework(Str(clang_getFileName(included)))) *static_cast<bool*>(data) = true;
+void NoteInclusion(CXFile included, CXSourceLocation* stack, unsigned depth, CXClientData data) {
+  auto* in = static_cast<Includes*>(data);
+  CXFile by = nullptr;
+  if (depth > 0) clang_getExpansionLocation(stack[0], &by, nullptr, nullptr, nullptr);
+  bool direct = by && clang_File_isEqual(by, in->target);
+  if (direct && IsTestFramework(Str(clang_getFileName(included)))) in->framework = true;
 }
 
 std::string Errors(CXTranslationUnit tu) {
@@ -460,7 +455,8 @@ std::string Errors(CXTranslationUnit tu) {
 
 }  // namespace
 
-StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file, const std::set<Operator>& ops) {
+StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file, const std::set<Operator>& ops,
+                                const std::string& header) {
   PG_ASSIGN_OR_RETURN(std::unique_ptr<Database> d, OpenDatabase(build_dir));
   CXCompileCommands cmds = clang_CompilationDatabase_getCompileCommands(d->db, file.c_str());
   if (!cmds || clang_CompileCommands_getSize(cmds) == 0) {
@@ -470,7 +466,7 @@ StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string&
   std::vector<std::string> args = ClangArgs(clang_CompileCommands_getCommand(cmds, 0), file);
   clang_CompileCommands_dispose(cmds);
   ParsedFile out;
-  PG_ASSIGN_OR_RETURN(out.text, ReadFile(file));
+  PG_ASSIGN_OR_RETURN(out.text, ReadFile(header.empty() ? file : header));
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
   CXIndex index = clang_createIndex(0, 0);
@@ -488,8 +484,10 @@ StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string&
                            std::to_string(static_cast<int>(rc)) + ")");
   }
   out.warning = Errors(tu);
-  clang_getInclusions(tu, NoteInclusion, &out.includes_test_framework);
-  CXFile main = clang_getFile(tu, Str(clang_getTranslationUnitSpelling(tu)).c_str());
+  CXFile main = clang_getFile(tu, header.empty() ? Str(clang_getTranslationUnitSpelling(tu)).c_str() : header.c_str());
+  Includes includes{main};
+  if (main) clang_getInclusions(tu, NoteInclusion, &includes);
+  out.includes_test_framework = includes.framework;
   if (main) out.points = Walker(tu, main, out.text, ops).Run();
   clang_disposeTranslationUnit(tu);
   clang_disposeIndex(index);

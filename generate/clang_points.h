@@ -24,6 +24,8 @@ struct ParsedFile {
 
 // Parses `file` (absolute) with its own compile command's flags and returns the points of
 // `ops` in it: AST nodes whose source bytes are the operator itself, outside constant contexts.
-StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file, const std::set<Operator>& ops);
+// With `header` (absolute, a file `file` includes): the points written in that header instead.
+StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file, const std::set<Operator>& ops,
+                                const std::string& header = "");
 
 }  // namespace pg

@@ -33,6 +33,33 @@ StatusOr<std::set<std::string>> Inputs(const std::string& build_dir, const std::
 
 }  // namespace
 
+StatusOr<std::map<std::string, std::vector<std::string>>> Includers(const std::string& build_dir) {
+  std::map<std::string, std::vector<std::string>> out;
+  std::error_code ec;
+  if (!fs::exists(build_dir + "/build.ninja", ec)) return out;
+  PG_ASSIGN_OR_RETURN(Captured c, RunCapture({"ninja", "-C", build_dir, "-t", "deps"}, build_dir, 120));
+  if (c.exit.exit_code != 0) return out;
+  std::istringstream lines(c.output);
+  std::string source;  // the current object's source: its first dependency
+  bool first = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line.rfind("ninja: ", 0) == 0) continue;
+    if (line[0] != ' ') {  // "obj.o: #deps 12, deps mtime ... (VALID)"
+      first = true;
+      continue;
+    }
+    std::string dep = Normal(line.substr(line.find_first_not_of(' ')), build_dir);
+    if (first) source = dep;
+    else if (!source.empty()) out[dep].push_back(source);
+    first = false;
+  }
+  for (auto& [header, sources] : out) {
+    std::sort(sources.begin(), sources.end());
+    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  }
+  return out;
+}
+
 std::vector<std::string> Reach::For(const std::string& file) const {
   std::vector<std::string> out = everywhere;
   auto it = by_file.find(file);

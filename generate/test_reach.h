@@ -20,6 +20,11 @@ struct Reach {
   std::vector<std::string> For(const std::string& file) const;  // by_file's and everywhere's
 };
 
+// Which compiled sources include each header (absolute paths, sources sorted), from the build's
+// dependency log (`ninja -t deps`: each object's source first, then every header it read).
+// Empty for a build Ninja does not drive or has not built.
+StatusOr<std::map<std::string, std::vector<std::string>>> Includers(const std::string& build_dir);
+
 StatusOr<Reach> TestsReaching(const std::string& build_dir, const std::vector<CtestTest>& tests,
                               const std::vector<std::string>& files);
 

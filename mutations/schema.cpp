@@ -87,11 +87,13 @@ class Renderer {
   std::set<int> numbers_;
 };
 
-// One line: the switch reads the variable once; `#line 1` keeps the file's own line numbers.
+// The switch reads the variable once; `#line 1` keeps the file's own line numbers. Guarded and
+// `static inline`: a header's schema and its includer's both carry it into one translation
+// unit, and a unit that uses none of it must not warn (-Werror builds).
 std::string Prelude() {
-  return std::string("#include <stdlib.h>\n") +
-         "static int proofgate_mutant_on_(int id) { static int on = -1; if (on < 0) { const char* v = getenv(\"" +
-         kMutantVariable + "\"); on = v ? atoi(v) : 0; } return on == id; }\n#line 1\n";
+  return std::string("#include <stdlib.h>\n#ifndef PROOFGATE_MUTANT_ON_\n#define PROOFGATE_MUTANT_ON_\n") +
+         "static inline int proofgate_mutant_on_(int id) { static int on = -1; if (on < 0) { const char* v = getenv(\"" +
+         kMutantVariable + "\"); on = v ? atoi(v) : 0; } return on == id; }\n#endif\n#line 1\n";
 }
 
 }  // namespace

@@ -116,6 +116,19 @@ TEST(GenerateCli, SummaryShowsTheScoreAndEachSurvivorsDiff) {
   EXPECT_NE(md.find("```diff\n--- a/src/range.cpp\n+++ b/src/range.cpp\n@@ -2,1 +2,1 @@\n"), std::string::npos) << md;
 }
 
+// `proofgate init` writes a CMake configure without the compile database libclang reads: a
+// generated run asks for it anyway.
+TEST(GenerateCli, ASuitesConfigureThatDoesNotExportCompileCommandsStillGetsThem) {
+  TempDir dir;
+  MakeRangeProject(dir);
+  dir.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"t": {"run": ["true"]}}, "suites": {"default": ["t"]},
+    "commands": {"configure": ["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Ninja"]}})");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "suites").ok());
+  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --list");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("src/range.cpp:2:"), std::string::npos) << run.out << run.err;
+}
+
 TEST(GenerateCli, InDiffListsOnlyMutantsOnChangedLinesAndNoneChecksNothing) {
   TempDir dir;
   MakeRangeProject(dir);
