@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "generate/cmake_file_api.h"
 #include "runner/capture.h"
 
 namespace fs = std::filesystem;
@@ -75,13 +76,15 @@ StatusOr<Reach> TestsReaching(const std::string& build_dir, const std::vector<Ct
   std::error_code ec;
   bool ninja = fs::exists(build_dir + "/build.ninja", ec);
   std::string build = fs::path(build_dir).lexically_normal().string();
-  std::map<std::string, std::set<std::string>> cache;  // executable → its inputs
+  // executable → its inputs: asked of Ninja one by one, or all at once of CMake's file API
+  std::map<std::string, std::set<std::string>> cache = ninja ? decltype(cache){} : ExecutableSources(build_dir);
+  bool described = !cache.empty();
   std::set<std::string> wanted(files.begin(), files.end());
   std::vector<std::string> unreached;
   for (const CtestTest& t : tests) {
     std::string exe = t.command.empty() ? "" : Normal(t.command.front(), build_dir);
-    bool inside = ninja && exe.rfind(build + "/", 0) == 0;
-    if (inside && !cache.count(exe)) {
+    bool inside = (ninja || described) && exe.rfind(build + "/", 0) == 0;
+    if (inside && ninja && !cache.count(exe)) {
       PG_ASSIGN_OR_RETURN(cache[exe], Inputs(build_dir, exe.substr(build.size() + 1)));
     }
     if (!inside || cache[exe].empty()) {
@@ -95,8 +98,8 @@ StatusOr<Reach> TestsReaching(const std::string& build_dir, const std::vector<Ct
   }
   if (!unreached.empty()) {
     reach.notice = std::to_string(unreached.size()) + " test(s) run for every mutant: " +
-                   (ninja ? "not an executable Ninja builds (first: " + unreached.front() + ")"
-                          : "the build is not Ninja's, so what each test links is unknown");
+                   (ninja || described ? "not an executable the build describes (first: " + unreached.front() + ")"
+                                       : "neither Ninja nor CMake's file API says what each test links");
   }
   return reach;
 }

@@ -129,6 +129,25 @@ TEST(GenerateCli, ASuitesConfigureThatDoesNotExportCompileCommandsStillGetsThem)
   EXPECT_NE(run.out.find("src/range.cpp:2:"), std::string::npos) << run.out << run.err;
 }
 
+// CMake's default generator has no `ninja -t inputs`: its file API says what each test links.
+TEST(GenerateCli, AMakefilesBuildSelectsTestsThroughCmakesFileApi) {
+  TempDir dir;
+  MakeRangeProject(dir);
+  dir.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"t": {"run": ["true"]}}, "suites": {"default": ["t"]},
+    "commands": {"configure": ["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Unix Makefiles"]}})");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "suites").ok());
+  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --json");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  const Json* le = ResultWith(doc->root(), "<=");
+  ASSERT_TRUE(le) << run.out;
+  EXPECT_EQ(le->at("generated").at("tests"), Json::array({"range_test", "script"})) << "unused_test cannot reach it";
+  EXPECT_NE(run.err.find("1 test(s) run for every mutant: not an executable the build describes (first: script)"),
+            std::string::npos)
+      << run.err;
+}
+
 TEST(GenerateCli, InDiffListsOnlyMutantsOnChangedLinesAndNoneChecksNothing) {
   TempDir dir;
   MakeRangeProject(dir);
