@@ -76,7 +76,7 @@ StatusOr<std::vector<Wanted>> Headers(const DiscoverOptions& o, const std::strin
   size_t unused = Select(o, all, tree).size();
   if (unused > 0) {
     notices->push_back(std::to_string(unused) + " header(s) under PATHS not mutated: " +
-                       (includers.empty() ? std::string("the build keeps no dependency log (not Ninja's)")
+                       (includers.empty() ? std::string("the build keeps no dependency log or depfiles")
                                           : std::string("no compiled file of the tree includes them")));
   }
   return out;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "generate/cmake_file_api.h"
+#include "core/file_io.h"
 #include "runner/capture.h"
 
 namespace fs = std::filesystem;
@@ -32,12 +33,43 @@ StatusOr<std::set<std::string>> Inputs(const std::string& build_dir, const std::
   return out;
 }
 
-}  // namespace
+// A compiler's depfile (Make syntax, `obj: src hdr... \` continued): its source, then what it
+// read. Escaped spaces in names are not handled (CMake trees rarely have them).
+std::vector<std::string> DepfileInputs(const std::string& text, const std::string& base) {
+  std::string joined;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') ++i;  // a continuation
+    else joined += text[i];
+  }
+  size_t colon = joined.find(": ");
+  std::vector<std::string> out;
+  if (colon == std::string::npos) return out;
+  std::istringstream words(joined.substr(colon + 2, joined.find('\n', colon) - colon - 2));
+  for (std::string w; words >> w;) out.push_back(Normal(w, base));
+  return out;
+}
 
-StatusOr<std::map<std::string, std::vector<std::string>>> Includers(const std::string& build_dir) {
+// Includers from the depfiles a build that is not Ninja's keeps beside its objects.
+std::map<std::string, std::vector<std::string>> DepfileIncluders(const std::string& build_dir) {
   std::map<std::string, std::vector<std::string>> out;
   std::error_code ec;
-  if (!fs::exists(build_dir + "/build.ninja", ec)) return out;
+  for (auto it = fs::recursive_directory_iterator(build_dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    bool depfile = name.size() > 4 && (name.compare(name.size() - 4, 4, ".o.d") == 0 ||
+                                       (name.size() > 6 && name.compare(name.size() - 6, 6, ".obj.d") == 0));
+    if (!depfile || !it->is_regular_file(ec)) continue;
+    auto text = ReadFile(it->path().string());
+    std::vector<std::string> inputs = text.ok() ? DepfileInputs(*text, build_dir) : std::vector<std::string>{};
+    for (size_t i = 1; i < inputs.size(); ++i) out[inputs[i]].push_back(inputs[0]);
+  }
+  return out;
+}
+
+// Includers from `ninja -t deps`: each object's line, then its dependencies indented, the
+// source first.
+StatusOr<std::map<std::string, std::vector<std::string>>> NinjaIncluders(const std::string& build_dir) {
+  std::map<std::string, std::vector<std::string>> out;
   PG_ASSIGN_OR_RETURN(Captured c, RunCapture({"ninja", "-C", build_dir, "-t", "deps"}, build_dir, 120));
   if (c.exit.exit_code != 0) return out;
   std::istringstream lines(c.output);
@@ -53,6 +85,19 @@ StatusOr<std::map<std::string, std::vector<std::string>>> Includers(const std::s
     if (first) source = dep;
     else if (!source.empty()) out[dep].push_back(source);
     first = false;
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::map<std::string, std::vector<std::string>>> Includers(const std::string& build_dir) {
+  std::error_code ec;
+  std::map<std::string, std::vector<std::string>> out;
+  if (fs::exists(build_dir + "/build.ninja", ec)) {
+    PG_ASSIGN_OR_RETURN(out, NinjaIncluders(build_dir));
+  } else {
+    out = DepfileIncluders(build_dir);
   }
   for (auto& [header, sources] : out) {
     std::sort(sources.begin(), sources.end());

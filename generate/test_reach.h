@@ -21,8 +21,9 @@ struct Reach {
 };
 
 // Which compiled sources include each header (absolute paths, sources sorted), from the build's
-// dependency log (`ninja -t deps`: each object's source first, then every header it read).
-// Empty for a build Ninja does not drive or has not built.
+// dependency log (`ninja -t deps`: each object's source first, then every header it read), or
+// for a build that is not Ninja's from the compilers' `*.o.d` depfiles under the build
+// directory. Empty when the build has not been built or keeps neither.
 StatusOr<std::map<std::string, std::vector<std::string>>> Includers(const std::string& build_dir);
 
 StatusOr<Reach> TestsReaching(const std::string& build_dir, const std::vector<CtestTest>& tests,

@@ -80,5 +80,20 @@ TEST(GenerateHeaders, AHeadersPointsRunTheTestsOfItsIncludersInOneSchemaWithThem
       << run.err;
 }
 
+// CMake's default generator keeps the compilers' depfiles, not Ninja's log: they name the
+// includers as well.
+TEST(GenerateHeaders, AMakefilesBuildFindsTheIncludersInTheCompilersDepfiles) {
+  TempDir dir;
+  MakeHeaderProject(dir);
+  dir.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"t": {"run": ["true"]}}, "suites": {"default": ["t"]},
+    "commands": {"configure": ["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Unix Makefiles"]}})");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "suites").ok());
+  auto run = RunProofgate(dir.path(), "mutate --generate src/limits.h --operators relational --list");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("src/limits.h:3:"), std::string::npos) << run.out << run.err;
+  EXPECT_NE(run.out.find("src/limits.h:5:12:relational:"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("runs 1 test(s)"), std::string::npos) << "limits_test alone, through the file API";
+}
+
 }  // namespace
 }  // namespace pg
