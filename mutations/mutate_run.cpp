@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -246,26 +247,37 @@ std::vector<std::string> TestsOf(const std::vector<MutantJob>& jobs) {
   return tests;
 }
 
-// Worker 0 builds the catalog's schemata and runs the selected tests with no mutant on: green,
-// or nothing runs in the schemata (their rewrite changed what the code does).
-StatusOr<std::set<int>> SchemataOnFirst(const MutateOptions& o, Worker& first, const std::vector<MutantJob>& jobs,
-                                        double build_s) {
-  const Catalog& c = *jobs.front().catalog;
-  if (!o.schemata || c.schemata.empty()) return std::set<int>{};
+// What worker 0's schemata came to: the mutants compiled in, and their run with no mutant on
+// when it was green (it is then the baseline: every switch off is the unmutated program).
+struct SchemaStart {
+  std::set<int> numbers;
+  std::optional<TestRun> baseline;
   std::string note;
-  PG_ASSIGN_OR_RETURN(std::set<int> numbers, first.ApplySchemata(c, build_s, &note));
-  if (!numbers.empty()) {
-    std::vector<std::string> tests = TestsOf(jobs);
-    PG_ASSIGN_OR_RETURN(TestRun run, first.RunTests(c, tests, 0));
-    std::string problem = run.step.cancelled ? "interrupted" : BaselineProblem(tests, run);
-    if (!problem.empty()) {
-      note = "the schematized build is not green with no mutant on (" + problem + "): every mutant gets a build of its own";
-      PG_RETURN_IF_ERROR(first.RemoveSchemata(c));
-      numbers.clear();
-    }
+  bool interrupted = false;
+};
+
+// Worker 0 builds the catalog's schemata and runs the selected tests with no mutant on: green,
+// or nothing runs in the schemata, which are removed again (the unmutated tree's own run then
+// tells a red tree from a rewrite that changed what the code does).
+StatusOr<SchemaStart> SchemataOnFirst(const MutateOptions& o, Worker& first, const std::vector<MutantJob>& jobs,
+                                      double build_s) {
+  SchemaStart out;
+  const Catalog& c = *jobs.front().catalog;
+  if (!o.schemata || c.schemata.empty()) return out;
+  PG_ASSIGN_OR_RETURN(out.numbers, first.ApplySchemata(c, build_s, &out.note));
+  if (out.numbers.empty()) return out;
+  std::vector<std::string> tests = TestsOf(jobs);
+  PG_ASSIGN_OR_RETURN(TestRun run, first.RunTests(c, tests, 0));
+  out.interrupted = run.step.cancelled;
+  std::string problem = out.interrupted ? "interrupted" : BaselineProblem(tests, run);
+  if (problem.empty()) {
+    out.baseline = std::move(run);
+    return out;
   }
-  if (o.on_notice) o.on_notice(c.path + ": schemata: " + note);
-  return numbers;
+  out.note = "the schematized build is not green with no mutant on (" + problem + "): every mutant gets a build of its own";
+  PG_RETURN_IF_ERROR(first.RemoveSchemata(c));
+  out.numbers.clear();
+  return out;
 }
 
 // Baseline on worker 0, then the pool. A mutant's test limit is max(5 × the baseline's test
@@ -283,23 +295,28 @@ Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const st
   if (!problem.empty() && !interrupted) report->baseline_problem = c.path + ": baseline: " + problem;
   if (interrupted || !problem.empty()) return Status();
   std::vector<std::string> tests = TestsOf(jobs);
-  PG_ASSIGN_OR_RETURN(TestRun baseline, workers.front().RunTests(c, tests, 0));
-  report->interrupted = baseline.step.cancelled;
-  problem = baseline.step.cancelled ? "" : BaselineProblem(tests, baseline);
-  if (!problem.empty()) report->baseline_problem = c.path + ": baseline: " + problem;
-  if (report->interrupted || !problem.empty()) return Status();
-  double timeout_s = std::max(5 * baseline.step.wall_s, o.min_timeout_s);
   double build_s = o.build_timeout_s > 0 ? o.build_timeout_s : std::max(3 * workers.front().prepared_build_s(), 600.0);
+  PG_ASSIGN_OR_RETURN(SchemaStart schema, SchemataOnFirst(o, workers.front(), jobs, build_s));
+  report->interrupted = schema.interrupted;
+  if (schema.interrupted) return Status();
+  if (!schema.baseline) {
+    PG_ASSIGN_OR_RETURN(schema.baseline, workers.front().RunTests(c, tests, 0));
+    report->interrupted = schema.baseline->step.cancelled;
+    problem = report->interrupted ? "" : BaselineProblem(tests, *schema.baseline);
+    if (!problem.empty()) report->baseline_problem = c.path + ": baseline: " + problem;
+    if (report->interrupted || !problem.empty()) return Status();
+  }
+  double timeout_s = std::max(5 * schema.baseline->step.wall_s, o.min_timeout_s);
   if (o.on_notice) {
     o.on_notice(c.path + ": baseline green (built in " + std::to_string(report->baseline_build_s).substr(0, 4) + " s, " +
-                std::to_string(tests.size()) + " tests in " + std::to_string(baseline.step.wall_s).substr(0, 4) +
-                " s); mutant limits: tests " +
+                std::to_string(tests.size()) + " tests in " + std::to_string(schema.baseline->step.wall_s).substr(0, 4) +
+                " s" + (schema.numbers.empty() ? "" : ", in the schemata with no mutant on") + "); mutant limits: tests " +
                 std::to_string(static_cast<int>(timeout_s)) + " s, build " + std::to_string(static_cast<int>(build_s)) + " s");
+    if (!schema.note.empty()) o.on_notice(c.path + ": schemata: " + schema.note);
   }
-  PG_ASSIGN_OR_RETURN(std::set<int> schema, SchemataOnFirst(o, workers.front(), jobs, build_s));
   size_t n = std::min(workers.size(), jobs.size());
   std::vector<Worker> pool(workers.begin(), workers.begin() + static_cast<long>(n));
-  return Pool(o, pool, jobs, timeout_s, build_s, std::move(schema)).Run(report);
+  return Pool(o, pool, jobs, timeout_s, build_s, std::move(schema.numbers)).Run(report);
 }
 
 }  // namespace

@@ -129,6 +129,39 @@ TEST(GenerateCli, ASuitesConfigureThatDoesNotExportCompileCommandsStillGetsThem)
   EXPECT_NE(run.out.find("src/range.cpp:2:"), std::string::npos) << run.out << run.err;
 }
 
+// The schemata's run with no mutant on is the baseline: the tests run once before the mutants,
+// not once on the unmutated tree and again in the schemata. `script` runs for every mutant and
+// notes each run; the killed mutant stops at range_test, first in ctest's order.
+TEST(GenerateCli, ASchemataRunPaysForOneBaselineTestRun) {
+  TempDir dir, out;
+  MakeRangeProject(dir);
+  std::string cmake = dir.Read("CMakeLists.txt");
+  cmake.replace(cmake.find("sh -c \"exit 0\""), 14, "sh -c \"echo run >> " + out.path() + "/runs\"");
+  dir.Write("CMakeLists.txt", cmake);
+  ASSERT_TRUE(git::CommitAll(dir.path(), "count the runs").ok());
+  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.err.find("in the schemata with no mutant on"), std::string::npos) << run.err;
+  EXPECT_EQ(out.Read("runs"), "run\nrun\n") << "the baseline, then the survivor's run";
+}
+
+// A red tree is still a red baseline when the schemata are what ran first: the unmutated tree's
+// own run says so, and no mutant runs.
+TEST(GenerateCli, ARedTreeStopsAsARedBaselineThoughTheSchemataRanFirst) {
+  TempDir dir;
+  MakeRangeProject(dir);
+  dir.Write("tests/range_test.cpp", dir.Read("tests/range_test.cpp") + "TEST(Range, Red) { EXPECT_TRUE(InRange(9, 0, 3)); }\n");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "red").ok());
+  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --json");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  EXPECT_NE(doc->root().at("baseline_problem").get<std::string>().find("range_test fails on the unmutated tree"),
+            std::string::npos)
+      << run.out;
+  EXPECT_TRUE(doc->root().at("results").empty()) << run.out;
+}
+
 // CMake's default generator has no `ninja -t inputs`: its file API says what each test links.
 TEST(GenerateCli, AMakefilesBuildSelectsTestsThroughCmakesFileApi) {
   TempDir dir;
