@@ -121,9 +121,7 @@ TEST(GenerateCli, SummaryShowsTheScoreAndEachSurvivorsDiff) {
 TEST(GenerateCli, ASuitesConfigureThatDoesNotExportCompileCommandsStillGetsThem) {
   TempDir dir;
   MakeRangeProject(dir);
-  dir.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"t": {"run": ["true"]}}, "suites": {"default": ["t"]},
-    "commands": {"configure": ["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Ninja"]}})");
-  ASSERT_TRUE(git::CommitAll(dir.path(), "suites").ok());
+  testing::WriteConfigure(dir, R"(["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Ninja"])");
   auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --list");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("src/range.cpp:2:"), std::string::npos) << run.out << run.err;
@@ -166,9 +164,7 @@ TEST(GenerateCli, ARedTreeStopsAsARedBaselineThoughTheSchemataRanFirst) {
 TEST(GenerateCli, AMakefilesBuildSelectsTestsThroughCmakesFileApi) {
   TempDir dir;
   MakeRangeProject(dir);
-  dir.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"t": {"run": ["true"]}}, "suites": {"default": ["t"]},
-    "commands": {"configure": ["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Unix Makefiles"]}})");
-  ASSERT_TRUE(git::CommitAll(dir.path(), "suites").ok());
+  testing::WriteConfigure(dir, R"(["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Unix Makefiles"])");
   auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --json");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   auto doc = JsonSource::Parse("report", run.out);

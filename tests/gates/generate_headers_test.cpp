@@ -85,9 +85,7 @@ TEST(GenerateHeaders, AHeadersPointsRunTheTestsOfItsIncludersInOneSchemaWithThem
 TEST(GenerateHeaders, AMakefilesBuildFindsTheIncludersInTheCompilersDepfiles) {
   TempDir dir;
   MakeHeaderProject(dir);
-  dir.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"t": {"run": ["true"]}}, "suites": {"default": ["t"]},
-    "commands": {"configure": ["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Unix Makefiles"]}})");
-  ASSERT_TRUE(git::CommitAll(dir.path(), "suites").ok());
+  testing::WriteConfigure(dir, R"(["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Unix Makefiles"])");
   auto run = RunProofgate(dir.path(), "mutate --generate src/limits.h --operators relational --list");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("src/limits.h:3:"), std::string::npos) << run.out << run.err;

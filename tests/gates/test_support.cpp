@@ -17,6 +17,26 @@
 namespace fs = std::filesystem;
 
 namespace pg::testing {
+namespace {
+
+// The proofgate these tests run detects its CI from the environment (`--ci auto`): a test binary
+// started inside GitHub Actions or GitLab would see workflow commands in every stderr it reads.
+// Tests about CI set these variables themselves.
+const bool kCiUnset = [] {
+  unsetenv("GITHUB_ACTIONS");
+  unsetenv("GITLAB_CI");
+  unsetenv("GITHUB_STEP_SUMMARY");
+  return true;
+}();
+
+}  // namespace
+
+void WriteConfigure(const TempDir& dir, const std::string& configure) {
+  (void)kCiUnset;
+  dir.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"t": {"run": ["true"]}}, "suites": {"default": ["t"]},
+    "commands": {"configure": )" + configure + "}}");
+  if (!git::CommitAll(dir.path(), "suites").ok()) std::abort();
+}
 
 TempDir::TempDir() {
   std::string templ = (fs::temp_directory_path() / "pg-test-XXXXXX").string();

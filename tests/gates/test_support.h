@@ -30,6 +30,10 @@ class TempDir {
 // and a .gitignore that ignores out/ (where legs write their evidence).
 void MakeRepo(const TempDir& dir, const std::string& suites);
 
+// A preflight/suites.json whose "commands.configure" is `configure` (a JSON array), committed:
+// how a project's own configure reaches mutate's scratch builds.
+void WriteConfigure(const TempDir& dir, const std::string& configure);
+
 // True when `pid` names a live process (zombies count as dead).
 bool Alive(pid_t pid);
 // Polls until `pid` is dead (true) or `seconds` pass (false): a kill lands in microseconds,
