@@ -72,6 +72,7 @@ struct MutateFlags {
   std::vector<std::string> generate_paths;
   std::string in_diff, operators;
   bool no_schemata = false;   // a build per generated mutant, as without schemata
+  bool no_reach = false;      // every selected test for every generated mutant
   std::string sarif;          // --sarif FILE: survivors as SARIF 2.1.0 results
 };
 

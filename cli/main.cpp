@@ -223,6 +223,10 @@ void AddMutate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   mutate->add_flag("--no-schemata", flags->no_schemata,
                    "With --generate: build each mutant on its own instead of all of a file's in one schema")
       ->needs(generate);
+  mutate->add_flag("--no-reach", flags->no_reach,
+                   "With --generate: run every selected test for every mutant, not only the tests that reached it "
+                   "(for tests that are not deterministic)")
+      ->needs(generate);
   verbs.push_back(Verb{mutate, [&common, flags, generate] {
                          if (generate->count() == 0) return RunMutateVerb(common, *flags);
                          flags->generate = true;

@@ -98,6 +98,7 @@ MutateOptions Options(const std::string& root, const MutateFlags& flags) {
   o.build_timeout_s = flags.build_timeout_s;
   o.discover_only = flags.list;
   o.schemata = !flags.no_schemata;
+  o.reach = !flags.no_reach;
   return o;
 }
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/sha256.h"
+#include "mutations/reach.h"
 
 namespace pg {
 namespace {
@@ -84,6 +85,7 @@ std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p) 
   if (!p.gtest_filter_env.empty()) env.emplace_back("GTEST_FILTER", p.gtest_filter_env);
   if (p.mutant > 0) env.emplace_back(kMutantVariable, std::to_string(p.mutant));
   if (p.fail_fast) env.emplace_back("GTEST_FAIL_FAST", "1");
+  if (!p.reached.empty()) env.emplace_back(kReachVariable, p.reached);
   return env;
 }
 

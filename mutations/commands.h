@@ -17,6 +17,7 @@ struct Placeholders {
   std::string gtest_filter_env;    // GTEST_FILTER in the step's environment, when not empty
   int mutant = 0;                  // PROOFGATE_MUTANT: the schema's mutant to switch on (0: none)
   bool fail_fast = false;          // stop at the first failing test (a generated mutant's run)
+  std::string reached;             // PROOFGATE_REACHED: where the schema's switches record reach
 };
 
 std::vector<std::string> ConfigureArgv(const Catalog& c, const Placeholders& p);

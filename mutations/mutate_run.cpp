@@ -130,10 +130,12 @@ class Pool {
  public:
   // `schema`: the mutants worker 0's schemata build holds (empty: one build per mutant). Those
   // run first, in each worker's schemata; the others after the schemata are removed.
+  // `reach`: which tests reached which schema mutant in worker 0's green run (none recorded:
+  // every mutant runs all its tests).
   Pool(const MutateOptions& o, std::vector<Worker>& workers, const std::vector<MutantJob>& jobs, double timeout_s,
-       double build_timeout_s, std::set<int> schema)
+       double build_timeout_s, std::set<int> schema, ReachRecord reach)
       : o_(o), workers_(workers), jobs_(jobs), timeout_s_(timeout_s), build_timeout_s_(build_timeout_s),
-        results_(jobs.size()), done_(jobs.size(), false), schema_(std::move(schema)) {
+        results_(jobs.size()), done_(jobs.size(), false), schema_(std::move(schema)), reach_(std::move(reach)) {
     for (size_t i = 0; i < jobs.size(); ++i) {
       int n = jobs[i].mutations.size() == 1 ? jobs[i].mutations.front()->schema_number : 0;
       (n > 0 && schema_.count(n) ? in_schema_ : alone_).push_back(i);
@@ -182,7 +184,7 @@ class Pool {
     for (size_t k = (*next)++; k < order.size() && !stop_; k = (*next)++) {
       size_t i = order[k];
       if (Cancelled(o_.cancel_fd)) return Stop(Status(), "", true);
-      auto r = in_schema ? w.RunInSchema(jobs_[i], timeout_s_) : w.Run(jobs_[i], timeout_s_, build_timeout_s_);
+      auto r = in_schema ? w.RunInSchema(jobs_[i], timeout_s_, reach_) : w.Run(jobs_[i], timeout_s_, build_timeout_s_);
       if (!r.ok()) return Stop(r.status(), "", false);
       if (r->interrupted) return Stop(Status(), "", true);
       std::lock_guard<std::mutex> lock(mu_);
@@ -220,6 +222,7 @@ class Pool {
   std::vector<bool> done_;
   MutateReport* report_ = nullptr;
   std::set<int> schema_;
+  ReachRecord reach_;
   std::vector<size_t> in_schema_, alone_;  // job indices: run in the schemata, run one build each
   std::atomic<size_t> next_schema_{0}, next_alone_{0};
   std::atomic<bool> stop_{false};
@@ -252,6 +255,7 @@ std::vector<std::string> TestsOf(const std::vector<MutantJob>& jobs) {
 struct SchemaStart {
   std::set<int> numbers;
   std::optional<TestRun> baseline;
+  ReachRecord reach;  // recorded by that run (unless --no-reach)
   std::string note;
   bool interrupted = false;
 };
@@ -267,13 +271,14 @@ StatusOr<SchemaStart> SchemataOnFirst(const MutateOptions& o, Worker& first, con
   PG_ASSIGN_OR_RETURN(out.numbers, first.ApplySchemata(c, build_s, &out.note));
   if (out.numbers.empty()) return out;
   std::vector<std::string> tests = TestsOf(jobs);
-  PG_ASSIGN_OR_RETURN(TestRun run, first.RunTests(c, tests, 0));
+  PG_ASSIGN_OR_RETURN(TestRun run, o.reach ? first.RecordReach(c, tests, &out.reach) : first.RunTests(c, tests, 0));
   out.interrupted = run.step.cancelled;
   std::string problem = out.interrupted ? "interrupted" : BaselineProblem(tests, run);
   if (problem.empty()) {
     out.baseline = std::move(run);
     return out;
   }
+  out.reach = ReachRecord();
   out.note = "the schematized build is not green with no mutant on (" + problem + "): every mutant gets a build of its own";
   PG_RETURN_IF_ERROR(first.RemoveSchemata(c));
   out.numbers.clear();
@@ -310,13 +315,14 @@ Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const st
   if (o.on_notice) {
     o.on_notice(c.path + ": baseline green (built in " + std::to_string(report->baseline_build_s).substr(0, 4) + " s, " +
                 std::to_string(tests.size()) + " tests in " + std::to_string(schema.baseline->step.wall_s).substr(0, 4) +
-                " s" + (schema.numbers.empty() ? "" : ", in the schemata with no mutant on") + "); mutant limits: tests " +
+                " s" + (schema.numbers.empty() ? "" : ", in the schemata with no mutant on") +
+                (schema.reach.recorded ? ", each alone to record which mutants it reaches" : "") + "); mutant limits: tests " +
                 std::to_string(static_cast<int>(timeout_s)) + " s, build " + std::to_string(static_cast<int>(build_s)) + " s");
     if (!schema.note.empty()) o.on_notice(c.path + ": schemata: " + schema.note);
   }
   size_t n = std::min(workers.size(), jobs.size());
   std::vector<Worker> pool(workers.begin(), workers.begin() + static_cast<long>(n));
-  return Pool(o, pool, jobs, timeout_s, build_s, std::move(schema.numbers)).Run(report);
+  return Pool(o, pool, jobs, timeout_s, build_s, std::move(schema.numbers), std::move(schema.reach)).Run(report);
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ struct MutateOptions {
   std::function<Status(Worker& first, std::vector<Catalog>* catalogs)> discover;
   bool discover_only = false;  // stop after `discover` (--list): no baseline, no mutant
   bool schemata = true;        // run a catalog's schemata (generated ones have them); false: a build per mutant
+  bool reach = true;           // in the schemata, a mutant runs only the tests that reached it (mutations/reach.h)
 };
 
 struct MutateReport {

@@ -143,6 +143,14 @@ std::string TestMap::CtestOf(const std::string& name) const {
   return it == owner_.end() ? "" : it->second;
 }
 
+std::vector<std::string> TestMap::CasesOf(const std::string& ctest) const {
+  std::vector<std::string> cases;
+  for (const auto& [name, owner] : owner_) {
+    if (owner == ctest && is_case_.at(name)) cases.push_back(name);
+  }
+  return cases;
+}
+
 TestSelection TestMap::Select(const std::vector<std::string>& names) const {
   TestSelection s;
   std::set<std::string> seen;

@@ -46,6 +46,8 @@ class TestMap {
   std::vector<std::string> Names() const;
   // The ctest test that runs `name`, or "" when there is none.
   std::string CtestOf(const std::string& name) const;
+  // The gtest cases a whole-executable ctest test runs (sorted); none for any other test.
+  std::vector<std::string> CasesOf(const std::string& ctest) const;
   // What to run for `names` (none: everything, unfiltered). Unknown names are passed through
   // as ctest names, so ctest reports them as not run.
   TestSelection Select(const std::vector<std::string>& names) const;

@@ -8,6 +8,7 @@
 #include "mutations/commands.h"
 #include "mutations/junit_results.h"
 #include "mutations/mutant.h"
+#include "mutations/reach.h"
 #include "mutations/scratch_tree.h"
 #include "runner/capture.h"
 #include "runner/clock.h"
@@ -128,7 +129,12 @@ std::string Worker::MutantLog(const std::string& id, const std::string& step) co
 std::string Worker::BuildDir(const Catalog& c) const { return dir_ + "/build-" + ConfigureKey(c); }
 
 Placeholders Worker::Where(const Catalog& c, std::vector<std::string> tests) const {
-  return Placeholders{tree(), BuildDir(c), dir_ + "/results", std::move(tests), ""};
+  Placeholders p;
+  p.tree = tree();
+  p.build = BuildDir(c);
+  p.results = dir_ + "/results";
+  p.tests = std::move(tests);
+  return p;
 }
 
 StatusOr<StepResult> Worker::Step(const std::vector<std::string>& argv, const Placeholders& p, const std::string& log,
@@ -191,7 +197,7 @@ Status Worker::Prepare(const Catalog& c, std::string* problem, bool* interrupted
 }
 
 StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s,
-                                   const std::string& log, int mutant, bool fail_fast) {
+                                   const std::string& log, int mutant, bool fail_fast, const std::string& reached) {
   std::string results = dir_ + "/results";
   std::error_code ec;
   fs::remove_all(results, ec);
@@ -199,6 +205,7 @@ StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::stri
   PG_ASSIGN_OR_RETURN(Placeholders p, ForTests(c, tests));
   p.mutant = mutant;
   p.fail_fast = fail_fast;
+  p.reached = reached;
   TestRun run;
   PG_ASSIGN_OR_RETURN(run.step, Step(TestArgv(c, p), p, log.empty() ? Log("test") : log, timeout_s));
   // gtest's JSON first: a case both reports name keeps gtest's own failure messages.
@@ -268,71 +275,34 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
   return r;
 }
 
-}  // namespace pg
-
-namespace pg {
 namespace {
 
-// The schemata as whole-file edits of the tree, without `dropped`; `texts` keeps each file's
-// rendered text for mapping the compiler's errors back to points.
-StatusOr<std::vector<Mutation>> SchemaEdits(const std::string& tree, const Catalog& c, const std::set<int>& dropped,
-                                            std::map<std::string, std::string>* texts, std::set<int>* numbers) {
-  std::vector<Mutation> edits;
-  for (const Schema& s : c.schemata) {
-    PG_ASSIGN_OR_RETURN(std::string original, ReadFile(tree + "/" + s.file));
-    SchemaText rendered = RenderSchema(original, s, dropped);
-    if (rendered.numbers.empty()) continue;
-    Mutation m;
-    m.id = "schema:" + s.file;
-    m.file = s.file;
-    m.find = original;
-    m.replace = rendered.text;
-    edits.push_back(std::move(m));
-    (*texts)[s.file] = rendered.text;
-    numbers->insert(rendered.numbers.begin(), rendered.numbers.end());
-  }
-  return edits;
+// A generated mutant's tests as its report shows them: the ones its run used.
+void ShowTests(const std::vector<std::string>& tests, MutantResult* r) {
+  r->tests = tests.empty() ? "none reached it" : tests.size() <= 3 ? "" : std::to_string(tests.size()) + " tests";
+  for (size_t i = 0; i < tests.size() && tests.size() <= 3; ++i) r->tests += (i ? ", " : "") + tests[i];
+  if (r->generated) r->generated->tests = tests;
 }
 
 }  // namespace
 
-StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note) {
-  std::set<int> dropped;
-  Placeholders p = Where(c);
-  for (int round = 0; round < 5; ++round) {
-    std::map<std::string, std::string> texts;
-    std::set<int> numbers;
-    PG_ASSIGN_OR_RETURN(std::vector<Mutation> edits, SchemaEdits(tree(), c, dropped, &texts, &numbers));
-    if (edits.empty()) break;
-    std::vector<const Mutation*> pointers;
-    for (const Mutation& m : edits) pointers.push_back(&m);
-    PG_ASSIGN_OR_RETURN(AppliedMutant applied, AppliedMutant::Apply(tree(), pointers, journal_));
-    std::string log = Log("schema-build-" + std::to_string(round));
-    auto built = Step(BuildArgv(c, p), p, log, build_timeout_s);
-    if (built.ok() && built->ok()) {
-      schema_ = std::move(applied);
-      *note = std::to_string(numbers.size()) + " mutant(s) in one build of " + std::to_string(edits.size()) +
-              " schematized file(s) (" + std::to_string(static_cast<int>(built->wall_s)) + " s)" +
-              (dropped.empty() ? "" : "; " + std::to_string(dropped.size()) + " left to one build each");
-      return numbers;
-    }
-    PG_RETURN_IF_ERROR(applied.Restore());
-    if (!built.ok()) return built.status();
-    if (built->cancelled) return std::set<int>{};
-    std::string text = LogText(log);
-    std::set<int> blamed;
-    for (const auto& [file, rendered] : texts) {
-      for (int n : PointsBlamed(text, file, rendered)) blamed.insert(n);
-    }
-    if (blamed.empty()) break;  // errors no point explains: one build per mutant, as without schemata
-    dropped.insert(blamed.begin(), blamed.end());
-  }
-  *note = "the schemata did not build: every mutant gets a build of its own";
-  auto rebuilt = Step(BuildArgv(c, p), p, Log("schema-restore-build"), build_timeout_s);
-  return rebuilt.ok() ? std::set<int>{} : StatusOr<std::set<int>>(rebuilt.status());
+void MergeTestRun(const TestRun& run, TestRun* into) {
+  for (const auto& [name, result] : run.results) into->results[name] = result;
+  if (into->step.exit_code == 0) into->step.exit_code = run.step.exit_code;
+  into->step.timed_out = into->step.timed_out || run.step.timed_out;
+  into->step.cancelled = into->step.cancelled || run.step.cancelled;
+  into->step.wall_s += run.step.wall_s;
 }
 
-StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_s) {
+bool TestRunFailed(const TestRun& run) {
+  if (!run.step.ok()) return true;
+  return std::any_of(run.results.begin(), run.results.end(), [](const auto& e) { return e.second.failed; });
+}
+
+// With reach recorded per test, the tests that reached the point run one at a time, the
+// fastest first, until one fails or the mutant's limit is spent; a point no test reached
+// survives unrun. Without (a whole-command unit, or --no-reach) the tests run in one command.
+StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_s, const ReachRecord& reach) {
   auto start = SteadyClock().Now();
   MutantResult r;
   r.id = job.id;
@@ -343,20 +313,37 @@ StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_
   r.log_dir = dir_ + "/logs/" + LogName(job.id);
   PG_RETURN_IF_ERROR(MakeDirs(r.log_dir));
   int number = job.mutations.empty() ? 0 : job.mutations.front()->schema_number;
-  PG_ASSIGN_OR_RETURN(TestRun run, RunTests(*job.catalog, TestsOf(job), timeout_s, MutantLog(job.id, "test"), number, true));
+  std::vector<std::string> tests = TestsOf(job);
+  if (reach.recorded && !reach.points.count("")) {
+    PG_ASSIGN_OR_RETURN(tests, ReachUnits(*job.catalog, tests));
+  }
+  tests = TestsReaching(reach, number, tests);
+  ShowTests(tests, &r);
+  if (tests.empty()) {
+    r.outcome = MutantOutcome::kSurvived;
+    r.detail = "no test reached it: with every mutant off, no selected test executed this code";
+    r.total_s = SteadyClock().Since(start);
+    return r;
+  }
+  bool alone = reach.recorded && !reach.points.count("");
+  TestRun run;
+  run.step.exit_code = 0;  // each test's own exit code is merged in: the first that is not 0
+  for (size_t k = 0; k < (alone ? tests.size() : 1); ++k) {
+    std::vector<std::string> these = alone ? std::vector<std::string>{tests[k]} : tests;
+    double left = timeout_s - run.step.wall_s;
+    if (left <= 0) {
+      run.step.timed_out = true;  // the tests before this one spent the mutant's limit
+      break;
+    }
+    std::string log = MutantLog(job.id, k ? "test-" + std::to_string(k + 1) : "test");
+    PG_ASSIGN_OR_RETURN(TestRun one, RunTests(*job.catalog, these, left, log, number, true));
+    MergeTestRun(one, &run);
+    if (TestRunFailed(one)) break;
+  }
   r.test_s = run.step.wall_s;
   Judge(job, run, timeout_s, &r);
   r.total_s = SteadyClock().Since(start);
   return r;
-}
-
-Status Worker::RemoveSchemata(const Catalog& c) {
-  if (!schema_) return Status();
-  Status restored = schema_->Restore();
-  schema_.reset();
-  PG_RETURN_IF_ERROR(restored);
-  Placeholders p = Where(c);
-  return Step(BuildArgv(c, p), p, Log("schema-restore-build"), 0).status();
 }
 
 }  // namespace pg

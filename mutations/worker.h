@@ -15,6 +15,7 @@
 #include "mutations/commands.h"
 #include "mutations/journal.h"
 #include "mutations/mutant.h"
+#include "mutations/reach.h"
 #include "mutations/step.h"
 #include "mutations/test_map.h"
 
@@ -68,6 +69,12 @@ struct TestRun {
   std::map<std::string, TestResult> results;
 };
 
+// Adds `run` to `into` (which starts with exit code 0): results, wall time, the first non-zero
+// exit code, a timeout or cancel.
+void MergeTestRun(const TestRun& run, TestRun* into);
+// A test failed, or the command did not end with 0.
+bool TestRunFailed(const TestRun& run);
+
 class Worker {
  public:
   // `dir` holds tree/, build-<key>/, results/ and logs/; `root` is the user's tree (read only).
@@ -88,9 +95,11 @@ class Worker {
   StatusOr<const TestMap*> Tests(const Catalog& c);
   // Runs the catalog's test command for `tests` (none: every test) on the tree as it is;
   // results from gtest JSON and ctest JUnit files written into the results folder.
-  // `mutant` switches one schema mutant on; `fail_fast` stops at the first failing test.
+  // `mutant` switches one schema mutant on; `fail_fast` stops at the first failing test;
+  // `reached` names the file the schemata's switches record reach into (mutations/reach.h).
   StatusOr<TestRun> RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s,
-                             const std::string& log = "", int mutant = 0, bool fail_fast = false);
+                             const std::string& log = "", int mutant = 0, bool fail_fast = false,
+                             const std::string& reached = "");
   // One mutant, restored and verified before this returns; an error means the scratch tree
   // could not be proven restored and nothing more may run in it.
   // `timeout_s` limits the expected tests, `build_timeout_s` the build (past it: unviable).
@@ -99,8 +108,15 @@ class Worker {
   // schema the compiler refuses loses the mutants its errors point at and is built again, up
   // to four times. Returns the mutants the build holds (none: nothing applied) and what it cost.
   StatusOr<std::set<int>> ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note);
-  // A mutant of the applied schemata: its tests with PROOFGATE_MUTANT set; nothing is built.
-  StatusOr<MutantResult> RunInSchema(const MutantJob& job, double timeout_s);
+  // `tests` (ctest names) as reach records them: a whole GoogleTest executable's cases one by
+  // one (GTEST_FILTER narrows its ctest test to each), any other test as itself.
+  StatusOr<std::vector<std::string>> ReachUnits(const Catalog& c, const std::vector<std::string>& tests);
+  // The applied schemata's run with no mutant on, each of `tests` alone (one unit for a
+  // catalog's own test command), recording which mutants each reaches: the baseline.
+  StatusOr<TestRun> RecordReach(const Catalog& c, const std::vector<std::string>& tests, ReachRecord* reach);
+  // A mutant of the applied schemata: the tests of it that `reach` says reached its point
+  // (all of them with no record), with PROOFGATE_MUTANT set; nothing is built.
+  StatusOr<MutantResult> RunInSchema(const MutantJob& job, double timeout_s, const ReachRecord& reach);
   // Puts the schemata's files back (proven as any mutant's are) and rebuilds them.
   Status RemoveSchemata(const Catalog& c);
   bool schemata_applied() const { return schema_.has_value(); }

@@ -1,0 +1,59 @@
+#include "mutations/reach.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <sstream>
+
+#include "core/file_io.h"
+
+namespace pg {
+
+StatusOr<std::set<int>> ReadReached(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::set<int>{};
+  PG_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  std::set<int> numbers;
+  std::istringstream in(text);
+  int line_number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    if (line.empty()) continue;
+    int n = 0;
+    auto [end, err] = std::from_chars(line.data(), line.data() + line.size(), n);
+    if (err != std::errc() || end != line.data() + line.size() || n <= 0) {
+      return Status::Invalid(path + ":" + std::to_string(line_number) + ": not a mutant number: \"" + line + "\"");
+    }
+    numbers.insert(n);
+  }
+  return numbers;
+}
+
+namespace {
+
+bool Reached(const ReachRecord& reach, const std::string& unit, int number) {
+  auto it = reach.points.find(unit);
+  return it != reach.points.end() && it->second.count(number) > 0;
+}
+
+double Seconds(const ReachRecord& reach, const std::string& unit) {
+  auto it = reach.seconds.find(unit);
+  return it == reach.seconds.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+std::vector<std::string> TestsReaching(const ReachRecord& reach, int number, const std::vector<std::string>& tests) {
+  if (!reach.recorded || number >= kReachLimit) return tests;
+  if (reach.points.count("")) return Reached(reach, "", number) ? tests : std::vector<std::string>{};
+  std::vector<std::string> out;
+  for (const std::string& t : tests) {
+    if (Reached(reach, t, number)) out.push_back(t);
+  }
+  std::stable_sort(out.begin(), out.end(), [&](const std::string& a, const std::string& b) {
+    return std::make_pair(Seconds(reach, a), a) < std::make_pair(Seconds(reach, b), b);
+  });
+  return out;
+}
+
+}  // namespace pg

@@ -1,0 +1,38 @@
+// Which tests reach which schema mutant (specs/mutate-generate.md, "Reach"): recorded once in
+// the schemata's green run, where every selected test runs alone and each point's switch
+// appends its number to the file PROOFGATE_REACHED names the first time a process evaluates it.
+// A mutant then runs only the tests that executed its point, the fastest first; one that no
+// test executed cannot change what any test sees, and survives without a run.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace pg {
+
+inline constexpr const char* kReachVariable = "PROOFGATE_REACHED";
+// The switch remembers numbers below this (a bitmap per translation unit); a larger number is
+// never recorded, so it counts as reached by every test.
+inline constexpr int kReachLimit = 65536;
+
+struct ReachRecord {
+  bool recorded = false;  // false: no record (reach not used): every mutant runs all its tests
+  // One test per unit; a catalog's own test command is one unit named "" that runs them all.
+  std::map<std::string, std::set<int>> points;  // unit → the numbers its processes evaluated
+  std::map<std::string, double> seconds;        // unit → its wall time in the recording run
+};
+
+// The numbers a PROOFGATE_REACHED file lists (one per line); a missing file is none (the test's
+// processes reached no point). A line that is not a number is kInvalidInput naming the file.
+StatusOr<std::set<int>> ReadReached(const std::string& path);
+
+// Of `tests` (a mutant's tests, in any order), those whose unit reached `number`, the fastest
+// first (ties by name). With no record: `tests` as given. With a whole-command unit (""): all of
+// `tests` when it reached the number, none when not.
+std::vector<std::string> TestsReaching(const ReachRecord& reach, int number, const std::vector<std::string>& tests);
+
+}  // namespace pg

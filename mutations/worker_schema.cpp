@@ -1,0 +1,126 @@
+// Worker's schemata (specs/mutate-generate.md): applied and built once, the green run that
+// records which tests reach which mutant, and their removal.
+#include <filesystem>
+#include <map>
+
+#include "core/file_io.h"
+#include "mutations/schema.h"
+#include "mutations/worker.h"
+
+namespace fs = std::filesystem;
+
+namespace pg {
+namespace {
+
+// The schemata as whole-file edits of the tree, without `dropped`; `texts` keeps each file's
+// rendered text for mapping the compiler's errors back to points.
+StatusOr<std::vector<Mutation>> SchemaEdits(const std::string& tree, const Catalog& c, const std::set<int>& dropped,
+                                            std::map<std::string, std::string>* texts, std::set<int>* numbers) {
+  std::vector<Mutation> edits;
+  for (const Schema& s : c.schemata) {
+    PG_ASSIGN_OR_RETURN(std::string original, ReadFile(tree + "/" + s.file));
+    SchemaText rendered = RenderSchema(original, s, dropped);
+    if (rendered.numbers.empty()) continue;
+    Mutation m;
+    m.id = "schema:" + s.file;
+    m.file = s.file;
+    m.find = original;
+    m.replace = rendered.text;
+    edits.push_back(std::move(m));
+    (*texts)[s.file] = rendered.text;
+    numbers->insert(rendered.numbers.begin(), rendered.numbers.end());
+  }
+  return edits;
+}
+
+}  // namespace
+
+StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note) {
+  std::set<int> dropped;
+  Placeholders p = Where(c);
+  for (int round = 0; round < 5; ++round) {
+    std::map<std::string, std::string> texts;
+    std::set<int> numbers;
+    PG_ASSIGN_OR_RETURN(std::vector<Mutation> edits, SchemaEdits(tree(), c, dropped, &texts, &numbers));
+    if (edits.empty()) break;
+    std::vector<const Mutation*> pointers;
+    for (const Mutation& m : edits) pointers.push_back(&m);
+    PG_ASSIGN_OR_RETURN(AppliedMutant applied, AppliedMutant::Apply(tree(), pointers, journal_));
+    std::string log = Log("schema-build-" + std::to_string(round));
+    auto built = Step(BuildArgv(c, p), p, log, build_timeout_s);
+    if (built.ok() && built->ok()) {
+      schema_ = std::move(applied);
+      *note = std::to_string(numbers.size()) + " mutant(s) in one build of " + std::to_string(edits.size()) +
+              " schematized file(s) (" + std::to_string(static_cast<int>(built->wall_s)) + " s)" +
+              (dropped.empty() ? "" : "; " + std::to_string(dropped.size()) + " left to one build each");
+      return numbers;
+    }
+    PG_RETURN_IF_ERROR(applied.Restore());
+    if (!built.ok()) return built.status();
+    if (built->cancelled) return std::set<int>{};
+    auto read = ReadFile(log);
+    std::string text = read.ok() ? *read : "";
+    std::set<int> blamed;
+    for (const auto& [file, rendered] : texts) {
+      for (int n : PointsBlamed(text, file, rendered)) blamed.insert(n);
+    }
+    if (blamed.empty()) break;  // errors no point explains: one build per mutant, as without schemata
+    dropped.insert(blamed.begin(), blamed.end());
+  }
+  *note = "the schemata did not build: every mutant gets a build of its own";
+  auto rebuilt = Step(BuildArgv(c, p), p, Log("schema-restore-build"), build_timeout_s);
+  return rebuilt.ok() ? std::set<int>{} : StatusOr<std::set<int>>(rebuilt.status());
+}
+
+Status Worker::RemoveSchemata(const Catalog& c) {
+  if (!schema_) return Status();
+  Status restored = schema_->Restore();
+  schema_.reset();
+  PG_RETURN_IF_ERROR(restored);
+  Placeholders p = Where(c);
+  return Step(BuildArgv(c, p), p, Log("schema-restore-build"), 0).status();
+}
+
+
+StatusOr<std::vector<std::string>> Worker::ReachUnits(const Catalog& c, const std::vector<std::string>& tests) {
+  if (!c.test_command.empty() || !c.list_command.empty()) return tests;
+  PG_ASSIGN_OR_RETURN(const TestMap* map, Tests(c));
+  std::vector<std::string> units;
+  for (const std::string& t : tests) {
+    std::vector<std::string> cases = map->CasesOf(t);
+    if (cases.empty()) units.push_back(t);
+    units.insert(units.end(), cases.begin(), cases.end());
+  }
+  return units;
+}
+
+// The baseline in the schemata, one test at a time so that each writes its own reach file. A
+// failing test does not stop it: the baseline's problem names the first failure, and every
+// test must have run for that to be the whole story.
+StatusOr<TestRun> Worker::RecordReach(const Catalog& c, const std::vector<std::string>& tests, ReachRecord* reach) {
+  std::string dir = dir_ + "/reached";
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  PG_RETURN_IF_ERROR(MakeDirs(dir));
+  bool whole = !c.test_command.empty() || !c.list_command.empty() || tests.empty();
+  std::vector<std::string> units = {""};
+  if (!whole) {
+    PG_ASSIGN_OR_RETURN(units, ReachUnits(c, tests));
+  }
+  TestRun all;
+  all.step.exit_code = 0;
+  for (size_t k = 0; k < units.size(); ++k) {
+    std::string file = dir + "/" + std::to_string(k);
+    std::vector<std::string> these = whole ? tests : std::vector<std::string>{units[k]};
+    std::string log = whole ? Log("test") : Log("reach-" + std::to_string(k));
+    PG_ASSIGN_OR_RETURN(TestRun run, RunTests(c, these, 0, log, 0, false, file));
+    MergeTestRun(run, &all);
+    if (run.step.cancelled) return all;
+    PG_ASSIGN_OR_RETURN(reach->points[units[k]], ReadReached(file));
+    reach->seconds[units[k]] = run.step.wall_s;
+  }
+  reach->recorded = true;
+  return all;
+}
+
+}  // namespace pg

@@ -1,0 +1,184 @@
+// Reach (specs/mutate-generate.md): the schemata's green run records which tests execute which
+// mutant, and a mutant then runs only those tests, the fastest first; one no test executes
+// survives without a run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "config/json_source.h"
+#include "generate/clang_points.h"
+#include "generate/point.h"
+#include "git/git.h"
+#include "mutations/reach.h"
+#include "mutations/schema.h"
+#include "runner/capture.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::RunProofgate;
+using testing::TempDir;
+
+TEST(GenerateReached, TestsRunFastestFirstAndOnlyWhereTheyReached) {
+  ReachRecord r;
+  r.recorded = true;
+  r.points = {{"Slow", {1, 2}}, {"Fast", {1}}, {"Other", {3}}};
+  r.seconds = {{"Slow", 2.0}, {"Fast", 0.1}, {"Other", 0.01}};
+  std::vector<std::string> tests = {"Slow", "Fast", "Other"};
+  EXPECT_EQ(TestsReaching(r, 1, tests), (std::vector<std::string>{"Fast", "Slow"}));
+  EXPECT_EQ(TestsReaching(r, 2, tests), (std::vector<std::string>{"Slow"}));
+  EXPECT_TRUE(TestsReaching(r, 4, tests).empty()) << "a point no test executed";
+  EXPECT_EQ(TestsReaching(r, kReachLimit, tests), tests) << "past what the switch records: every test";
+  EXPECT_EQ(TestsReaching(ReachRecord{}, 4, tests), tests) << "nothing recorded: every test";
+  ReachRecord whole;
+  whole.recorded = true;
+  whole.points = {{"", {5}}};
+  EXPECT_EQ(TestsReaching(whole, 5, tests), tests) << "a whole test command is one unit";
+  EXPECT_TRUE(TestsReaching(whole, 6, tests).empty());
+}
+
+TEST(GenerateReached, ARecordIsReadBackAndALineThatIsNoNumberIsNamed) {
+  TempDir dir;
+  EXPECT_TRUE(ReadReached(dir.path() + "/none")->empty()) << "a test whose processes reached nothing wrote nothing";
+  EXPECT_EQ(*ReadReached(dir.Write("r", "3\n7\n3\n")), (std::set<int>{3, 7}));
+  auto bad = ReadReached(dir.Write("bad", "3\n7x\n"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("/bad:2: not a mutant number: \"7x\""), std::string::npos) << bad.status().message();
+}
+
+const char kLoop[] = R"(int Twice(int v) { return v * 2; }
+int Never(int v) { return v - 1; }
+int main(int argc, char** argv) {
+  int s = 0;
+  for (int i = 0; i < 1000; ++i) s += Twice(i);
+  if (argc > 5) s = Never(s);
+  return argv[0][0] == 0 ? s : 0;
+}
+)";
+
+// The arithmetic points of kLoop in a schema built with strict warnings, run once with
+// PROOFGATE_REACHED: what the file lists.
+std::string Reached(const TempDir& dir, const std::string& name, bool c) {
+  std::string file = dir.Write(name, kLoop), cc = c ? "cc" : "c++";
+  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() + R"(", "command": ")" + cc + " -c " + file +
+                                         R"(", "file": ")" + file + R"("}])");
+  auto parsed = FindPoints(dir.path(), file, {Operator::kArithmetic});
+  if (!parsed.ok()) return parsed.status().message();
+  Schema schema{name, c, {}};
+  for (const Point& p : parsed->points) {
+    schema.points.push_back(SchemaPointOf(p));
+    schema.points.back().number = static_cast<int>(schema.points.size());
+  }
+  dir.Write("schema-" + name, RenderSchema(kLoop, schema, {}).text);
+  std::vector<std::string> argv = {cc, "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Werror", "-o", "prog",
+                                   "schema-" + name};
+  if (!c) argv.insert(argv.begin() + 1, {"-Wold-style-cast", "-Wzero-as-null-pointer-constant", "-Wuseless-cast"});
+  auto built = RunCapture(argv, dir.path(), 120);
+  if (!built.ok() || built->exit.exit_code != 0) return "no build: " + (built.ok() ? built->output : "");
+  std::string record = dir.path() + "/reached-" + name;
+  auto ran = RunCapture({"env", std::string(kReachVariable) + "=" + record, "./prog"}, dir.path(), 30);
+  if (!ran.ok() || ran->exit.exit_code != 0) return "no run";
+  std::string listed;
+  for (size_t i = 0; i < parsed->points.size(); ++i) listed += parsed->points[i].original + " " + std::to_string(i + 1) + "\n";
+  return listed + "reached:\n" + dir.Read("reached-" + name);
+}
+
+// `v * 2` and `s += …` run a thousand times and are listed once each; `v - 1` never runs.
+TEST(GenerateReached, TheSwitchListsEachPointItEvaluatesOnceInCAndCpp) {
+  TempDir dir;
+  EXPECT_EQ(Reached(dir, "loop.cpp", false), "* 1\n- 2\n+= 3\nreached:\n3\n1\n");
+  EXPECT_EQ(Reached(dir, "loop.c", true), "* 1\n- 2\n+= 3\nreached:\n3\n1\n");
+}
+
+// Lib.SlowAdd (defined first, so first in ctest's order) and Lib.Add reach Add; Lib.Mul and a
+// script that runs `tool` reach Mul; nothing reaches Never.
+void MakeLibProject(const TempDir& dir) {
+  dir.Write("CMakeLists.txt", R"(cmake_minimum_required(VERSION 3.20)
+project(reach CXX)
+set(CMAKE_CXX_STANDARD 17)
+find_package(GTest REQUIRED)
+enable_testing()
+add_library(lib src/lib.cpp)
+add_executable(lib_test tests/lib_test.cpp)
+target_link_libraries(lib_test lib GTest::gtest GTest::gtest_main)
+add_test(NAME lib_test COMMAND lib_test)
+add_executable(tool tests/tool.cpp)
+target_link_libraries(tool lib)
+add_test(NAME via_script COMMAND sh -c "test \"$($<TARGET_FILE:tool>)\" = 12")
+)");
+  dir.Write("src/lib.cpp", "int Add(int a, int b) { return a + b; }\nint Mul(int a, int b) { return a * b; }\n"
+                           "int Never(int a) { return a - 1; }\n");
+  dir.Write("tests/lib_test.cpp", R"(#include <gtest/gtest.h>
+#include <chrono>
+#include <thread>
+int Add(int a, int b);
+int Mul(int a, int b);
+TEST(Lib, SlowAdd) { std::this_thread::sleep_for(std::chrono::milliseconds(400)); EXPECT_EQ(Add(2, 2), 4); }
+TEST(Lib, Add) { EXPECT_EQ(Add(1, 2), 3); }
+TEST(Lib, Mul) { EXPECT_EQ(Mul(2, 3), 6); }
+)");
+  dir.Write("tests/tool.cpp", "#include <cstdio>\nint Mul(int a, int b);\nint main() { std::printf(\"%d\", Mul(3, 4)); }\n");
+  dir.Write(".gitignore", "build/\n");
+  ASSERT_TRUE(git::Init(dir.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir.path(), "lib").ok());
+}
+
+const Json* ResultWith(const Json& doc, const std::string& original) {
+  for (const Json& r : doc.at("results")) {
+    if (r.at("generated").at("original") == original) return &r;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Sorted(const Json& tests) {
+  std::vector<std::string> out = tests.get<std::vector<std::string>>();
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(GenerateReached, AMutantRunsOnlyTheTestsThatExecutedItsPointTheFastestFirst) {
+  TempDir dir;
+  MakeLibProject(dir);
+  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  const Json *add = ResultWith(doc->root(), "+"), *mul = ResultWith(doc->root(), "*"), *never = ResultWith(doc->root(), "-");
+  ASSERT_TRUE(add && mul && never) << run.out;
+  EXPECT_EQ(add->at("outcome"), "killed");
+  EXPECT_EQ(add->at("observed"), "failed: Lib.Add") << "the fastest test that reached it ran first";
+  EXPECT_EQ(add->at("generated").at("tests"), Json::array({"Lib.Add", "Lib.SlowAdd"}));
+  EXPECT_EQ(mul->at("outcome"), "killed");
+  EXPECT_EQ(Sorted(mul->at("generated").at("tests")), (std::vector<std::string>{"Lib.Mul", "via_script"}))
+      << "a process the script spawned records for the script";
+  EXPECT_EQ(never->at("outcome"), "survived");
+  EXPECT_TRUE(never->at("generated").at("tests").empty()) << never->dump();
+  EXPECT_EQ(never->at("test_s"), 0.0) << "no test ran for it";
+  EXPECT_NE(never->at("detail").get<std::string>().find("no test reached it"), std::string::npos);
+}
+
+std::map<std::string, std::string> OutcomesOf(const std::string& json) {
+  std::map<std::string, std::string> out;
+  auto doc = JsonSource::Parse("report", json);
+  if (!doc.ok()) return out;
+  for (const Json& r : doc->root().at("results")) out[r.at("id")] = r.at("outcome");
+  return out;
+}
+
+// Every operator's mutants of the project: the same outcome whether each ran every test whose
+// executable links lib.cpp or only the tests that executed it.
+TEST(GenerateReached, ReachChangesNoOutcome) {
+  TempDir dir;
+  MakeLibProject(dir);
+  auto reach = RunProofgate(dir.path(), "mutate --generate src --json");
+  auto all = RunProofgate(dir.path(), "mutate --generate src --json --no-reach");
+  auto with = OutcomesOf(reach.out), without = OutcomesOf(all.out);
+  ASSERT_GE(with.size(), 6u) << reach.out << reach.err;
+  EXPECT_EQ(with, without) << all.err;
+  EXPECT_NE(reach.err.find("each alone to record which mutants it reaches"), std::string::npos) << reach.err;
+  EXPECT_EQ(all.err.find("each alone to record"), std::string::npos) << all.err;
+}
+
+}  // namespace
+}  // namespace pg
