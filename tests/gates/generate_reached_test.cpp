@@ -91,7 +91,7 @@ TEST(GenerateReached, TheSwitchListsEachPointItEvaluatesOnceInCAndCpp) {
   EXPECT_EQ(Reached(dir, "loop.c", true), "* 1\n- 2\n+= 3\nreached:\n3\n1\n");
 }
 
-// Lib.SlowAdd (defined first, so first in ctest's order) and Lib.Add reach Add; Lib.Mul and a
+// Lib.AddSlowly (first in ctest's order and by name) and Lib.Sum reach Add; Lib.Mul and a
 // script that runs `tool` reach Mul; nothing reaches Never.
 void MakeLibProject(const TempDir& dir) {
   dir.Write("CMakeLists.txt", R"(cmake_minimum_required(VERSION 3.20)
@@ -114,8 +114,8 @@ add_test(NAME via_script COMMAND sh -c "test \"$($<TARGET_FILE:tool>)\" = 12")
 #include <thread>
 int Add(int a, int b);
 int Mul(int a, int b);
-TEST(Lib, SlowAdd) { std::this_thread::sleep_for(std::chrono::milliseconds(400)); EXPECT_EQ(Add(2, 2), 4); }
-TEST(Lib, Add) { EXPECT_EQ(Add(1, 2), 3); }
+TEST(Lib, AddSlowly) { std::this_thread::sleep_for(std::chrono::milliseconds(400)); EXPECT_EQ(Add(2, 2), 4); }
+TEST(Lib, Sum) { EXPECT_EQ(Add(1, 2), 3); }
 TEST(Lib, Mul) { EXPECT_EQ(Mul(2, 3), 6); }
 )");
   dir.Write("tests/tool.cpp", "#include <cstdio>\nint Mul(int a, int b);\nint main() { std::printf(\"%d\", Mul(3, 4)); }\n");
@@ -147,8 +147,8 @@ TEST(GenerateReached, AMutantRunsOnlyTheTestsThatExecutedItsPointTheFastestFirst
   const Json *add = ResultWith(doc->root(), "+"), *mul = ResultWith(doc->root(), "*"), *never = ResultWith(doc->root(), "-");
   ASSERT_TRUE(add && mul && never) << run.out;
   EXPECT_EQ(add->at("outcome"), "killed");
-  EXPECT_EQ(add->at("observed"), "failed: Lib.Add") << "the fastest test that reached it ran first";
-  EXPECT_EQ(add->at("generated").at("tests"), Json::array({"Lib.Add", "Lib.SlowAdd"}));
+  EXPECT_EQ(add->at("observed"), "failed: Lib.Sum") << "the fastest test that reached it ran first";
+  EXPECT_EQ(add->at("generated").at("tests"), Json::array({"Lib.Sum", "Lib.AddSlowly"}));
   EXPECT_EQ(mul->at("outcome"), "killed");
   EXPECT_EQ(Sorted(mul->at("generated").at("tests")), (std::vector<std::string>{"Lib.Mul", "via_script"}))
       << "a process the script spawned records for the script";
