@@ -76,8 +76,8 @@ std::string Reached(const TempDir& dir, const std::string& name, bool c) {
   if (!c) argv.insert(argv.begin() + 1, {"-Wold-style-cast", "-Wzero-as-null-pointer-constant", "-Wuseless-cast"});
   auto built = RunCapture(argv, dir.path(), 120);
   if (!built.ok() || built->exit.exit_code != 0) return "no build: " + (built.ok() ? built->output : "");
-  std::string record = dir.path() + "/reached-" + name;
-  auto ran = RunCapture({"env", std::string(kReachVariable) + "=" + record, "./prog"}, dir.path(), 30);
+  std::string path = dir.path() + "/reached-" + name;
+  auto ran = RunCapture({"env", std::string(kReachVariable) + "=" + path, "./prog"}, dir.path(), 30);
   if (!ran.ok() || ran->exit.exit_code != 0) return "no run";
   std::string listed;
   for (size_t i = 0; i < parsed->points.size(); ++i) listed += parsed->points[i].original + " " + std::to_string(i + 1) + "\n";
