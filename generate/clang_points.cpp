@@ -17,8 +17,7 @@ namespace pg {
 namespace {
 
 std::string Str(CXString s) {
-  const char* c = clang_getCString(s);
-  std::string out = c ? c : "";
+  std::string out = clang_getCString(s) ? clang_getCString(s) : "";
   clang_disposeString(s);
   return out;
 }
@@ -164,11 +163,11 @@ class Walker {
   }
 
   std::string Text(const Span& s) const { return text_.substr(s.begin, s.end - s.begin); }
+  bool IsWordChar(size_t at) const {
+    return at < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[at])) || text_[at] == '_');
+  }
 
-  struct Token {
-    std::string text;
-    std::optional<unsigned> at;
-  };
+  struct Token { std::string text; std::optional<unsigned> at; };
   // The tokens of `c`'s extent, at most `limit`, and none from offset `stop` on.
   std::vector<Token> TokensOf(CXCursor c, size_t limit, unsigned stop = ~0u) const {
     CXToken* tokens = nullptr;
@@ -200,7 +199,7 @@ class Walker {
   void Variable(CXCursor c, const Context& ctx);
   void Conditional(CXCursor c, const Context& ctx);
   void ForLoop(CXCursor c, const Context& ctx);
-  void Negate(CXCursor cond, const Context& ctx);
+  void Negate(CXCursor cond, const Context& ctx, bool ternary);
   void Binary(CXCursor c, const Context& ctx);
   void Unary(CXCursor c, const Context& ctx);
   void Literal(CXCursor c, const Context& ctx);
@@ -333,21 +332,24 @@ void Walker::Conditional(CXCursor c, const Context& ctx) {
     if (clang_isExpression(ck)) cond = i;
   }
   if (k == CXCursor_DoStmt && !kids.empty() && clang_isExpression(clang_getCursorKind(kids.back()))) cond = kids.size() - 1;
-  bool constant = false;
-  if (k == CXCursor_IfStmt) {
-    auto head = TokensOf(c, 2);
-    constant = head.size() == 2 && head[1].text == "constexpr";
-  }
+  auto head = TokensOf(c, 2);
+  bool constant = k == CXCursor_IfStmt && head.size() == 2 && head[1].text == "constexpr";
+  // A macro's `if` (PG_ASSIGN_OR_RETURN's) expands where the invocation starts: no keyword there.
+  auto at = Pos(main_, clang_getCursorLocation(c));
+  auto word = [&](const std::string& w) { return at && text_.compare(*at, w.size(), w) == 0 && !IsWordChar(*at + w.size()); };
+  bool own = k == CXCursor_ConditionalOperator || word("if") || word("while") || word("do");
   for (size_t i = 0; i < kids.size(); ++i) {
     if (cond && i == *cond && constant) continue;
-    if (cond && i == *cond && !declared && Written(c)) Negate(kids[i], ctx);
+    if (cond && i == *cond && !declared && own && Written(c)) Negate(kids[i], ctx, k == CXCursor_ConditionalOperator);
     Visit(kids[i], ctx);
   }
 }
 
-void Walker::Negate(CXCursor cond, const Context& ctx) {
+// A ?: condition only where its own `?` follows it: a macro's ?: spans the whole invocation.
+void Walker::Negate(CXCursor cond, const Context& ctx, bool ternary) {
   auto s = SpanOf(main_, cond);
-  if (!s) return;
+  size_t after = s ? text_.find_first_not_of(" \t\r\n", s->end) : std::string::npos;
+  if (!s || (ternary && (after == std::string::npos || text_[after] != '?'))) return;
   std::string text = Text(*s);
   Add(Operator::kNegate, s->begin, text, "!(" + text + ")", ctx, *s, SchemaKind::kNegate);
 }
@@ -364,7 +366,7 @@ void Walker::ForLoop(CXCursor c, const Context& ctx) {
     auto s = SpanOf(main_, child);
     bool is_cond = semis.size() == 2 && s && s->begin > semis[0] && s->end <= semis[1] &&
                    clang_isExpression(clang_getCursorKind(child));
-    if (is_cond && Written(c)) Negate(child, ctx);
+    if (is_cond && Written(c)) Negate(child, ctx, false);
     Visit(child, ctx);
   }
 }

@@ -89,11 +89,18 @@ std::string BaselineProblem(const std::vector<std::string>& tests, const TestRun
     auto it = run.results.find(t);
     if (it == run.results.end()) return t + " did not run on the unmutated tree (is it a test of this build?)";
     if (it->second.failed) {
+      // A ctest test's JUnit entry carries no message: its failing gtest case, when one says why.
+      std::string name = t;
+      const TestResult* why = &it->second;
+      auto says = [](const TestResult& r) { return !r.messages.empty() && !r.messages.front().empty(); };
+      for (const auto& [n, r] : run.results) {
+        if (!says(*why) && r.failed && says(r)) name = n, why = &r;
+      }
       // The whole assertion (gtest's "Expected equality" spans several lines), up to 40 lines.
-      std::string first = it->second.messages.empty() ? "" : it->second.messages.front();
+      std::string first = why->messages.empty() ? "" : why->messages.front();
       size_t cut = 0;
       for (int line = 0; line < 40 && cut != std::string::npos; ++line) cut = first.find('\n', cut + 1);
-      return t + " fails on the unmutated tree: " + first.substr(0, cut);
+      return name + " fails on the unmutated tree: " + first.substr(0, cut);
     }
   }
   return "";
@@ -274,6 +281,16 @@ StatusOr<SchemaStart> SchemataOnFirst(const MutateOptions& o, Worker& first, con
   PG_ASSIGN_OR_RETURN(TestRun run, o.reach ? first.RecordReach(c, tests, &out.reach) : first.RunTests(c, tests, 0));
   out.interrupted = run.step.cancelled;
   std::string problem = out.interrupted ? "interrupted" : BaselineProblem(tests, run);
+  if (!problem.empty() && !out.interrupted && out.reach.recorded) {
+    // Tests that pass together but not one at a time (an order they depend on) lose reach,
+    // not the schemata.
+    PG_ASSIGN_OR_RETURN(run, first.RunTests(c, tests, 0));
+    out.interrupted = run.step.cancelled;
+    std::string together = out.interrupted ? "interrupted" : BaselineProblem(tests, run);
+    if (together.empty()) out.note += "; the tests fail one at a time (" + problem + "): every mutant runs all its tests";
+    out.reach = ReachRecord();
+    problem = together;
+  }
   if (problem.empty()) {
     out.baseline = std::move(run);
     return out;

@@ -287,7 +287,11 @@ void ShowTests(const std::vector<std::string>& tests, MutantResult* r) {
 }  // namespace
 
 void MergeTestRun(const TestRun& run, TestRun* into) {
-  for (const auto& [name, result] : run.results) into->results[name] = result;
+  // A ctest test run once per case reports under its own name each time: a failure stays.
+  for (const auto& [name, result] : run.results) {
+    auto [it, added] = into->results.emplace(name, result);
+    if (!added && !it->second.failed) it->second = result;
+  }
   if (into->step.exit_code == 0) into->step.exit_code = run.step.exit_code;
   into->step.timed_out = into->step.timed_out || run.step.timed_out;
   into->step.cancelled = into->step.cancelled || run.step.cancelled;

@@ -69,8 +69,8 @@ struct TestRun {
   std::map<std::string, TestResult> results;
 };
 
-// Adds `run` to `into` (which starts with exit code 0): results, wall time, the first non-zero
-// exit code, a timeout or cancel.
+// Adds `run` to `into` (which starts with exit code 0): results (a failed one is never
+// replaced), wall time, the first non-zero exit code, a timeout or cancel.
 void MergeTestRun(const TestRun& run, TestRun* into);
 // A test failed, or the command did not end with 0.
 bool TestRunFailed(const TestRun& run);

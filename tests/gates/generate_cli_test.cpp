@@ -146,7 +146,7 @@ TEST(GenerateCli, ASchemataRunPaysForOneBaselineTestRun) {
 }
 
 // A red tree is still a red baseline when the schemata are what ran first: the unmutated tree's
-// own run says so, and no mutant runs.
+// own run says so, naming the failing case (not its ctest test), and no mutant runs.
 TEST(GenerateCli, ARedTreeStopsAsARedBaselineThoughTheSchemataRanFirst) {
   TempDir dir;
   MakeRangeProject(dir);
@@ -156,7 +156,7 @@ TEST(GenerateCli, ARedTreeStopsAsARedBaselineThoughTheSchemataRanFirst) {
   EXPECT_EQ(run.exit_code, 1) << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
-  EXPECT_NE(doc->root().at("baseline_problem").get<std::string>().find("range_test fails on the unmutated tree"),
+  EXPECT_NE(doc->root().at("baseline_problem").get<std::string>().find("Range.Red fails on the unmutated tree"),
             std::string::npos)
       << run.out;
   EXPECT_TRUE(doc->root().at("results").empty()) << run.out;

@@ -71,6 +71,21 @@ int Code(int a, int b) {
   EXPECT_EQ(Described(points), expected);
 }
 
+// A statement macro's `if` and an expression macro's ?: span their invocations in the file:
+// negating one would negate the macro call (`!(CHECK(a > 1))`), which is no mutant of its code.
+TEST(GeneratePoints, AMacrosIfOrConditionalIsNotNegated) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(#define CHECK(x) if (!(x)) return 0
+#define PICK(a) ((a) ? 1 : 2)
+int F(int a) {
+  CHECK(a > 1);
+  return PICK(a);
+}
+)");
+  std::vector<std::string> expected = {"3:return:{\n  CHECK(a > 1);\n  return PICK(a);\n}→{ return {}; }"};
+  EXPECT_EQ(Described(points), expected);
+}
+
 TEST(GeneratePoints, EachOperatorRewritesItsOwnBytes) {
   TempDir dir;
   auto points = PointsOf(dir, R"(void Note(int);

@@ -11,6 +11,7 @@
 #include "git/git.h"
 #include "mutations/reach.h"
 #include "mutations/schema.h"
+#include "mutations/worker.h"
 #include "runner/capture.h"
 #include "test_support.h"
 
@@ -45,6 +46,23 @@ TEST(GenerateReached, ARecordIsReadBackAndALineThatIsNoNumberIsNamed) {
   auto bad = ReadReached(dir.Write("bad", "3\n7x\n"));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("/bad:2: not a mutant number: \"7x\""), std::string::npos) << bad.status().message();
+}
+
+// gtest_discover_tests-less projects run a whole executable as one ctest test: run once per
+// case, it reports under its own name each time, and one red case must not be passed over.
+TEST(GenerateReached, AFailedCaseIsNotHiddenByALaterPassOfItsCtestTest) {
+  TestRun all, red, green;
+  all.step.exit_code = 0;
+  red.step = StepResult{8, false, false, 0.5};
+  red.results["exe"].failed = true;
+  green.step = StepResult{0, false, false, 0.25};
+  green.results["exe"].failed = false;
+  MergeTestRun(red, &all);
+  MergeTestRun(green, &all);
+  EXPECT_TRUE(all.results.at("exe").failed);
+  EXPECT_EQ(all.step.exit_code, 8);
+  EXPECT_DOUBLE_EQ(all.step.wall_s, 0.75);
+  EXPECT_TRUE(TestRunFailed(all));
 }
 
 const char kLoop[] = R"(int Twice(int v) { return v * 2; }
@@ -158,6 +176,27 @@ TEST(GenerateReached, AMutantRunsOnlyTheTestsThatExecutedItsPointTheFastestFirst
   EXPECT_TRUE(never->at("generated").at("tests").empty()) << never->dump();
   EXPECT_EQ(never->at("test_s"), 0.0) << "no test ran for it";
   EXPECT_NE(never->at("detail").get<std::string>().find("no test reached it"), std::string::npos);
+}
+
+// Order.Second needs what Order.First leaves behind: green together, red alone. The run keeps
+// its schemata (one build) and gives up reach, saying why.
+TEST(GenerateReached, TestsThatOnlyPassTogetherKeepTheSchemataWithoutReach) {
+  TempDir dir;
+  MakeLibProject(dir);
+  dir.Write("tests/lib_test.cpp", dir.Read("tests/lib_test.cpp") +
+                                      "static int state = 0;\nTEST(Order, First) { state = 1; }\n"
+                                      "TEST(Order, Second) { EXPECT_EQ(state, 1); }\n");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "order").ok());
+  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.err.find("the tests fail one at a time (Order.Second fails on the unmutated tree"), std::string::npos)
+      << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  const Json* never = ResultWith(doc->root(), "-");
+  ASSERT_TRUE(never) << run.out;
+  EXPECT_EQ(never->at("schema"), true) << "still in the schemata";
+  EXPECT_EQ(never->at("generated").at("tests"), Json::array({"lib_test", "via_script"})) << "every test runs";
 }
 
 std::map<std::string, std::string> OutcomesOf(const std::string& json) {
