@@ -83,9 +83,11 @@ std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p) 
   std::vector<std::pair<std::string, std::string>> env = {
       {"GTEST_OUTPUT", "json:" + p.results + "/"}, {"CCACHE_BASEDIR", p.tree}, {"CCACHE_NOHASHDIR", "true"}};
   if (!p.gtest_filter_env.empty()) env.emplace_back("GTEST_FILTER", p.gtest_filter_env);
-  if (p.mutant > 0) env.emplace_back(kMutantVariable, std::to_string(p.mutant));
+  // Always set: a run under another proofgate mutate (this repository mutating itself) must not
+  // switch on the outer run's mutant in its own schemata, nor record into the outer reach file.
+  env.emplace_back(kMutantVariable, std::to_string(p.mutant));
+  env.emplace_back(kReachVariable, p.reached);
   if (p.fail_fast) env.emplace_back("GTEST_FAIL_FAST", "1");
-  if (!p.reached.empty()) env.emplace_back(kReachVariable, p.reached);
   return env;
 }
 

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 
 #include "config/json_source.h"
 #include "generate/clang_points.h"
@@ -197,6 +199,24 @@ TEST(GenerateReached, TestsThatOnlyPassTogetherKeepTheSchemataWithoutReach) {
   ASSERT_TRUE(never) << run.out;
   EXPECT_EQ(never->at("schema"), true) << "still in the schemata";
   EXPECT_EQ(never->at("generated").at("tests"), Json::array({"lib_test", "via_script"})) << "every test runs";
+}
+
+// proofgate mutating itself runs proofgate under a mutant's switch: the inner run's own
+// schemata must see neither the outer mutant nor the outer reach file.
+TEST(GenerateReached, ARunUnderAnotherRunsSwitchesKeepsItsOwn) {
+  TempDir dir, outer;
+  MakeLibProject(dir);
+  setenv(kMutantVariable, "1", 1);
+  setenv(kReachVariable, (outer.path() + "/reached").c_str(), 1);
+  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json");
+  unsetenv(kMutantVariable);
+  unsetenv(kReachVariable);
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  EXPECT_EQ(doc->root().at("baseline_problem"), "") << "mutant 1 (Add's +) stayed off in the baseline";
+  EXPECT_EQ(doc->root().at("results").size(), 3u);
+  EXPECT_FALSE(std::filesystem::exists(outer.path() + "/reached")) << outer.Read("reached");
 }
 
 std::map<std::string, std::string> OutcomesOf(const std::string& json) {
