@@ -142,7 +142,8 @@ class Pool {
   Pool(const MutateOptions& o, std::vector<Worker>& workers, const std::vector<MutantJob>& jobs, double timeout_s,
        double build_timeout_s, std::set<int> schema, ReachRecord reach)
       : o_(o), workers_(workers), jobs_(jobs), timeout_s_(timeout_s), build_timeout_s_(build_timeout_s),
-        results_(jobs.size()), done_(jobs.size(), false), schema_(std::move(schema)), reach_(std::move(reach)) {
+        results_(jobs.size()), done_(jobs.size(), false), schema_(std::move(schema)), reach_(std::move(reach)),
+        held_(workers.size()) {
     for (size_t i = 0; i < jobs.size(); ++i) {
       int n = jobs[i].mutations.size() == 1 ? jobs[i].mutations.front()->schema_number : 0;
       (n > 0 && schema_.count(n) ? in_schema_ : alone_).push_back(i);
@@ -183,7 +184,44 @@ class Pool {
     if (w.schemata_applied()) Take(w, in_schema_, &next_schema_, true);
     Status removed = w.RemoveSchemata(c);  // whatever ended the first phase
     if (!removed.ok()) return Stop(removed, "", false);
+    Recheck(w);
     Take(w, alone_, &next_alone_, false);
+  }
+
+  // A survivor of the schemata's tests that a test reading the sources reached, held by the
+  // worker that ran it until its schemata are gone.
+  struct Held {
+    size_t job;
+    MutantResult in_schema;
+    std::vector<std::string> readers;
+  };
+
+  // Each held survivor in a build of its own, judged by the tests that read the sources.
+  void Recheck(Worker& w) {
+    for (const Held& h : held_[static_cast<size_t>(w.index())]) {
+      if (stop_) return;
+      MutantJob job = jobs_[h.job];
+      job.tests = h.readers;
+      auto r = w.Run(job, timeout_s_, build_timeout_s_);
+      if (!r.ok()) return Stop(r.status(), "", false);
+      if (r->interrupted) return Stop(Status(), "", true);
+      r->test_s += h.in_schema.test_s;
+      r->total_s += h.in_schema.total_s;
+      std::vector<std::string> tests = h.in_schema.generated->tests;
+      tests.insert(tests.end(), h.readers.begin(), h.readers.end());
+      r->generated->tests = tests;
+      r->detail = "survived the schemata's tests; in its own build, the tests that read the sources: " +
+                  (r->detail.empty() ? r->observed : r->detail);
+      Finish(h.job, *r);
+    }
+  }
+
+  void Finish(size_t i, const MutantResult& r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    results_[i] = r;
+    done_[i] = true;
+    Stream();
+    if (o_.on_result) o_.on_result(r);
   }
 
   // Runs jobs `order[k]` for k taken from *next until none is left or the run stops.
@@ -194,11 +232,15 @@ class Pool {
       auto r = in_schema ? w.RunInSchema(jobs_[i], timeout_s_, reach_) : w.Run(jobs_[i], timeout_s_, build_timeout_s_);
       if (!r.ok()) return Stop(r.status(), "", false);
       if (r->interrupted) return Stop(Status(), "", true);
-      std::lock_guard<std::mutex> lock(mu_);
-      results_[i] = *r;
-      done_[i] = true;
-      Stream();
-      if (o_.on_result) o_.on_result(*r);
+      if (in_schema && r->outcome == MutantOutcome::kSurvived) {
+        auto readers = w.SourceReadersOf(jobs_[i], reach_);
+        if (!readers.ok()) return Stop(readers.status(), "", false);
+        if (!readers->empty()) {
+          held_[static_cast<size_t>(w.index())].push_back(Held{i, *r, *readers});
+          continue;
+        }
+      }
+      Finish(i, *r);
     }
   }
 
@@ -230,6 +272,7 @@ class Pool {
   MutateReport* report_ = nullptr;
   std::set<int> schema_;
   ReachRecord reach_;
+  std::vector<std::vector<Held>> held_;  // per worker: only its own thread touches its list
   std::vector<size_t> in_schema_, alone_;  // job indices: run in the schemata, run one build each
   std::atomic<size_t> next_schema_{0}, next_alone_{0};
   std::atomic<bool> stop_{false};
@@ -267,6 +310,25 @@ struct SchemaStart {
   bool interrupted = false;
 };
 
+// Tests red in the schemata with no mutant on that pass alone on the unmutated tree read the
+// sources, which the schemata rewrite: found by running them with the schemata removed, which
+// are then applied again (the same build: ccache serves it). False when there are none.
+StatusOr<bool> SourceReaders(Worker& first, const Catalog& c, double build_s, SchemaStart* out) {
+  std::vector<std::string> failed(out->reach.failed.begin(), out->reach.failed.end());
+  if (failed.empty()) return false;
+  PG_RETURN_IF_ERROR(first.RemoveSchemata(c));
+  PG_ASSIGN_OR_RETURN(TestRun plain, first.RunTests(c, failed, 0));
+  std::string note;
+  PG_ASSIGN_OR_RETURN(std::set<int> again, first.ApplySchemata(c, build_s, &note));
+  if (again != out->numbers) return Status::Internal("the schemata built differently the second time: " + note);
+  out->interrupted = plain.step.cancelled;
+  if (out->interrupted || TestRunFailed(plain) || !BaselineProblem(failed, plain).empty()) return false;
+  out->reach.sources = out->reach.failed;
+  out->note += "; " + std::to_string(failed.size()) + " test(s) fail in the schemata but pass on the unmutated tree " +
+               "(they read the sources; first: " + failed.front() + "): they judge survivors in a build of their own";
+  return true;
+}
+
 // Worker 0 builds the catalog's schemata and runs the selected tests with no mutant on: green,
 // or nothing runs in the schemata, which are removed again (the unmutated tree's own run then
 // tells a red tree from a rewrite that changed what the code does).
@@ -281,6 +343,10 @@ StatusOr<SchemaStart> SchemataOnFirst(const MutateOptions& o, Worker& first, con
   PG_ASSIGN_OR_RETURN(TestRun run, o.reach ? first.RecordReach(c, tests, &out.reach) : first.RunTests(c, tests, 0));
   out.interrupted = run.step.cancelled;
   std::string problem = out.interrupted ? "interrupted" : BaselineProblem(tests, run);
+  if (!problem.empty() && !out.interrupted && out.reach.recorded) {
+    PG_ASSIGN_OR_RETURN(bool readers, SourceReaders(first, c, build_s, &out));
+    if (readers) problem.clear();
+  }
   if (!problem.empty() && !out.interrupted && out.reach.recorded) {
     // Tests that pass together but not one at a time (an order they depend on) lose reach,
     // not the schemata.

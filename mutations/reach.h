@@ -24,6 +24,10 @@ struct ReachRecord {
   // One test per unit; a catalog's own test command is one unit named "" that runs them all.
   std::map<std::string, std::set<int>> points;  // unit → the numbers its processes evaluated
   std::map<std::string, double> seconds;        // unit → its wall time in the recording run
+  std::set<std::string> failed;                 // units red in the recording run
+  // Units red in the schemata that pass on the unmutated tree: they read the (rewritten)
+  // sources, so they judge a mutant only in a build of its own.
+  std::set<std::string> sources;
 };
 
 // The numbers a PROOFGATE_REACHED file lists (one per line); a missing file is none (the test's

@@ -303,6 +303,15 @@ bool TestRunFailed(const TestRun& run) {
   return std::any_of(run.results.begin(), run.results.end(), [](const auto& e) { return e.second.failed; });
 }
 
+StatusOr<std::vector<std::string>> Worker::SourceReadersOf(const MutantJob& job, const ReachRecord& reach) {
+  if (reach.sources.empty()) return std::vector<std::string>{};
+  PG_ASSIGN_OR_RETURN(std::vector<std::string> units, ReachUnits(*job.catalog, TestsOf(job)));
+  units.erase(std::remove_if(units.begin(), units.end(), [&](const std::string& t) { return !reach.sources.count(t); }),
+              units.end());
+  int number = job.mutations.empty() ? 0 : job.mutations.front()->schema_number;
+  return TestsReaching(reach, number, units);
+}
+
 // With reach recorded per test, the tests that reached the point run one at a time, the
 // fastest first, until one fails or the mutant's limit is spent; a point no test reached
 // survives unrun. Without (a whole-command unit, or --no-reach) the tests run in one command.
@@ -322,6 +331,8 @@ StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_
     PG_ASSIGN_OR_RETURN(tests, ReachUnits(*job.catalog, tests));
   }
   tests = TestsReaching(reach, number, tests);
+  tests.erase(std::remove_if(tests.begin(), tests.end(), [&](const std::string& t) { return reach.sources.count(t); }),
+              tests.end());
   ShowTests(tests, &r);
   if (tests.empty()) {
     r.outcome = MutantOutcome::kSurvived;

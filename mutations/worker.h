@@ -117,6 +117,9 @@ class Worker {
   // A mutant of the applied schemata: the tests of it that `reach` says reached its point
   // (all of them with no record), with PROOFGATE_MUTANT set; nothing is built.
   StatusOr<MutantResult> RunInSchema(const MutantJob& job, double timeout_s, const ReachRecord& reach);
+  // Of the tests that read the sources (reach.sources), those of `job` that reached its point:
+  // what must judge it in a build of its own when it survives the schemata's tests.
+  StatusOr<std::vector<std::string>> SourceReadersOf(const MutantJob& job, const ReachRecord& reach);
   // Puts the schemata's files back (proven as any mutant's are) and rebuilds them.
   Status RemoveSchemata(const Catalog& c);
   bool schemata_applied() const { return schema_.has_value(); }

@@ -118,6 +118,7 @@ StatusOr<TestRun> Worker::RecordReach(const Catalog& c, const std::vector<std::s
     if (run.step.cancelled) return all;
     PG_ASSIGN_OR_RETURN(reach->points[units[k]], ReadReached(file));
     reach->seconds[units[k]] = run.step.wall_s;
+    if (TestRunFailed(run)) reach->failed.insert(units[k]);
   }
   reach->recorded = true;
   return all;

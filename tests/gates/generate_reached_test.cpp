@@ -219,6 +219,49 @@ TEST(GenerateReached, ARunUnderAnotherRunsSwitchesKeepsItsOwn) {
   EXPECT_FALSE(std::filesystem::exists(outer.path() + "/reached")) << outer.Read("reached");
 }
 
+// `reader` runs Mul(1, 1), which `*` and `/` agree on, and checks that lib.cpp still says
+// `return a * b;`: in the schemata (which rewrite that line) it is red with no mutant on.
+TEST(GenerateReached, ATestThatReadsTheSourcesJudgesSurvivorsInTheirOwnBuild) {
+  TempDir dir;
+  dir.Write("CMakeLists.txt", R"(cmake_minimum_required(VERSION 3.20)
+project(reader CXX)
+set(CMAKE_CXX_STANDARD 17)
+enable_testing()
+add_library(lib src/lib.cpp)
+add_executable(reader tests/reader.cpp)
+target_link_libraries(reader lib)
+target_compile_definitions(reader PRIVATE SRC="${CMAKE_SOURCE_DIR}/src/lib.cpp")
+add_test(NAME reader COMMAND reader)
+)");
+  dir.Write("src/lib.cpp", "int Mul(int a, int b) { return a * b; }\n");
+  dir.Write("tests/reader.cpp", R"(#include <fstream>
+#include <iterator>
+#include <string>
+int Mul(int a, int b);
+int main() {
+  std::ifstream in(SRC);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return Mul(1, 1) == 1 && text.find("return a * b;") != std::string::npos ? 0 : 1;
+}
+)");
+  dir.Write(".gitignore", "build/\n");
+  ASSERT_TRUE(git::Init(dir.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir.path(), "reader").ok());
+  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("1 test(s) fail in the schemata but pass on the unmutated tree (they read the sources; "
+                         "first: reader)"),
+            std::string::npos)
+      << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  ASSERT_EQ(doc->root().at("results").size(), 1u) << run.out;
+  const Json& mul = doc->root().at("results").at(0);
+  EXPECT_EQ(mul.at("outcome"), "killed") << "in its own build, its text is not `return a * b;`: " << mul.dump();
+  EXPECT_EQ(mul.at("schema"), false);
+  EXPECT_NE(mul.at("detail").get<std::string>().find("survived the schemata's tests"), std::string::npos) << mul.dump();
+}
+
 std::map<std::string, std::string> OutcomesOf(const std::string& json) {
   std::map<std::string, std::string> out;
   auto doc = JsonSource::Parse("report", json);
