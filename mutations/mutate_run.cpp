@@ -343,7 +343,7 @@ StatusOr<SchemaStart> SchemataOnFirst(const MutateOptions& o, Worker& first, con
   PG_ASSIGN_OR_RETURN(TestRun run, o.reach ? first.RecordReach(c, tests, &out.reach) : first.RunTests(c, tests, 0));
   out.interrupted = run.step.cancelled;
   std::string problem = out.interrupted ? "interrupted" : BaselineProblem(tests, run);
-  if (!problem.empty() && !out.interrupted && out.reach.recorded) {
+  if (!problem.empty() && !out.interrupted && !out.reach.failed.empty()) {
     PG_ASSIGN_OR_RETURN(bool readers, SourceReaders(first, c, build_s, &out));
     if (readers) problem.clear();
   }
