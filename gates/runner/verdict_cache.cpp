@@ -18,8 +18,8 @@ VerdictCache VerdictCache::Load(const std::string& path) {
   auto text = ReadFile(path);
   if (!text.ok()) return cache;  // first run
   Json root = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_object() || !root.contains("entries") ||
-      !root["entries"].is_object()) {
+  // An unparsable (discarded) or non-object root contains nothing.
+  if (!root.contains("entries") || !root["entries"].is_object()) {
     cache.corrupt_ = true;
     return cache;
   }

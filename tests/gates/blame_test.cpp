@@ -92,6 +92,17 @@ TEST_F(Blame, WithoutTestCasesTheSameExitCodeAndFirstErrorAreInherited) {
   EXPECT_EQ(Unit("--blame-base " + broken_base, &rc)["outcome"], "fail");
 }
 
+// Found by `mutate --generate` (a survivor: `||` → `&&`): failing cases on one side only is a
+// different failure, even when the exit code and the first error line are the same.
+TEST_F(Blame, FailingCasesOnOneSideOnlyAreNeverTheSameFailure) {
+  Commit("", "error: boom\n");
+  std::string broken_base = git::ResolveCommit(dir_.path(), "HEAD").value();
+  Commit("", "error: boom\n[  FAILED  ] Calc.New (0 ms)\n");
+  int rc = 0;
+  Json unit = Unit("--blame-base " + broken_base, &rc);
+  EXPECT_EQ(unit["outcome"], "fail") << unit.dump(2);
+}
+
 TEST_F(Blame, GateOntoBlamesTheRevisionItMergesInto) {
   ASSERT_TRUE(git::SwitchBranch(dir_.path(), "main", /*create=*/true).ok());
   ASSERT_TRUE(git::SwitchBranch(dir_.path(), "feature", /*create=*/true).ok());

@@ -262,6 +262,26 @@ int main() {
   EXPECT_NE(mul.at("detail").get<std::string>().find("survived the schemata's tests"), std::string::npos) << mul.dump();
 }
 
+// gtest_discover_tests makes each case a ctest test; a skipped one (a tool missing in the
+// scratch tree) has no result, and is no red baseline for mutants found in the build itself.
+TEST(GenerateReached, ASkippedTestIsNoRedBaseline) {
+  TempDir dir;
+  MakeLibProject(dir);
+  std::string cmake = dir.Read("CMakeLists.txt");
+  const std::string whole = "add_test(NAME lib_test COMMAND lib_test)";
+  cmake.replace(cmake.find(whole), whole.size(), "include(GoogleTest)\ngtest_discover_tests(lib_test)");
+  dir.Write("CMakeLists.txt", cmake);
+  dir.Write("tests/lib_test.cpp", dir.Read("tests/lib_test.cpp") + "TEST(Lib, Skipped) { GTEST_SKIP() << \"no tool\"; }\n");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "skip").ok());
+  for (const char* flags : {"", " --no-schemata"}) {
+    auto run = RunProofgate(dir.path(), std::string("mutate --generate src --operators arithmetic --json") + flags);
+    auto doc = JsonSource::Parse("report", run.out);
+    ASSERT_TRUE(doc.ok()) << run.out << run.err;
+    EXPECT_EQ(doc->root().at("baseline_problem"), "") << flags;
+    EXPECT_EQ(doc->root().at("results").size(), 3u) << flags << run.err;
+  }
+}
+
 std::map<std::string, std::string> OutcomesOf(const std::string& json) {
   std::map<std::string, std::string> out;
   auto doc = JsonSource::Parse("report", json);
