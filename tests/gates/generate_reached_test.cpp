@@ -214,7 +214,8 @@ TEST(GenerateReached, ARunUnderAnotherRunsSwitchesKeepsItsOwn) {
   EXPECT_EQ(run.exit_code, 1) << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
-  EXPECT_EQ(doc->root().at("baseline_problem"), "") << "mutant 1 (Add's +) stayed off in the baseline";
+  EXPECT_EQ(doc->root().at("baseline_problem"), "");
+  EXPECT_EQ(run.err.find("read the sources"), std::string::npos) << "mutant 1 (Add's +) stayed off in the schemata: " << run.err;
   EXPECT_EQ(doc->root().at("results").size(), 3u);
   EXPECT_FALSE(std::filesystem::exists(outer.path() + "/reached")) << outer.Read("reached");
 }
