@@ -232,7 +232,7 @@ class Pool {
     for (size_t k = (*next)++; k < order.size() && !stop_; k = (*next)++) {
       size_t i = order[k];
       if (Cancelled(o_.cancel_fd)) return Stop(Status(), "", true);
-      auto r = in_schema ? w.RunInSchema(jobs_[i], timeout_s_, reach_) : w.Run(jobs_[i], timeout_s_, build_timeout_s_);
+      auto r = in_schema ? w.RunInSchema(jobs_[i], timeout_s_, o_.min_timeout_s, reach_) : w.Run(jobs_[i], timeout_s_, build_timeout_s_);
       if (!r.ok()) return Stop(r.status(), "", false);
       if (r->interrupted) return Stop(Status(), "", true);
       if (in_schema && r->outcome == MutantOutcome::kSurvived) {

@@ -56,4 +56,14 @@ std::vector<std::string> TestsReaching(const ReachRecord& reach, int number, con
   return out;
 }
 
+double RecordedSeconds(const ReachRecord& reach, const std::vector<std::string>& tests) {
+  double sum = 0;
+  for (const std::string& t : tests) sum += Seconds(reach, t);
+  return sum;
+}
+
+double ReachLimit(const ReachRecord& reach, const std::vector<std::string>& tests, double floor_s, double ceiling_s) {
+  return std::min(std::max(5 * RecordedSeconds(reach, tests), floor_s), ceiling_s);
+}
+
 }  // namespace pg

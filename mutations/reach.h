@@ -39,4 +39,12 @@ StatusOr<std::set<int>> ReadReached(const std::string& path);
 // `tests` when it reached the number, none when not.
 std::vector<std::string> TestsReaching(const ReachRecord& reach, int number, const std::vector<std::string>& tests);
 
+// The sum of `tests`' times in the recording run (a test it did not time counts 0).
+double RecordedSeconds(const ReachRecord& reach, const std::vector<std::string>& tests);
+
+// A mutant's test limit when its tests run one by one from the record: 5 × their recorded
+// sum, so a quick test the mutant makes loop stops in seconds, not after five whole suites;
+// at least `floor_s` (a test's time varies run to run) and at most `ceiling_s` (the catalog's).
+double ReachLimit(const ReachRecord& reach, const std::vector<std::string>& tests, double floor_s, double ceiling_s);
+
 }  // namespace pg

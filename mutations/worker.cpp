@@ -10,6 +10,7 @@
 #include "mutations/mutant.h"
 #include "mutations/reach.h"
 #include "mutations/scratch_tree.h"
+#include "report/writers.h"
 #include "runner/capture.h"
 #include "runner/clock.h"
 
@@ -314,8 +315,10 @@ StatusOr<std::vector<std::string>> Worker::SourceReadersOf(const MutantJob& job,
 
 // With reach recorded per test, the tests that reached the point run one at a time, the
 // fastest first, until one fails or the mutant's limit is spent; a point no test reached
-// survives unrun. Without (a whole-command unit, or --no-reach) the tests run in one command.
-StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_s, const ReachRecord& reach) {
+// survives unrun, and the limit is the mutant's own (ReachLimit). Without (a whole-command unit,
+// or --no-reach) the tests run in one command under the catalog's limit.
+StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_s, double floor_s,
+                                           const ReachRecord& reach) {
   auto start = SteadyClock().Now();
   MutantResult r;
   r.id = job.id;
@@ -341,6 +344,7 @@ StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_
     return r;
   }
   bool alone = reach.recorded && !reach.points.count("");
+  if (alone) timeout_s = ReachLimit(reach, tests, floor_s, timeout_s);
   TestRun run;
   run.step.exit_code = 0;  // each test's own exit code is merged in: the first that is not 0
   for (size_t k = 0; k < (alone ? tests.size() : 1); ++k) {
@@ -357,6 +361,10 @@ StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_
   }
   r.test_s = run.step.wall_s;
   Judge(job, run, timeout_s, &r);
+  if (alone && r.outcome == MutantOutcome::kTimeout) {
+    r.detail += " (5 × its tests' " + FormatSeconds(RecordedSeconds(reach, tests)) + " in the recording run, at least " +
+                FormatSeconds(floor_s) + ")";
+  }
   r.total_s = SteadyClock().Since(start);
   return r;
 }

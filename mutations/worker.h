@@ -116,7 +116,7 @@ class Worker {
   StatusOr<TestRun> RecordReach(const Catalog& c, const std::vector<std::string>& tests, ReachRecord* reach);
   // A mutant of the applied schemata: the tests of it that `reach` says reached its point
   // (all of them with no record), with PROOFGATE_MUTANT set; nothing is built.
-  StatusOr<MutantResult> RunInSchema(const MutantJob& job, double timeout_s, const ReachRecord& reach);
+  StatusOr<MutantResult> RunInSchema(const MutantJob& job, double timeout_s, double floor_s, const ReachRecord& reach);
   // Of the tests that read the sources (reach.sources), those of `job` that reached its point:
   // what must judge it in a build of its own when it survives the schemata's tests.
   StatusOr<std::vector<std::string>> SourceReadersOf(const MutantJob& job, const ReachRecord& reach);

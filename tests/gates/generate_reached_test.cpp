@@ -180,6 +180,33 @@ TEST(GenerateReached, AMutantRunsOnlyTheTestsThatExecutedItsPointTheFastestFirst
   EXPECT_NE(never->at("detail").get<std::string>().find("no test reached it"), std::string::npos);
 }
 
+// Spin(3) takes 3 ms; `n - 1` → `n + 1` makes it sleep forever. Lib.Slow (3 s, never reaching
+// Spin) sets the catalog's limit past 15 s; the mutant's own is its test's time × 5, floored.
+TEST(GenerateReached, AMutantsLimitComesFromTheTestsThatReachedIt) {
+  TempDir dir;
+  MakeLibProject(dir);
+  std::string cmake = dir.Read("CMakeLists.txt");
+  cmake.replace(cmake.find("src/lib.cpp"), 11, "src/lib.cpp src/spin.cpp");
+  dir.Write("CMakeLists.txt", cmake);
+  dir.Write("src/spin.cpp", "#include <chrono>\n#include <thread>\nint Spin(int n) {\n  while (n > 0) {\n"
+                            "    std::this_thread::sleep_for(std::chrono::milliseconds(1));\n    n = n - 1;\n  }\n"
+                            "  return n;\n}\n");
+  dir.Write("tests/lib_test.cpp", dir.Read("tests/lib_test.cpp") + "int Spin(int n);\nTEST(Lib, Spin) { EXPECT_EQ(Spin(3), 0); }\n"
+                                  "TEST(Lib, Slow) { std::this_thread::sleep_for(std::chrono::seconds(3)); }\n");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "spin").ok());
+  auto run = RunProofgate(dir.path(), "mutate --generate src/spin.cpp --operators arithmetic --min-timeout 1 --json");
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  ASSERT_EQ(doc->root().at("results").size(), 1u) << run.out;
+  const Json& spin = doc->root().at("results").at(0);
+  EXPECT_EQ(spin.at("outcome"), "timeout") << spin.dump();
+  EXPECT_EQ(spin.at("generated").at("tests"), Json::array({"Lib.Spin"}));
+  std::string detail = spin.at("detail");
+  EXPECT_NE(detail.find("past the mutant's limit of 1 s (5 × its tests' "), std::string::npos) << detail;
+  EXPECT_NE(detail.find(" in the recording run, at least 1.0s)"), std::string::npos) << detail;
+}
+
 // Order.Second needs what Order.First leaves behind: green together, red alone. The run keeps
 // its schemata (one build) and gives up reach, saying why.
 TEST(GenerateReached, TestsThatOnlyPassTogetherKeepTheSchemataWithoutReach) {
