@@ -125,9 +125,16 @@ TEST(CpuMatmul, EveryKernelSetStreamsRowsWithTailsForEveryDecodeBatchSize) {
 // activation row's outputs are bit for bit the same alone (M = 1) as at any row of a batch up
 // to kGemvMaxRows, through the dispatcher the model's matmuls take.
 TEST(CpuMatmul, ADecodeRowSumsBitForBitTheSameAloneAndInABatch) {
-  // K = 1100: past two 512-wide slices of the batched path (AVX-512), then a masked tail.
-  for (DType wt : {DType::kF32, DType::kF16, DType::kBF16}) {
-    Problem batch = MakeProblem(kGemvMaxRows, 1100, 67, wt);
+  // K = 1100: 17 steps of 64 and a masked tail of 12. N = 67: sixteen blocks of four weight
+  // rows and three rows alone (AVX-512). Batches of 16, 7, 6 and 5: activation rows four at a
+  // time, then three, two or one.
+  for (auto [wt, rows] : std::vector<std::pair<DType, int64_t>>{{DType::kF32, kGemvMaxRows},
+                                                                {DType::kF16, kGemvMaxRows},
+                                                                {DType::kBF16, kGemvMaxRows},
+                                                                {DType::kF16, 7},
+                                                                {DType::kF32, 6},
+                                                                {DType::kBF16, 5}}) {
+    Problem batch = MakeProblem(rows, 1100, 67, wt);
     size_t wstride = static_cast<size_t>(batch.K) * (wt == DType::kF32 ? 4 : 2);
     std::vector<float> together(static_cast<size_t>(batch.M * batch.N));
     GemmRange(GemmArgs{reinterpret_cast<const char*>(batch.w.data()), wt, wstride, batch.x.data(), static_cast<size_t>(batch.K),

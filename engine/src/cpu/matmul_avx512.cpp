@@ -215,9 +215,85 @@ inline void GemvGroup(const GemmArgs& a, const char* w, int64_t m0, int64_t n) {
   }
 }
 
+// Weight rows [n, n + NB) against activation rows [m0, m0 + MB) of a batch of decodes: one
+// 16-lane quarter u of every 64 weights per pass, so NB × MB accumulators are live (not 4 ×)
+// and each load feeds MB or NB multiply-adds. One row against six activation rows loaded 28
+// vectors per 24 FMAs, bound near one load a cycle (specs/engine-core.md). A lane sums its k
+// in order, the masked tail joins quarter 0 after its main loop, and the quarters join as in
+// GemvGroup: the bits are those of each row alone. The next NB rows are prefetched, a line
+// per row and pass that starts one (a pass reads 64 of every 256 bytes of f32 weights).
+template <int NB, int MB, DType T>
+inline void GemvBlock(const GemmArgs& a, int64_t m0, int64_t n) {
+  constexpr int64_t kElem = T == DType::kF32 ? 4 : 2;
+  const int64_t K = a.K, kmain = K / 64 * 64;
+  const size_t xs = a.x_stride, ws = a.w_stride;
+  const float* x = a.x + m0 * xs;
+  const char* w = a.w + n * ws;
+  __m512 part[4][NB][MB];
+#pragma GCC unroll 4
+  for (int u = 0; u < 4; ++u) {
+    __m512 acc[NB][MB];
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; ++j)
+#pragma GCC unroll 4
+      for (int m = 0; m < MB; ++m) acc[j][m] = _mm512_setzero_ps();
+    const bool prefetch = (16 * u * kElem) % 64 == 0;
+    for (int64_t k = 16 * u; k < kmain; k += 64) {
+      __m512 wv[NB];
+#pragma GCC unroll 4
+      for (int j = 0; j < NB; ++j) {
+        wv[j] = LoadAs<T>(w + j * ws, k, 0xffff);
+        if (prefetch) _mm_prefetch(w + (NB + j) * ws + k * kElem, _MM_HINT_T0);
+      }
+#pragma GCC unroll 4
+      for (int m = 0; m < MB; ++m) {
+        __m512 xv = _mm512_loadu_ps(x + m * xs + k);
+#pragma GCC unroll 4
+        for (int j = 0; j < NB; ++j) acc[j][m] = _mm512_fmadd_ps(wv[j], xv, acc[j][m]);
+      }
+    }
+    for (int64_t k = kmain; u == 0 && k < K; k += 16) {
+      __mmask16 mask = TailMask(K - k);
+#pragma GCC unroll 4
+      for (int j = 0; j < NB; ++j) {
+        __m512 wv = LoadAs<T>(w + j * ws, k, mask);
+#pragma GCC unroll 4
+        for (int m = 0; m < MB; ++m) acc[j][m] = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(mask, x + m * xs + k), acc[j][m]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < NB; ++j)
+#pragma GCC unroll 4
+      for (int m = 0; m < MB; ++m) part[u][j][m] = acc[j][m];
+  }
+  for (int j = 0; j < NB; ++j)
+    for (int m = 0; m < MB; ++m) {
+      __m512 sum = _mm512_add_ps(_mm512_add_ps(part[0][j][m], part[1][j][m]), _mm512_add_ps(part[2][j][m], part[3][j][m]));
+      a.out[(m0 + m) * a.out_stride + n + j] = _mm512_reduce_add_ps(sum);
+    }
+}
+
+// Activation rows four at a time against four weight rows, the last one to three as a block
+// of their own.
+template <DType T>
+void GemvBlocks(const GemmArgs& a, int64_t n) {
+  int64_t m = 0;
+  for (; m + 4 <= a.M; m += 4) GemvBlock<4, 4, T>(a, m, n);
+  switch (a.M - m) {
+    case 3: GemvBlock<4, 3, T>(a, m, n); break;
+    case 2: GemvBlock<4, 2, T>(a, m, n); break;
+    case 1: GemvBlock<4, 1, T>(a, m, n); break;
+    default: break;
+  }
+}
+
 template <DType T>
 void GemvAs(const GemmArgs& a, int64_t n0, int64_t n1) {
-  for (int64_t n = n0; n < n1; ++n) {
+  int64_t n = n0;
+  if (a.M > 1) {
+    for (; n + 4 <= n1; n += 4) GemvBlocks<T>(a, n);
+  }
+  for (; n < n1; ++n) {
     const char* w = a.w + n * a.w_stride;
     int64_t m = 0;
     for (; m + 6 <= a.M; m += 6) GemvGroup<6, T>(a, w, m, n);
