@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -123,11 +124,15 @@ TEST(CpuMatmul, EveryKernelSetStreamsRowsWithTailsForEveryDecodeBatchSize) {
 
 // A batch of decodes (vt-serve's continuous batching) changes no sequence's numbers: an
 // activation row's outputs are bit for bit the same alone (M = 1) as at any row of a batch up
-// to kGemvMaxRows, through the dispatcher the model's matmuls take.
+// to kGemvMaxRows, through the dispatcher the model's matmuls take and through every kernel
+// set's decode (the dispatcher picks one set per machine).
 TEST(CpuMatmul, ADecodeRowSumsBitForBitTheSameAloneAndInABatch) {
-  // K = 1100: 17 steps of 64 and a masked tail of 12. N = 67: sixteen blocks of four weight
-  // rows and three rows alone (AVX-512). Batches of 16, 7, 6 and 5: activation rows four at a
-  // time, then three, two or one.
+  // K = 1100: 17 steps of 64 (AVX-512) or 34 of 32 (AVX2), then tails. N = 67: blocks of four
+  // (AVX-512) or two (AVX2) weight rows and the rows left alone. Batches of 16, 7, 6 and 5:
+  // activation rows four at a time, then three, two or one.
+  using Decode = std::function<void(const GemmArgs&)>;
+  std::vector<std::pair<std::string, Decode>> paths{{"dispatcher", [](const GemmArgs& a) { GemmRange(a, 0, a.N); }}};
+  for (const MatmulKernels* k : KernelSets()) paths.emplace_back(k->name, [k](const GemmArgs& a) { k->gemv(a, 0, a.N); });
   for (auto [wt, rows] : std::vector<std::pair<DType, int64_t>>{{DType::kF32, kGemvMaxRows},
                                                                 {DType::kF16, kGemvMaxRows},
                                                                 {DType::kBF16, kGemvMaxRows},
@@ -136,17 +141,19 @@ TEST(CpuMatmul, ADecodeRowSumsBitForBitTheSameAloneAndInABatch) {
                                                                 {DType::kBF16, 5}}) {
     Problem batch = MakeProblem(rows, 1100, 67, wt);
     size_t wstride = static_cast<size_t>(batch.K) * (wt == DType::kF32 ? 4 : 2);
-    std::vector<float> together(static_cast<size_t>(batch.M * batch.N));
-    GemmRange(GemmArgs{reinterpret_cast<const char*>(batch.w.data()), wt, wstride, batch.x.data(), static_cast<size_t>(batch.K),
-                       together.data(), static_cast<size_t>(batch.N), batch.M, batch.N, batch.K},
-              0, batch.N);
-    for (int64_t m = 0; m < batch.M; ++m) {
-      std::vector<float> alone(static_cast<size_t>(batch.N));
-      GemmRange(GemmArgs{reinterpret_cast<const char*>(batch.w.data()), wt, wstride, batch.x.data() + m * batch.K,
-                         static_cast<size_t>(batch.K), alone.data(), static_cast<size_t>(batch.N), 1, batch.N, batch.K},
-                0, batch.N);
-      EXPECT_EQ(std::memcmp(alone.data(), together.data() + m * batch.N, alone.size() * sizeof(float)), 0)
-          << DTypeName(wt) << ": row " << m << " of a batch of " << batch.M << " differs from the row alone";
+    auto args = [&](const float* x, float* out, int64_t m) {
+      return GemmArgs{reinterpret_cast<const char*>(batch.w.data()), wt, wstride, x, static_cast<size_t>(batch.K),
+                      out, static_cast<size_t>(batch.N), m, batch.N, batch.K};
+    };
+    for (const auto& [name, decode] : paths) {
+      std::vector<float> together(static_cast<size_t>(batch.M * batch.N));
+      decode(args(batch.x.data(), together.data(), batch.M));
+      for (int64_t m = 0; m < batch.M; ++m) {
+        std::vector<float> alone(static_cast<size_t>(batch.N));
+        decode(args(batch.x.data() + m * batch.K, alone.data(), 1));
+        EXPECT_EQ(std::memcmp(alone.data(), together.data() + m * batch.N, alone.size() * sizeof(float)), 0)
+            << name << " " << DTypeName(wt) << ": row " << m << " of a batch of " << batch.M << " differs from the row alone";
+      }
     }
   }
 }
