@@ -1,5 +1,6 @@
 // vt against llama.cpp itself (node-llama-cpp 3.21.1, pinned in records/llama-cpp-oracle.json):
 // the same GGUF file, the same token ids, greedy decoding.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -35,6 +36,50 @@ bool OracleInstalled() {
   return code == 0 && fs::exists(fs::path(ORACLE_DIR) / "node_modules/node-llama-cpp");
 }
 
+// llama.h's llama_model_quantize_params in the pinned llama.cpp (records/llama-cpp-oracle.json).
+struct LlamaQuantizeParams {
+  int32_t nthread;
+  int32_t ftype, output_tensor_type, token_embedding_type;  // enums
+  bool allow_requantize, quantize_output_tensor, only_copy, pure, keep_split, dry_run;
+  const void *imatrix, *kv_overrides, *tt_overrides;
+  const int32_t* prune_layers;
+  size_t max_buf_size;
+};
+
+// llama.cpp's own quantizer (what llama-quantize runs) in the pinned package's libllama.
+class LlamaQuantizer {
+ public:
+  LlamaQuantizer() {
+    const std::string lib = std::string(ORACLE_DIR) + "/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libllama.v0.4.0.so";
+    handle_ = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle_) {
+      error_ = lib + ": " + dlerror();
+      return;
+    }
+    defaults_ = reinterpret_cast<LlamaQuantizeParams (*)()>(dlsym(handle_, "llama_model_quantize_default_params"));
+    quantize_ = reinterpret_cast<uint32_t (*)(const char*, const char*, const LlamaQuantizeParams*)>(
+        dlsym(handle_, "llama_model_quantize"));
+    if (!defaults_ || !quantize_) error_ = lib + ": no llama_model_quantize";
+  }
+  ~LlamaQuantizer() {
+    if (handle_) dlclose(handle_);
+  }
+  const std::string& error() const { return error_; }
+  // 0 on success, as llama_model_quantize.
+  uint32_t Quantize(const std::string& from, const std::string& to, int32_t ftype) const {
+    LlamaQuantizeParams p = defaults_();
+    p.nthread = 2;
+    p.ftype = ftype;
+    return quantize_(from.c_str(), to.c_str(), &p);
+  }
+
+ private:
+  void* handle_ = nullptr;
+  std::string error_;
+  LlamaQuantizeParams (*defaults_)() = nullptr;
+  uint32_t (*quantize_)(const char*, const char*, const LlamaQuantizeParams*) = nullptr;
+};
+
 class Oracle : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -56,8 +101,13 @@ class Oracle : public ::testing::Test {
   // `tier`: the largest next-token probability NMSE allowed; `greedy`: whether the 32 greedy
   // tokens must be llama.cpp's too.
   void Compare(const FixtureSpec& spec, const char* what, double tier = 1e-4, bool greedy = true) {
-    SCOPED_TRACE(what);
     ASSERT_TRUE(MakeFixture(spec).Write(path_).ok());
+    CompareFile(what, tier, greedy);
+  }
+
+  // The same for the file at path_.
+  void CompareFile(const char* what, double tier, bool greedy) {
+    SCOPED_TRACE(what);
     const std::vector<int32_t> prompt = {kFixtureBos, 'T', 'h', 'e', ' ', 'o', 'r', 'a', 'c', 'l', 'e'};
     nlohmann::json theirs = LlamaCpp(prompt, 32);
     ASSERT_FALSE(theirs.is_discarded());
@@ -115,6 +165,28 @@ TEST_F(Oracle, EveryBlockTypeAgreesWithLlamaCppWithinItsActivationRounding) {
           "moe-q4_K", 1e-6, true);
   Compare(FixtureSpec{.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = DType::kQ6_K, .seed = 8, .tied_output = true},
           "tied-q6_K", 1e-6, true);
+}
+
+// The files users download are made by llama-quantize: K-quant mixes (Q4_K_M keeps some
+// tensors Q6_K), MoE routers left f32. llama.cpp's exact attention and vt agree on them too.
+TEST_F(Oracle, LlamaQuantizedFilesAgreeWithLlamaCpp) {
+  LlamaQuantizer quantizer;
+  ASSERT_EQ(quantizer.error(), "") << "the oracle is installed but its quantizer is not";
+  const std::string source = path_ + ".f16.gguf";
+  const struct { const char* name; FixtureSpec spec; } shapes[] = {
+      {"dense", {.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = DType::kF16, .seed = 9}},
+      {"moe", {.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .experts = 4, .experts_used = 2, .dtype = DType::kF16, .seed = 10}},
+      {"tied", {.dim = 256, .heads = 4, .kv_heads = 4, .ff = 768, .dtype = DType::kF16, .seed = 11, .tied_output = true}}};
+  // llama.h's llama_ftype values.
+  const struct { const char* name; int32_t ftype; } types[] = {{"Q8_0", 7}, {"Q4_0", 2}, {"Q4_K_M", 15}, {"Q5_K_M", 17}, {"Q6_K", 18}};
+  for (const auto& shape : shapes) {
+    ASSERT_TRUE(MakeFixture(shape.spec).Write(source).ok());
+    for (const auto& type : types) {
+      ASSERT_EQ(quantizer.Quantize(source, path_, type.ftype), 0u) << shape.name << " " << type.name;
+      CompareFile((std::string(shape.name) + "-" + type.name).c_str(), 1e-6, true);
+    }
+  }
+  fs::remove(source);
 }
 
 }  // namespace
