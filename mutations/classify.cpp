@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "config/json_source.h"
+#include "core/utf8.h"
 
 namespace pg {
 
@@ -21,6 +22,29 @@ std::string_view MutantOutcomeName(MutantOutcome o) {
   return "?";
 }
 
+namespace {
+
+// The code points of UTF-8 `s` as bytes when every one is below 0x100 and the bytes are valid
+// UTF-8; otherwise `s`. gtest's JSON writer escapes each byte above 0x7F of a message as a
+// code point of its own ("×", C3 97, comes out as \u00C3\u0097), so this gives back the
+// test's own text; ASCII is left as it is.
+std::string GtestText(const std::string& s) {
+  std::string bytes;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      bytes += static_cast<char>(c);
+    } else if ((c == 0xC2 || c == 0xC3) && i + 1 < s.size() && (static_cast<unsigned char>(s[i + 1]) & 0xC0) == 0x80) {
+      bytes += static_cast<char>(((c & 0x03) << 6) | (static_cast<unsigned char>(s[++i]) & 0x3F));
+    } else {
+      return s;  // a code point past U+00FF: not gtest's escaping
+    }
+  }
+  return IsValidUtf8(bytes) ? bytes : s;
+}
+
+}  // namespace
+
 Status AddGtestJson(const std::string& name, const std::string& text, std::map<std::string, TestResult>* results) {
   Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("testsuites") || !doc["testsuites"].is_array()) {
@@ -33,7 +57,7 @@ Status AddGtestJson(const std::string& name, const std::string& text, std::map<s
       TestResult& r = (*results)[suite.value("name", "") + "." + test.value("name", "")];
       for (const Json& f : test.value("failures", Json::array())) {
         r.failed = true;
-        r.messages.push_back(f.value("failure", ""));
+        r.messages.push_back(GtestText(f.value("failure", "")));
       }
     }
   }

@@ -2,19 +2,10 @@
 
 #include <cstdint>
 
+#include "core/utf8.h"
+
 namespace pg {
 namespace {
-
-// The length of the valid UTF-8 sequence at s[i], 0 when it is not one.
-size_t Utf8Length(std::string_view s, size_t i) {
-  auto b = static_cast<unsigned char>(s[i]);
-  size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xe ? 3 : (b >> 3) == 0x1e ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
-  }
-  return n;
-}
 
 // Styles: outcome colours, the timeline, and the filter's effect. Kept short: a page for 500
 // legs carries it once.

@@ -35,6 +35,20 @@ TEST(Classify, AFailureForAnotherReasonIsRedOtherAndSaysWhichMessage) {
                       "/^clamp at 100$/");
 }
 
+// gtest 1.12's JSON writer escapes each byte above 0x7F as a code point ("×" is C3 97): the
+// claim and the observed message see the test's own text.
+TEST(Classify, GtestsEscapedBytesAreReadBackAsTheTestsText) {
+  auto r = Results({Report("Clamp", "AtHundred", "/tmp/f.cpp:2\\nlimit 5 \\u00C3\\u0097 3 \\u00E2\\u0086\\u0092 15")});
+  Classification c = Classify({{"Clamp.AtHundred", "limit 5 × 3 → 15"}}, r);
+  EXPECT_EQ(c.outcome, MutantOutcome::kRedAsClaimed) << c.detail;
+  EXPECT_EQ(c.observed, "limit 5 × 3 → 15");
+  // Code points past U+00FF are no such escape, and Latin-1 that is not UTF-8 stays as read.
+  auto wide = Results({Report("Clamp", "AtHundred", "\\u2192 \\u00C3\\u0097")});
+  EXPECT_EQ(wide.at("Clamp.AtHundred").messages.at(0), "→ Ã\u0097");
+  auto latin1 = Results({Report("Clamp", "AtHundred", "\\u00E9t\\u00E9")});
+  EXPECT_EQ(latin1.at("Clamp.AtHundred").messages.at(0), "été");
+}
+
 TEST(Classify, TheObservedMessageIsTheLineTheClaimMatched) {
   auto r = Results({Report("Clamp", "AtHundred", "/tmp/f.cpp:2\\nExpected equality of these values:\\n  1\\n  2\\nclamp at 100")});
   EXPECT_EQ(Classify(kExpect, r).observed, "clamp at 100");
