@@ -270,13 +270,33 @@ std::vector<double> Q8KRounded(const float* x, int64_t K) {
   return out;
 }
 
+// What q8_1 changes for Q4_1 and Q5_1 (ggml's quantize_row_q8_1): a block's minimum m
+// multiplies s = f16(scale·Σq), the scale before its f16 rounding, where Σ w·x̂ has
+// m·f16(scale)·Σq. Σ over the row's blocks of m·(s − f16(scale)·Σq); m is the f16 after d.
+double Q8_1Correction(DType t, const uint8_t* row, const float* x, int64_t K) {
+  const int64_t bytes = t == DType::kQ4_1 ? 20 : 24;
+  double total = 0;
+  for (int64_t b = 0; b < K / 32; ++b) {
+    float amax = 0;
+    for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[32 * b + j]));
+    float scale = amax / 127.0f, inv = scale != 0.0f ? 1.0f / scale : 0.0f;
+    int sum = 0;
+    for (int j = 0; j < 32; ++j) sum += static_cast<int>(std::nearbyint(x[32 * b + j] * inv));
+    uint16_t m;
+    std::memcpy(&m, row + bytes * b + 2, 2);
+    double s = F16ToF32(F32ToF16(scale * static_cast<float>(sum)));
+    total += double{F16ToF32(m)} * (s - double{F16ToF32(F32ToF16(scale))} * sum);
+  }
+  return total;
+}
+
 TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
   // Every kernel set's quant_gemv for Q8_0, Q4_0, Q5_0, Q4_1 and Q5_1 (q8_0 activations, K =
   // 352: eleven blocks, an odd one for the pairs of Q4_0 and Q5_0)
   // and Q2_K, Q3_K, Q4_K, Q5_K, Q6_K (q8_K activations, K = 512: two super-blocks), M = 1, 3 and 6 (a
   // group of four activation rows and two), columns 2..9 of 11:
-  // Σ dequantized weight · rounded activation, to 1e-6 of the magnitude of its terms (the f32
-  // scaling of exact integer block sums).
+  // Σ dequantized weight · rounded activation (Q4_1, Q5_1: with q8_1's minimum term), to 1e-6
+  // of the magnitude of its terms (the f32 scaling of exact integer block sums).
   const int64_t N = 11;
   int ran = 0;
   for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ5_0, DType::kQ4_1, DType::kQ5_1, DType::kQ2_K, DType::kQ3_K, DType::kQ4_K,
@@ -309,6 +329,7 @@ TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
             DequantizeRow(t, w.data() + n * RowBytes(t, K), wf.data(), K);
             double want = 0, mag = 0;
             for (int64_t i = 0; i < K; ++i) want += wf[i] * xq[i], mag += std::fabs(wf[i] * xq[i]);
+            if (t == DType::kQ4_1 || t == DType::kQ5_1) want += Q8_1Correction(t, w.data() + n * RowBytes(t, K), p.x.data() + m * K, K);
             EXPECT_NEAR(got, want, 1e-6 * mag) << "out[" << m << "][" << n << "]";
           }
         }

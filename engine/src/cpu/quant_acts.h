@@ -67,13 +67,16 @@ inline QuantActs ViewQuantActs(DType wtype, int64_t M, int64_t K, const uint8_t*
 // The plain layout of the portable and AVX2 sets (cpu/quant_dot_portable.cpp): each row's K
 // values in order, one f32 scale per block, and the int16 sums of its values per group: per
 // 32 for Q4_0, Q5_0, Q4_1, Q5_1 (one per block), Q4_K and Q5_K, per 16 for Q2_K, Q3_K and
-// Q6_K, none for Q8_0.
+// Q6_K, none for Q8_0. Q4_1 and Q5_1 (q8_1) have a second f32 per block after the scales:
+// s = f16(scale·Σq), ggml's block_q8_1.s, which their minimums multiply.
+inline bool HasQ8_1Sums(DType wtype) { return wtype == DType::kQ4_1 || wtype == DType::kQ5_1; }
+
 inline QuantActsLayout LayoutOfPlainQuantActs(DType wtype, int64_t M, int64_t K) {
   const bool per16 = wtype == DType::kQ6_K || wtype == DType::kQ2_K || wtype == DType::kQ3_K;
   const bool k_quant = per16 || wtype == DType::kQ4_K || wtype == DType::kQ5_K;
   const int64_t block = k_quant ? 256 : 32;
   const int64_t per_block = per16 ? 16 : k_quant ? 8 : wtype == DType::kQ8_0 ? 0 : 1;
-  QuantActsLayout l{block, per_block, K, K / block, K / block * per_block * 2, 0, 0, 0};
+  QuantActsLayout l{block, per_block, K, K / block * (HasQ8_1Sums(wtype) ? 2 : 1), K / block * per_block * 2, 0, 0, 0};
   l.d_offset = (static_cast<size_t>(M * K) + 63) / 64 * 64;
   l.sums_offset = l.d_offset + static_cast<size_t>(M * l.d_row) * sizeof(float);
   l.bytes = l.sums_offset + static_cast<size_t>(M * l.sums_row);

@@ -41,7 +41,8 @@ float RowQ8_0(const uint8_t* w, const QuantActs& x, int64_t m) {
 }
 
 // Q4_0 / Q5_0: the unsigned values (Q5_0: plus 16 where qh's bit is set), then -offset·Σx;
-// Q4_1 / Q5_1 (kMin): no offset, and m·dx·Σq added for the min after d.
+// Q4_1 / Q5_1 (kMin): no offset, and m·s (q8_1's s) summed apart and added at the end, as
+// ggml's x86 vec_dot_q4_1_q8_1 does.
 template <bool kFive, bool kMin>
 float RowPairs(const uint8_t* w, const QuantActs& x, int64_t m) {
   constexpr int64_t kHead = kMin ? 4 : 2, kBytes = kHead + (kFive ? 4 : 0) + 16, kOffset = kMin ? 0 : kFive ? 16 : 8;
@@ -65,7 +66,7 @@ float RowPairs(const uint8_t* w, const QuantActs& x, int64_t m) {
     const __m256i s = Less(Dot(u, q, ones), static_cast<int32_t>(kOffset) * sums[b]);
     const float dx = x.d[m * x.d_row + b];
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(_cvtsh_ss(quant::Half(block)) * dx), acc);
-    if constexpr (kMin) min_total += _cvtsh_ss(quant::Half(block + 2)) * dx * static_cast<float>(sums[b]);
+    if constexpr (kMin) min_total += _cvtsh_ss(quant::Half(block + 2)) * x.d[m * x.d_row + x.blocks + b];
   }
   return Sum(acc) + min_total;
 }

@@ -13,8 +13,9 @@
 namespace vt::cpu {
 namespace {
 
-// q8_0: scale amax/127 kept as f16, values rounded to nearest even; the sum of each block.
-void RoundQ8_0(const float* x, int64_t K, int8_t* q, float* d, int16_t* sums) {
+// q8_0: scale amax/127 kept as f16, values rounded to nearest even; the sum of each block;
+// q8_1's s = f16(scale·sum), the scale before its rounding, as ggml's quantize_row_q8_1.
+void RoundQ8_0(const float* x, int64_t K, int8_t* q, float* d, int16_t* sums, float* s) {
   for (int64_t b = 0; b < K / 32; ++b) {
     float amax = 0;
     for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[32 * b + j]));
@@ -27,6 +28,7 @@ void RoundQ8_0(const float* x, int64_t K, int8_t* q, float* d, int16_t* sums) {
       sum += v;
     }
     if (sums) sums[b] = static_cast<int16_t>(sum);
+    if (s) s[b] = F16ToF32(F32ToF16(scale * static_cast<float>(sum)));
   }
 }
 
@@ -72,7 +74,7 @@ float RowQ8_0(const uint8_t* w, const QuantActs& x, int64_t m) {
 
 // Q4_0 / Q5_0 (and Q4_1 / Q5_1, kMin): element j < 16 is the low nibble of byte j, element
 // j + 16 the high one (Q5_x: plus 16 where bit j, or j + 16, of qh is set), stored with an
-// offset of 8 (16); the _1 types have no offset but a min m after d, adding m·dx·Σq.
+// offset of 8 (16); the _1 types have no offset but a min m after d, adding m·s (q8_1's s).
 template <bool kFive, bool kMin>
 float RowPairs(const uint8_t* w, const QuantActs& x, int64_t m) {
   const int64_t head = kMin ? 4 : 2, bytes = head + (kFive ? 4 : 0) + 16, offset = kMin ? 0 : kFive ? 16 : 8;
@@ -90,8 +92,12 @@ float RowPairs(const uint8_t* w, const QuantActs& x, int64_t m) {
     }
     s -= static_cast<int32_t>(offset) * sums[b];
     const float dx = x.d[m * x.d_row + b];
-    total += F16ToF32(quant::Half(block)) * dx * static_cast<float>(s);
-    if (kMin) total += F16ToF32(quant::Half(block + 2)) * dx * static_cast<float>(sums[b]);
+    if (kMin) {  // ggml's generic vec_dot_q4_1_q8_1: both terms, then the running sum
+      total += F16ToF32(quant::Half(block)) * dx * static_cast<float>(s) +
+               F16ToF32(quant::Half(block + 2)) * x.d[m * x.d_row + x.blocks + b];
+    } else {
+      total += F16ToF32(quant::Half(block)) * dx * static_cast<float>(s);
+    }
   }
   return total;
 }
@@ -213,8 +219,10 @@ bool QuantizeActivationsPortable(const GemmArgs& a, std::vector<uint8_t>* acts) 
     int8_t* q = reinterpret_cast<int8_t*>(acts->data()) + m * l.q_row;
     float* d = reinterpret_cast<float*>(acts->data() + l.d_offset) + m * l.d_row;
     int16_t* sums = reinterpret_cast<int16_t*>(acts->data() + l.sums_offset + m * l.sums_row);
-    if (l.block == 32) RoundQ8_0(a.x + m * a.x_stride, a.K, q, d, l.sums_per_block ? sums : nullptr);
-    else RoundQ8_K(a.x + m * a.x_stride, a.K, static_cast<int>(256 / l.sums_per_block), q, d, sums);
+    if (l.block == 32) {
+      RoundQ8_0(a.x + m * a.x_stride, a.K, q, d, l.sums_per_block ? sums : nullptr, HasQ8_1Sums(a.wtype) ? d + a.K / 32 : nullptr);
+    }
+    if (l.block == 256) RoundQ8_K(a.x + m * a.x_stride, a.K, static_cast<int>(256 / l.sums_per_block), q, d, sums);
   }
   return true;
 }
