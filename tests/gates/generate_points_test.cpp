@@ -14,10 +14,10 @@ namespace {
 using testing::TempDir;
 
 // A one-file compilation database in `dir`, as CMake writes it, and the file's points.
-std::vector<Point> PointsOf(const TempDir& dir, const std::string& source) {
+std::vector<Point> PointsOf(const TempDir& dir, const std::string& source, const std::string& flags = "-Wall") {
   std::string file = dir.Write("src.cpp", source);
   dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() +
-                                         R"(", "command": "/usr/bin/c++ -std=c++20 -Wall -o src.o -c )" + file +
+                                         R"(", "command": "/usr/bin/c++ -std=c++20 )" + flags + " -o src.o -c " + file +
                                          R"(", "file": ")" + file + R"("}])");
   auto parsed = FindPoints(dir.path(), file, AllOperators());
   EXPECT_TRUE(parsed.ok()) << parsed.status().message();
@@ -147,6 +147,23 @@ TEST(GenerateMarkers, ALineOrTheLineBeforeAFunctionKeepsItUnmutated) {
   EXPECT_FALSE(MarkedNoMutate(elsewhere, marked));
   EXPECT_TRUE(MarkedNoMutate(in_marked_function, marked));
   EXPECT_TRUE(MarkedNoMutate(spanning, marked)) << "a body spanning a marked line";
+}
+
+// This repository builds with GCC and -Werror; libclang parses with the same flags and warns
+// where GCC did not (-Wmissing-field-initializers on libgit2's GIT_DIFF_FIND_OPTIONS_INIT).
+// The parse is no build: the file's points are found and no error is reported.
+TEST(GeneratePoints, AWarningOnlyClangGivesIsNoErrorUnderWerror) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(struct S { int a, b; };
+int F(int x) {
+  S s{x};
+  return s.a + 1;
+}
+)", "-Wall -Wextra -Werror");
+  std::vector<std::string> found = Described(points);
+  ASSERT_EQ(found.size(), 3u) << "F's body, its + and its 1";
+  EXPECT_EQ(std::vector<std::string>(found.begin() + 1, found.end()),
+            (std::vector<std::string>{"4:arithmetic:+→-", "4:constant:1→0"}));
 }
 
 TEST(GeneratePoints, UnknownOperatorsAreNamed) {
