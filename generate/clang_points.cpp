@@ -89,13 +89,11 @@ struct Context {
 
 std::vector<CXCursor> Children(CXCursor c) {
   std::vector<CXCursor> out;
-  clang_visitChildren(
-      c,
-      [](CXCursor child, CXCursor, CXClientData data) {
-        static_cast<std::vector<CXCursor>*>(data)->push_back(child);
-        return CXChildVisit_Continue;
-      },
-      &out);
+  auto add = [](CXCursor child, CXCursor, CXClientData data) {
+    static_cast<std::vector<CXCursor>*>(data)->push_back(child);
+    return CXChildVisit_Continue;
+  };
+  clang_visitChildren(c, add, &out);
   return out;
 }
 
@@ -123,8 +121,7 @@ std::optional<unsigned> Pos(CXFile main, CXSourceLocation loc) {
 
 std::optional<Span> SpanOf(CXFile main, CXCursor c) {
   CXSourceRange r = clang_getCursorExtent(c);
-  auto b = Pos(main, clang_getRangeStart(r));
-  auto e = Pos(main, clang_getRangeEnd(r));
+  auto b = Pos(main, clang_getRangeStart(r)), e = Pos(main, clang_getRangeEnd(r));
   if (!b || !e || *e <= *b) return std::nullopt;
   return Span{*b, *e};
 }
@@ -261,9 +258,17 @@ void Walker::Visit(CXCursor c, Context ctx) {
   VisitChildren(c, inner);
 }
 
-std::string Squeezed(std::string s) {
-  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char ch) { return std::isspace(ch); }), s.end());
-  return s;
+// Whether `return {};` makes a `type`: not when its (template's) constructors have no default one.
+bool DefaultConstructible(CXType type) {
+  CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(type));
+  CXCursor tmpl = clang_getSpecializedCursorTemplate(decl);
+  bool any = false, default_one = false;
+  for (CXCursor c : Children(clang_Cursor_isNull(tmpl) ? decl : tmpl)) {
+    CXCursorKind k = clang_getCursorKind(c);
+    any = any || k == CXCursor_Constructor || (k == CXCursor_FunctionTemplate && clang_getTemplateCursorKind(c) == CXCursor_Constructor);
+    if (k == CXCursor_Constructor && clang_CXXConstructor_isDefaultConstructor(c) && !clang_CXXMethod_isDeleted(c)) default_one = true;
+  }
+  return !any || default_one;
 }
 
 // A function body becomes the default value's return (C has no `{}`: 0, or a compound literal
@@ -293,7 +298,8 @@ void Walker::Function(CXCursor c, Context ctx) {
     bool record = clang_getCanonicalType(result).kind == CXType_Record;
     std::string value = !c_lang ? "{}" : record ? "(" + Str(clang_getTypeSpelling(result)) + "){0}" : "0";
     std::string replacement = is_void ? "{}" : "{ return " + value + "; }";
-    if (!reference && !deduced && result.kind != CXType_Invalid && now != Squeezed(replacement)) {
+    bool makes = c_lang || is_void || !record || DefaultConstructible(result);
+    if (!reference && !deduced && makes && result.kind != CXType_Invalid && now != Squeezed(replacement)) {
       Add(Operator::kReturn, body->begin, Text(*body), replacement, ctx, *body,
           is_void ? SchemaKind::kVoidBody : SchemaKind::kBody);
     }
@@ -397,20 +403,14 @@ void Walker::Unary(CXCursor c, const Context& ctx) {
 // Decimal integer literals: 0 → 1, 1 → 0, n → n + 1, the suffix kept.
 void Walker::Literal(CXCursor c, const Context& ctx) {
   auto s = SpanOf(main_, c);
-  if (!s) return;
-  std::string t = Text(*s);
-  size_t digits = 0;
-  while (digits < t.size() && std::isdigit(static_cast<unsigned char>(t[digits]))) ++digits;
-  if (digits == 0 || digits > 18 || (t[0] == '0' && digits > 1)) return;
-  for (size_t i = digits; i < t.size(); ++i) {
-    if (!std::strchr("uUlLzZ", t[i])) return;
-  }
-  unsigned long long v = std::stoull(t.substr(0, digits));
+  auto literal = s ? DecimalLiteral(Text(*s)) : std::nullopt;
+  if (!literal) return;
+  unsigned long long v = literal->second;
   // A 0 that becomes a pointer is a null pointer constant; 1 would not compile, in a schema or alone.
   CXTypeKind to = ctx.parent_type;
   if (v == 0 && (to == CXType_Pointer || to == CXType_MemberPointer || to == CXType_NullPtr)) return;
   unsigned long long next = v == 0 ? 1 : v == 1 ? 0 : v + 1;
-  Add(Operator::kConstant, s->begin, t.substr(0, digits), std::to_string(next), ctx, *s, SchemaKind::kEdit);
+  Add(Operator::kConstant, s->begin, literal->first, std::to_string(next), ctx, *s, SchemaKind::kEdit);
 }
 
 // A statement that is only a call to a void function is removed (its `;` stays).

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <cstring>
 #include <map>
 
 #include "core/sha256.h"
@@ -144,6 +146,21 @@ std::string PointChange(const Point& p, const std::string& text) {
     if (line.size() <= 120) return "`" + trim(line) + "` → `" + trim(after) + "`";
   }
   return "`" + OneLine(p.original, 60) + "` → `" + OneLine(p.replacement, 60) + "`";
+}
+
+std::optional<std::pair<std::string, unsigned long long>> DecimalLiteral(const std::string& token) {
+  size_t digits = 0;
+  while (digits < token.size() && std::isdigit(static_cast<unsigned char>(token[digits]))) ++digits;
+  if (digits == 0 || digits > 18 || (token[0] == '0' && digits > 1)) return std::nullopt;
+  for (size_t i = digits; i < token.size(); ++i) {
+    if (!std::strchr("uUlLzZ", token[i])) return std::nullopt;
+  }
+  return std::make_pair(token.substr(0, digits), std::stoull(token.substr(0, digits)));
+}
+
+std::string Squeezed(std::string s) {
+  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char ch) { return std::isspace(ch); }), s.end());
+  return s;
 }
 
 }  // namespace pg

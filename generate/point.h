@@ -23,6 +23,13 @@ StatusOr<std::set<Operator>> ParseOperators(const std::string& list);
 // A built-in binary operator's mutation ("<" → relational "<="); none for operators not mutated.
 std::optional<std::pair<Operator, std::string>> BinaryMutation(std::string_view op);
 
+// A decimal integer literal's digits and value ("42u" → {"42", 42}): no leading 0 but "0"
+// itself, at most 18 digits, only u/l/z suffixes; nullopt for any other token.
+std::optional<std::pair<std::string, unsigned long long>> DecimalLiteral(const std::string& token);
+
+// `s` without its whitespace: two bodies compared for what they do, not how they are laid out.
+std::string Squeezed(std::string s);
+
 struct Point {
   std::string file;          // relative to the root
   size_t offset = 0;         // byte offset of `original` in the file

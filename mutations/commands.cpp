@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 #include "core/sha256.h"
@@ -62,6 +63,15 @@ std::vector<std::string> BuildArgv(const Catalog& c, const Placeholders& p) {
   if (!c.build_targets.empty()) argv.push_back("--target");
   argv.insert(argv.end(), c.build_targets.begin(), c.build_targets.end());
   return Expand(argv, p);
+}
+
+std::vector<std::string> KeepGoingBuildArgv(const Catalog& c, const Placeholders& p) {
+  std::vector<std::string> argv = BuildArgv(c, p);
+  if (!c.build_command.empty()) return argv;
+  std::error_code ec;
+  if (std::filesystem::exists(p.build + "/build.ninja", ec)) argv.insert(argv.end(), {"--", "-k", "0"});
+  else if (std::filesystem::exists(p.build + "/Makefile", ec)) argv.insert(argv.end(), {"--", "-k"});
+  return argv;
 }
 
 std::vector<std::string> TestArgv(const Catalog& c, const Placeholders& p) {

@@ -22,6 +22,10 @@ struct Placeholders {
 
 std::vector<std::string> ConfigureArgv(const Catalog& c, const Placeholders& p);
 std::vector<std::string> BuildArgv(const Catalog& c, const Placeholders& p);
+// BuildArgv that goes on past a failed file (CMake's own build command: Ninja `-k 0`, Make
+// `-k`), so one build of the schemata reports every file's errors; a catalog's own build
+// command as written.
+std::vector<std::string> KeepGoingBuildArgv(const Catalog& c, const Placeholders& p);
 std::vector<std::string> TestArgv(const Catalog& c, const Placeholders& p);
 // Lists the build's tests: the catalog's list_command, else `ctest --show-only=json-v1`.
 std::vector<std::string> ListArgv(const Catalog& c, const Placeholders& p);

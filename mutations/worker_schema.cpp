@@ -47,7 +47,7 @@ StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_tim
     for (const Mutation& m : edits) pointers.push_back(&m);
     PG_ASSIGN_OR_RETURN(AppliedMutant applied, AppliedMutant::Apply(tree(), pointers, journal_));
     std::string log = Log("schema-build-" + std::to_string(round));
-    auto built = Step(BuildArgv(c, p), p, log, build_timeout_s);
+    auto built = Step(KeepGoingBuildArgv(c, p), p, log, build_timeout_s);
     if (built.ok() && built->ok()) {
       schema_ = std::move(applied);
       *note = std::to_string(numbers.size()) + " mutant(s) in one build of " + std::to_string(edits.size()) +

@@ -166,6 +166,27 @@ int F(int x) {
             (std::vector<std::string>{"4:arithmetic:+→-", "4:constant:1→0"}));
 }
 
+// `return {};` compiles only for a type that has a default constructor: this repository's
+// StatusOr<T> has none (a template: its instantiation lists no constructors of its own).
+TEST(GeneratePoints, NoReturnMutantForAClassWithoutADefaultConstructor) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(template <class T> struct StatusOr {
+  StatusOr(T v) : v_(v) {}
+  T v_;
+};
+struct Defaulted { Defaulted() {} Defaulted(int) {} };
+struct Plain { int a; };
+StatusOr<int> A(int x) { return x; }
+Defaulted B() { return Defaulted(2); }
+Plain C() { return Plain{2}; }
+)");
+  std::vector<std::string> lines;
+  for (const Point& p : points) {
+    if (p.op == Operator::kReturn) lines.push_back(std::to_string(p.line));
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{"8", "9"})) << "B's and C's bodies, not A's";
+}
+
 TEST(GeneratePoints, UnknownOperatorsAreNamed) {
   auto ops = ParseOperators("relational,bogus");
   ASSERT_FALSE(ops.ok());

@@ -4,6 +4,7 @@
 
 #include "generate/clang_points.h"
 #include "generate/point.h"
+#include "mutations/commands.h"
 #include "mutations/schema.h"
 #include "runner/capture.h"
 #include "test_support.h"
@@ -110,6 +111,24 @@ TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
   EXPECT_EQ(PointsBlamed(log, "a.cpp", rendered.text), std::set<int>{2});
   EXPECT_TRUE(PointsBlamed(log, "b.cpp", rendered.text).empty()) << "another file's errors";
   EXPECT_EQ(RenderSchema(original, schema, {2}).numbers, std::set<int>{1}) << "a dropped point is left out";
+}
+
+// Every file of this repository's gates/ whose schema did not compile cost a rebuild of its
+// own (Ninja stops at the first failed file), and five were not enough: the schemata's build
+// goes on past a failed file, with the generator's own flag, and a catalog's command is its own.
+TEST(GenerateSchema, TheSchemataBuildGoesOnPastAFailedFile) {
+  TempDir ninja, make;
+  ninja.Write("build.ninja", "");
+  make.Write("Makefile", "");
+  Catalog c;
+  c.build_targets = {"lib"};
+  Placeholders p;
+  p.build = ninja.path();
+  EXPECT_EQ(KeepGoingBuildArgv(c, p), (std::vector<std::string>{"cmake", "--build", ninja.path(), "--target", "lib", "--", "-k", "0"}));
+  p.build = make.path();
+  EXPECT_EQ(KeepGoingBuildArgv(c, p), (std::vector<std::string>{"cmake", "--build", make.path(), "--target", "lib", "--", "-k"}));
+  c.build_command = {"./build.sh", "{build}"};
+  EXPECT_EQ(KeepGoingBuildArgv(c, p), (std::vector<std::string>{"./build.sh", make.path()}));
 }
 
 }  // namespace
