@@ -134,6 +134,7 @@ std::set<int> PointsBlamed(const std::string& build_log, const std::string& file
     else lines[n].second = line;
   }
   std::set<int> blamed;
+  bool unexplained = false;  // an error of this file outside every point: the file loses its schema
   std::regex where("([^\\s:]+):(\\d+):(\\d+:)?");
   std::istringstream log(build_log);
   for (std::string l; std::getline(log, l);) {
@@ -150,6 +151,12 @@ std::set<int> PointsBlamed(const std::string& build_log, const std::string& file
     for (const auto& [n, span] : lines) {
       if (span.first <= at && at <= span.second && span.second - span.first == best_width) blamed.insert(n);
     }
+    if (best_width == 1 << 30 && l.find("error", static_cast<size_t>(m.position(0) + m.length(0))) != std::string::npos) {
+      unexplained = true;
+    }
+  }
+  if (unexplained) {
+    for (const auto& [n, span] : lines) blamed.insert(n);
   }
   return blamed;
 }

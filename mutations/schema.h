@@ -46,7 +46,8 @@ struct SchemaText {
 SchemaText RenderSchema(const std::string& original, const Schema& schema, const std::set<int>& dropped);
 
 // The points a build log's errors point at: every `FILE:LINE:` naming `file` (the path ends
-// with it), mapped through the markers in `text` to the innermost point around that line.
+// with it), mapped through the markers in `text` to the innermost point around that line; all
+// of the file's points when an error of it lies outside every point (its schema is dropped).
 std::set<int> PointsBlamed(const std::string& build_log, const std::string& file, const std::string& text);
 
 }  // namespace pg

@@ -113,6 +113,22 @@ TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
   EXPECT_EQ(RenderSchema(original, schema, {2}).numbers, std::set<int>{1}) << "a dropped point is left out";
 }
 
+// A function's closing brace is in no point's markers, yet a point made it an error there
+// (`while (true)` negated: control reaches the end). The file loses its schema, not the run
+// its schemata; a note there blames nothing.
+TEST(GenerateSchema, AnErrorOutsideEveryPointDropsItsFilesSchema) {
+  std::string original = "int F(int a) {\n  while (true) {\n    if (a > 1) return a;\n    a = a + 2;\n  }\n}\n";
+  size_t cond = original.find("a > 1"), sum = original.find("a + 2");
+  Schema schema{"a.cpp", false, {}};
+  schema.points = {SchemaPoint{1, cond, cond + 5, SchemaKind::kEdit, cond + 2, 1, ">="},
+                   SchemaPoint{2, sum, sum + 5, SchemaKind::kEdit, sum + 2, 1, "-"}};
+  SchemaText rendered = RenderSchema(original, schema, {});
+  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:6:1: error: control reaches end of non-void function [-Werror=return-type]\n", "a.cpp",
+                         rendered.text),
+            (std::set<int>{1, 2}));
+  EXPECT_TRUE(PointsBlamed("/tmp/x/a.cpp:6:1: note: in definition of F\n", "a.cpp", rendered.text).empty());
+}
+
 // Every file of this repository's gates/ whose schema did not compile cost a rebuild of its
 // own (Ninja stops at the first failed file), and five were not enough: the schemata's build
 // goes on past a failed file, with the generator's own flag, and a catalog's command is its own.
