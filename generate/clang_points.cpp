@@ -1,6 +1,5 @@
 #include "generate/clang_points.h"
 
-#include <clang-c/CXCompilationDatabase.h>
 #include <clang-c/Index.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <optional>
 
 #include "core/file_io.h"
+#include "generate/clang_database.h"
 #include "generate/source_kind.h"
 
 namespace pg {
@@ -21,58 +21,6 @@ std::string Str(CXString s) {
   clang_disposeString(s);
   return out;
 }
-
-struct Database {
-  CXCompilationDatabase db = nullptr;
-  ~Database() { clang_CompilationDatabase_dispose(db); }  // null-safe, as libclang's disposers are
-};
-
-StatusOr<std::unique_ptr<Database>> OpenDatabase(const std::string& build_dir) {
-  auto d = std::make_unique<Database>();
-  CXCompilationDatabase_Error err = CXCompilationDatabase_NoError;
-  d->db = clang_CompilationDatabase_fromDirectory(build_dir.c_str(), &err);
-  if (err != CXCompilationDatabase_NoError || !d->db) {
-    return Status::Invalid(build_dir + "/compile_commands.json: missing or unreadable (configure with "
-                           "CMAKE_EXPORT_COMPILE_COMMANDS=ON)");
-  }
-  return d;
-}
-
-// The compile command's arguments as a clang driver takes them: the compiler named clang++ (the
-// driver mode made explicit), relative paths resolved in the command's directory, GCC-only
-// warning flags tolerated, and no warning an error (last: clang warns where GCC does not).
-std::vector<std::string> ClangArgs(CXCompileCommand cmd, const std::string& file) {
-  std::vector<std::string> args;
-  unsigned n = clang_CompileCommand_getNumArgs(cmd);
-  for (unsigned i = 0; i < n; ++i) args.push_back(Str(clang_CompileCommand_getArg(cmd, i)));
-  if (!args.empty()) args[0] = file.size() > 2 && file.compare(file.size() - 2, 2, ".c") == 0 ? "clang" : "clang++";
-  std::string dir = Str(clang_CompileCommand_getDirectory(cmd));
-  args.insert(args.begin() + 1, {"-working-directory=" + dir, "-Wno-unknown-warning-option",
-                                 "-Wno-unused-command-line-argument", "-ferror-limit=0"});
-  args.push_back("-Wno-error");
-  return args;
-}
-
-}  // namespace
-
-StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir) {
-  PG_ASSIGN_OR_RETURN(std::unique_ptr<Database> d, OpenDatabase(build_dir));
-  CXCompileCommands all = clang_CompilationDatabase_getAllCompileCommands(d->db);
-  std::vector<std::string> files;
-  for (unsigned i = 0; i < clang_CompileCommands_getSize(all); ++i) {
-    CXCompileCommand cmd = clang_CompileCommands_getCommand(all, i);
-    std::string file = Str(clang_CompileCommand_getFilename(cmd));
-    std::string dir = Str(clang_CompileCommand_getDirectory(cmd));
-    if (!file.empty() && file[0] != '/') file = dir + "/" + file;
-    if (IsSourceFile(file)) files.push_back(file);
-  }
-  clang_CompileCommands_dispose(all);
-  std::sort(files.begin(), files.end());
-  files.erase(std::unique(files.begin(), files.end()), files.end());
-  return files;
-}
-
-namespace {
 
 struct Span {
   unsigned begin = 0, end = 0;
@@ -187,6 +135,19 @@ class Walker {
     return std::any_of(tokens.begin(), tokens.end(), [](const Token& t) {
       return t.text == "constexpr" || t.text == "consteval" || t.text == "constinit";
     });
+  }
+
+  // A callee that never returns: GNU's attribute is part of its type (`_exit`, `abort`), C++'s
+  // [[noreturn]] an attribute of its declaration.
+  bool NeverReturns(CXCursor call) const {
+    CXCursor f = clang_getCursorReferenced(call);
+    if (clang_Cursor_isNull(f)) return false;
+    if (Str(clang_getTypeSpelling(clang_getCursorType(f))).find("noreturn") != std::string::npos) return true;
+    for (CXCursor a : Children(f)) {
+      if (clang_getCursorKind(a) != CXCursor_UnexposedAttr) continue;
+      for (const Token& t : TokensOf(a, 4)) if (t.text == "noreturn" || t.text == "__noreturn__") return true;
+    }
+    return false;
   }
 
   void Visit(CXCursor c, Context ctx);
@@ -352,8 +313,18 @@ void Walker::Conditional(CXCursor c, const Context& ctx) {
   }
 }
 
+// `true`, `0`, under implicit conversions and parentheses: a condition that is the code's shape.
+bool IsLiteral(CXCursor c) {
+  CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_CXXBoolLiteralExpr || k == CXCursor_IntegerLiteral) return true;
+  std::vector<CXCursor> kids = Children(c);
+  return (k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr) && kids.size() == 1 && IsLiteral(kids[0]);
+}
+
 // A ?: condition only where its own `?` follows it: a macro's ?: spans the whole invocation.
+// A literal one is not negated (specs/mutate-generate.md: it breaks the build's flow analysis).
 void Walker::Negate(CXCursor cond, const Context& ctx, bool ternary) {
+  if (IsLiteral(cond)) return;
   auto s = SpanOf(main_, cond);
   size_t after = s ? text_.find_first_not_of(" \t\r\n", s->end) : std::string::npos;
   if (!s || (ternary && (after == std::string::npos || text_[after] != '?'))) return;
@@ -413,11 +384,12 @@ void Walker::Literal(CXCursor c, const Context& ctx) {
   Add(Operator::kConstant, s->begin, literal->first, std::to_string(next), ctx, *s, SchemaKind::kEdit);
 }
 
-// A statement that is only a call to a void function is removed (its `;` stays).
+// A statement that is only a call to a void function is removed (its `;` stays), unless the
+// function never returns: without it control would fall where the compiler knew it could not.
 void Walker::Call(CXCursor c, const Context& ctx) {
   auto s = SpanOf(main_, c);
   if (!s || !ctx.statement || !(*s == *ctx.statement) || !Written(c)) return;
-  if (clang_getCursorType(c).kind != CXType_Void || text_[s->end - 1] != ')') return;
+  if (clang_getCursorType(c).kind != CXType_Void || text_[s->end - 1] != ')' || NeverReturns(c)) return;
   size_t next = text_.find_first_not_of(" \t\r\n", s->end);
   if (next == std::string::npos || text_[next] != ';') return;
   Add(Operator::kCall, s->begin, Text(*s), "", ctx, *s, SchemaKind::kCall);
@@ -460,14 +432,7 @@ std::string Errors(CXTranslationUnit tu) {
 
 StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file, const std::set<Operator>& ops,
                                 const std::string& header) {
-  PG_ASSIGN_OR_RETURN(std::unique_ptr<Database> d, OpenDatabase(build_dir));
-  CXCompileCommands cmds = clang_CompilationDatabase_getCompileCommands(d->db, file.c_str());
-  if (!cmds || clang_CompileCommands_getSize(cmds) == 0) {
-    if (cmds) clang_CompileCommands_dispose(cmds);
-    return Status::Invalid(file + ": not compiled by " + build_dir + "/compile_commands.json");
-  }
-  std::vector<std::string> args = ClangArgs(clang_CompileCommands_getCommand(cmds, 0), file);
-  clang_CompileCommands_dispose(cmds);
+  PG_ASSIGN_OR_RETURN(std::vector<std::string> args, ClangCommand(build_dir, file));
   ParsedFile out;
   PG_ASSIGN_OR_RETURN(out.text, ReadFile(header.empty() ? file : header));
   std::vector<const char*> argv;

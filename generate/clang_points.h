@@ -1,5 +1,5 @@
 // Mutation points of one source file, found by libclang in the translation unit its compile
-// command builds. The only file of ours that includes libclang.
+// command builds. With clang_database.cpp, the files of ours that include libclang.
 #pragma once
 
 #include <set>
@@ -10,10 +10,6 @@
 #include "generate/point.h"
 
 namespace pg {
-
-// The source files (absolute paths) `build_dir`'s compile_commands.json compiles, C and C++
-// only, sorted; kInvalidInput when there is no database there.
-StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir);
 
 struct ParsedFile {
   std::vector<Point> points;  // offsets into `text`; file, line and column left to the caller

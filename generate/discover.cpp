@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "generate/clang_database.h"
 #include "generate/clang_points.h"
 #include "generate/no_mutate.h"
 #include "generate/source_kind.h"

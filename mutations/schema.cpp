@@ -10,17 +10,9 @@
 namespace pg {
 namespace {
 
-// Outer spans first; for one span, the kinds that wrap others (a body, a condition) first.
-int Rank(SchemaKind k) {
-  switch (k) {
-    case SchemaKind::kBody: case SchemaKind::kVoidBody: return 0;
-    case SchemaKind::kNegate: return 1;
-    case SchemaKind::kCall: return 2;
-    case SchemaKind::kNot: return 3;
-    case SchemaKind::kEdit: return 4;
-  }
-  return 5;
-}
+// For one span, a kind that wraps what it holds comes first: a body, or a negated condition
+// (`if (!c)`: the negation, then the `!` inside it). No other kinds share a span.
+bool WrapsOthers(SchemaKind k) { return k == SchemaKind::kBody || k == SchemaKind::kVoidBody || k == SchemaKind::kNegate; }
 
 class Renderer {
  public:
@@ -29,7 +21,7 @@ class Renderer {
     std::sort(points_.begin(), points_.end(), [](const SchemaPoint& a, const SchemaPoint& b) {
       if (a.begin != b.begin) return a.begin < b.begin;
       if (a.end != b.end) return a.end > b.end;
-      return Rank(a.kind) < Rank(b.kind);
+      return WrapsOthers(a.kind) && !WrapsOthers(b.kind);  // outer spans first, then the wrapping kind
     });
   }
 

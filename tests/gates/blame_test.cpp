@@ -3,6 +3,7 @@
 
 #include "config/json_source.h"
 #include "git/git.h"
+#include "runner/blame.h"
 #include "runner/log_scan.h"
 #include "test_support.h"
 
@@ -16,6 +17,26 @@ TEST(LogScan, FailingCasesComeFromGtestAndCtestLines) {
                     "The following tests FAILED:\n\t  7 - Calc.Subtracts (Failed)\n\t  9 - Slow.One (Timeout)\n";
   EXPECT_EQ(FailingCases(log), (std::set<std::string>{"Calc.Adds", "Calc.Subtracts", "Slow.One"}));
   EXPECT_TRUE(FailingCases("all good\n").empty());
+}
+
+// A tail keeps only a log's end: the failing cases are read from the whole log, and from the
+// tail only when the log cannot be read.
+TEST(SameFailure, CasesComeFromTheWholeLogAndFromTheTailWhenTheLogIsGone) {
+  TempDir dir;
+  dir.Write("a.log", "[  FAILED  ] Calc.A (0 ms)\n...\n");
+  dir.Write("b.log", "[  FAILED  ] Calc.B (0 ms)\n...\n");
+  LegResult a, b;
+  a.exit_code = b.exit_code = 1;
+  a.output_tail = b.output_tail = "...\n";
+  a.log_path = dir.path() + "/a.log";
+  b.log_path = dir.path() + "/b.log";
+  EXPECT_FALSE(SameFailure(a, "", b, ""));
+  a.log_path = b.log_path = dir.path() + "/gone.log";
+  a.output_tail = "[  FAILED  ] Calc.A (0 ms)\n";
+  b.output_tail = "[  FAILED  ] Calc.B (0 ms)\n";
+  EXPECT_FALSE(SameFailure(a, "", b, ""));
+  b.output_tail = a.output_tail;
+  EXPECT_TRUE(SameFailure(a, "", b, ""));
 }
 
 // The leg prints a gtest-style FAILED line for each name in failing.txt (or, for a build-like

@@ -24,6 +24,12 @@ TEST(CiOutput, ValuesAreEscapedAsTheRunnerUnescapesThem) {
   EXPECT_EQ(line, "::error file=src/a.cpp,line=12,title=unit%3A A.B fail::want 3%0Agot 2\n");
 }
 
+// Lines count from 1: the first line is a place, 0 (unknown) is none.
+TEST(CiOutput, TheFirstLineIsALineAndZeroIsNone) {
+  EXPECT_EQ(GithubAnnotations({{"error", "a.cpp", 1, "t", "m", "failing-test"}}), "::error file=a.cpp,line=1,title=t::m\n");
+  EXPECT_EQ(GithubAnnotations({{"error", "a.cpp", 0, "t", "m", "failing-test"}}), "::error file=a.cpp,title=t::m\n");
+}
+
 TEST(CiOutput, AtMostTenAnnotationsThenOneWarningCountsTheRest) {
   std::vector<Annotation> many(13, Annotation{"error", "a.cpp", 1, "t", "m", "c"});
   std::string out = GithubAnnotations(many);

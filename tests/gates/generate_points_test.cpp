@@ -187,6 +187,29 @@ Plain C() { return Plain{2}; }
   EXPECT_EQ(lines, (std::vector<std::string>{"8", "9"})) << "B's and C's bodies, not A's";
 }
 
+// Found on this repository's gates/: `while (true)` negated and `_exit(0)` removed each broke
+// their file's schema ("control reaches end of non-void function").
+TEST(GeneratePoints, LiteralConditionsAreNotNegatedNorCallsThatNeverReturnRemoved) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(#include <unistd.h>
+[[noreturn]] void Die(int);
+void Log(int);
+int F(int a) {
+  while (true) {
+    if (a) Die(a);
+    Log(a);
+    for (; 1;) { Die(a); }
+    _exit(0);
+  }
+}
+)");
+  std::vector<std::string> lines;
+  for (const Point& p : points) {
+    if (p.op == Operator::kNegate || p.op == Operator::kCall) lines.push_back(std::to_string(p.line) + ":" + p.original);
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{"6:a", "7:Log(a)"})) << "not `true`, `1`, Die(a) nor _exit(0)";
+}
+
 TEST(GeneratePoints, UnknownOperatorsAreNamed) {
   auto ops = ParseOperators("relational,bogus");
   ASSERT_FALSE(ops.ok());

@@ -113,6 +113,14 @@ TEST(HtmlReport, TimelineDrawsEachAttemptAndTheQuietWaitAndTheLoadOnOneAxis) {
   // The load chart sits under the legs (y from 26 to 136): 10% at 2 s, 40% at 8 s.
   EXPECT_NE(page.find("<polyline class=\"foreign\" points=\"380.0,125.0 560.0,114.0 740.0,103.0 920.0,92.0 \"/>"),
             std::string::npos);
+  // A tick a second (1 × 10^0 for a 10 s span), each at its time's x: 5 s at 200 + 5 × 90.
+  std::regex tick("<line x1=\"([0-9.]+)\" x2=\"[0-9.]+\" y1=\"0\"");
+  std::vector<std::string> ticks;
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), tick); it != std::sregex_iterator(); ++it) ticks.push_back((*it)[1]);
+  ASSERT_EQ(ticks.size(), 11u) << page;
+  EXPECT_EQ(ticks[0], "200.0");
+  EXPECT_EQ(ticks[5], "650.0");
+  EXPECT_EQ(ticks[10], "1100.0");
 }
 
 TEST(HtmlReport, OutputIsEscapedAndInvalidUtf8Replaced) {

@@ -78,6 +78,9 @@ TEST_F(MergeGate, ConflictsNameTheFilesAndRunNothing) {
 TEST_F(MergeGate, WithoutAVerdictVerifyFailsAndBadInputIsExitTwo) {
   EXPECT_EQ(Gate("--verify main").exit_code, 1);
   EXPECT_EQ(Gate("--onto nosuchbranch").exit_code, 2);
+  auto unknown = Gate("--verify nosuchbranch");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("no revision \"nosuchbranch\""), std::string::npos) << unknown.err;
   EXPECT_EQ(Gate("").exit_code, 2);
 }
 

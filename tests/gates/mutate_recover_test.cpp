@@ -2,7 +2,9 @@
 // select what runs. The project's build and tests are shell commands, so a run takes
 // milliseconds and the kill points fall all over it.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -91,6 +93,23 @@ TEST_F(MutateRecover, ShardsSplitTheJobsAndIdsPickThem) {
   auto one = testing::RunProofgate(dir_.path(), "mutate -q --id S12");
   EXPECT_NE(one.out.find("S12 "), std::string::npos);
   EXPECT_NE(one.out.find("(1 mutants: 1 red-as-claimed)"), std::string::npos) << one.out;
+}
+
+// A run that is ending (its guardians still hold the lock while its builds go) is waited for,
+// not reported as a run in progress.
+TEST_F(MutateRecover, ARunWaitsForTheLockOfARunThatIsEnding) {
+  std::string work = dir_.path() + "/.git/proofgate/mutate";
+  std::filesystem::create_directories(work);
+  int fd = open((work + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_EQ(flock(fd, LOCK_EX), 0);
+  std::thread release([fd] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    close(fd);
+  });
+  auto one = testing::RunProofgate(dir_.path(), "mutate -q --id S12");
+  release.join();
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_NE(one.out.find("(1 mutants: 1 red-as-claimed)"), std::string::npos) << one.out << one.err;
 }
 
 TEST_F(MutateRecover, BadSelectionsAndCatalogsAreInvalidInput) {

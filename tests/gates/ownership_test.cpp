@@ -90,5 +90,18 @@ TEST(Ownership, RangeGatesReadTheirRulesAndSnapshotFromSuitesJson) {
   EXPECT_EQ(missing.exit_code, 2) << missing.err;
 }
 
+// A snapshot outside the repository (a CI job's download) is named by its absolute path.
+TEST(Ownership, AnAbsoluteIssuesPathIsReadWhereItIs) {
+  TempDir dir, elsewhere;
+  testing::MakeRepo(dir, R"({"schema_version": 1, "legs": {}, "suites": {}})");
+  std::string base = git::WalkRange(dir.path(), "HEAD").value().back().id;
+  elsewhere.Write("snapshot.json", R"([{"number": 7}])");
+  dir.Write("specs/a.md", "# A\n## Owed\n- the rest: #7\n");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "Add spec a").ok());
+  auto run = testing::RunProofgate(dir.path(), "range " + base + "..HEAD --gate owed-owners --issues " + elsewhere.path() +
+                                                   "/snapshot.json");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+}
+
 }  // namespace
 }  // namespace pg

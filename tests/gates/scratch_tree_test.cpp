@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/file_io.h"
 #include "git/git.h"
 #include "mutations/catalog.h"
 #include "mutations/journal.h"
@@ -226,6 +227,26 @@ TEST_F(ScratchTree, RecoveryRefusesACorruptSavedOriginal) {
   ASSERT_FALSE(recovered.ok());
   EXPECT_NE(recovered.status().message().find("do not match their sha256"), std::string::npos);
   EXPECT_EQ(dir_.Read("out/scratch/src/code.txt"), "version 2\n");  // not overwritten with garbage
+}
+
+// An entry's mode is an octal number of permission bits: anything else is no entry of ours.
+TEST_F(ScratchTree, RecoveryRefusesAnEntryWhoseModeIsNoOctalNumber) {
+  ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
+  for (std::string mode : {"-644", "rw-r--r--", "0x1a4"}) {
+    Journal journal(dir_.path() + "/out/journal");
+    ASSERT_TRUE(journal.Record(scratch_ + "/src/code.txt", "version 0\n", 0644).ok());
+    for (const auto& f : std::filesystem::directory_iterator(journal.dir())) {
+      if (f.path().extension() != ".entry") continue;
+      std::string entry = ReadFile(f.path().string()).value();
+      entry.replace(entry.rfind("644"), 3, mode);
+      ASSERT_TRUE(WriteFileAtomic(f.path().string(), entry).ok());
+    }
+    auto recovered = RecoverJournal(journal.dir());
+    ASSERT_FALSE(recovered.ok()) << mode;
+    EXPECT_NE(recovered.status().message().find("not a journal entry"), std::string::npos) << recovered.status().message();
+    EXPECT_EQ(dir_.Read("out/scratch/src/code.txt"), "version 1\n") << mode;
+    std::filesystem::remove_all(journal.dir());
+  }
 }
 
 }  // namespace

@@ -1,0 +1,81 @@
+#include "generate/clang_database.h"
+
+#include <clang-c/CXCompilationDatabase.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "generate/source_kind.h"
+
+namespace pg {
+namespace {
+
+std::string Str(CXString s) {
+  std::string out = clang_getCString(s) ? clang_getCString(s) : "";
+  clang_disposeString(s);
+  return out;
+}
+
+struct Database {
+  CXCompilationDatabase db = nullptr;
+  ~Database() { clang_CompilationDatabase_dispose(db); }  // null-safe, as libclang's disposers are
+};
+
+StatusOr<std::unique_ptr<Database>> OpenDatabase(const std::string& build_dir) {
+  auto d = std::make_unique<Database>();
+  CXCompilationDatabase_Error err = CXCompilationDatabase_NoError;
+  d->db = clang_CompilationDatabase_fromDirectory(build_dir.c_str(), &err);
+  if (err != CXCompilationDatabase_NoError || !d->db) {
+    return Status::Invalid(build_dir + "/compile_commands.json: missing or unreadable (configure with "
+                           "CMAKE_EXPORT_COMPILE_COMMANDS=ON)");
+  }
+  return d;
+}
+
+// The compile command's arguments as a clang driver takes them: the compiler named clang++ (the
+// driver mode made explicit), relative paths resolved in the command's directory, GCC-only
+// warning flags tolerated, and no warning an error (last: clang warns where GCC does not).
+std::vector<std::string> ClangArgs(CXCompileCommand cmd, const std::string& file) {
+  std::vector<std::string> args;
+  unsigned n = clang_CompileCommand_getNumArgs(cmd);
+  for (unsigned i = 0; i < n; ++i) args.push_back(Str(clang_CompileCommand_getArg(cmd, i)));
+  if (!args.empty()) args[0] = file.size() > 2 && file.compare(file.size() - 2, 2, ".c") == 0 ? "clang" : "clang++";
+  std::string dir = Str(clang_CompileCommand_getDirectory(cmd));
+  args.insert(args.begin() + 1, {"-working-directory=" + dir, "-Wno-unknown-warning-option",
+                                 "-Wno-unused-command-line-argument", "-ferror-limit=0"});
+  args.push_back("-Wno-error");
+  return args;
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir) {
+  PG_ASSIGN_OR_RETURN(std::unique_ptr<Database> d, OpenDatabase(build_dir));
+  CXCompileCommands all = clang_CompilationDatabase_getAllCompileCommands(d->db);
+  std::vector<std::string> files;
+  for (unsigned i = 0; i < clang_CompileCommands_getSize(all); ++i) {
+    CXCompileCommand cmd = clang_CompileCommands_getCommand(all, i);
+    std::string file = Str(clang_CompileCommand_getFilename(cmd));
+    std::string dir = Str(clang_CompileCommand_getDirectory(cmd));
+    if (!file.empty() && file[0] != '/') file = dir + "/" + file;
+    if (IsSourceFile(file)) files.push_back(file);
+  }
+  clang_CompileCommands_dispose(all);
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
+StatusOr<std::vector<std::string>> ClangCommand(const std::string& build_dir, const std::string& file) {
+  PG_ASSIGN_OR_RETURN(std::unique_ptr<Database> d, OpenDatabase(build_dir));
+  CXCompileCommands cmds = clang_CompilationDatabase_getCompileCommands(d->db, file.c_str());
+  if (!cmds || clang_CompileCommands_getSize(cmds) == 0) {
+    if (cmds) clang_CompileCommands_dispose(cmds);
+    return Status::Invalid(file + ": not compiled by " + build_dir + "/compile_commands.json");
+  }
+  std::vector<std::string> args = ClangArgs(clang_CompileCommands_getCommand(cmds, 0), file);
+  clang_CompileCommands_dispose(cmds);
+  return args;
+}
+
+}  // namespace pg

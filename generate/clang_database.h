@@ -1,0 +1,20 @@
+// The build's compilation database (compile_commands.json), read through libclang: which files
+// the build compiles, and each one's command as clang's driver takes it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace pg {
+
+// The source files (absolute paths) `build_dir`'s compile_commands.json compiles, C and C++
+// only, sorted; kInvalidInput when there is no database there.
+StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir);
+
+// `file`'s compile command as arguments for libclang's parser (see ClangArgs in the .cpp);
+// kInvalidInput when the database does not compile it.
+StatusOr<std::vector<std::string>> ClangCommand(const std::string& build_dir, const std::string& file);
+
+}  // namespace pg
