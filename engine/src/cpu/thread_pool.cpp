@@ -11,15 +11,15 @@
 namespace vt {
 namespace {
 
-constexpr uint64_t Generation(uint64_t t) { return t >> 32; }
-constexpr int64_t Chunks(uint64_t t) { return static_cast<int64_t>((t >> 16) & 0xffff); }
-constexpr int64_t Next(uint64_t t) { return static_cast<int64_t>(t & 0xffff); }
+constexpr uint64_t Generation(uint64_t w) { return w >> 32; }
+constexpr int64_t End(uint64_t w) { return static_cast<int64_t>((w >> 16) & 0xffff); }
+constexpr int64_t Next(uint64_t w) { return static_cast<int64_t>(w & 0xffff); }
 
 double Seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 
-ThreadPool::ThreadPool(int threads) {
+ThreadPool::ThreadPool(int threads) : ranges_(std::make_unique<Range[]>(static_cast<size_t>(std::max(1, threads)))) {
   for (int i = 1; i < std::max(1, threads); ++i) workers_.emplace_back([this, i] { Worker(i); });
 }
 
@@ -42,24 +42,37 @@ int ThreadPool::DefaultThreads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-int64_t ThreadPool::RunChunks(uint64_t ticket, int thread, double* busy) {
-  const uint64_t generation = Generation(ticket);
-  int64_t ran = 0;
-  while (Generation(ticket) == generation && Next(ticket) < Chunks(ticket)) {
-    // On failure `ticket` is reloaded: another thread took that chunk, or a new job began.
-    if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
-    // Chunk Next(ticket) is ours, and its job cannot finish before it is done: the job's
-    // parameters stay as they are until then.
-    int64_t begin = Next(ticket) * chunk_, end = std::min(n_, begin + chunk_);
-    double start = busy ? Seconds() : 0;
-    (*job_)(begin, end, thread);
-    if (busy) *busy += Seconds() - start;
-    ++ran;
-    if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == Chunks(ticket)) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_cv_.notify_one();
+int64_t ThreadPool::Claim(uint64_t generation, int owner, bool front) {
+  std::atomic<uint64_t>& word = ranges_[static_cast<size_t>(owner)].word;
+  uint64_t w = word.load(std::memory_order_acquire);
+  // On failure `w` is reloaded: another thread took a chunk of this range, or a new job began.
+  while (Generation(w) == generation && Next(w) < End(w)) {
+    uint64_t taken = front ? w + 1 : w - (uint64_t{1} << 16);
+    if (word.compare_exchange_weak(w, taken, std::memory_order_acq_rel, std::memory_order_acquire)) {
+      return front ? Next(w) : End(w) - 1;
     }
-    ticket = ticket_.load(std::memory_order_acquire);
+  }
+  return -1;
+}
+
+// The claimed chunk's job cannot finish before it is done: the job's parameters stay as they
+// are until then.
+void ThreadPool::RunChunk(int64_t chunk, int thread, double* busy) {
+  int64_t begin = chunk * chunk_, end = std::min(n_, begin + chunk_);
+  double start = busy ? Seconds() : 0;
+  (*job_)(begin, end, thread);
+  if (busy) *busy += Seconds() - start;
+  if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks_) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_cv_.notify_one();
+  }
+}
+
+int64_t ThreadPool::RunChunks(uint64_t generation, int thread, double* busy) {
+  int64_t ran = 0;
+  for (int k = 0; k < size(); ++k) {
+    int owner = (thread + k) % size();
+    for (int64_t c; (c = Claim(generation, owner, k == 0)) >= 0; ++ran) RunChunk(c, thread, busy);
   }
   return ran;
 }
@@ -87,14 +100,19 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(
   job_ = &fn;
   n_ = n;
   chunk_ = chunk;
+  chunks_ = chunks;
   done_.store(0, std::memory_order_relaxed);
-  uint64_t ticket = ((Generation(ticket_.load(std::memory_order_relaxed)) + 1) << 32) | (uint64_t(chunks) << 16);
+  uint64_t generation = (generation_.load(std::memory_order_relaxed) + 1) & 0xffffffff;
+  for (int t = 0; t < size(); ++t) {
+    uint64_t begin = static_cast<uint64_t>(chunks * t / size()), end = static_cast<uint64_t>(chunks * (t + 1) / size());
+    ranges_[static_cast<size_t>(t)].word.store(generation << 32 | end << 16 | begin, std::memory_order_release);
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);  // a worker about to sleep sees the new job
-    ticket_.store(ticket, std::memory_order_release);
+    generation_.store(generation, std::memory_order_release);
   }
   start_.notify_all();
-  int64_t ran = RunChunks(ticket, 0, &busy);
+  int64_t ran = RunChunks(generation, 0, &busy);
   WaitUntilDone(chunks);
   // What the caller alone would have taken: its own time per chunk, for every chunk.
   if (ran > 0) governor_.RecordParallel(Seconds() - start, busy / static_cast<double>(ran) * static_cast<double>(chunks));
@@ -102,7 +120,7 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(
 
 void ThreadPool::Worker(int index) {
   uint64_t seen = 0;
-  auto fresh = [&] { return Generation(ticket_.load(std::memory_order_acquire)) != seen; };
+  auto fresh = [&] { return generation_.load(std::memory_order_acquire) != seen; };
   while (true) {
     for (int i = 0; i < kWorkerSpins && !fresh() && !stop_.load(std::memory_order_relaxed); ++i) _mm_pause();
     if (!fresh()) {
@@ -110,9 +128,8 @@ void ThreadPool::Worker(int index) {
       start_.wait(lock, [&] { return stop_.load() || fresh(); });
     }
     if (stop_.load()) return;
-    uint64_t ticket = ticket_.load(std::memory_order_acquire);
-    seen = Generation(ticket);
-    RunChunks(ticket, index);
+    seen = generation_.load(std::memory_order_acquire);
+    RunChunks(seen, index);
   }
 }
 

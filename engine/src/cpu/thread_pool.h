@@ -1,15 +1,18 @@
 // A fixed pool of worker threads for the CPU backend's kernels. ParallelFor splits [0, n) into
-// contiguous chunks that the caller and the workers claim one at a time, so a thread that the
-// OS has taken off its core (another process's load) holds up at most the chunk it is in:
-// whoever is running takes the rest. The caller always works, and returns when every chunk
-// is done; a worker that wakes late finds nothing left and goes back to sleep. When the workers
-// stop paying (other processes hold the cores), the governor runs jobs on the caller alone.
+// contiguous chunks; each thread owns an equal, contiguous range of them and runs it from the
+// front, so a matrix's rows go to the same core on every call (its L2 keeps them), and a thread
+// whose range is done takes the others' chunks from their backs. So a thread that the OS has
+// taken off its core (another process's load) holds up at most the chunk it is in: whoever is
+// running takes the rest. The caller always works, and returns when every chunk is done; a
+// worker that wakes late finds nothing left and goes back to sleep. When the workers stop
+// paying (other processes hold the cores), the governor runs jobs on the caller alone.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -39,9 +42,14 @@ class ThreadPool {
 
  private:
   void Worker(int index);
-  // Claims and runs chunks of the job in `ticket` until none is left or the job is not
-  // current any more. Returns the chunks it ran; adds their seconds to *busy when given.
-  int64_t RunChunks(uint64_t ticket, int thread, double* busy = nullptr);
+  // Runs chunks of job `generation`: its own range's from the front, then the others' from
+  // their backs, until none is left or the job is not current any more. Returns the chunks it
+  // ran; adds their seconds to *busy when given.
+  int64_t RunChunks(uint64_t generation, int thread, double* busy = nullptr);
+  // Claims one chunk of thread `owner`'s range (the front when `front`, else the back): the
+  // chunk's index, or -1 when the range is empty or belongs to another job.
+  int64_t Claim(uint64_t generation, int owner, bool front);
+  void RunChunk(int64_t chunk, int thread, double* busy);
   void WaitUntilDone(int64_t chunks);
 
   // Workers spin briefly before sleeping: a decode step runs a hundred parallel ops, and a
@@ -54,14 +62,19 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable start_, done_cv_;
-  // The job ticket: generation (32 bits) | chunks (16) | next chunk to claim (16), claimed by
-  // compare-and-swap. A thread reads the job's parameters only after claiming one of its
-  // chunks, and the caller publishes the next job only when every chunk of this one is done,
-  // so no thread can run a chunk with another job's parameters.
-  std::atomic<uint64_t> ticket_{0};
-  std::atomic<int64_t> done_{0};
+  // A thread's range of chunks as one word: generation (32 bits) | end (16) | next (16), claimed
+  // by compare-and-swap (the owner moves next up, a thief moves end down), on a cache line of
+  // its own. A thread reads the job's parameters only after claiming one of its chunks, and the
+  // caller publishes the next job only when every chunk of this one is done, so no thread can
+  // run a chunk with another job's parameters.
+  struct alignas(64) Range {
+    std::atomic<uint64_t> word{0};
+  };
+  std::unique_ptr<Range[]> ranges_;
+  alignas(64) std::atomic<uint64_t> generation_{0};
+  alignas(64) std::atomic<int64_t> done_{0};
   const std::function<void(int64_t, int64_t, int)>* job_ = nullptr;
-  int64_t n_ = 0, chunk_ = 0;
+  int64_t n_ = 0, chunk_ = 0, chunks_ = 0;
   std::atomic<bool> stop_{false};
   ParallelGovernor governor_;  // the caller's only
 };
