@@ -73,6 +73,7 @@ struct MutateFlags {
   std::string in_diff, operators;
   bool no_schemata = false;   // a build per generated mutant, as without schemata
   bool no_reach = false;      // every selected test for every generated mutant
+  int reach_runs = 1;         // recording runs, their reach united
   std::string sarif;          // --sarif FILE: survivors as SARIF 2.1.0 results
 };
 

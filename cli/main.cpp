@@ -227,6 +227,12 @@ void AddMutate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
                    "With --generate: run every selected test for every mutant, not only the tests that reached it "
                    "(for tests that are not deterministic)")
       ->needs(generate);
+  mutate->add_option("--reach-runs", flags->reach_runs,
+                     "With --generate: record which tests reach each mutant N times and unite them (default 1; more "
+                     "where tests' paths depend on timing or earlier runs)")
+      ->check(WholeNumberFromOne("recording runs"))
+      ->needs(generate)
+      ->excludes(mutate->get_option("--no-reach"));
   verbs.push_back(Verb{mutate, [&common, flags, generate] {
                          if (generate->count() == 0) return RunMutateVerb(common, *flags);
                          flags->generate = true;

@@ -196,8 +196,20 @@ Status WriteMutateReports(const MutateReport& report, const CommonFlags& common)
   return EmitCi(common, markdown, MutateAnnotations(report), "");
 }
 
+// A work directory inside the tree that git does not ignore would be copied into each scratch
+// tree, the copy included (found when a test passed one: "File name too long").
 StatusOr<std::string> MutateWorkDir(const std::string& root, const MutateFlags& flags) {
-  if (!flags.work_dir.empty()) return std::filesystem::absolute(flags.work_dir).string();
+  if (!flags.work_dir.empty()) {
+    std::filesystem::path dir = std::filesystem::absolute(flags.work_dir).lexically_normal();
+    std::filesystem::path rel = dir.lexically_relative(std::filesystem::absolute(root).lexically_normal());
+    bool inside = !rel.empty() && *rel.begin() != "..";
+    PG_ASSIGN_OR_RETURN(bool ignored, inside ? git::IsIgnored(root, rel.generic_string() + "/") : StatusOr<bool>(true));
+    if (!ignored) {
+      return Status::Invalid("--work-dir " + flags.work_dir + ": inside the repository and not ignored by git, so every " +
+                             "scratch tree would copy it into itself: add it to .gitignore or choose a directory outside");
+    }
+    return dir.string();
+  }
   PG_ASSIGN_OR_RETURN(git::Repo repo, git::Discover(root));
   return repo.gitdir + "proofgate/mutate";
 }

@@ -99,6 +99,7 @@ MutateOptions Options(const std::string& root, const MutateFlags& flags) {
   o.discover_only = flags.list;
   o.schemata = !flags.no_schemata;
   o.reach = !flags.no_reach;
+  o.reach_runs = flags.reach_runs;
   return o;
 }
 

@@ -356,7 +356,13 @@ StatusOr<SchemaStart> SchemataOnFirst(const MutateOptions& o, Worker& first, con
   PG_ASSIGN_OR_RETURN(out.numbers, first.ApplySchemata(c, build_s, &out.note));
   if (out.numbers.empty()) return out;
   std::vector<std::string> tests = TestsOf(jobs);
-  PG_ASSIGN_OR_RETURN(TestRun run, o.reach ? first.RecordReach(c, tests, &out.reach) : first.RunTests(c, tests, 0));
+  std::vector<std::string> wandered;
+  PG_ASSIGN_OR_RETURN(TestRun run, o.reach ? first.RecordReachRuns(c, tests, o.reach_runs, &out.reach, &wandered)
+                                           : first.RunTests(c, tests, 0));
+  if (!wandered.empty()) {
+    out.note += "; " + std::to_string(wandered.size()) + " test(s) reached different points on the " +
+                std::to_string(o.reach_runs) + " recording runs (first: " + wandered.front() + "): each counts what it reached on any";
+  }
   out.interrupted = run.step.cancelled;
   std::string problem = out.interrupted ? "interrupted" : BaselineProblem(tests, run, true);
   if (!problem.empty() && !out.interrupted && !out.reach.failed.empty()) {

@@ -33,6 +33,7 @@ struct MutateOptions {
   bool discover_only = false;  // stop after `discover` (--list): no baseline, no mutant
   bool schemata = true;        // run a catalog's schemata (generated ones have them); false: a build per mutant
   bool reach = true;           // in the schemata, a mutant runs only the tests that reached it (mutations/reach.h)
+  int reach_runs = 1;          // recording runs: a test reaches a point when it did on any of them
 };
 
 struct MutateReport {

@@ -66,4 +66,16 @@ double ReachLimit(const ReachRecord& reach, const std::vector<std::string>& test
   return std::min(std::max(5 * RecordedSeconds(reach, tests), floor_s), ceiling_s);
 }
 
+void UniteReach(const ReachRecord& more, ReachRecord* into, std::vector<std::string>* wandered) {
+  for (const auto& [unit, points] : more.points) {
+    std::set<int>& mine = into->points[unit];
+    bool known = std::find(wandered->begin(), wandered->end(), unit) != wandered->end();
+    if (mine != points && !known) wandered->push_back(unit);
+    mine.insert(points.begin(), points.end());
+  }
+  for (const auto& [unit, s] : more.seconds) into->seconds[unit] = std::max(into->seconds[unit], s);
+  into->failed.insert(more.failed.begin(), more.failed.end());
+  into->recorded = into->recorded || more.recorded;
+}
+
 }  // namespace pg

@@ -39,6 +39,11 @@ StatusOr<std::set<int>> ReadReached(const std::string& path);
 // `tests` when it reached the number, none when not.
 std::vector<std::string> TestsReaching(const ReachRecord& reach, int number, const std::vector<std::string>& tests);
 
+// Another recording run's record (--reach-runs) into *into: a unit reaches what it reached on
+// either run, its time is the longer, and it is red when either run was. Units whose points
+// differ between the two are appended to *wandered (once each).
+void UniteReach(const ReachRecord& more, ReachRecord* into, std::vector<std::string>* wandered);
+
 // The sum of `tests`' times in the recording run (a test it did not time counts 0).
 double RecordedSeconds(const ReachRecord& reach, const std::vector<std::string>& tests);
 

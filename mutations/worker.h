@@ -114,6 +114,10 @@ class Worker {
   // The applied schemata's run with no mutant on, each of `tests` alone (one unit for a
   // catalog's own test command), recording which mutants each reaches: the baseline.
   StatusOr<TestRun> RecordReach(const Catalog& c, const std::vector<std::string>& tests, ReachRecord* reach);
+  // RecordReach `runs` times, the records united (mutations/reach.h's UniteReach); the tests
+  // whose points differed between runs go to *wandered. The first run is the baseline.
+  StatusOr<TestRun> RecordReachRuns(const Catalog& c, const std::vector<std::string>& tests, int runs, ReachRecord* reach,
+                                    std::vector<std::string>* wandered);
   // A mutant of the applied schemata: the tests of it that `reach` says reached its point
   // (all of them with no record), with PROOFGATE_MUTANT set; nothing is built.
   StatusOr<MutantResult> RunInSchema(const MutantJob& job, double timeout_s, double floor_s, const ReachRecord& reach);

@@ -124,4 +124,16 @@ StatusOr<TestRun> Worker::RecordReach(const Catalog& c, const std::vector<std::s
   return all;
 }
 
+StatusOr<TestRun> Worker::RecordReachRuns(const Catalog& c, const std::vector<std::string>& tests, int runs,
+                                          ReachRecord* reach, std::vector<std::string>* wandered) {
+  PG_ASSIGN_OR_RETURN(TestRun first, RecordReach(c, tests, reach));
+  for (int k = 1; k < runs && !first.step.cancelled; ++k) {
+    ReachRecord again;
+    PG_ASSIGN_OR_RETURN(TestRun run, RecordReach(c, tests, &again));
+    first.step.cancelled = run.step.cancelled;
+    if (!run.step.cancelled) UniteReach(again, reach, wandered);
+  }
+  return first;
+}
+
 }  // namespace pg

@@ -332,5 +332,67 @@ TEST(GenerateReached, ReachChangesNoOutcome) {
   EXPECT_EQ(all.err.find("each alone to record"), std::string::npos) << all.err;
 }
 
+// `wander` takes a path that depends on an earlier run (a marker file in its working
+// directory, the build's): the first recording run reaches only Inc, a later run only Twice.
+// One record leaves Twice's mutant "no test reached it"; two find the test that kills it.
+TEST(GenerateReached, ASecondRecordingRunFindsWhatATimingDependentTestReachesLater) {
+  TempDir dir;
+  dir.Write("CMakeLists.txt", R"(cmake_minimum_required(VERSION 3.20)
+project(wander CXX)
+set(CMAKE_CXX_STANDARD 17)
+enable_testing()
+add_library(lib src/lib.cpp)
+add_executable(wander tests/wander.cpp)
+target_link_libraries(wander lib)
+add_test(NAME wander COMMAND wander)
+)");
+  dir.Write("src/lib.cpp", "int Inc(int x) { return x + 1; }\nint Twice(int x) { return x * 2; }\n");
+  dir.Write("tests/wander.cpp", R"(#include <fstream>
+int Inc(int x);
+int Twice(int x);
+int main() {
+  if (std::ifstream("wander.marker")) return Twice(3) == 6 ? 0 : 1;
+  std::ofstream("wander.marker") << "ran\n";
+  return Inc(1) == 2 ? 0 : 1;
+}
+)");
+  dir.Write(".gitignore", "build/\n");
+  ASSERT_TRUE(git::Init(dir.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir.path(), "wander").ok());
+  auto twice = [&](const std::string& flags) -> std::string {
+    auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json " + flags);
+    auto doc = JsonSource::Parse("report", run.out);
+    if (!doc.ok()) return "no report: " + run.err;
+    for (const Json& r : doc->root().at("results")) {
+      if (r.at("generated").at("original") == "*") return r.at("outcome").get<std::string>() + ": " + run.err;
+    }
+    return "no mutant of Twice: " + run.out;
+  };
+  TempDir work;
+  std::string once = twice("--work-dir " + work.path() + "/once");
+  EXPECT_EQ(once.substr(0, once.find(':')), "survived") << once;
+  std::string two = twice("--work-dir " + work.path() + "/two --reach-runs 2");
+  EXPECT_EQ(two.substr(0, two.find(':')), "killed") << two;
+  EXPECT_NE(two.find("1 test(s) reached different points on the 2 recording runs (first: wander)"), std::string::npos) << two;
+  auto both = RunProofgate(dir.path(), "mutate --generate src --reach-runs 2 --no-reach");
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  EXPECT_EQ(RunProofgate(dir.path(), "mutate --generate src --reach-runs 0").exit_code, 2);
+}
+
+// Found by the test above's first draft: a work directory inside the tree copied itself into
+// each scratch tree until the path was too long. Refused unless git ignores it.
+TEST(GenerateReached, AWorkDirectoryInsideTheTreeMustBeIgnored) {
+  TempDir dir;
+  MakeLibProject(dir);
+  auto inside = RunProofgate(dir.path(), "mutate --generate src --work-dir " + dir.path() + "/scratch");
+  EXPECT_EQ(inside.exit_code, 2) << inside.err;
+  EXPECT_NE(inside.err.find("/scratch: inside the repository and not ignored by git"), std::string::npos) << inside.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/scratch"));
+  dir.Write(".gitignore", dir.Read(".gitignore") + "scratch/\n");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "ignore scratch").ok());
+  auto ignored = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --work-dir " + dir.path() + "/scratch");
+  EXPECT_EQ(ignored.exit_code, 1) << ignored.err;  // the lib project's survivor
+}
+
 }  // namespace
 }  // namespace pg
