@@ -196,7 +196,8 @@ inline void GemvBlock(const GemmArgs& a, int64_t m0, int64_t n) {
     __m256 acc[2][MB];
 #pragma GCC unroll 4
     for (int m = 0; m < MB; ++m) acc[0][m] = acc[1][m] = _mm256_setzero_ps();
-    for (int64_t k = 8 * u; k < kmain; k += 32) {
+    // 8 weights of both rows at k against every activation row.
+    auto step = [&](int64_t k) __attribute__((always_inline)) {
       __m256 w0 = Load8As<T>(w, k), w1 = Load8As<T>(w + ws, k);
 #pragma GCC unroll 4
       for (int m = 0; m < MB; ++m) {
@@ -204,16 +205,9 @@ inline void GemvBlock(const GemmArgs& a, int64_t m0, int64_t n) {
         acc[0][m] = _mm256_fmadd_ps(w0, xv, acc[0][m]);
         acc[1][m] = _mm256_fmadd_ps(w1, xv, acc[1][m]);
       }
-    }
-    for (int64_t k = kmain; u == 0 && k < kvec; k += 8) {
-      __m256 w0 = Load8As<T>(w, k), w1 = Load8As<T>(w + ws, k);
-#pragma GCC unroll 4
-      for (int m = 0; m < MB; ++m) {
-        __m256 xv = _mm256_loadu_ps(x + m * xs + k);
-        acc[0][m] = _mm256_fmadd_ps(w0, xv, acc[0][m]);
-        acc[1][m] = _mm256_fmadd_ps(w1, xv, acc[1][m]);
-      }
-    }
+    };
+    for (int64_t k = 8 * u; k < kmain; k += 32) step(k);
+    for (int64_t k = kmain; u == 0 && k < kvec; k += 8) step(k);
 #pragma GCC unroll 4
     for (int m = 0; m < MB; ++m) part[u][0][m] = acc[0][m], part[u][1][m] = acc[1][m];
   }
