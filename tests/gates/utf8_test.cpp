@@ -15,6 +15,10 @@ TEST(Utf8, CharactersOfOneToFourBytesAreWhole) {
   EXPECT_EQ(Utf8Length("x\xF0\x9F\x98\x80", 1), 4u);     // 😀, not at the start
   EXPECT_EQ(Utf8Length("\xF4\x8F\xBF\xBF", 0), 4u);      // U+10FFFF, the last code point
   EXPECT_EQ(Utf8Length("\xED\x9F\xBF", 0), 3u);          // U+D7FF, just below the surrogates
+  // Each length's first and last code point (found by mutate --generate: the ranges' ends).
+  for (std::string edge : {"\xC2\x80", "\xDF\xBF", "\xE0\xA0\x80", "\xEF\xBF\xBF", "\xF0\x90\x80\x80"}) {
+    EXPECT_EQ(Utf8Length(edge, 0), edge.size()) << ::testing::PrintToString(edge);
+  }
   EXPECT_TRUE(IsValidUtf8("limit 5 \xC3\x97 3 \xE2\x86\x92 15 \xF0\x9F\x98\x80"));
 }
 
