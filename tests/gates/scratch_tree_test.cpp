@@ -249,5 +249,41 @@ TEST_F(ScratchTree, RecoveryRefusesAnEntryWhoseModeIsNoOctalNumber) {
   }
 }
 
+// Found by mutate --generate (journal.cpp's survivors): an entry whose hash is not 64 hex digits,
+// and one for a relative path (put back relative to wherever recovery runs), are refused.
+TEST_F(ScratchTree, AnEntryWithAShortHashOrForARelativePathIsRefused) {
+  Journal journal(dir_.path() + "/out/journal");
+  ASSERT_TRUE(journal.Record("relative.txt", "bytes\n", 0644).ok());
+  auto relative = RecoverJournal(journal.dir());
+  ASSERT_FALSE(relative.ok());
+  EXPECT_NE(relative.status().message().find("names relative.txt, a file this entry was not recorded for"), std::string::npos)
+      << relative.status().message();
+  std::filesystem::remove_all(journal.dir());
+  ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
+  ASSERT_TRUE(journal.Record(scratch_ + "/src/code.txt", "version 0\n", 0644).ok());
+  for (const auto& f : std::filesystem::directory_iterator(journal.dir())) {
+    if (f.path().extension() != ".entry") continue;
+    std::string entry = ReadFile(f.path().string()).value();
+    size_t hash = entry.find('\n') + 1;
+    ASSERT_TRUE(WriteFileAtomic(f.path().string(), entry.erase(hash, 1)).ok());  // 63 digits
+  }
+  auto short_entry = RecoverJournal(journal.dir());
+  ASSERT_FALSE(short_entry.ok());
+  EXPECT_NE(short_entry.status().message().find("not a journal entry"), std::string::npos) << short_entry.status().message();
+}
+
+// Mode 0 (no permission bits) is a mode like any other: the file gets it back.
+TEST_F(ScratchTree, AModeOfZeroIsPutBack) {
+  ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
+  Journal journal(dir_.path() + "/out/journal");
+  ASSERT_TRUE(journal.Record(scratch_ + "/src/code.txt", "version 0\n", 0).ok());
+  auto recovered = RecoverJournal(journal.dir());
+  ASSERT_TRUE(recovered.ok()) << recovered.status().message();
+  struct stat st {};
+  ASSERT_EQ(stat((scratch_ + "/src/code.txt").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0u);
+  EXPECT_EQ(dir_.Read("out/scratch/src/code.txt"), "version 0\n");
+}
+
 }  // namespace
 }  // namespace pg
