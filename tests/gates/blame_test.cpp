@@ -1,6 +1,9 @@
 // --blame-base: a failure the base revision has too is reported `inherited`, with both runs.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "config/json_source.h"
 #include "git/git.h"
 #include "runner/blame.h"
@@ -37,6 +40,19 @@ TEST(SameFailure, CasesComeFromTheWholeLogAndFromTheTailWhenTheLogIsGone) {
   EXPECT_FALSE(SameFailure(a, "", b, ""));
   b.output_tail = a.output_tail;
   EXPECT_TRUE(SameFailure(a, "", b, ""));
+}
+
+// Paths under each run's own root are the same place: the first errors match without them.
+TEST(SameFailure, FirstErrorsAreComparedWithoutEachRunsRoot) {
+  TempDir dir;
+  dir.Write("a.log", "/work/head/src/x.cpp:3: error: boom\n");
+  dir.Write("b.log", "/tmp/base/src/x.cpp:3: error: boom\n");
+  LegResult a, b;
+  a.exit_code = b.exit_code = 2;
+  a.log_path = dir.path() + "/a.log";
+  b.log_path = dir.path() + "/b.log";
+  EXPECT_TRUE(SameFailure(a, "/work/head", b, "/tmp/base"));
+  EXPECT_FALSE(SameFailure(a, "/work/head", b, "/tmp/other"));
 }
 
 // The leg prints a gtest-style FAILED line for each name in failing.txt (or, for a build-like
@@ -79,6 +95,28 @@ TEST_F(Blame, TheSameFailingCasesOnTheBaseAreInherited) {
   EXPECT_EQ(rc, 1);  // still a failure unless allowed
   Unit("--blame-base " + base_ + " --allow-inherited", &rc);
   EXPECT_EQ(rc, 0);
+}
+
+// Found by mutate --generate (blame.cpp's survivors): the base's run says what it runs, and
+// writes its logs apart, so the change's own log still holds the change's output.
+TEST_F(Blame, TheBaseRunIsAnnouncedAndKeepsItsLogsApart) {
+  Commit("Calc.Old\nCalc.New\n", "");
+  TempDir logs;
+  auto run = testing::RunProofgate(dir_.path(), "preflight --json --log-dir " + logs.path() + " --blame-base " + base_);
+  EXPECT_NE(run.err.find("blame-base: running unit on " + base_ + " ("), std::string::npos) << run.err;
+  Json doc = Json::parse(run.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << run.out;
+  std::string log, base_log;
+  for (const Json& leg : doc["legs"]) {
+    if (leg["name"] != "unit") continue;
+    log = leg.value("log", "");
+    base_log = leg.value("base_log", "");
+  }
+  ASSERT_FALSE(log.empty()) << doc.dump(2);
+  EXPECT_NE(log, base_log);
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("Calc.New"), std::string::npos) << log << ":\n" << text;
 }
 
 TEST_F(Blame, ANewFailingCaseIsTheChangesOwn) {
