@@ -38,23 +38,38 @@ TEST(ThreadPool, ChunksAreMultiplesOfTheGrainExceptTheLast) {
   }
 }
 
-// Chunks of 16 rows, 8 per thread: thread t owns chunks [8t, 8t + 8). Each chunk sleeps, so
-// every thread joins before the caller could run everything; whatever the timing, a thread
-// runs its own range from the front in order, and chunks it did not own only from the backs.
+// Chunks of 16 rows, 8 per thread: thread t owns chunks [8t, 8t + 8). A thread runs its own
+// range from the front, in order, and others' chunks only from their backs. No sleeps decide
+// who runs what: in the first round the caller's first chunk waits until the worker has run
+// one (so both take part whatever the machine's load), in the second the caller's first waits
+// until the worker has begun its first, which waits until the caller has taken one of the
+// worker's chunks (so the caller must steal).
 TEST(ThreadPool, EachThreadRunsItsOwnRangeFromTheFrontAndStealsFromTheBack) {
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < 2; ++round) {
     ThreadPool pool(2);
     std::vector<std::vector<int64_t>> ran(2);
     std::mutex mu;
+    std::atomic<int> worker_chunks{0}, caller_chunks{0}, worker_began{0};
+    auto wait_for = [](const std::atomic<int>& count, int at_least) {
+      auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (count.load() < at_least && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    };
     pool.ParallelFor(256, 16, [&](int64_t b, int64_t, int t) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(t == 1 && round == 2 ? 6 : 1));  // round 2: the worker is slow
-      std::lock_guard<std::mutex> lock(mu);
-      ran[static_cast<size_t>(t)].push_back(b / 16);
+      bool first = t == 0 ? caller_chunks.load() == 0 : worker_chunks.load() == 0;
+      if (t == 1) worker_began = 1;
+      if (round == 0 && t == 0 && first) wait_for(worker_chunks, 1);
+      if (round == 1 && t == 0 && first) wait_for(worker_began, 1);
+      if (round == 1 && t == 1 && first) wait_for(caller_chunks, 9);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        ran[static_cast<size_t>(t)].push_back(b / 16);
+      }
+      (t == 0 ? caller_chunks : worker_chunks)++;
     });
     std::vector<int64_t> all;
     for (int t = 0; t < 2; ++t) {
       const std::vector<int64_t>& mine = ran[static_cast<size_t>(t)];
-      ASSERT_FALSE(mine.empty()) << "thread " << t << " ran nothing";
+      ASSERT_FALSE(mine.empty()) << "round " << round << ": thread " << t << " ran nothing";
       size_t own = 0;
       while (own < mine.size() && mine[own] / 8 == t) {
         EXPECT_EQ(mine[own], 8 * t + static_cast<int64_t>(own)) << "thread " << t << "'s own chunks, from the front";
@@ -67,8 +82,8 @@ TEST(ThreadPool, EachThreadRunsItsOwnRangeFromTheFrontAndStealsFromTheBack) {
     std::sort(all.begin(), all.end());
     ASSERT_EQ(all.size(), 16u);
     for (int64_t c = 0; c < 16; ++c) ASSERT_EQ(all[static_cast<size_t>(c)], c);
-    if (round == 2) {
-      EXPECT_GT(ran[0].size(), 8u) << "the caller took chunks of the slow worker's range";
+    if (round == 1) {
+      EXPECT_GT(ran[0].size(), 8u) << "the caller took chunks of the waiting worker's range";
     }
   }
 }
