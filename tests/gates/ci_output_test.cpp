@@ -30,6 +30,58 @@ TEST(CiOutput, TheFirstLineIsALineAndZeroIsNone) {
   EXPECT_EQ(GithubAnnotations({{"error", "a.cpp", 0, "t", "m", "failing-test"}}), "::error file=a.cpp,title=t::m\n");
 }
 
+// Found by mutate --generate (ci_output.cpp's survivors): each field of a Code Quality issue.
+TEST(CiOutput, CodeQualityIssuesSayTheMessageTheSeverityAndLineOneAtLeast) {
+  Json issues = Json::parse(CodeQualityJson({{"error", "a.cpp", 0, "t", "m", "failing-test"},
+                                             {"warning", "b.cpp", 5, "u", "", "contended-leg"},
+                                             {"error", "", 0, "no place", "", "failing-leg"}}));
+  ASSERT_EQ(issues.size(), 2u) << issues.dump(2);
+  EXPECT_EQ(issues[0]["description"], "t: m");
+  EXPECT_EQ(issues[0]["severity"], "major");
+  EXPECT_EQ(issues[0]["location"]["lines"]["begin"], 1);
+  EXPECT_EQ(issues[1]["description"], "u");
+  EXPECT_EQ(issues[1]["severity"], "minor");
+  EXPECT_EQ(issues[1]["location"]["lines"]["begin"], 5);
+  EXPECT_NE(issues[0]["fingerprint"], issues[1]["fingerprint"]);
+}
+
+// A contended leg is a warning, a failed leg without places one error naming it; places come
+// from the whole log (the tail lost them) less proofgate's command lines, and are made
+// relative to the root from the leg's cwd.
+TEST(CiOutput, RunAnnotationsComeFromTheWholeLogAndNameLegsWithoutPlaces) {
+  TempDir dir;
+  dir.Write("unit.log", "$ ./unit --check\nsub/math_test.cpp:12: Failure\nwant 3\n...\n");
+  RunReport report;
+  report.root = dir.path();
+  LegResult unit, lint, slow;
+  unit.name = "unit";
+  unit.outcome = Outcome::kFail;
+  unit.argv = {"./unit", "--check"};
+  unit.cwd = dir.path() + "/tests";
+  unit.log_path = dir.path() + "/unit.log";
+  unit.output_tail = "...\n";
+  lint.name = "lint";
+  lint.outcome = Outcome::kFail;
+  lint.note = "exit 1";
+  lint.output_tail = "style problems\n";
+  slow.name = "slow";
+  slow.outcome = Outcome::kContended;
+  slow.note = "foreign load 80%";
+  report.legs = {unit, lint, slow};
+  std::vector<Annotation> a = RunAnnotations(report);
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_EQ(a[0].file, "tests/sub/math_test.cpp");
+  EXPECT_EQ(a[0].line, 12);
+  EXPECT_EQ(a[0].title, "unit fail");
+  EXPECT_EQ(a[1].level, "error");
+  EXPECT_EQ(a[1].file, "");
+  EXPECT_EQ(a[1].title, "leg lint fail");
+  EXPECT_EQ(a[1].check, "failing-leg");
+  EXPECT_EQ(a[2].level, "warning");
+  EXPECT_EQ(a[2].title, "leg slow contended");
+  EXPECT_EQ(a[2].message, "foreign load 80%");
+}
+
 TEST(CiOutput, AtMostTenAnnotationsThenOneWarningCountsTheRest) {
   std::vector<Annotation> many(13, Annotation{"error", "a.cpp", 1, "t", "m", "c"});
   std::string out = GithubAnnotations(many);
