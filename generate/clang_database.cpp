@@ -5,16 +5,11 @@
 #include <algorithm>
 #include <memory>
 
+#include "generate/clang_text.h"
 #include "generate/source_kind.h"
 
 namespace pg {
 namespace {
-
-std::string Str(CXString s) {
-  std::string out = clang_getCString(s) ? clang_getCString(s) : "";
-  clang_disposeString(s);
-  return out;
-}
 
 struct Database {
   CXCompilationDatabase db = nullptr;

@@ -11,16 +11,11 @@
 
 #include "core/file_io.h"
 #include "generate/clang_database.h"
+#include "generate/clang_text.h"
 #include "generate/source_kind.h"
 
 namespace pg {
 namespace {
-
-std::string Str(CXString s) {
-  std::string out = clang_getCString(s) ? clang_getCString(s) : "";
-  clang_disposeString(s);
-  return out;
-}
 
 struct Span {
   unsigned begin = 0, end = 0;
