@@ -22,17 +22,21 @@ TEST(LogScan, FailingCasesComeFromGtestAndCtestLines) {
   EXPECT_TRUE(FailingCases("all good\n").empty());
 }
 
+// A leg that exited with `code` and wrote `log` to <dir>/<name>.log.
+LegResult ExitedWithLog(const TempDir& dir, const std::string& name, int code, const std::string& log) {
+  LegResult leg;
+  leg.exit_code = code;
+  leg.log_path = dir.Write(name + ".log", log);
+  return leg;
+}
+
 // A tail keeps only a log's end: the failing cases are read from the whole log, and from the
 // tail only when the log cannot be read.
 TEST(SameFailure, CasesComeFromTheWholeLogAndFromTheTailWhenTheLogIsGone) {
   TempDir dir;
-  dir.Write("a.log", "[  FAILED  ] Calc.A (0 ms)\n...\n");
-  dir.Write("b.log", "[  FAILED  ] Calc.B (0 ms)\n...\n");
-  LegResult a, b;
-  a.exit_code = b.exit_code = 1;
+  LegResult a = ExitedWithLog(dir, "a", 1, "[  FAILED  ] Calc.A (0 ms)\n...\n");
+  LegResult b = ExitedWithLog(dir, "b", 1, "[  FAILED  ] Calc.B (0 ms)\n...\n");
   a.output_tail = b.output_tail = "...\n";
-  a.log_path = dir.path() + "/a.log";
-  b.log_path = dir.path() + "/b.log";
   EXPECT_FALSE(SameFailure(a, "", b, ""));
   a.log_path = b.log_path = dir.path() + "/gone.log";
   a.output_tail = "[  FAILED  ] Calc.A (0 ms)\n";
@@ -45,12 +49,8 @@ TEST(SameFailure, CasesComeFromTheWholeLogAndFromTheTailWhenTheLogIsGone) {
 // Paths under each run's own root are the same place: the first errors match without them.
 TEST(SameFailure, FirstErrorsAreComparedWithoutEachRunsRoot) {
   TempDir dir;
-  dir.Write("a.log", "/work/head/src/x.cpp:3: error: boom\n");
-  dir.Write("b.log", "/tmp/base/src/x.cpp:3: error: boom\n");
-  LegResult a, b;
-  a.exit_code = b.exit_code = 2;
-  a.log_path = dir.path() + "/a.log";
-  b.log_path = dir.path() + "/b.log";
+  LegResult a = ExitedWithLog(dir, "a", 2, "/work/head/src/x.cpp:3: error: boom\n");
+  LegResult b = ExitedWithLog(dir, "b", 2, "/tmp/base/src/x.cpp:3: error: boom\n");
   EXPECT_TRUE(SameFailure(a, "/work/head", b, "/tmp/base"));
   EXPECT_FALSE(SameFailure(a, "/work/head", b, "/tmp/other"));
 }
