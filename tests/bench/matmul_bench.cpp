@@ -112,6 +112,13 @@ void DecodeShapes(benchmark::internal::Benchmark* b) {
   b->Unit(benchmark::kMicrosecond)->UseRealTime();
 }
 
+// Short prompts (vt-serve's 32-token prompts and prefill chunks): the same projections with
+// 17, 32 and 48 activation rows, the short-prompt gemm's range (specs/engine-core.md).
+void ShortShapes(benchmark::internal::Benchmark* b) {
+  b->Args({17, 2048, 5632})->Args({32, 2048, 5632})->Args({32, 5632, 2048})->Args({48, 2048, 5632})->Args({48, 5632, 2048});
+  b->Unit(benchmark::kMicrosecond)->UseRealTime();
+}
+
 }  // namespace
 
 BENCHMARK(OpenBlas)->Apply(Shapes);
@@ -119,6 +126,7 @@ BENCHMARK_CAPTURE(Ours, f32, DType::kF32)->Apply(Shapes);
 BENCHMARK_CAPTURE(Ours, f16, DType::kF16)->Apply(Shapes);
 BENCHMARK_CAPTURE(Ours, bf16, DType::kBF16)->Apply(Shapes);
 BENCHMARK_CAPTURE(Ours, f16_decode, DType::kF16)->Apply(DecodeShapes);
+BENCHMARK_CAPTURE(Ours, f16_short, DType::kF16)->Apply(ShortShapes);
 BENCHMARK_CAPTURE(Ours, q4_K, DType::kQ4_K)->Apply(DecodeShapes);
 BENCHMARK_CAPTURE(Ours, q6_K, DType::kQ6_K)->Apply(DecodeShapes);
 BENCHMARK_CAPTURE(Ours, q8_0, DType::kQ8_0)->Apply(DecodeShapes);

@@ -15,84 +15,10 @@
 #include "cpu/matmul_kernels.h"
 #include "vt/backend.h"
 #include "vt/quant.h"
+#include "matmul_problem.h"
 
 namespace vt::cpu {
 namespace {
-
-struct Problem {
-  int64_t M, K, N;
-  DType wtype;
-  std::vector<uint8_t> w;  // N rows of K weights
-  std::vector<float> wf;   // the same weights as f32 (what every kernel set computes with)
-  std::vector<float> x;    // M rows of K activations
-};
-
-Problem MakeProblem(int64_t M, int64_t K, int64_t N, DType wtype) {
-  Problem p{M, K, N, wtype, {}, {}, {}};
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  size_t elem = wtype == DType::kF32 ? 4 : 2;
-  p.w.resize(static_cast<size_t>(N * K) * elem);
-  for (int64_t i = 0; i < N * K; ++i) {
-    float v = dist(rng);
-    if (wtype == DType::kF32) {
-      std::memcpy(p.w.data() + 4 * i, &v, 4);
-    } else {
-      uint16_t h = wtype == DType::kF16 ? F32ToF16(v) : F32ToBF16(v);
-      std::memcpy(p.w.data() + 2 * i, &h, 2);
-      v = wtype == DType::kF16 ? F16ToF32(h) : BF16ToF32(h);
-    }
-    p.wf.push_back(v);
-  }
-  for (int64_t i = 0; i < M * K; ++i) p.x.push_back(dist(rng));
-  return p;
-}
-
-// Runs `kernels.gemm` (or `kernels.gemv`, for M <= kGemvMaxRows) for columns [n0, n1) into an
-// output prefilled with a sentinel, and compares every element: in range against float64
-// (tolerance scaled by Σ|w·x|), out of range still the sentinel.
-void Check(const MatmulKernels& kernels, const Problem& p, int64_t n0, int64_t n1, bool gemv = false) {
-  const float kSentinel = 1234.5f;
-  std::vector<float> out(static_cast<size_t>(p.M * p.N), kSentinel);
-  std::vector<float> scratch(kGemmScratchFloats + 16);
-  float* aligned = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
-  GemmArgs a{reinterpret_cast<const char*>(p.w.data()), p.wtype, static_cast<size_t>(p.K) * (p.wtype == DType::kF32 ? 4 : 2),
-             p.x.data(), static_cast<size_t>(p.K), out.data(), static_cast<size_t>(p.N), p.M, p.N, p.K};
-  if (gemv) {
-    kernels.gemv(a, n0, n1);
-  } else {
-    kernels.gemm(a, n0, n1, aligned);
-  }
-  // The bf16-dot set rounds activations to bf16 for a gemm of bf16 weights: the reference
-  // does too, so the tolerance stays that of f32 sums.
-  bool bf16_x = std::string(kernels.name) == "avx512-bf16" && p.wtype == DType::kBF16 && !gemv && p.K % 2 == 0;
-  int bad = 0;
-  for (int64_t m = 0; m < p.M && bad < 5; ++m) {
-    for (int64_t n = 0; n < p.N && bad < 5; ++n) {
-      float got = out[static_cast<size_t>(m * p.N + n)];
-      if (n < n0 || n >= n1) {
-        if (got != kSentinel) ++bad, ADD_FAILURE() << "column " << n << " of row " << m << " is outside the range and was written";
-        continue;
-      }
-      double ref = 0, mag = 0;
-      for (int64_t k = 0; k < p.K; ++k) {
-        float x = p.x[static_cast<size_t>(m * p.K + k)];
-        double t = double{p.wf[static_cast<size_t>(n * p.K + k)]} * (bf16_x ? BF16ToF32(F32ToBF16(x)) : x);
-        ref += t;
-        mag += std::fabs(t);
-      }
-      if (std::fabs(got - ref) > 1e-5 * mag + 1e-6) ++bad, ADD_FAILURE() << "out[" << m << "][" << n << "] = " << got << ", want " << ref;
-    }
-  }
-}
-
-std::vector<const MatmulKernels*> KernelSets() {
-  std::vector<const MatmulKernels*> sets{&GenericKernels()};
-  if (const MatmulKernels* k = Avx2Kernels()) sets.push_back(k);
-  if (const MatmulKernels* k = Avx512Kernels()) sets.push_back(k);
-  if (const MatmulKernels* k = Avx512Bf16Kernels()) sets.push_back(k);
-  return sets;
-}
 
 TEST(CpuMatmul, EveryKernelSetWritesItsColumnsAcrossBlockEdges) {
   // M = 101: past one 96-row activation block and not a multiple of 6 or 12. K = 600: past
@@ -116,7 +42,7 @@ TEST(CpuMatmul, EveryKernelSetStreamsRowsWithTailsForEveryDecodeBatchSize) {
       Problem p = MakeProblem(m, 300, 67, wt);
       for (const MatmulKernels* k : KernelSets()) {
         SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(wt)) + " M=" + std::to_string(m));
-        Check(*k, p, 3, 61, /*gemv=*/true);
+        Check(*k, p, 3, 61, Path::kGemv);
       }
     }
   }
@@ -223,21 +149,11 @@ TEST(CpuMatmul, AGemmSplitIntoRowAndColumnTasksGivesTheNumbersOfOneThread) {
 }
 
 void SplitMatchesOneThread(int64_t M) {
-  Backend& cpu = *GetBackend(DeviceType::kCPU);
   const int64_t K = 70, N = 300;
   Problem p = MakeProblem(M, K, N, DType::kF16);
-  Tensor w = NewTensor(cpu, DType::kF16, {K, N, 1, 1}).value(), x = NewTensor(cpu, DType::kF32, {K, M, 1, 1}).value();
-  std::memcpy(w.data, p.w.data(), p.w.size());
-  std::memcpy(x.data, p.x.data(), p.x.size() * sizeof(float));
-  std::vector<std::vector<float>> outs;
-  for (int threads : {1, 4}) {
-    Tensor out = NewTensor(cpu, DType::kF32, {N, M, 1, 1}).value();
-    ThreadPool pool(threads);
-    Matmul(Op{OpKind::kMatmul, {&w, &x}, &out, {}}, pool);
-    outs.emplace_back(static_cast<float*>(out.data), static_cast<float*>(out.data) + M * N);
-  }
+  std::vector<float> one = BackendMatmul(p, 1), four = BackendMatmul(p, 4);
   for (int64_t i = 0; i < M * N; ++i) {
-    ASSERT_EQ(outs[0][static_cast<size_t>(i)], outs[1][static_cast<size_t>(i)]) << "row " << i / N << " column " << i % N << " differs on four threads";
+    ASSERT_EQ(one[static_cast<size_t>(i)], four[static_cast<size_t>(i)]) << "row " << i / N << " column " << i % N << " differs on four threads";
   }
 }
 

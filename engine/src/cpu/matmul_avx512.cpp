@@ -14,49 +14,6 @@
 namespace vt::cpu {
 namespace {
 
-// 16 weights of row `row` from element k, as f32; `mask` selects the valid lanes.
-template <DType T>
-inline __m512 LoadAs(const char* row, int64_t k, __mmask16 mask) {
-  if constexpr (T == DType::kF16) {
-    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, row + 2 * k));
-  } else if constexpr (T == DType::kBF16) {
-    return _mm512_castsi512_ps(
-        _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, row + 2 * k)), 16));
-  } else {
-    return _mm512_maskz_loadu_ps(mask, row + 4 * k);
-  }
-}
-
-
-// Rows r[0..15] become columns: r[k][j] = old r[j][k].
-inline void Transpose16(__m512 r[16]) {
-  __m512 t[16];
-#pragma GCC unroll 8
-  for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-#pragma GCC unroll 4
-  for (int i = 0; i < 4; ++i) {
-    r[4 * i + 0] = _mm512_shuffle_ps(t[4 * i + 0], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i + 0], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-#pragma GCC unroll 4
-  for (int i = 0; i < 4; ++i) {
-    t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
-    t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
-    t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
-    t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
-  }
-#pragma GCC unroll 8
-  for (int i = 0; i < 8; ++i) {
-    r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
-    r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
-  }
-}
-
 // k per packed panel. A 512x32 f32 panel is 64 KiB: it streams from L2 while the tile's
 // activations stay in L1, and twice 256 halves the read-modify-writes of the output and the
 // short activation streams per tile (a tile model of the 4096x512x4096 gemm ran at 214 GFLOPS
@@ -379,7 +336,8 @@ float ExpShifted(float* s, int64_t n, float shift) {
 const MatmulKernels* Avx512Kernels() {
   static const bool vnni = __builtin_cpu_supports("avx512vnni");
   static const MatmulKernels kernels{"avx512", Gemm, Gemv, WeightedRows, ExpShifted, DequantizeRowAvx512,
-                                     vnni ? QuantizeActivationsAvx512 : nullptr, vnni ? QuantGemvAvx512 : nullptr, nullptr};
+                                     vnni ? QuantizeActivationsAvx512 : nullptr, vnni ? QuantGemvAvx512 : nullptr, nullptr,
+                                     PackShortAvx512, ShortGemmAvx512};
   bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
             __builtin_cpu_supports("f16c");

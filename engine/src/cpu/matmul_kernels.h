@@ -18,6 +18,11 @@ inline constexpr int kMR = 12;    // output rows per register tile: 24 accumulat
 inline constexpr int kKC = 256;   // k per packed block: a 256×32 f32 panel is 32 KiB (L1)
 inline constexpr int kNC = 256;   // columns per packed block: 256 KiB of panels (L2)
 inline constexpr int64_t kGemvMaxRows = 16;  // M up to this streams the weights instead
+// M in [kShortGemmMinRows, kShortGemmRows] packs the activations instead (short_gemm). The
+// ends are measured (specs/engine-core.md): below 21 rows half of a 32-row tile is padding,
+// and from 49 the packed gemm's cost of transposing the weights is spread thin enough.
+inline constexpr int64_t kShortGemmMinRows = 21;
+inline constexpr int64_t kShortGemmRows = 48;
 // The AVX2 set packs both sides (BLIS's order): kAvx2BlockCols weight rows per packed block
 // (L2/L3; activations are repacked once per block, so it is wide) and kAvx2BlockRows
 // activation rows per packed block (L2).
@@ -64,8 +69,16 @@ struct MatmulKernels {
   // where the set's gemm of bf16 weights is its fastest (AVX512_BF16): a quantized gemm then
   // runs it over bf16 rows instead of the f32 gemm. Null elsewhere.
   void (*dequantize_bf16)(DType t, const void* src, uint16_t* dst, int64_t n);
+  // A short prompt's gemm (kShortGemmMinRows <= M <= kShortGemmRows) of f32, f16 or bf16 weights:
+  // pack_short lays the activation rows out once per matmul in *panel (returning where they
+  // start), short_gemm computes columns [n0, n1) from them. Null where the set has none.
+  const float* (*pack_short)(const GemmArgs& a, std::vector<float>* panel);
+  void (*short_gemm)(const GemmArgs& a, const float* panel, int64_t n0, int64_t n1);
 };
 
+// The AVX-512 set's short-prompt gemm (cpu/short_gemm_avx512.cpp).
+const float* PackShortAvx512(const GemmArgs& a, std::vector<float>* panel);
+void ShortGemmAvx512(const GemmArgs& a, const float* panel, int64_t n0, int64_t n1);
 // The AVX-512 set's dequantize (cpu/dequant_avx512.cpp).
 bool DequantizeRowAvx512(DType t, const void* src, float* dst, int64_t n);
 // The AVX-512 VNNI q8 decode (cpu/quant_dot_avx512.cpp); call only where the CPU has VNNI.
