@@ -10,6 +10,7 @@
 
 #include "changes/affected_mutants.h"
 #include "cli/cli.h"
+#include "mutations/commands.h"
 #include "mutations/mutate_ci.h"
 #include "mutations/mutate_html.h"
 #include "config/suite_config.h"
@@ -229,6 +230,10 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
   if (!inherited.ok()) return Fail(inherited);
   bool by_change = !flags.changed_since.empty() || flags.affected;
   if (flags.list && !by_change) return ListCatalogs(catalogs, flags.ids);
+  for (const Catalog& c : catalogs) {
+    Status commands = CheckScratchCommands(root, c.configure, "the catalog " + c.path);
+    if (!commands.ok()) return Fail(commands);
+  }
   MutateOptions o;
   o.root = root;
   o.catalogs = std::move(catalogs);

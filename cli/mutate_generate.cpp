@@ -13,6 +13,7 @@
 #include "core/own_outputs.h"
 #include "generate/discover.h"
 #include "git/git.h"
+#include "mutations/commands.h"
 #include "mutations/mutate_report.h"
 #include "mutations/mutate_run.h"
 
@@ -20,7 +21,8 @@ namespace pg::cli {
 namespace {
 
 // What the generated catalog builds and tests with: suites.json's "commands" when it says, else
-// CMake + ctest; and the files it never parses.
+// CMake + ctest (a test_command of its own is run whole for each mutant); and the files it
+// never parses.
 Status Settings(const std::string& root, Catalog* c, DiscoverOptions* d) {
   c->path = "(generated)";
   std::error_code ec;
@@ -28,7 +30,8 @@ Status Settings(const std::string& root, Catalog* c, DiscoverOptions* d) {
   PG_ASSIGN_OR_RETURN(SuiteConfig config, LoadSuiteConfig(root + "/" + kDefaultConfig, kDefaultConfig));
   ScratchCommands own;
   own.FillFrom(config.commands);
-  std::tie(c->build_targets, c->configure, c->build_command) = std::tie(own.build_targets, own.configure, own.build_command);
+  std::tie(c->build_targets, c->configure, c->build_command, c->test_command, c->list_command) =
+      std::tie(own.build_targets, own.configure, own.build_command, own.test_command, own.list_command);
   // libclang reads the compile database: a CMake configure of suites.json (`proofgate init`
   // writes one) that does not ask for it gets the flag, as the default configure has it.
   bool cmake = !c->configure.empty() && std::filesystem::path(c->configure.front()).filename() == "cmake";
@@ -47,8 +50,33 @@ struct Found {
   std::vector<Mutation> mutations;
 };
 
-// Worker 0 builds the tree (generated runs test with ctest: its listing is the test map), then
-// libclang finds the mutants in the build's compile commands.
+// The tests a generated mutant can run: the build's ctest listing, or, for a project tested by
+// its own command, that command whole: one test that reaches every file.
+StatusOr<std::vector<CtestTest>> TestsOf(Worker& w, const Catalog& c, const std::function<void(const std::string&)>& notice) {
+  if (c.test_command.empty() && c.list_command.empty()) {
+    PG_ASSIGN_OR_RETURN(std::string listing, w.ListTests(c));
+    return ParseCtestTests(listing);
+  }
+  if (notice) notice("each mutant runs the whole test command (\"test_command\": no ctest listing to choose tests from)");
+  return std::vector<CtestTest>{{"(test_command)", {}, "", {}}};
+}
+
+// Where the compilation database is: the build directory's (CMake's), else the scratch tree's
+// own (`bear -- make` writes it where the build runs); neither is a problem saying how to get one.
+std::string DatabaseDir(Worker& w, const Catalog& c, std::string* problem) {
+  std::error_code ec;
+  for (const std::string& dir : {w.BuildDir(c), w.tree()}) {
+    if (std::filesystem::exists(dir + "/compile_commands.json", ec)) return dir;
+  }
+  *problem = "no compile_commands.json in " + w.BuildDir(c) + " nor in the scratch tree " + w.tree() +
+             ": CMake writes one with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON (proofgate adds it to a CMake configure); "
+             "another build can run under bear (\"build_command\": [\"bear\", \"--\", \"make\"]), which writes it "
+             "where the build runs";
+  return "";
+}
+
+// Worker 0 builds the tree (its ctest listing, if it is tested through ctest, is the test map),
+// then libclang finds the mutants in the build's compile commands.
 Status Discover(Worker& w, std::vector<Catalog>* catalogs, const Catalog& base, const DiscoverOptions& d,
                 const MutateFlags& flags, const std::function<void(const std::string&)>& notice, Found* found) {
   catalogs->push_back(base);
@@ -57,9 +85,10 @@ Status Discover(Worker& w, std::vector<Catalog>* catalogs, const Catalog& base, 
   PG_RETURN_IF_ERROR(w.Prepare(c, &found->problem, &interrupted));
   if (interrupted) return Status::Invalid("interrupted while building the unmutated tree");
   if (!found->problem.empty()) return Status();
-  PG_ASSIGN_OR_RETURN(std::string listing, w.ListTests(c));
-  PG_ASSIGN_OR_RETURN(std::vector<CtestTest> tests, ParseCtestTests(listing));
-  PG_ASSIGN_OR_RETURN(Discovered discovered, DiscoverMutants(d, w.tree(), w.BuildDir(c), tests));
+  PG_ASSIGN_OR_RETURN(std::vector<CtestTest> tests, TestsOf(w, c, notice));
+  std::string database = DatabaseDir(w, c, &found->problem);
+  if (!found->problem.empty()) return Status();
+  PG_ASSIGN_OR_RETURN(Discovered discovered, DiscoverMutants(d, w.tree(), database, tests));
   for (const std::string& n : discovered.notices) {
     if (notice) notice(n);
   }
@@ -116,6 +145,7 @@ int RunGenerateVerb(const CommonFlags& common, const MutateFlags& flags) {
   Catalog base;
   Status checked = Settings(root, &base, &d);
   if (checked.ok()) checked = CheckDiscoverOptions(d);
+  if (checked.ok()) checked = CheckScratchCommands(root, base.configure, "a catalog");  // after the flags: they are named first
   MutateOptions o = Options(root, flags);
   if (checked.ok()) checked = ParseShard(flags.shard, &o.shard_index, &o.shard_count);
   auto work_dir = MutateWorkDir(root, flags);

@@ -10,6 +10,7 @@
 #include "config/suite_config.h"
 #include "core/exit_code.h"
 #include "git/git.h"
+#include "mutations/commands.h"
 
 namespace pg::cli {
 
@@ -28,6 +29,8 @@ int RunProveVerb(const CommonFlags& common, const ProveFlags& flags) {
     for (const std::string& g : settings.tests) globs += " " + g;
     if (!common.quiet) std::cerr << "prove: no \"prove\": {\"tests\": [...]} in " << kDefaultConfig << "; test files are the default globs:" << globs << "\n";
   }
+  Status commands = CheckScratchCommands(root, settings.configure, "suites.json's \"prove\"");
+  if (!commands.ok()) return Fail(commands);
   auto repo = git::Discover(root);
   if (!repo.ok()) return Fail(repo.status());
   ProveOptions o;

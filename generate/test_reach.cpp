@@ -127,6 +127,10 @@ StatusOr<Reach> TestsReaching(const std::string& build_dir, const std::vector<Ct
   std::set<std::string> wanted(files.begin(), files.end());
   std::vector<std::string> unreached;
   for (const CtestTest& t : tests) {
+    if (t.command.empty()) {  // a project's own test command, run whole: it reaches every file
+      reach.everywhere.push_back(t.name);
+      continue;
+    }
     std::string exe = t.command.empty() ? "" : Normal(t.command.front(), build_dir);
     bool inside = (ninja || described) && exe.rfind(build + "/", 0) == 0;
     if (inside && ninja && !cache.count(exe)) {

@@ -101,6 +101,16 @@ std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p) 
   return env;
 }
 
+Status CheckScratchCommands(const std::string& root, const std::vector<std::string>& configure, const std::string& whose) {
+  std::error_code ec;
+  if (!configure.empty() || std::filesystem::exists(root + "/CMakeLists.txt", ec)) return Status();
+  return Status::Invalid(root + ": no CMakeLists.txt at the root, and neither " + whose +
+                         " nor preflight/suites.json's \"commands\" says how a scratch copy is configured, built and "
+                         "tested: set \"commands\": {\"configure\": [...], \"build_command\": [...], "
+                         "\"test_command\": [...]} in preflight/suites.json (nothing to configure: [\"true\"]; "
+                         "specs/mutate.md)");
+}
+
 std::string ConfigureKey(const Catalog& c) {
   return Sha256Hex(Joined(c.configure.empty() ? DefaultConfigure() : c.configure, "\n")).substr(0, 12);
 }

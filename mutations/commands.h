@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/status.h"
 #include "mutations/catalog.h"
 
 namespace pg {
@@ -34,6 +35,12 @@ std::vector<std::string> ListArgv(const Catalog& c, const Placeholders& p);
 // between workers (paths relative to the tree, the build directory not hashed); GTEST_FILTER
 // narrows whole-executable ctest tests to the selected cases.
 std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p);
+
+// A scratch tree without a configure of its own (`configure` empty) gets CMake's: a root with
+// no CMakeLists.txt would then fail in the scratch copy with CMake's own words. kInvalidInput
+// saying which commands to set; `whose` names where they were looked for first ("the
+// catalog ...", "suites.json's \"prove\"").
+Status CheckScratchCommands(const std::string& root, const std::vector<std::string>& configure, const std::string& whose);
 
 // A key for the build directory: catalogs configuring the same way share one.
 std::string ConfigureKey(const Catalog& c);

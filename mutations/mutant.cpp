@@ -52,6 +52,9 @@ StatusOr<AppliedMutant> AppliedMutant::Apply(const std::string& tree, const std:
   AppliedMutant a;
   a.tree_ = tree;
   a.journal_ = journal;
+  // What git shows before the mutant (an in-tree build's outputs) is no mutant's doing.
+  PG_ASSIGN_OR_RETURN(std::vector<std::string> before, git::Dirty(tree));
+  a.before_ = {before.begin(), before.end()};
   for (const auto& [f, mutated] : planned) {
     Status step = journal ? journal->Record(f.path, f.original, f.perms) : Status();
     if (step.ok()) {
@@ -82,7 +85,9 @@ Status AppliedMutant::Restore() {
     if (Sha256Hex(now) != f.sha256) return Status::Internal(f.path + ": restored bytes differ from the original (sha256)");
   }
   PG_ASSIGN_OR_RETURN(std::vector<std::string> dirty, git::Dirty(tree_));
-  if (!dirty.empty()) return Status::Internal(tree_ + ": not clean after restoring (" + dirty.front() + ")");
+  for (const std::string& path : dirty) {
+    if (!before_.count(path)) return Status::Internal(tree_ + ": not clean after restoring (" + path + ")");
+  }
   for (const File& f : files_) {
     if (journal_) PG_RETURN_IF_ERROR(journal_->Forget(f.path));
   }

@@ -3,6 +3,7 @@
 // by `git status`; the journal (when given) holds the originals while the mutant exists.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ class AppliedMutant {
   Status Write(const File& f, const std::string& content) const;
   std::vector<File> files_;
   std::string tree_;
+  std::set<std::string> before_;  // what git status showed before the mutant was applied
   Journal* journal_ = nullptr;
 };
 

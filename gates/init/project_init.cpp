@@ -154,6 +154,21 @@ ProjectShape SimpleShape(const std::string& root, const std::string& kind, const
   return {kind, Render(kind, legs, note, root)};
 }
 
+// Make: where bear is on PATH, scratch copies build in place under it, so `mutate --generate`
+// has the compilation database that make itself never writes.
+ProjectShape MakeShape(const std::string& root, const std::string& target) {
+  std::vector<InitLeg> legs = {{"build", "the default target", {"make"}, {}, true},
+                               {"test", "make " + target, {"make", target}, {"build"}, false}};
+  if (!OnPath("bear")) return SimpleShape(root, "Make", legs);
+  std::string commands =
+      "  // How mutate and prove build and test a scratch copy: make in it, under bear, whose\n"
+      "  // compile_commands.json is where `mutate --generate` finds each file's flags. Declared\n"
+      "  // catalogs name tests: give them a test_command that writes JUnit XML into {results}.\n"
+      "  \"commands\": {\"configure\": [\"true\"], \"build_command\": [\"bear\", \"--\", \"make\"],\n"
+      "               \"test_command\": [\"make\", \"" + target + "\"]},\n";
+  return {"Make", Render("Make", legs, commands, root)};
+}
+
 }  // namespace
 
 StatusOr<ProjectShape> DetectProject(const std::string& root) {
@@ -181,11 +196,7 @@ StatusOr<ProjectShape> DetectProject(const std::string& root) {
     return SimpleShape(root, "npm", legs);
   }
   auto makefile = ReadFile(root + "/Makefile");
-  if (makefile.ok()) {
-    std::string target = makefile->find("\ncheck:") != std::string::npos ? "check" : "test";
-    return SimpleShape(root, "Make", {{"build", "the default target", {"make"}, {}, true},
-                                      {"test", "make " + target, {"make", target}, {"build"}, false}});
-  }
+  if (makefile.ok()) return MakeShape(root, makefile->find("\ncheck:") != std::string::npos ? "check" : "test");
   return Status::Invalid(root + ": no build system proofgate knows (CMake, Meson, Cargo, pytest, npm, Make): nothing written");
 }
 

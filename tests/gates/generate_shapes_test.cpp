@@ -1,0 +1,90 @@
+// Generated and declared mutants on projects that are not CMake + ctest: a Make project built in
+// its own tree under bear and tested by `make test`, and a tree that says nothing of how it is
+// built.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "config/json_source.h"
+#include "git/git.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::RunProofgate;
+using testing::TempDir;
+
+bool OnPath(const std::string& program) { return std::system(("command -v " + program + " >/dev/null 2>&1").c_str()) == 0; }
+
+// add() is checked by the test program; twice() only at 0, so its mutants survive. The test
+// program and its objects are built in the tree, as Make projects do; git ignores neither.
+void MakeMakeProject(const TempDir& dir) {
+  dir.Write("Makefile", "all: t\nt: calc.c t.c\n\tcc -o t calc.c t.c\ntest: t\n\t./t\n");
+  dir.Write("calc.c", "int add(int a, int b) { return a + b; }\nint twice(int a) { return a * 2; }\n");
+  dir.Write("t.c", R"(#include <stdio.h>
+int add(int, int);
+int twice(int);
+int main(void) {
+  if (add(2, 3) != 5 || twice(0) != 0) { puts("FAIL"); return 1; }
+  return 0;
+}
+)");
+  ASSERT_TRUE(git::Init(dir.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir.path(), "calc").ok());
+}
+
+const Json* ResultWith(const Json& doc, const std::string& original, const std::string& replacement) {
+  for (const Json& r : doc.at("results")) {
+    const Json& g = r.at("generated");
+    if (g.at("original") == original && g.at("replacement") == replacement) return &r;
+  }
+  return nullptr;
+}
+
+TEST(GenerateShapes, AMakeProjectBuiltUnderBearGetsItsMutantsJudgedByItsTestCommand) {
+  if (!OnPath("bear") || !OnPath("cc")) GTEST_SKIP() << "needs bear and cc (scripts/install-deps installs them)";
+  TempDir dir;
+  MakeMakeProject(dir);
+  auto init = RunProofgate(dir.path(), "init");
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  ASSERT_NE(dir.Read("preflight/suites.json").find(R"("build_command": ["bear", "--", "make"])"), std::string::npos)
+      << dir.Read("preflight/suites.json");
+  auto run = RunProofgate(dir.path(), "mutate --generate calc.c --operators arithmetic --json");
+  EXPECT_EQ(run.exit_code, 1) << "twice()'s mutants survive\n" << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  const Json* minus = ResultWith(doc->root(), "+", "-");
+  ASSERT_TRUE(minus) << run.out;
+  EXPECT_EQ(minus->at("outcome"), "killed") << run.out;
+  EXPECT_EQ(minus->at("observed"), "the test command exited 2") << "make reports ./t's failure";
+  EXPECT_EQ(minus->at("generated").at("tests"), Json::array({"(test_command)"}));
+  const Json* divide = ResultWith(doc->root(), "*", "/");
+  ASSERT_TRUE(divide) << run.out;
+  EXPECT_EQ(divide->at("outcome"), "survived") << run.out;
+  EXPECT_NE(run.err.find("each mutant runs the whole test command"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("run for every mutant"), std::string::npos) << "no notice about tests no build describes\n" << run.err;
+}
+
+// A Make project whose suites.json has legs only: every verb that builds a scratch copy says
+// what to set instead of running CMake there.
+TEST(MutateShapes, ATreeWithoutCMakeAndWithoutCommandsIsToldWhatToSet) {
+  TempDir dir;
+  dir.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"test": {"run": ["make", "test"]}},
+ "suites": {"default": ["test"]}})");
+  dir.Write("mutations/m.json", R"({"schema_version": 1, "mutations": [{"id": "M1", "file": "calc.c",
+ "find": "a + b", "replace": "a - b", "expect": [{"test": "t"}]}]})");
+  MakeMakeProject(dir);
+  for (const std::string args : {"mutate", "mutate --generate calc.c", "prove --base HEAD"}) {
+    auto run = RunProofgate(dir.path(), args);
+    EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.out << run.err;
+    EXPECT_NE(run.err.find("no CMakeLists.txt at the root, and neither"), std::string::npos) << args << "\n" << run.err;
+    EXPECT_NE(run.err.find(R"(set "commands": {"configure": [...], "build_command": [...], "test_command": [...]})"),
+              std::string::npos)
+        << args << "\n" << run.err;
+  }
+}
+
+}  // namespace
+}  // namespace pg
