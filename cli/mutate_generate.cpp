@@ -132,20 +132,23 @@ MutateOptions Options(const std::string& root, const MutateFlags& flags) {
   return o;
 }
 
+// The flags, suites.json's settings and the commands, in that order: a bad flag is named first.
+Status Checked(const std::string& root, const MutateFlags& flags, Catalog* base, DiscoverOptions* d) {
+  if (!flags.operators.empty()) {
+    PG_ASSIGN_OR_RETURN(d->ops, ParseOperators(flags.operators));
+  }
+  PG_RETURN_IF_ERROR(Settings(root, base, d));
+  PG_RETURN_IF_ERROR(CheckDiscoverOptions(*d));
+  return CheckScratchCommands(root, base->configure, "a catalog");
+}
+
 }  // namespace
 
 int RunGenerateVerb(const CommonFlags& common, const MutateFlags& flags) {
   std::string root = ProjectRoot(common);
   DiscoverOptions d{root, flags.generate_paths, flags.in_diff, AllOperators(), {}};
-  if (!flags.operators.empty()) {
-    auto ops = ParseOperators(flags.operators);
-    if (!ops.ok()) return Fail(ops.status());
-    d.ops = *ops;
-  }
   Catalog base;
-  Status checked = Settings(root, &base, &d);
-  if (checked.ok()) checked = CheckDiscoverOptions(d);
-  if (checked.ok()) checked = CheckScratchCommands(root, base.configure, "a catalog");  // after the flags: they are named first
+  Status checked = Checked(root, flags, &base, &d);
   MutateOptions o = Options(root, flags);
   if (checked.ok()) checked = ParseShard(flags.shard, &o.shard_index, &o.shard_count);
   auto work_dir = MutateWorkDir(root, flags);
