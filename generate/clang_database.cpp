@@ -3,6 +3,7 @@
 #include <clang-c/CXCompilationDatabase.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 
 #include "generate/clang_text.h"
@@ -52,7 +53,9 @@ StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir) {
     CXCompileCommand cmd = clang_CompileCommands_getCommand(all, i);
     std::string file = Str(clang_CompileCommand_getFilename(cmd));
     std::string dir = Str(clang_CompileCommand_getDirectory(cmd));
-    if (!file.empty() && file[0] != '/') file = dir + "/" + file;
+    // Meson writes files relative to the directory ("../src/a.c"): made absolute and normal,
+    // as CMake writes them, so they compare with the tree's paths.
+    if (!file.empty() && file[0] != '/') file = std::filesystem::path(dir + "/" + file).lexically_normal().string();
     if (IsSourceFile(file)) files.push_back(file);
   }
   clang_CompileCommands_dispose(all);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "config/json_source.h"
 #include "config/suite_config.h"
 #include "core/file_io.h"
 #include "git/git.h"
@@ -63,9 +64,10 @@ bool OnPath(const char* program) {
   return false;
 }
 
+// A JSON array of strings, each quoted and escaped as JSON (a `sh -c` script has quotes).
 std::string Argv(const std::vector<std::string>& args) {
   std::string out = "[";
-  for (size_t i = 0; i < args.size(); ++i) out += (i ? ", \"" : "\"") + args[i] + "\"";
+  for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + Json(args[i]).dump();
   return out + "]";
 }
 
@@ -154,6 +156,25 @@ ProjectShape SimpleShape(const std::string& root, const std::string& kind, const
   return {kind, Render(kind, legs, note, root)};
 }
 
+// Meson: scratch copies set up, compile and test as the legs do; `meson setup` refuses a build
+// directory it already set up (and Meson 1.0's --reconfigure one it has not), and its JUnit
+// report is copied where mutate reads results, so catalogs can name meson's tests.
+ProjectShape MesonShape(const std::string& root) {
+  std::vector<InitLeg> legs = {{"setup", "configure once into build/", {"meson", "setup", "build"}, {}, true},
+                               {"build", "build everything", {"meson", "compile", "-C", "build"}, {"setup"}, true},
+                               {"test", "every test", {"meson", "test", "-C", "build"}, {"build"}, false}};
+  std::vector<std::string> configure = {"sh", "-c", "meson setup --reconfigure \"$1\" \"$2\" >/dev/null 2>&1 || meson setup \"$1\" \"$2\"",
+                                        "sh", "{build}", "{tree}"};
+  std::vector<std::string> test = {"sh", "-c", "meson test -C \"$1\"; s=$?; cp \"$1/meson-logs/testlog.junit.xml\" \"$2/\"; exit $s",
+                                   "sh", "{build}", "{results}"};
+  std::string commands = "  // How mutate and prove set up, build and test a scratch copy: as the legs do, meson's\n"
+                         "  // JUnit report copied into {results}.\n"
+                         "  \"commands\": {\"configure\": " + Argv(configure) + ",\n"
+                         "               \"build_command\": [\"meson\", \"compile\", \"-C\", \"{build}\"],\n"
+                         "               \"test_command\": " + Argv(test) + "},\n";
+  return {"Meson", Render("Meson", legs, commands, root)};
+}
+
 // Make: where bear is on PATH, scratch copies build in place under it, so `mutate --generate`
 // has the compilation database that make itself never writes.
 ProjectShape MakeShape(const std::string& root, const std::string& target) {
@@ -173,11 +194,7 @@ ProjectShape MakeShape(const std::string& root, const std::string& target) {
 
 StatusOr<ProjectShape> DetectProject(const std::string& root) {
   if (Has(root, "CMakeLists.txt")) return CMakeShape(root);
-  if (Has(root, "meson.build")) {
-    return SimpleShape(root, "Meson", {{"setup", "configure once into build/", {"meson", "setup", "build"}, {}, true},
-                                       {"build", "build everything", {"meson", "compile", "-C", "build"}, {"setup"}, true},
-                                       {"test", "every test", {"meson", "test", "-C", "build"}, {"build"}, false}});
-  }
+  if (Has(root, "meson.build")) return MesonShape(root);
   if (Has(root, "Cargo.toml")) {
     return SimpleShape(root, "Cargo", {{"build", "build everything", {"cargo", "build"}, {}, true},
                                        {"test", "every test", {"cargo", "test"}, {"build"}, false}});

@@ -1,6 +1,6 @@
 // Generated and declared mutants on projects that are not CMake + ctest: a Make project built in
-// its own tree under bear and tested by `make test`, and a tree that says nothing of how it is
-// built.
+// its own tree under bear and tested by `make test`, a Meson project, and a tree that says
+// nothing of how it is built.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -65,6 +65,33 @@ TEST(GenerateShapes, AMakeProjectBuiltUnderBearGetsItsMutantsJudgedByItsTestComm
   EXPECT_EQ(divide->at("outcome"), "survived") << run.out;
   EXPECT_NE(run.err.find("each mutant runs the whole test command"), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find("run for every mutant"), std::string::npos) << "no notice about tests no build describes\n" << run.err;
+}
+
+// A Meson project as `init` sets it up: a declared catalog names meson's test (its JUnit report
+// copied into {results}); generated mutants come from the database Meson writes, whose file
+// paths are relative to its directory.
+TEST(GenerateShapes, AMesonProjectsDeclaredAndGeneratedMutantsRunThroughMesonTest) {
+  if (!OnPath("meson") || !OnPath("cc")) GTEST_SKIP() << "needs meson and cc (scripts/install-deps installs them)";
+  TempDir dir;
+  dir.Write("meson.build", "project('calc', 'c')\nlib = static_library('calc', 'calc.c')\n"
+                           "test('calc', executable('t', 't.c', link_with: lib))\n");
+  dir.Write(".gitignore", "build/\n");
+  dir.Write("mutations/m.json", R"({"schema_version": 1, "mutations": [{"id": "M1", "file": "calc.c",
+ "find": "a + b", "replace": "a - b", "expect": [{"test": "calc", "message": "^FAIL$"}]}]})");
+  MakeMakeProject(dir);
+  auto init = RunProofgate(dir.path(), "init");
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  ASSERT_TRUE(git::CommitAll(dir.path(), "init").ok());
+  auto declared = RunProofgate(dir.path(), "mutate");
+  EXPECT_EQ(declared.exit_code, 0) << declared.out << declared.err;
+  EXPECT_NE(declared.out.find("M1  red-as-claimed"), std::string::npos) << declared.out << declared.err;
+  auto run = RunProofgate(dir.path(), "mutate --generate calc.c --operators arithmetic --json");
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  const Json* minus = ResultWith(doc->root(), "+", "-");
+  ASSERT_TRUE(minus) << run.out << run.err;
+  EXPECT_EQ(minus->at("outcome"), "killed");
+  EXPECT_EQ(minus->at("observed"), "failed: calc") << "the case meson's report names";
 }
 
 // A Make project whose suites.json has legs only: every verb that builds a scratch copy says
