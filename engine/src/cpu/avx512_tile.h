@@ -9,6 +9,11 @@
 
 #include "vt/dtype.h"
 
+// GCC 12 warns that the 512-bit shuffles read an uninitialized value: its own
+// _mm512_undefined_ps (GCC bug 105593, fixed in 13), at -O2 where these helpers are inlined.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
 namespace vt::cpu {
 namespace {
 
@@ -80,3 +85,5 @@ inline void StoreTile(__m512 (&acc0)[R], __m512 (&acc1)[R], float* out, size_t o
 
 }  // namespace
 }  // namespace vt::cpu
+
+#pragma GCC diagnostic pop
