@@ -124,7 +124,7 @@ TEST(GenerateCli, ASuitesConfigureThatDoesNotExportCompileCommandsStillGetsThem)
   MakeRangeProject(dir);
   testing::WriteConfigure(dir, R"(["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Ninja"])");
   auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --list");
-  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("src/range.cpp:2:"), std::string::npos) << run.out << run.err;
 }
 
