@@ -23,6 +23,13 @@ TEST(HumanBytes, WholeNumbersFromTenAndForBytesOneDecimalBelow) {
   EXPECT_EQ(HumanBytes((12ull << 30) / 10), "1.2 GiB");
 }
 
+// Found by mutate --generate (disk_usage.cpp's survivors): 1024 is the next unit's 1.0, and
+// TiB is the last unit however large the number.
+TEST(HumanBytes, TenTwentyFourIsTheNextUnitAndTebibytesTheLast) {
+  EXPECT_EQ(HumanBytes(1024), "1.0 KiB");
+  EXPECT_EQ(HumanBytes(1ull << 50), "1024 TiB");
+}
+
 // coreutils' du, allocated bytes, links not followed: what `gc` reports must be what du says.
 std::uint64_t Du(const std::string& path) {
   FILE* p = popen(("du -s -B1 '" + path + "' 2>/dev/null").c_str(), "r");

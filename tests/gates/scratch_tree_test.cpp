@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -204,6 +205,26 @@ TEST_F(ScratchTree, TheJournalPutsBackAFileAMutantWasLeftIn) {
   stat((scratch_ + "/run.sh").c_str(), &st);
   EXPECT_TRUE(st.st_mode & S_IXUSR);
   EXPECT_TRUE(std::filesystem::is_empty(journal.dir()));
+}
+
+// Found by mutate --generate (journal.cpp's survivors): a process that died with the original
+// bytes already back (or before writing the mutant) left an entry whose file needs no
+// rewrite, only a fresh mtime, since objects may have been built from the mutant since.
+TEST_F(ScratchTree, RecoveryOfAFileHoldingItsOriginalGivesAFreshMtimeNotARewrite) {
+  ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
+  std::string path = scratch_ + "/src/code.txt";
+  Journal journal(dir_.path() + "/out/journal");
+  ASSERT_TRUE(journal.Record(path, ReadFile(path).value(), 0644).ok());
+  struct timespec old[2] = {{1000, 0}, {1000, 0}};
+  ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), old, 0), 0);
+  auto recovered = RecoverJournal(journal.dir());
+  ASSERT_TRUE(recovered.ok()) << recovered.status().message();
+  ASSERT_EQ(recovered->size(), 1u);
+  EXPECT_FALSE((*recovered)[0].rewritten);
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_GT(st.st_mtim.tv_sec, 1000) << "the mtime was left as it was";
+  EXPECT_EQ(dir_.Read("out/scratch/src/code.txt"), "version 1\n");
 }
 
 TEST_F(ScratchTree, ARestoredMutantLeavesNoJournalEntry) {
