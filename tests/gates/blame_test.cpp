@@ -140,6 +140,26 @@ TEST_F(Blame, AFailureTheBaseDoesNotHaveIsTheChangesOwn) {
   EXPECT_NE(unit["note"].get<std::string>().find("passes there"), std::string::npos) << unit.dump(2);
 }
 
+// Found by mutate --generate (blame.cpp's survivors): a leg that passed on the base while
+// printing the same failing case (a runner that retries) did not fail there, so the change's
+// failure is its own; the note adds "not inherited" to what the leg said, "; " between.
+TEST_F(Blame, ALegThatPassedOnTheBaseWithTheSameFailingCaseIsNotInherited) {
+  // The base run uses the change's suites.json: the exit status comes from a file of the tree.
+  dir_.Write("preflight/suites.json", R"J({"schema_version": 1, "legs": {"unit": {"run":
+    "echo '[  FAILED  ] Calc.Old (0 ms)'; exit $(cat code.txt)"}}, "suites": {"default": ["unit"]}})J");
+  dir_.Write("code.txt", "0\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "passes, printing a failed case").ok());
+  std::string passed = git::ResolveCommit(dir_.path(), "HEAD").value();
+  dir_.Write("code.txt", "1\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "fails").ok());
+  int rc = 0;
+  Json unit = Unit("--blame-base " + passed, &rc);
+  EXPECT_EQ(unit["outcome"], "fail") << unit.dump(2);
+  std::string note = unit.value("note", "");
+  std::string own = "not inherited from " + passed + ": passes there";
+  EXPECT_TRUE(note == own || note.find("; " + own) != std::string::npos) << note;
+}
+
 TEST_F(Blame, WithoutTestCasesTheSameExitCodeAndFirstErrorAreInherited) {
   Commit("", "src/a.cpp:3:1: error: expected ';'\n");
   std::string broken_base = git::ResolveCommit(dir_.path(), "HEAD").value();
