@@ -39,7 +39,7 @@ std::string Following(const std::vector<std::string>& lines, size_t i) {
   std::string message;
   for (size_t k = i + 1; k < lines.size() && k <= i + 6; ++k) {
     const std::string& l = lines[k];
-    if (l.empty() || l.rfind("[  FAILED", 0) == 0 || l.rfind("===", 0) == 0 || l.rfind("---", 0) == 0) break;
+    if (l.empty() || l.starts_with("[  FAILED") || l.starts_with("===") || l.starts_with("---")) break;
     if (!TestStarted(l).empty() || MayBePlace(l)) break;
     message += (message.empty() ? "" : "\n") + l;
   }

@@ -63,5 +63,14 @@ TEST(FailurePlaces, ARepeatedPlaceIsSkippedAndAnotherLineIsAnotherPlace) {
   EXPECT_EQ(places[1].message, "third");
 }
 
+// A place is its file and line: two errors at other columns of one line are one place.
+TEST(FailurePlaces, TwoErrorsOnOneLineAreOnePlace) {
+  std::vector<FailurePlace> places =
+      FailurePlaces("src/a.cpp:3:10: error: first\nsrc/a.cpp:3:12: error: second\nsrc/a.cpp:4:1: error: third\n");
+  ASSERT_EQ(places.size(), 2u);
+  EXPECT_EQ(places[0].message, "first");
+  EXPECT_EQ(places[1].line, 4);
+}
+
 }  // namespace
 }  // namespace pg
