@@ -157,20 +157,6 @@ void SplitMatchesOneThread(int64_t M) {
   }
 }
 
-// The q8_0 rounding of an activation row as ggml's quantize_row_q8_0 defines it (scale
-// amax/127 kept as f16, each value times 1/scale rounded to nearest even), as doubles.
-std::vector<double> Q8Rounded(const float* x, int64_t K) {
-  std::vector<double> out(static_cast<size_t>(K));
-  for (int64_t b = 0; b < K / 32; ++b) {
-    float amax = 0;
-    for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[32 * b + j]));
-    float scale = amax / 127.0f, inv = scale != 0.0f ? 1.0f / scale : 0.0f;
-    double d = F16ToF32(F32ToF16(scale));
-    for (int j = 0; j < 32; ++j) out[static_cast<size_t>(32 * b + j)] = d * std::nearbyint(x[32 * b + j] * inv);
-  }
-  return out;
-}
-
 // The q8_K rounding of ggml's quantize_row_q8_K: per 256, v the value of largest magnitude,
 // iscale = -127 / v, q = nearest(iscale·x) capped at 127, value q / iscale.
 std::vector<double> Q8KRounded(const float* x, int64_t K) {

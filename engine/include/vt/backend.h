@@ -9,6 +9,7 @@
 #include "vt/device.h"
 #include "vt/ops.h"
 #include "vt/status.h"
+#include "vt/tensor.h"
 
 namespace vt {
 
@@ -24,6 +25,11 @@ class Backend {
   virtual Status CopyIn(void* dst, const void* host_src, size_t bytes) = 0;
   virtual Status CopyOut(void* host_dst, const void* src, size_t bytes) = 0;
   virtual Status CopyWithin(void* dst, const void* src, size_t bytes) = 0;
+
+  // A matmul weight read from a file into host memory, made ready for this backend's
+  // kernels when they run on the host (the CPU interleaves Q4_0 where its decode reads that
+  // order: vt/quant.h). The default keeps it as it is.
+  virtual StatusOr<Tensor> AdoptMatmulWeight(const Tensor& w) { return w; }
 
   virtual bool Supports(const Op& op) const = 0;
   virtual Status Run(const Op& op) = 0;

@@ -14,6 +14,9 @@ enum class DType : uint8_t {
   kF32, kF16, kBF16, kI32,
   kQ8_0, kQ4_0, kQ4_1, kQ5_0, kQ5_1,     // 32-element blocks
   kQ2_K, kQ3_K, kQ4_K, kQ5_K, kQ6_K,     // 256-element super-blocks
+  // Q4_0 with its rows interleaved in groups of 16 for the CPU's decode (vt/quant.h,
+  // specs/quantized.md): the same bytes per row, never in a file, never on another backend.
+  kQ4_0x16,
 };
 
 std::string_view DTypeName(DType t);

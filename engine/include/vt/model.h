@@ -63,7 +63,7 @@ class LlamaModel {
  private:
   LlamaModel() = default;
   Status LoadWeights();
-  StatusOr<Tensor> Weight(const std::string& name, bool on_placement = false, bool optional = false);
+  StatusOr<Tensor> Weight(const std::string& name, bool on_placement = false, bool optional = false, bool matmul = false);
   // Where each sequence's tokens sit in a batch: columns [offset, offset + t) of x.
   struct Segment {
     KvCache* cache;

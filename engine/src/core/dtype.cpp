@@ -20,6 +20,7 @@ std::string_view DTypeName(DType t) {
     case DType::kQ4_K: return "q4_K";
     case DType::kQ5_K: return "q5_K";
     case DType::kQ6_K: return "q6_K";
+    case DType::kQ4_0x16: return "q4_0x16";
   }
   return "?";
 }
@@ -28,7 +29,8 @@ bool IsQuantized(DType t) { return BlockSize(t) > 1; }
 
 int64_t BlockSize(DType t) {
   switch (t) {
-    case DType::kQ8_0: case DType::kQ4_0: case DType::kQ4_1: case DType::kQ5_0: case DType::kQ5_1: return 32;
+    case DType::kQ8_0: case DType::kQ4_0: case DType::kQ4_1: case DType::kQ5_0: case DType::kQ5_1:
+    case DType::kQ4_0x16: return 32;
     case DType::kQ2_K: case DType::kQ3_K: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: return 256;
     default: return 1;
   }
@@ -42,6 +44,7 @@ size_t BlockBytes(DType t) {
     case DType::kI32: return 4;
     case DType::kQ8_0: return 2 + 32;      // f16 scale + 32 int8
     case DType::kQ4_0: return 2 + 32 / 2;  // f16 scale + 32 nibbles
+    case DType::kQ4_0x16: return 2 + 32 / 2;  // the same, 16 rows' blocks interleaved
     case DType::kQ4_1: return 4 + 32 / 2;  // f16 scale and min + 32 nibbles
     case DType::kQ5_0: return 2 + 4 + 32 / 2;  // + the 32 fifth bits
     case DType::kQ5_1: return 4 + 4 + 32 / 2;

@@ -10,6 +10,7 @@ class CpuBackend final : public HostBackend {
   std::string name() const override { return "cpu"; }
   Device device() const override { return Device{DeviceType::kCPU, 0}; }
   bool Supports(const Op&) const override { return true; }
+  StatusOr<Tensor> AdoptMatmulWeight(const Tensor& w) override { return cpu::AdoptMatmulWeight(*this, w); }
   Status Run(const Op& op) override {
     switch (op.kind) {
       case OpKind::kMatmul: cpu::Matmul(op, pool_); break;

@@ -43,6 +43,10 @@ inline QuantActsLayout LayoutOfQuantActs(DType wtype, int64_t M, int64_t K) {
   const int64_t blocks = K / l.block;
   l.d_row = blocks;
   l.sums_row = blocks * l.sums_per_block * 2;
+  if (wtype == DType::kQ4_0x16) {  // plain q8_0 rows; per block -8·Σq as int32
+    l.sums_per_block = 1;
+    l.sums_row = blocks * 4;
+  }
   if (wtype == DType::kQ4_0 || wtype == DType::kQ5_0) {
     const int64_t pairs = (blocks + 1) / 2;
     l.q_row = 64 * pairs;
@@ -114,6 +118,10 @@ inline void WithRowCount(int rows, F&& f) {
 
 // out[i·out_stride + n] for activation rows m0 .. m0 + rows - 1 (rows 1..4) and the `count`
 // Q4_K, Q5_K or Q6_K weight rows n at w + n·w_stride (cpu/quant_kdot_avx512.cpp).
+// Columns [n0, n1) of a decode of DType::kQ4_0x16 weights (cpu/q4_0x16_avx512.cpp) over
+// activations in LayoutOfQuantActs(kQ4_0x16)'s layout.
+void QuantGemvQ4_0x16(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1);
+
 void KQuantRowsAvx512(DType wtype, const uint8_t* w, size_t w_stride, int64_t count, const QuantActs& x, int64_t m0,
                       int rows, float* out, size_t out_stride);
 

@@ -179,7 +179,10 @@ bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
   // Q2_K, Q3_K, Q4_1 and Q5_1 go through the AVX2 code, over the portable rounding's layout.
   if (ByAvx2(a.wtype)) return QuantizeActivationsPortable(a, acts);
   const bool k_quant = a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K || a.wtype == DType::kQ6_K;
-  if (!k_quant && a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0 && a.wtype != DType::kQ5_0) return false;
+  if (!k_quant && a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0 && a.wtype != DType::kQ5_0 &&
+      a.wtype != DType::kQ4_0x16) {
+    return false;
+  }
   const QuantActsLayout l = LayoutOfQuantActs(a.wtype, a.M, a.K);
   if (a.K % l.block != 0) return false;
   acts->resize(l.bytes);
@@ -190,6 +193,14 @@ bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
     const float* row = a.x + m * a.x_stride;
     if (a.wtype == DType::kQ8_0) {
       QuantizeQ8_0(row, a.K, q + m * l.q_row, d + m * l.d_row);
+    } else if (a.wtype == DType::kQ4_0x16) {
+      QuantizeQ8_0(row, a.K, q + m * l.q_row, d + m * l.d_row);
+      auto* start = reinterpret_cast<int32_t*>(acts->data() + l.sums_offset + m * l.sums_row);
+      for (int64_t b = 0; b < blocks; ++b) {
+        int32_t sum = 0;
+        for (int j = 0; j < 32; ++j) sum += q[m * l.q_row + 32 * b + j];
+        start[b] = -8 * sum;
+      }
     } else if (a.wtype == DType::kQ4_0 || a.wtype == DType::kQ5_0) {
       thread_local std::vector<int8_t> plain_q;
       thread_local std::vector<float> plain_d;
@@ -209,6 +220,10 @@ bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
 void QuantGemvAvx512(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
   if (ByAvx2(a.wtype)) {
     QuantGemvAvx2(a, acts, n0, n1);
+    return;
+  }
+  if (a.wtype == DType::kQ4_0x16) {
+    QuantGemvQ4_0x16(a, acts, n0, n1);
     return;
   }
   const QuantActs x = ViewQuantActs(a.wtype, a.M, a.K, acts);

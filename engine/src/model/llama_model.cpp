@@ -78,12 +78,14 @@ StatusOr<std::unique_ptr<LlamaModel>> LlamaModel::Load(std::shared_ptr<const Ggu
   return m;
 }
 
-StatusOr<Tensor> LlamaModel::Weight(const std::string& name, bool on_placement, bool optional) {
+StatusOr<Tensor> LlamaModel::Weight(const std::string& name, bool on_placement, bool optional, bool matmul) {
   if (optional && !file_->FindTensor(name)) return Tensor{};
   auto view = file_->TensorView(name);
   if (!view.ok()) return view.status();
   const Queue& q = on_placement && placement_ ? placement_->q() : engine_.q;
-  if (q.device.type == DeviceType::kCPU) return view;  // the mapping is the weight: no copy
+  // The mapping is the weight, no copy, unless the CPU reads a matmul's weights in its own
+  // order (Q4_0 interleaved: vt/quant.h).
+  if (q.device.type == DeviceType::kCPU) return matmul ? q.backend->AdoptMatmulWeight(view.value()) : view;
   auto t = NewTensor(*q.backend, view->dtype, view->ne);
   if (!t.ok()) return t.status();
   VT_RETURN_IF_ERROR(CopyTensor(view.value(), t.value()));
@@ -92,28 +94,30 @@ StatusOr<Tensor> LlamaModel::Weight(const std::string& name, bool on_placement, 
 
 Status LlamaModel::LoadWeights() {
   int64_t d = hp_.n_embd, hd = hp_.head_dim(), kv = hd * hp_.n_head_kv, e = hp_.n_expert;
-  auto load = [&](const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed = false) -> Status {
-    auto t = Weight(name, placed);
+  // `matrix`: a matmul's weights (not a norm, nor the token embedding's GetRows table).
+  auto load = [&](const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed = false,
+                  bool matrix = true) -> Status {
+    auto t = Weight(name, placed, false, matrix);
     if (!t.ok()) return t.status();
     if (t->ne != ne) return Status(StatusCode::kInvalidArgument, "gguf: " + name + " has shape " + Shape(t->ne) + ", expected " + Shape(ne));
     *out = std::move(t).value();
     return Status();
   };
-  VT_RETURN_IF_ERROR(load("token_embd.weight", &tok_embd_, {d, hp_.n_vocab, 1, 1}));
-  VT_RETURN_IF_ERROR(load("output_norm.weight", &output_norm_, {d, 1, 1, 1}));
-  auto output = Weight("output.weight", false, /*optional=*/true);
+  VT_RETURN_IF_ERROR(load("token_embd.weight", &tok_embd_, {d, hp_.n_vocab, 1, 1}, false, false));
+  VT_RETURN_IF_ERROR(load("output_norm.weight", &output_norm_, {d, 1, 1, 1}, false, false));
+  auto output = Weight("output.weight", false, /*optional=*/true, /*matmul=*/true);
   if (!output.ok()) return output.status();
   output_ = output->data ? std::move(output).value() : tok_embd_;  // tied embeddings
   layers_.resize(hp_.n_layer);
   for (int64_t l = 0; l < hp_.n_layer; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";
     LlamaLayer& L = layers_[l];
-    VT_RETURN_IF_ERROR(load(p + "attn_norm.weight", &L.attn_norm, {d, 1, 1, 1}));
+    VT_RETURN_IF_ERROR(load(p + "attn_norm.weight", &L.attn_norm, {d, 1, 1, 1}, false, false));
     VT_RETURN_IF_ERROR(load(p + "attn_q.weight", &L.wq, {d, d, 1, 1}));
     VT_RETURN_IF_ERROR(load(p + "attn_k.weight", &L.wk, {d, kv, 1, 1}));
     VT_RETURN_IF_ERROR(load(p + "attn_v.weight", &L.wv, {d, kv, 1, 1}));
     VT_RETURN_IF_ERROR(load(p + "attn_output.weight", &L.wo, {d, d, 1, 1}));
-    VT_RETURN_IF_ERROR(load(p + "ffn_norm.weight", &L.ffn_norm, {d, 1, 1, 1}));
+    VT_RETURN_IF_ERROR(load(p + "ffn_norm.weight", &L.ffn_norm, {d, 1, 1, 1}, false, false));
     if (e == 0) {
       VT_RETURN_IF_ERROR(load(p + "ffn_gate.weight", &L.ffn_gate, {d, hp_.n_ff, 1, 1}));
       VT_RETURN_IF_ERROR(load(p + "ffn_up.weight", &L.ffn_up, {d, hp_.n_ff, 1, 1}));

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "core/host_backend.h"
 #include "reference/reference_ops.h"
 
@@ -8,7 +10,10 @@ class ReferenceBackendImpl final : public HostBackend {
  public:
   std::string name() const override { return "reference"; }
   Device device() const override { return Device{DeviceType::kCPU, 0}; }
-  bool Supports(const Op&) const override { return true; }
+  // Not the CPU's interleaved Q4_0 (vt/quant.h): the reference reads block types a row at a time.
+  bool Supports(const Op& op) const override {
+    return std::none_of(op.src.begin(), op.src.end(), [](const Tensor* t) { return t->dtype == DType::kQ4_0x16; });
+  }
   Status Run(const Op& op) override {
     switch (op.kind) {
       case OpKind::kMatmul: reference::Matmul(op); break;

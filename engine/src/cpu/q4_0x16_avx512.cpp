@@ -1,0 +1,97 @@
+// Decode of interleaved Q4_0 weights (DType::kQ4_0x16, vt/quant.h) with AVX-512 VNNI. One
+// 64-byte chunk holds four nibble bytes of each of 16 rows: its low nibbles are columns
+// 4c..4c+3 of every row, its high nibbles 16+4c..16+4c+3, so vpdpbusd against those four
+// activation bytes broadcast adds one row's products to each int32 lane. A block's 16 sums
+// start from -8·Σx (the activations' layout below), are exact in int32, and are scaled by
+// the 16 rows' f16 scales (one conversion) times the activation's: 16 outputs with no
+// horizontal sum, where the plain layout spent two scale conversions and spreads per 64
+// weights and a reduction per row (specs/quantized.md). Compiled with AVX-512 VNNI flags;
+// chosen only where the CPU has them.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "cpu/matmul_kernels.h"
+#include "cpu/quant_acts.h"
+#include "vt/quant.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"  // GCC 12's _mm512_undefined_* (bug 105593)
+
+namespace vt::cpu {
+namespace {
+
+inline __m512i Broadcast4(const int8_t* q) {
+  int32_t v;
+  std::memcpy(&v, q, 4);
+  return _mm512_set1_epi32(v);
+}
+
+// Activation rows m0 .. m0 + kRows - 1 against the group of 16 weight rows at g: out[i ·
+// out_stride + r] for the rows r that `mask` keeps.
+template <int kRows>
+void Group(const uint8_t* g, const QuantActs& x, int64_t m0, float* out, size_t out_stride, __mmask16 mask) {
+  __m512 acc[kRows];
+  for (int i = 0; i < kRows; ++i) acc[i] = _mm512_setzero_ps();
+  const __m512i low = _mm512_set1_epi8(0xF);
+  for (int64_t b = 0; b < x.blocks; ++b) {
+    const uint8_t* block = g + b * static_cast<int64_t>(kInterleavedBlockBytes);
+    const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)));
+    __m512i lo[4], hi[4];
+    for (int c = 0; c < 4; ++c) {
+      const __m512i v = _mm512_loadu_si512(block + 32 + 64 * c);
+      lo[c] = _mm512_and_si512(v, low);
+      hi[c] = _mm512_and_si512(_mm512_srli_epi16(v, 4), low);
+    }
+    for (int i = 0; i < kRows; ++i) {
+      const int64_t m = m0 + i;
+      const int8_t* q = x.q + m * x.q_row + 32 * b;
+      int32_t start;
+      std::memcpy(&start, x.sums + m * x.sums_row + 4 * b, 4);
+      // Two chains of four, so each block's sums wait on four multiply-adds, not eight.
+      __m512i s0 = _mm512_set1_epi32(start), s1 = _mm512_setzero_si512();
+      for (int c = 0; c < 4; ++c) {
+        s0 = _mm512_dpbusd_epi32(s0, lo[c], Broadcast4(q + 4 * c));
+        s1 = _mm512_dpbusd_epi32(s1, hi[c], Broadcast4(q + 16 + 4 * c));
+      }
+      const __m512 scale = _mm512_mul_ps(dw, _mm512_set1_ps(x.d[m * x.d_row + b]));
+      acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(s0, s1)), scale, acc[i]);
+    }
+  }
+  for (int i = 0; i < kRows; ++i) _mm512_mask_storeu_ps(out + i * out_stride, mask, acc[i]);
+}
+
+// Rows [n0, n1) (at most one group's worth, any of them past the last whole group) put
+// back in plain order and interleaved again as a group whose missing rows are zero.
+const uint8_t* GatherGroup(const GemmArgs& a, int64_t n0, int64_t n1) {
+  thread_local std::vector<uint8_t> plain, group;
+  plain.assign(kInterleavedRows * a.w_stride, 0);
+  group.resize(plain.size());
+  for (int64_t n = n0; n < n1; ++n) PlainRowOfQ4_0x16(a.w, a.N, a.K, n, plain.data() + (n - n0) * a.w_stride);
+  InterleaveQ4_0(plain.data(), group.data(), kInterleavedRows, a.K);
+  return group.data();
+}
+
+}  // namespace
+
+void QuantGemvQ4_0x16(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
+  const QuantActs x = ViewQuantActs(DType::kQ4_0x16, a.M, a.K, acts);
+  const int64_t grouped = a.N / kInterleavedRows * kInterleavedRows;
+  for (int64_t nb = n0; nb < n1;) {
+    const int64_t ne = std::min(n1, (nb / kInterleavedRows + 1) * kInterleavedRows);
+    const bool whole = nb % kInterleavedRows == 0 && ne - nb == kInterleavedRows && ne <= grouped;
+    const uint8_t* g = whole ? reinterpret_cast<const uint8_t*>(a.w + nb * a.w_stride) : GatherGroup(a, nb, ne);
+    const auto mask = static_cast<__mmask16>((1u << (ne - nb)) - 1);
+    for (int64_t m0 = 0; m0 < a.M; m0 += 4) {
+      WithRowCount(static_cast<int>(std::min<int64_t>(4, a.M - m0)),
+                   [&](auto r) { Group<decltype(r)::value>(g, x, m0, a.out + m0 * a.out_stride + nb, a.out_stride, mask); });
+    }
+    nb = ne;
+  }
+}
+
+}  // namespace vt::cpu
+
+#pragma GCC diagnostic pop
