@@ -20,7 +20,7 @@ FieldResult Observe(const Record& r, const RecordField& f, const std::string& ro
   FieldResult out{f.name, f.expect, "", Verdict::kError, ""};
   std::string where = r.name + "." + f.name + ": ";
   if (!f.observe.empty()) {
-    auto run = RunCapture(f.observe, root, f.timeout_s);
+    auto run = RunCapture(f.observe, root, f.timeout_s, /*apart=*/true);
     if (!run.ok()) {
       out.verdict = f.optional ? Verdict::kAbsent : Verdict::kError;
       out.message = where + (f.optional ? "absent: " : "cannot observe: ") + run.status().message();
@@ -28,14 +28,15 @@ FieldResult Observe(const Record& r, const RecordField& f, const std::string& ro
     }
     if (f.optional && run->exit.exit_code == 127) {  // the shell's "command not found"
       out.verdict = Verdict::kAbsent;
-      out.message = where + "absent: " + Trim(run->output);
+      out.message = where + "absent: " + Trim(run->output + run->errors);
       return out;
     }
     if (run->exit.exit_code != 0) {
-      out.message = where + "observer exited " + std::to_string(run->exit.exit_code) + ": " + Trim(run->output);
+      out.message = where + "observer exited " + std::to_string(run->exit.exit_code) + ": " + Trim(run->output + run->errors);
       return out;
     }
-    out.observed = Trim(run->output);
+    // stdout is the value: stderr is progress and warnings, unless it is all there is.
+    out.observed = Trim(run->output).empty() ? Trim(run->errors) : Trim(run->output);
   } else {
     auto text = ReadFile(root + "/" + f.observe_file);
     if (!text.ok()) {

@@ -12,11 +12,12 @@
 namespace pg {
 namespace {
 
-// Runs the command with its output to `path`; the exit, or kIo naming what went wrong.
+// Runs the command with its output to `path` (stderr to `err_path` when set); the exit, or
+// kIo naming what went wrong.
 StatusOr<ExitInfo> RunTo(const std::vector<std::string>& argv, const std::string& cwd,
-                         double timeout_s, const std::string& path) {
+                         double timeout_s, const std::string& path, const std::string& err_path) {
   Supervisor supervisor(RealLauncher(), kDefaultKillGraceS);
-  PG_RETURN_IF_ERROR(supervisor.Start(SpawnSpec{argv, cwd, {}, path}, timeout_s).status());
+  PG_RETURN_IF_ERROR(supervisor.Start(SpawnSpec{argv, cwd, {}, path, err_path}, timeout_s).status());
   std::vector<SupervisedExit> ended;
   bool cancel = false;
   while (ended.empty()) ended = supervisor.Wait(-1, &cancel);
@@ -26,25 +27,41 @@ StatusOr<ExitInfo> RunTo(const std::vector<std::string>& argv, const std::string
   return ended.front().info;
 }
 
+// A fresh temporary file's path, or empty when none can be made.
+std::string TempPath() {
+  char path[] = "/tmp/proofgate-capture-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return "";
+  close(fd);
+  return path;
+}
+
+// The file's bytes, then the file removed.
+std::string Take(const std::string& path) {
+  std::string text;
+  FILE* f = fopen(path.c_str(), "rb");
+  char buf[4096];
+  for (size_t n; f && (n = fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+  if (f) fclose(f);
+  unlink(path.c_str());
+  return text;
+}
+
 }  // namespace
 
 StatusOr<Captured> RunCapture(const std::vector<std::string>& argv, const std::string& cwd,
-                              double timeout_s) {
-  char path[] = "/tmp/proofgate-capture-XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return Status::Io(std::string("mkstemp: ") + std::strerror(errno));
-  close(fd);
-  auto exit = RunTo(argv, cwd, timeout_s, path);
-  Captured result;
-  if (exit.ok()) {
-    result.exit = *exit;
-    FILE* f = fopen(path, "rb");
-    char buf[4096];
-    for (size_t n; f && (n = fread(buf, 1, sizeof buf, f)) > 0;) result.output.append(buf, n);
-    if (f) fclose(f);
+                              double timeout_s, bool apart) {
+  std::string path = TempPath(), err_path = apart ? TempPath() : "";
+  if (path.empty() || (apart && err_path.empty())) {
+    if (!path.empty()) unlink(path.c_str());
+    return Status::Io(std::string("mkstemp: ") + std::strerror(errno));
   }
-  unlink(path);
+  auto exit = RunTo(argv, cwd, timeout_s, path, err_path);
+  Captured result;
+  result.output = Take(path);
+  if (apart) result.errors = Take(err_path);
   if (!exit.ok()) return exit.status();
+  result.exit = *exit;
   return result;
 }
 

@@ -18,6 +18,7 @@ struct SpawnSpec {
   std::string cwd;  // absolute
   std::vector<std::pair<std::string, std::string>> env;  // set over the inherited environment
   std::string log_path;  // stdout and stderr, appended
+  std::string err_path;  // when set, stderr appended here instead
 };
 
 struct ExitInfo {

@@ -125,7 +125,7 @@ void Scheduler::Start(Slot& slot) {
     Finish(slot, Outcome::kError, "cwd " + r.cwd + " is not a directory");
     return;
   }
-  auto child = supervisor_.Start(SpawnSpec{r.argv, r.cwd, env, r.log_path}, slot.leg->timeout_s);
+  auto child = supervisor_.Start(SpawnSpec{r.argv, r.cwd, env, r.log_path, ""}, slot.leg->timeout_s);
   if (!child.ok()) {
     Finish(slot, Outcome::kError, child.status().message());
     return;

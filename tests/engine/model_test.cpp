@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "cpu/matmul_kernels.h"
 #include "parity_support.h"
 #include "fixture_support.h"
 #include "vt/fixture.h"
@@ -165,6 +166,20 @@ TEST(Model, TiedOutputUsesTheEmbedding) {
   auto m = LlamaModel::Load(file, On(Cpu()));
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ(Greedy(*m.value(), kPrompt, 8).size(), 8u);
+}
+
+// Q4_0 matmul weights are interleaved for the CPU's decode where its kernel set reads them
+// (specs/quantized.md), experts too; the embedding, a GetRows table, stays Q4_0.
+TEST(Model, TheCpuInterleavesQ4_0MatmulWeightsButNotTheEmbedding) {
+  const DType matmul = cpu::BestKernels().q4_0x16 ? DType::kQ4_0x16 : DType::kQ4_0;
+  FixtureSpec dense{.dtype = DType::kQ4_0}, moe{.ff = 64, .experts = 4, .experts_used = 2, .dtype = DType::kQ4_0, .seed = 2};
+  auto d = Load(dense, Cpu()), m = Load(moe, Cpu());
+  ASSERT_TRUE(d && m);
+  for (const Tensor* t : {&d->layers()[0].wq, &d->layers()[1].ffn_down, &d->output(), &m->layers()[0].ffn_up_exps}) {
+    EXPECT_EQ(t->dtype, matmul) << Describe(*t);
+  }
+  EXPECT_EQ(d->token_embedding().dtype, DType::kQ4_0);
+  EXPECT_EQ(Greedy(*d, kPrompt, 4).size(), 4u);
 }
 
 TEST(Model, AMissingOrMisshapenTensorIsANamedError) {

@@ -65,7 +65,7 @@ class ContentionReal : public ::testing::Test {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     auto child = Child::Spawn(SpawnSpec{{"stress-ng", "--cpu", std::to_string(2 * cpus), "--timeout",
                                          std::to_string(seconds) + "s", "--quiet"},
-                                        "/tmp", {}, stress_dir_.path() + "/stress.log"});
+                                        "/tmp", {}, stress_dir_.path() + "/stress.log", ""});
     ASSERT_TRUE(child.ok()) << child.status().message();
     stress_.emplace(std::move(child).value());
     usleep(500'000);  // let the workers start

@@ -180,7 +180,7 @@ TEST_F(MutateCli, SigintMidBuildRestoresTheMutantAndExits130) {
   catalog.replace(catalog.find("\"replace\": \"if (v > hi) return v;\""), 34, "\"replace\": \"if (v > hi) return v; /*SLOW*/\"");
   dir_.Write("mutations/calc.json", catalog);
   TempDir logs;
-  auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "--id", "M1", "--no-spec-update"}, dir_.path(), {}, logs.path() + "/log"});
+  auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "--id", "M1", "--no-spec-update"}, dir_.path(), {}, logs.path() + "/log", ""});
   ASSERT_TRUE(child.ok());
   ASSERT_TRUE(testing::WaitForFile(pid_file, 90)) << logs.Read("log");  // the mutant's build is running
   std::vector<pid_t> sleep = testing::ReadPids(pid_file);

@@ -33,7 +33,7 @@ class MutateRecover : public ::testing::Test {
   void SetUp() override { testing::MakeShellProject(dir_); }
   // Starts a run and kills it (SIGKILL, no chance to clean up) after `delay`.
   void KillAfter(std::chrono::microseconds delay) {
-    auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "--no-spec-update"}, dir_.path(), {}, logs_.path() + "/log"});
+    auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "--no-spec-update"}, dir_.path(), {}, logs_.path() + "/log", ""});
     ASSERT_TRUE(child.ok());
     std::this_thread::sleep_for(delay);
     kill(child->pid(), SIGKILL);
@@ -178,7 +178,7 @@ TEST_F(MutateRecover, WhatAKilledRunFinishedIsKeptAndRecoverShowsIt) {
   dir_.Write("mutations/shell.json", catalog);
   ASSERT_TRUE(git::CommitAll(dir_.path(), "a build script that can hang").ok());
   auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "--no-spec-update", "--id", "S1", "--id", "S2", "--id", "H9"},
-                             dir_.path(), {}, logs_.path() + "/log"});
+                             dir_.path(), {}, logs_.path() + "/log", ""});
   ASSERT_TRUE(child.ok());
   ASSERT_TRUE(testing::WaitForFile(marker, 120)) << logs_.Read("log");  // S1 and S2 are done by now
   kill(child->pid(), SIGKILL);
@@ -325,7 +325,7 @@ TEST(MutateInterrupted, CtrlCDuringTheBaselineBuildIsInterruptedNotABrokenTree) 
   TempDir dir, logs;
   testing::MakeSlowBuildProject(dir);
   dir.Write("build.sh", "#!/bin/bash\ntouch \"$1/../build-started\"; sleep 30\n");
-  auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "--no-spec-update"}, dir.path(), {}, logs.path() + "/log"});
+  auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "--no-spec-update"}, dir.path(), {}, logs.path() + "/log", ""});
   ASSERT_TRUE(child.ok());
   ASSERT_TRUE(testing::WaitForFile(dir.path() + "/.git/proofgate/mutate/w0/build-started", 30)) << logs.Read("log");
   kill(child->pid(), SIGINT);
@@ -379,7 +379,7 @@ TEST(MutateKilledBuild, NothingAKilledRunStartedWritesLaterAndOutcomesEqualAClea
   ASSERT_EQ(OutcomeRows(clean.out).size(), 4u) << clean.out;
   int caught = 0;
   for (int i = 0; i < 6; ++i) {
-    auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "--no-spec-update"}, dir.path(), {}, logs.path() + "/log"});
+    auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "--no-spec-update"}, dir.path(), {}, logs.path() + "/log", ""});
     ASSERT_TRUE(child.ok());
     std::this_thread::sleep_for(full * (i + 0.5) / 6);
     kill(child->pid(), SIGKILL);

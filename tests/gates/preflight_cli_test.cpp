@@ -75,7 +75,7 @@ TEST_F(PreflightCli, WhatAKilledRunFinishedIsInItsLegsStream) {
     "suites": {"default": ["quick", "red", "hang"]}})");
   TempDir logs;
   auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache", "-j", "1", "--log-dir", logs.path() + "/run"},
-                             dir_.path(), {}, logs.path() + "/out"});
+                             dir_.path(), {}, logs.path() + "/out", ""});
   ASSERT_TRUE(child.ok());
   ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/hang-started", 30)) << logs.Read("out");
   kill(child->pid(), SIGKILL);
@@ -107,7 +107,7 @@ TEST_F(PreflightCli, EveryLegsGroupDiesWithAProofgateKilledOutright) {
     "suites": {"default": ["quick", "one", "two"]}})");
   TempDir logs;
   auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache", "-j", "3"}, dir_.path(), {},
-                             logs.path() + "/log"});
+                             logs.path() + "/log", ""});
   ASSERT_TRUE(child.ok());
   std::vector<pid_t> pids;
   for (const char* leg : {"one", "two"}) {
@@ -276,7 +276,7 @@ TEST_F(PreflightCli, InterruptLeavesNoOrphans) {
              R"({"schema_version": 1, "legs": {"tree": {"run": "sleep 300 & echo $! >> out/pids; )"
              R"((sleep 300 & echo $! >> out/pids; wait) & sleep 0.2; echo ready >> out/ready; wait"}},
              "suites": {"default": ["tree"]}})");
-  auto child = Child::Spawn(SpawnSpec{{PROOFGATE_BIN, "preflight"}, dir_.path(), {}, dir_.path() + "/out/log"});
+  auto child = Child::Spawn(SpawnSpec{{PROOFGATE_BIN, "preflight"}, dir_.path(), {}, dir_.path() + "/out/log", ""});
   ASSERT_TRUE(child.ok());
   ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/ready", 30));
   kill(child->pid(), SIGINT);

@@ -14,7 +14,7 @@ using testing::TempDir;
 
 TEST(Process, AProgramThatDoesNotExistIsAStatusNamingIt) {
   TempDir dir;
-  auto child = Child::Spawn(SpawnSpec{{"no-such-program-pg"}, dir.path(), {}, dir.path() + "/log"});
+  auto child = Child::Spawn(SpawnSpec{{"no-such-program-pg"}, dir.path(), {}, dir.path() + "/log", ""});
   ASSERT_FALSE(child.ok());
   EXPECT_NE(child.status().message().find("cannot start \"no-such-program-pg\""), std::string::npos);
 }
@@ -66,7 +66,7 @@ void Reap(Child& child) {
 // (mutate's lock) retires it, and a retired guardian ends once its last child has.
 TEST(Process, ChildrenShareOneGuardianUntilAKeptFdRetiresIt) {
   TempDir dir;
-  SpawnSpec spec{{"true"}, dir.path(), {}, dir.path() + "/log"};
+  SpawnSpec spec{{"true"}, dir.path(), {}, dir.path() + "/log", ""};
   auto first = Child::Spawn(spec);
   auto second = Child::Spawn(spec);
   ASSERT_TRUE(first.ok() && second.ok());

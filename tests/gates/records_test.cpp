@@ -36,6 +36,20 @@ TEST(Records, EachObservedFieldIsCheckedAgainstItsOwnConstant) {
   EXPECT_TRUE(r.ok());
 }
 
+// A build on first use reports its progress on stderr; `java -version` prints only there.
+TEST(Records, AnObserversStdoutIsItsValueAndStderrOnlyWhenStdoutIsBlank) {
+  RecordResult r = Check(R"({"record": "tools", "fields": {
+      "built": {"expect": "0.4.0", "observe": ["sh", "-c", "echo building it first >&2; echo 0.4.0; echo done >&2"]},
+      "java": {"expect": "17.0.15", "observe": ["sh", "-c", "echo ' ' ; echo 17.0.15 >&2"]},
+      "broken": {"expect": "1", "observe": ["sh", "-c", "echo partial; echo 'no such file' >&2; exit 3"]}}})");
+  ASSERT_EQ(r.fields.size(), 3u);
+  EXPECT_EQ(r.fields[0].observed, "0.4.0");
+  EXPECT_EQ(r.fields[0].verdict, Verdict::kMatch);
+  EXPECT_EQ(r.fields[1].observed, "17.0.15");
+  EXPECT_EQ(r.fields[2].verdict, Verdict::kError);
+  EXPECT_TRUE(Matches("exited 3: partial\nno such file$", r.fields[2].message)) << r.fields[2].message;
+}
+
 TEST(Records, AMismatchNamesTheFieldAndBothValues) {
   RecordResult r = Check("{\"record\": \"oracle\", \"fields\": {" + Field("runtime", "b6000", "b6001") + "}}");
   EXPECT_FALSE(r.ok());

@@ -20,7 +20,7 @@ using Signals = std::vector<std::pair<int, double>>;
 
 constexpr double kForever = 1e6;
 
-SpawnSpec Spec(const std::string& program) { return SpawnSpec{{"sh", "-c", program}, "/", {}, "/dev/null"}; }
+SpawnSpec Spec(const std::string& program) { return SpawnSpec{{"sh", "-c", program}, "/", {}, "/dev/null", ""}; }
 
 SupervisedExit WaitOne(Supervisor& supervisor, int cancel_fd = -1) {
   bool cancel = false;

@@ -47,6 +47,10 @@ class LlamaModel {
 
   const LlamaHparams& hparams() const { return hp_; }
   const GgufFile& file() const { return *file_; }
+  // The weights as the backends read them (the CPU's Q4_0 matmul weights interleaved).
+  const std::vector<LlamaLayer>& layers() const { return layers_; }
+  const Tensor& token_embedding() const { return tok_embd_; }
+  const Tensor& output() const { return output_; }
   bool is_moe() const { return hp_.n_expert > 0; }
   // The device crossings the MoE placement seam has made (none when the experts share the
   // engine's device): two per MoE layer per Forward, activations there and back.
