@@ -105,6 +105,21 @@ inline std::vector<double> Q8Rounded(const float* x, int64_t K) {
   return out;
 }
 
+// The q8_K rounding of ggml's quantize_row_q8_K: per 256, v the value of largest magnitude,
+// iscale = -127 / v, q = nearest(iscale·x) capped at 127, value q / iscale.
+inline std::vector<double> Q8KRounded(const float* x, int64_t K) {
+  std::vector<double> out(static_cast<size_t>(K));
+  for (int64_t b = 0; b < K / 256; ++b) {
+    float amax = 0, max = 0;
+    for (int j = 0; j < 256; ++j) {
+      if (std::fabs(x[256 * b + j]) > amax) amax = std::fabs(x[256 * b + j]), max = x[256 * b + j];
+    }
+    float iscale = amax != 0 ? -127.0f / max : 0.0f, d = amax != 0 ? 1.0f / iscale : 0.0f;
+    for (int j = 0; j < 256; ++j) out[static_cast<size_t>(256 * b + j)] = double{d} * std::min(127.0f, std::nearbyint(iscale * x[256 * b + j]));
+  }
+  return out;
+}
+
 inline std::vector<const MatmulKernels*> KernelSets() {
   std::vector<const MatmulKernels*> sets{&GenericKernels()};
   if (const MatmulKernels* k = Avx2Kernels()) sets.push_back(k);

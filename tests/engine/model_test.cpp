@@ -171,7 +171,7 @@ TEST(Model, TiedOutputUsesTheEmbedding) {
 // Q4_0 matmul weights are interleaved for the CPU's decode where its kernel set reads them
 // (specs/quantized.md), experts too; the embedding, a GetRows table, stays Q4_0.
 TEST(Model, TheCpuInterleavesQ4_0MatmulWeightsButNotTheEmbedding) {
-  const DType matmul = cpu::BestKernels().q4_0x16 ? DType::kQ4_0x16 : DType::kQ4_0;
+  const DType matmul = cpu::BestKernels().interleaved ? DType::kQ4_0x16 : DType::kQ4_0;
   FixtureSpec dense{.dtype = DType::kQ4_0}, moe{.ff = 64, .experts = 4, .experts_used = 2, .dtype = DType::kQ4_0, .seed = 2};
   auto d = Load(dense, Cpu()), m = Load(moe, Cpu());
   ASSERT_TRUE(d && m);

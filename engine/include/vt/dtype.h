@@ -14,12 +14,18 @@ enum class DType : uint8_t {
   kF32, kF16, kBF16, kI32,
   kQ8_0, kQ4_0, kQ4_1, kQ5_0, kQ5_1,     // 32-element blocks
   kQ2_K, kQ3_K, kQ4_K, kQ5_K, kQ6_K,     // 256-element super-blocks
-  // Q4_0 with its rows interleaved in groups of 16 for the CPU's decode (vt/quant.h,
+  // Q4_0 and Q4_K with their rows interleaved in groups of 16 for the CPU's decode (vt/quant.h,
   // specs/quantized.md): the same bytes per row, never in a file, never on another backend.
-  kQ4_0x16,
+  kQ4_0x16, kQ4_Kx16,
 };
 
 std::string_view DTypeName(DType t);
+
+// The interleaved type of a plain one (q4_0 → q4_0x16, q4_K → q4_Kx16), else `t` itself.
+DType InterleavedOf(DType t);
+// The plain type an interleaved one holds the rows of, else `t` itself.
+DType PlainOf(DType t);
+inline bool IsInterleaved(DType t) { return PlainOf(t) != t; }
 
 // Elements per storage block (1 for plain types, 32 or 256 for the block formats).
 int64_t BlockSize(DType t);

@@ -29,4 +29,21 @@ void InterleaveQ4_0(const void* src, void* dst, int64_t N, int64_t K);
 // Row n of the N x K q4_0x16 matrix at src, as a plain Q4_0 row, to dst.
 void PlainRowOfQ4_0x16(const void* src, int64_t N, int64_t K, int64_t n, void* dst);
 
+// DType::kQ4_Kx16: Q4_K rows in groups of 16 the same way. Per super-block b of 256 columns
+// a group holds 2304 bytes: the 16 rows' d (f16, row r's at 2r), their dmin (at 32 + 2r),
+// their eight 6-bit scales (at 64) and mins (at 160), then at 256 the nibbles: for each pair
+// p of groups of 32 (a row's nibble bytes 32p..32p+31), eight 64-byte chunks, chunk c holding
+// bytes 32p + 4c .. 32p + 4c + 3 of each row (row r's at 4r). The scales are numbered
+// 16j + r and the mins 32(j / 2) + 2r + j % 2 (group j of row r), each set of 128 packed in
+// 96 bytes: byte k < 64 holds value k's low four bits and value k + 64's in its high half;
+// byte 64 + k (k < 32) the top two bits of values k, k + 32, k + 64, k + 96 at bits 0, 2, 4, 6.
+inline constexpr size_t kInterleavedSuperBlockBytes = 16 * 144;
+void InterleaveQ4_K(const void* src, void* dst, int64_t N, int64_t K);
+void PlainRowOfQ4_Kx16(const void* src, int64_t N, int64_t K, int64_t n, void* dst);
+
+// The two above for either interleaved type (vt/dtype.h's InterleavedOf): InterleavedOf(plain)'s order from plain rows,
+// and row n of an interleaved matrix in PlainOf(t)'s order.
+void Interleave(DType plain, const void* src, void* dst, int64_t N, int64_t K);
+void PlainRowOf(DType t, const void* src, int64_t N, int64_t K, int64_t n, void* dst);
+
 }  // namespace vt

@@ -21,8 +21,17 @@ std::string_view DTypeName(DType t) {
     case DType::kQ5_K: return "q5_K";
     case DType::kQ6_K: return "q6_K";
     case DType::kQ4_0x16: return "q4_0x16";
+    case DType::kQ4_Kx16: return "q4_Kx16";
   }
   return "?";
+}
+
+DType InterleavedOf(DType t) {
+  return t == DType::kQ4_0 ? DType::kQ4_0x16 : t == DType::kQ4_K ? DType::kQ4_Kx16 : t;
+}
+
+DType PlainOf(DType t) {
+  return t == DType::kQ4_0x16 ? DType::kQ4_0 : t == DType::kQ4_Kx16 ? DType::kQ4_K : t;
 }
 
 bool IsQuantized(DType t) { return BlockSize(t) > 1; }
@@ -31,7 +40,8 @@ int64_t BlockSize(DType t) {
   switch (t) {
     case DType::kQ8_0: case DType::kQ4_0: case DType::kQ4_1: case DType::kQ5_0: case DType::kQ5_1:
     case DType::kQ4_0x16: return 32;
-    case DType::kQ2_K: case DType::kQ3_K: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: return 256;
+    case DType::kQ2_K: case DType::kQ3_K: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K:
+    case DType::kQ4_Kx16: return 256;
     default: return 1;
   }
 }
@@ -51,6 +61,7 @@ size_t BlockBytes(DType t) {
     case DType::kQ2_K: return 16 + 64 + 4;        // 4-bit scale/min pairs, 2-bit quants, d, dmin
     case DType::kQ3_K: return 32 + 64 + 12 + 2;   // high bits, low 2 bits, 6-bit scales, d
     case DType::kQ4_K: return 4 + 12 + 128;       // d, dmin, 6-bit scales/mins, nibbles
+    case DType::kQ4_Kx16: return 4 + 12 + 128;    // the same, 16 rows' super-blocks interleaved
     case DType::kQ5_K: return 4 + 12 + 32 + 128;  // + the fifth bits
     case DType::kQ6_K: return 128 + 64 + 16 + 2;  // low 4 bits, high 2 bits, int8 scales, d
   }

@@ -1,8 +1,10 @@
-// Q4_0 rows interleaved in groups of 16 (DType::kQ4_0x16, vt/quant.h) and back. The CPU's
-// decode reads one 64-byte chunk for 16 rows at once (cpu/q4_0x16_avx512.cpp); every other
-// reader takes a row back in plain order.
+// Q4_0 and Q4_K rows interleaved in groups of 16 (DType::kQ4_0x16, kQ4_Kx16, vt/quant.h)
+// and back. The CPU's decode reads one 64-byte chunk for 16 rows at once
+// (cpu/q4_0x16_avx512.cpp, q4_kx16_avx512.cpp); every other reader takes a row back in plain
+// order.
 #include <cstring>
 
+#include "core/quant_blocks.h"
 #include "vt/quant.h"
 
 namespace vt {
@@ -51,6 +53,98 @@ void PlainRowOfQ4_0x16(const void* src, int64_t N, int64_t K, int64_t n, void* d
     std::memcpy(to + b * kBlock, group + InGroup(b, n % kInterleavedRows, 0), 2);
     for (size_t q = 0; q < 16; q += 4) std::memcpy(to + b * kBlock + 2 + q, group + InGroup(b, n % kInterleavedRows, 2 + q), 4);
   }
+}
+
+namespace {
+
+constexpr size_t kSuperBlock = 144;  // a Q4_K super-block: d, dmin, 12 scale bytes, 128 nibble bytes
+
+// 128 six-bit values in the 96 bytes vt/quant.h describes, and back.
+void Pack6(const uint8_t v[128], uint8_t* out) {
+  for (int k = 0; k < 64; ++k) out[k] = static_cast<uint8_t>((v[k] & 0xF) | (v[k + 64] & 0xF) << 4);
+  for (int k = 0; k < 32; ++k) {
+    out[64 + k] = static_cast<uint8_t>((v[k] >> 4) | (v[k + 32] >> 4) << 2 | (v[k + 64] >> 4) << 4 | (v[k + 96] >> 4) << 6);
+  }
+}
+
+void Unpack6(const uint8_t* in, uint8_t v[128]) {
+  for (int k = 0; k < 128; ++k) {
+    const int low = (in[k % 64] >> (k < 64 ? 0 : 4)) & 0xF;
+    v[k] = static_cast<uint8_t>(low | ((in[64 + k % 32] >> (2 * (k / 32))) & 3) << 4);
+  }
+}
+
+int ScaleIndex(int j, int r) { return 16 * j + r; }
+int MinIndex(int j, int r) { return 32 * (j / 2) + 2 * r + j % 2; }
+
+// Super-block b of the 16 plain rows at `rows` (row_bytes apart) into its 2304 bytes at `to`.
+void InterleaveSuperBlock(const uint8_t* rows, size_t row_bytes, int64_t b, uint8_t* to) {
+  uint8_t scales[128], mins[128];
+  for (int r = 0; r < 16; ++r) {
+    const uint8_t* block = rows + r * row_bytes + b * kSuperBlock;
+    std::memcpy(to + 2 * r, block, 2);
+    std::memcpy(to + 32 + 2 * r, block + 2, 2);
+    for (int j = 0; j < 8; ++j) quant::ScaleMinK4(j, block + 4, &scales[ScaleIndex(j, r)], &mins[MinIndex(j, r)]);
+    for (int p = 0; p < 4; ++p) {
+      for (int c = 0; c < 8; ++c) std::memcpy(to + 256 + 512 * p + 64 * c + 4 * r, block + 16 + 32 * p + 4 * c, 4);
+    }
+  }
+  Pack6(scales, to + 64);
+  Pack6(mins, to + 160);
+}
+
+}  // namespace
+
+void InterleaveQ4_K(const void* src, void* dst, int64_t N, int64_t K) {
+  const auto* from = static_cast<const uint8_t*>(src);
+  auto* to = static_cast<uint8_t*>(dst);
+  const size_t row_bytes = RowBytes(DType::kQ4_K, K);
+  const int64_t grouped = N / kInterleavedRows * kInterleavedRows;
+  for (int64_t g = 0; g < grouped; g += kInterleavedRows) {
+    for (int64_t b = 0; b < K / 256; ++b) {
+      InterleaveSuperBlock(from + g * row_bytes, row_bytes, b, to + g * row_bytes + b * kInterleavedSuperBlockBytes);
+    }
+  }
+  std::memcpy(to + grouped * row_bytes, from + grouped * row_bytes, static_cast<size_t>(N - grouped) * row_bytes);
+}
+
+void PlainRowOfQ4_Kx16(const void* src, int64_t N, int64_t K, int64_t n, void* dst) {
+  const auto* from = static_cast<const uint8_t*>(src);
+  auto* to = static_cast<uint8_t*>(dst);
+  const size_t row_bytes = RowBytes(DType::kQ4_K, K);
+  if (n >= N / kInterleavedRows * kInterleavedRows) {
+    std::memcpy(to, from + n * row_bytes, row_bytes);
+    return;
+  }
+  const int r = static_cast<int>(n % kInterleavedRows);
+  const uint8_t* group = from + (n - r) * row_bytes;
+  for (int64_t b = 0; b < K / 256; ++b) {
+    const uint8_t* sb = group + b * kInterleavedSuperBlockBytes;
+    uint8_t* block = to + b * kSuperBlock;
+    std::memcpy(block, sb + 2 * r, 2);
+    std::memcpy(block + 2, sb + 32 + 2 * r, 2);
+    uint8_t scales[128], mins[128];
+    Unpack6(sb + 64, scales);
+    Unpack6(sb + 160, mins);
+    int ls[8], lm[8];
+    for (int j = 0; j < 8; ++j) ls[j] = scales[ScaleIndex(j, r)], lm[j] = mins[MinIndex(j, r)];
+    quant::PackScaleMinK4(ls, lm, block + 4);
+    for (int p = 0; p < 4; ++p) {
+      for (int c = 0; c < 8; ++c) std::memcpy(block + 16 + 32 * p + 4 * c, sb + 256 + 512 * p + 64 * c + 4 * r, 4);
+    }
+  }
+}
+
+void Interleave(DType plain, const void* src, void* dst, int64_t N, int64_t K) {
+  if (plain == DType::kQ4_0) InterleaveQ4_0(src, dst, N, K);
+  else if (plain == DType::kQ4_K) InterleaveQ4_K(src, dst, N, K);
+  else std::memcpy(dst, src, RowBytes(plain, K) * static_cast<size_t>(N));
+}
+
+void PlainRowOf(DType t, const void* src, int64_t N, int64_t K, int64_t n, void* dst) {
+  if (t == DType::kQ4_0x16) PlainRowOfQ4_0x16(src, N, K, n, dst);
+  else if (t == DType::kQ4_Kx16) PlainRowOfQ4_Kx16(src, N, K, n, dst);
+  else std::memcpy(dst, static_cast<const uint8_t*>(src) + RowBytes(t, K) * static_cast<size_t>(n), RowBytes(t, K));
 }
 
 }  // namespace vt

@@ -119,7 +119,7 @@ StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, 
       if ((!IsFloatWeight(a.dtype) && !IsQuantized(a.dtype)) || src[1]->dtype != DType::kI32) {
         return Bad(kind, "needs a float or block-type table and i32 ids");
       }
-      if (a.dtype == DType::kQ4_0x16) return Bad(kind, "a q4_0x16 table's rows are interleaved: it must be plain q4_0");
+      if (IsInterleaved(a.dtype)) return Bad(kind, "a " + std::string(DTypeName(a.dtype)) + " table's rows are interleaved: it must be plain");
       return Spec(DType::kF32, {a.ne[0], src[1]->ne[0], 1, 1});
     case OpKind::kTopK:
       if (a.dtype != DType::kF32 || p.k < 1 || p.k > a.ne[0]) return Bad(kind, "k must be in 1..ne0 of an f32 input");

@@ -44,6 +44,21 @@ inline void ScaleMinK4(int j, const uint8_t* q, uint8_t* d, uint8_t* m) {
   }
 }
 
+// The inverse: eight 6-bit scales `ls` and mins `lm` packed into the twelve bytes at q.
+inline void PackScaleMinK4(const int ls[8], const int lm[8], uint8_t* q) {
+  std::memset(q, 0, 12);
+  for (int j = 0; j < 8; ++j) {
+    if (j < 4) {
+      q[j] |= static_cast<uint8_t>(ls[j]);
+      q[j + 4] |= static_cast<uint8_t>(lm[j]);
+    } else {
+      q[j + 4] = static_cast<uint8_t>((ls[j] & 0xF) | ((lm[j] & 0xF) << 4));
+      q[j - 4] |= static_cast<uint8_t>((ls[j] >> 4) << 6);
+      q[j] |= static_cast<uint8_t>((lm[j] >> 4) << 6);
+    }
+  }
+}
+
 // Q3_K's sixteen 6-bit scales: scale 4g+b has its low nibble in byte (g % 2) * 4 + b (the low
 // nibble for g < 2, the high one after) and its top two bits in byte 8 + b at bit 2g.
 inline void UnpackQ3KScales(const uint8_t* s, int8_t out[16]) {

@@ -102,18 +102,7 @@ void Q2_K(const float* x, uint8_t* b) {
 void Q45_K(const float* x, uint8_t* b, bool five) {
   int qmax = five ? 31 : 15;
   ScaleMin s = AsymmetricScales(x, 8, qmax, 63, b, b + 2);
-  uint8_t* sc = b + 4;
-  std::memset(sc, 0, 12);
-  for (int j = 0; j < 8; ++j) {
-    if (j < 4) {
-      sc[j] |= static_cast<uint8_t>(s.ls[j]);
-      sc[j + 4] |= static_cast<uint8_t>(s.lm[j]);
-    } else {
-      sc[j + 4] = static_cast<uint8_t>((s.ls[j] & 0xF) | ((s.lm[j] & 0xF) << 4));
-      sc[j - 4] |= static_cast<uint8_t>((s.ls[j] >> 4) << 6);
-      sc[j] |= static_cast<uint8_t>((s.lm[j] >> 4) << 6);
-    }
-  }
+  quant::PackScaleMinK4(s.ls, s.lm, b + 4);
   uint8_t* qh = five ? b + 16 : nullptr;
   uint8_t* qs = b + (five ? 48 : 16);
   if (qh) std::memset(qh, 0, 32);

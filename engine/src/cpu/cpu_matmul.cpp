@@ -9,16 +9,14 @@ namespace vt::cpu {
 
 namespace {
 
-// Row n of block-type weights in its type's plain order: itself, or for q4_0x16 (vt/quant.h)
-// the Q4_0 row put back into `plain`.
+// Row n of block-type weights in its type's plain order: itself, or for an interleaved type
+// (vt/quant.h) the plain row put back into `plain`.
 const char* PlainRow(const GemmArgs& a, int64_t n, std::vector<uint8_t>* plain) {
-  if (a.wtype != DType::kQ4_0x16) return a.w + n * a.w_stride;
+  if (!IsInterleaved(a.wtype)) return a.w + n * a.w_stride;
   plain->resize(a.w_stride);
-  PlainRowOfQ4_0x16(a.w, a.N, a.K, n, plain->data());
+  PlainRowOf(a.wtype, a.w, a.N, a.K, n, plain->data());
   return reinterpret_cast<const char*>(plain->data());
 }
-
-DType PlainType(DType t) { return t == DType::kQ4_0x16 ? DType::kQ4_0 : t; }
 
 // Block-type weights without an integer path (specs/quantized.md): the thread's weight rows
 // dequantized in blocks (one row for a decode, kNC rows for a gemm), to f32 for the f32
@@ -30,7 +28,7 @@ void QuantizedRange(const GemmArgs& a, int64_t n0, int64_t n1) {
   thread_local std::vector<float> block;  // f32 rows, or bf16 rows in the first half
   thread_local std::vector<uint8_t> plain;
   block.resize(static_cast<size_t>(rows * a.K));
-  const DType type = PlainType(a.wtype);
+  const DType type = PlainOf(a.wtype);
   for (int64_t nb = n0; nb < n1; nb += rows) {
     int64_t ne = std::min(n1, nb + rows);
     for (int64_t n = nb; n < ne; ++n) {
@@ -54,14 +52,14 @@ void QuantizedRange(const GemmArgs& a, int64_t n0, int64_t n1) {
 
 // A decode of block-type weights through the kernel set's integer path, the activation rows
 // rounded once here rather than by each thread's chunk; false when the set has none for it.
-// q4_0x16 weights on a set that reads only plain Q4_0 (`a.wtype` then kQ4_0): each thread's
-// rows put back in plain order, 16 at a time, for the set's Q4_0 decode.
+// Interleaved weights on a set that reads only plain rows (`a.wtype` then the plain type):
+// each thread's rows put back in plain order, 16 at a time, for the set's plain decode.
 void PlainRowsGemv(const MatmulKernels& kernels, const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
   thread_local std::vector<uint8_t> rows;
   rows.resize(kInterleavedRows * a.w_stride);
   for (int64_t nb = n0; nb < n1; nb += kInterleavedRows) {
     const int64_t ne = std::min(n1, nb + kInterleavedRows);
-    for (int64_t n = nb; n < ne; ++n) PlainRowOfQ4_0x16(a.w, a.N, a.K, n, rows.data() + (n - nb) * a.w_stride);
+    for (int64_t n = nb; n < ne; ++n) PlainRowOf(InterleavedOf(a.wtype), a.w, a.N, a.K, n, rows.data() + (n - nb) * a.w_stride);
     GemmArgs part = a;
     part.w = reinterpret_cast<const char*>(rows.data());
     part.out = a.out + nb;
@@ -72,9 +70,9 @@ void PlainRowsGemv(const MatmulKernels& kernels, const GemmArgs& a, const uint8_
 
 bool QuantizedDecode(const GemmArgs& a, ThreadPool& pool) {
   const MatmulKernels& kernels = BestKernels();
-  const bool put_back = a.wtype == DType::kQ4_0x16 && !kernels.q4_0x16;
+  const bool put_back = IsInterleaved(a.wtype) && !kernels.interleaved;
   GemmArgs read = a;
-  if (put_back) read.wtype = DType::kQ4_0;
+  if (put_back) read.wtype = PlainOf(a.wtype);
   thread_local std::vector<uint8_t> acts;  // the caller's; the workers only read it
   if (!IsQuantized(a.wtype) || !kernels.quantize_activations || !kernels.quantize_activations(read, &acts)) return false;
   // The pointer, not the name: inside the lambda a worker's `acts` would be its own.
@@ -104,11 +102,12 @@ bool ShortGemm(const GemmArgs& a, ThreadPool& pool) {
 }  // namespace
 
 StatusOr<Tensor> AdoptMatmulWeight(Backend& backend, const Tensor& w) {
-  if (w.dtype != DType::kQ4_0 || !BestKernels().q4_0x16 || w.ne[1] < kInterleavedRows || !w.IsContiguous()) return w;
-  auto t = NewTensor(backend, DType::kQ4_0x16, w.ne);
+  const DType mixed = InterleavedOf(w.dtype);
+  if (mixed == w.dtype || !BestKernels().interleaved || w.ne[1] < kInterleavedRows || !w.IsContiguous()) return w;
+  auto t = NewTensor(backend, mixed, w.ne);
   if (!t.ok()) return t.status();
   for (int64_t i3 = 0; i3 < w.ne[3]; ++i3) {
-    for (int64_t i2 = 0; i2 < w.ne[2]; ++i2) InterleaveQ4_0(w.Row<char>(0, i2, i3), t->Row<char>(0, i2, i3), w.ne[1], w.ne[0]);
+    for (int64_t i2 = 0; i2 < w.ne[2]; ++i2) Interleave(w.dtype, w.Row<char>(0, i2, i3), t->Row<char>(0, i2, i3), w.ne[1], w.ne[0]);
   }
   return t;
 }

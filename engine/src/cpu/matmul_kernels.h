@@ -74,9 +74,9 @@ struct MatmulKernels {
   // start), short_gemm computes columns [n0, n1) from them. Null where the set has none.
   const float* (*pack_short)(const GemmArgs& a, std::vector<float>* panel);
   void (*short_gemm)(const GemmArgs& a, const float* panel, int64_t n0, int64_t n1);
-  // quantize_activations and quant_gemv read DType::kQ4_0x16 weights in their own order
-  // (vt/quant.h); elsewhere each thread's rows are put back into Q4_0 order first.
-  bool q4_0x16;
+  // quantize_activations and quant_gemv read DType::kQ4_0x16 and kQ4_Kx16 weights in their
+  // own order (vt/quant.h); elsewhere each thread's rows are put back in plain order first.
+  bool interleaved;
 };
 
 // The AVX-512 set's short-prompt gemm (cpu/short_gemm_avx512.cpp).

@@ -13,8 +13,7 @@
 #include <cstring>
 #include <vector>
 
-#include "cpu/matmul_kernels.h"
-#include "cpu/quant_acts.h"
+#include "cpu/interleaved_groups.h"
 #include "vt/quant.h"
 
 #pragma GCC diagnostic push
@@ -63,33 +62,26 @@ void Group(const uint8_t* g, const QuantActs& x, int64_t m0, float* out, size_t 
   for (int i = 0; i < kRows; ++i) _mm512_mask_storeu_ps(out + i * out_stride, mask, acc[i]);
 }
 
-// Rows [n0, n1) (at most one group's worth, any of them past the last whole group) put
-// back in plain order and interleaved again as a group whose missing rows are zero.
+}  // namespace
+
 const uint8_t* GatherGroup(const GemmArgs& a, int64_t n0, int64_t n1) {
   thread_local std::vector<uint8_t> plain, group;
   plain.assign(kInterleavedRows * a.w_stride, 0);
   group.resize(plain.size());
-  for (int64_t n = n0; n < n1; ++n) PlainRowOfQ4_0x16(a.w, a.N, a.K, n, plain.data() + (n - n0) * a.w_stride);
-  InterleaveQ4_0(plain.data(), group.data(), kInterleavedRows, a.K);
+  for (int64_t n = n0; n < n1; ++n) PlainRowOf(a.wtype, a.w, a.N, a.K, n, plain.data() + (n - n0) * a.w_stride);
+  Interleave(PlainOf(a.wtype), plain.data(), group.data(), kInterleavedRows, a.K);
   return group.data();
 }
 
-}  // namespace
-
 void QuantGemvQ4_0x16(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
   const QuantActs x = ViewQuantActs(DType::kQ4_0x16, a.M, a.K, acts);
-  const int64_t grouped = a.N / kInterleavedRows * kInterleavedRows;
-  for (int64_t nb = n0; nb < n1;) {
-    const int64_t ne = std::min(n1, (nb / kInterleavedRows + 1) * kInterleavedRows);
-    const bool whole = nb % kInterleavedRows == 0 && ne - nb == kInterleavedRows && ne <= grouped;
-    const uint8_t* g = whole ? reinterpret_cast<const uint8_t*>(a.w + nb * a.w_stride) : GatherGroup(a, nb, ne);
-    const auto mask = static_cast<__mmask16>((1u << (ne - nb)) - 1);
+  ForEachInterleavedGroup(a, n0, n1, [&](const uint8_t* g, int64_t nb, int count) {
+    const auto mask = static_cast<__mmask16>((1u << count) - 1);
     for (int64_t m0 = 0; m0 < a.M; m0 += 4) {
       WithRowCount(static_cast<int>(std::min<int64_t>(4, a.M - m0)),
                    [&](auto r) { Group<decltype(r)::value>(g, x, m0, a.out + m0 * a.out_stride + nb, a.out_stride, mask); });
     }
-    nb = ne;
-  }
+  });
 }
 
 }  // namespace vt::cpu

@@ -26,7 +26,8 @@ struct QuantActs {
 // Where each part lies for M rows of K: q8_0 (32 per block, no sums) for Q8_0, Q4_0 and Q5_0;
 // q8_K (256 per block) with sums per 32 for Q4_K and Q5_K (whose rows also hold each block's
 // groups of 32 in the order 0, 2, 1, 3, 4, 6, 5, 7: a 64-byte load of their nibbles yields
-// the low nibbles of groups 0 and 2, the high nibbles those of 1 and 3), sums per 16 for Q6_K.
+// the low nibbles of groups 0 and 2, the high nibbles those of 1 and 3), sums per 16 for Q6_K;
+// q8_K in plain order with sums per 32 for q4_Kx16.
 // Q4_0 and Q5_0 take their blocks in pairs (b, b + 1), a 64-byte vector each, laid out as its nibbles
 // come: values 0-15 of b, 0-15 of b + 1, 16-31 of b, 16-31 of b + 1 (an odd last block is
 // paired with zeros). Per pair, its 16 int32 lanes of vpdpbusd: the scale of each lane's block
@@ -38,7 +39,7 @@ struct QuantActsLayout {
 };
 
 inline QuantActsLayout LayoutOfQuantActs(DType wtype, int64_t M, int64_t K) {
-  const bool k_quant = wtype == DType::kQ4_K || wtype == DType::kQ5_K || wtype == DType::kQ6_K;
+  const bool k_quant = wtype == DType::kQ4_K || wtype == DType::kQ5_K || wtype == DType::kQ6_K || wtype == DType::kQ4_Kx16;
   QuantActsLayout l{k_quant ? 256 : 32, wtype == DType::kQ6_K ? 16 : k_quant ? 8 : 0, K, 0, 0, 0, 0, 0};
   const int64_t blocks = K / l.block;
   l.d_row = blocks;
@@ -119,8 +120,15 @@ inline void WithRowCount(int rows, F&& f) {
 // out[i·out_stride + n] for activation rows m0 .. m0 + rows - 1 (rows 1..4) and the `count`
 // Q4_K, Q5_K or Q6_K weight rows n at w + n·w_stride (cpu/quant_kdot_avx512.cpp).
 // Columns [n0, n1) of a decode of DType::kQ4_0x16 weights (cpu/q4_0x16_avx512.cpp) over
-// activations in LayoutOfQuantActs(kQ4_0x16)'s layout.
+// activations in LayoutOfQuantActs(kQ4_0x16)'s layout; the same for kQ4_Kx16
+// (cpu/q4_kx16_avx512.cpp).
 void QuantGemvQ4_0x16(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1);
+void QuantGemvQ4_Kx16(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1);
+
+// Rows [n0, n1) of interleaved weights (at most one group's worth, any of them past the last
+// whole group) put back in plain order and interleaved again as a group whose missing rows
+// are zero: the partial groups of a thread's range read as whole ones (a thread-local buffer).
+const uint8_t* GatherGroup(const GemmArgs& a, int64_t n0, int64_t n1);
 
 void KQuantRowsAvx512(DType wtype, const uint8_t* w, size_t w_stride, int64_t count, const QuantActs& x, int64_t m0,
                       int rows, float* out, size_t out_stride);

@@ -178,7 +178,7 @@ bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
   if (a.M > kGemvMaxRows) return false;
   // Q2_K, Q3_K, Q4_1 and Q5_1 go through the AVX2 code, over the portable rounding's layout.
   if (ByAvx2(a.wtype)) return QuantizeActivationsPortable(a, acts);
-  const bool k_quant = a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K || a.wtype == DType::kQ6_K;
+  const bool k_quant = a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K || a.wtype == DType::kQ6_K || a.wtype == DType::kQ4_Kx16;
   if (!k_quant && a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0 && a.wtype != DType::kQ5_0 &&
       a.wtype != DType::kQ4_0x16) {
     return false;
@@ -210,7 +210,8 @@ bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
       Pair(plain_q.data(), plain_d.data(), blocks, a.wtype == DType::kQ4_0 ? 8 : 16, q + m * l.q_row, d + m * l.d_row,
                   reinterpret_cast<int32_t*>(acts->data() + l.sums_offset + m * l.sums_row));
     } else {
-      QuantizeQ8_K(row, a.K, a.wtype != DType::kQ6_K, static_cast<int>(256 / l.sums_per_block), q + m * l.q_row,
+      const bool permuted = a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K;
+      QuantizeQ8_K(row, a.K, permuted, static_cast<int>(256 / l.sums_per_block), q + m * l.q_row,
                    d + m * l.d_row, reinterpret_cast<int16_t*>(acts->data() + l.sums_offset + m * l.sums_row));
     }
   }
@@ -224,6 +225,10 @@ void QuantGemvAvx512(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t
   }
   if (a.wtype == DType::kQ4_0x16) {
     QuantGemvQ4_0x16(a, acts, n0, n1);
+    return;
+  }
+  if (a.wtype == DType::kQ4_Kx16) {
+    QuantGemvQ4_Kx16(a, acts, n0, n1);
     return;
   }
   const QuantActs x = ViewQuantActs(a.wtype, a.M, a.K, acts);

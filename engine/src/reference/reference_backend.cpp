@@ -12,7 +12,7 @@ class ReferenceBackendImpl final : public HostBackend {
   Device device() const override { return Device{DeviceType::kCPU, 0}; }
   // Not the CPU's interleaved Q4_0 (vt/quant.h): the reference reads block types a row at a time.
   bool Supports(const Op& op) const override {
-    return std::none_of(op.src.begin(), op.src.end(), [](const Tensor* t) { return t->dtype == DType::kQ4_0x16; });
+    return std::none_of(op.src.begin(), op.src.end(), [](const Tensor* t) { return IsInterleaved(t->dtype); });
   }
   Status Run(const Op& op) override {
     switch (op.kind) {

@@ -287,7 +287,7 @@ bool HasKernel(const Op& op) {
   for (size_t i = 0; i < op.src.size(); ++i) {
     bool reads_blocks = i == 0 && (op.kind == OpKind::kMatmul || op.kind == OpKind::kGetRows);
     if (IsQuantized(op.src[i]->dtype) && !reads_blocks) return false;
-    if (op.src[i]->dtype == DType::kQ4_0x16) return false;  // the CPU's own order (vt/quant.h)
+    if (IsInterleaved(op.src[i]->dtype)) return false;  // the CPU's own order (vt/quant.h)
   }
   if (IsQuantized(op.out->dtype)) return false;
   switch (op.kind) {
