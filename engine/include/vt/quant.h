@@ -45,5 +45,7 @@ void PlainRowOfQ4_Kx16(const void* src, int64_t N, int64_t K, int64_t n, void* d
 // and row n of an interleaved matrix in PlainOf(t)'s order.
 void Interleave(DType plain, const void* src, void* dst, int64_t N, int64_t K);
 void PlainRowOf(DType t, const void* src, int64_t N, int64_t K, int64_t n, void* dst);
+// Rows [n0, n1) of an interleaved (or plain) matrix in plain order, one after another at dst.
+void PlainRowsOf(DType t, const void* src, int64_t N, int64_t K, int64_t n0, int64_t n1, void* dst);
 
 }  // namespace vt

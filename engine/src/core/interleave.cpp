@@ -109,29 +109,53 @@ void InterleaveQ4_K(const void* src, void* dst, int64_t N, int64_t K) {
 }
 
 void PlainRowOfQ4_Kx16(const void* src, int64_t N, int64_t K, int64_t n, void* dst) {
-  const auto* from = static_cast<const uint8_t*>(src);
-  auto* to = static_cast<uint8_t*>(dst);
+  PlainRowsOf(DType::kQ4_Kx16, src, N, K, n, n + 1, dst);
+}
+
+namespace {
+
+// Rows [n0, n1) of one group of a q4_Kx16 matrix (the group starting at row g) in plain
+// order at dst: each super-block's scales and mins unpacked once for all of them, where a
+// row at a time unpacked them once per row (a prompt's gemm puts every row back).
+void PlainRowsOfQ4_KGroup(const uint8_t* group, int64_t K, int64_t g, int64_t n0, int64_t n1, uint8_t* dst) {
   const size_t row_bytes = RowBytes(DType::kQ4_K, K);
-  if (n >= N / kInterleavedRows * kInterleavedRows) {
-    std::memcpy(to, from + n * row_bytes, row_bytes);
-    return;
-  }
-  const int r = static_cast<int>(n % kInterleavedRows);
-  const uint8_t* group = from + (n - r) * row_bytes;
   for (int64_t b = 0; b < K / 256; ++b) {
     const uint8_t* sb = group + b * kInterleavedSuperBlockBytes;
-    uint8_t* block = to + b * kSuperBlock;
-    std::memcpy(block, sb + 2 * r, 2);
-    std::memcpy(block + 2, sb + 32 + 2 * r, 2);
     uint8_t scales[128], mins[128];
     Unpack6(sb + 64, scales);
     Unpack6(sb + 160, mins);
-    int ls[8], lm[8];
-    for (int j = 0; j < 8; ++j) ls[j] = scales[ScaleIndex(j, r)], lm[j] = mins[MinIndex(j, r)];
-    quant::PackScaleMinK4(ls, lm, block + 4);
-    for (int p = 0; p < 4; ++p) {
-      for (int c = 0; c < 8; ++c) std::memcpy(block + 16 + 32 * p + 4 * c, sb + 256 + 512 * p + 64 * c + 4 * r, 4);
+    for (int64_t n = n0; n < n1; ++n) {
+      const int r = static_cast<int>(n - g);
+      uint8_t* block = dst + (n - n0) * row_bytes + b * kSuperBlock;
+      std::memcpy(block, sb + 2 * r, 2);
+      std::memcpy(block + 2, sb + 32 + 2 * r, 2);
+      int ls[8], lm[8];
+      for (int j = 0; j < 8; ++j) ls[j] = scales[ScaleIndex(j, r)], lm[j] = mins[MinIndex(j, r)];
+      quant::PackScaleMinK4(ls, lm, block + 4);
+      for (int p = 0; p < 4; ++p) {
+        for (int c = 0; c < 8; ++c) std::memcpy(block + 16 + 32 * p + 4 * c, sb + 256 + 512 * p + 64 * c + 4 * r, 4);
+      }
     }
+  }
+}
+
+}  // namespace
+
+void PlainRowsOf(DType t, const void* src, int64_t N, int64_t K, int64_t n0, int64_t n1, void* dst) {
+  const auto* from = static_cast<const uint8_t*>(src);
+  auto* to = static_cast<uint8_t*>(dst);
+  const size_t row_bytes = RowBytes(PlainOf(t), K);
+  const int64_t grouped = t == DType::kQ4_Kx16 ? N / kInterleavedRows * kInterleavedRows : 0;
+  for (int64_t n = n0; n < n1;) {
+    if (n >= grouped) {  // plain rows, or Q4_0's (a row's blocks are copies, nothing to unpack)
+      if (t == DType::kQ4_0x16) PlainRowOfQ4_0x16(src, N, K, n, to + (n - n0) * row_bytes);
+      else std::memcpy(to + (n - n0) * row_bytes, from + n * row_bytes, row_bytes);
+      ++n;
+      continue;
+    }
+    const int64_t g = n / kInterleavedRows * kInterleavedRows, ne = std::min(n1, g + kInterleavedRows);
+    PlainRowsOfQ4_KGroup(from + g * row_bytes, K, g, n, ne, to + (n - n0) * row_bytes);
+    n = ne;
   }
 }
 
@@ -141,10 +165,6 @@ void Interleave(DType plain, const void* src, void* dst, int64_t N, int64_t K) {
   else std::memcpy(dst, src, RowBytes(plain, K) * static_cast<size_t>(N));
 }
 
-void PlainRowOf(DType t, const void* src, int64_t N, int64_t K, int64_t n, void* dst) {
-  if (t == DType::kQ4_0x16) PlainRowOfQ4_0x16(src, N, K, n, dst);
-  else if (t == DType::kQ4_Kx16) PlainRowOfQ4_Kx16(src, N, K, n, dst);
-  else std::memcpy(dst, static_cast<const uint8_t*>(src) + RowBytes(t, K) * static_cast<size_t>(n), RowBytes(t, K));
-}
+void PlainRowOf(DType t, const void* src, int64_t N, int64_t K, int64_t n, void* dst) { PlainRowsOf(t, src, N, K, n, n + 1, dst); }
 
 }  // namespace vt

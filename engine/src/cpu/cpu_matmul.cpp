@@ -9,12 +9,12 @@ namespace vt::cpu {
 
 namespace {
 
-// Row n of block-type weights in its type's plain order: itself, or for an interleaved type
-// (vt/quant.h) the plain row put back into `plain`.
-const char* PlainRow(const GemmArgs& a, int64_t n, std::vector<uint8_t>* plain) {
-  if (!IsInterleaved(a.wtype)) return a.w + n * a.w_stride;
-  plain->resize(a.w_stride);
-  PlainRowOf(a.wtype, a.w, a.N, a.K, n, plain->data());
+// Rows [n0, n1) of block-type weights in their type's plain order: where they are, or for an
+// interleaved type (vt/quant.h) put back into `plain` all at once.
+const char* PlainRows(const GemmArgs& a, int64_t n0, int64_t n1, std::vector<uint8_t>* plain) {
+  if (!IsInterleaved(a.wtype)) return a.w + n0 * a.w_stride;
+  plain->resize((n1 - n0) * a.w_stride);
+  PlainRowsOf(a.wtype, a.w, a.N, a.K, n0, n1, plain->data());
   return reinterpret_cast<const char*>(plain->data());
 }
 
@@ -31,8 +31,9 @@ void QuantizedRange(const GemmArgs& a, int64_t n0, int64_t n1) {
   const DType type = PlainOf(a.wtype);
   for (int64_t nb = n0; nb < n1; nb += rows) {
     int64_t ne = std::min(n1, nb + rows);
+    const char* rows_at = PlainRows(a, nb, ne, &plain);
     for (int64_t n = nb; n < ne; ++n) {
-      const char* row = PlainRow(a, n, &plain);
+      const char* row = rows_at + (n - nb) * a.w_stride;
       if (bf16) {
         kernels.dequantize_bf16(type, row, reinterpret_cast<uint16_t*>(block.data()) + (n - nb) * a.K, a.K);
         continue;
@@ -59,7 +60,7 @@ void PlainRowsGemv(const MatmulKernels& kernels, const GemmArgs& a, const uint8_
   rows.resize(kInterleavedRows * a.w_stride);
   for (int64_t nb = n0; nb < n1; nb += kInterleavedRows) {
     const int64_t ne = std::min(n1, nb + kInterleavedRows);
-    for (int64_t n = nb; n < ne; ++n) PlainRowOf(InterleavedOf(a.wtype), a.w, a.N, a.K, n, rows.data() + (n - nb) * a.w_stride);
+    PlainRowsOf(InterleavedOf(a.wtype), a.w, a.N, a.K, nb, ne, rows.data());
     GemmArgs part = a;
     part.w = reinterpret_cast<const char*>(rows.data());
     part.out = a.out + nb;
@@ -172,9 +173,11 @@ void Matmul(const Op& op, ThreadPool& pool) {
                  x.ne[1],
                  w.ne[1],
                  w.ne[0]};
+      const bool integer_rows = a.M <= (IsInterleaved(a.wtype) ? kInterleavedGemvMaxRows : kGemvMaxRows);
+      if (integer_rows && QuantizedDecode(a, pool)) continue;
       if (a.M > kGemvMaxRows) {
         if (!ShortGemm(a, pool)) GemmTasks(a, pool);
-      } else if (!QuantizedDecode(a, pool)) {
+      } else {
         pool.ParallelFor(a.N, 16, [&](int64_t n0, int64_t n1, int) { GemmRange(a, n0, n1); });
       }
     }

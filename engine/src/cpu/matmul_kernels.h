@@ -18,6 +18,11 @@ inline constexpr int kMR = 12;    // output rows per register tile: 24 accumulat
 inline constexpr int kKC = 256;   // k per packed block: a 256×32 f32 panel is 32 KiB (L1)
 inline constexpr int kNC = 256;   // columns per packed block: 256 KiB of panels (L2)
 inline constexpr int64_t kGemvMaxRows = 16;  // M up to this streams the weights instead
+// Interleaved weights (vt/quant.h) take the integer decode path up to this many rows, prompts
+// included: putting their rows back and dequantizing them for the gemm cost more than the
+// integer dot products below it (specs/quantized.md: pp32 to pp512 of the 2048-wide Q4_0 and
+// Q4_K_M files 1.2-2.8x faster; the 512-wide MoE's pp512 0.9x).
+inline constexpr int64_t kInterleavedGemvMaxRows = 512;
 // M in [kShortGemmMinRows, kShortGemmRows] packs the activations instead (short_gemm). The
 // ends are measured (specs/engine-core.md): below 21 rows half of a 32-row tile is padding,
 // and from 49 the packed gemm's cost of transposing the weights is spread thin enough.
@@ -59,7 +64,8 @@ struct MatmulKernels {
   // A row of a block type as f32, the portable code's values bit for bit; false (or null) for
   // a type the set has no vector code for, which the caller then dequantizes portably.
   bool (*dequantize)(DType t, const void* src, float* dst, int64_t n);
-  // The activation rows of a decode (M <= kGemvMaxRows) of block-type weights rounded to the
+  // The activation rows of a decode (M <= kGemvMaxRows; for interleaved weights, on a set that
+  // reads them, M <= kInterleavedGemvMaxRows) of block-type weights rounded to the
   // 8-bit blocks that quant_gemv multiplies, into *acts in the set's own layout; false (or
   // null) for a weight type it has no integer path for. Run once per Matmul, not per thread.
   bool (*quantize_activations)(const GemmArgs& a, std::vector<uint8_t>* acts);

@@ -68,7 +68,7 @@ const uint8_t* GatherGroup(const GemmArgs& a, int64_t n0, int64_t n1) {
   thread_local std::vector<uint8_t> plain, group;
   plain.assign(kInterleavedRows * a.w_stride, 0);
   group.resize(plain.size());
-  for (int64_t n = n0; n < n1; ++n) PlainRowOf(a.wtype, a.w, a.N, a.K, n, plain.data() + (n - n0) * a.w_stride);
+  PlainRowsOf(a.wtype, a.w, a.N, a.K, n0, n1, plain.data());
   Interleave(PlainOf(a.wtype), plain.data(), group.data(), kInterleavedRows, a.K);
   return group.data();
 }

@@ -175,7 +175,7 @@ bool ByAvx2(DType t) { return t == DType::kQ2_K || t == DType::kQ3_K || t == DTy
 }  // namespace
 
 bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
-  if (a.M > kGemvMaxRows) return false;
+  if (a.M > (IsInterleaved(a.wtype) ? kInterleavedGemvMaxRows : kGemvMaxRows)) return false;
   // Q2_K, Q3_K, Q4_1 and Q5_1 go through the AVX2 code, over the portable rounding's layout.
   if (ByAvx2(a.wtype)) return QuantizeActivationsPortable(a, acts);
   const bool k_quant = a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K || a.wtype == DType::kQ6_K || a.wtype == DType::kQ4_Kx16;
