@@ -139,8 +139,8 @@ TEST(Parity, MatmulAndGetRowsOverEveryBlockType) {
   // activations to q8_0 as ggml does (measured NMSE 1.1e-5), so the block types' tier is 1e-4
   // (specs/quantized.md). M = 1 (a decode) and 20 (a gemm); K = 512 is two K-quant
   // super-blocks and sixteen 32-element blocks; N = 300 rows cross the CPU's 256-row blocks
-  // of dequantized weights. The matmul on every kernel backend but CUDA (no block kernels
-  // there yet); Vulkan decodes each element in its shaders (weights.glsl).
+  // of dequantized weights. Vulkan decodes each element in its shaders (weights.glsl), CUDA
+  // each block with the CPU's decoders (core/dequant_block.h).
   const double kTierBlockTypes = 1e-4;
   Backend& cpu = *GetBackend(DeviceType::kCPU);
   for (DType t : {DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ8_0, DType::kQ2_K, DType::kQ3_K,
@@ -148,14 +148,12 @@ TEST(Parity, MatmulAndGetRowsOverEveryBlockType) {
     SCOPED_TRACE(std::string(DTypeName(t)));
     Tensor w = QuantizedTensor(cpu, t, 512, 300);
     for (Backend* b : KernelBackends()) {
-      if (b->device().type == DeviceType::kCUDA) continue;
       for (int64_t m : {1, 20}) {
         Tensor x = RandomTensor(DType::kF32, {512, m, 1, 1}, Rng());
         EXPECT_TRUE(Parity(*b, OpKind::kMatmul, {w, x}, {}, kTierBlockTypes)) << b->name() << " M=" << m;
       }
     }
     for (Backend* b : KernelBackends()) {
-      if (b->device().type == DeviceType::kCUDA) continue;
       EXPECT_TRUE(Parity(*b, OpKind::kGetRows, {w, IntTensor({0, 299, 7, 7})}, {}, testing::kTierGeneral)) << b->name();
     }
   }

@@ -2,6 +2,8 @@
 
 #include <bit>
 
+#include "core/quant_blocks.h"
+
 namespace vt {
 
 std::string_view DTypeName(DType t) {
@@ -91,19 +93,7 @@ uint16_t F32ToF16(float f) {
   return static_cast<uint16_t>(out | (sign >> 16));
 }
 
-float F16ToF32(uint16_t h) {
-  const uint32_t shifted_exp = 0x7c00u << 13;
-  uint32_t o = static_cast<uint32_t>(h & 0x7fff) << 13;
-  uint32_t exp = shifted_exp & o;
-  o += (127u - 15) << 23;
-  if (exp == shifted_exp) {  // inf or NaN
-    o += (128u - 16) << 23;
-  } else if (exp == 0) {     // zero or subnormal: renormalise
-    o += 1u << 23;
-    o = std::bit_cast<uint32_t>(std::bit_cast<float>(o) - std::bit_cast<float>(113u << 23));
-  }
-  return std::bit_cast<float>(o | static_cast<uint32_t>(h & 0x8000) << 16);
-}
+float F16ToF32(uint16_t h) { return quant::HalfToFloat(h); }
 
 uint16_t F32ToBF16(float f) {
   uint32_t u = std::bit_cast<uint32_t>(f);

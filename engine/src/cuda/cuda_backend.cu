@@ -140,8 +140,15 @@ bool Fits(const Tensor* t) {
   return typed && t->nb[0] == BlockBytes(t->dtype);
 }
 
+// A block type (not the CPU's interleaved ones) as a matmul's weights or a GetRows table.
+bool BlockOperand(const Op& op, const Tensor* t) {
+  const bool first = !op.src.empty() && t == op.src[0] && (op.kind == OpKind::kMatmul || op.kind == OpKind::kGetRows);
+  return first && IsQuantized(t->dtype) && !IsInterleaved(t->dtype) && t->nb[0] == BlockBytes(t->dtype);
+}
+
 bool CudaBackend::Supports(const Op& op) const {
-  if (!Fits(op.out) || !std::all_of(op.src.begin(), op.src.end(), Fits)) return false;
+  auto fits = [&](const Tensor* t) { return Fits(t) || BlockOperand(op, t); };
+  if (!Fits(op.out) || !std::all_of(op.src.begin(), op.src.end(), fits)) return false;
   if (op.kind == OpKind::kAttention) return op.src.size() == 3 && op.src[0]->ne[0] <= cuda::kMaxHeadDim;
   if (op.kind == OpKind::kRope) {
     int n_dims = op.params.n_dims ? op.params.n_dims : static_cast<int>(op.src[0]->ne[0]);
@@ -153,6 +160,7 @@ bool CudaBackend::Supports(const Op& op) const {
 Status CudaBackend::Launch(const Op& op) {
   switch (op.kind) {
     case OpKind::kMatmul: {
+      if (IsQuantized(op.src[0]->dtype)) return Check(cuda::LaunchBlockMatmul(op, stream_), "Matmul");
       if (!use_cublas_) return Check(cuda::LaunchMatmul(op, stream_), "Matmul");
       const Tensor& x = *op.src[1];
       void* scratch = nullptr;
@@ -166,7 +174,9 @@ Status CudaBackend::Launch(const Op& op) {
     case OpKind::kRmsNorm: return Check(cuda::LaunchRmsNorm(op, stream_), "RmsNorm");
     case OpKind::kSoftmax: return Check(cuda::LaunchSoftmax(op, stream_), "Softmax");
     case OpKind::kRope: return Check(cuda::LaunchRope(op, stream_), "Rope");
-    case OpKind::kGetRows: return Check(cuda::LaunchGetRows(op, stream_), "GetRows");
+    case OpKind::kGetRows:
+      if (IsQuantized(op.src[0]->dtype)) return Check(cuda::LaunchBlockGetRows(op, stream_), "GetRows");
+      return Check(cuda::LaunchGetRows(op, stream_), "GetRows");
     case OpKind::kTopK: return Check(cuda::LaunchTopK(op, stream_), "TopK");
     case OpKind::kAttention: return Check(cuda::LaunchAttention(op, stream_), "Attention");
     case OpKind::kCopy: return Check(cuda::LaunchCopy(op, stream_), "Copy");

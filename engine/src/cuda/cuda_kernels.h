@@ -30,6 +30,11 @@ cudaError_t LaunchTopK(const Op& op, cudaStream_t stream);
 cudaError_t LaunchAttention(const Op& op, cudaStream_t stream);
 cudaError_t LaunchCopy(const Op& op, cudaStream_t stream);
 
+// Block-type weights (Q4_0 ... Q6_K) and tables, decoded by the CPU's own block decoders
+// (cuda/cuda_quant.cu).
+cudaError_t LaunchBlockMatmul(const Op& op, cudaStream_t stream);
+cudaError_t LaunchBlockGetRows(const Op& op, cudaStream_t stream);
+
 // vt's own matmul kernels (gemv for M <= 8, tiled f32, WMMA f16/bf16).
 cudaError_t LaunchMatmul(const Op& op, cudaStream_t stream);
 // The same product by cuBLAS, for comparison; half activations are rounded into `scratch`
