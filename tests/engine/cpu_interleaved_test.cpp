@@ -153,27 +153,40 @@ std::vector<float> MatmulOf(const std::vector<uint8_t>& w, DType t, int64_t N, i
   return {static_cast<const float*>(out.data), static_cast<const float*>(out.data) + p.M * N};
 }
 
+// The best set's integer path over all N columns of interleaved weights `mixed`, directly.
+std::vector<float> IntegerPathOf(const std::vector<uint8_t>& mixed, DType t, int64_t N, int64_t K, const Problem& p) {
+  std::vector<float> out(static_cast<size_t>(p.M * N));
+  GemmArgs a{reinterpret_cast<const char*>(mixed.data()), t, RowBytes(t, K), p.x.data(), static_cast<size_t>(K), out.data(),
+             static_cast<size_t>(N), p.M, N, K};
+  std::vector<uint8_t> acts;
+  EXPECT_TRUE(BestKernels().quantize_activations(a, &acts));
+  BestKernels().quant_gemv(a, acts.data(), 0, N);
+  return out;
+}
+
 // Through the CPU's Matmul with whichever set is best (ctest runs Parity.* once per forced
 // set): a set that does not read interleaved weights itself puts the rows back and is the
 // plain matmul bit for bit, and so is a gemm past kInterleavedGemvMaxRows rows on one that
-// does; below that, such a set's integer sums (prompts too) are the plain decode's integers
-// scaled in another order, or for M > 16 within the gemm's q8 rounding of the activations
-// (1e-6 and 2e-2 of the output's scale). N = 53: rows past the groups; 2 threads: ranges
-// that split a group.
+// does. Below that, such a set takes its integer path, prompts too: bit for bit its decode
+// kernel's output, and for a decode the plain decode's integers scaled in another order (1e-6
+// of the output's scale). N = 53: rows past the groups; 2 threads: ranges that split a group.
 void ExpectPlainRowsMatmul(DType t, int64_t K) {
   const int64_t N = 53;
-  std::vector<uint8_t> w = QuantRows(PlainOf(t), N, K);
+  std::vector<uint8_t> w = QuantRows(PlainOf(t), N, K), mixed(w.size());
+  Interleave(PlainOf(t), w.data(), mixed.data(), N, K);
   for (int64_t M : {1, 5, 16, 17, 40, 70, 513}) {
     SCOPED_TRACE("M=" + std::to_string(M) + " " + BestKernels().name);
     Problem p = MakeProblem(M, K, N, DType::kF32);
-    std::vector<float> plain = MatmulOf(w, PlainOf(t), N, K, p, 2), mixed = MatmulOf(w, t, N, K, p, 2);
-    const bool same_bits = M > kInterleavedGemvMaxRows || !BestKernels().interleaved;
-    const double tolerance = M > kGemvMaxRows ? 2e-2 : 1e-6;
+    std::vector<float> plain = MatmulOf(w, PlainOf(t), N, K, p, 2), got = MatmulOf(w, t, N, K, p, 2);
+    const bool integer = BestKernels().interleaved && M <= kInterleavedGemvMaxRows;
+    const std::vector<float> direct = integer ? IntegerPathOf(mixed, t, N, K, p) : plain;
     double scale = 0;
     for (float v : plain) scale = std::max(scale, double{std::fabs(v)});
     for (size_t i = 0; i < plain.size(); ++i) {
-      if (same_bits) ASSERT_EQ(mixed[i], plain[i]) << "out[" << i / N << "][" << i % N << "]";
-      else ASSERT_NEAR(mixed[i], plain[i], tolerance * scale) << "out[" << i / N << "][" << i % N << "]";
+      ASSERT_EQ(got[i], direct[i]) << "out[" << i / N << "][" << i % N << "]: not the " << (integer ? "integer path" : "plain matmul");
+      if (integer && M <= kGemvMaxRows) {
+        ASSERT_NEAR(got[i], plain[i], 1e-6 * scale) << "out[" << i / N << "][" << i % N << "]";
+      }
     }
   }
 }
