@@ -90,6 +90,22 @@ TEST_F(VtServe, AGreedyCompletionIsWhatVtRunGenerates) {
   EXPECT_EQ(j["usage"]["total_tokens"], 18);
 }
 
+TEST_F(VtServe, WarmsUpBeforeListeningUnlessToldNot) {
+  auto warm = Serve();
+  ASSERT_TRUE(warm);
+  const std::string log = warm->Log();
+  const size_t warmed = log.find("vt-serve: warmed up in "), listening = log.find("vt-serve: listening on");
+  ASSERT_NE(warmed, std::string::npos) << log;
+  EXPECT_LT(warmed, listening) << log;
+  // The warm-up is not a request: nothing of /metrics counts it.
+  std::string metrics = warm->Get("/metrics").body;
+  EXPECT_NE(metrics.find("vllm:prompt_tokens_total{model_name=\"tiny\"} 0"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("vllm:iteration_tokens_total_count 0"), std::string::npos) << metrics;
+  auto cold = Serve({"--no-warmup"});
+  ASSERT_TRUE(cold);
+  EXPECT_EQ(cold->Log().find("warmed up"), std::string::npos) << cold->Log();
+}
+
 TEST_F(VtServe, StreamedChunksJoinToTheSameTextAndEndWithUsageAndDone) {
   auto server = Serve();
   ASSERT_TRUE(server);

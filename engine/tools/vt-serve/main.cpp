@@ -20,7 +20,7 @@ struct Flags {
   int threads = 0;
   vtserve::HttpOptions http;
   int max_queued = 64, max_num_seqs = 8, max_num_batched_tokens = 2048;
-  bool cpu_moe = false;
+  bool cpu_moe = false, no_warmup = false;
 };
 
 int Fail(const std::string& message, int code) {
@@ -56,7 +56,7 @@ int Run(Flags f) {
                 2);
   }
   vtserve::ServeOptions o{f.served_name.empty() ? f.model : f.served_name, f.max_model_len, f.max_queued, "",
-                          f.max_num_seqs, f.max_num_batched_tokens};
+                          f.max_num_seqs, f.max_num_batched_tokens, !f.no_warmup};
   if (!f.chat_template.empty()) {
     std::ifstream in(f.chat_template, std::ios::binary);
     std::stringstream text;
@@ -68,6 +68,7 @@ int Run(Flags f) {
   if (!loaded.ok()) return Fail(loaded.status().message(), 2);
   auto engine = vtserve::ServeEngine::Start(loaded.value()->file, std::move(loaded.value()->model), o);
   if (!engine.ok()) return Fail(f.model + ": " + engine.status().message(), 2);
+  if (o.warmup) std::cerr << "vt-serve: warmed up in " << static_cast<int64_t>(engine.value()->warmup_ms()) << " ms\n";
   vtserve::HttpServer server(*engine.value(), f.http);
   auto port = server.Bind();
   if (!port.ok()) return Fail(port.status().message(), 1);
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
   app.add_option("-t,--threads", f.threads, "CPU threads (default: VT_THREADS or all)")->check(CLI::Range(1, 1024));
   app.add_option("--device", f.device, vttools::kDeviceHelp);
   app.add_flag("--cpu-moe", f.cpu_moe, "Place MoE experts on the CPU (llama.cpp's --cpu-moe)");
+  app.add_flag("--no-warmup", f.no_warmup, "Skip the warm-up run before listening (llama-server's flag)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

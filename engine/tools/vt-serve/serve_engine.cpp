@@ -8,6 +8,24 @@
 
 namespace vtserve {
 
+namespace {
+
+// llama-server's warm-up: a short prompt and one decode step through the batch path the
+// engine thread runs, in `slot`, which is emptied after. The weights are read from the file
+// and every thread's buffers made here rather than during the first request (specs/vt-serve.md).
+vt::Status WarmUp(vt::LlamaModel& model, vt::KvCache& slot, int32_t token) {
+  std::vector<vt::BatchEntry> batch{{std::vector<int32_t>(std::min<int64_t>(8, slot.n_ctx - 1), token), &slot}};
+  for (int step = 0; step < 2 && !batch[0].tokens.empty(); ++step) {
+    auto logits = model.ForwardBatch(batch);
+    if (!logits.ok()) return vt::Status(logits.status().code(), "warm-up: " + logits.status().message());
+    batch[0].tokens.resize(1);
+  }
+  slot.n_past = 0;
+  return vt::Status();
+}
+
+}  // namespace
+
 vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<const vt::GgufFile> file,
                                                               std::unique_ptr<vt::LlamaModel> model, ServeOptions options) {
   auto tokenizer = vt::Tokenizer::FromGguf(*file);
@@ -24,8 +42,13 @@ vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<co
     const vt::GgufValue* tmpl = file->Find("tokenizer.chat_template");
     if (tmpl && tmpl->AsString()) options.chat_template = *tmpl->AsString();
   }
-  return std::unique_ptr<ServeEngine>(new ServeEngine(std::move(file), std::move(model), std::move(tokenizer).value(),
+  const auto start = std::chrono::steady_clock::now();
+  if (options.warmup) VT_RETURN_IF_ERROR(WarmUp(*model, slots[0], std::max(tokenizer->bos(), 0)));
+  const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+  std::unique_ptr<ServeEngine> engine(new ServeEngine(std::move(file), std::move(model), std::move(tokenizer).value(),
                                                       std::move(slots), std::move(options)));
+  if (engine->options_.warmup) engine->warmup_ms_ = took.count();
+  return engine;
 }
 
 ServeEngine::ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::LlamaModel> model,

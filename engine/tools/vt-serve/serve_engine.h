@@ -30,6 +30,7 @@ struct ServeOptions {
   std::string chat_template;  // the text; empty: the model's tokenizer.chat_template
   int max_num_seqs = 8;             // sequences running at once (KV-cache slots)
   int max_num_batched_tokens = 2048;  // tokens per step, at least max_num_seqs
+  bool warmup = true;               // a prompt and a decode step before the first request
 };
 
 class ServeEngine {
@@ -47,6 +48,7 @@ class ServeEngine {
   const vt::Tokenizer& tokenizer() const { return tokenizer_; }
   const ServeOptions& options() const { return options_; }
   std::string MetricsText() const { return metrics_.Text(options_.served_name); }
+  double warmup_ms() const { return warmup_ms_; }  // 0 without a warm-up
 
  private:
   ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::LlamaModel> model, vt::Tokenizer tokenizer,
@@ -66,6 +68,7 @@ class ServeEngine {
   std::deque<std::shared_ptr<Job>> waiting_;
   std::vector<std::shared_ptr<Job>> running_;  // admitted and not yet done
   bool stop_ = false;
+  double warmup_ms_ = 0;
   std::thread worker_;
 };
 
