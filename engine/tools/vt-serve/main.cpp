@@ -68,7 +68,7 @@ int Run(Flags f) {
   if (!loaded.ok()) return Fail(loaded.status().message(), 2);
   auto engine = vtserve::ServeEngine::Start(loaded.value()->file, std::move(loaded.value()->model), o);
   if (!engine.ok()) return Fail(f.model + ": " + engine.status().message(), 2);
-  if (o.warmup) std::cerr << "vt-serve: warmed up in " << static_cast<int64_t>(engine.value()->warmup_ms()) << " ms\n";
+  if (engine.value()->warmup_ms() >= 0) std::cerr << "vt-serve: warmed up in " << static_cast<int64_t>(engine.value()->warmup_ms()) << " ms\n";
   vtserve::HttpServer server(*engine.value(), f.http);
   auto port = server.Bind();
   if (!port.ok()) return Fail(port.status().message(), 1);

@@ -11,8 +11,9 @@ namespace vtserve {
 namespace {
 
 // llama-server's warm-up: a short prompt and one decode step through the batch path the
-// engine thread runs, in `slot`, which is emptied after. The weights are read from the file
-// and every thread's buffers made here rather than during the first request (specs/vt-serve.md).
+// engine thread runs, in `slot` (the batcher empties a slot when it admits a request). The
+// weights are read from the file and every thread's buffers made here rather than during the
+// first request (specs/vt-serve.md).
 vt::Status WarmUp(vt::LlamaModel& model, vt::KvCache& slot, int32_t token) {
   std::vector<vt::BatchEntry> batch{{std::vector<int32_t>(std::min<int64_t>(8, slot.n_ctx - 1), token), &slot}};
   for (int step = 0; step < 2 && !batch[0].tokens.empty(); ++step) {
@@ -20,7 +21,6 @@ vt::Status WarmUp(vt::LlamaModel& model, vt::KvCache& slot, int32_t token) {
     if (!logits.ok()) return vt::Status(logits.status().code(), "warm-up: " + logits.status().message());
     batch[0].tokens.resize(1);
   }
-  slot.n_past = 0;
   return vt::Status();
 }
 
@@ -42,12 +42,15 @@ vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<co
     const vt::GgufValue* tmpl = file->Find("tokenizer.chat_template");
     if (tmpl && tmpl->AsString()) options.chat_template = *tmpl->AsString();
   }
-  const auto start = std::chrono::steady_clock::now();
-  if (options.warmup) VT_RETURN_IF_ERROR(WarmUp(*model, slots[0], std::max(tokenizer->bos(), 0)));
-  const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+  double warmup_ms = -1;
+  if (options.warmup) {
+    const auto start = std::chrono::steady_clock::now();
+    VT_RETURN_IF_ERROR(WarmUp(*model, slots[0], std::max(tokenizer->bos(), 0)));
+    warmup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
   std::unique_ptr<ServeEngine> engine(new ServeEngine(std::move(file), std::move(model), std::move(tokenizer).value(),
                                                       std::move(slots), std::move(options)));
-  if (engine->options_.warmup) engine->warmup_ms_ = took.count();
+  engine->warmup_ms_ = warmup_ms;
   return engine;
 }
 

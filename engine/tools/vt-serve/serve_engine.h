@@ -48,7 +48,7 @@ class ServeEngine {
   const vt::Tokenizer& tokenizer() const { return tokenizer_; }
   const ServeOptions& options() const { return options_; }
   std::string MetricsText() const { return metrics_.Text(options_.served_name); }
-  double warmup_ms() const { return warmup_ms_; }  // 0 without a warm-up
+  double warmup_ms() const { return warmup_ms_; }  // -1: no warm-up ran
 
  private:
   ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::LlamaModel> model, vt::Tokenizer tokenizer,
@@ -68,7 +68,7 @@ class ServeEngine {
   std::deque<std::shared_ptr<Job>> waiting_;
   std::vector<std::shared_ptr<Job>> running_;  // admitted and not yet done
   bool stop_ = false;
-  double warmup_ms_ = 0;
+  double warmup_ms_ = -1;
   std::thread worker_;
 };
 
