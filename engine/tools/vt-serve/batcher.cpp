@@ -28,6 +28,17 @@ Batcher::Batcher(vt::LlamaModel& model, const vt::Tokenizer& tokenizer, std::vec
 
 Batcher::~Batcher() = default;
 
+vt::Status Batcher::WarmUp(int32_t token) {
+  const int64_t n = std::min<int64_t>({32, slots_[0].n_ctx - 1, max_batched_tokens_});
+  std::vector<vt::BatchEntry> batch{{std::vector<int32_t>(static_cast<size_t>(std::max<int64_t>(n, 0)), token), &slots_[0]}};
+  for (int step = 0; step < 2 && !batch[0].tokens.empty(); ++step) {
+    auto logits = model_.ForwardBatch(batch);
+    if (!logits.ok()) return vt::Status(logits.status().code(), "warm-up: " + logits.status().message());
+    batch[0].tokens.resize(1);
+  }
+  return vt::Status();
+}
+
 bool Batcher::Full() const { return running_.size() >= slots_.size(); }
 
 void Batcher::Admit(std::shared_ptr<Job> job) {

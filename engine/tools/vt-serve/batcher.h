@@ -34,6 +34,11 @@ class Batcher {
   void Admit(std::shared_ptr<Job> job);
   // One forward pass over every running sequence; cancelled and finished ones leave.
   void Step();
+  // llama-server's warm-up, before any request: a prompt of up to 32 `token`s and one decode
+  // step through the same ForwardBatch path, in the first slot (emptied again on admission).
+  // The weights are read from the file and the engine thread's and the pool's buffers made
+  // here rather than during the first request (specs/vt-serve.md).
+  vt::Status WarmUp(int32_t token);
   double kv_usage() const { return kv_usage_; }  // positions filled / all slots' positions
 
  private:

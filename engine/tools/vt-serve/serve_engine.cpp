@@ -8,24 +8,6 @@
 
 namespace vtserve {
 
-namespace {
-
-// llama-server's warm-up: a short prompt and one decode step through the batch path the
-// engine thread runs, in `slot` (the batcher empties a slot when it admits a request). The
-// weights are read from the file and every thread's buffers made here rather than during the
-// first request (specs/vt-serve.md).
-vt::Status WarmUp(vt::LlamaModel& model, vt::KvCache& slot, int32_t token) {
-  std::vector<vt::BatchEntry> batch{{std::vector<int32_t>(std::min<int64_t>(8, slot.n_ctx - 1), token), &slot}};
-  for (int step = 0; step < 2 && !batch[0].tokens.empty(); ++step) {
-    auto logits = model.ForwardBatch(batch);
-    if (!logits.ok()) return vt::Status(logits.status().code(), "warm-up: " + logits.status().message());
-    batch[0].tokens.resize(1);
-  }
-  return vt::Status();
-}
-
-}  // namespace
-
 vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<const vt::GgufFile> file,
                                                               std::unique_ptr<vt::LlamaModel> model, ServeOptions options) {
   auto tokenizer = vt::Tokenizer::FromGguf(*file);
@@ -42,15 +24,9 @@ vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<co
     const vt::GgufValue* tmpl = file->Find("tokenizer.chat_template");
     if (tmpl && tmpl->AsString()) options.chat_template = *tmpl->AsString();
   }
-  double warmup_ms = -1;
-  if (options.warmup) {
-    const auto start = std::chrono::steady_clock::now();
-    VT_RETURN_IF_ERROR(WarmUp(*model, slots[0], std::max(tokenizer->bos(), 0)));
-    warmup_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  }
   std::unique_ptr<ServeEngine> engine(new ServeEngine(std::move(file), std::move(model), std::move(tokenizer).value(),
                                                       std::move(slots), std::move(options)));
-  engine->warmup_ms_ = warmup_ms;
+  VT_RETURN_IF_ERROR(engine->warmed_.get());
   return engine;
 }
 
@@ -58,7 +34,19 @@ ServeEngine::ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_p
                          vt::Tokenizer tokenizer, std::vector<vt::KvCache> slots, ServeOptions options)
     : file_(std::move(file)), model_(std::move(model)), tokenizer_(std::move(tokenizer)), options_(std::move(options)),
       batcher_(*model_, tokenizer_, std::move(slots), options_.max_num_batched_tokens, metrics_) {
-  worker_ = std::thread([this] { Loop(); });
+  std::promise<vt::Status> warmed;
+  warmed_ = warmed.get_future();
+  // The warm-up runs on the engine thread: the buffers it makes are that thread's own.
+  worker_ = std::thread([this, warmed = std::move(warmed)]() mutable {
+    vt::Status status;
+    if (options_.warmup) {
+      const auto start = std::chrono::steady_clock::now();
+      status = batcher_.WarmUp(std::max(tokenizer_.bos(), 0));
+      warmup_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+    warmed.set_value(status);
+    Loop();
+  });
 }
 
 ServeEngine::~ServeEngine() {

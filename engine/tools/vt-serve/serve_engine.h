@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -48,7 +49,7 @@ class ServeEngine {
   const vt::Tokenizer& tokenizer() const { return tokenizer_; }
   const ServeOptions& options() const { return options_; }
   std::string MetricsText() const { return metrics_.Text(options_.served_name); }
-  double warmup_ms() const { return warmup_ms_; }  // -1: no warm-up ran
+  double warmup_ms() const { return warmup_ms_; }  // -1: no warm-up ran (read after Start)
 
  private:
   ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::LlamaModel> model, vt::Tokenizer tokenizer,
@@ -68,7 +69,8 @@ class ServeEngine {
   std::deque<std::shared_ptr<Job>> waiting_;
   std::vector<std::shared_ptr<Job>> running_;  // admitted and not yet done
   bool stop_ = false;
-  double warmup_ms_ = -1;
+  double warmup_ms_ = -1;          // written by the engine thread before warmed_ is set
+  std::future<vt::Status> warmed_;
   std::thread worker_;
 };
 
