@@ -70,6 +70,9 @@ TEST_F(VtServe, HealthModelsAndMetricsAnswer) {
   EXPECT_EQ(metrics.status, 200);
   EXPECT_NE(metrics.body.find("vllm:num_requests_waiting{model_name=\"tiny\"} 0"), std::string::npos) << metrics.body;
   EXPECT_NE(metrics.body.find("# TYPE vllm:e2e_request_latency_seconds histogram"), std::string::npos);
+  // Histograms carry the model's label too, before `le` (prometheus_client's order).
+  EXPECT_NE(metrics.body.find("vllm:e2e_request_latency_seconds_bucket{model_name=\"tiny\",le=\"+Inf\"} 0"), std::string::npos);
+  EXPECT_NE(metrics.body.find("vllm:time_to_first_token_seconds_count{model_name=\"tiny\"} 0"), std::string::npos);
 }
 
 TEST_F(VtServe, AGreedyCompletionIsWhatVtRunGenerates) {
@@ -100,7 +103,7 @@ TEST_F(VtServe, WarmsUpBeforeListeningUnlessToldNot) {
   // The warm-up is not a request: nothing of /metrics counts it.
   std::string metrics = warm->Get("/metrics").body;
   EXPECT_NE(metrics.find("vllm:prompt_tokens_total{model_name=\"tiny\"} 0"), std::string::npos) << metrics;
-  EXPECT_NE(metrics.find("vllm:iteration_tokens_total_count 0"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("vllm:iteration_tokens_total_count{model_name=\"tiny\"} 0"), std::string::npos) << metrics;
   auto cold = Serve({"--no-warmup"});
   ASSERT_TRUE(cold);
   EXPECT_EQ(cold->Log().find("warmed up"), std::string::npos) << cold->Log();
@@ -227,7 +230,8 @@ TEST_F(VtServe, SixteenConcurrentGreedyRequestsGetTheTextEachGetsAlone) {
   for (std::thread& c : clients) c.join();
   for (int i = 0; i < 16; ++i) EXPECT_EQ(together[i], alone[i]) << "request " << i << " changed when batched";
   std::string metrics = server->Get("/metrics").body;
-  double steps = Metric(metrics, "vt:batch_sequences_count"), single = Metric(metrics, "vt:batch_sequences_bucket{le=\"1\"}");
+  double steps = Metric(metrics, "vt:batch_sequences_count{model_name=\"tiny\"}"),
+         single = Metric(metrics, "vt:batch_sequences_bucket{model_name=\"tiny\",le=\"1\"}");
   EXPECT_GT(steps - single, 0) << "no step ran two sequences together: " << metrics;
 }
 

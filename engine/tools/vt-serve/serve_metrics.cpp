@@ -28,15 +28,15 @@ void Histogram::Observe(double v) {
   ++count_;
 }
 
-std::string Histogram::Text(const std::string& name, const std::string& help) const {
+std::string Histogram::Text(const std::string& name, const std::string& help, const std::string& label) const {
   std::string out = "# HELP " + name + " " + help + "\n# TYPE " + name + " histogram\n";
   uint64_t cumulative = 0;
   for (size_t i = 0; i <= bounds_.size(); ++i) {
     cumulative += counts_[i];
     std::string le = i < bounds_.size() ? Number(bounds_[i]) : "+Inf";
-    out += name + "_bucket{le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
+    out += name + "_bucket{" + label + ",le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
   }
-  return out + name + "_sum " + Number(sum_) + "\n" + name + "_count " + std::to_string(count_) + "\n";
+  return out + name + "_sum{" + label + "} " + Number(sum_) + "\n" + name + "_count{" + label + "} " + std::to_string(count_) + "\n";
 }
 
 ServeMetrics::ServeMetrics()
@@ -81,11 +81,11 @@ std::string ServeMetrics::Text(const std::string& model) const {
   for (const auto& [reason, n] : finished_) {
     out += "vllm:request_success_total{" + label + ",finished_reason=\"" + reason + "\"} " + std::to_string(n) + "\n";
   }
-  return out + ttft_.Text("vllm:time_to_first_token_seconds", "Time to first token.") +
-         tpot_.Text("vllm:time_per_output_token_seconds", "Time per output token after the first.") +
-         e2e_.Text("vllm:e2e_request_latency_seconds", "Request latency from arrival to the last token.") +
-         iteration_tokens_.Text("vllm:iteration_tokens_total", "Tokens per engine step.") +
-         batch_sequences_.Text("vt:batch_sequences", "Sequences per engine step (one forward pass).");
+  return out + ttft_.Text("vllm:time_to_first_token_seconds", "Time to first token.", label) +
+         tpot_.Text("vllm:time_per_output_token_seconds", "Time per output token after the first.", label) +
+         e2e_.Text("vllm:e2e_request_latency_seconds", "Request latency from arrival to the last token.", label) +
+         iteration_tokens_.Text("vllm:iteration_tokens_total", "Tokens per engine step.", label) +
+         batch_sequences_.Text("vt:batch_sequences", "Sequences per engine step (one forward pass).", label);
 }
 
 }  // namespace vtserve

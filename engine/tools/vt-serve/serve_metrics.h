@@ -15,7 +15,8 @@ class Histogram {
   explicit Histogram(std::vector<double> bounds) : bounds_(std::move(bounds)), counts_(bounds_.size() + 1, 0) {}
   void Observe(double v);
   // `name_bucket{le="..."}` lines (cumulative), then `name_sum` and `name_count`.
-  std::string Text(const std::string& name, const std::string& help) const;
+  // Prometheus text: buckets, sum and count, each with `label` (name="value", ...).
+  std::string Text(const std::string& name, const std::string& help, const std::string& label) const;
 
  private:
   std::vector<double> bounds_;
