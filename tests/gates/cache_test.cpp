@@ -177,5 +177,13 @@ TEST(InputGlob, ExpandWalksFromTheLiteralPrefixAndSorts) {
             (std::vector<std::string>{"m/a.gguf", "m/b.gguf", "m/sub/c.gguf"}));
 }
 
+TEST(InputGlob, ALiteralFileIsItsOwnExpansionAndNothingLiesPastAFile) {
+  TempDir dir;
+  dir.Write("m/a.gguf", "");
+  dir.Write("m/b.gguf", "");
+  EXPECT_EQ(ExpandGlobs(dir.path(), {"m/a.gguf"}), (std::vector<std::string>{"m/a.gguf"}));
+  EXPECT_EQ(ExpandGlobs(dir.path(), {"m/a.gguf/*"}), (std::vector<std::string>{}));
+}
+
 }  // namespace
 }  // namespace pg
