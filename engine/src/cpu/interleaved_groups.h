@@ -26,4 +26,17 @@ void ForEachInterleavedGroup(const GemmArgs& a, int64_t n0, int64_t n1, F&& f) {
   }
 }
 
+// f(rows, group bytes, first activation row, out, count) for each group and each tile of up
+// to four activation rows (`rows`: std::integral_constant, so a kernel's accumulators stay in
+// registers); f stores the tile's outputs for the group's first `count` rows at `out`.
+template <class F>
+void ForEachGroupTile(const GemmArgs& a, int64_t n0, int64_t n1, F&& f) {
+  ForEachInterleavedGroup(a, n0, n1, [&](const uint8_t* g, int64_t nb, int count) {
+    for (int64_t m0 = 0; m0 < a.M; m0 += 4) {
+      WithRowCount(static_cast<int>(std::min<int64_t>(4, a.M - m0)),
+                   [&](auto rows) { f(rows, g, m0, a.out + m0 * a.out_stride + nb, count); });
+    }
+  });
+}
+
 }  // namespace vt::cpu

@@ -106,12 +106,9 @@ void Group(const uint8_t* g, const QuantActs& x, int64_t m0, float* out, size_t 
 
 void QuantGemvQ4_Kx16(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
   const QuantActs x = ViewQuantActs(DType::kQ4_Kx16, a.M, a.K, acts);
-  ForEachInterleavedGroup(a, n0, n1, [&](const uint8_t* g, int64_t nb, int count) {
+  ForEachGroupTile(a, n0, n1, [&](auto rows, const uint8_t* g, int64_t m0, float* out, int count) {
     const auto mask = static_cast<__mmask16>((1u << count) - 1);
-    for (int64_t m0 = 0; m0 < a.M; m0 += 4) {
-      WithRowCount(static_cast<int>(std::min<int64_t>(4, a.M - m0)),
-                   [&](auto r) { Group<decltype(r)::value>(g, x, m0, a.out + m0 * a.out_stride + nb, a.out_stride, mask); });
-    }
+    Group<decltype(rows)::value>(g, x, m0, out, a.out_stride, mask);
   });
 }
 
