@@ -1,6 +1,6 @@
 // llama.cpp's rope mode 0: a[hd, heads, T, ne3] rotated in adjacent pairs (x0, x1) by
 // theta = pos[t] * freq[j] for pair j < n_dims / 2; the rest is copied. One invocation per pair.
-// freq[j] = freq_scale * freq_base^(-2j / n_dims) comes from the host, computed in double: the
+// freq[j] = freq_scale * freq_base^(-2j / n_dims) / factor_j comes from the host, in double: the
 // shader's pow may be tens of ULPs off, which at position 4096 is a visible angle error. The
 // angle is reduced to [-pi, pi] in extended precision (p * f split exactly by fma, 2*pi in
 // three parts) because sin and cos are only accurate there. In place works: both elements of

@@ -34,6 +34,8 @@ const std::vector<int32_t> kPrompt = {kFixtureBos, 'H', 'e', 'l', 'l', 'o', ',',
 
 FixtureSpec Dense() { return FixtureSpec{}; }
 FixtureSpec Moe() { return FixtureSpec{.ff = 48, .experts = 4, .experts_used = 2, .seed = 2}; }
+// Llama 3's rope_freqs.weight, and heads of 32 where n_embd / n_head is 16 (key_length).
+FixtureSpec Llama3() { return FixtureSpec{.seed = 3, .head_dim = 32, .rope_freqs = true}; }
 
 TEST(Model, ReadsLlamaHyperparametersFromTheFixture) {
   FixtureSpec s = Moe();
@@ -48,10 +50,10 @@ TEST(Model, ReadsLlamaHyperparametersFromTheFixture) {
 
 // The CPU forward against the float64 reference backend running the same code path.
 TEST(Model, CpuLogitsMatchTheFloat64ReferenceForward) {
-  for (FixtureSpec s : {Dense(), Moe()}) {
+  for (FixtureSpec s : {Dense(), Moe(), Llama3()}) {
     for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
       s.dtype = dt;
-      SCOPED_TRACE(std::string(DTypeName(dt)) + (s.experts ? " moe" : " dense"));
+      SCOPED_TRACE(std::string(DTypeName(dt)) + (s.experts ? " moe" : s.rope_freqs ? " llama3" : " dense"));
       auto cpu = Load(s, Cpu());
       auto ref = Load(s, ReferenceBackend());
       auto c1 = cpu->NewCache(64), c2 = ref->NewCache(64);
@@ -194,6 +196,40 @@ TEST(Model, AMissingOrMisshapenTensorIsANamedError) {
   other.Set("general.architecture", GgufValue::String("gpt2"));
   auto o = LlamaModel::Load(std::make_shared<const GgufFile>(GgufFile::FromBytes(other.Bytes()).value()), On(Cpu()));
   EXPECT_EQ(o.status().message(), "unsupported architecture \"gpt2\" (vt runs llama)");
+}
+
+// Keys vt cannot honour are refused by name, never run with the wrong angles or shapes.
+TEST(Model, RopeAndHeadKeysItCannotRunAreRefusedByName) {
+  auto load = [](GgufWriter w) {
+    auto m = LlamaModel::Load(std::make_shared<const GgufFile>(GgufFile::FromBytes(w.Bytes()).value()), On(Cpu()));
+    return m.ok() ? std::string("loaded") : std::string(m.status().message());
+  };
+  auto with = [](FixtureSpec s, const std::string& key, GgufValue v) {
+    GgufWriter w = MakeFixture(s);
+    w.Set(key, std::move(v));
+    return w;
+  };
+  EXPECT_EQ(load(with(Dense(), "llama.rope.scaling.type", GgufValue::String("yarn"))),
+            "gguf: llama.rope.scaling.type \"yarn\" is not supported (vt scales RoPE linearly or not at all)");
+  EXPECT_EQ(load(with(Dense(), "llama.rope.scaling.type", GgufValue::String("linear"))), "loaded");
+  EXPECT_EQ(load(with(Llama3(), "llama.attention.value_length", GgufValue::Uint(GgufType::kU32, 16))),
+            "gguf: llama.attention.value_length 16 differs from the key length 32 (vt's llama, as llama.cpp's, needs them equal)");
+  EXPECT_EQ(load(with(Dense(), "llama.rope.dimension_count", GgufValue::Uint(GgufType::kU32, 15))),
+            "gguf: llama.rope.dimension_count 15 must be even and at most the head size 16");
+  GgufWriter short_factors = MakeFixture(Dense());
+  const float three[3] = {1, 2, 3};
+  short_factors.AddTensor("rope_freqs.weight", DType::kF32, {3, 1, 1, 1}, 1, three);
+  EXPECT_EQ(load(std::move(short_factors)), "gguf: rope_freqs.weight must be f32 [8] (one per rotated pair), not f32 [3,1,1]");
+  GgufWriter zero = MakeFixture(Dense());
+  const float factors[8] = {1, 1, 1, 0, 1, 1, 1, 1};
+  zero.AddTensor("rope_freqs.weight", DType::kF32, {8, 1, 1, 1}, 1, factors);
+  EXPECT_EQ(load(std::move(zero)), "gguf: rope_freqs.weight has a factor that is not a positive number");
+  // A scaling factor of 0 means none, as llama.cpp reads it; the older key still counts.
+  auto none = ReadLlamaHparams(GgufFile::FromBytes(with(Dense(), "llama.rope.scaling.factor", GgufValue::Float(GgufType::kF32, 0)).Bytes()).value());
+  auto old = ReadLlamaHparams(GgufFile::FromBytes(with(Dense(), "llama.rope.scale_linear", GgufValue::Float(GgufType::kF32, 4)).Bytes()).value());
+  ASSERT_TRUE(none.ok() && old.ok());
+  EXPECT_EQ(none->rope_freq_scale, 1.0f);
+  EXPECT_EQ(old->rope_freq_scale, 0.25f);
 }
 
 TEST(Model, AFullCacheIsAnErrorNotAnOverrun) {

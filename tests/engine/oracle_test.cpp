@@ -157,6 +157,13 @@ TEST_F(Oracle, MoeMatchesLlamaCpp) {
   Compare(FixtureSpec{.ff = 64, .experts = 8, .experts_used = 2, .dtype = DType::kF16, .seed = 4}, "moe-f16");
 }
 
+// What Llama 3.x and Mistral Nemo files carry beyond the basic keys: rope_freqs.weight
+// dividing each pair's frequency, and heads wider than n_embd / n_head (key_length).
+TEST_F(Oracle, Llama3RopeFactorsAndWideHeadsMatchLlamaCpp) {
+  Compare(FixtureSpec{.dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 12, .rope_freqs = true}, "rope-freqs");
+  Compare(FixtureSpec{.dim = 128, .heads = 4, .kv_heads = 1, .dtype = DType::kF16, .seed = 13, .head_dim = 64}, "wide-heads");
+}
+
 TEST_F(Oracle, Bf16TiedOutputMatchesLlamaCpp) {
   Compare(FixtureSpec{.dtype = DType::kBF16, .seed = 5, .tied_output = true}, "bf16-tied");
 }

@@ -81,14 +81,18 @@ TEST(Parity, RmsNormAndSoftmax) {
 }
 
 TEST(Parity, RopeFullAndPartialDims) {
+  // Llama 3's frequency factors: a divisor per rotated pair (up to 32 pairs below).
+  std::vector<float> factors(32);
+  for (size_t j = 0; j < factors.size(); ++j) factors[j] = 1.0f + 0.25f * static_cast<float>(j);
   for (Backend* b : KernelBackends()) {
-    for (int n_dims : {0, 32}) {
-      SCOPED_TRACE("n_dims=" + std::to_string(n_dims));
+    for (int n_dims : {0, 32, -32}) {
+      SCOPED_TRACE("n_dims=" + std::to_string(n_dims) + (n_dims < 0 ? " with factors" : ""));
       // 131071: a 128k context's last position, where the angle needs more than float's 24 bits.
       Tensor a = RandomTensor(DType::kF32, {64, 4, 6, 1}, Rng());
       Tensor pos = IntTensor({0, 1, 17, 1000, 4095, 131071});
       OpParams p;
-      p.n_dims = n_dims;
+      p.n_dims = n_dims < 0 ? -n_dims : n_dims;
+      p.freq_factors = n_dims < 0 ? factors.data() : nullptr;
       p.freq_base = 500000;
       p.freq_scale = 0.5f;
       EXPECT_TRUE(Parity(*b, OpKind::kRope, {a, pos}, p, testing::kTierGeneral));

@@ -14,6 +14,8 @@ struct FixtureSpec {
   uint64_t seed = 1;
   bool tied_output = false;               // no output.weight: the embedding is reused
   bool text_vocab = false;                // whole-text pieces instead of byte tokens (no vocab)
+  int64_t head_dim = 0;                   // > 0: llama.attention.key_length/value_length (else dim / heads)
+  bool rope_freqs = false;                // a rope_freqs.weight of Llama 3's kind (factors 1 to 8)
   // A real vocabulary: its tokenizer.* keys are copied and the embedding has one row per token.
   const GgufFile* vocab = nullptr;
 };

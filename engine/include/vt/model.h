@@ -15,8 +15,10 @@ namespace vt {
 struct LlamaHparams {
   int64_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0;
   int64_t n_ctx_train = 0, n_rot = 0, n_expert = 0, n_expert_used = 0;
+  int64_t n_head_dim = 0;  // llama.attention.key_length (0: n_embd / n_head)
   float rope_freq_base = 10000, rope_freq_scale = 1, rms_eps = 1e-5f;
-  int64_t head_dim() const { return n_embd / n_head; }
+  int64_t head_dim() const { return n_head_dim ? n_head_dim : n_embd / n_head; }
+  int64_t q_dim() const { return n_head * head_dim(); }  // the queries' and attention output's width
 };
 
 struct LlamaLayer {
@@ -67,6 +69,7 @@ class LlamaModel {
  private:
   LlamaModel() = default;
   Status LoadWeights();
+  Status LoadRopeFactors();
   StatusOr<Tensor> Weight(const std::string& name, bool on_placement = false, bool optional = false, bool matmul = false);
   // Where each sequence's tokens sit in a batch: columns [offset, offset + t) of x.
   struct Segment {
@@ -85,6 +88,7 @@ class LlamaModel {
   const PlacementQueue* placement_ = nullptr;
   LlamaHparams hp_;
   Tensor tok_embd_, output_norm_, output_;
+  std::vector<float> rope_factors_;  // rope_freqs.weight (Llama 3), or empty
   std::vector<LlamaLayer> layers_;
   MoeCopies moe_copies_;
 };

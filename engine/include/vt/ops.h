@@ -34,6 +34,9 @@ struct OpParams {
   float freq_base = 10000;   // Rope
   float freq_scale = 1;      // Rope
   int n_dims = 0;            // Rope: rotated dims (0: all of ne0)
+  // Rope: n_dims/2 divisors of the pairs' frequencies (Llama 3's rope_freqs.weight, ggml's
+  // freq_factors), in host memory that outlives the op; null: none.
+  const float* freq_factors = nullptr;
   int k = 1;                 // TopK
   int n_past = 0;            // Attention: cache entries before the first query
   DType out_dtype = DType::kF32;  // Copy
@@ -45,6 +48,10 @@ struct Op {
   Tensor* out = nullptr;
   OpParams params;
 };
+
+// Rope's angle per position for rotated pair `pair` of `n_dims`: freq_scale *
+// freq_base^(-2 pair / n_dims) / freq_factors[pair], in double (every backend's table).
+double RopeFrequency(const OpParams& p, int64_t n_dims, int64_t pair);
 
 // Shapes, dtypes and devices are consistent: kInvalidArgument naming the op and tensor if not.
 Status ValidateOp(const Op& op);

@@ -1,6 +1,13 @@
 #include "vt/ops.h"
 
+#include <cmath>
+
 namespace vt {
+
+double RopeFrequency(const OpParams& p, int64_t n_dims, int64_t pair) {
+  double f = p.freq_scale * std::pow(static_cast<double>(p.freq_base), -2.0 * static_cast<double>(pair) / static_cast<double>(n_dims));
+  return p.freq_factors ? f / p.freq_factors[pair] : f;
+}
 
 std::string_view OpName(OpKind kind) {
   switch (kind) {

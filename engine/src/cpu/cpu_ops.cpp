@@ -72,7 +72,7 @@ void Rope(const Op& op, ThreadPool& pool) {
   for (int64_t t = 0; t < a.ne[2]; ++t) {
     double p = static_cast<const int32_t*>(pos.data)[t];
     for (int64_t i = 0; i < n_dims; i += 2) {
-      double theta = p * op.params.freq_scale * std::pow(op.params.freq_base, -static_cast<double>(i) / n_dims);
+      double theta = p * RopeFrequency(op.params, n_dims, i / 2);
       cs[t * n_dims + i] = static_cast<float>(std::cos(theta));
       cs[t * n_dims + i + 1] = static_cast<float>(std::sin(theta));
     }

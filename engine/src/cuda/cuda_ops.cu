@@ -90,7 +90,7 @@ __global__ void SoftmaxKernel(Dev4 a, Dev4 mask, Dev4 o, float scale) {
 struct RopeArgs {
   Dev4 a, pos, o;
   int n_dims;
-  double freq[kMaxRopeDims / 2];  // freq_scale * freq_base^(-2j / n_dims), from the host
+  double freq[kMaxRopeDims / 2];  // RopeFrequency(params, n_dims, j), from the host
 };
 
 // One thread per pair. The angle is formed in double and reduced to [-pi, pi] there, so
@@ -256,7 +256,7 @@ cudaError_t LaunchSoftmax(const Op& op, cudaStream_t stream) {
 cudaError_t LaunchRope(const Op& op, cudaStream_t stream) {
   RopeArgs r{ToDev4(*op.src[0]), ToDev4(*op.src[1]), ToDev4(*op.out), op.params.n_dims ? op.params.n_dims : static_cast<int>(op.src[0]->ne[0]), {}};
   for (int j = 0; j < r.n_dims / 2; ++j) {
-    r.freq[j] = op.params.freq_scale * std::pow(static_cast<double>(op.params.freq_base), -2.0 * j / r.n_dims);
+    r.freq[j] = RopeFrequency(op.params, r.n_dims, j);
   }
   RopeKernel<<<Blocks(op.src[0]->NumElements() / 2, 256), 256, 0, stream>>>(r);
   return cudaGetLastError();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <tuple>
 #include <vector>
 
@@ -122,13 +123,27 @@ void AddHparams(GgufWriter& w, const FixtureSpec& s) {
   w.Set("llama.feed_forward_length", u32(s.ff));
   w.Set("llama.attention.head_count", u32(s.heads));
   w.Set("llama.attention.head_count_kv", u32(s.kv_heads));
-  w.Set("llama.rope.dimension_count", u32(s.dim / s.heads));
+  const int64_t hd = s.head_dim ? s.head_dim : s.dim / s.heads;
+  w.Set("llama.rope.dimension_count", u32(hd));
+  if (s.head_dim) {
+    w.Set("llama.attention.key_length", u32(hd));
+    w.Set("llama.attention.value_length", u32(hd));
+  }
   w.Set("llama.rope.freq_base", GgufValue::Float(GgufType::kF32, 10000));
   w.Set("llama.attention.layer_norm_rms_epsilon", GgufValue::Float(GgufType::kF32, 1e-5));
   if (s.experts > 0) {
     w.Set("llama.expert_count", u32(s.experts));
     w.Set("llama.expert_used_count", u32(s.experts_used));
   }
+}
+
+// Llama 3's shape of factors: 1 for the fastest-turning pairs, rising to 8 for the slowest
+// (its converter's low_freq_factor/high_freq_factor ramp, simplified to a straight line).
+void AddRopeFreqs(GgufWriter& w, int64_t head_dim) {
+  const int64_t pairs = head_dim / 2;
+  std::vector<float> f(static_cast<size_t>(pairs));
+  for (int64_t j = 0; j < pairs; ++j) f[static_cast<size_t>(j)] = 1.0f + 7.0f * static_cast<float>(j) / static_cast<float>(std::max<int64_t>(pairs - 1, 1));
+  w.AddTensor("rope_freqs.weight", DType::kF32, {pairs, 1, 1, 1}, 1, f.data());
 }
 
 }  // namespace
@@ -142,17 +157,19 @@ GgufWriter MakeFixture(const FixtureSpec& s) {
   } else {
     AddVocab(b.w, s.text_vocab);
   }
-  int64_t d = s.dim, kv = d / s.heads * s.kv_heads, e = s.experts;
+  const int64_t hd = s.head_dim ? s.head_dim : s.dim / s.heads;
+  int64_t d = s.dim, qd = hd * s.heads, kv = hd * s.kv_heads, e = s.experts;
   double inv_d = 1 / std::sqrt(static_cast<double>(d)), inv_ff = 1 / std::sqrt(static_cast<double>(s.ff));
   // Tied output: the embedding doubles as the output matrix, so its EOS row is zero too.
   b.Add("token_embd.weight", s.dtype, {d, vocab, 1, 1}, 2, 1.0, 0, s.tied_output ? eos : -1);
+  if (s.rope_freqs) AddRopeFreqs(b.w, hd);
   for (int64_t l = 0; l < s.layers; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";
     b.Add(p + "attn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
-    b.Add(p + "attn_q.weight", s.dtype, {d, d, 1, 1}, 2, inv_d);
+    b.Add(p + "attn_q.weight", s.dtype, {d, qd, 1, 1}, 2, inv_d);
     b.Add(p + "attn_k.weight", s.dtype, {d, kv, 1, 1}, 2, inv_d);
     b.Add(p + "attn_v.weight", s.dtype, {d, kv, 1, 1}, 2, inv_d);
-    b.Add(p + "attn_output.weight", s.dtype, {d, d, 1, 1}, 2, inv_d);
+    b.Add(p + "attn_output.weight", s.dtype, {qd, d, 1, 1}, 2, 1 / std::sqrt(static_cast<double>(qd)));
     b.Add(p + "ffn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
     if (e == 0) {
       b.Add(p + "ffn_gate.weight", s.dtype, {d, s.ff, 1, 1}, 2, inv_d);

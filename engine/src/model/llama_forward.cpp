@@ -85,19 +85,20 @@ Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vec
   Graph g(*engine_.q.backend);
   int64_t d = hp_.n_embd, hd = hp_.head_dim(), hkv = hp_.n_head_kv, t = x.ne[1];
   VT_ASSIGN(h, NormMul(g, x, L.attn_norm, hp_.rms_eps));
-  VT_ASSIGN(q, g.Apply(OpKind::kMatmul, {&L.wq, &h}, {d, t, 1, 1}));
+  VT_ASSIGN(q, g.Apply(OpKind::kMatmul, {&L.wq, &h}, {hp_.q_dim(), t, 1, 1}));
   VT_ASSIGN(k, g.Apply(OpKind::kMatmul, {&L.wk, &h}, {hd * hkv, t, 1, 1}));
   VT_ASSIGN(v, g.Apply(OpKind::kMatmul, {&L.wv, &h}, {hd * hkv, t, 1, 1}));
   OpParams rope;
   rope.n_dims = static_cast<int>(hp_.n_rot);
   rope.freq_base = hp_.rope_freq_base;
   rope.freq_scale = hp_.rope_freq_scale;
+  rope.freq_factors = rope_factors_.empty() ? nullptr : rope_factors_.data();
   Tensor q3 = Reshape(q, {hd, hp_.n_head, t, 1}), k3 = Reshape(k, {hd, hkv, t, 1}), v3 = Reshape(v, {hd, hkv, t, 1});
   VT_RETURN_IF_ERROR(g.Run(OpKind::kRope, {&q3, &pos}, q3, rope));  // each token at its own position
   VT_RETURN_IF_ERROR(g.Run(OpKind::kRope, {&k3, &pos}, k3, rope));
   VT_ASSIGN(a, g.New(DType::kF32, q3.ne));
   for (const Segment& s : segments) VT_RETURN_IF_ERROR(Attend(l, q3, k3, v3, s, a));
-  Tensor a2 = Reshape(a, {d, t, 1, 1});
+  Tensor a2 = Reshape(a, {hp_.q_dim(), t, 1, 1});
   VT_ASSIGN(o, g.Apply(OpKind::kMatmul, {&L.wo, &a2}, {d, t, 1, 1}));
   VT_RETURN_IF_ERROR(g.Run(OpKind::kAdd, {&x, &o}, x));
   VT_ASSIGN(h2, NormMul(g, x, L.ffn_norm, hp_.rms_eps));

@@ -1,6 +1,8 @@
 // Loading a llama model: hyper-parameters from GGUF metadata, weights by llama.cpp's names.
 #include "vt/model.h"
 
+#include <cmath>
+
 namespace vt {
 namespace {
 
@@ -26,6 +28,45 @@ std::string Shape(const std::array<int64_t, 4>& ne) {
   return "[" + std::to_string(ne[0]) + "," + std::to_string(ne[1]) + "," + std::to_string(ne[2]) + "]";
 }
 
+// Head counts, and the head size: llama.attention.key_length where given (it may differ from
+// n_embd / n_head), the values' the same (llama.cpp's llama builds assert it too).
+Status HeadSizes(const GgufFile& f, LlamaHparams* hp) {
+  if (hp->n_head == 0 || hp->n_head_kv == 0 || hp->n_head % hp->n_head_kv) {
+    return Status(StatusCode::kInvalidArgument, "gguf: llama.attention.head_count_kv must divide llama.attention.head_count");
+  }
+  auto key = IntKey(f, "llama.attention.key_length", 0);
+  if (!key.ok()) return key.status();
+  if (key.value() == 0 && hp->n_embd % hp->n_head) {
+    return Status(StatusCode::kInvalidArgument, "gguf: head counts do not divide the embedding");
+  }
+  hp->n_head_dim = key.value() ? key.value() : hp->n_embd / hp->n_head;
+  auto value = IntKey(f, "llama.attention.value_length", hp->n_head_dim);
+  if (!value.ok()) return value.status();
+  if (value.value() != hp->n_head_dim) {
+    return Status(StatusCode::kUnimplemented, "gguf: llama.attention.value_length " + std::to_string(value.value()) +
+                                                  " differs from the key length " + std::to_string(hp->n_head_dim) +
+                                                  " (vt's llama, as llama.cpp's, needs them equal)");
+  }
+  return Status();
+}
+
+// Linear scaling divides the positions by llama.rope.scaling.factor (or the older
+// llama.rope.scale_linear; 0 means none, as in llama.cpp). Other scaling types change the
+// angles in ways vt does not compute: refused, not run wrong.
+Status RopeScaling(const GgufFile& f, LlamaHparams* hp) {
+  const GgufValue* type = f.Find("llama.rope.scaling.type");
+  if (type && (!type->AsString() || (*type->AsString() != "none" && *type->AsString() != "linear"))) {
+    std::string name = type->AsString() ? "\"" + *type->AsString() + "\"" : "(not a string)";
+    return Status(StatusCode::kUnimplemented, "gguf: llama.rope.scaling.type " + name + " is not supported (vt scales RoPE linearly or not at all)");
+  }
+  float factor = FloatKey(f, "llama.rope.scaling.factor", FloatKey(f, "llama.rope.scale_linear", 0.0f));
+  if (!(factor >= 0) || std::isinf(factor)) {
+    return Status(StatusCode::kInvalidArgument, "gguf: llama.rope.scaling.factor must be a positive number");
+  }
+  hp->rope_freq_scale = factor == 0 ? 1.0f : 1.0f / factor;
+  return Status();
+}
+
 }  // namespace
 
 StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& f) {
@@ -49,12 +90,14 @@ StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& f) {
   VT_RETURN_IF_ERROR(get("llama.context_length", &hp.n_ctx_train, 2048));
   VT_RETURN_IF_ERROR(get("llama.expert_count", &hp.n_expert, 0));
   VT_RETURN_IF_ERROR(get("llama.expert_used_count", &hp.n_expert_used, 0));
-  if (hp.n_head == 0 || hp.n_head_kv == 0 || hp.n_embd % hp.n_head || hp.n_head % hp.n_head_kv) {
-    return Status(StatusCode::kInvalidArgument, "gguf: head counts do not divide the embedding");
-  }
+  VT_RETURN_IF_ERROR(HeadSizes(f, &hp));
   VT_RETURN_IF_ERROR(get("llama.rope.dimension_count", &hp.n_rot, hp.head_dim()));
+  if (hp.n_rot % 2 || hp.n_rot > hp.head_dim()) {
+    return Status(StatusCode::kInvalidArgument, "gguf: llama.rope.dimension_count " + std::to_string(hp.n_rot) +
+                                                    " must be even and at most the head size " + std::to_string(hp.head_dim()));
+  }
   hp.rope_freq_base = FloatKey(f, "llama.rope.freq_base", 10000.0f);
-  hp.rope_freq_scale = 1.0f / FloatKey(f, "llama.rope.scaling.factor", 1.0f);
+  VT_RETURN_IF_ERROR(RopeScaling(f, &hp));
   hp.rms_eps = FloatKey(f, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
   if (hp.n_expert > 0 && (hp.n_expert_used < 1 || hp.n_expert_used > hp.n_expert)) {
     return Status(StatusCode::kInvalidArgument, "gguf: llama.expert_used_count must be in 1..expert_count");
@@ -93,7 +136,7 @@ StatusOr<Tensor> LlamaModel::Weight(const std::string& name, bool on_placement, 
 }
 
 Status LlamaModel::LoadWeights() {
-  int64_t d = hp_.n_embd, hd = hp_.head_dim(), kv = hd * hp_.n_head_kv, e = hp_.n_expert;
+  int64_t d = hp_.n_embd, qd = hp_.q_dim(), kv = hp_.head_dim() * hp_.n_head_kv, e = hp_.n_expert;
   // `matrix`: a matmul's weights (not a norm, nor the token embedding's GetRows table).
   auto load = [&](const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed = false,
                   bool matrix = true) -> Status {
@@ -108,15 +151,16 @@ Status LlamaModel::LoadWeights() {
   auto output = Weight("output.weight", false, /*optional=*/true, /*matmul=*/true);
   if (!output.ok()) return output.status();
   output_ = output->data ? std::move(output).value() : tok_embd_;  // tied embeddings
+  VT_RETURN_IF_ERROR(LoadRopeFactors());
   layers_.resize(hp_.n_layer);
   for (int64_t l = 0; l < hp_.n_layer; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";
     LlamaLayer& L = layers_[l];
     VT_RETURN_IF_ERROR(load(p + "attn_norm.weight", &L.attn_norm, {d, 1, 1, 1}, false, false));
-    VT_RETURN_IF_ERROR(load(p + "attn_q.weight", &L.wq, {d, d, 1, 1}));
+    VT_RETURN_IF_ERROR(load(p + "attn_q.weight", &L.wq, {d, qd, 1, 1}));
     VT_RETURN_IF_ERROR(load(p + "attn_k.weight", &L.wk, {d, kv, 1, 1}));
     VT_RETURN_IF_ERROR(load(p + "attn_v.weight", &L.wv, {d, kv, 1, 1}));
-    VT_RETURN_IF_ERROR(load(p + "attn_output.weight", &L.wo, {d, d, 1, 1}));
+    VT_RETURN_IF_ERROR(load(p + "attn_output.weight", &L.wo, {qd, d, 1, 1}));
     VT_RETURN_IF_ERROR(load(p + "ffn_norm.weight", &L.ffn_norm, {d, 1, 1, 1}, false, false));
     if (e == 0) {
       VT_RETURN_IF_ERROR(load(p + "ffn_gate.weight", &L.ffn_gate, {d, hp_.n_ff, 1, 1}));
@@ -128,6 +172,26 @@ Status LlamaModel::LoadWeights() {
     VT_RETURN_IF_ERROR(load(p + "ffn_gate_exps.weight", &L.ffn_gate_exps, {d, hp_.n_ff, e, 1}, true));
     VT_RETURN_IF_ERROR(load(p + "ffn_up_exps.weight", &L.ffn_up_exps, {d, hp_.n_ff, e, 1}, true));
     VT_RETURN_IF_ERROR(load(p + "ffn_down_exps.weight", &L.ffn_down_exps, {hp_.n_ff, d, e, 1}, true));
+  }
+  return Status();
+}
+
+// Llama 3's frequency factors: one f32 divisor per rotated pair, read to host memory (every
+// backend builds its angle table on the host from them).
+Status LlamaModel::LoadRopeFactors() {
+  const char* name = "rope_freqs.weight";
+  if (!file_->FindTensor(name)) return Status();
+  auto view = file_->TensorView(name);
+  if (!view.ok()) return view.status();
+  const int64_t pairs = hp_.n_rot / 2;
+  if (view->dtype != DType::kF32 || view->ne != std::array<int64_t, 4>{pairs, 1, 1, 1}) {
+    return Status(StatusCode::kInvalidArgument, std::string("gguf: ") + name + " must be f32 [" + std::to_string(pairs) +
+                                                    "] (one per rotated pair), not " + std::string(DTypeName(view->dtype)) + " " + Shape(view->ne));
+  }
+  const float* v = static_cast<const float*>(view->data);
+  rope_factors_.assign(v, v + pairs);
+  for (float x : rope_factors_) {
+    if (!(x > 0) || std::isinf(x)) return Status(StatusCode::kInvalidArgument, std::string("gguf: ") + name + " has a factor that is not a positive number");
   }
   return Status();
 }

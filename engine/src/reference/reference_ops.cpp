@@ -101,6 +101,7 @@ void Rope(const Op& op) {
         continue;
       }
       double theta = p * op.params.freq_scale * std::pow(op.params.freq_base, -static_cast<double>(i0) / n_dims);
+      if (op.params.freq_factors) theta /= op.params.freq_factors[i0 / 2];
       Set(*op.out, i0, head, t, i3, x0 * std::cos(theta) - x1 * std::sin(theta));
       Set(*op.out, i0 + 1, head, t, i3, x0 * std::sin(theta) + x1 * std::cos(theta));
     }

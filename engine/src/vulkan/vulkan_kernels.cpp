@@ -188,8 +188,7 @@ Status Rope(Device& device, const Op& op) {
   int64_t n_dims = op.params.n_dims ? op.params.n_dims : a.ne[0];
   std::vector<float> freq(static_cast<size_t>(std::max<int64_t>(n_dims / 2, 1)));
   for (size_t j = 0; j < freq.size(); ++j) {
-    freq[j] = static_cast<float>(op.params.freq_scale * std::pow(static_cast<double>(op.params.freq_base),
-                                                                 -2.0 * static_cast<double>(j) / static_cast<double>(n_dims)));
+    freq[j] = static_cast<float>(RopeFrequency(op.params, n_dims, static_cast<int64_t>(j)));
   }
   VT_PLACE(pa, a);
   VT_PLACE(pp, pos);

@@ -56,6 +56,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(DTypeNames()));
   app.add_option("--seed", s.seed, "Random seed");
   app.add_flag("--tied", s.tied_output, "No output.weight: reuse the token embedding");
+  app.add_option("--head-dim", s.head_dim, "Head size, written as llama.attention.key_length (default: dim / heads)")
+      ->check(CLI::Range(2, 1024));
+  app.add_flag("--rope-freqs", s.rope_freqs, "Write a rope_freqs.weight of Llama 3's kind (frequency factors 1 to 8)");
   auto* text = app.add_flag("--text-vocab", s.text_vocab, "Whole-text pieces instead of byte tokens (any output is valid UTF-8)");
   app.add_option("--vocab", vocab_path, "Copy the tokenizer of this GGUF file (e.g. from vt-convert-vocab)")->excludes(text);
   try {
@@ -63,8 +66,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  if (s.dim % s.heads != 0 || s.heads % s.kv_heads != 0 || (s.dim / s.heads) % 2 != 0) {
-    std::cerr << "vt-fixture: --dim must split into an even head size over --heads, and --heads over --kv-heads\n";
+  const int64_t head_dim = s.head_dim ? s.head_dim : s.dim / s.heads;
+  if ((!s.head_dim && s.dim % s.heads != 0) || s.heads % s.kv_heads != 0 || head_dim % 2 != 0) {
+    std::cerr << "vt-fixture: the head size (--head-dim, or --dim over --heads) must be whole and even, and --heads must split "
+                 "over --kv-heads\n";
     return 2;
   }
   if (s.experts > 0 && s.experts_used > s.experts) {
