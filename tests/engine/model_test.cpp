@@ -36,6 +36,8 @@ FixtureSpec Dense() { return FixtureSpec{}; }
 FixtureSpec Moe() { return FixtureSpec{.ff = 48, .experts = 4, .experts_used = 2, .seed = 2}; }
 // Llama 3's rope_freqs.weight, and heads of 32 where n_embd / n_head is 16 (key_length).
 FixtureSpec Llama3() { return FixtureSpec{.seed = 3, .head_dim = 32, .rope_freqs = true}; }
+// Every optional tensor of llama.cpp's llama graph: biases, and Q/K/V fused in one matrix.
+FixtureSpec Biased() { return FixtureSpec{.seed = 4, .biases = true, .fused_qkv = true}; }
 
 TEST(Model, ReadsLlamaHyperparametersFromTheFixture) {
   FixtureSpec s = Moe();
@@ -50,10 +52,10 @@ TEST(Model, ReadsLlamaHyperparametersFromTheFixture) {
 
 // The CPU forward against the float64 reference backend running the same code path.
 TEST(Model, CpuLogitsMatchTheFloat64ReferenceForward) {
-  for (FixtureSpec s : {Dense(), Moe(), Llama3()}) {
+  for (FixtureSpec s : {Dense(), Moe(), Llama3(), Biased()}) {
     for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
       s.dtype = dt;
-      SCOPED_TRACE(std::string(DTypeName(dt)) + (s.experts ? " moe" : s.rope_freqs ? " llama3" : " dense"));
+      SCOPED_TRACE(std::string(DTypeName(dt)) + (s.experts ? " moe" : s.rope_freqs ? " llama3" : s.biases ? " biased" : " dense"));
       auto cpu = Load(s, Cpu());
       auto ref = Load(s, ReferenceBackend());
       auto c1 = cpu->NewCache(64), c2 = ref->NewCache(64);
@@ -221,9 +223,16 @@ TEST(Model, RopeAndHeadKeysItCannotRunAreRefusedByName) {
   short_factors.AddTensor("rope_freqs.weight", DType::kF32, {3, 1, 1, 1}, 1, three);
   EXPECT_EQ(load(std::move(short_factors)), "gguf: rope_freqs.weight must be f32 [8] (one per rotated pair), not f32 [3,1,1]");
   GgufWriter zero = MakeFixture(Dense());
-  const float factors[8] = {1, 1, 1, 0, 1, 1, 1, 1};
-  zero.AddTensor("rope_freqs.weight", DType::kF32, {8, 1, 1, 1}, 1, factors);
+  const float factors[32] = {1, 1, 1, 0, 1, 1, 1, 1};
+  zero.AddTensor("rope_freqs.weight", DType::kF32, {8, 1, 1, 1}, 1, factors);  // the first 8
   EXPECT_EQ(load(std::move(zero)), "gguf: rope_freqs.weight has a factor that is not a positive number");
+  // A tensor vt would not read means a model it does not compute; a bias of the wrong type.
+  GgufWriter stray = MakeFixture(Dense());
+  stray.AddTensor("blk.0.attn_q_norm.weight", DType::kF32, {16, 1, 1, 1}, 1, factors);
+  EXPECT_EQ(load(std::move(stray)), "gguf: tensor blk.0.attn_q_norm.weight is not one vt's llama reads (refused rather than ignored)");
+  GgufWriter f16_bias = MakeFixture(Dense());
+  f16_bias.AddTensor("blk.1.attn_output.bias", DType::kF16, {64, 1, 1, 1}, 1, factors);
+  EXPECT_EQ(load(std::move(f16_bias)), "gguf: blk.1.attn_output.bias must be f32 [64], not f16 [64,1,1]");
   // A scaling factor of 0 means none, as llama.cpp reads it; the older key still counts.
   auto none = ReadLlamaHparams(GgufFile::FromBytes(with(Dense(), "llama.rope.scaling.factor", GgufValue::Float(GgufType::kF32, 0)).Bytes()).value());
   auto old = ReadLlamaHparams(GgufFile::FromBytes(with(Dense(), "llama.rope.scale_linear", GgufValue::Float(GgufType::kF32, 4)).Bytes()).value());

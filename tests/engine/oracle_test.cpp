@@ -164,6 +164,14 @@ TEST_F(Oracle, Llama3RopeFactorsAndWideHeadsMatchLlamaCpp) {
   Compare(FixtureSpec{.dim = 128, .heads = 4, .kv_heads = 1, .dtype = DType::kF16, .seed = 13, .head_dim = 64}, "wide-heads");
 }
 
+// The optional tensors of llama.cpp's llama graph: biases after every projection, and Q, K
+// and V fused in one matrix.
+TEST_F(Oracle, BiasesAndAFusedQkvMatchLlamaCpp) {
+  Compare(FixtureSpec{.dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 14, .biases = true}, "biases");
+  Compare(FixtureSpec{.dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kQ8_0, .seed = 15, .biases = true, .fused_qkv = true},
+          "fused-qkv");
+}
+
 TEST_F(Oracle, Bf16TiedOutputMatchesLlamaCpp) {
   Compare(FixtureSpec{.dtype = DType::kBF16, .seed = 5, .tied_output = true}, "bf16-tied");
 }

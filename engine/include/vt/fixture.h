@@ -16,6 +16,8 @@ struct FixtureSpec {
   bool text_vocab = false;                // whole-text pieces instead of byte tokens (no vocab)
   int64_t head_dim = 0;                   // > 0: llama.attention.key_length/value_length (else dim / heads)
   bool rope_freqs = false;                // a rope_freqs.weight of Llama 3's kind (factors 1 to 8)
+  bool biases = false;                    // attention biases, and the dense FFN's
+  bool fused_qkv = false;                 // one attn_qkv.weight (and bias) instead of three
   // A real vocabulary: its tokenizer.* keys are copied and the embedding has one row per token.
   const GgufFile* vocab = nullptr;
 };

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,9 @@ struct LlamaHparams {
 
 struct LlamaLayer {
   Tensor attn_norm, wq, wk, wv, wo, ffn_norm;
+  Tensor bq, bk, bv, bo;                                             // optional biases (f32)
   Tensor ffn_gate, ffn_up, ffn_down;                                 // dense
+  Tensor ffn_gate_b, ffn_up_b, ffn_down_b;                           // dense, optional
   Tensor ffn_gate_inp, ffn_gate_exps, ffn_up_exps, ffn_down_exps;    // MoE (on the placement device)
 };
 
@@ -70,7 +73,13 @@ class LlamaModel {
   LlamaModel() = default;
   Status LoadWeights();
   Status LoadRopeFactors();
+  Status LoadLayer(int64_t l);
+  Status LoadAttention(const std::string& prefix, LlamaLayer& layer);
+  Status LoadFusedQkv(const std::string& prefix, LlamaLayer& layer);
+  Status LoadTensor(const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed = false, bool matrix = true);
+  Status LoadBias(const std::string& name, Tensor* out, int64_t n);
   StatusOr<Tensor> Weight(const std::string& name, bool on_placement = false, bool optional = false, bool matmul = false);
+  StatusOr<Tensor> Place(const Tensor& view, bool on_placement, bool matmul);
   // Where each sequence's tokens sit in a batch: columns [offset, offset + t) of x.
   struct Segment {
     KvCache* cache;
@@ -89,6 +98,7 @@ class LlamaModel {
   LlamaHparams hp_;
   Tensor tok_embd_, output_norm_, output_;
   std::vector<float> rope_factors_;  // rope_freqs.weight (Llama 3), or empty
+  std::set<std::string> read_;       // the file's tensors the model has read (any other: refused)
   std::vector<LlamaLayer> layers_;
   MoeCopies moe_copies_;
 };

@@ -146,6 +146,26 @@ void AddRopeFreqs(GgufWriter& w, int64_t head_dim) {
   w.AddTensor("rope_freqs.weight", DType::kF32, {pairs, 1, 1, 1}, 1, f.data());
 }
 
+// Q, K, V (three matrices, or one attn_qkv.weight whose rows are theirs in that order) and
+// the output projection, with biases if asked.
+void AddAttention(Builder& b, const FixtureSpec& s, const std::string& p, int64_t qd, int64_t kv) {
+  const int64_t d = s.dim;
+  const double inv_d = 1 / std::sqrt(static_cast<double>(d));
+  if (s.fused_qkv) {
+    b.Add(p + "attn_qkv.weight", s.dtype, {d, qd + 2 * kv, 1, 1}, 2, inv_d);
+    if (s.biases) b.Add(p + "attn_qkv.bias", DType::kF32, {qd + 2 * kv, 1, 1, 1}, 1, 0.1);
+  } else {
+    b.Add(p + "attn_q.weight", s.dtype, {d, qd, 1, 1}, 2, inv_d);
+    b.Add(p + "attn_k.weight", s.dtype, {d, kv, 1, 1}, 2, inv_d);
+    b.Add(p + "attn_v.weight", s.dtype, {d, kv, 1, 1}, 2, inv_d);
+    for (auto [name, n] : {std::pair{"attn_q.bias", qd}, {"attn_k.bias", kv}, {"attn_v.bias", kv}}) {
+      if (s.biases) b.Add(p + name, DType::kF32, {n, 1, 1, 1}, 1, 0.1);
+    }
+  }
+  b.Add(p + "attn_output.weight", s.dtype, {qd, d, 1, 1}, 2, 1 / std::sqrt(static_cast<double>(qd)));
+  if (s.biases) b.Add(p + "attn_output.bias", DType::kF32, {d, 1, 1, 1}, 1, 0.1);
+}
+
 }  // namespace
 
 GgufWriter MakeFixture(const FixtureSpec& s) {
@@ -166,15 +186,15 @@ GgufWriter MakeFixture(const FixtureSpec& s) {
   for (int64_t l = 0; l < s.layers; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";
     b.Add(p + "attn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
-    b.Add(p + "attn_q.weight", s.dtype, {d, qd, 1, 1}, 2, inv_d);
-    b.Add(p + "attn_k.weight", s.dtype, {d, kv, 1, 1}, 2, inv_d);
-    b.Add(p + "attn_v.weight", s.dtype, {d, kv, 1, 1}, 2, inv_d);
-    b.Add(p + "attn_output.weight", s.dtype, {qd, d, 1, 1}, 2, 1 / std::sqrt(static_cast<double>(qd)));
+    AddAttention(b, s, p, qd, kv);
     b.Add(p + "ffn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
     if (e == 0) {
       b.Add(p + "ffn_gate.weight", s.dtype, {d, s.ff, 1, 1}, 2, inv_d);
       b.Add(p + "ffn_up.weight", s.dtype, {d, s.ff, 1, 1}, 2, inv_d);
       b.Add(p + "ffn_down.weight", s.dtype, {s.ff, d, 1, 1}, 2, inv_ff);
+      for (auto [name, n] : {std::pair{"ffn_gate.bias", s.ff}, {"ffn_up.bias", s.ff}, {"ffn_down.bias", d}}) {
+        if (s.biases) b.Add(p + name, DType::kF32, {n, 1, 1, 1}, 1, 0.1);
+      }
     } else {
       b.Add(p + "ffn_gate_inp.weight", DType::kF32, {d, e, 1, 1}, 2, inv_d * 4);
       b.Add(p + "ffn_gate_exps.weight", s.dtype, {d, s.ff, e, 1}, 3, inv_d);

@@ -43,6 +43,9 @@ StatusOr<Tensor> NormMul(Graph& g, const Tensor& x, const Tensor& w, float eps) 
   return n;
 }
 
+// x += b, where a file has the bias (b: [rows], broadcast over x's tokens).
+Status AddBias(Graph& g, Tensor& x, const Tensor& b) { return b.data ? g.Run(OpKind::kAdd, {&x, &b}, x) : Status(); }
+
 }  // namespace
 
 Status LlamaModel::FeedForward(const LlamaLayer& L, const Tensor& h, Tensor& out) {
@@ -54,8 +57,11 @@ Status LlamaModel::FeedForward(const LlamaLayer& L, const Tensor& h, Tensor& out
   int64_t t = h.ne[1];
   VT_ASSIGN(gate, g.Apply(OpKind::kMatmul, {&L.ffn_gate, &h}, {hp_.n_ff, t, 1, 1}));
   VT_ASSIGN(up, g.Apply(OpKind::kMatmul, {&L.ffn_up, &h}, {hp_.n_ff, t, 1, 1}));
+  VT_RETURN_IF_ERROR(AddBias(g, gate, L.ffn_gate_b));
+  VT_RETURN_IF_ERROR(AddBias(g, up, L.ffn_up_b));
   VT_RETURN_IF_ERROR(g.Run(OpKind::kSwiglu, {&gate, &up}, gate));
-  return g.Run(OpKind::kMatmul, {&L.ffn_down, &gate}, out);
+  VT_RETURN_IF_ERROR(g.Run(OpKind::kMatmul, {&L.ffn_down, &gate}, out));
+  return AddBias(g, out, L.ffn_down_b);
 }
 
 // One sequence's keys and values into its cache, then its queries over that cache: the only
@@ -88,6 +94,9 @@ Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vec
   VT_ASSIGN(q, g.Apply(OpKind::kMatmul, {&L.wq, &h}, {hp_.q_dim(), t, 1, 1}));
   VT_ASSIGN(k, g.Apply(OpKind::kMatmul, {&L.wk, &h}, {hd * hkv, t, 1, 1}));
   VT_ASSIGN(v, g.Apply(OpKind::kMatmul, {&L.wv, &h}, {hd * hkv, t, 1, 1}));
+  VT_RETURN_IF_ERROR(AddBias(g, q, L.bq));
+  VT_RETURN_IF_ERROR(AddBias(g, k, L.bk));
+  VT_RETURN_IF_ERROR(AddBias(g, v, L.bv));
   OpParams rope;
   rope.n_dims = static_cast<int>(hp_.n_rot);
   rope.freq_base = hp_.rope_freq_base;
@@ -100,6 +109,7 @@ Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vec
   for (const Segment& s : segments) VT_RETURN_IF_ERROR(Attend(l, q3, k3, v3, s, a));
   Tensor a2 = Reshape(a, {hp_.q_dim(), t, 1, 1});
   VT_ASSIGN(o, g.Apply(OpKind::kMatmul, {&L.wo, &a2}, {d, t, 1, 1}));
+  VT_RETURN_IF_ERROR(AddBias(g, o, L.bo));
   VT_RETURN_IF_ERROR(g.Run(OpKind::kAdd, {&x, &o}, x));
   VT_ASSIGN(h2, NormMul(g, x, L.ffn_norm, hp_.rms_eps));
   VT_ASSIGN(f, g.New(DType::kF32, {d, t, 1, 1}));

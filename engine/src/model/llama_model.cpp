@@ -125,53 +125,121 @@ StatusOr<Tensor> LlamaModel::Weight(const std::string& name, bool on_placement, 
   if (optional && !file_->FindTensor(name)) return Tensor{};
   auto view = file_->TensorView(name);
   if (!view.ok()) return view.status();
+  read_.insert(name);
+  return Place(view.value(), on_placement, matmul);
+}
+
+StatusOr<Tensor> LlamaModel::Place(const Tensor& view, bool on_placement, bool matmul) {
   const Queue& q = on_placement && placement_ ? placement_->q() : engine_.q;
   // The mapping is the weight, no copy, unless the CPU reads a matmul's weights in its own
   // order (Q4_0 interleaved: vt/quant.h).
-  if (q.device.type == DeviceType::kCPU) return matmul ? q.backend->AdoptMatmulWeight(view.value()) : view;
-  auto t = NewTensor(*q.backend, view->dtype, view->ne);
+  if (q.device.type == DeviceType::kCPU) return matmul ? q.backend->AdoptMatmulWeight(view) : view;
+  auto t = NewTensor(*q.backend, view.dtype, view.ne);
   if (!t.ok()) return t.status();
-  VT_RETURN_IF_ERROR(CopyTensor(view.value(), t.value()));
+  VT_RETURN_IF_ERROR(CopyTensor(view, t.value()));
   return t;
 }
 
+// `matrix`: a matmul's weights (not a norm, nor the token embedding's GetRows table).
+Status LlamaModel::LoadTensor(const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed, bool matrix) {
+  auto t = Weight(name, placed, false, matrix);
+  if (!t.ok()) return t.status();
+  if (t->ne != ne) return Status(StatusCode::kInvalidArgument, "gguf: " + name + " has shape " + Shape(t->ne) + ", expected " + Shape(ne));
+  *out = std::move(t).value();
+  return Status();
+}
+
+// An optional bias, added after its matmul: f32 (llama.cpp's converters keep 1-D tensors so).
+Status LlamaModel::LoadBias(const std::string& name, Tensor* out, int64_t n) {
+  const GgufTensorInfo* info = file_->FindTensor(name);
+  if (!info) return Status();
+  if (info->dtype != DType::kF32 || info->ne != std::array<int64_t, 4>{n, 1, 1, 1}) {
+    return Status(StatusCode::kInvalidArgument, "gguf: " + name + " must be f32 [" + std::to_string(n) + "], not " +
+                                                    std::string(DTypeName(info->dtype)) + " " + Shape(info->ne));
+  }
+  auto t = Weight(name, false, false, false);
+  if (!t.ok()) return t.status();
+  *out = std::move(t).value();
+  return Status();
+}
+
 Status LlamaModel::LoadWeights() {
-  int64_t d = hp_.n_embd, qd = hp_.q_dim(), kv = hp_.head_dim() * hp_.n_head_kv, e = hp_.n_expert;
-  // `matrix`: a matmul's weights (not a norm, nor the token embedding's GetRows table).
-  auto load = [&](const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed = false,
-                  bool matrix = true) -> Status {
-    auto t = Weight(name, placed, false, matrix);
-    if (!t.ok()) return t.status();
-    if (t->ne != ne) return Status(StatusCode::kInvalidArgument, "gguf: " + name + " has shape " + Shape(t->ne) + ", expected " + Shape(ne));
-    *out = std::move(t).value();
-    return Status();
-  };
-  VT_RETURN_IF_ERROR(load("token_embd.weight", &tok_embd_, {d, hp_.n_vocab, 1, 1}, false, false));
-  VT_RETURN_IF_ERROR(load("output_norm.weight", &output_norm_, {d, 1, 1, 1}, false, false));
+  int64_t d = hp_.n_embd;
+  VT_RETURN_IF_ERROR(LoadTensor("token_embd.weight", &tok_embd_, {d, hp_.n_vocab, 1, 1}, false, false));
+  VT_RETURN_IF_ERROR(LoadTensor("output_norm.weight", &output_norm_, {d, 1, 1, 1}, false, false));
   auto output = Weight("output.weight", false, /*optional=*/true, /*matmul=*/true);
   if (!output.ok()) return output.status();
   output_ = output->data ? std::move(output).value() : tok_embd_;  // tied embeddings
   VT_RETURN_IF_ERROR(LoadRopeFactors());
   layers_.resize(hp_.n_layer);
-  for (int64_t l = 0; l < hp_.n_layer; ++l) {
-    std::string p = "blk." + std::to_string(l) + ".";
-    LlamaLayer& L = layers_[l];
-    VT_RETURN_IF_ERROR(load(p + "attn_norm.weight", &L.attn_norm, {d, 1, 1, 1}, false, false));
-    VT_RETURN_IF_ERROR(load(p + "attn_q.weight", &L.wq, {d, qd, 1, 1}));
-    VT_RETURN_IF_ERROR(load(p + "attn_k.weight", &L.wk, {d, kv, 1, 1}));
-    VT_RETURN_IF_ERROR(load(p + "attn_v.weight", &L.wv, {d, kv, 1, 1}));
-    VT_RETURN_IF_ERROR(load(p + "attn_output.weight", &L.wo, {qd, d, 1, 1}));
-    VT_RETURN_IF_ERROR(load(p + "ffn_norm.weight", &L.ffn_norm, {d, 1, 1, 1}, false, false));
-    if (e == 0) {
-      VT_RETURN_IF_ERROR(load(p + "ffn_gate.weight", &L.ffn_gate, {d, hp_.n_ff, 1, 1}));
-      VT_RETURN_IF_ERROR(load(p + "ffn_up.weight", &L.ffn_up, {d, hp_.n_ff, 1, 1}));
-      VT_RETURN_IF_ERROR(load(p + "ffn_down.weight", &L.ffn_down, {hp_.n_ff, d, 1, 1}));
-      continue;
+  for (int64_t l = 0; l < hp_.n_layer; ++l) VT_RETURN_IF_ERROR(LoadLayer(l));
+  // A weight vt would not read is a model it does not compute: refused, not ignored (as
+  // llama.cpp refuses a file with tensors its graph does not create).
+  for (const GgufTensorInfo& info : file_->tensors()) {
+    if (!read_.count(info.name)) {
+      return Status(StatusCode::kUnimplemented, "gguf: tensor " + info.name + " is not one vt's llama reads (refused rather than ignored)");
     }
-    VT_RETURN_IF_ERROR(load(p + "ffn_gate_inp.weight", &L.ffn_gate_inp, {d, e, 1, 1}, true));
-    VT_RETURN_IF_ERROR(load(p + "ffn_gate_exps.weight", &L.ffn_gate_exps, {d, hp_.n_ff, e, 1}, true));
-    VT_RETURN_IF_ERROR(load(p + "ffn_up_exps.weight", &L.ffn_up_exps, {d, hp_.n_ff, e, 1}, true));
-    VT_RETURN_IF_ERROR(load(p + "ffn_down_exps.weight", &L.ffn_down_exps, {hp_.n_ff, d, e, 1}, true));
+  }
+  return Status();
+}
+
+Status LlamaModel::LoadLayer(int64_t l) {
+  int64_t d = hp_.n_embd, e = hp_.n_expert;
+  std::string p = "blk." + std::to_string(l) + ".";
+  LlamaLayer& L = layers_[l];
+  VT_RETURN_IF_ERROR(LoadTensor(p + "attn_norm.weight", &L.attn_norm, {d, 1, 1, 1}, false, false));
+  VT_RETURN_IF_ERROR(LoadAttention(p, L));
+  VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_norm.weight", &L.ffn_norm, {d, 1, 1, 1}, false, false));
+  if (e == 0) {
+    VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_gate.weight", &L.ffn_gate, {d, hp_.n_ff, 1, 1}));
+    VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_up.weight", &L.ffn_up, {d, hp_.n_ff, 1, 1}));
+    VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_down.weight", &L.ffn_down, {hp_.n_ff, d, 1, 1}));
+    VT_RETURN_IF_ERROR(LoadBias(p + "ffn_gate.bias", &L.ffn_gate_b, hp_.n_ff));
+    VT_RETURN_IF_ERROR(LoadBias(p + "ffn_up.bias", &L.ffn_up_b, hp_.n_ff));
+    return LoadBias(p + "ffn_down.bias", &L.ffn_down_b, d);
+  }
+  VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_gate_inp.weight", &L.ffn_gate_inp, {d, e, 1, 1}, true));
+  VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_gate_exps.weight", &L.ffn_gate_exps, {d, hp_.n_ff, e, 1}, true));
+  VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_up_exps.weight", &L.ffn_up_exps, {d, hp_.n_ff, e, 1}, true));
+  return LoadTensor(p + "ffn_down_exps.weight", &L.ffn_down_exps, {hp_.n_ff, d, e, 1}, true);
+}
+
+Status LlamaModel::LoadAttention(const std::string& p, LlamaLayer& L) {
+  int64_t d = hp_.n_embd, qd = hp_.q_dim(), kv = hp_.head_dim() * hp_.n_head_kv;
+  if (file_->FindTensor(p + "attn_qkv.weight")) {
+    VT_RETURN_IF_ERROR(LoadFusedQkv(p, L));
+  } else {
+    VT_RETURN_IF_ERROR(LoadTensor(p + "attn_q.weight", &L.wq, {d, qd, 1, 1}));
+    VT_RETURN_IF_ERROR(LoadTensor(p + "attn_k.weight", &L.wk, {d, kv, 1, 1}));
+    VT_RETURN_IF_ERROR(LoadTensor(p + "attn_v.weight", &L.wv, {d, kv, 1, 1}));
+    VT_RETURN_IF_ERROR(LoadBias(p + "attn_q.bias", &L.bq, qd));
+    VT_RETURN_IF_ERROR(LoadBias(p + "attn_k.bias", &L.bk, kv));
+    VT_RETURN_IF_ERROR(LoadBias(p + "attn_v.bias", &L.bv, kv));
+  }
+  VT_RETURN_IF_ERROR(LoadTensor(p + "attn_output.weight", &L.wo, {qd, d, 1, 1}));
+  return LoadBias(p + "attn_output.bias", &L.bo, d);
+}
+
+// One attn_qkv.weight whose rows are Q's, then K's, then V's (and its bias likewise): split
+// into views of the mapping, each placed as its own matmul weight (the CPU interleaves each).
+Status LlamaModel::LoadFusedQkv(const std::string& p, LlamaLayer& L) {
+  const int64_t d = hp_.n_embd, qd = hp_.q_dim(), kv = hp_.head_dim() * hp_.n_head_kv, rows[3] = {qd, kv, kv};
+  auto fused = file_->TensorView(p + "attn_qkv.weight");
+  if (!fused.ok()) return fused.status();
+  read_.insert(p + "attn_qkv.weight");
+  if (fused->ne != std::array<int64_t, 4>{d, qd + 2 * kv, 1, 1}) {
+    return Status(StatusCode::kInvalidArgument, "gguf: " + p + "attn_qkv.weight has shape " + Shape(fused->ne) + ", expected " +
+                                                    Shape({d, qd + 2 * kv, 1, 1}));
+  }
+  Tensor bias;
+  VT_RETURN_IF_ERROR(LoadBias(p + "attn_qkv.bias", &bias, qd + 2 * kv));
+  Tensor* weights[3] = {&L.wq, &L.wk, &L.wv};
+  Tensor* biases[3] = {&L.bq, &L.bk, &L.bv};
+  for (int64_t i = 0, at = 0; i < 3; at += rows[i++]) {
+    auto w = Place(View(fused.value(), {d, rows[i], 1, 1}, fused->nb, static_cast<size_t>(at) * fused->nb[1]), false, true);
+    if (!w.ok()) return w.status();
+    *weights[i] = std::move(w).value();
+    if (bias.data) *biases[i] = View(bias, {rows[i], 1, 1, 1}, bias.nb, static_cast<size_t>(at) * bias.nb[0]);
   }
   return Status();
 }
@@ -190,6 +258,7 @@ Status LlamaModel::LoadRopeFactors() {
   }
   const float* v = static_cast<const float*>(view->data);
   rope_factors_.assign(v, v + pairs);
+  read_.insert(name);
   for (float x : rope_factors_) {
     if (!(x > 0) || std::isinf(x)) return Status(StatusCode::kInvalidArgument, std::string("gguf: ") + name + " has a factor that is not a positive number");
   }

@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
   app.add_option("--head-dim", s.head_dim, "Head size, written as llama.attention.key_length (default: dim / heads)")
       ->check(CLI::Range(2, 1024));
   app.add_flag("--rope-freqs", s.rope_freqs, "Write a rope_freqs.weight of Llama 3's kind (frequency factors 1 to 8)");
+  app.add_flag("--biases", s.biases, "Attention biases (and the dense feed-forward's)");
+  app.add_flag("--fused-qkv", s.fused_qkv, "One attn_qkv.weight instead of attn_q/k/v.weight");
   auto* text = app.add_flag("--text-vocab", s.text_vocab, "Whole-text pieces instead of byte tokens (any output is valid UTF-8)");
   app.add_option("--vocab", vocab_path, "Copy the tokenizer of this GGUF file (e.g. from vt-convert-vocab)")->excludes(text);
   try {
