@@ -94,7 +94,10 @@ TEST_F(VtRun, InvalidSamplingValuesExitTwoNamingTheField) {
 TEST(VtFixture, RefusesShapesThatCannotBeAModel) {
   Result r = Sh(std::string(VT_FIXTURE_BIN) + " -o /tmp/never.gguf --dim 10 --heads 4");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--dim must split"), std::string::npos);
+  EXPECT_NE(r.err.find("the head size (--head-dim, or --dim over --heads) must be whole and even"), std::string::npos) << r.err;
+  Result odd = Sh(std::string(VT_FIXTURE_BIN) + " -o /tmp/never.gguf --dim 64 --heads 4 --head-dim 7");
+  EXPECT_EQ(odd.code, 2);
+  EXPECT_NE(odd.err.find("must be whole and even"), std::string::npos) << odd.err;
   Result q = Sh(std::string(VT_FIXTURE_BIN) + " -o /tmp/never.gguf --dim 96 --heads 4 --dtype q4_k");
   EXPECT_EQ(q.code, 2);
   EXPECT_NE(q.err.find("--dtype q4_k needs --dim and --ff multiples of 256 (got 96 and 128)"), std::string::npos) << q.err;
