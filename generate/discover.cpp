@@ -206,7 +206,12 @@ StatusOr<Discovered> DiscoverMutants(const DiscoverOptions& o, const std::string
                                &test_sources));
   }
   Number(std::move(found), c_files, &out);  // reading order within a file (the walk's order is the AST's)
-  if (!unreached.empty()) out.notices.push_back(Listed(unreached.size(), " file(s) no test reaches, not mutated: ", unreached));
+  if (!unreached.empty() && tests.empty()) {
+    out.notices.push_back("the build registers no ctest test, so no file is reached: is testing on in suites.json's configure "
+                          "command (BUILD_TESTING, or the project's own option)?");
+  } else if (!unreached.empty()) {
+    out.notices.push_back(Listed(unreached.size(), " file(s) no test reaches, not mutated: ", unreached));
+  }
   if (!test_sources.empty()) {
     out.notices.push_back(Listed(test_sources.size(), " test source(s) left unmutated (name one to mutate it): ", test_sources));
   }

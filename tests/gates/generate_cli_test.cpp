@@ -241,6 +241,19 @@ TEST(GenerateCli, SuitesJsonExcludesFilesFromGeneration) {
   EXPECT_NE(some.out.find("src/range.cpp:2:"), std::string::npos) << some.out;
 }
 
+// Tests built only when asked (yaml-cpp's YAML_CPP_BUILD_TESTS): the build registers none, and
+// the run says that rather than that no test reaches each file.
+TEST(GenerateCli, ABuildThatRegistersNoTestSaysSoAndChecksNothing) {
+  TempDir dir;
+  MakeRangeProject(dir);
+  std::string cmake = dir.Read("CMakeLists.txt");
+  dir.Write("CMakeLists.txt", cmake.substr(0, cmake.find("enable_testing()")) + "add_library(range src/range.cpp)\n");
+  auto run = RunProofgate(dir.path(), "mutate --generate src");
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.err.find("the build registers no ctest test, so no file is reached"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("no test reaches"), std::string::npos) << run.err;
+}
+
 TEST(GenerateCli, BadFlagsAreNamedBeforeAnythingBuilds) {
   TempDir dir;
   dir.Write("a.txt", "a\n");
