@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 
 #include "core/file_io.h"
@@ -56,14 +57,22 @@ std::vector<std::string> TestsReaching(const ReachRecord& reach, int number, con
   return out;
 }
 
-double RecordedSeconds(const ReachRecord& reach, const std::vector<std::string>& tests) {
+double RecordedSeconds(const ReachRecord& reach, const std::vector<std::vector<std::string>>& batches) {
   double sum = 0;
-  for (const std::string& t : tests) sum += Seconds(reach, t);
+  for (const std::vector<std::string>& batch : batches) {
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const std::string& t : batch) {
+      sum += Seconds(reach, t);
+      fastest = std::min(fastest, Seconds(reach, t));
+    }
+    if (batch.size() > 1) sum -= static_cast<double>(batch.size() - 1) * fastest;
+  }
   return sum;
 }
 
-double ReachLimit(const ReachRecord& reach, const std::vector<std::string>& tests, double floor_s, double ceiling_s) {
-  return std::min(std::max(5 * RecordedSeconds(reach, tests), floor_s), ceiling_s);
+double ReachLimit(const ReachRecord& reach, const std::vector<std::vector<std::string>>& batches, double floor_s,
+                  double ceiling_s) {
+  return std::min(std::max(5 * RecordedSeconds(reach, batches), floor_s), ceiling_s);
 }
 
 void UniteReach(const ReachRecord& more, ReachRecord* into, std::vector<std::string>* wandered) {

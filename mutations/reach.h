@@ -44,12 +44,15 @@ std::vector<std::string> TestsReaching(const ReachRecord& reach, int number, con
 // differ between the two are appended to *wandered (once each).
 void UniteReach(const ReachRecord& more, ReachRecord* into, std::vector<std::string>* wandered);
 
-// The sum of `tests`' times in the recording run (a test it did not time counts 0).
-double RecordedSeconds(const ReachRecord& reach, const std::vector<std::string>& tests);
+// The time the recording run gives `batches` (tests that run in one process each batch): a
+// batch's tests' sum, less one process start (its fastest test's time, the best figure the
+// record has for it) for each test after the first; a test the run did not time counts 0.
+double RecordedSeconds(const ReachRecord& reach, const std::vector<std::vector<std::string>>& batches);
 
-// A mutant's test limit when its tests run one by one from the record: 5 × their recorded
-// sum, so a quick test the mutant makes loop stops in seconds, not after five whole suites;
+// A mutant's test limit when its batches run one by one from the record: 5 × their recorded
+// time, so a quick test the mutant makes loop stops in seconds, not after five whole suites;
 // at least `floor_s` (a test's time varies run to run) and at most `ceiling_s` (the catalog's).
-double ReachLimit(const ReachRecord& reach, const std::vector<std::string>& tests, double floor_s, double ceiling_s);
+double ReachLimit(const ReachRecord& reach, const std::vector<std::vector<std::string>>& batches, double floor_s,
+                  double ceiling_s);
 
 }  // namespace pg

@@ -344,11 +344,15 @@ StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_
     return r;
   }
   bool alone = reach.recorded && !reach.points.count("");
-  if (alone) timeout_s = ReachLimit(reach, tests, floor_s, timeout_s);
+  std::vector<std::vector<std::string>> batches = {tests};
+  if (alone) {
+    PG_ASSIGN_OR_RETURN(batches, Batches(*job.catalog, tests));
+    timeout_s = ReachLimit(reach, batches, floor_s, timeout_s);
+  }
   TestRun run;
   run.step.exit_code = 0;  // each test's own exit code is merged in: the first that is not 0
-  for (size_t k = 0; k < (alone ? tests.size() : 1); ++k) {
-    std::vector<std::string> these = alone ? std::vector<std::string>{tests[k]} : tests;
+  for (size_t k = 0; k < batches.size(); ++k) {
+    const std::vector<std::string>& these = batches[k];
     double left = timeout_s - run.step.wall_s;
     if (left <= 0) {
       run.step.timed_out = true;  // the tests before this one spent the mutant's limit
@@ -362,7 +366,7 @@ StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_
   r.test_s = run.step.wall_s;
   Judge(job, run, timeout_s, &r);
   if (alone && r.outcome == MutantOutcome::kTimeout) {
-    r.detail += " (5 × its tests' " + FormatSeconds(RecordedSeconds(reach, tests)) + " in the recording run, at least " +
+    r.detail += " (5 × its tests' " + FormatSeconds(RecordedSeconds(reach, batches)) + " in the recording run, at least " +
                 FormatSeconds(floor_s) + ")";
   }
   r.total_s = SteadyClock().Since(start);

@@ -111,6 +111,9 @@ class Worker {
   // `tests` (ctest names) as reach records them: a whole GoogleTest executable's cases one by
   // one (GTEST_FILTER narrows its ctest test to each), any other test as itself.
   StatusOr<std::vector<std::string>> ReachUnits(const Catalog& c, const std::vector<std::string>& tests);
+  // `tests` (reach units, fastest first) in batches that run as one process each: the cases
+  // of one ctest test together, in the order their fastest case comes.
+  StatusOr<std::vector<std::vector<std::string>>> Batches(const Catalog& c, const std::vector<std::string>& tests);
   // The applied schemata's run with no mutant on, each of `tests` alone (one unit for a
   // catalog's own test command), recording which mutants each reaches: the baseline.
   StatusOr<TestRun> RecordReach(const Catalog& c, const std::vector<std::string>& tests, ReachRecord* reach);

@@ -94,6 +94,23 @@ StatusOr<std::vector<std::string>> Worker::ReachUnits(const Catalog& c, const st
   return units;
 }
 
+StatusOr<std::vector<std::vector<std::string>>> Worker::Batches(const Catalog& c, const std::vector<std::string>& tests) {
+  std::vector<std::vector<std::string>> batches;
+  if (!c.test_command.empty() || !c.list_command.empty()) {
+    for (const std::string& t : tests) batches.push_back({t});
+    return batches;
+  }
+  PG_ASSIGN_OR_RETURN(const TestMap* map, Tests(c));
+  std::map<std::string, size_t> at;  // ctest test → its batch
+  for (const std::string& t : tests) {
+    std::string owner = map->CtestOf(t);
+    auto [it, fresh] = at.emplace(owner.empty() ? t : owner, batches.size());
+    if (fresh) batches.emplace_back();
+    batches[it->second].push_back(t);
+  }
+  return batches;
+}
+
 // The baseline in the schemata, one test at a time so that each writes its own reach file. A
 // failing test does not stop it: the baseline's problem names the first failure, and every
 // test must have run for that to be the whole story.

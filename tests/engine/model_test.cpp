@@ -186,6 +186,23 @@ TEST(Model, TheCpuInterleavesQ4_0MatmulWeightsButNotTheEmbedding) {
   EXPECT_EQ(Greedy(*d, kPrompt, 4).size(), 4u);
 }
 
+// A fused attn_qkv.weight draws the same numbers as Q, K and V written apart (same seed, same
+// order), so the two files are one model: equal logits, and on the CPU the fused matrix's
+// three views are interleaved as three matrices would be.
+TEST(Model, AFusedQkvRunsAsItsThreeMatrices) {
+  for (DType t : {DType::kF32, DType::kQ4_0}) {
+    SCOPED_TRACE(std::string(DTypeName(t)));
+    FixtureSpec apart{.dtype = t, .seed = 5}, fused{.dtype = t, .seed = 5, .fused_qkv = true};
+    auto a = Load(apart, Cpu()), f = Load(fused, Cpu());
+    ASSERT_TRUE(a && f);
+    EXPECT_EQ(f->layers()[1].wv.dtype, a->layers()[1].wv.dtype);
+    auto ca = a->NewCache(64), cf = f->NewCache(64);
+    auto la = a->Forward(kPrompt, ca.value(), true), lf = f->Forward(kPrompt, cf.value(), true);
+    ASSERT_TRUE(la.ok() && lf.ok());
+    EXPECT_EQ(la.value(), lf.value());
+  }
+}
+
 TEST(Model, AMissingOrMisshapenTensorIsANamedError) {
   // The metadata says 4 kv heads; the tensors were written for 2.
   GgufWriter mixed = MakeFixture(Dense());

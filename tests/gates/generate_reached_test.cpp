@@ -41,6 +41,17 @@ TEST(GenerateReached, TestsRunFastestFirstAndOnlyWhereTheyReached) {
   EXPECT_TRUE(TestsReaching(whole, 6, tests).empty());
 }
 
+// Cases batched in one process pay one process start, not one each: a batch counts its
+// cases' recorded sum less its fastest case's time for each case after the first.
+TEST(GenerateReached, ABatchsRecordedTimeCountsOneProcessStart) {
+  ReachRecord r;
+  r.seconds = {{"Alone", 1.0}, {"B", 0.1}, {"C", 0.25}, {"D", 0.15}};
+  EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"Alone"}, {"B", "C", "D"}}), 1.0 + 0.5 - 2 * 0.1);
+  EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"Alone"}, {"B"}, {"C"}, {"D"}}), 1.5);
+  EXPECT_DOUBLE_EQ(ReachLimit(r, {{"B", "C", "D"}}, 0.5, 100), 5 * 0.3);
+  EXPECT_DOUBLE_EQ(ReachLimit(r, {{"B", "C", "D"}}, 2, 100), 2) << "at least the floor";
+}
+
 TEST(GenerateReached, ARecordIsReadBackAndALineThatIsNoNumberIsNamed) {
   TempDir dir;
   EXPECT_TRUE(ReadReached(dir.path() + "/none")->empty()) << "a test whose processes reached nothing wrote nothing";
@@ -159,7 +170,7 @@ std::vector<std::string> Sorted(const Json& tests) {
   return out;
 }
 
-TEST(GenerateReached, AMutantRunsOnlyTheTestsThatExecutedItsPointTheFastestFirst) {
+TEST(GenerateReached, AMutantRunsOnlyTheTestsThatExecutedItsPointACtestTestsCasesInOneProcess) {
   TempDir dir;
   MakeLibProject(dir);
   auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json");
@@ -169,8 +180,15 @@ TEST(GenerateReached, AMutantRunsOnlyTheTestsThatExecutedItsPointTheFastestFirst
   const Json *add = ResultWith(doc->root(), "+"), *mul = ResultWith(doc->root(), "*"), *never = ResultWith(doc->root(), "-");
   ASSERT_TRUE(add && mul && never) << run.out;
   EXPECT_EQ(add->at("outcome"), "killed");
-  EXPECT_EQ(add->at("observed"), "failed: Lib.Sum") << "the fastest test that reached it ran first";
+  // Both are cases of lib_test (a plain add_test): one process runs them, in the executable's
+  // order, where one process each cost a process start per case.
+  EXPECT_EQ(add->at("observed"), "failed: Lib.AddSlowly");
   EXPECT_EQ(add->at("generated").at("tests"), Json::array({"Lib.Sum", "Lib.AddSlowly"}));
+  std::vector<std::string> logs;
+  for (const auto& f : std::filesystem::directory_iterator(add->at("logs").get<std::string>())) {
+    if (f.path().filename().string().rfind("test", 0) == 0) logs.push_back(f.path().filename().string());
+  }
+  EXPECT_EQ(logs, std::vector<std::string>{"test.log"}) << "one test process for the two cases";
   EXPECT_EQ(mul->at("outcome"), "killed");
   EXPECT_EQ(Sorted(mul->at("generated").at("tests")), (std::vector<std::string>{"Lib.Mul", "via_script"}))
       << "a process the script spawned records for the script";
