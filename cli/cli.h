@@ -74,6 +74,7 @@ struct MutateFlags {
   bool no_schemata = false;   // a build per generated mutant, as without schemata
   bool no_reach = false;      // every selected test for every generated mutant
   int reach_runs = 1;         // recording runs, their reach united
+  std::string reach_grain = "auto";  // auto, case or ctest: which tests reach records case by case
   std::string sarif;          // --sarif FILE: survivors as SARIF 2.1.0 results
 };
 

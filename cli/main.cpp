@@ -233,6 +233,12 @@ void AddMutate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
       ->check(WholeNumberFromOne("recording runs"))
       ->needs(generate)
       ->excludes(mutate->get_option("--no-reach"));
+  mutate->add_option("--reach-grain", flags->reach_grain,
+                     "With --generate: record a ctest test's gtest cases one by one (case), never (ctest), or when "
+                     "the mutants it reaches save more than that costs (auto, the default)")
+      ->check(CLI::IsMember({"auto", "case", "ctest"}))
+      ->needs(generate)
+      ->excludes(mutate->get_option("--no-reach"));
   verbs.push_back(Verb{mutate, [&common, flags, generate] {
                          if (generate->count() == 0) return RunMutateVerb(common, *flags);
                          flags->generate = true;

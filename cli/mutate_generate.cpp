@@ -129,6 +129,7 @@ MutateOptions Options(const std::string& root, const MutateFlags& flags) {
   o.schemata = !flags.no_schemata;
   o.reach = !flags.no_reach;
   o.reach_runs = flags.reach_runs;
+  o.reach_grain = flags.reach_grain == "case" ? ReachGrain::kCase : flags.reach_grain == "ctest" ? ReachGrain::kCtest : ReachGrain::kAuto;
   return o;
 }
 

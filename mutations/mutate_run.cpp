@@ -357,7 +357,7 @@ StatusOr<SchemaStart> SchemataOnFirst(const MutateOptions& o, Worker& first, con
   if (out.numbers.empty()) return out;
   std::vector<std::string> tests = TestsOf(jobs);
   std::vector<std::string> wandered;
-  PG_ASSIGN_OR_RETURN(TestRun run, o.reach ? first.RecordReachRuns(c, tests, o.reach_runs, &out.reach, &wandered)
+  PG_ASSIGN_OR_RETURN(TestRun run, o.reach ? first.RecordReachRuns(c, tests, o.reach_runs, o.reach_grain, &out.reach, &wandered)
                                            : first.RunTests(c, tests, 0));
   if (!wandered.empty()) {
     out.note += "; " + std::to_string(wandered.size()) + " test(s) reached different points on the " +
@@ -388,6 +388,15 @@ StatusOr<SchemaStart> SchemataOnFirst(const MutateOptions& o, Worker& first, con
   PG_RETURN_IF_ERROR(first.RemoveSchemata(c));
   out.numbers.clear();
   return out;
+}
+
+// How the recording run ran `tests`: what the baseline's notice says about reach.
+std::string Grain(const ReachRecord& reach, size_t tests) {
+  if (!reach.recorded) return "";
+  std::string out = ", each alone to record which mutants it reaches";
+  if (reach.points.count("")) return out;
+  return out + " (" + std::to_string(tests - reach.split.size()) + " whole, " + std::to_string(reach.split.size()) +
+         " case by case)";
 }
 
 // Baseline on worker 0, then the pool. A mutant's test limit is max(5 × the baseline's test
@@ -421,7 +430,7 @@ Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const st
     o.on_notice(c.path + ": baseline green (built in " + std::to_string(report->baseline_build_s).substr(0, 4) + " s, " +
                 std::to_string(tests.size()) + " tests in " + std::to_string(schema.baseline->step.wall_s).substr(0, 4) +
                 " s" + (schema.numbers.empty() ? "" : ", in the schemata with no mutant on") +
-                (schema.reach.recorded ? ", each alone to record which mutants it reaches" : "") + "); mutant limits: tests " +
+                Grain(schema.reach, tests.size()) + "); mutant limits: tests " +
                 std::to_string(static_cast<int>(timeout_s)) + " s, build " + std::to_string(static_cast<int>(build_s)) + " s");
     if (!schema.note.empty()) o.on_notice(c.path + ": schemata: " + schema.note);
   }

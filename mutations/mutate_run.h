@@ -34,6 +34,7 @@ struct MutateOptions {
   bool schemata = true;        // run a catalog's schemata (generated ones have them); false: a build per mutant
   bool reach = true;           // in the schemata, a mutant runs only the tests that reached it (mutations/reach.h)
   int reach_runs = 1;          // recording runs: a test reaches a point when it did on any of them
+  ReachGrain reach_grain = ReachGrain::kAuto;  // which ctest tests are recorded case by case
 };
 
 struct MutateReport {

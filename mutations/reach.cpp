@@ -57,15 +57,23 @@ std::vector<std::string> TestsReaching(const ReachRecord& reach, int number, con
   return out;
 }
 
+bool SplitPays(size_t cases, size_t points, double whole_s, double start_s) {
+  double saved = static_cast<double>(points) * std::max(whole_s - start_s, 0.0) / 2;
+  return cases > 1 && saved > static_cast<double>(cases) * start_s + whole_s;
+}
+
 double RecordedSeconds(const ReachRecord& reach, const std::vector<std::vector<std::string>>& batches) {
   double sum = 0;
   for (const std::vector<std::string>& batch : batches) {
-    double fastest = std::numeric_limits<double>::infinity();
+    double fastest = std::numeric_limits<double>::infinity(), own = 0;
+    double whole = std::numeric_limits<double>::infinity();
     for (const std::string& t : batch) {
-      sum += Seconds(reach, t);
+      own += Seconds(reach, t);
       fastest = std::min(fastest, Seconds(reach, t));
+      if (auto it = reach.whole.find(t); it != reach.whole.end()) whole = std::min(whole, it->second);
     }
-    if (batch.size() > 1) sum -= static_cast<double>(batch.size() - 1) * fastest;
+    if (batch.size() > 1) own -= static_cast<double>(batch.size() - 1) * fastest;
+    sum += std::min(own, whole);
   }
   return sum;
 }
@@ -83,6 +91,8 @@ void UniteReach(const ReachRecord& more, ReachRecord* into, std::vector<std::str
     mine.insert(points.begin(), points.end());
   }
   for (const auto& [unit, s] : more.seconds) into->seconds[unit] = std::max(into->seconds[unit], s);
+  for (const auto& [unit, s] : more.whole) into->whole[unit] = std::max(into->whole[unit], s);
+  into->split.insert(more.split.begin(), more.split.end());
   into->failed.insert(more.failed.begin(), more.failed.end());
   into->recorded = into->recorded || more.recorded;
 }

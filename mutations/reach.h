@@ -28,7 +28,19 @@ struct ReachRecord {
   // Units red in the schemata that pass on the unmutated tree: they read the (rewritten)
   // sources, so they judge a mutant only in a build of its own.
   std::set<std::string> sources;
+  // ctest tests recorded case by case (their cases are the units); the others are units whole.
+  std::set<std::string> split;
+  std::map<std::string, double> whole;  // a split test's case → its ctest test's time whole
 };
+
+// How finely a ctest test that runs a GoogleTest executable's cases is recorded.
+enum class ReachGrain { kAuto, kCase, kCtest };
+
+// Whether recording a ctest test's `cases` one by one pays (kAuto): the `points` it reached,
+// each saving half its cases' time (`whole_s` less `start_s`, a process that runs no case)
+// when only the cases that reached it run, against that recording's cost: a process start
+// per case plus the cases' time.
+bool SplitPays(size_t cases, size_t points, double whole_s, double start_s);
 
 // The numbers a PROOFGATE_REACHED file lists (one per line); a missing file is none (the test's
 // processes reached no point). A line that is not a number is kInvalidInput naming the file.
@@ -46,7 +58,8 @@ void UniteReach(const ReachRecord& more, ReachRecord* into, std::vector<std::str
 
 // The time the recording run gives `batches` (tests that run in one process each batch): a
 // batch's tests' sum, less one process start (its fastest test's time, the best figure the
-// record has for it) for each test after the first; a test the run did not time counts 0.
+// record has for it) for each test after the first, and at most the time of the ctest test
+// they belong to run whole (ReachRecord::whole); a test the run did not time counts 0.
 double RecordedSeconds(const ReachRecord& reach, const std::vector<std::vector<std::string>>& batches);
 
 // A mutant's test limit when its batches run one by one from the record: 5 × their recorded

@@ -306,7 +306,7 @@ bool TestRunFailed(const TestRun& run) {
 
 StatusOr<std::vector<std::string>> Worker::SourceReadersOf(const MutantJob& job, const ReachRecord& reach) {
   if (reach.sources.empty()) return std::vector<std::string>{};
-  PG_ASSIGN_OR_RETURN(std::vector<std::string> units, ReachUnits(*job.catalog, TestsOf(job)));
+  PG_ASSIGN_OR_RETURN(std::vector<std::string> units, ReachUnits(*job.catalog, TestsOf(job), reach));
   units.erase(std::remove_if(units.begin(), units.end(), [&](const std::string& t) { return !reach.sources.count(t); }),
               units.end());
   int number = job.mutations.empty() ? 0 : job.mutations.front()->schema_number;
@@ -331,7 +331,7 @@ StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_
   int number = job.mutations.empty() ? 0 : job.mutations.front()->schema_number;
   std::vector<std::string> tests = TestsOf(job);
   if (reach.recorded && !reach.points.count("")) {
-    PG_ASSIGN_OR_RETURN(tests, ReachUnits(*job.catalog, tests));
+    PG_ASSIGN_OR_RETURN(tests, ReachUnits(*job.catalog, tests, reach));
   }
   tests = TestsReaching(reach, number, tests);
   tests.erase(std::remove_if(tests.begin(), tests.end(), [&](const std::string& t) { return reach.sources.count(t); }),

@@ -108,19 +108,23 @@ class Worker {
   // schema the compiler refuses loses the mutants its errors point at and is built again, up
   // to four times. Returns the mutants the build holds (none: nothing applied) and what it cost.
   StatusOr<std::set<int>> ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note);
-  // `tests` (ctest names) as reach records them: a whole GoogleTest executable's cases one by
-  // one (GTEST_FILTER narrows its ctest test to each), any other test as itself.
-  StatusOr<std::vector<std::string>> ReachUnits(const Catalog& c, const std::vector<std::string>& tests);
+  // `tests` (ctest names) as `reach` records them: the cases of a ctest test it split one by
+  // one (GTEST_FILTER narrows the test to each), any other test as itself.
+  StatusOr<std::vector<std::string>> ReachUnits(const Catalog& c, const std::vector<std::string>& tests,
+                                                const ReachRecord& reach);
   // `tests` (reach units, fastest first) in batches that run as one process each: the cases
   // of one ctest test together, in the order their fastest case comes.
   StatusOr<std::vector<std::vector<std::string>>> Batches(const Catalog& c, const std::vector<std::string>& tests);
   // The applied schemata's run with no mutant on, each of `tests` alone (one unit for a
-  // catalog's own test command), recording which mutants each reaches: the baseline.
-  StatusOr<TestRun> RecordReach(const Catalog& c, const std::vector<std::string>& tests, ReachRecord* reach);
+  // catalog's own test command), recording which mutants each reaches: the baseline. A ctest
+  // test of several gtest cases is then recorded case by case as `grain` says, or as
+  // `split_as` lists (a later recording run keeps the first one's grain).
+  StatusOr<TestRun> RecordReach(const Catalog& c, const std::vector<std::string>& tests, ReachGrain grain,
+                                const std::set<std::string>* split_as, ReachRecord* reach);
   // RecordReach `runs` times, the records united (mutations/reach.h's UniteReach); the tests
   // whose points differed between runs go to *wandered. The first run is the baseline.
-  StatusOr<TestRun> RecordReachRuns(const Catalog& c, const std::vector<std::string>& tests, int runs, ReachRecord* reach,
-                                    std::vector<std::string>* wandered);
+  StatusOr<TestRun> RecordReachRuns(const Catalog& c, const std::vector<std::string>& tests, int runs, ReachGrain grain,
+                                    ReachRecord* reach, std::vector<std::string>* wandered);
   // A mutant of the applied schemata: the tests of it that `reach` says reached its point
   // (all of them with no record), with PROOFGATE_MUTANT set; nothing is built.
   StatusOr<MutantResult> RunInSchema(const MutantJob& job, double timeout_s, double floor_s, const ReachRecord& reach);
@@ -147,6 +151,12 @@ class Worker {
   // Placeholders for running `tests`: for the default ctest command, cases become the ctest
   // tests that hold them plus a GTEST_FILTER.
   StatusOr<Placeholders> ForTests(const Catalog& c, const std::vector<std::string>& tests);
+  // One unit of the recording run: its points, time and colour into *reach.
+  StatusOr<TestRun> RecordUnit(const Catalog& c, const std::vector<std::string>& tests, const std::string& unit,
+                               const std::string& file, ReachRecord* reach);
+  // Whether ctest test `t` (recorded whole in *reach) is recorded again case by case.
+  StatusOr<bool> Splits(const Catalog& c, const std::string& t, size_t cases, ReachGrain grain,
+                        const std::set<std::string>* split_as, const ReachRecord& reach);
   int index_;
   std::function<void(int, const std::string&)> on_step_;
   std::string root_, dir_;

@@ -82,12 +82,13 @@ Status Worker::RemoveSchemata(const Catalog& c) {
 }
 
 
-StatusOr<std::vector<std::string>> Worker::ReachUnits(const Catalog& c, const std::vector<std::string>& tests) {
-  if (!c.test_command.empty() || !c.list_command.empty()) return tests;
+StatusOr<std::vector<std::string>> Worker::ReachUnits(const Catalog& c, const std::vector<std::string>& tests,
+                                                      const ReachRecord& reach) {
+  if (!c.test_command.empty() || !c.list_command.empty() || reach.split.empty()) return tests;
   PG_ASSIGN_OR_RETURN(const TestMap* map, Tests(c));
   std::vector<std::string> units;
   for (const std::string& t : tests) {
-    std::vector<std::string> cases = map->CasesOf(t);
+    std::vector<std::string> cases = reach.split.count(t) ? map->CasesOf(t) : std::vector<std::string>{};
     if (cases.empty()) units.push_back(t);
     units.insert(units.end(), cases.begin(), cases.end());
   }
@@ -111,42 +112,80 @@ StatusOr<std::vector<std::vector<std::string>>> Worker::Batches(const Catalog& c
   return batches;
 }
 
-// The baseline in the schemata, one test at a time so that each writes its own reach file. A
-// failing test does not stop it: the baseline's problem names the first failure, and every
-// test must have run for that to be the whole story.
-StatusOr<TestRun> Worker::RecordReach(const Catalog& c, const std::vector<std::string>& tests, ReachRecord* reach) {
+StatusOr<TestRun> Worker::RecordUnit(const Catalog& c, const std::vector<std::string>& tests, const std::string& unit,
+                                     const std::string& file, ReachRecord* reach) {
+  std::string log = unit.empty() ? Log("test") : Log("reach-" + fs::path(file).filename().string());
+  PG_ASSIGN_OR_RETURN(TestRun run, RunTests(c, tests, 0, log, 0, false, file));
+  if (run.step.cancelled) return run;
+  PG_ASSIGN_OR_RETURN(reach->points[unit], ReadReached(file));
+  reach->seconds[unit] = run.step.wall_s;
+  if (TestRunFailed(run)) reach->failed.insert(unit);
+  return run;
+}
+
+// A whole run that failed is split so that the failing case is known by name (it may read the
+// sources); otherwise the grain decides, and `auto` weighs the split's cost against what it
+// saves, measuring a process start with a filter no case matches.
+StatusOr<bool> Worker::Splits(const Catalog& c, const std::string& t, size_t cases, ReachGrain grain,
+                              const std::set<std::string>* split_as, const ReachRecord& reach) {
+  if (cases < 2) return false;
+  if (split_as) return split_as->count(t) > 0;
+  if (grain != ReachGrain::kAuto) return grain == ReachGrain::kCase;
+  if (reach.failed.count(t)) return true;
+  Placeholders p = Where(c, {t});
+  p.gtest_filter_env = "-*";
+  PG_ASSIGN_OR_RETURN(StepResult start, Step(TestArgv(c, p), p, Log("reach-start"), 0));
+  return SplitPays(cases, reach.points.at(t).size(), reach.seconds.at(t), start.wall_s);
+}
+
+// The baseline in the schemata, one ctest test at a time so that each writes its own reach
+// file, then the cases of those split one at a time. A failing test does not stop it: the
+// baseline's problem names the first failure, and every test must have run for that to be
+// the whole story.
+StatusOr<TestRun> Worker::RecordReach(const Catalog& c, const std::vector<std::string>& tests, ReachGrain grain,
+                                      const std::set<std::string>* split_as, ReachRecord* reach) {
   std::string dir = dir_ + "/reached";
   std::error_code ec;
   fs::remove_all(dir, ec);
   PG_RETURN_IF_ERROR(MakeDirs(dir));
-  bool whole = !c.test_command.empty() || !c.list_command.empty() || tests.empty();
-  std::vector<std::string> units = {""};
-  if (!whole) {
-    PG_ASSIGN_OR_RETURN(units, ReachUnits(c, tests));
+  if (!c.test_command.empty() || !c.list_command.empty() || tests.empty()) {
+    PG_ASSIGN_OR_RETURN(TestRun run, RecordUnit(c, tests, "", dir + "/0", reach));
+    reach->recorded = !run.step.cancelled;
+    return run;
   }
+  PG_ASSIGN_OR_RETURN(const TestMap* map, Tests(c));
   TestRun all;
   all.step.exit_code = 0;
-  for (size_t k = 0; k < units.size(); ++k) {
-    std::string file = dir + "/" + std::to_string(k);
-    std::vector<std::string> these = whole ? tests : std::vector<std::string>{units[k]};
-    std::string log = whole ? Log("test") : Log("reach-" + std::to_string(k));
-    PG_ASSIGN_OR_RETURN(TestRun run, RunTests(c, these, 0, log, 0, false, file));
+  int files = 0;
+  auto record = [&](const std::string& unit) -> StatusOr<bool> {
+    PG_ASSIGN_OR_RETURN(TestRun run, RecordUnit(c, {unit}, unit, dir + "/" + std::to_string(files++), reach));
     MergeTestRun(run, &all);
-    if (run.step.cancelled) return all;
-    PG_ASSIGN_OR_RETURN(reach->points[units[k]], ReadReached(file));
-    reach->seconds[units[k]] = run.step.wall_s;
-    if (TestRunFailed(run)) reach->failed.insert(units[k]);
+    return !run.step.cancelled;
+  };
+  for (const std::string& t : tests) {
+    PG_ASSIGN_OR_RETURN(bool going, record(t));
+    if (!going) return all;
+    std::vector<std::string> cases = map->CasesOf(t);
+    PG_ASSIGN_OR_RETURN(bool split, Splits(c, t, cases.size(), grain, split_as, *reach));
+    if (!split) continue;
+    double whole_s = reach->seconds[t];
+    reach->points.erase(t), reach->seconds.erase(t), reach->failed.erase(t), reach->split.insert(t);
+    for (const std::string& one : cases) {
+      PG_ASSIGN_OR_RETURN(going, record(one));
+      if (!going) return all;
+      reach->whole[one] = whole_s;
+    }
   }
   reach->recorded = true;
   return all;
 }
 
 StatusOr<TestRun> Worker::RecordReachRuns(const Catalog& c, const std::vector<std::string>& tests, int runs,
-                                          ReachRecord* reach, std::vector<std::string>* wandered) {
-  PG_ASSIGN_OR_RETURN(TestRun first, RecordReach(c, tests, reach));
+                                          ReachGrain grain, ReachRecord* reach, std::vector<std::string>* wandered) {
+  PG_ASSIGN_OR_RETURN(TestRun first, RecordReach(c, tests, grain, nullptr, reach));
   for (int k = 1; k < runs && !first.step.cancelled; ++k) {
     ReachRecord again;
-    PG_ASSIGN_OR_RETURN(TestRun run, RecordReach(c, tests, &again));
+    PG_ASSIGN_OR_RETURN(TestRun run, RecordReach(c, tests, grain, &reach->split, &again));
     first.step.cancelled = run.step.cancelled;
     if (!run.step.cancelled) UniteReach(again, reach, wandered);
   }

@@ -52,6 +52,27 @@ TEST(GenerateReached, ABatchsRecordedTimeCountsOneProcessStart) {
   EXPECT_DOUBLE_EQ(ReachLimit(r, {{"B", "C", "D"}}, 2, 100), 2) << "at least the floor";
 }
 
+// A split ctest test's cases, batched, count at most the test's time whole.
+TEST(GenerateReached, ABatchOfASplitTestCountsAtMostItsWholeRun) {
+  ReachRecord r;
+  r.seconds = {{"B", 0.3}, {"C", 0.5}, {"D", 0.6}, {"E", 0.3}};
+  r.whole = {{"B", 0.4}, {"C", 0.4}, {"D", 0.4}};
+  EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"B", "C", "D"}}), 0.4) << "1.4 less two starts of 0.3 is 0.8";
+  EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"B"}}), 0.3) << "less than the whole: its own";
+  EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"E"}, {"B", "C"}}), 0.3 + 0.4);
+}
+
+// Splitting pays when the points' saving (half the cases' time each) beats a process start per
+// case plus the cases' time; yaml-cpp's 795 cases in 0.2 s whole never pay.
+TEST(GenerateReached, CasesAreSplitOnlyWhenTheirPointsSaveMoreThanTheSplitCosts) {
+  EXPECT_FALSE(SplitPays(795, 52, 0.2, 0.05)) << "795 × 0.05 s to save 52 × 0.075 s";
+  EXPECT_TRUE(SplitPays(20, 10, 60, 0.05)) << "a minute's executable, ten points";
+  EXPECT_FALSE(SplitPays(1, 100, 60, 0.05)) << "one case: nothing to split";
+  EXPECT_FALSE(SplitPays(3, 2, 100, 0)) << "two points save at most the whole run, which the split costs";
+  EXPECT_TRUE(SplitPays(3, 3, 100, 0));
+  EXPECT_FALSE(SplitPays(3, 100, 0.5, 0.6)) << "a start slower than the run saves nothing";
+}
+
 TEST(GenerateReached, ARecordIsReadBackAndALineThatIsNoNumberIsNamed) {
   TempDir dir;
   EXPECT_TRUE(ReadReached(dir.path() + "/none")->empty()) << "a test whose processes reached nothing wrote nothing";
@@ -173,7 +194,7 @@ std::vector<std::string> Sorted(const Json& tests) {
 TEST(GenerateReached, AMutantRunsOnlyTheTestsThatExecutedItsPointACtestTestsCasesInOneProcess) {
   TempDir dir;
   MakeLibProject(dir);
-  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json");
+  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json --reach-grain case");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
@@ -198,6 +219,35 @@ TEST(GenerateReached, AMutantRunsOnlyTheTestsThatExecutedItsPointACtestTestsCase
   EXPECT_NE(never->at("detail").get<std::string>().find("no test reached it"), std::string::npos);
 }
 
+// lib_test's three cases, recorded whole when two points (Add's +, Mul's *) cannot save what a
+// split costs, case by case when Lib.AddSlowly takes 3 s and every operator's points reach it.
+TEST(GenerateReached, CasesAreRecordedOneByOneOnlyWhereThatPays) {
+  TempDir dir;
+  MakeLibProject(dir);
+  auto cheap = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json");
+  auto doc = JsonSource::Parse("report", cheap.out);
+  ASSERT_TRUE(doc.ok()) << cheap.out << cheap.err;
+  const Json* add = ResultWith(doc->root(), "+");
+  ASSERT_TRUE(add) << cheap.out;
+  EXPECT_EQ(add->at("generated").at("tests"), Json::array({"lib_test"})) << cheap.err;
+  EXPECT_NE(cheap.err.find("each alone to record which mutants it reaches (2 whole, 0 case by case)"), std::string::npos)
+      << cheap.err;
+  std::string test = dir.Read("tests/lib_test.cpp");
+  test.replace(test.find("milliseconds(400)"), 17, "seconds(3)");
+  dir.Write("tests/lib_test.cpp", test);
+  ASSERT_TRUE(git::CommitAll(dir.path(), "slow").ok());
+  auto slow = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic,return --json");
+  doc = JsonSource::Parse("report", slow.out);
+  ASSERT_TRUE(doc.ok()) << slow.out << slow.err;
+  add = ResultWith(doc->root(), "+");
+  ASSERT_TRUE(add) << slow.out;
+  EXPECT_EQ(add->at("generated").at("tests"), Json::array({"Lib.Sum", "Lib.AddSlowly"})) << slow.err;
+  EXPECT_NE(slow.err.find("(1 whole, 1 case by case)"), std::string::npos) << slow.err;
+  auto kept = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic,return --json --reach-grain ctest");
+  EXPECT_NE(kept.err.find("(2 whole, 0 case by case)"), std::string::npos) << kept.err;
+  EXPECT_EQ(RunProofgate(dir.path(), "mutate --generate src --reach-grain cases").exit_code, 2);
+}
+
 // Spin(3) takes 3 ms; `n - 1` → `n + 1` makes it sleep forever. Lib.Slow (3 s, never reaching
 // Spin) sets the catalog's limit past 15 s; the mutant's own is its test's time × 5, floored.
 TEST(GenerateReached, AMutantsLimitComesFromTheTestsThatReachedIt) {
@@ -212,7 +262,7 @@ TEST(GenerateReached, AMutantsLimitComesFromTheTestsThatReachedIt) {
   dir.Write("tests/lib_test.cpp", dir.Read("tests/lib_test.cpp") + "int Spin(int n);\nTEST(Lib, Spin) { EXPECT_EQ(Spin(3), 0); }\n"
                                   "TEST(Lib, Slow) { std::this_thread::sleep_for(std::chrono::seconds(3)); }\n");
   ASSERT_TRUE(git::CommitAll(dir.path(), "spin").ok());
-  auto run = RunProofgate(dir.path(), "mutate --generate src/spin.cpp --operators arithmetic --min-timeout 1 --json");
+  auto run = RunProofgate(dir.path(), "mutate --generate src/spin.cpp --operators arithmetic --min-timeout 1 --json --reach-grain case");
   EXPECT_EQ(run.exit_code, 3) << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
@@ -234,7 +284,7 @@ TEST(GenerateReached, TestsThatOnlyPassTogetherKeepTheSchemataWithoutReach) {
                                       "static int state = 0;\nTEST(Order, First) { state = 1; }\n"
                                       "TEST(Order, Second) { EXPECT_EQ(state, 1); }\n");
   ASSERT_TRUE(git::CommitAll(dir.path(), "order").ok());
-  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json");
+  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json --reach-grain case");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_NE(run.err.find("the tests fail one at a time (Order.Second fails on the unmutated tree"), std::string::npos)
       << run.err;
