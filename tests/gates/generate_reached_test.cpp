@@ -23,82 +23,6 @@ namespace {
 using testing::RunProofgate;
 using testing::TempDir;
 
-TEST(GenerateReached, TestsRunFastestFirstAndOnlyWhereTheyReached) {
-  ReachRecord r;
-  r.recorded = true;
-  r.points = {{"Crawl", {1, 2}}, {"Fast", {1}}, {"Other", {3}}};
-  r.seconds = {{"Crawl", 2.0}, {"Fast", 0.1}, {"Other", 0.01}};
-  std::vector<std::string> tests = {"Crawl", "Fast", "Other"};
-  EXPECT_EQ(TestsReaching(r, 1, tests), (std::vector<std::string>{"Fast", "Crawl"}));
-  EXPECT_EQ(TestsReaching(r, 2, tests), (std::vector<std::string>{"Crawl"}));
-  EXPECT_TRUE(TestsReaching(r, 4, tests).empty()) << "a point no test executed";
-  EXPECT_EQ(TestsReaching(r, kReachLimit, tests), tests) << "past what the switch records: every test";
-  EXPECT_EQ(TestsReaching(ReachRecord{}, 4, tests), tests) << "nothing recorded: every test";
-  ReachRecord whole;
-  whole.recorded = true;
-  whole.points = {{"", {5}}};
-  EXPECT_EQ(TestsReaching(whole, 5, tests), tests) << "a whole test command is one unit";
-  EXPECT_TRUE(TestsReaching(whole, 6, tests).empty());
-}
-
-// Cases batched in one process pay one process start, not one each: a batch counts its
-// cases' recorded sum less its fastest case's time for each case after the first.
-TEST(GenerateReached, ABatchsRecordedTimeCountsOneProcessStart) {
-  ReachRecord r;
-  r.seconds = {{"Alone", 1.0}, {"B", 0.1}, {"C", 0.25}, {"D", 0.15}};
-  EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"Alone"}, {"B", "C", "D"}}), 1.0 + 0.5 - 2 * 0.1);
-  EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"Alone"}, {"B"}, {"C"}, {"D"}}), 1.5);
-  EXPECT_DOUBLE_EQ(ReachLimit(r, {{"B", "C", "D"}}, 0.5, 100), 5 * 0.3);
-  EXPECT_DOUBLE_EQ(ReachLimit(r, {{"B", "C", "D"}}, 2, 100), 2) << "at least the floor";
-}
-
-// A split ctest test's cases, batched, count at most the test's time whole.
-TEST(GenerateReached, ABatchOfASplitTestCountsAtMostItsWholeRun) {
-  ReachRecord r;
-  r.seconds = {{"B", 0.3}, {"C", 0.5}, {"D", 0.6}, {"E", 0.3}};
-  r.whole = {{"B", 0.4}, {"C", 0.4}, {"D", 0.4}};
-  EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"B", "C", "D"}}), 0.4) << "1.4 less two starts of 0.3 is 0.8";
-  EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"B"}}), 0.3) << "less than the whole: its own";
-  EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"E"}, {"B", "C"}}), 0.3 + 0.4);
-}
-
-// Splitting pays when the points' saving (half the cases' time each) beats a process start per
-// case plus the cases' time; yaml-cpp's 795 cases in 0.2 s whole never pay.
-TEST(GenerateReached, CasesAreSplitOnlyWhenTheirPointsSaveMoreThanTheSplitCosts) {
-  EXPECT_FALSE(SplitPays(795, 52, 0.2, 0.05)) << "795 × 0.05 s to save 52 × 0.075 s";
-  EXPECT_TRUE(SplitPays(20, 10, 60, 0.05)) << "a minute's executable, ten points";
-  EXPECT_FALSE(SplitPays(1, 100, 60, 0.05)) << "one case: nothing to split";
-  EXPECT_FALSE(SplitPays(3, 2, 100, 0)) << "two points save at most the whole run, which the split costs";
-  EXPECT_TRUE(SplitPays(3, 3, 100, 0));
-  EXPECT_FALSE(SplitPays(3, 100, 0.5, 0.6)) << "a start slower than the run saves nothing";
-}
-
-TEST(GenerateReached, ARecordIsReadBackAndALineThatIsNoNumberIsNamed) {
-  TempDir dir;
-  EXPECT_TRUE(ReadReached(dir.path() + "/none")->empty()) << "a test whose processes reached nothing wrote nothing";
-  EXPECT_EQ(*ReadReached(dir.Write("r", "3\n7\n3\n")), (std::set<int>{3, 7}));
-  auto bad = ReadReached(dir.Write("bad", "3\n7x\n"));
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("/bad:2: not a mutant number: \"7x\""), std::string::npos) << bad.status().message();
-}
-
-// gtest_discover_tests-less projects run a whole executable as one ctest test: run once per
-// case, it reports under its own name each time, and one red case must not be passed over.
-TEST(GenerateReached, AFailedCaseIsNotHiddenByALaterPassOfItsCtestTest) {
-  TestRun all, red, green;
-  all.step.exit_code = 0;
-  red.step = StepResult{8, false, false, 0.5};
-  red.results["exe"].failed = true;
-  green.step = StepResult{0, false, false, 0.25};
-  green.results["exe"].failed = false;
-  MergeTestRun(red, &all);
-  MergeTestRun(green, &all);
-  EXPECT_TRUE(all.results.at("exe").failed);
-  EXPECT_EQ(all.step.exit_code, 8);
-  EXPECT_DOUBLE_EQ(all.step.wall_s, 0.75);
-  EXPECT_TRUE(TestRunFailed(all));
-}
-
 const char kLoop[] = R"(int Twice(int v) { return v * 2; }
 int Never(int v) { return v - 1; }
 int main(int argc, char** argv) {
@@ -248,6 +172,22 @@ TEST(GenerateReached, CasesAreRecordedOneByOneOnlyWhereThatPays) {
   EXPECT_EQ(RunProofgate(dir.path(), "mutate --generate src --reach-grain cases").exit_code, 2);
 }
 
+// Lib.SlowOnce sleeps 3 s the first time only: the first recording run splits lib_test, a
+// second one deciding afresh would not, and the two records would name different units.
+TEST(GenerateReached, ASecondRecordingRunKeepsTheFirstOnesGrain) {
+  TempDir dir, work;
+  MakeLibProject(dir);
+  dir.Write("tests/lib_test.cpp", "#include <fstream>\n" + dir.Read("tests/lib_test.cpp") +
+                                      "TEST(Lib, SlowOnce) {\n  if (std::ifstream(\"slow.marker\")) return;\n"
+                                      "  std::ofstream(\"slow.marker\") << 1;\n"
+                                      "  std::this_thread::sleep_for(std::chrono::seconds(3));\n}\n");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "slow once").ok());
+  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic,return --json --reach-runs 2 "
+                                      "--work-dir " + work.path() + "/w");
+  EXPECT_NE(run.err.find("(1 whole, 1 case by case)"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("reached different points"), std::string::npos) << run.err;
+}
+
 // Spin(3) takes 3 ms; `n - 1` → `n + 1` makes it sleep forever. Lib.Slow (3 s, never reaching
 // Spin) sets the catalog's limit past 15 s; the mutant's own is its test's time × 5, floored.
 TEST(GenerateReached, AMutantsLimitComesFromTheTestsThatReachedIt) {
@@ -356,6 +296,30 @@ int main() {
   EXPECT_EQ(mul.at("outcome"), "killed") << "in its own build, its text is not `return a * b;`: " << mul.dump();
   EXPECT_EQ(mul.at("schema"), false);
   EXPECT_NE(mul.at("detail").get<std::string>().find("survived the schemata's tests"), std::string::npos) << mul.dump();
+}
+
+// A whole run that fails is recorded case by case whatever it costs: the case that reads the
+// sources (red in the schemata only) is then known by name, and lib_test's other cases still
+// judge mutants in the schemata.
+TEST(GenerateReached, ACaseThatReadsTheSourcesIsFoundByName) {
+  TempDir dir;
+  MakeLibProject(dir);
+  dir.Write("CMakeLists.txt", dir.Read("CMakeLists.txt") +
+                                  "target_compile_definitions(lib_test PRIVATE SRC=\"${CMAKE_SOURCE_DIR}/src/lib.cpp\")\n");
+  dir.Write("tests/lib_test.cpp", "#include <fstream>\n#include <iterator>\n#include <string>\n" + dir.Read("tests/lib_test.cpp") +
+                                      "TEST(Lib, ReadsItsSource) {\n  std::ifstream in(SRC);\n"
+                                      "  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());\n"
+                                      "  EXPECT_NE(text.find(\"return a * b;\"), std::string::npos);\n}\n");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "reader").ok());
+  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json");
+  EXPECT_NE(run.err.find("(they read the sources; first: Lib.ReadsItsSource)"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("(1 whole, 1 case by case)"), std::string::npos) << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  const Json* add = ResultWith(doc->root(), "+");
+  ASSERT_TRUE(add) << run.out;
+  EXPECT_EQ(add->at("outcome"), "killed");
+  EXPECT_EQ(add->at("schema"), true) << add->dump();
 }
 
 // gtest_discover_tests makes each case a ctest test; a skipped one (a tool missing in the
