@@ -30,11 +30,14 @@ inline constexpr int64_t kShortGemmMinRows = 21;
 inline constexpr int64_t kShortGemmRows = 48;
 // The AVX2 set packs both sides (BLIS's order): kAvx2BlockCols weight rows per packed block
 // (L2/L3; activations are repacked once per block, so it is wide) and kAvx2BlockRows
-// activation rows per packed block (L2).
-inline constexpr int kAvx2BlockCols = 1024;
+// activation rows per packed block (L2), kAvx2KC deep: one slice for K = 512, where two of
+// 256 cost a read-modify-write of the whole output (4096×512×4096: 0.90× OpenBLAS's Haswell
+// kernels at 256 × 1024, 1.01-1.03× at 512 × 256, specs/engine-core.md).
+inline constexpr int kAvx2KC = 512;
+inline constexpr int kAvx2BlockCols = 512;
 inline constexpr int kAvx2BlockRows = 96;
 // Floats of per-thread scratch every kernel set's gemm may use.
-inline constexpr size_t kGemmScratchFloats = size_t{kKC} * (kAvx2BlockCols + kAvx2BlockRows);
+inline constexpr size_t kGemmScratchFloats = size_t{kAvx2KC} * (kAvx2BlockCols + kAvx2BlockRows);
 static_assert(kGemmScratchFloats >= size_t{kKC} * kNC);
 
 struct GemmArgs {
