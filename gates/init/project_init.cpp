@@ -127,7 +127,7 @@ ProjectShape CMakeShape(const std::string& root) {
   std::vector<InitLeg> legs = {
       {"configure", "configure once into build/ (keep build/ in .gitignore)", configure, {}, true},
       {"build", "build everything", {"cmake", "--build", "build"}, {"configure"}, true},
-      {"test", "every ctest test; gtest cases report by name", {"ctest", "--test-dir", "build", "--output-on-failure"}, {"build"}, false}};
+      {"test", "every ctest test; gtest cases report by name", {"ctest", "--test-dir", "build", "--output-on-failure", "--no-tests=error"}, {"build"}, false}};
   // Scratch copies (mutate, prove) configure as the configure leg does; build and test keep the
   // CMake + ctest defaults, which know gtest cases by name.
   std::string commands = "  // How mutate and prove configure a scratch copy: as the configure leg does.\n"
@@ -234,6 +234,10 @@ StatusOr<InitResult> InitProject(const std::string& root) {
   bool builds_in_build_dir = shape.kind.rfind("CMake", 0) == 0 || shape.kind == "Meson";
   if (builds_in_build_dir && ignored.ok() && !*ignored) {
     r.notes.push_back("build/ is not ignored by git: add it to .gitignore, or every run that builds changes the tree");
+  }
+  if (shape.kind == "CMake") {  // no CMakeLists.txt registers a test
+    r.notes.push_back("no CMakeLists.txt here calls add_test or a *_discover_tests: ctest will find no test and the "
+                      "test leg fails until one is registered (or point the leg at your test executable)");
   }
   return r;
 }

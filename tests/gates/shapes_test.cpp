@@ -4,6 +4,8 @@
 // `prove --base` over a real fix commit, with no test command written by hand.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "git/git.h"
@@ -141,6 +143,32 @@ TEST_CASE("Add adds two numbers") { REQUIRE(Add(2, 3) == 5); }
   Walk("CMake + Catch2 (catch_discover_tests)", catalog, "calc.cpp", FixedCalc(), "tests/sub_test.cpp",
        "#include <catch2/catch.hpp>\n#include \"calc.h\"\nTEST_CASE(\"Sub subtracts\") { REQUIRE(Sub(5, 3) == 2); }\n",
        "Sub subtracts");
+}
+
+// A test executable built but never registered (p-ranav/argparse's shape): ctest finds nothing,
+// and the test leg says so instead of passing having checked nothing.
+TEST_F(Shapes, ACMakeProjectThatRegistersNoTestFailsItsTestLeg) {
+  std::string root = kRoot;
+  root.replace(root.find("add_subdirectory(tests)"), 23, "add_executable(calc_test calc_test.cpp)\ntarget_link_libraries(calc_test calc)");
+  dir_.Write("CMakeLists.txt", root);
+  dir_.Write("calc.h", kCalcH);
+  dir_.Write("calc.cpp", kCalcCpp);
+  dir_.Write("calc_test.cpp", "#include \"calc.h\"\nint main() { return Add(2, 3) == 5 ? 0 : 1; }\n");
+  dir_.Write(".gitignore", "build/\n");
+  auto init = RunProofgate(dir_.path(), "init");
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_NE(init.out.find("init: a CMake project"), std::string::npos) << init.out;
+  EXPECT_NE(init.out.find("note: no CMakeLists.txt here calls add_test"), std::string::npos) << init.out;
+  ASSERT_TRUE(git::Init(dir_.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "calc").ok());
+  auto run = RunProofgate(dir_.path(), "preflight");
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  size_t at = run.err.find("log: ");
+  ASSERT_NE(at, std::string::npos) << run.err;
+  std::string log = run.err.substr(at + 5, run.err.find('\n', at) - at - 5);
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("No tests were found"), std::string::npos) << log << ": " << text;
 }
 
 // pytest through its JUnit report: names are classname.name ("tests.test_calc.test_add").
