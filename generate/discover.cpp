@@ -208,7 +208,8 @@ StatusOr<Discovered> DiscoverMutants(const DiscoverOptions& o, const std::string
   Number(std::move(found), c_files, &out);  // reading order within a file (the walk's order is the AST's)
   if (!unreached.empty() && tests.empty()) {
     out.notices.push_back("the build registers no ctest test, so no file is reached: is testing on in suites.json's configure "
-                          "command (BUILD_TESTING, or the project's own option)?");
+                          "command (BUILD_TESTING, or the project's own option)? A test executable the build makes but "
+                          "never registers runs through suites.json's \"commands\": {\"test_command\": [...]}");
   } else if (!unreached.empty()) {
     out.notices.push_back(Listed(unreached.size(), " file(s) no test reaches, not mutated: ", unreached));
   }

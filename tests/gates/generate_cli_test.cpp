@@ -251,6 +251,8 @@ TEST(GenerateCli, ABuildThatRegistersNoTestSaysSoAndChecksNothing) {
   auto run = RunProofgate(dir.path(), "mutate --generate src");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_NE(run.err.find("the build registers no ctest test, so no file is reached"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("never registers runs through suites.json's \"commands\": {\"test_command\""), std::string::npos)
+      << run.err;
   EXPECT_EQ(run.err.find("no test reaches"), std::string::npos) << run.err;
 }
 
