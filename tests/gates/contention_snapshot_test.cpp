@@ -204,6 +204,56 @@ TEST(QuietWait, GivesUpWhenNeverQuietAndSaysSo) {
   EXPECT_EQ(progress.front(), "waiting for quiet: 1s foreign=60%");
 }
 
+// The share is measured against the run's clock from the wait's start, whatever its reading then.
+TEST(QuietWait, TheWaitCountsFromItsOwnStart) {
+  QuietMachine machine(2, 0.05);
+  machine.time.now = 100;
+  QuietResult r = machine.Wait(FastRules());
+  EXPECT_TRUE(r.quiet);
+  EXPECT_NEAR(r.waited_s, 0.05, 1e-9);
+}
+
+// Quiet means below the threshold, and a noisy sample starts the quiet spell over: quiet at
+// 0.01, noisy at 0.02 and 0.03, quiet from 0.04, so 0.05 of quiet ends at 0.08.
+TEST(QuietWait, ANoisySampleStartsTheQuietSpellOver) {
+  QuietMachine machine(2, 0.05);
+  QuietTimer timer = machine.time.Timer();
+  QuietTimer noisy{timer.now_s, [&](double s) {
+                     bool cancelled = timer.sleep_or_cancel(s);
+                     machine.proc.foreign_share = machine.time.now > 0.015 && machine.time.now < 0.035 ? 0.5 : 0.05;
+                     return cancelled;
+                   }};
+  QuietResult r = WaitForQuiet(machine.sampler, FastRules(), noisy, nullptr);
+  EXPECT_TRUE(r.quiet);
+  EXPECT_NEAR(r.waited_s, 0.08, 1e-9);
+  QuietMachine at_threshold(2, 0.10);
+  EXPECT_FALSE(at_threshold.Wait(FastRules()).quiet) << "10% is not below the 10% threshold";
+}
+
+// The bound is reached, not passed: 0.25 s samples give up at exactly 1 s.
+TEST(QuietWait, TheWaitEndsAtItsBound) {
+  QuietMachine machine(1, 0.9);
+  ContentionRules rules = FastRules();
+  rules.sample_interval_s = 0.25;
+  rules.quiet_wait_s = 1;
+  EXPECT_DOUBLE_EQ(machine.Wait(rules).waited_s, 1.0);
+}
+
+// A failure is contended at either threshold, and stays a failure when nothing was read.
+TEST(QuietWait, ContendedAtEitherThresholdNeverWithoutReadings) {
+  ContentionRules rules;
+  LoadEvidence e;
+  EXPECT_FALSE(IsContended(e, rules)) << "no readings";
+  e.steal_mean = 0.05;
+  EXPECT_TRUE(IsContended(e, rules)) << "steal at its threshold";
+  e.steal_mean = 0.04;
+  EXPECT_FALSE(IsContended(e, rules));
+  e.foreign_mean = 0.25;
+  EXPECT_TRUE(IsContended(e, rules)) << "foreign at its threshold";
+  e.foreign_mean = 0.24;
+  EXPECT_FALSE(IsContended(e, rules));
+}
+
 TEST(QuietWait, ACancelStopsTheWait) {
   QuietMachine machine(1, 0.9);
   machine.time.cancel_at = 0.1;
