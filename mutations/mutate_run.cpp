@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/file_io.h"
+#include "mutations/mutant_job.h"
 #include "mutations/mutate_report.h"
 #include "mutations/scratch_tree.h"
 #include "runner/group_guardian.h"
@@ -23,33 +24,6 @@ namespace fs = std::filesystem;
 
 namespace pg {
 namespace {
-
-MutantJob JobOf(const Catalog& c, const Mutation& m) {
-  MutantJob job;
-  job.id = m.id;
-  job.catalog = &c;
-  job.mutations = {&m};
-  job.expect = m.expect;
-  job.generated = m.generated;
-  job.tests = m.tests;
-  return job;
-}
-
-MutantJob JobOf(const Catalog& c, const Combo& combo) {
-  MutantJob job;
-  job.id = combo.id;
-  job.catalog = &c;
-  job.combo = true;
-  job.expect_green = combo.expect_green;
-  for (const std::string& id : combo.apply) {
-    for (const Mutation& m : c.mutations) {
-      if (m.id != id) continue;
-      job.mutations.push_back(&m);
-      job.expect.insert(job.expect.end(), m.expect.begin(), m.expect.end());
-    }
-  }
-  return job;
-}
 
 // One run at a time per work directory: two would share scratch trees. The lock is an flock,
 // so a killed run never leaves it held — except through its group guardians, which keep it
