@@ -126,8 +126,10 @@ void StreamRead(benchmark::State& state) {
 }
 
 void Shapes(benchmark::internal::Benchmark* b) {
-  // 512x2048x5632: a 512-token prompt through the 2048-wide fixture's feed-forward.
-  b->Args({4096, 512, 4096})->Args({512, 512, 512})->Args({512, 2048, 5632})->Args({1, 4096, 4096});
+  // 512x2048x5632 and 512x5632x2048: a 512-token prompt through the 2048-wide fixture's
+  // feed-forward (up and gate, then down: K = 5632 takes eleven 512-deep slices).
+  b->Args({4096, 512, 4096})->Args({512, 512, 512})->Args({512, 2048, 5632})->Args({512, 5632, 2048});
+  b->Args({1, 4096, 4096});
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 

@@ -149,6 +149,28 @@ TEST(CpuMatmul, AGemmSplitIntoRowAndColumnTasksGivesTheNumbersOfOneThread) {
   }
 }
 
+TEST(CpuMatmul, AGemmSplitsIntoNoMoreTasksThanThePoolHasChunks) {
+  // More tasks than chunks are merged by the pool into uneven chunks: 22 tasks of 256 columns
+  // (a 2048-wide model's 5632-wide feed-forward) became 11 chunks of two on two threads, and
+  // one thread ran six while the other waited. Each task is at least one packed block wide.
+  for (int threads : {1, 2, 3, 8}) {
+    for (int64_t N : {32, 300, 512, 1408, 2048, 5632, 11264, 152064}) {
+      for (int64_t M : {17, 130, 512}) {
+        GemmSplit s = SplitGemm(M, N, threads);
+        std::string at = std::to_string(M) + "x" + std::to_string(N) + " on " + std::to_string(threads) + " threads";
+        EXPECT_LE(s.col_tasks * s.row_tasks, ThreadPool::kChunksPerThread * threads) << at;
+        EXPECT_GE(s.width, kNC) << at;
+        EXPECT_EQ(s.width % kNR, 0) << at;
+        EXPECT_GE(s.col_tasks * s.width, N) << at;
+        EXPECT_LT((s.col_tasks - 1) * s.width, N) << at;
+        EXPECT_GT(M - (s.row_tasks - 1) * s.rows_per, kGemvMaxRows) << at;  // the last row block's rows
+      }
+    }
+  }
+  GemmSplit big = SplitGemm(512, 5632, 2);
+  EXPECT_EQ(big.col_tasks * big.row_tasks, 16);
+}
+
 void SplitMatchesOneThread(int64_t M) {
   const int64_t K = 70, N = 300;
   Problem p = MakeProblem(M, K, N, DType::kF16);

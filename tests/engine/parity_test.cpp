@@ -122,6 +122,26 @@ TEST(Parity, GetRowsFromEveryTableDtypeAndTopK) {
   }
 }
 
+TEST(Parity, RowOpsLongEnoughToSplitAcrossThreads) {
+  // Enough rows that the CPU backend's pool splits each op into several chunks (a prompt's
+  // embeddings, its KV-cache rows, its RoPE angles per token): every row is written once.
+  std::vector<int32_t> ids(700), positions(300);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>((i * 37) % 50);
+  for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int32_t>(3 * i);
+  for (Backend* b : KernelBackends()) {
+    SCOPED_TRACE(b->name());
+    Tensor table = RandomTensor(DType::kF16, {64, 50, 1, 1}, Rng());
+    EXPECT_TRUE(Parity(*b, OpKind::kGetRows, {table, IntTensor(ids)}, {}, testing::kTierGeneral));
+    OpParams half;
+    half.out_dtype = DType::kF16;
+    EXPECT_TRUE(Parity(*b, OpKind::kCopy, {RandomTensor(DType::kF32, {64, 700, 1, 1}, Rng())}, half, 0));
+    OpParams rope;
+    rope.freq_base = 10000;
+    EXPECT_TRUE(Parity(*b, OpKind::kRope, {RandomTensor(DType::kF32, {64, 2, 300, 1}, Rng()), IntTensor(positions)}, rope,
+                       testing::kTierGeneral));
+  }
+}
+
 // A weight (or table) tensor of block type `t`: normal values quantized row by row.
 Tensor QuantizedTensor(Backend& b, DType t, int64_t k, int64_t n) {
   Tensor f = RandomTensor(DType::kF32, {k, n, 1, 1}, Rng());

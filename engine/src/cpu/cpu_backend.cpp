@@ -19,10 +19,10 @@ class CpuBackend final : public HostBackend {
       case OpKind::kRmsNorm: cpu::RmsNorm(op, pool_); break;
       case OpKind::kRope: cpu::Rope(op, pool_); break;
       case OpKind::kSoftmax: cpu::Softmax(op, pool_); break;
-      case OpKind::kGetRows: cpu::GetRows(op); break;
+      case OpKind::kGetRows: cpu::GetRows(op, pool_); break;
       case OpKind::kTopK: cpu::TopK(op); break;
       case OpKind::kAttention: cpu::Attention(op, pool_); break;
-      case OpKind::kCopy: cpu::Copy(op); break;
+      case OpKind::kCopy: cpu::Copy(op, pool_); break;
     }
     return Status();
   }

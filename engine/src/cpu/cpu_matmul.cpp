@@ -130,27 +130,39 @@ void GemmRange(const GemmArgs& a, int64_t n0, int64_t n1) {
   kernels.gemm(a, n0, n1, aligned);
 }
 
-// A gemm as tasks of kNC columns (one packed block: each activation tile is reused across its
-// eight panels) by a few row blocks when there are too few columns to give every thread
-// several tasks. Split by columns alone, a 512-wide layer's gemm at two threads was sixteen
+// A gemm as column tasks of at least kNC columns (one packed block: each activation tile is
+// reused across its eight panels), wider when there are more of them than the pool has chunks
+// (8 per thread; tasks of kNC columns were 22 for a 5632-wide gemm, which the pool merged into
+// 11 chunks of two: one thread ran six while the other waited), by a few row blocks when
+// there are too few columns to give every thread several tasks. Split by columns alone, a 512-wide layer's gemm at two threads was sixteen
 // 32-column chunks, each rereading every activation row for one panel (0.92x llama-bench's
 // pp512 where the 2048-wide model was at 1.0x); rows split in multiples of the 12-row tile.
-void GemmTasks(const GemmArgs& a, ThreadPool& pool) {
-  int64_t col_tasks = (a.N + kNC - 1) / kNC, want = 4 * int64_t{pool.size()};
-  int64_t row_tasks = pool.size() == 1 ? 1 : std::clamp<int64_t>((want + col_tasks - 1) / col_tasks, 1, (a.M + 47) / 48);
-  int64_t rows_per = (a.M + row_tasks - 1) / row_tasks;
-  rows_per = (rows_per + kMR - 1) / kMR * kMR;
+GemmSplit SplitGemm(int64_t M, int64_t N, int threads) {
+  int64_t chunks = ThreadPool::kChunksPerThread * threads;
+  GemmSplit s;
+  s.width = std::max<int64_t>(kNC, ((N + chunks - 1) / chunks + kNR - 1) / kNR * kNR);
+  s.col_tasks = (N + s.width - 1) / s.width;
+  int64_t want = 4 * int64_t{threads};
+  s.row_tasks = threads == 1 ? 1 : std::clamp<int64_t>((want + s.col_tasks - 1) / s.col_tasks, 1, (M + 47) / 48);
+  s.rows_per = (M + s.row_tasks - 1) / s.row_tasks;
+  s.rows_per = (s.rows_per + kMR - 1) / kMR * kMR;
   // The last row block takes the remainder: a tail of kGemvMaxRows rows or fewer would go
   // through the decode kernels and sum its rows differently from the rest of the gemm.
-  row_tasks = std::max<int64_t>(1, a.M / rows_per);
-  pool.ParallelFor(col_tasks * row_tasks, 1, [&](int64_t t0, int64_t t1, int) {
+  s.row_tasks = std::max<int64_t>(1, M / s.rows_per);
+  return s;
+}
+
+void GemmTasks(const GemmArgs& a, ThreadPool& pool) {
+  const GemmSplit s = SplitGemm(a.M, a.N, pool.size());
+  const int64_t width = s.width, row_tasks = s.row_tasks, rows_per = s.rows_per;
+  pool.ParallelFor(s.col_tasks * row_tasks, 1, [&](int64_t t0, int64_t t1, int) {
     for (int64_t t = t0; t < t1; ++t) {
       int64_t r = t % row_tasks, m0 = r * rows_per, m1 = r == row_tasks - 1 ? a.M : m0 + rows_per;
       GemmArgs part = a;
       part.x = a.x + m0 * a.x_stride;
       part.out = a.out + m0 * a.out_stride;
       part.M = m1 - m0;
-      GemmRange(part, t / row_tasks * kNC, std::min(a.N, (t / row_tasks + 1) * kNC));
+      GemmRange(part, t / row_tasks * width, std::min(a.N, (t / row_tasks + 1) * width));
     }
   });
 }

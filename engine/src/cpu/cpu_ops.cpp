@@ -12,12 +12,14 @@
 namespace vt::cpu {
 namespace {
 
+// Rows of `width` elements per chunk: enough work to be worth a thread hop.
+int64_t RowGrain(int64_t width) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, width)); }
+
 // Rows of a contiguous f32 tensor, split across threads in chunks worth a thread hop.
 template <typename F>
 void ForRows(const Tensor& t, ThreadPool& pool, F f) {
   int64_t rows = t.Rows();
-  int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, t.ne[0]));
-  pool.ParallelFor(rows, grain, [&](int64_t r0, int64_t r1, int) {
+  pool.ParallelFor(rows, RowGrain(t.ne[0]), [&](int64_t r0, int64_t r1, int) {
     for (int64_t r = r0; r < r1; ++r) f(r, r % t.ne[1], (r / t.ne[1]) % t.ne[2], r / (t.ne[1] * t.ne[2]));
   });
 }
@@ -68,15 +70,19 @@ void Rope(const Op& op, ThreadPool& pool) {
   const Tensor &a = *op.src[0], &pos = *op.src[1];
   int64_t n_dims = op.params.n_dims ? op.params.n_dims : a.ne[0];
   // cos/sin per (token, pair), computed in double once and shared by every head.
+  // Split across the pool: a 512-token prompt's 32 768 sincos per call took the caller alone
+  // about a millisecond while the workers waited.
   std::vector<float> cs(static_cast<size_t>(a.ne[2] * n_dims));
-  for (int64_t t = 0; t < a.ne[2]; ++t) {
-    double p = static_cast<const int32_t*>(pos.data)[t];
-    for (int64_t i = 0; i < n_dims; i += 2) {
-      double theta = p * RopeFrequency(op.params, n_dims, i / 2);
-      cs[t * n_dims + i] = static_cast<float>(std::cos(theta));
-      cs[t * n_dims + i + 1] = static_cast<float>(std::sin(theta));
+  pool.ParallelFor(a.ne[2], std::max<int64_t>(1, 1024 / n_dims), [&](int64_t t0, int64_t t1, int) {
+    for (int64_t t = t0; t < t1; ++t) {
+      double p = static_cast<const int32_t*>(pos.data)[t];
+      for (int64_t i = 0; i < n_dims; i += 2) {
+        double theta = p * RopeFrequency(op.params, n_dims, i / 2);
+        cs[t * n_dims + i] = static_cast<float>(std::cos(theta));
+        cs[t * n_dims + i + 1] = static_cast<float>(std::sin(theta));
+      }
     }
-  }
+  });
   float* out = static_cast<float*>(op.out->data);
   ForRows(a, pool, [&](int64_t r, int64_t head, int64_t t, int64_t i3) {
     const float* x = a.Row<const float>(head, t, i3);
@@ -108,19 +114,21 @@ void Softmax(const Op& op, ThreadPool& pool) {
   });
 }
 
-void GetRows(const Op& op) {
+void GetRows(const Op& op, ThreadPool& pool) {
   const Tensor &table = *op.src[0], &ids = *op.src[1];
   float* out = static_cast<float*>(op.out->data);
-  for (int64_t r = 0; r < ids.ne[0]; ++r) {
-    const char* row = table.Row<const char>(static_cast<const int32_t*>(ids.data)[r]);
-    if (IsQuantized(table.dtype)) {
-      DequantizeRow(table.dtype, row, out + r * table.ne[0], table.ne[0]);
-      continue;
+  pool.ParallelFor(ids.ne[0], RowGrain(table.ne[0]), [&](int64_t r0, int64_t r1, int) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const char* row = table.Row<const char>(static_cast<const int32_t*>(ids.data)[r]);
+      if (IsQuantized(table.dtype)) {
+        DequantizeRow(table.dtype, row, out + r * table.ne[0], table.ne[0]);
+        continue;
+      }
+      for (int64_t i = 0; i < table.ne[0]; ++i) {
+        out[r * table.ne[0] + i] = static_cast<float>(LoadElement(table.dtype, row + i * table.nb[0]));
+      }
     }
-    for (int64_t i = 0; i < table.ne[0]; ++i) {
-      out[r * table.ne[0] + i] = static_cast<float>(LoadElement(table.dtype, row + i * table.nb[0]));
-    }
-  }
+  });
 }
 
 void TopK(const Op& op) {
@@ -136,19 +144,21 @@ void TopK(const Op& op) {
   }
 }
 
-void Copy(const Op& op) {
+void Copy(const Op& op, ThreadPool& pool) {
   const Tensor& a = *op.src[0];
   char* out = static_cast<char*>(op.out->data);
   size_t in_size = BlockBytes(a.dtype), out_size = BlockBytes(op.out->dtype);
-  for (int64_t r = 0; r < a.Rows(); ++r) {
-    const char* row = FlatRow<const char>(a, r);
-    char* o = out + r * a.ne[0] * out_size;
-    if (a.dtype == op.out->dtype && a.nb[0] == in_size) {
-      std::memcpy(o, row, a.ne[0] * in_size);
-      continue;
+  pool.ParallelFor(a.Rows(), RowGrain(a.ne[0]), [&](int64_t r0, int64_t r1, int) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const char* row = FlatRow<const char>(a, r);
+      char* o = out + r * a.ne[0] * out_size;
+      if (a.dtype == op.out->dtype && a.nb[0] == in_size) {
+        std::memcpy(o, row, a.ne[0] * in_size);
+        continue;
+      }
+      for (int64_t i = 0; i < a.ne[0]; ++i) StoreElement(op.out->dtype, o + i * out_size, LoadElement(a.dtype, row + i * a.nb[0]));
     }
-    for (int64_t i = 0; i < a.ne[0]; ++i) StoreElement(op.out->dtype, o + i * out_size, LoadElement(a.dtype, row + i * a.nb[0]));
-  }
+  });
 }
 
 }  // namespace vt::cpu

@@ -14,9 +14,9 @@ void Elementwise(const Op& op, ThreadPool& pool);  // Add, Mul, Scale, Silu, Swi
 void RmsNorm(const Op& op, ThreadPool& pool);
 void Rope(const Op& op, ThreadPool& pool);
 void Softmax(const Op& op, ThreadPool& pool);
-void GetRows(const Op& op);
+void GetRows(const Op& op, ThreadPool& pool);
 void TopK(const Op& op);
 void Attention(const Op& op, ThreadPool& pool);
-void Copy(const Op& op);
+void Copy(const Op& op, ThreadPool& pool);
 
 }  // namespace vt::cpu

@@ -114,6 +114,14 @@ const MatmulKernels* Avx2Kernels();
 // cannot run falls back to the next best that it can).
 const MatmulKernels& BestKernels();
 
+// How a gemm of M rows by N columns is split into tasks on `threads` threads (cpu_matmul.cpp):
+// column tasks of `width` columns times `row_tasks` row blocks of `rows_per` rows (the last
+// one takes the remainder); never more tasks than the pool makes chunks.
+struct GemmSplit {
+  int64_t width = 0, col_tasks = 0, rows_per = 0, row_tasks = 0;
+};
+GemmSplit SplitGemm(int64_t M, int64_t N, int threads);
+
 // Columns [n0, n1) of `a` on the calling thread with the best kernels: streaming for small M,
 // packed (with this thread's scratch) otherwise.
 void GemmRange(const GemmArgs& a, int64_t n0, int64_t n1);
