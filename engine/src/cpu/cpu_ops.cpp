@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/element.h"
+#include "cpu/matmul_kernels.h"
 #include "vt/quant.h"
 
 namespace vt::cpu {
@@ -24,7 +25,18 @@ void ForRows(const Tensor& t, ThreadPool& pool, F f) {
   });
 }
 
-float Silu(float x) { return x / (1.0f + std::exp(-x)); }
+// o = x·σ(x) (times y when given), e^-x by the kernel set's vector exp: a prompt's SwiGLU of
+// 512 × 5632 values spent 2.6% of a 2048-wide model's pp512 in scalar expf. `o` may be `x`.
+void SiluRow(const float* x, const float* y, float* o, int64_t n) {
+  thread_local std::vector<float> e;
+  e.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) e[static_cast<size_t>(i)] = -x[i];
+  BestKernels().exp_shifted(e.data(), n, 0.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    float v = x[i] / (1.0f + e[static_cast<size_t>(i)]);
+    o[i] = y ? v * y[i] : v;
+  }
+}
 
 // Row `r` of a tensor counted over ne1, then ne2, then ne3 (the order ForRows walks).
 template <typename T>
@@ -47,8 +59,7 @@ void Elementwise(const Op& op, ThreadPool& pool) {
       case OpKind::kAdd: for (int64_t i = 0; i < n; ++i) o[i] = x[i] + y[i]; break;
       case OpKind::kMul: for (int64_t i = 0; i < n; ++i) o[i] = x[i] * y[i]; break;
       case OpKind::kScale: for (int64_t i = 0; i < n; ++i) o[i] = x[i] * op.params.scale; break;
-      case OpKind::kSilu: for (int64_t i = 0; i < n; ++i) o[i] = Silu(x[i]); break;
-      case OpKind::kSwiglu: for (int64_t i = 0; i < n; ++i) o[i] = Silu(x[i]) * y[i]; break;
+      case OpKind::kSilu: case OpKind::kSwiglu: SiluRow(x, y, o, n); break;
       default: break;
     }
   });
