@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "parity_support.h"
 #include "vt/quant.h"
@@ -58,6 +60,20 @@ TEST(Parity, ElementwiseOpsWithBroadcast) {
       EXPECT_TRUE(Parity(*b, OpKind::kSilu, {a}, {}, testing::kTierGeneral));
       EXPECT_TRUE(Parity(*b, OpKind::kSwiglu, {a, full}, {}, testing::kTierGeneral));
     }
+  }
+}
+
+TEST(Parity, SiluAtTheEndsOfExpsRange) {
+  // e^-x overflows a float below x = -88.7 and underflows above x = 103: SiLU is then -0 and
+  // x, never NaN (inf / inf) or 0 for a large x.
+  const float xs[] = {-1000.0f, -104.5f, -89.0f, -88.0f, -20.0f, -1e-3f, 0.0f, 1e-3f, 20.0f, 88.0f, 89.0f, 104.5f, 1000.0f};
+  for (Backend* b : KernelBackends()) {
+    SCOPED_TRACE(b->name());
+    Tensor a = RandomTensor(DType::kF32, {13, 1, 1, 1}, Rng());
+    std::copy(std::begin(xs), std::end(xs), static_cast<float*>(a.data));
+    Tensor y = RandomTensor(DType::kF32, {13, 1, 1, 1}, Rng(), 1, 2);
+    EXPECT_TRUE(Parity(*b, OpKind::kSilu, {a}, {}, testing::kTierGeneral));
+    EXPECT_TRUE(Parity(*b, OpKind::kSwiglu, {a, y}, {}, testing::kTierGeneral));
   }
 }
 
