@@ -84,17 +84,20 @@ class Renderer {
 // The switch reads the variables once; `#line 1` keeps the file's own line numbers. Guarded and
 // `static inline`: a header's schema and its includer's both carry it into one translation
 // unit, and a unit that uses none of it must not warn (-Werror builds: no casts, no 0 as a
-// pointer). Under PROOFGATE_REACHED each number is appended to that file the first time this
-// unit evaluates it, written at once (a process that aborts or _exits keeps its record).
+// pointer). C89 has no `inline`: GCC and Clang take `__inline__` in every mode; the guard is
+// read once after its definition so that -Wunused-macros finds it used. Under
+// PROOFGATE_REACHED each number is appended to that file the first time this unit evaluates
+// it, written at once (a process that aborts or _exits keeps its record).
 std::string Prelude() {
   std::string limit = std::to_string(kReachLimit);
-  return std::string("#include <stdio.h>\n#include <stdlib.h>\n#ifndef PROOFGATE_MUTANT_ON_\n#define PROOFGATE_MUTANT_ON_\n") +
-         "static inline int proofgate_mutant_on_(int id) { static int on = -1; static const char* reached; "
-         "static unsigned int seen[" + std::to_string(kReachLimit / 32) + "]; if (on < 0) { const char* v = getenv(\"" +
-         kMutantVariable + "\"); on = v ? atoi(v) : 0; reached = getenv(\"" + kReachVariable + "\"); } "
-         "if (reached && id < " + limit + " && !(seen[id / 32] & (1u << (id % 32)))) { FILE* f = fopen(reached, \"a\"); "
-         "seen[id / 32] |= 1u << (id % 32); if (f) { fprintf(f, \"%d\\n\", id); fclose(f); } } return on == id; }\n"
-         "#endif\n#line 1\n";
+  std::string body = " int proofgate_mutant_on_(int id) { static int on = -1; static const char* reached; "
+                     "static unsigned int seen[" + std::to_string(kReachLimit / 32) + "]; if (on < 0) { const char* v = getenv(\"" +
+                     kMutantVariable + "\"); on = v ? atoi(v) : 0; reached = getenv(\"" + kReachVariable + "\"); } "
+                     "if (reached && id < " + limit + " && !(seen[id / 32] & (1u << (id % 32)))) { FILE* f = fopen(reached, \"a\"); "
+                     "seen[id / 32] |= 1u << (id % 32); if (f) { fprintf(f, \"%d\\n\", id); fclose(f); } } return on == id; }\n";
+  return "#include <stdio.h>\n#include <stdlib.h>\n#ifndef PROOFGATE_MUTANT_ON_\n#define PROOFGATE_MUTANT_ON_ 1\n"
+         "#if PROOFGATE_MUTANT_ON_ && (defined(__GNUC__) || defined(__clang__))\nstatic __inline__" + body +
+         "#else\nstatic inline" + body + "#endif\n#endif\n#line 1\n";
 }
 
 }  // namespace

@@ -100,6 +100,31 @@ TEST(GenerateSchema, CFunctionsReturnZeroOrACompoundLiteralAndTheSchemaIsC) {
   EXPECT_EQ(built->exit.exit_code, 0) << "the schema of a C file is C: " << built->output;
 }
 
+TEST(GenerateSchema, TheSchemaOfACFileBuildsAsC89UnderStrictWarnings) {
+  // DaveGamble/cJSON's flags: C89 knows no `inline`, and -Wunused-macros finds a guard macro
+  // that nothing reads after its definition.
+  TempDir dir;
+  const std::string source = "int Less(int a, int b);\nint Less(int a, int b) { return a < b && b != 0; }\n";
+  std::string file = dir.Write("src.c", source);
+  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() + R"(", "command": "cc -std=c89 -c )" + file +
+                                         R"(", "file": ")" + file + R"("}])");
+  auto parsed = FindPoints(dir.path(), file, AllOperators());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  Schema schema{"src.c", true, {}};
+  for (const Point& p : parsed->points) {
+    schema.points.push_back(SchemaPointOf(p));
+    schema.points.back().number = static_cast<int>(schema.points.size());
+  }
+  ASSERT_GE(schema.points.size(), 3u);
+  dir.Write("schema.c", RenderSchema(source, schema, {}).text);
+  auto built = RunCapture({"cc", "-std=c89", "-pedantic", "-Wall", "-Wextra", "-Werror", "-Wunused-macros", "-Wconversion",
+                           "-Wstrict-prototypes", "-Wmissing-prototypes", "-Wundef", "-Wc++-compat", "-Wshadow",
+                           "-Wdeclaration-after-statement", "-c", "schema.c", "-o", "schema.o"},
+                          dir.path(), 60);
+  ASSERT_TRUE(built.ok());
+  EXPECT_EQ(built->exit.exit_code, 0) << built->output;
+}
+
 TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
   std::string original = "#include <cstddef>\nlong D(const int* a,\n const int* b) {\n  return b - a;\n}\n";
   size_t body = original.find('{'), diff = original.find("b - a");
