@@ -132,7 +132,7 @@ ProjectShape CMakeShape(const std::string& root) {
   // CMake + ctest defaults, which know gtest cases by name.
   std::string commands = "  // How mutate and prove configure a scratch copy: as the configure leg does.\n"
                          "  \"commands\": {\"configure\": " + Argv(scratch) + "},\n";
-  return {kind, Render(kind, legs, commands, root)};
+  return {kind, Render(kind, legs, commands, root), ""};
 }
 
 // pytest writes caches into the tree; a tree that changes under its own tests is stale.
@@ -147,13 +147,13 @@ ProjectShape PytestShape(const std::string& root) {
       "  \"commands\": {\"configure\": [\"true\"], \"build_command\": [\"true\"],\n"
       "               \"test_command\": " + Argv(test) + ",\n"
       "               \"list_command\": " + Argv(list) + "},\n";
-  return {"pytest", Render("pytest", {{"test", "every test", kPytest, {}, false}}, commands, root)};
+  return {"pytest", Render("pytest", {{"test", "every test", kPytest, {}, false}}, commands, root), ""};
 }
 
 ProjectShape SimpleShape(const std::string& root, const std::string& kind, const std::vector<InitLeg>& legs) {
   std::string note = "  // mutate and prove need \"commands\" for this kind of project: configure, build_command and a\n"
                      "  // test_command that writes JUnit XML into {results} (see specs/mutate.md).\n";
-  return {kind, Render(kind, legs, note, root)};
+  return {kind, Render(kind, legs, note, root), ""};
 }
 
 // Meson: scratch copies set up, compile and test as the legs do; `meson setup` refuses a build
@@ -172,7 +172,7 @@ ProjectShape MesonShape(const std::string& root) {
                          "  \"commands\": {\"configure\": " + Argv(configure) + ",\n"
                          "               \"build_command\": [\"meson\", \"compile\", \"-C\", \"{build}\"],\n"
                          "               \"test_command\": " + Argv(test) + "},\n";
-  return {"Meson", Render("Meson", legs, commands, root)};
+  return {"Meson", Render("Meson", legs, commands, root), ""};
 }
 
 // Make: where bear is on PATH, scratch copies build in place under it, so `mutate --generate`
@@ -187,13 +187,32 @@ ProjectShape MakeShape(const std::string& root, const std::string& target) {
       "  // catalogs name tests: give them a test_command that writes JUnit XML into {results}.\n"
       "  \"commands\": {\"configure\": [\"true\"], \"build_command\": [\"bear\", \"--\", \"make\"],\n"
       "               \"test_command\": [\"make\", \"" + target + "\"]},\n";
-  return {"Make", Render("Make", legs, commands, root)};
+  return {"Make", Render("Make", legs, commands, root), ""};
+}
+
+// The Makefile target that runs the tests: `check` (autotools' name) before `test`; empty when
+// the text defines neither at the start of a line.
+std::string MakeTestTarget(const std::string& makefile) {
+  for (const char* target : {"check:", "test:"}) {
+    std::string t = target;
+    if (makefile.rfind(t, 0) == 0 || makefile.find("\n" + t) != std::string::npos) return t.substr(0, t.size() - 1);
+  }
+  return "";
 }
 
 }  // namespace
 
 StatusOr<ProjectShape> DetectProject(const std::string& root) {
-  if (Has(root, "CMakeLists.txt")) return CMakeShape(root);
+  if (Has(root, "CMakeLists.txt")) {
+    ProjectShape cmake = CMakeShape(root);
+    auto makefile = ReadFile(root + "/Makefile");
+    std::string target = cmake.kind == "CMake" && makefile.ok() ? MakeTestTarget(*makefile) : "";
+    if (target.empty()) return cmake;
+    ProjectShape make = MakeShape(root, target);
+    make.why = "no CMakeLists.txt here calls add_test or a *_discover_tests, and the Makefile's `" + target +
+               "` target runs tests: the legs run make";
+    return make;
+  }
   if (Has(root, "meson.build")) return MesonShape(root);
   if (Has(root, "Cargo.toml")) {
     return SimpleShape(root, "Cargo", {{"build", "build everything", {"cargo", "build"}, {}, true},
@@ -213,7 +232,7 @@ StatusOr<ProjectShape> DetectProject(const std::string& root) {
     return SimpleShape(root, "npm", legs);
   }
   auto makefile = ReadFile(root + "/Makefile");
-  if (makefile.ok()) return MakeShape(root, makefile->find("\ncheck:") != std::string::npos ? "check" : "test");
+  if (makefile.ok()) return MakeShape(root, MakeTestTarget(*makefile) == "check" ? "check" : "test");
   return Status::Invalid(root + ": no build system proofgate knows (CMake, Meson, Cargo, pytest, npm, Make): nothing written");
 }
 
@@ -222,6 +241,7 @@ StatusOr<InitResult> InitProject(const std::string& root) {
   if (Has(root, kDefaultConfig)) return Status::Invalid(suites + " exists: left as it is (init never overwrites)");
   PG_ASSIGN_OR_RETURN(ProjectShape shape, DetectProject(root));
   InitResult r{shape, {}, {}};
+  if (!shape.why.empty()) r.notes.push_back(shape.why);
   PG_RETURN_IF_ERROR(MakeDirs(root + "/preflight"));
   PG_RETURN_IF_ERROR(WriteFileAtomic(suites, shape.suites));
   r.written.push_back(kDefaultConfig);

@@ -12,10 +12,12 @@ namespace pg {
 struct ProjectShape {
   std::string kind;    // "CMake + GoogleTest (gtest_discover_tests)", "pytest", ...
   std::string suites;  // the preflight/suites.json text, commented
+  std::string why;     // why this shape where the first match was passed over; else empty
 };
 
-// What `root` holds, first match wins: CMake, Meson, Cargo, pytest, npm, Make. kInvalidInput
-// when none of them is there.
+// What `root` holds, first match wins: CMake, Meson, Cargo, pytest, npm, Make; but a CMake
+// tree that registers no test, beside a Makefile with a check or test target, is Make (its
+// tests are make's). kInvalidInput when none of them is there.
 StatusOr<ProjectShape> DetectProject(const std::string& root);
 
 struct InitResult {

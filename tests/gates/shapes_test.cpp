@@ -171,6 +171,32 @@ TEST_F(Shapes, ACMakeProjectThatRegistersNoTestFailsItsTestLeg) {
   EXPECT_NE(text.find("No tests were found"), std::string::npos) << log << ": " << text;
 }
 
+// kgabis/parson's shape: CMake builds the library and registers no test; the Makefile's `test`
+// target builds and runs them (its CI runs make). init writes make's legs, and they check.
+TEST_F(Shapes, ACMakeTreeWithoutTestsTakesItsMakefilesTestTarget) {
+  std::string root = kRoot;
+  root.replace(root.find("add_subdirectory(tests)"), 23, "");
+  dir_.Write("CMakeLists.txt", root);
+  dir_.Write("calc.h", kCalcH);
+  dir_.Write("calc.cpp", kCalcCpp);
+  dir_.Write("calc_test.cpp", "#include \"calc.h\"\nint main() { return Add(2, 3) == 5 ? 0 : 1; }\n");
+  dir_.Write("Makefile", ".PHONY: test\nall: calc_test\ncalc_test: calc.cpp calc_test.cpp\n\tc++ -o $@ calc.cpp calc_test.cpp\n"
+                         "test: calc_test\n\t./calc_test\n");
+  dir_.Write(".gitignore", "build/\ncalc_test\n");
+  auto init = RunProofgate(dir_.path(), "init");
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_NE(init.out.find("init: a Make project"), std::string::npos) << init.out;
+  EXPECT_NE(init.out.find("the Makefile's `test` target runs tests"), std::string::npos) << init.out;
+  ASSERT_TRUE(git::Init(dir_.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "calc").ok());
+  auto green = RunProofgate(dir_.path(), "preflight");
+  EXPECT_EQ(green.exit_code, 0) << green.out << green.err;
+  dir_.Write("calc.cpp", std::string(kCalcCpp).replace(std::string(kCalcCpp).find("a + b"), 5, "a - b"));
+  auto red = RunProofgate(dir_.path(), "preflight");
+  EXPECT_EQ(red.exit_code, 1) << "the test leg ran nothing: " << red.out << red.err;
+  EXPECT_NE(red.err.find("test  fail"), std::string::npos) << red.err;
+}
+
 // pytest through its JUnit report: names are classname.name ("tests.test_calc.test_add").
 TEST_F(Shapes, Pytest) {
   std::string calc = "def clamp(v, lo, hi):\n    if v < lo:\n        return lo\n    if v > hi:\n        return hi\n    return v\n\n"
