@@ -1,8 +1,10 @@
 // `proofgate range BASE..HEAD`: the range gates over each commit of a range.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "cli/cli.h"
@@ -13,6 +15,25 @@
 #include "report/progress.h"
 
 namespace pg::cli {
+
+namespace {
+
+// " (4 commits; commit-style, change-size, spec-order)": what a verdict covered, gates in the
+// order they ran; empty when nothing was checked.
+std::string Checked(const std::vector<pg::GateFinding>& findings) {
+  std::set<std::string> commits;
+  std::vector<std::string> gates;
+  for (const pg::GateFinding& f : findings) {
+    commits.insert(f.commit);
+    if (std::find(gates.begin(), gates.end(), f.gate) == gates.end()) gates.push_back(f.gate);
+  }
+  if (commits.empty()) return "";
+  std::string out = " (" + std::to_string(commits.size()) + (commits.size() == 1 ? " commit; " : " commits; ");
+  for (size_t i = 0; i < gates.size(); ++i) out += (i ? ", " : "") + gates[i];
+  return out + ")";
+}
+
+}  // namespace
 
 // One line per finding that failed (every one with -v), then the verdict; or one JSON document.
 void Print(const CommonFlags& common, const std::string& range, const std::vector<pg::GateFinding>& findings, bool ok) {
@@ -30,7 +51,7 @@ void Print(const CommonFlags& common, const std::string& range, const std::vecto
       std::cout << f.commit.substr(0, 12) << "  " << f.gate << "  " << (f.ok ? "pass" : "FAIL") << "  " << f.summary
                 << (f.message.empty() ? "" : "\n    " + f.message) << "\n";
     }
-    std::cout << "range " << range << ": " << (ok ? "pass" : "fail") << "\n";
+    std::cout << "range " << range << ": " << (ok ? "pass" : "fail") << Checked(findings) << "\n";
   }
 }
 

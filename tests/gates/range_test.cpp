@@ -202,6 +202,19 @@ TEST_F(RangeRepo, ARangeWithNoCommitsCheckedNothingAndFailsUnlessAllowed) {
   EXPECT_NE(allowed.err.find("(--allow-empty: accepted)"), std::string::npos) << allowed.err;
 }
 
+// A pass says what it covered: how many commits, which gates.
+TEST_F(RangeRepo, TheVerdictSaysHowManyCommitsAndWhichGatesItChecked) {
+  dir_.Write("a.txt", "1\n");
+  Commit("A good subject");
+  dir_.Write("a.txt", "2\n");
+  Commit("Another subject");
+  auto two = testing::RunProofgate(dir_.path(), "range HEAD~2..HEAD --gate commit-style,change-size");
+  EXPECT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_NE(two.out.find("range HEAD~2..HEAD: pass (2 commits; commit-style, change-size)"), std::string::npos) << two.out;
+  auto one = testing::RunProofgate(dir_.path(), "range HEAD~1..HEAD --gate commit-style");
+  EXPECT_NE(one.out.find("range HEAD~1..HEAD: pass (1 commit; commit-style)"), std::string::npos) << one.out;
+}
+
 TEST_F(RangeRepo, CliExitsZeroOneOrTwo) {
   dir_.Write("a.txt", "1\n");
   Commit("A good subject");
