@@ -47,6 +47,7 @@ struct GgufTensorInfo {
   DType dtype = DType::kF32;
   uint64_t offset = 0;  // from the start of the data section
   size_t bytes = 0;
+  int part = 0;         // which file of a split model holds it (0: the one opened)
 };
 
 // ggml's type ids for the dtypes vt stores; nullopt for ids vt cannot size.
@@ -55,6 +56,8 @@ uint32_t GgmlTypeOf(DType dtype);
 
 class GgufFile {
  public:
+  // A split model's first part (NAME-00001-of-0000N.gguf, llama.cpp's gguf-split) opens the
+  // other parts beside it: their tensors are listed with this file's.
   static StatusOr<GgufFile> Open(const std::string& path);
   static StatusOr<GgufFile> FromBytes(std::vector<uint8_t> bytes);
 
@@ -66,11 +69,18 @@ class GgufFile {
   const GgufTensorInfo* FindTensor(const std::string& name) const;
   // A host tensor that views the file's bytes (read-only; the mapping lives while it does).
   StatusOr<Tensor> TensorView(const std::string& name) const;
-  const uint8_t* data() const;  // the whole file
+  const uint8_t* data() const;  // the whole file (a split model's first part)
 
  private:
   struct Bytes;
+  struct Part {
+    std::shared_ptr<const Bytes> bytes;
+    size_t data_start = 0;
+  };
+  static StatusOr<GgufFile> OpenOne(const std::string& path);
+  Status OpenParts(const std::string& path);  // gguf_split.cpp
   std::shared_ptr<const Bytes> bytes_;
+  std::vector<Part> parts_;  // a split model's parts after the first: part i is parts_[i - 1]
   uint32_t version_ = 0;
   size_t alignment_ = 32;
   size_t data_start_ = 0;

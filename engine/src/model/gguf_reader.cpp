@@ -216,6 +216,13 @@ StatusOr<GgufFile> GgufFile::FromBytes(std::vector<uint8_t> bytes) {
 }
 
 StatusOr<GgufFile> GgufFile::Open(const std::string& path) {
+  auto f = OpenOne(path);
+  if (!f.ok()) return f.status();
+  VT_RETURN_IF_ERROR(f->OpenParts(path));
+  return f;
+}
+
+StatusOr<GgufFile> GgufFile::OpenOne(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status(StatusCode::kInvalidArgument, path + ": " + std::strerror(errno));
   struct stat st {};
@@ -257,11 +264,12 @@ StatusOr<Tensor> GgufFile::TensorView(const std::string& name) const {
   t.dtype = info->dtype;
   t.ne = info->ne;
   t.nb = ContiguousStrides(t.dtype, t.ne);
-  t.data = const_cast<uint8_t*>(bytes_->data + data_start_ + info->offset);  // read-only by contract
+  const Part part = info->part == 0 ? Part{bytes_, data_start_} : parts_[static_cast<size_t>(info->part - 1)];
+  t.data = const_cast<uint8_t*>(part.bytes->data + part.data_start + info->offset);  // read-only by contract
   t.buffer = std::make_shared<Buffer>();
   t.buffer->data = t.data;
   t.buffer->bytes = info->bytes;
-  t.buffer->owner = bytes_;
+  t.buffer->owner = part.bytes;
   return t;
 }
 
