@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -133,6 +134,25 @@ TEST(CpuMatmul, EveryKernelSetExponentiatesWithinAFewUlpOfStdExp) {
         EXPECT_NEAR(s[static_cast<size_t>(j)], want, 4e-7 * want + 1e-37) << "s[" << j << "] for x = " << in[static_cast<size_t>(j)];
       }
       EXPECT_NEAR(sum, want_sum, 1e-6 * want_sum);
+    }
+  }
+}
+
+TEST(CpuMatmul, EveryKernelSetExponentiatesUpToF32sLargestAndInfinityPastIt) {
+  // SiLU's e^-x meets large x (softmax's shifted x <= 0 never does): e^88.5 is 2^127.7, whose
+  // 2^128 no exponent field holds; e^88.8 and beyond are past f32's largest.
+  const std::vector<float> in = {80.0f, 88.0f, 88.5f, 88.7f, 88.8f, 89.0f, 104.5f, 1000.0f};
+  for (const MatmulKernels* k : KernelSets()) {
+    SCOPED_TRACE(k->name);
+    std::vector<float> s = in;
+    k->exp_shifted(s.data(), static_cast<int64_t>(s.size()), 0.0f);
+    for (size_t j = 0; j < in.size(); ++j) {
+      double want = std::exp(double{in[j]});
+      if (want > std::numeric_limits<float>::max()) {
+        EXPECT_EQ(s[j], std::numeric_limits<float>::infinity()) << "e^" << in[j];
+      } else {
+        EXPECT_NEAR(s[j], want, 4e-7 * want) << "e^" << in[j];
+      }
     }
   }
 }
