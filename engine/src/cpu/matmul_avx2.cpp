@@ -311,11 +311,10 @@ void WeightedRows(const char* rows, DType t, size_t stride, const float* p, int6
 
 // e^x by Cephes' expf: x = n ln2 + r with |r| <= ln2 / 2, e^r by a degree-6 polynomial, 2^n
 // built in the exponent field (x is clamped where e^x is below f32's normal range anyway). The
-// field holds 2^127 at most: 2^128 is 2^127 · 2, and past f32's largest e^x is +inf (SiLU's
-// e^-x meets both; softmax's x <= 0 never does).
+// field holds 2^127 at most: 2^128 is 2^127 · 2, and x is clamped where that overflows to +inf
+// (SiLU's e^-x meets both; softmax's x <= 0 never does).
 inline __m256 Exp(__m256 x) {
-  const __m256 top = _mm256_set1_ps(88.72283935546875f);  // ln of f32's largest
-  const __m256 over = _mm256_cmp_ps(x, top, _CMP_GT_OQ);
+  const __m256 top = _mm256_set1_ps(88.72283935546875f);  // just past ln of f32's largest: 2^128 · (1 + 2e-7)
   x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), top);
   __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -331,8 +330,7 @@ inline __m256 Exp(__m256 x) {
   const __m256 twice = _mm256_blendv_ps(_mm256_set1_ps(1.0f), _mm256_set1_ps(2.0f), _mm256_cmp_ps(n, _mm256_set1_ps(127.0f), _CMP_GT_OQ));
   n = _mm256_min_ps(n, _mm256_set1_ps(127.0f));
   __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  __m256 y = _mm256_mul_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(e)), twice);
-  return _mm256_blendv_ps(y, _mm256_set1_ps(__builtin_inff()), over);
+  return _mm256_mul_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(e)), twice);  // past f32's largest: +inf
 }
 
 // Eight at a time; the tail goes through the same polynomial in a padded register, so every
