@@ -147,13 +147,19 @@ TEST_CASE("Add adds two numbers") { REQUIRE(Add(2, 3) == 5); }
 
 // A test executable built but never registered (p-ranav/argparse's shape): ctest finds nothing,
 // and the test leg says so instead of passing having checked nothing.
-TEST_F(Shapes, ACMakeProjectThatRegistersNoTestFailsItsTestLeg) {
+// The calc library and a calc_test program no ctest test runs: `in_place_of_tests` stands
+// where kRoot adds the tests directory.
+void WriteCalcWithoutCtest(const TempDir& dir, const std::string& in_place_of_tests) {
   std::string root = kRoot;
-  root.replace(root.find("add_subdirectory(tests)"), 23, "add_executable(calc_test calc_test.cpp)\ntarget_link_libraries(calc_test calc)");
-  dir_.Write("CMakeLists.txt", root);
-  dir_.Write("calc.h", kCalcH);
-  dir_.Write("calc.cpp", kCalcCpp);
-  dir_.Write("calc_test.cpp", "#include \"calc.h\"\nint main() { return Add(2, 3) == 5 ? 0 : 1; }\n");
+  root.replace(root.find("add_subdirectory(tests)"), 23, in_place_of_tests);
+  dir.Write("CMakeLists.txt", root);
+  dir.Write("calc.h", kCalcH);
+  dir.Write("calc.cpp", kCalcCpp);
+  dir.Write("calc_test.cpp", "#include \"calc.h\"\nint main() { return Add(2, 3) == 5 ? 0 : 1; }\n");
+}
+
+TEST_F(Shapes, ACMakeProjectThatRegistersNoTestFailsItsTestLeg) {
+  WriteCalcWithoutCtest(dir_, "add_executable(calc_test calc_test.cpp)\ntarget_link_libraries(calc_test calc)");
   dir_.Write(".gitignore", "build/\n");
   auto init = RunProofgate(dir_.path(), "init");
   ASSERT_EQ(init.exit_code, 0) << init.err;
@@ -174,12 +180,7 @@ TEST_F(Shapes, ACMakeProjectThatRegistersNoTestFailsItsTestLeg) {
 // kgabis/parson's shape: CMake builds the library and registers no test; the Makefile's `test`
 // target builds and runs them (its CI runs make). init writes make's legs, and they check.
 TEST_F(Shapes, ACMakeTreeWithoutTestsTakesItsMakefilesTestTarget) {
-  std::string root = kRoot;
-  root.replace(root.find("add_subdirectory(tests)"), 23, "");
-  dir_.Write("CMakeLists.txt", root);
-  dir_.Write("calc.h", kCalcH);
-  dir_.Write("calc.cpp", kCalcCpp);
-  dir_.Write("calc_test.cpp", "#include \"calc.h\"\nint main() { return Add(2, 3) == 5 ? 0 : 1; }\n");
+  WriteCalcWithoutCtest(dir_, "");
   dir_.Write("Makefile", ".PHONY: test\nall: calc_test\ncalc_test: calc.cpp calc_test.cpp\n\tc++ -o $@ calc.cpp calc_test.cpp\n"
                          "test: calc_test\n\t./calc_test\n");
   dir_.Write(".gitignore", "build/\ncalc_test\n");
