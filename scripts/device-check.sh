@@ -30,6 +30,11 @@ pack() {
     grep -v -E '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libcublas[^/]*|libcuda)\.so' |
     while read -r lib; do cp -L "$lib" .device/lib/; done
   grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
+  # The GL dispatch libraries NVIDIA's Vulkan driver loads (the GPU image has none): Debian's
+  # debs, unpacked there by `run`.
+  mkdir -p .device/gl
+  (cd .device/gl && apt-get download libvulkan1 libglvnd0 libegl1 libgl1 libglx0 libopengl0 libgles2 >/dev/null 2>&1) ||
+    echo "device-check: could not download the GL dispatch debs; Vulkan will not reach the GPU" >&2
   du -sh .device
 }
 
@@ -43,6 +48,10 @@ run() {
   local log="$out/device-check.txt"
   [ -x "$bin/engine_tests" ] || bin=$build/tests
   export LD_LIBRARY_PATH=$PWD/.device/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+  if compgen -G ".device/gl/*.deb" >/dev/null; then
+    for f in .device/gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+  fi
   # The NVIDIA Vulkan driver where the image keeps it (the loader is carried in .device/lib).
   local icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   [ -f "$icd" ] && export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
@@ -53,7 +62,7 @@ run() {
     echo "== device-check $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null)"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
     echo "== tests"
-    timeout 240 "$tests" --gtest_filter='Cuda*:DeviceChoice*:Parity*:DeviceModel*' 2>&1 | grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) |Failure|NMSE|Expected|Which is' | head -200
+    timeout 240 "$tests" --gtest_filter='Cuda*:DeviceChoice*:Parity*:DeviceModel*' 2>&1 | tee "$out/engine-tests.txt" | grep -E '^\[ *(OK|FAILED|SKIPPED|PASSED) |Failure|NMSE|Expected|Which is' | head -200
     echo "== vulkan devices"
     VT_VULKAN_DEVICE=nvidia timeout 60 "$tests" --gtest_filter='Vulkan.ListsDevices*' 2>&1 | grep -E '^\[ *(OK|FAILED|SKIPPED) '
     echo "== matmul: vt (CUDA, Vulkan) vs cuBLAS"
