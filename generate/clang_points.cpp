@@ -84,9 +84,10 @@ class Walker {
   }
 
  private:
-  void Add(Operator op, unsigned offset, std::string original, std::string replacement, const Context& ctx,
+  // False when `op` is not among those asked for.
+  bool Add(Operator op, unsigned offset, std::string original, std::string replacement, const Context& ctx,
            const Span& span, SchemaKind schema) {
-    if (!ops_.count(op)) return;
+    if (!ops_.count(op)) return false;
     Point p;
     p.span_begin = span.begin;
     p.span_end = span.end;
@@ -97,6 +98,7 @@ class Walker {
     p.replacement = std::move(replacement);
     p.function_line = ctx.in_function ? LineOf(ctx.function_begin) : 0;
     points_.push_back(std::move(p));
+    return true;
   }
 
   int LineOf(unsigned offset) const {
@@ -155,6 +157,8 @@ class Walker {
   void ForLoop(CXCursor c, const Context& ctx);
   void Negate(CXCursor cond, const Context& ctx, bool ternary);
   void Binary(CXCursor c, const Context& ctx);
+  std::string OperatorOf(CXCursor c, unsigned* at, Span* whole) const;
+  std::string Grouped(CXCursor operand) const;
   void Unary(CXCursor c, const Context& ctx);
   void Literal(CXCursor c, const Context& ctx);
   void Call(CXCursor c, const Context& ctx);
@@ -345,19 +349,60 @@ void Walker::ForLoop(CXCursor c, const Context& ctx) {
 }
 
 // The operator is the text between the two operands, and nothing else: a macro's operands
-// (whose locations collapse onto its name) leave no such text and yield no point.
-void Walker::Binary(CXCursor c, const Context& ctx) {
+// (whose locations collapse onto its name) leave no such text and yield no point. Empty when
+// `c` has no such operator; `at` gets its offset.
+std::string Walker::OperatorOf(CXCursor c, unsigned* at, Span* whole) const {
   std::vector<CXCursor> kids = Children(c);
-  if (kids.size() != 2) return;
+  if (kids.size() != 2) return "";
   auto lhs = SpanOf(main_, kids[0]), rhs = SpanOf(main_, kids[1]);
-  if (!lhs || !rhs || lhs->end >= rhs->begin) return;
+  if (!lhs || !rhs || lhs->end >= rhs->begin) return "";
   std::string between = text_.substr(lhs->end, rhs->begin - lhs->end);
   size_t a = between.find_first_not_of(" \t\r\n");
   size_t b = between.find_last_not_of(" \t\r\n");
-  if (a == std::string::npos) return;
-  std::string op = between.substr(a, b - a + 1);
-  auto m = BinaryMutation(op);
-  if (m) Add(m->first, lhs->end + static_cast<unsigned>(a), op, m->second, ctx, Span{lhs->begin, rhs->end}, SchemaKind::kEdit);
+  if (a == std::string::npos) return "";
+  if (at) *at = lhs->end + static_cast<unsigned>(a);
+  if (whole) *whole = Span{lhs->begin, rhs->end};
+  return between.substr(a, b - a + 1);
+}
+
+// An operand as it must be written beside a swapped logical operator: in parentheses when it
+// is itself an unparenthesized `&&` or `||`, so that the text parses to the same tree.
+std::string Walker::Grouped(CXCursor operand) const {
+  auto s = SpanOf(main_, operand);
+  std::string text = s ? Text(*s) : "";
+  // An implicit conversion (an unexposed node over the same bytes) hides the operator under it.
+  for (std::vector<CXCursor> under = Children(operand);
+       clang_getCursorKind(operand) == CXCursor_UnexposedExpr && under.size() == 1 && SpanOf(main_, under[0]) == s;
+       under = Children(operand)) {
+    operand = under[0];
+  }
+  const bool logical = clang_getCursorKind(operand) == CXCursor_BinaryOperator &&
+                       (OperatorOf(operand, nullptr, nullptr) == "&&" || OperatorOf(operand, nullptr, nullptr) == "||");
+  return logical ? "(" + text + ")" : text;
+}
+
+void Walker::Binary(CXCursor c, const Context& ctx) {
+  unsigned at = 0;
+  Span whole{0, 0};
+  std::string op = OperatorOf(c, &at, &whole);
+  auto m = op.empty() ? std::nullopt : BinaryMutation(op);
+  if (!m) return;
+  if (m->first != Operator::kLogical) {
+    Add(m->first, at, op, m->second, ctx, whole, SchemaKind::kEdit);
+    return;
+  }
+  // `&&` binds tighter than `||`: the operator's text swapped alone would regroup its
+  // neighbours (specs/mutate-generate.md), so the mutant is the whole expression, grouped.
+  std::vector<CXCursor> kids = Children(c);
+  if (!Add(m->first, whole.begin, Text(whole), "(" + Grouped(kids[0]) + " " + m->second + " " + Grouped(kids[1]) + ")",
+           ctx, whole, SchemaKind::kEdit)) {
+    return;
+  }
+  Point& p = points_.back();
+  p.schema_operator = true;
+  p.operator_offset = at;
+  p.operator_original = op;
+  p.operator_replacement = m->second;
 }
 
 void Walker::Unary(CXCursor c, const Context& ctx) {

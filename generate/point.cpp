@@ -98,9 +98,10 @@ SchemaPoint SchemaPointOf(const Point& p) {
   s.begin = p.span_begin;
   s.end = p.span_end;
   s.kind = p.schema;
-  s.edit_offset = p.offset;
-  s.edit_length = p.original.size();
-  s.replacement = p.replacement;
+  s.edit_offset = p.schema_operator ? p.operator_offset : p.offset;
+  s.edit_length = p.schema_operator ? p.operator_original.size() : p.original.size();
+  s.replacement = p.schema_operator ? p.operator_replacement : p.replacement;
+  s.group_operands = p.schema_operator;
   return s;
 }
 

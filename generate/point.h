@@ -40,6 +40,11 @@ struct Point {
   // The span its schema rewrites (specs/mutate-generate.md), and how.
   size_t span_begin = 0, span_end = 0;
   SchemaKind schema = SchemaKind::kEdit;
+  // Where the schema's edit differs from the text's (a logical operator: the text replaces its
+  // whole expression, grouped; the schema swaps the operator and groups the operands).
+  bool schema_operator = false;
+  size_t operator_offset = 0;
+  std::string operator_original, operator_replacement;
 };
 
 // How `p` is compiled into its file's schema (its number left to the caller).

@@ -62,7 +62,9 @@ class Renderer {
     std::string open = "/*pg:" + n + "{*/", close = "/*}pg:" + n + "*/";
     switch (p.kind) {
       case SchemaKind::kEdit: {
-        std::string mutated = t.substr(0, edit) + p.replacement + t.substr(edit + p.edit_length);
+        std::string mutated = p.group_operands
+                                  ? "(" + t.substr(0, edit) + ")" + p.replacement + "(" + t.substr(edit + p.edit_length) + ")"
+                                  : t.substr(0, edit) + p.replacement + t.substr(edit + p.edit_length);
         return open + "(" + on + " ? (" + mutated + ") : (" + t + "))" + close;
       }
       case SchemaKind::kNegate: return open + "(" + on + " ? !(" + t + ") : !!(" + t + "))" + close;

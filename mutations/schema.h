@@ -25,6 +25,10 @@ struct SchemaPoint {
   SchemaKind kind = SchemaKind::kEdit;
   size_t edit_offset = 0, edit_length = 0;  // kEdit: the bytes the mutant replaces
   std::string replacement;
+  // kEdit of a binary operator whose replacement binds differently (`&&` ↔ `||`): the mutated
+  // branch parenthesizes the operands on either side of the edit, so it parses to the tree
+  // the original has with only the operator changed.
+  bool group_operands = false;
 };
 
 // Every point of one file, for one build.

@@ -66,7 +66,9 @@ int Code(int a, int b) {
                      "  if constexpr (kN > 2) a += TWICE(b);\n  bool m = LESS(a, b);\n"
                      "  return a < b && m && s && pad.size() && T<>{}.f;\n}";
   std::vector<std::string> expected = {"10:return:" + body + "→{ return {}; }", "15:arithmetic:+=→-=",
-                                       "17:logical:&&→||", "17:logical:&&→||", "17:logical:&&→||", "17:logical:&&→||",
+                                       "17:logical:a < b && m && s && pad.size() && T<>{}.f→((a < b && m && s && pad.size()) || T<>{}.f)",
+                                       "17:logical:a < b && m && s && pad.size()→((a < b && m && s) || pad.size())",
+                                       "17:logical:a < b && m && s→((a < b && m) || s)", "17:logical:a < b && m→(a < b || m)",
                                        "17:relational:<→<="};
   EXPECT_EQ(Described(points), expected);
 }
@@ -102,7 +104,7 @@ int F(int a, int b) {
       "4:arithmetic:%→/", "4:constant:0→1", "4:constant:3→4", "4:equality:==→!=",
       "4:negate:!(a == 0)→!(!(a == 0))", "4:not:!→",
       "5:arithmetic:*→/", "5:arithmetic:-→+", "5:arithmetic:/→*", "5:constant:0→1", "5:constant:1→0",
-      "5:constant:2→3", "5:logical:||→&&", "5:negate:a > 1 || b * 2 >= 0→!(a > 1 || b * 2 >= 0)",
+      "5:constant:2→3", "5:logical:a > 1 || b * 2 >= 0→(a > 1 && b * 2 >= 0)", "5:negate:a > 1 || b * 2 >= 0→!(a > 1 || b * 2 >= 0)",
       "5:relational:>=→>", "5:relational:>→>="};
   EXPECT_EQ(Described(points), expected);
   std::string text = dir.Read("src.cpp");

@@ -21,6 +21,8 @@ int F(int a, int b) {
   int s = 0;
   for (int i = 0; i < a; ++i) s += b % 3;
   if (!(a == b) && a > 1) { Count(1); }
+  if (a == 1 && b == 2 && s > 0) Count(8);  // && and || bind differently: each mutant regrouped by its text alone
+  if (a > 2 || b > 2 || s == 0) Count(16);
   while (s > 10) s -= 4;
   return a >= b ? s * 2 : s - 1;
 }
@@ -71,6 +73,32 @@ TEST(GenerateSchema, EveryMutantOfTheSchemaBehavesAsItsOwnBuild) {
     EXPECT_EQ(BuildAndRun(dir, "schema", rendered.text, static_cast<int>(i) + 1), alone)
         << "mutant " << i + 1 << ": `" << p.original << "` → `" << p.replacement << "` at offset " << p.offset;
   }
+}
+
+// The outer `||` of `a > 0 || b > 0 || c > 0` made `&&` is `(a > 0 || b > 0) && c > 0`, alone
+// and in a schema where it is the only point (the inner `||` not wrapped by a point of its own,
+// as when --operators or --in-diff leave it out): its operands keep their grouping.
+TEST(GenerateSchema, ALogicalMutantChangesOnlyItsOperatorInTheTree) {
+  TempDir dir;
+  const std::string program = "#include <cstdio>\nint G(int a, int b, int c) { return a > 0 || b > 0 || c > 0; }\n"
+                              "int main() { for (int i = 0; i < 8; ++i) std::printf(\"%d\", G(i & 1, i & 2, i & 4)); }\n";
+  std::string file = dir.Write("program.cpp", program);
+  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() + R"(", "command": "c++ -std=c++17 -c )" + file +
+                                         R"(", "file": ")" + file + R"("}])");
+  auto parsed = FindPoints(dir.path(), file, {Operator::kLogical});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const Point* outer = nullptr;
+  for (const Point& p : parsed->points) outer = p.original == "a > 0 || b > 0 || c > 0" ? &p : outer;
+  ASSERT_NE(outer, nullptr);
+  EXPECT_EQ(outer->replacement, "((a > 0 || b > 0) && c > 0)");
+  std::string intended = program;
+  intended.replace(intended.find("a > 0 || b > 0 || c > 0"), 23, "(a > 0 || b > 0) && c > 0");
+  const std::string want = BuildAndRun(dir, "intended", intended, 0);
+  std::string alone = program;
+  EXPECT_EQ(BuildAndRun(dir, "alone", alone.replace(outer->offset, outer->original.size(), outer->replacement), 0), want);
+  Schema schema{"program.cpp", false, {SchemaPointOf(*outer)}};
+  schema.points[0].number = 1;
+  EXPECT_EQ(BuildAndRun(dir, "schema", RenderSchema(program, schema, {}).text, 1), want);
 }
 
 TEST(GenerateSchema, CFunctionsReturnZeroOrACompoundLiteralAndTheSchemaIsC) {
