@@ -348,17 +348,15 @@ void Walker::ForLoop(CXCursor c, const Context& ctx) {
   }
 }
 
-// The operator is the text between the two operands, and nothing else: a macro's operands
-// (whose locations collapse onto its name) leave no such text and yield no point. Empty when
-// `c` has no such operator; `at` gets its offset.
+// The operator: the text between the two operands, and nothing else (a macro's operands, whose
+// locations collapse onto its name, leave none: no point). `at`: its offset; `whole`: the span.
 std::string Walker::OperatorOf(CXCursor c, unsigned* at, Span* whole) const {
   std::vector<CXCursor> kids = Children(c);
   if (kids.size() != 2) return "";
   auto lhs = SpanOf(main_, kids[0]), rhs = SpanOf(main_, kids[1]);
   if (!lhs || !rhs || lhs->end >= rhs->begin) return "";
   std::string between = text_.substr(lhs->end, rhs->begin - lhs->end);
-  size_t a = between.find_first_not_of(" \t\r\n");
-  size_t b = between.find_last_not_of(" \t\r\n");
+  size_t a = between.find_first_not_of(" \t\r\n"), b = between.find_last_not_of(" \t\r\n");
   if (a == std::string::npos) return "";
   if (at) *at = lhs->end + static_cast<unsigned>(a);
   if (whole) *whole = Span{lhs->begin, rhs->end};
@@ -383,7 +381,7 @@ std::string Walker::Grouped(CXCursor operand) const {
 
 void Walker::Binary(CXCursor c, const Context& ctx) {
   unsigned at = 0;
-  Span whole{0, 0};
+  Span whole;
   std::string op = OperatorOf(c, &at, &whole);
   auto m = op.empty() ? std::nullopt : BinaryMutation(op);
   if (!m) return;
@@ -391,13 +389,10 @@ void Walker::Binary(CXCursor c, const Context& ctx) {
     Add(m->first, at, op, m->second, ctx, whole, SchemaKind::kEdit);
     return;
   }
-  // `&&` binds tighter than `||`: the operator's text swapped alone would regroup its
-  // neighbours (specs/mutate-generate.md), so the mutant is the whole expression, grouped.
+  // `&&` binds tighter than `||`: the mutant is its whole expression, grouped (specs/mutate-generate.md).
   std::vector<CXCursor> kids = Children(c);
-  if (!Add(m->first, whole.begin, Text(whole), "(" + Grouped(kids[0]) + " " + m->second + " " + Grouped(kids[1]) + ")",
-           ctx, whole, SchemaKind::kEdit)) {
-    return;
-  }
+  std::string grouped = "(" + Grouped(kids[0]) + " " + m->second + " " + Grouped(kids[1]) + ")";
+  if (!Add(m->first, whole.begin, Text(whole), grouped, ctx, whole, SchemaKind::kEdit)) return;
   Point& p = points_.back();
   p.schema_operator = true;
   p.operator_offset = at;
