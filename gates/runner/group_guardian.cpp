@@ -1,8 +1,8 @@
 #include "runner/group_guardian.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -13,7 +13,11 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <utility>
+
+#include "contention/snapshot.h"
+#include "runner/raw_proc.h"
 
 namespace pg {
 namespace {
@@ -27,65 +31,25 @@ struct Message {
   int32_t pgid;
 };
 
-bool Watched(const pid_t* groups, int count, pid_t pgid) {
-  for (int i = 0; i < count; ++i) {
-    if (groups[i] == pgid) return true;
-  }
-  return false;
-}
-
-// Whether a process other than a zombie is in one of `groups`, read from /proc with raw system
-// calls and stack buffers (no malloc after fork). Zombies cannot write, and nobody may reap
-// them (a subreaper that never waits, a container's init), so they do not count.
-bool LiveMemberIn(const pid_t* groups, int count) {
-  int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return true;  // cannot tell: the caller's deadline ends the wait
-  alignas(8) char entries[8192];
-  bool live = false;
-  for (ssize_t n; !live && (n = getdents64(dir, entries, sizeof entries)) > 0;) {
-    for (ssize_t at = 0; at < n && !live;) {
-      const auto* d = reinterpret_cast<const dirent64*>(entries + at);
-      at += d->d_reclen;
-      if (d->d_name[0] < '1' || d->d_name[0] > '9') continue;
-      char path[64] = "/proc/";
-      size_t len = 6;
-      for (const char* c = d->d_name; *c && len < 40; ++c) path[len++] = *c;
-      memcpy(path + len, "/stat", 6);
-      int fd = open(path, O_RDONLY | O_CLOEXEC);
-      if (fd < 0) continue;
-      char stat[512];
-      ssize_t got = read(fd, stat, sizeof stat - 1);
-      close(fd);
-      if (got <= 0) continue;
-      stat[got] = 0;
-      // "pid (comm) S ppid pgrp ...": comm may hold spaces and parentheses, so after the last ')'.
-      const char* p = strrchr(stat, ')');
-      if (!p || p[1] != ' ' || !p[2]) continue;
-      char state = p[2];
-      p += 3;
-      long fields[2] = {0, 0};
-      for (long& f : fields) {
-        while (*p == ' ') ++p;
-        for (; *p >= '0' && *p <= '9'; ++p) f = f * 10 + (*p - '0');
-      }
-      live = state != 'Z' && state != 'X' && Watched(groups, count, static_cast<pid_t>(fields[1]));
-    }
-  }
-  close(dir);
-  return live;
-}
-
 // Killed processes are gone within milliseconds; one stuck in the kernel (D state) is left
-// after 5 s rather than holding mutate's lock for ever.
-void KillAndWait(const pid_t* groups, int count) {
+// after 5 s rather than holding mutate's lock for ever. The groups first (their runners stop
+// starting tests), then what carries the run's tokens outside them (a runner's tests in
+// sessions of their own), until a scan finds none left.
+void KillAndWait(const pid_t* groups, int count, const char* token_entry) {
   for (int i = 0; i < count; ++i) kill(-groups[i], SIGKILL);
   timespec tick{0, 2'000'000};
-  for (int i = 0; i < 2500 && count > 0 && LiveMemberIn(groups, count); ++i) nanosleep(&tick, nullptr);
+  int i = 0;
+  for (; i < 2500 && count > 0 && LiveMemberIn(groups, count); ++i) nanosleep(&tick, nullptr);
+  for (; i < 2500 && KillEnvironmentHolders(token_entry) > 0; ++i) nanosleep(&tick, nullptr);
 }
 
 // Async-signal-safe only: this runs in a fork of a multi-threaded process, so the table of
 // watched groups is static storage (no malloc after fork).
-[[noreturn]] void Guard(int watch_fd, int kept_fd) {
+[[noreturn]] void Guard(int watch_fd, int kept_fd, const char* token_entry) {
+  // Out of proofgate's group and session, and not named proofgate: a kill of the run's group
+  // (a cancelled CI job) or `pkill -x proofgate` must not end the guardian with the run.
+  setsid();
+  prctl(PR_SET_NAME, "proofgate-guard", 0, 0, 0);
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) sigaction(sig, &ignore, nullptr);
@@ -116,7 +80,7 @@ void KillAndWait(const pid_t* groups, int count) {
       }
     }
   }
-  KillAndWait(watched, count);
+  KillAndWait(watched, count, token_entry);
   _exit(0);
 }
 
@@ -129,8 +93,11 @@ class GuardianProcess {
   static std::shared_ptr<GuardianProcess> Fork(int kept_fd) {
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) return nullptr;
+    // "PROOFGATE_LEG_TOKEN=<pid>.": every token this process makes starts so. Built before
+    // the fork, which may not allocate.
+    std::string token_entry = std::string(kLegTokenVariable) + "=" + LegTokenPrefix(getpid());
     pid_t pid = fork();
-    if (pid == 0) Guard(fds[0], kept_fd);
+    if (pid == 0) Guard(fds[0], kept_fd, token_entry.c_str());
     close(fds[0]);
     if (pid < 0) {
       close(fds[1]);

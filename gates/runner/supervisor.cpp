@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <atomic>
 
+#include "contention/snapshot.h"
+
 namespace pg {
 namespace {
 
@@ -13,7 +15,7 @@ namespace {
 // each, on threads), so the adoption sweep of one never takes another's processes.
 std::string NextToken() {
   static std::atomic<long> counter{0};
-  return std::to_string(getpid()) + "." + std::to_string(++counter);
+  return LegTokenPrefix(getpid()) + std::to_string(++counter);
 }
 
 }  // namespace

@@ -130,6 +130,54 @@ TEST_F(PreflightCli, EveryLegsGroupDiesWithAProofgateKilledOutright) {
   }
 }
 
+// The pid a leg wrote into `file`, once it is there whole (-1 when it never is).
+pid_t PidFrom(const std::string& file) {
+  if (!testing::WaitForFile(file, 20)) return -1;
+  for (int i = 0; i < 100; ++i) {
+    std::vector<pid_t> got = testing::ReadPids(file);
+    if (got.size() == 1) return got[0];
+    usleep(20000);
+  }
+  return -1;
+}
+
+// A meson-shaped leg: the runner starts its test in a session of its own (as `meson test`
+// does) and waits for it. Killed by the guardian, the runner cannot end its test, so the
+// guardian ends whatever carries the run's tokens, wherever it is.
+TEST_F(PreflightCli, ALegsTestInASessionOfItsOwnDiesWithAProofgateKilledOutright) {
+  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"runner": {"run":
+    "mkdir -p out; setsid sh -c 'echo $$ > out/test.pid; exec sleep 60' & wait"}},
+    "suites": {"default": ["runner"]}})");
+  TempDir logs;
+  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache"}, dir_.path(), {}, logs.path() + "/log", ""});
+  ASSERT_TRUE(child.ok());
+  pid_t test = PidFrom(dir_.path() + "/out/test.pid");
+  ASSERT_GT(test, 0) << logs.Read("log");
+  kill(child->pid(), SIGKILL);
+  waitpid(child->pid(), nullptr, 0);
+  bool died = testing::DiesWithin(test);
+  EXPECT_TRUE(died) << "the test " << test << " in a session of its own outlived a SIGKILLed proofgate";
+  if (!died) kill(test, SIGKILL);
+}
+
+// A CI job cancelled, `timeout -s KILL`: SIGKILL to proofgate's whole process group. The
+// guardian is not in it, so it sees the run's end and kills the legs' groups.
+TEST_F(PreflightCli, EveryLegDiesWhenProofgatesWholeGroupIsKilled) {
+  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {
+    "one": {"run": "mkdir -p out; sleep 60 & echo $! > out/one.pid; wait"}},
+    "suites": {"default": ["one"]}})");
+  TempDir logs;
+  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache"}, dir_.path(), {}, logs.path() + "/log", ""});
+  ASSERT_TRUE(child.ok());
+  pid_t leg = PidFrom(dir_.path() + "/out/one.pid");
+  ASSERT_GT(leg, 0) << logs.Read("log");
+  kill(-child->pid(), SIGKILL);
+  waitpid(child->pid(), nullptr, 0);
+  bool died = testing::DiesWithin(leg);
+  EXPECT_TRUE(died) << "the leg's sleep " << leg << " outlived a SIGKILL to proofgate's group";
+  if (!died) kill(leg, SIGKILL);
+}
+
 // LESSONS.md #16: the report proofgate itself writes into the tree is not the user's change.
 TEST_F(PreflightCli, ReportsRedirectedIntoTheTreeDoNotMakeTheRunStale) {
   TempDir io;
