@@ -111,6 +111,44 @@ int F(int a, int b) {
   for (const Point& p : points) EXPECT_EQ(text.substr(p.offset, p.original.size()), p.original) << PointId(p);
 }
 
+// `file` compiled once per flag set in `defines`, in one compilation database in `dir`.
+void CompiledWays(const TempDir& dir, const std::string& file, const std::vector<std::string>& defines) {
+  std::string db = "[";
+  for (size_t i = 0; i < defines.size(); ++i) {
+    db += std::string(i ? "," : "") + R"({"directory": ")" + dir.path() + R"(", "command": "/usr/bin/cc )" + defines[i] +
+          " -o way" + std::to_string(i) + ".o -c " + file + R"(", "file": ")" + file + R"("})";
+  }
+  dir.Write("compile_commands.json", db + "]");
+}
+
+// benhoyt/inih builds ini.c 15 ways: each configuration is parsed, so code only one of them
+// compiles gets mutants, and a point every parse finds is one mutant.
+TEST(GeneratePoints, CodeOnlyOneConfigurationCompilesGetsMutants) {
+  TempDir dir;
+  std::string file = dir.Write("src.c", "#if FAST\nint Pick(int a) { return a < 3; }\n#else\n"
+                                        "int Pick(int a) { return a > 3; }\n#endif\nint Both(int a) { return a == 1; }\n");
+  CompiledWays(dir, file, {"-DFAST=0 -Wall", "-DFAST=1 -Wall", "-Wall -DFAST=1"});
+  auto parsed = FindPoints(dir.path(), file, {Operator::kRelational, Operator::kEquality});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->warning, "");
+  for (Point& p : parsed->points) Locate(parsed->text, &p);
+  std::vector<std::string> expected = {"2:relational:<→<=", "4:relational:>→>=", "6:equality:==→!="};
+  EXPECT_EQ(Described(parsed->points), expected);
+}
+
+// Past 16 configurations the rest are not parsed, and the run says so.
+TEST(GeneratePoints, ConfigurationsPastSixteenAreNamedNotParsed) {
+  TempDir dir;
+  std::string file = dir.Write("src.c", "int Pick(int a) { return a < N; }\n");
+  std::vector<std::string> defines;
+  for (int n = 1; n <= 18; ++n) defines.push_back("-DN=" + std::to_string(n));
+  CompiledWays(dir, file, defines);
+  auto parsed = FindPoints(dir.path(), file, {Operator::kRelational});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed->warning, "compiled 18 ways; the first 16 parsed for mutants, 2 not");
+  EXPECT_EQ(parsed->points.size(), 1u);
+}
+
 TEST(GeneratePoints, IdsAreStableAcrossRunsAndNameTheirPlace) {
   TempDir dir;
   const std::string source = "int F(int a) {\n  return a < 3 ? 1 : 2;\n}\n";
