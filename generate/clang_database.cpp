@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <memory>
+#include <set>
 
 #include "generate/clang_text.h"
 #include "generate/source_kind.h"
@@ -43,6 +45,25 @@ std::vector<std::string> ClangArgs(CXCompileCommand cmd, const std::string& file
   return args;
 }
 
+// What of a command changes the preprocessor's output, in order: two commands with the same key
+// see the same code (ninja's per-target -I of Meson's private dirs, -o and -MF differ freely).
+std::string PreprocessorKey(const std::vector<std::string>& args) {
+  static const char* const kJoined[] = {"-D", "-U", "-std=", "-x"};
+  static const char* const kSeparate[] = {"-D", "-U", "-x", "-include", "-imacros"};
+  std::string key;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    bool separate = std::any_of(std::begin(kSeparate), std::end(kSeparate), [&](const char* f) { return a == f; });
+    bool joined = std::any_of(std::begin(kJoined), std::end(kJoined), [&](const char* f) { return a.rfind(f, 0) == 0; });
+    if (separate && i + 1 < args.size()) {
+      key += a + '\0' + args[++i] + '\n';
+    } else if (joined) {
+      key += a + '\n';
+    }
+  }
+  return key;
+}
+
 }  // namespace
 
 StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir) {
@@ -64,16 +85,21 @@ StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir) {
   return files;
 }
 
-StatusOr<std::vector<std::string>> ClangCommand(const std::string& build_dir, const std::string& file) {
+StatusOr<std::vector<std::vector<std::string>>> ClangCommands(const std::string& build_dir, const std::string& file) {
   PG_ASSIGN_OR_RETURN(std::unique_ptr<Database> d, OpenDatabase(build_dir));
   CXCompileCommands cmds = clang_CompilationDatabase_getCompileCommands(d->db, file.c_str());
   if (!cmds || clang_CompileCommands_getSize(cmds) == 0) {
     if (cmds) clang_CompileCommands_dispose(cmds);
     return Status::Invalid(file + ": not compiled by " + build_dir + "/compile_commands.json");
   }
-  std::vector<std::string> args = ClangArgs(clang_CompileCommands_getCommand(cmds, 0), file);
+  std::vector<std::vector<std::string>> out;
+  std::set<std::string> seen;
+  for (unsigned i = 0; i < clang_CompileCommands_getSize(cmds); ++i) {
+    std::vector<std::string> args = ClangArgs(clang_CompileCommands_getCommand(cmds, i), file);
+    if (seen.insert(PreprocessorKey(args)).second) out.push_back(std::move(args));
+  }
   clang_CompileCommands_dispose(cmds);
-  return args;
+  return out;
 }
 
 }  // namespace pg

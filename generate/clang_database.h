@@ -13,8 +13,10 @@ namespace pg {
 // only, sorted; kInvalidInput when there is no database there.
 StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir);
 
-// `file`'s compile command as arguments for libclang's parser (see ClangArgs in the .cpp);
-// kInvalidInput when the database does not compile it.
-StatusOr<std::vector<std::string>> ClangCommand(const std::string& build_dir, const std::string& file);
+// `file`'s compile commands as arguments for libclang's parser (see ClangArgs in the .cpp), one
+// per configuration: commands whose preprocessor flags (-D, -U, -include, -imacros, -std, -x)
+// are the same are one, the first kept; in the database's order. kInvalidInput when the
+// database does not compile it.
+StatusOr<std::vector<std::vector<std::string>>> ClangCommands(const std::string& build_dir, const std::string& file);
 
 }  // namespace pg

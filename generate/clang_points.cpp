@@ -10,7 +10,6 @@
 #include <optional>
 
 #include "core/file_io.h"
-#include "generate/clang_database.h"
 #include "generate/clang_text.h"
 #include "generate/source_kind.h"
 
@@ -465,9 +464,8 @@ std::string Errors(CXTranslationUnit tu) {
 
 }  // namespace
 
-StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file, const std::set<Operator>& ops,
-                                const std::string& header) {
-  PG_ASSIGN_OR_RETURN(std::vector<std::string> args, ClangCommand(build_dir, file));
+StatusOr<ParsedFile> PointsWithArgs(const std::vector<std::string>& args, const std::string& file,
+                                    const std::set<Operator>& ops, const std::string& header) {
   ParsedFile out;
   PG_ASSIGN_OR_RETURN(out.text, ReadFile(header.empty() ? file : header));
   std::vector<const char*> argv;

@@ -18,10 +18,11 @@ struct ParsedFile {
   std::string warning;        // libclang's errors, when it had some (its flags are GCC's)
 };
 
-// Parses `file` (absolute) with its own compile command's flags and returns the points of
-// `ops` in it: AST nodes whose source bytes are the operator itself, outside constant contexts.
-// With `header` (absolute, a file `file` includes): the points written in that header instead.
-StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file, const std::set<Operator>& ops,
-                                const std::string& header = "");
+// Parses `file` (absolute) with `args` (a compile command as clang_database.h gives it) and
+// returns the points of `ops` in it: AST nodes whose source bytes are the operator itself,
+// outside constant contexts. With `header` (absolute, a file `file` includes): the points
+// written in that header instead. generate/file_points.h parses each configuration.
+StatusOr<ParsedFile> PointsWithArgs(const std::vector<std::string>& args, const std::string& file,
+                                    const std::set<Operator>& ops, const std::string& header = "");
 
 }  // namespace pg

@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "generate/clang_database.h"
-#include "generate/clang_points.h"
+#include "generate/file_points.h"
 #include "generate/no_mutate.h"
 #include "generate/source_kind.h"
 #include "generate/test_reach.h"

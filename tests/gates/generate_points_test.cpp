@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <regex>
 
-#include "generate/clang_points.h"
+#include "generate/file_points.h"
 #include "generate/no_mutate.h"
 #include "test_support.h"
 
@@ -136,7 +136,8 @@ TEST(GeneratePoints, CodeOnlyOneConfigurationCompilesGetsMutants) {
   EXPECT_EQ(Described(parsed->points), expected);
 }
 
-// Past 16 configurations the rest are not parsed, and the run says so.
+// Past 16 configurations the rest are not parsed, and the run says so; commands that differ in
+// no preprocessor flag are one configuration.
 TEST(GeneratePoints, ConfigurationsPastSixteenAreNamedNotParsed) {
   TempDir dir;
   std::string file = dir.Write("src.c", "int Pick(int a) { return a < N; }\n");
@@ -147,6 +148,10 @@ TEST(GeneratePoints, ConfigurationsPastSixteenAreNamedNotParsed) {
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   EXPECT_EQ(parsed->warning, "compiled 18 ways; the first 16 parsed for mutants, 2 not");
   EXPECT_EQ(parsed->points.size(), 1u);
+  CompiledWays(dir, file, std::vector<std::string>(20, "-DN=1 -Wall"));  // one configuration, 20 objects
+  auto same = FindPoints(dir.path(), file, {Operator::kRelational});
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  EXPECT_EQ(same->warning, "");
 }
 
 TEST(GeneratePoints, IdsAreStableAcrossRunsAndNameTheirPlace) {

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "config/json_source.h"
-#include "generate/clang_points.h"
+#include "generate/file_points.h"
 #include "generate/point.h"
 #include "git/git.h"
 #include "mutations/reach.h"

@@ -2,7 +2,7 @@
 // mutant's own build.
 #include <gtest/gtest.h>
 
-#include "generate/clang_points.h"
+#include "generate/file_points.h"
 #include "generate/point.h"
 #include "mutations/commands.h"
 #include "mutations/schema.h"

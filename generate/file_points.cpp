@@ -1,0 +1,47 @@
+#include "generate/file_points.h"
+
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "generate/clang_database.h"
+
+namespace pg {
+namespace {
+
+// Two parses found the same point when it rewrites the same bytes the same way.
+using PointKey = std::tuple<size_t, size_t, Operator, std::string>;
+
+PointKey KeyOf(const Point& p) { return {p.offset, p.original.size(), p.op, p.replacement}; }
+
+void AddWarning(const std::string& warning, std::set<std::string>* seen, std::string* out) {
+  if (warning.empty() || !seen->insert(warning).second) return;
+  *out += (out->empty() ? "" : "; ") + warning;
+}
+
+}  // namespace
+
+StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file, const std::set<Operator>& ops,
+                                const std::string& header) {
+  PG_ASSIGN_OR_RETURN(std::vector<std::vector<std::string>> commands, ClangCommands(build_dir, file));
+  ParsedFile out;
+  std::set<PointKey> found;
+  std::set<std::string> warnings;
+  for (size_t i = 0; i < commands.size() && i < kMaxConfigurations; ++i) {
+    PG_ASSIGN_OR_RETURN(ParsedFile one, PointsWithArgs(commands[i], file, ops, header));
+    if (i == 0) out.text = std::move(one.text);
+    out.includes_test_framework = out.includes_test_framework || one.includes_test_framework;
+    AddWarning(one.warning, &warnings, &out.warning);
+    for (Point& p : one.points) {
+      if (found.insert(KeyOf(p)).second) out.points.push_back(std::move(p));
+    }
+  }
+  if (commands.size() > kMaxConfigurations) {
+    AddWarning("compiled " + std::to_string(commands.size()) + " ways; the first " + std::to_string(kMaxConfigurations) +
+                   " parsed for mutants, " + std::to_string(commands.size() - kMaxConfigurations) + " not",
+               &warnings, &out.warning);
+  }
+  return out;
+}
+
+}  // namespace pg
