@@ -98,13 +98,14 @@ TEST_F(PreflightCli, WhatAKilledRunFinishedIsInItsLegsStream) {
 
 // LESSONS.md #17: proofgate killed outright (no handler runs) takes its legs' process
 // groups with it: the run's one guardian sees proofgate's end and kills every group it still
-// watches, after a quick leg has already ended and been withdrawn. The legs' sleeps have a
-// scrubbed environment (env -i), so no leg token reaches them: only their groups' kill ends them.
+// watches, after a quick leg has already ended and been withdrawn. Each leg becomes a process
+// with a scrubbed environment (exec env -i), so no leg token is left in its group: only the
+// group's kill ends it.
 TEST_F(PreflightCli, EveryLegsGroupDiesWithAProofgateKilledOutright) {
   dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {
     "quick": {"run": "true"},
-    "one": {"run": "mkdir -p out; env -i PATH=\"$PATH\" sh -c 'sleep 60 & echo $! > out/one.pid; wait'"},
-    "two": {"run": "mkdir -p out; env -i PATH=\"$PATH\" sh -c 'sleep 60 & echo $! > out/two.pid; wait'"}},
+    "one": {"run": "mkdir -p out; exec env -i PATH=\"$PATH\" sh -c 'sleep 60 & echo $! > out/one.pid; wait'"},
+    "two": {"run": "mkdir -p out; exec env -i PATH=\"$PATH\" sh -c 'sleep 60 & echo $! > out/two.pid; wait'"}},
     "suites": {"default": ["quick", "one", "two"]}})");
   TempDir logs;
   auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache", "-j", "3"}, dir_.path(), {},
