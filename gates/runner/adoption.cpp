@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "contention/snapshot.h"
+#include "runner/raw_proc.h"
 
 namespace pg {
 namespace {
@@ -69,6 +71,28 @@ void ReapWithin(pid_t pid, std::chrono::milliseconds limit) {
 }
 
 }  // namespace
+
+int SweepLeftovers(pid_t pgid, const std::string& token) {
+  using Clock = std::chrono::steady_clock;
+  const auto end = Clock::now() + std::chrono::seconds(2);
+  const pid_t groups[1] = {pgid};
+  // A dying runner's environment is unreadable from the moment it frees its memory, before it
+  // hands its children on: until the group is dead, a sweep could see neither.
+  while (LiveMemberIn(groups, 1) && Clock::now() < end) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (token.empty()) return 0;
+  std::string entry = std::string(kLegTokenVariable) + "=" + token;
+  entry.push_back('\0');  // the whole entry: token 4242.1 is not 4242.10
+  std::vector<pid_t> killed;
+  for (;;) {
+    pid_t batch[64];
+    int n = KillEnvironmentHolders(entry.data(), entry.size(), batch, 64);
+    killed.insert(killed.end(), batch, batch + std::min(n, 64));
+    if (n == 0 || Clock::now() >= end) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  for (pid_t pid : killed) ReapWithin(pid, std::chrono::milliseconds(1000));
+  return static_cast<int>(killed.size());
+}
 
 bool BecomeSubreaper() { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0; }
 

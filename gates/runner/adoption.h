@@ -17,4 +17,11 @@ bool BecomeSubreaper();
 // killed process started is adopted in turn. Returns how many were killed.
 int SweepAdopted(const ProcSource& proc, const std::string& token);
 
+// For a group that still had members when its leader was reaped (a runner outliving the shell
+// that started it): waits, up to 2 s, until none of `pgid` is alive, so what they started in
+// sessions of their own has been handed to this process, then kills every process whose
+// environment carries `token` wherever it is, until a scan finds none, and reaps those that
+// are its children now. Returns how many it killed.
+int SweepLeftovers(pid_t pgid, const std::string& token);
+
 }  // namespace pg

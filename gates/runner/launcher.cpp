@@ -19,7 +19,9 @@ class RealProcess final : public Process {
   bool TryReap(ExitInfo* out) override { return child_.TryReap(out); }
   void SignalGroup(int sig) override { child_.SignalGroup(sig); }
   void CleanUp() override {
-    child_.SignalGroup(SIGKILL);  // whatever the child left behind in its group
+    // Whatever the child left behind in its group; when there was something (a runner that
+    // outlived the shell starting it), what it started elsewhere too.
+    if (kill(-child_.pid(), SIGKILL) == 0) SweepLeftovers(child_.pid(), token_);
     SweepAdopted(RealProcSource(), token_);  // and what left the group (setsid daemons)
   }
 

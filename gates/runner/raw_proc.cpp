@@ -97,6 +97,8 @@ bool EnvironmentHolds(int fd, const char* prefix, size_t prefix_len) {
 struct Holders {
   const char* prefix;
   size_t prefix_len;
+  pid_t* killed;
+  int max;
   int found = 0;
 };
 
@@ -109,6 +111,7 @@ bool KillHolderVisit(pid_t pid, void* ctx) {
   if (!holds) return true;
   if (getpgid(pid) == pid) kill(-pid, SIGKILL);
   kill(pid, SIGKILL);
+  if (h->found < h->max) h->killed[h->found] = pid;
   ++h->found;
   return true;
 }
@@ -122,9 +125,9 @@ bool LiveMemberIn(const pid_t* groups, int count) {
   return g.live;
 }
 
-int KillEnvironmentHolders(const char* entry_prefix) {
-  Holders h{entry_prefix, strlen(entry_prefix)};
-  if (h.prefix_len == 0) return 0;
+int KillEnvironmentHolders(const char* entry, size_t len, pid_t* killed, int max) {
+  Holders h{entry, len, killed, killed ? max : 0};
+  if (len == 0) return 0;
   ForEachProcess(KillHolderVisit, &h);
   return h.found;
 }

@@ -11,9 +11,11 @@ namespace pg {
 // count. True when /proc cannot be read: the caller's deadline ends its wait.
 bool LiveMemberIn(const pid_t* groups, int count);
 
-// SIGKILLs every process whose environment holds an entry starting with
-// `entry_prefix` (e.g. "PROOFGATE_LEG_TOKEN=4242."), with its process group when it leads
-// one. Returns how many it found; processes of other users (unreadable environ) are skipped.
-int KillEnvironmentHolders(const char* entry_prefix);
+// SIGKILLs every process whose environment holds an entry starting with the `len` bytes at
+// `entry` ("PROOFGATE_LEG_TOKEN=4242." for a prefix; end them with the NUL for a whole entry),
+// with its process group when it leads one. Returns how many it found, the first `max` of
+// their pids in `killed`; processes of other users and the dying (unreadable environ) are
+// skipped.
+int KillEnvironmentHolders(const char* entry, size_t len, pid_t* killed = nullptr, int max = 0);
 
 }  // namespace pg

@@ -162,6 +162,25 @@ TEST_F(PreflightCli, ALegsTestInASessionOfItsOwnDiesWithAProofgateKilledOutright
   if (!died) kill(test, SIGKILL);
 }
 
+// A timed-out leg whose runner dies slowly, as `meson test` does: both outlive SIGTERM, and at
+// the grace's SIGKILL the shell that started the runner is reaped at once, while the runner
+// (here perl freeing 300 MB; its environment is unreadable from the moment it starts to) has
+// not yet handed its test, started in a session of its own, to proofgate. The sweep after the
+// leg waits for the runner to die.
+TEST_F(PreflightCli, ATimedOutRunnersTestsDieEvenWhenTheRunnerDiesSlowly) {
+  testing::WriteSlowRunner(dir_);
+  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "kill_grace_s": 0.2, "legs": {
+    "runner": {"run": "trap '' TERM; perl runner.pl; true", "timeout_s": 1.5}},
+    "suites": {"default": ["runner"]}})");
+  auto r = RunProofgate(dir_.path(), "preflight --no-cache");
+  EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.out << r.err;
+  pid_t test = PidFrom(dir_.path() + "/out/test.pid");
+  ASSERT_GT(test, 0) << r.out << r.err;
+  bool died = testing::DiesWithin(test, 2);
+  EXPECT_TRUE(died) << "the runner's test " << test << " outlived its timed-out leg";
+  if (!died) kill(test, SIGKILL);
+}
+
 // A CI job cancelled, `timeout -s KILL`: SIGKILL to proofgate's whole process group. The
 // guardian is not in it, so it sees the run's end and kills the legs' groups.
 TEST_F(PreflightCli, EveryLegDiesWhenProofgatesWholeGroupIsKilled) {

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include "runner/capture.h"
 #include "runner/group_guardian.h"
@@ -55,6 +58,23 @@ TEST(Process, ACaptureThatOutlivesItsLimitIsAnErrorNamingTheCommand) {
   EXPECT_FALSE(run.ok());
   EXPECT_NE(run.status().message().find("\"sleep\" did not finish within"), std::string::npos)
       << run.status().message();
+}
+
+// The sweep after a capture that timed out waits for a slowly dying runner: its test, in a
+// session of its own, is killed and, handed to this process (the subreaper) once the runner is
+// gone, reaped, not left a zombie for as long as the run lasts.
+TEST(Process, ASlowlyDyingRunnersTestIsKilledAndReapedAfterItsCaptureTimesOut) {
+  TempDir dir;
+  testing::WriteSlowRunner(dir);
+  auto run = RunCapture({"sh", "-c", "trap '' TERM; perl runner.pl; true"}, dir.path(), 1.0);
+  EXPECT_FALSE(run.ok());
+  std::vector<pid_t> test = testing::ReadPids(dir.path() + "/out/test.pid");
+  ASSERT_EQ(test.size(), 1u);
+  errno = 0;
+  EXPECT_EQ(kill(test[0], 0), -1) << "the runner's test " << test[0] << " is still there (alive or a zombie)";
+  EXPECT_EQ(errno, ESRCH);
+  if (testing::Alive(test[0])) kill(test[0], SIGKILL);
+  waitpid(test[0], nullptr, WNOHANG);
 }
 
 void Reap(Child& child) {

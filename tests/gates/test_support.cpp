@@ -69,6 +69,15 @@ void MakeRepo(const TempDir& dir, const std::string& suites) {
   if (!git::CommitAll(dir.path(), "initial").ok()) std::abort();
 }
 
+void WriteSlowRunner(const TempDir& dir) {
+  dir.Write("runner.pl", R"($SIG{TERM} = 'IGNORE';
+my $ballast = 'x' x 300000000;
+mkdir 'out';
+if (fork() == 0) { exec('setsid', 'sh', '-c', 'echo $$ > out/test.pid.tmp; mv out/test.pid.tmp out/test.pid; exec sleep 60'); }
+sleep 100;
+)");
+}
+
 bool Alive(pid_t pid) {
   if (kill(pid, 0) != 0) return false;
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
