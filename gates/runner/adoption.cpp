@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "contention/snapshot.h"
+#include "runner/process.h"
 #include "runner/raw_proc.h"
 
 namespace pg {
@@ -119,6 +120,10 @@ int SweepAdopted(const ProcSource& proc, const std::string& token) {
     }
     for (pid_t pid : found) ReapWithin(pid, std::chrono::milliseconds(1000));
   }
+  // Zombies handed to this process (a runner killed its tests and died before reaping them)
+  // name no token: reaped as strays, which never takes a supervised child's exit.
+  std::optional<std::vector<pid_t>> children = ChildrenFromTasks(proc);
+  ReapStrayChildren(children ? *children : ChildrenFromScan(proc));
   return killed;
 }
 

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "contention/snapshot.h"
+#include "runner/process.h"
 #include "runner/raw_proc.h"
 
 namespace pg {
@@ -96,8 +97,13 @@ class GuardianProcess {
     // "PROOFGATE_LEG_TOKEN=<pid>.": every token this process makes starts so. Built before
     // the fork, which may not allocate.
     std::string token_entry = std::string(kLegTokenVariable) + "=" + LegTokenPrefix(getpid());
-    pid_t pid = fork();
-    if (pid == 0) Guard(fds[0], kept_fd, token_entry.c_str());
+    pid_t pid = -1;
+    {
+      std::unique_lock<std::mutex> lock = LockChildRegistry();
+      pid = fork();
+      if (pid == 0) Guard(fds[0], kept_fd, token_entry.c_str());
+      if (pid > 0) RegisterChild(pid);
+    }
     close(fds[0]);
     if (pid < 0) {
       close(fds[1]);
@@ -114,7 +120,15 @@ class GuardianProcess {
     if (getpid() != owner_) return;
     Send(kGoodbye, 0);
     close(fd_);
-    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    for (;;) {
+      std::unique_lock<std::mutex> lock = LockChildRegistry();
+      pid_t r = waitpid(pid_, nullptr, WNOHANG);
+      if (r == pid_ || (r < 0 && errno != EINTR)) {
+        WithdrawChild(pid_);
+        break;
+      }
+      lock.unlock();
+      usleep(500);
     }
   }
   // MSG_NOSIGNAL: a guardian someone killed must not raise SIGPIPE here.

@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <set>
 
 extern char** environ;
 
@@ -51,6 +53,29 @@ void InitAttributes(posix_spawnattr_t* attr) {
                                      POSIX_SPAWN_SETSIGDEF);
 }
 
+// The children Child owns, by pid: a stray's reaping (ReapStrayChildren) must never take one
+// of their exits. Spawning and registering, reaping and withdrawing, are each done under the
+// lock: between a reap and its withdrawal the pid could be reused by a new child.
+// Never destroyed: the run's guardian is retired by a static's destructor at exit, which
+// withdraws it here after this file's statics would have been destroyed.
+std::mutex& RegistryMutex() {
+  static auto* m = new std::mutex;
+  return *m;
+}
+
+std::set<pid_t>& Supervised() {
+  static auto* pids = new std::set<pid_t>;
+  return *pids;
+}
+
+}  // namespace
+
+std::unique_lock<std::mutex> LockChildRegistry() { return std::unique_lock<std::mutex>(RegistryMutex()); }
+void RegisterChild(pid_t pid) { Supervised().insert(pid); }
+void WithdrawChild(pid_t pid) { Supervised().erase(pid); }
+
+namespace {
+
 // glibc 2.36's <sys/pidfd.h> lacks C linkage for C++, so call the kernel directly.
 int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
 
@@ -80,7 +105,12 @@ StatusOr<Child> Child::Spawn(const SpawnSpec& spec) {
   std::vector<char*> cenv = CStrings(env);
   pid_t pid = -1;
   GroupGuardian guardian = GroupGuardian::Start();
-  int rc = posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), cenv.data());
+  int rc = 0;
+  {
+    std::unique_lock<std::mutex> lock = LockChildRegistry();
+    rc = posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), cenv.data());
+    if (rc == 0) RegisterChild(pid);
+  }
   if (rc == 0) guardian.Watch(pid);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
@@ -91,7 +121,9 @@ StatusOr<Child> Child::Spawn(const SpawnSpec& spec) {
   if (fd < 0) {
     int err = errno;
     kill(-pid, SIGKILL);
+    std::unique_lock<std::mutex> lock = LockChildRegistry();
     waitpid(pid, nullptr, 0);
+    WithdrawChild(pid);
     return Status::Io(std::string("pidfd_open: ") + std::strerror(err));
   }
   return Child(pid, fd, std::move(guardian));
@@ -117,8 +149,11 @@ Child::~Child() {
 bool Child::TryReap(ExitInfo* out) {
   int status = 0;
   rusage usage{};
-  pid_t r = wait4(pid_, &status, WNOHANG, &usage);
-  if (r != pid_) return false;
+  {
+    std::unique_lock<std::mutex> lock = LockChildRegistry();
+    if (wait4(pid_, &status, WNOHANG, &usage) != pid_) return false;
+    WithdrawChild(pid_);
+  }
   out->cpu_s = Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
   if (WIFEXITED(status)) {
     out->exit_code = WEXITSTATUS(status);
@@ -130,6 +165,15 @@ bool Child::TryReap(ExitInfo* out) {
 
 void Child::SignalGroup(int sig) const {
   if (pid_ > 0) kill(-pid_, sig);
+}
+
+int ReapStrayChildren(const std::vector<pid_t>& children) {
+  std::unique_lock<std::mutex> lock = LockChildRegistry();
+  int reaped = 0;
+  for (pid_t pid : children) {
+    if (!Supervised().count(pid) && waitpid(pid, nullptr, WNOHANG) == pid) ++reaped;
+  }
+  return reaped;
 }
 
 }  // namespace pg

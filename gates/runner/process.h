@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,5 +54,16 @@ class Child {
   int pidfd_ = -1;
   GroupGuardian guardian_;  // kills the group should proofgate die before this Child ends
 };
+
+// The registry of children this process reaps itself (each Child, the guardian), whose exits
+// ReapStrayChildren never takes. Start a child and register it under one lock, and reap and
+// withdraw it under one: in between, its pid could be freed and reused by another child.
+std::unique_lock<std::mutex> LockChildRegistry();
+void RegisterChild(pid_t pid);  // with the registry locked
+void WithdrawChild(pid_t pid);  // with the registry locked
+
+// Reaps those of `children` (this process's) that have exited and that no Child owns:
+// processes re-parented to it (the child subreaper) that no one else reaped. Returns how many.
+int ReapStrayChildren(const std::vector<pid_t>& children);
 
 }  // namespace pg

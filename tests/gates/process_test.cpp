@@ -77,6 +77,21 @@ TEST(Process, ASlowlyDyingRunnersTestIsKilledAndReapedAfterItsCaptureTimesOut) {
   waitpid(test[0], nullptr, WNOHANG);
 }
 
+// What a runner killed itself and never reaped (meson cancelling its tests, then killed) is
+// handed to this process as a zombie naming no token: it is reaped as a stray.
+TEST(Process, AZombieARunnerLeftIsReapedAsAStray) {
+  TempDir dir;
+  testing::WriteSlowRunner(dir, /*kills_its_test=*/true);
+  auto run = RunCapture({"sh", "-c", "trap '' TERM; perl runner.pl; true"}, dir.path(), 1.0);
+  EXPECT_FALSE(run.ok());
+  std::vector<pid_t> test = testing::ReadPids(dir.path() + "/out/test.pid");
+  ASSERT_EQ(test.size(), 1u);
+  errno = 0;
+  EXPECT_EQ(kill(test[0], 0), -1) << "the runner's killed test " << test[0] << " is still there (a zombie)";
+  EXPECT_EQ(errno, ESRCH);
+  waitpid(test[0], nullptr, WNOHANG);
+}
+
 void Reap(Child& child) {
   ExitInfo info;
   while (!child.TryReap(&info)) usleep(1000);

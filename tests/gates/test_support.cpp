@@ -69,12 +69,14 @@ void MakeRepo(const TempDir& dir, const std::string& suites) {
   if (!git::CommitAll(dir.path(), "initial").ok()) std::abort();
 }
 
-void WriteSlowRunner(const TempDir& dir) {
-  dir.Write("runner.pl", R"($SIG{TERM} = 'IGNORE';
+void WriteSlowRunner(const TempDir& dir, bool kills_its_test) {
+  dir.Write("runner.pl", std::string("my $kills = ") + (kills_its_test ? "1" : "0") + R"(;
 my $ballast = 'x' x 300000000;
 mkdir 'out';
-if (fork() == 0) { exec('setsid', 'sh', '-c', 'echo $$ > out/test.pid.tmp; mv out/test.pid.tmp out/test.pid; exec sleep 60'); }
-sleep 100;
+my $test = fork();
+if ($test == 0) { exec('setsid', 'sh', '-c', 'echo $$ > out/test.pid.tmp; mv out/test.pid.tmp out/test.pid; exec sleep 60'); }
+$SIG{TERM} = $kills ? sub { kill 'KILL', $test; } : 'IGNORE';
+sleep 100 while 1;
 )");
 }
 

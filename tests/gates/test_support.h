@@ -34,10 +34,11 @@ void MakeRepo(const TempDir& dir, const std::string& suites);
 // how a project's own configure reaches mutate's scratch builds.
 void WriteConfigure(const TempDir& dir, const std::string& configure);
 
-// A test runner shaped like `meson test`, written into `dir` as runner.pl: it ignores SIGTERM,
-// starts its test in a session of its own (`setsid sleep 60`, its pid into out/test.pid) and
-// waits; killed, it dies slowly (perl freeing 300 MB). Run it as `perl runner.pl`.
-void WriteSlowRunner(const TempDir& dir);
+// A test runner shaped like `meson test`, written into `dir` as runner.pl: it starts its test in
+// a session of its own (`setsid sleep 60`, its pid into out/test.pid) and waits; killed, it dies
+// slowly (perl freeing 300 MB). SIGTERM it ignores, or with `kills_its_test` answers by killing
+// its test, which it never reaps. Run it as `perl runner.pl`.
+void WriteSlowRunner(const TempDir& dir, bool kills_its_test = false);
 
 // True when `pid` names a live process (zombies count as dead).
 bool Alive(pid_t pid);
