@@ -73,13 +73,9 @@ void ReapWithin(pid_t pid, std::chrono::milliseconds limit) {
 
 }  // namespace
 
-int SweepLeftovers(pid_t pgid, const std::string& token) {
+int SweepLeftovers(const std::string& token) {
   using Clock = std::chrono::steady_clock;
   const auto end = Clock::now() + std::chrono::seconds(2);
-  const pid_t groups[1] = {pgid};
-  // A dying runner's environment is unreadable from the moment it frees its memory, before it
-  // hands its children on: until the group is dead, a sweep could see neither.
-  while (LiveMemberIn(groups, 1) && Clock::now() < end) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   if (token.empty()) return 0;
   std::string entry = std::string(kLegTokenVariable) + "=" + token;
   entry.push_back('\0');  // the whole entry: token 4242.1 is not 4242.10
@@ -93,7 +89,7 @@ int SweepLeftovers(pid_t pgid, const std::string& token) {
   }
   // Each killed process is reaped once it is this one's child, which may be only when its own
   // killed parent (a test's shell) is gone; one gone without that was reaped by its parent.
-  const auto reap_end = Clock::now() + std::chrono::seconds(1);
+  const auto reap_end = Clock::now() + std::chrono::seconds(3);
   std::vector<pid_t> left = killed;
   while (!left.empty() && Clock::now() < reap_end) {
     std::erase_if(left, [](pid_t p) {

@@ -18,10 +18,10 @@ bool BecomeSubreaper();
 int SweepAdopted(const ProcSource& proc, const std::string& token);
 
 // For a group that still had members when its leader was reaped (a runner outliving the shell
-// that started it): waits, up to 2 s, until none of `pgid` is alive, so what they started in
-// sessions of their own has been handed to this process, then kills every process whose
-// environment carries `token` wherever it is, until a scan finds none, and reaps those that
-// are its children now. Returns how many it killed.
-int SweepLeftovers(pid_t pgid, const std::string& token);
+// that started it): kills every process whose environment carries `token` wherever it is (a
+// dying runner may not yet have handed its tests, in sessions of their own, to this process),
+// until a scan finds none, and reaps each once it is this process's child (within 3 s; later,
+// a stray reap takes it). Returns how many it killed.
+int SweepLeftovers(const std::string& token);
 
 }  // namespace pg

@@ -163,9 +163,7 @@ bool Child::TryReap(ExitInfo* out) {
   return true;
 }
 
-void Child::SignalGroup(int sig) const {
-  if (pid_ > 0) kill(-pid_, sig);
-}
+bool Child::SignalGroup(int sig) const { return pid_ > 0 && kill(-pid_, sig) == 0; }
 
 int ReapStrayChildren(const std::vector<pid_t>& children) {
   std::unique_lock<std::mutex> lock = LockChildRegistry();

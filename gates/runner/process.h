@@ -45,8 +45,9 @@ class Child {
 
   // Reaps the child if it has exited; true when `out` was filled.
   bool TryReap(ExitInfo* out);
-  // Signals every process still in the child's group (the child itself may be gone).
-  void SignalGroup(int sig) const;
+  // Signals every process still in the child's group (the child itself may be gone); false
+  // when the group has no member left.
+  bool SignalGroup(int sig) const;
 
  private:
   Child(pid_t pid, int pidfd, GroupGuardian guardian) : pid_(pid), pidfd_(pidfd), guardian_(std::move(guardian)) {}

@@ -164,13 +164,13 @@ TEST_F(PreflightCli, ALegsTestInASessionOfItsOwnDiesWithAProofgateKilledOutright
 
 // A timed-out leg whose runner dies slowly, as `meson test` does: both outlive SIGTERM, and at
 // the grace's SIGKILL the shell that started the runner is reaped at once, while the runner
-// (here perl freeing 300 MB; its environment is unreadable from the moment it starts to) has
-// not yet handed its test, started in a session of its own, to proofgate. The sweep after the
-// leg waits for the runner to die.
+// (here perl freeing 1 GB, with no token the adoption sweep could name it by) has not yet
+// handed its test, started in a session of its own, to proofgate. The group still had a
+// member, so the sweep after the leg kills whatever carries the leg's token, wherever it is.
 TEST_F(PreflightCli, ATimedOutRunnersTestsDieEvenWhenTheRunnerDiesSlowly) {
   testing::WriteSlowRunner(dir_);
   dir_.Write("preflight/suites.json", R"({"schema_version": 1, "kill_grace_s": 0.2, "legs": {
-    "runner": {"run": "trap '' TERM; perl runner.pl; true", "timeout_s": 1.5}},
+    "runner": {"run": )" + Json(testing::kSlowRunnerCommand).dump() + R"(, "timeout_s": 1.5}},
     "suites": {"default": ["runner"]}})");
   auto r = RunProofgate(dir_.path(), "preflight --no-cache");
   EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.out << r.err;

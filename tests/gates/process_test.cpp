@@ -66,7 +66,7 @@ TEST(Process, ACaptureThatOutlivesItsLimitIsAnErrorNamingTheCommand) {
 TEST(Process, ASlowlyDyingRunnersTestIsKilledAndReapedAfterItsCaptureTimesOut) {
   TempDir dir;
   testing::WriteSlowRunner(dir);
-  auto run = RunCapture({"sh", "-c", "trap '' TERM; perl runner.pl; true"}, dir.path(), 1.0);
+  auto run = RunCapture({"sh", "-c", testing::kSlowRunnerCommand}, dir.path(), 1.0);
   EXPECT_FALSE(run.ok());
   std::vector<pid_t> test = testing::ReadPids(dir.path() + "/out/test.pid");
   ASSERT_EQ(test.size(), 1u);
@@ -82,7 +82,7 @@ TEST(Process, ASlowlyDyingRunnersTestIsKilledAndReapedAfterItsCaptureTimesOut) {
 TEST(Process, AZombieARunnerLeftIsReapedAsAStray) {
   TempDir dir;
   testing::WriteSlowRunner(dir, /*kills_its_test=*/true);
-  auto run = RunCapture({"sh", "-c", "trap '' TERM; perl runner.pl; true"}, dir.path(), 1.0);
+  auto run = RunCapture({"sh", "-c", testing::kSlowRunnerCommand}, dir.path(), 1.0);
   EXPECT_FALSE(run.ok());
   std::vector<pid_t> test = testing::ReadPids(dir.path() + "/out/test.pid");
   ASSERT_EQ(test.size(), 1u);

@@ -36,9 +36,13 @@ void WriteConfigure(const TempDir& dir, const std::string& configure);
 
 // A test runner shaped like `meson test`, written into `dir` as runner.pl: it starts its test in
 // a session of its own (`setsid sleep 60`, its pid into out/test.pid) and waits; killed, it dies
-// slowly (perl freeing 300 MB). SIGTERM it ignores, or with `kills_its_test` answers by killing
-// its test, which it never reaps. Run it as `perl runner.pl`.
+// slowly (perl freeing 1 GB). SIGTERM it ignores, or with `kills_its_test` answers by killing
+// its test, which it never reaps. Run it with kSlowRunnerCommand (`sh -c`): a shell ignoring
+// SIGTERM starts it with a scrubbed environment (no sweep can name the dying runner by its
+// token) and passes it the leg's token, which it gives its test.
 void WriteSlowRunner(const TempDir& dir, bool kills_its_test = false);
+inline constexpr char kSlowRunnerCommand[] =
+    "trap '' TERM; env -i PATH=\"$PATH\" perl runner.pl \"$PROOFGATE_LEG_TOKEN\"; true";
 
 // True when `pid` names a live process (zombies count as dead).
 bool Alive(pid_t pid);
