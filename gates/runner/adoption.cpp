@@ -73,32 +73,22 @@ void ReapWithin(pid_t pid, std::chrono::milliseconds limit) {
 
 }  // namespace
 
-int SweepLeftovers(const std::string& token) {
+int SweepLeftovers(pid_t pgid, const std::string& token) {
   using Clock = std::chrono::steady_clock;
-  const auto end = Clock::now() + std::chrono::seconds(2);
+  const auto end = Clock::now() + std::chrono::seconds(3);
   if (token.empty()) return 0;
   std::string entry = std::string(kLegTokenVariable) + "=" + token;
   entry.push_back('\0');  // the whole entry: token 4242.1 is not 4242.10
-  std::vector<pid_t> killed;
-  for (;;) {
-    pid_t batch[64];
-    int n = KillEnvironmentHolders(entry.data(), entry.size(), batch, 64);
-    killed.insert(killed.end(), batch, batch + std::min(n, 64));
-    if (n == 0 || Clock::now() >= end) break;
+  int killed = 0;
+  for (int n; (n = KillEnvironmentHolders(entry.data(), entry.size())) > 0 && Clock::now() < end;) {
+    killed += n;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  // Each killed process is reaped once it is this one's child, which may be only when its own
-  // killed parent (a test's shell) is gone; one gone without that was reaped by its parent.
-  const auto reap_end = Clock::now() + std::chrono::seconds(3);
-  std::vector<pid_t> left = killed;
-  while (!left.empty() && Clock::now() < reap_end) {
-    std::erase_if(left, [](pid_t p) {
-      pid_t r = waitpid(p, nullptr, WNOHANG);
-      return r == p || (r < 0 && kill(p, 0) != 0);
-    });
-    if (!left.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return static_cast<int>(killed.size());
+  // What was killed becomes this process's to reap once the dying runner hands it over: the
+  // stray reap after the sweep takes it then, so wait for the group to be dead.
+  const pid_t groups[1] = {pgid};
+  while (LiveMemberIn(groups, 1) && Clock::now() < end) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return killed;
 }
 
 bool BecomeSubreaper() { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0; }

@@ -20,8 +20,9 @@ int SweepAdopted(const ProcSource& proc, const std::string& token);
 // For a group that still had members when its leader was reaped (a runner outliving the shell
 // that started it): kills every process whose environment carries `token` wherever it is (a
 // dying runner may not yet have handed its tests, in sessions of their own, to this process),
-// until a scan finds none, and reaps each once it is this process's child (within 3 s; later,
-// a stray reap takes it). Returns how many it killed.
-int SweepLeftovers(const std::string& token);
+// until a scan finds none, then waits for `pgid` to be dead, so that what it killed is this
+// process's for the stray reap that follows (SweepAdopted). At most 3 s. Returns how many it
+// killed.
+int SweepLeftovers(pid_t pgid, const std::string& token);
 
 }  // namespace pg

@@ -21,7 +21,7 @@ class RealProcess final : public Process {
   void CleanUp() override {
     // Whatever the child left behind in its group; when there was something (a runner that
     // outlived the shell starting it), what it started elsewhere too.
-    if (child_.SignalGroup(SIGKILL)) SweepLeftovers(token_);
+    if (child_.SignalGroup(SIGKILL)) SweepLeftovers(child_.pid(), token_);
     SweepAdopted(RealProcSource(), token_);  // and what left the group (setsid daemons)
   }
 

@@ -170,7 +170,7 @@ TEST_F(PreflightCli, ALegsTestInASessionOfItsOwnDiesWithAProofgateKilledOutright
 TEST_F(PreflightCli, ATimedOutRunnersTestsDieEvenWhenTheRunnerDiesSlowly) {
   testing::WriteSlowRunner(dir_);
   dir_.Write("preflight/suites.json", R"({"schema_version": 1, "kill_grace_s": 0.2, "legs": {
-    "runner": {"run": )" + Json(testing::kSlowRunnerCommand).dump() + R"(, "timeout_s": 1.5}},
+    "runner": {"run": )" + Json(testing::kSlowRunnerCommand).dump() + R"(, "timeout_s": 3}},
     "suites": {"default": ["runner"]}})");
   auto r = RunProofgate(dir_.path(), "preflight --no-cache");
   EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.out << r.err;

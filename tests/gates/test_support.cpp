@@ -72,11 +72,11 @@ void MakeRepo(const TempDir& dir, const std::string& suites) {
 void WriteSlowRunner(const TempDir& dir, bool kills_its_test) {
   dir.Write("runner.pl", std::string("my $kills = ") + (kills_its_test ? "1" : "0") + R"(;
 $ENV{PROOFGATE_LEG_TOKEN} = $ARGV[0];
-my $ballast = 'x' x 1000000000;
 mkdir 'out';
 my $test = fork();
 if ($test == 0) { exec('setsid', 'sh', '-c', 'echo $$ > out/test.pid.tmp; mv out/test.pid.tmp out/test.pid; exec sleep 60'); }
 $SIG{TERM} = $kills ? sub { kill 'KILL', $test; } : 'IGNORE';
+my $ballast = 'x' x 1000000000;  # after the test and the handler: a loaded host takes its time
 sleep 100 while 1;
 )");
 }
