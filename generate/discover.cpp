@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "generate/clang_database.h"
+#include "generate/clang_loader.h"
 #include "generate/file_points.h"
 #include "generate/no_mutate.h"
 #include "generate/source_kind.h"
@@ -171,6 +172,7 @@ std::string Listed(size_t n, const char* what, const std::vector<std::string>& f
 
 StatusOr<Discovered> DiscoverMutants(const DiscoverOptions& o, const std::string& tree, const std::string& build_dir,
                                      const std::vector<CtestTest>& tests) {
+  PG_RETURN_IF_ERROR(LoadLibclang());
   PG_ASSIGN_OR_RETURN(std::vector<std::string> compiled, CompiledFiles(build_dir));
   Discovered out;
   std::vector<Wanted> wanted = Select(o, compiled, tree);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "generate/clang_database.h"
+#include "generate/clang_loader.h"
 
 namespace pg {
 namespace {
@@ -23,6 +24,7 @@ void AddWarning(const std::string& warning, std::set<std::string>* seen, std::st
 
 StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file, const std::set<Operator>& ops,
                                 const std::string& header) {
+  PG_RETURN_IF_ERROR(LoadLibclang());
   PG_ASSIGN_OR_RETURN(std::vector<std::vector<std::string>> commands, ClangCommands(build_dir, file));
   ParsedFile out;
   std::set<PointKey> found;

@@ -181,6 +181,18 @@ TEST_F(PreflightCli, ATimedOutRunnersTestsDieEvenWhenTheRunnerDiesSlowly) {
   if (!died) kill(test, SIGKILL);
 }
 
+// Every proofgate command used to start by loading libclang and LLVM (12 ms, most of a small
+// preflight's own overhead) though only `mutate --generate` parses C++: a leg reads the memory
+// map of the proofgate running it.
+TEST_F(PreflightCli, ProofgateDoesNotLoadLibclangToRunLegs) {
+  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {
+    "maps": {"run": "mkdir -p out; grep -c -i -e libclang -e libLLVM /proc/$PPID/maps > out/count || true"}},
+    "suites": {"default": ["maps"]}})");
+  auto r = RunProofgate(dir_.path(), "preflight --no-cache");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(dir_.Read("out/count"), "0\n") << "libclang or LLVM mapped into proofgate";
+}
+
 // A CI job cancelled, `timeout -s KILL`: SIGKILL to proofgate's whole process group. The
 // guardian is not in it, so it sees the run's end and kills the legs' groups.
 TEST_F(PreflightCli, EveryLegDiesWhenProofgatesWholeGroupIsKilled) {
