@@ -5,7 +5,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
@@ -52,11 +51,14 @@ std::vector<pid_t> ChildrenFromScan(const ProcSource& proc) {
   return out;
 }
 
-std::vector<pid_t> AdoptedFrom(const ProcSource& proc, const std::string& token) {
+std::vector<pid_t> Children(const ProcSource& proc) {
   std::optional<std::vector<pid_t>> children = ChildrenFromTasks(proc);
-  if (!children) children = ChildrenFromScan(proc);
+  return children ? *std::move(children) : ChildrenFromScan(proc);
+}
+
+std::vector<pid_t> AdoptedFrom(const ProcSource& proc, const std::string& token) {
   std::vector<pid_t> out;
-  for (pid_t pid : *children) {
+  for (pid_t pid : Children(proc)) {
     if (LegTokenOf(proc, pid) == token) out.push_back(pid);
   }
   return out;
@@ -108,8 +110,7 @@ int SweepAdopted(const ProcSource& proc, const std::string& token) {
   }
   // Zombies handed to this process (a runner killed its tests and died before reaping them)
   // name no token: reaped as strays, which never takes a supervised child's exit.
-  std::optional<std::vector<pid_t>> children = ChildrenFromTasks(proc);
-  ReapStrayChildren(children ? *children : ChildrenFromScan(proc));
+  ReapStrayChildren(Children(proc));
   return killed;
 }
 

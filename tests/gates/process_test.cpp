@@ -60,15 +60,21 @@ TEST(Process, ACaptureThatOutlivesItsLimitIsAnErrorNamingTheCommand) {
       << run.status().message();
 }
 
+// The pid of the slow runner's test (test_support.h) after a capture of the runner that timed
+// out after 1 s.
+std::vector<pid_t> TestOfATimedOutRunner(const TempDir& dir, bool kills_its_test) {
+  testing::WriteSlowRunner(dir, kills_its_test);
+  auto run = RunCapture({"sh", "-c", testing::kSlowRunnerCommand}, dir.path(), 1.0);
+  EXPECT_FALSE(run.ok());
+  return testing::ReadPids(dir.path() + "/out/test.pid");
+}
+
 // The sweep after a capture that timed out waits for a slowly dying runner: its test, in a
 // session of its own, is killed and, handed to this process (the subreaper) once the runner is
 // gone, reaped, not left a zombie for as long as the run lasts.
 TEST(Process, ASlowlyDyingRunnersTestIsKilledAndReapedAfterItsCaptureTimesOut) {
   TempDir dir;
-  testing::WriteSlowRunner(dir);
-  auto run = RunCapture({"sh", "-c", testing::kSlowRunnerCommand}, dir.path(), 1.0);
-  EXPECT_FALSE(run.ok());
-  std::vector<pid_t> test = testing::ReadPids(dir.path() + "/out/test.pid");
+  std::vector<pid_t> test = TestOfATimedOutRunner(dir, /*kills_its_test=*/false);
   ASSERT_EQ(test.size(), 1u);
   errno = 0;
   EXPECT_EQ(kill(test[0], 0), -1) << "the runner's test " << test[0] << " is still there (alive or a zombie)";
@@ -81,10 +87,7 @@ TEST(Process, ASlowlyDyingRunnersTestIsKilledAndReapedAfterItsCaptureTimesOut) {
 // handed to this process as a zombie naming no token: it is reaped as a stray.
 TEST(Process, AZombieARunnerLeftIsReapedAsAStray) {
   TempDir dir;
-  testing::WriteSlowRunner(dir, /*kills_its_test=*/true);
-  auto run = RunCapture({"sh", "-c", testing::kSlowRunnerCommand}, dir.path(), 1.0);
-  EXPECT_FALSE(run.ok());
-  std::vector<pid_t> test = testing::ReadPids(dir.path() + "/out/test.pid");
+  std::vector<pid_t> test = TestOfATimedOutRunner(dir, /*kills_its_test=*/true);
   ASSERT_EQ(test.size(), 1u);
   errno = 0;
   EXPECT_EQ(kill(test[0], 0), -1) << "the runner's killed test " << test[0] << " is still there (a zombie)";
