@@ -47,9 +47,8 @@ void KillAndWait(const pid_t* groups, int count, const char* token_entry) {
 // Async-signal-safe only: this runs in a fork of a multi-threaded process, so the table of
 // watched groups is static storage (no malloc after fork).
 [[noreturn]] void Guard(int watch_fd, int kept_fd, const char* token_entry) {
-  // Out of proofgate's group and session, and not named proofgate: a kill of the run's group
-  // (a cancelled CI job) or `pkill -x proofgate` must not end the guardian with the run.
-  setsid();
+  // Not named proofgate (and out of its process group: GuardianProcess::Fork): a kill of the
+  // run's group (a cancelled CI job) or `pkill -x proofgate` must not end it with the run.
   prctl(PR_SET_NAME, "proofgate-guard", 0, 0, 0);
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
@@ -102,7 +101,12 @@ class GuardianProcess {
       std::unique_lock<std::mutex> lock = LockChildRegistry();
       pid = fork();
       if (pid == 0) Guard(fds[0], kept_fd, token_entry.c_str());
-      if (pid > 0) RegisterChild(pid);
+      if (pid > 0) {
+        // A group of its own, set here rather than by the guardian: a kill of proofgate's
+        // group right after this returns (a leg has started) must already miss it.
+        setpgid(pid, pid);
+        RegisterChild(pid);
+      }
     }
     close(fds[0]);
     if (pid < 0) {
