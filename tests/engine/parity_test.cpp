@@ -199,6 +199,58 @@ TEST(Parity, MatmulAndGetRowsOverEveryBlockType) {
   }
 }
 
+// A MoE decode step's routed experts in one op, on the backends that have it (the CPU, up
+// to kGemvMaxRows tokens): 1, 3 and 16 tokens, two of six experts each (one expert chosen by
+// no token, one by several), every weight dtype the CPU decodes, f = 40 rows of the float
+// types (not a multiple of the 16-row units the CPU splits them into). The block types'
+// integer decode rounds activations to 8 bits twice, x and then the SwiGLU output (measured
+// NMSE up to 2.4e-4), so their tier is that of half-precision weights.
+TEST(Parity, ExpertsOverEveryWeightDtype) {
+  const int64_t kExperts = 6, kUsed = 2;
+  for (DType t : {DType::kF32, DType::kF16, DType::kBF16, DType::kQ4_0, DType::kQ8_0, DType::kQ4_K}) {
+    const bool blocks = IsQuantized(t);
+    const int64_t d = t == DType::kQ4_K ? 256 : 64, f = blocks ? d : 40;
+    const double tier = t == DType::kF32 ? testing::kTierGeneral : testing::kTierHalfWeights;
+    auto weight = [&](int64_t k, int64_t n) {
+      Tensor w = RandomTensor(blocks ? DType::kF32 : t, {k, n, kExperts, 1}, Rng());
+      if (!blocks) return w;
+      Tensor q = NewTensor(*GetBackend(DeviceType::kCPU), t, w.ne).value();
+      for (int64_t r = 0; r < n * kExperts; ++r) EXPECT_TRUE(QuantizeRow(t, w.Row<const float>(r % n, r / n), q.Row<char>(r % n, r / n), k).ok());
+      return q;
+    };
+    Tensor gate = weight(d, f), up = weight(d, f), down = weight(f, d);
+    for (int64_t tokens : {1, 3, 16}) {
+      SCOPED_TRACE(std::string(DTypeName(t)) + " T=" + std::to_string(tokens));
+      std::vector<int32_t> ids;
+      for (int64_t i = 0; i < tokens; ++i) ids.insert(ids.end(), {static_cast<int32_t>(i % 3), static_cast<int32_t>(5 - i % 2)});
+      Tensor id = IntTensor(ids);
+      id.ne = {kUsed, tokens, 1, 1};
+      id.nb = ContiguousStrides(DType::kI32, id.ne);
+      Tensor weights = RandomTensor(DType::kF32, {kUsed, tokens, 1, 1}, Rng(), 0.1f, 1);
+      Tensor x = RandomTensor(DType::kF32, {d, tokens, 1, 1}, Rng());
+      for (Backend* b : KernelBackends()) {
+        if (b->device().type != DeviceType::kCPU) continue;
+        EXPECT_TRUE(Parity(*b, OpKind::kExperts, {x, id, weights, gate, up, down}, {}, tier)) << b->name();
+      }
+    }
+  }
+}
+
+// Ids are data: one that names no expert is an error, on the CPU as in the reference.
+TEST(Parity, AnExpertIdOutsideTheExpertsIsAnError) {
+  Tensor gate = RandomTensor(DType::kF32, {32, 16, 4, 1}, Rng()), down = RandomTensor(DType::kF32, {16, 32, 4, 1}, Rng());
+  Tensor x = RandomTensor(DType::kF32, {32, 1, 1, 1}, Rng()), weights = RandomTensor(DType::kF32, {2, 1, 1, 1}, Rng());
+  for (Backend* b : {GetBackend(DeviceType::kCPU), &ReferenceBackend()}) {
+    for (int32_t bad : {4, -1}) {
+      Tensor id = IntTensor({1, bad});
+      id.ne = {2, 1, 1, 1};
+      Tensor y = NewTensor(*b, DType::kF32, {32, 1, 1, 1}).value();
+      Status s = RunOp(*b, Op{OpKind::kExperts, {&x, &id, &weights, &gate, &gate, &down}, &y, {}});
+      EXPECT_EQ(s.message(), "Experts: token 0's id " + std::to_string(bad) + " is not one of the 4 experts") << b->name();
+    }
+  }
+}
+
 TEST(Parity, AttentionOverAKvCacheWithGqa) {
   struct Case { int64_t hd, heads, kv_heads, tokens, ctx; int n_past; DType cache; };
   const Case cases[] = {{64, 8, 8, 1, 32, 20, DType::kF32}, {64, 8, 2, 7, 32, 0, DType::kF32},

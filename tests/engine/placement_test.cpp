@@ -189,6 +189,65 @@ TEST_F(Placement, QuantizedExpertsStayOnTheCpuAndOnlyTheActivationsMove) {
   EXPECT_EQ(std::memcmp(unplaced.data, placed.data, unplaced.ByteSize()), 0) << "the placed arm changed the numbers";
 }
 
+// The CPU backend without its Experts op: a backend that lacks the op, whose other ops are
+// the CPU's own, so MoE there runs the expert loop of single ops on the CPU's kernels.
+class CpuWithoutExperts final : public Backend {
+ public:
+  explicit CpuWithoutExperts(Backend& cpu) : cpu_(cpu) {}
+  std::string name() const override { return "cpu-without-experts"; }
+  Device device() const override { return cpu_.device(); }
+  StatusOr<void*> Alloc(size_t bytes) override { return cpu_.Alloc(bytes); }
+  void Free(void* data) override { cpu_.Free(data); }
+  Status CopyIn(void* dst, const void* src, size_t bytes) override { return cpu_.CopyIn(dst, src, bytes); }
+  Status CopyOut(void* dst, const void* src, size_t bytes) override { return cpu_.CopyOut(dst, src, bytes); }
+  Status CopyWithin(void* dst, const void* src, size_t bytes) override { return cpu_.CopyWithin(dst, src, bytes); }
+  bool Supports(const Op& op) const override { return op.kind != OpKind::kExperts && cpu_.Supports(op); }
+  Status Run(const Op& op) override { return cpu_.Run(op); }
+
+ private:
+  Backend& cpu_;
+};
+
+// A decode step's experts as the CPU's one Experts op give every token the bits of the loop
+// of single ops, and a token's bits do not depend on the tokens beside it (a batch of 16
+// sequences decodes each as it would alone): bf16 experts (the float decode) and Q4_0 ones
+// (the integer decode; 64 wide, whole blocks), three per token (with two, the sum's order
+// cannot show: a + b is b + a).
+TEST_F(Placement, TheExpertsOpGivesTheExpertLoopsBitsOnTheCpu) {
+  constexpr int64_t kWide = 64, kTokens = 16;
+  std::mt19937 rng(11);
+  for (DType type : {DType::kBF16, DType::kQ4_0}) {
+    SCOPED_TRACE(std::string(DTypeName(type)));
+    auto experts = [&](std::array<int64_t, 4> ne) {
+      Tensor f = testing::RandomTensor(type == DType::kQ4_0 ? DType::kF32 : type, ne, rng);
+      if (type != DType::kQ4_0) return f;
+      Tensor q = NewTensor(Cpu(), type, ne).value();
+      for (int64_t r = 0; r < ne[1] * ne[2]; ++r) EXPECT_TRUE(QuantizeRow(type, f.Row<const float>(r % ne[1], r / ne[1]), q.Row<char>(r % ne[1], r / ne[1]), ne[0]).ok());
+      return q;
+    };
+    Tensor router = testing::RandomTensor(DType::kF32, {kWide, kE, 1, 1}, rng);
+    Tensor gate = experts({kWide, kWide, kE, 1}), up = experts({kWide, kWide, kE, 1}), down = experts({kWide, kWide, kE, 1});
+    Tensor x = testing::RandomTensor(DType::kF32, {kWide, kTokens, 1, 1}, rng), ids = testing::IntTensor(std::vector<int32_t>(3 * kTokens, 0));
+    MoeWeights w{&router, &gate, &up, &down, 3};
+    Tensor y = NewTensor(Cpu(), DType::kF32, x.ne).value(), fused_y = NewTensor(Cpu(), DType::kF32, x.ne).value();
+    ids.ne = {3, kTokens, 1, 1};
+    ASSERT_TRUE(Cpu().Supports(Op{OpKind::kExperts, {&x, &ids, &ids, &gate, &up, &down}, &y, {}})) << "the CPU has the op for 16 tokens";
+    Engine fused{MakeQueue(Cpu())};
+    ASSERT_TRUE(RunMoe(fused, nullptr, w, x, fused_y).ok());
+    CpuWithoutExperts plain(Cpu());
+    Engine loop{MakeQueue(plain)};
+    Status s = RunMoe(loop, nullptr, w, x, y);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(std::memcmp(y.data, fused_y.data, y.ByteSize()), 0) << "the op and the loop differ";
+    for (int64_t t : {0, 9, 15}) {
+      Tensor one = NewTensor(Cpu(), DType::kF32, {kWide, 1, 1, 1}).value(), alone = NewTensor(Cpu(), DType::kF32, one.ne).value();
+      std::memcpy(one.data, x.Row<const float>(t), kWide * 4);
+      ASSERT_TRUE(RunMoe(fused, nullptr, w, one, alone).ok());
+      EXPECT_EQ(std::memcmp(alone.data, fused_y.Row<const float>(t), kWide * 4), 0) << "token " << t << " alone differs";
+    }
+  }
+}
+
 TEST_F(Placement, MoeMatchesAnIndependentFloat64Oracle) {
   Engine cpu{MakeQueue(Cpu())};
   Tensor got = Output(Cpu());

@@ -24,6 +24,11 @@ enum class OpKind {
   kTopK,       // out[k,T] i32: indices of the k largest of each row, descending
   kAttention,  // q[hd,H,T] over k/v cache [hd,Hkv,ctx] (f32/f16), causal from n_past
   kCopy,       // out = a converted to params.out_dtype (f32/f16/bf16), same shape
+  // A MoE layer's routed experts: out[d,T] = Σ_j weights[j,t] · down[ids[j,t]]ᵀ·swiglu(
+  // gate[ids[j,t]]ᵀ·x_t, up[ids[j,t]]ᵀ·x_t). src: x[d,T] f32, ids[k,T] i32, weights[k,T] f32,
+  // gate[d,f,E], up[d,f,E], down[f,d,E] (matmul weight types). Optional: a backend without it
+  // runs the expert loop of single ops (vt/placement.h).
+  kExperts,
 };
 
 std::string_view OpName(OpKind kind);  // "Matmul", "Add", ...

@@ -24,6 +24,7 @@ std::string_view OpName(OpKind kind) {
     case OpKind::kTopK: return "TopK";
     case OpKind::kAttention: return "Attention";
     case OpKind::kCopy: return "Copy";
+    case OpKind::kExperts: return "Experts";
   }
   return "?";
 }
@@ -83,11 +84,33 @@ StatusOr<Tensor> AttentionSpec(const Tensor& q, const Tensor& k, const Tensor& v
   return Spec(DType::kF32, q.ne);
 }
 
+StatusOr<Tensor> ExpertsSpec(const std::vector<const Tensor*>& src) {
+  const OpKind kind = OpKind::kExperts;
+  const Tensor &x = *src[0], &ids = *src[1], &weights = *src[2], &gate = *src[3], &up = *src[4], &down = *src[5];
+  if (x.dtype != DType::kF32 || ids.dtype != DType::kI32 || weights.dtype != DType::kF32) {
+    return Bad(kind, "needs f32 activations, i32 ids and f32 weights");
+  }
+  for (const Tensor* w : {&gate, &up, &down}) {
+    if ((!IsFloatWeight(w->dtype) && !IsQuantized(w->dtype)) || w->ne[0] % BlockSize(w->dtype) != 0 || w->nb[0] != BlockBytes(w->dtype)) {
+      return Bad(kind, "expert weights must be f32, f16, bf16 or a block type, rows contiguous and whole blocks: " + Describe(*w));
+    }
+  }
+  const int64_t d = x.ne[0], f = gate.ne[1], experts = gate.ne[2];
+  if (x.ne[2] != 1 || x.ne[3] != 1 || ids.ne[2] != 1 || ids.ne[3] != 1) return Bad(kind, "x and ids must be 2-D");
+  if (!ids.SameShape(weights) || ids.ne[1] != x.ne[1]) return Bad(kind, "ids and weights must both be [k, tokens]");
+  if (gate.ne != up.ne || gate.ne[0] != d || down.ne != std::array<int64_t, 4>{f, d, experts, 1} || gate.ne[3] != 1) {
+    return Bad(kind, "expert shapes disagree: " + Describe(gate) + " " + Describe(up) + " " + Describe(down));
+  }
+  if (!ids.IsContiguous() || !weights.IsContiguous() || !x.IsContiguous()) return Bad(kind, "x, ids and weights must be contiguous");
+  return Spec(DType::kF32, x.ne);
+}
+
 size_t Arity(OpKind kind) {
   switch (kind) {
     case OpKind::kScale: case OpKind::kRmsNorm: case OpKind::kSilu: case OpKind::kTopK:
     case OpKind::kCopy: return 1;
     case OpKind::kAttention: return 3;
+    case OpKind::kExperts: return 6;
     default: return 2;
   }
 }
@@ -135,6 +158,7 @@ StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, 
     case OpKind::kCopy:
       if (!IsFloatWeight(a.dtype) || !IsFloatWeight(p.out_dtype)) return Bad(kind, "copies f32/f16/bf16 only");
       return Spec(p.out_dtype, a.ne);
+    case OpKind::kExperts: return ExpertsSpec(src);
   }
   return Bad(kind, "unknown op");
 }

@@ -1,5 +1,6 @@
 #include "vt/placement.h"
 
+#include <array>
 #include <vector>
 
 namespace vt {
@@ -49,6 +50,21 @@ StatusOr<Routing> Route(Backend& b, const MoeWeights& w, const Tensor& x) {
   return r;
 }
 
+// The routed experts as one Experts op where backend `b` has it (the CPU, for a decode
+// step); false when it has not.
+StatusOr<bool> FusedExperts(Backend& b, const MoeWeights& w, const Routing& r, const Tensor& x, Tensor& y) {
+  const std::array<int64_t, 4> ne{w.n_used, x.ne[1], 1, 1};
+  auto ids = NewTensor(b, DType::kI32, ne);
+  auto weights = NewTensor(b, DType::kF32, ne);
+  if (!ids.ok() || !weights.ok()) return Status(StatusCode::kUnavailable, "MoE: out of memory");
+  Op op{OpKind::kExperts, {&x, &ids.value(), &weights.value(), w.gate_exps, w.up_exps, w.down_exps}, &y, {}};
+  if (!b.Supports(op)) return false;
+  VT_RETURN_IF_ERROR(b.CopyIn(ids->data, r.ids.data(), 4 * r.ids.size()));
+  VT_RETURN_IF_ERROR(b.CopyIn(weights->data, r.weights.data(), 4 * r.weights.size()));
+  VT_RETURN_IF_ERROR(RunOp(b, op));
+  return true;
+}
+
 // y[:, t] = Σ_j weight_j · down_e(silu(gate_e x_t) * up_e x_t), every op on backend `b`.
 // Tokens are grouped by expert, so each expert runs one batched matmul per weight (a prefill
 // of 512 tokens is 3 matmuls per expert, not 3 per token and expert).
@@ -95,7 +111,9 @@ Status Experts(Backend& b, const MoeWeights& w, const Routing& r, const Tensor& 
 Status MoeOn(Backend& b, const MoeWeights& w, const Tensor& x, Tensor& y) {
   auto routing = Route(b, w, x);
   if (!routing.ok()) return routing.status();
-  return Experts(b, w, routing.value(), x, y);
+  auto fused = FusedExperts(b, w, routing.value(), x, y);
+  if (!fused.ok()) return fused.status();
+  return fused.value() ? Status() : Experts(b, w, routing.value(), x, y);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "core/host_backend.h"
 #include "cpu/cpu_ops.h"
+#include "cpu/matmul_kernels.h"
 
 namespace vt {
 namespace {
@@ -9,7 +10,10 @@ class CpuBackend final : public HostBackend {
   CpuBackend() : pool_(ThreadPool::DefaultThreads()) {}
   std::string name() const override { return "cpu"; }
   Device device() const override { return Device{DeviceType::kCPU, 0}; }
-  bool Supports(const Op&) const override { return true; }
+  // Experts for a decode step only: a prompt's experts run as the loop's gemms.
+  bool Supports(const Op& op) const override {
+    return op.kind != OpKind::kExperts || (!op.src.empty() && op.src[0] && op.src[0]->ne[1] <= cpu::kGemvMaxRows);
+  }
   StatusOr<Tensor> AdoptMatmulWeight(const Tensor& w) override { return cpu::AdoptMatmulWeight(*this, w); }
   Status Run(const Op& op) override {
     switch (op.kind) {
@@ -23,6 +27,7 @@ class CpuBackend final : public HostBackend {
       case OpKind::kTopK: cpu::TopK(op); break;
       case OpKind::kAttention: cpu::Attention(op, pool_); break;
       case OpKind::kCopy: cpu::Copy(op, pool_); break;
+      case OpKind::kExperts: return cpu::Experts(op, pool_);
     }
     return Status();
   }

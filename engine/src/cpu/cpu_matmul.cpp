@@ -70,18 +70,10 @@ void PlainRowsGemv(const MatmulKernels& kernels, const GemmArgs& a, const uint8_
 }
 
 bool QuantizedDecode(const GemmArgs& a, ThreadPool& pool) {
-  const MatmulKernels& kernels = BestKernels();
-  const bool put_back = IsInterleaved(a.wtype) && !kernels.interleaved;
-  GemmArgs read = a;
-  if (put_back) read.wtype = PlainOf(a.wtype);
   thread_local std::vector<uint8_t> acts;  // the caller's; the workers only read it
-  if (!IsQuantized(a.wtype) || !kernels.quantize_activations || !kernels.quantize_activations(read, &acts)) return false;
-  // The pointer, not the name: inside the lambda a worker's `acts` would be its own.
-  const uint8_t* rounded = acts.data();
-  pool.ParallelFor(a.N, 16, [&](int64_t n0, int64_t n1, int) {
-    if (put_back) PlainRowsGemv(kernels, read, rounded, n0, n1);
-    else kernels.quant_gemv(a, rounded, n0, n1);
-  });
+  const DecodeRows d = PrepareDecode(a, &acts);
+  if (d.acts == nullptr) return false;
+  pool.ParallelFor(a.N, 16, [&](int64_t n0, int64_t n1, int) { DecodeRange(d, n0, n1); });
   return true;
 }
 
@@ -101,6 +93,21 @@ bool ShortGemm(const GemmArgs& a, ThreadPool& pool) {
 }
 
 }  // namespace
+
+DecodeRows PrepareDecode(const GemmArgs& a, std::vector<uint8_t>* acts) {
+  const MatmulKernels& kernels = BestKernels();
+  DecodeRows d{a, a, nullptr, IsInterleaved(a.wtype) && !kernels.interleaved};
+  if (d.put_back) d.read.wtype = PlainOf(a.wtype);
+  if (IsQuantized(a.wtype) && kernels.quantize_activations && kernels.quantize_activations(d.read, acts)) d.acts = acts->data();
+  return d;
+}
+
+void DecodeRange(const DecodeRows& d, int64_t n0, int64_t n1) {
+  const MatmulKernels& kernels = BestKernels();
+  if (d.acts == nullptr) GemmRange(d.a, n0, n1);
+  else if (d.put_back) PlainRowsGemv(kernels, d.read, d.acts, n0, n1);
+  else kernels.quant_gemv(d.a, d.acts, n0, n1);
+}
 
 StatusOr<Tensor> AdoptMatmulWeight(Backend& backend, const Tensor& w) {
   const DType mixed = InterleavedOf(w.dtype);

@@ -25,8 +25,16 @@ void ForRows(const Tensor& t, ThreadPool& pool, F f) {
   });
 }
 
-// o = x·σ(x) (times y when given), e^-x by the kernel set's vector exp: a prompt's SwiGLU of
-// 512 × 5632 values spent 2.6% of a 2048-wide model's pp512 in scalar expf. `o` may be `x`.
+// Row `r` of a tensor counted over ne1, then ne2, then ne3 (the order ForRows walks).
+template <typename T>
+T* FlatRow(const Tensor& t, int64_t r) {
+  return t.Row<T>(r % t.ne[1], (r / t.ne[1]) % t.ne[2], r / (t.ne[1] * t.ne[2]));
+}
+
+}  // namespace
+
+// e^-x by the kernel set's vector exp: a prompt's SwiGLU of 512 × 5632 values spent 2.6% of
+// a 2048-wide model's pp512 in scalar expf.
 void SiluRow(const float* x, const float* y, float* o, int64_t n) {
   thread_local std::vector<float> e;
   e.resize(static_cast<size_t>(n));
@@ -37,14 +45,6 @@ void SiluRow(const float* x, const float* y, float* o, int64_t n) {
     o[i] = y ? v * y[i] : v;
   }
 }
-
-// Row `r` of a tensor counted over ne1, then ne2, then ne3 (the order ForRows walks).
-template <typename T>
-T* FlatRow(const Tensor& t, int64_t r) {
-  return t.Row<T>(r % t.ne[1], (r / t.ne[1]) % t.ne[2], r / (t.ne[1] * t.ne[2]));
-}
-
-}  // namespace
 
 void Elementwise(const Op& op, ThreadPool& pool) {
   const Tensor& a = *op.src[0];

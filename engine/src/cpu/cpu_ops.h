@@ -18,5 +18,11 @@ void GetRows(const Op& op, ThreadPool& pool);
 void TopK(const Op& op);
 void Attention(const Op& op, ThreadPool& pool);
 void Copy(const Op& op, ThreadPool& pool);
+// A MoE decode step's routed experts (T <= kGemvMaxRows); an id that names no expert is an
+// error (ids are data, read here for the first time).
+Status Experts(const Op& op, ThreadPool& pool);
+// o = x·σ(x), times y when y is given; `o` may be `x`. Every op that applies SiLU calls it,
+// so a fused op gives the bits of the single ones.
+void SiluRow(const float* x, const float* y, float* o, int64_t n);
 
 }  // namespace vt::cpu

@@ -126,4 +126,19 @@ GemmSplit SplitGemm(int64_t M, int64_t N, int threads);
 // packed (with this thread's scratch) otherwise.
 void GemmRange(const GemmArgs& a, int64_t n0, int64_t n1);
 
+// A decode (M <= kGemvMaxRows; interleaved weights up to kInterleavedGemvMaxRows) made ready
+// to split its columns across threads: block-type weights' activation rows rounded once, by
+// the caller, into *acts for the set's integer path where it has one (then `acts` points
+// there); otherwise DecodeRange runs GemmRange. `read` is `a` as the integer path reads it:
+// the plain type where each thread's interleaved rows are put back first.
+struct DecodeRows {
+  GemmArgs a, read;
+  const uint8_t* acts;
+  bool put_back;
+};
+DecodeRows PrepareDecode(const GemmArgs& a, std::vector<uint8_t>* acts);
+// Columns [n0, n1) of that decode on the calling thread; n0 a multiple of 16 (interleaved
+// weights come in groups of 16 rows).
+void DecodeRange(const DecodeRows& d, int64_t n0, int64_t n1);
+
 }  // namespace vt::cpu

@@ -149,6 +149,7 @@ bool BlockOperand(const Op& op, const Tensor* t) {
 bool CudaBackend::Supports(const Op& op) const {
   auto fits = [&](const Tensor* t) { return Fits(t) || BlockOperand(op, t); };
   if (!Fits(op.out) || !std::all_of(op.src.begin(), op.src.end(), fits)) return false;
+  if (op.kind == OpKind::kExperts) return false;  // the expert loop of single ops runs it
   if (op.kind == OpKind::kAttention) return op.src.size() == 3 && op.src[0]->ne[0] <= cuda::kMaxHeadDim;
   if (op.kind == OpKind::kRope) {
     int n_dims = op.params.n_dims ? op.params.n_dims : static_cast<int>(op.src[0]->ne[0]);
@@ -180,6 +181,7 @@ Status CudaBackend::Launch(const Op& op) {
     case OpKind::kTopK: return Check(cuda::LaunchTopK(op, stream_), "TopK");
     case OpKind::kAttention: return Check(cuda::LaunchAttention(op, stream_), "Attention");
     case OpKind::kCopy: return Check(cuda::LaunchCopy(op, stream_), "Copy");
+    case OpKind::kExperts: break;
   }
   return Status(StatusCode::kInternal, "cuda: unknown op");
 }

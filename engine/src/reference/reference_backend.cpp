@@ -26,6 +26,7 @@ class ReferenceBackendImpl final : public HostBackend {
       case OpKind::kTopK: reference::TopK(op); break;
       case OpKind::kAttention: reference::Attention(op); break;
       case OpKind::kCopy: reference::Copy(op); break;
+      case OpKind::kExperts: return reference::Experts(op);
     }
     return Status();
   }

@@ -177,4 +177,39 @@ void Copy(const Op& op) {
   });
 }
 
+// Every routed (token, expert) pair on its own, in double: no grouping to get wrong.
+Status Experts(const Op& op) {
+  const Tensor &x = *op.src[0], &ids = *op.src[1], &weights = *op.src[2];
+  const Tensor &gate = *op.src[3], &up = *op.src[4], &down = *op.src[5];
+  const int64_t d = x.ne[0], f = gate.ne[1], k = ids.ne[0];
+  for (int64_t t = 0; t < x.ne[1]; ++t) {
+    std::vector<double> y(static_cast<size_t>(d), 0.0), h(static_cast<size_t>(f));
+    for (int64_t j = 0; j < k; ++j) {
+      const int32_t e = static_cast<const int32_t*>(ids.data)[t * k + j];
+      if (e < 0 || e >= gate.ne[2]) {
+        return Status(StatusCode::kInvalidArgument, "Experts: token " + std::to_string(t) + "'s id " + std::to_string(e) +
+                                                        " is not one of the " + std::to_string(gate.ne[2]) + " experts");
+      }
+      for (int64_t n = 0; n < f; ++n) {
+        std::vector<double> g = WeightRow(gate, n, e), u = WeightRow(up, n, e);
+        double gs = 0, us = 0;
+        for (int64_t i = 0; i < d; ++i) {
+          gs += g[static_cast<size_t>(i)] * Get(x, i, t);
+          us += u[static_cast<size_t>(i)] * Get(x, i, t);
+        }
+        h[static_cast<size_t>(n)] = Silu(gs) * us;
+      }
+      const double w = Get(weights, j, t);
+      for (int64_t n = 0; n < d; ++n) {
+        std::vector<double> row = WeightRow(down, n, e);
+        double s = 0;
+        for (int64_t i = 0; i < f; ++i) s += row[static_cast<size_t>(i)] * h[static_cast<size_t>(i)];
+        y[static_cast<size_t>(n)] += w * s;
+      }
+    }
+    for (int64_t n = 0; n < d; ++n) Set(*op.out, n, t, 0, 0, y[static_cast<size_t>(n)]);
+  }
+  return Status();
+}
+
 }  // namespace vt::reference

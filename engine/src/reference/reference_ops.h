@@ -2,6 +2,7 @@
 #pragma once
 
 #include "vt/ops.h"
+#include "vt/status.h"
 
 namespace vt::reference {
 
@@ -14,5 +15,7 @@ void GetRows(const Op& op);
 void TopK(const Op& op);
 void Attention(const Op& op);
 void Copy(const Op& op);
+// An id outside [0, experts) is an error naming the token, not a read out of bounds.
+Status Experts(const Op& op);
 
 }  // namespace vt::reference

@@ -292,6 +292,7 @@ bool HasKernel(const Op& op) {
   switch (op.kind) {
     case OpKind::kAttention: return op.src.size() == 3 && op.src[0]->ne[0] <= 512;
     case OpKind::kRope: return op.src.size() == 2 && op.src[0]->ne[0] % 2 == 0;
+    case OpKind::kExperts: return false;  // the expert loop of single ops runs it
     default: return true;  // dtypes and shapes beyond these: ValidateOp's job
   }
 }
@@ -309,6 +310,7 @@ Status RunKernel(Device& device, const Op& op) {
     case OpKind::kTopK: return TopK(device, op);
     case OpKind::kAttention: return Attention(device, op);
     case OpKind::kCopy: return Copy(device, op);
+    case OpKind::kExperts: break;
   }
   return Status(StatusCode::kInternal, "vulkan: unknown op");
 }
