@@ -49,7 +49,7 @@ class ThreadPool {
   // Claims one chunk of thread `owner`'s range (the front when `front`, else the back): the
   // chunk's index, or -1 when the range is empty or belongs to another job.
   int64_t Claim(uint64_t generation, int owner, bool front);
-  void RunChunk(int64_t chunk, int thread, double* busy);
+  void RunChunk(int64_t chunk, int thread);
   void WaitUntilDone(int64_t chunks);
 
   // Workers spin briefly before sleeping: a decode step runs a hundred parallel ops, and a
