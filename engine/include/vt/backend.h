@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "vt/device.h"
 #include "vt/ops.h"
@@ -33,10 +34,20 @@ class Backend {
 
   virtual bool Supports(const Op& op) const = 0;
   virtual Status Run(const Op& op) = 0;
+  // Independent ops (none reads another's output), each validated and supported, that the
+  // backend may run as one: the CPU runs a decode's matmuls as one pool dispatch. The
+  // default runs them in order.
+  virtual Status RunGroup(const std::vector<Op>& ops) {
+    for (const Op& op : ops) VT_RETURN_IF_ERROR(Run(op));
+    return Status();
+  }
 };
 
 // Validates `op`, then runs it if `backend` supports it, else "no kernel for op X on device Y".
 Status RunOp(Backend& backend, const Op& op);
+// Validates each of `ops` and checks that `backend` supports it (the first failure is the
+// answer, and nothing runs), then runs them with RunGroup.
+Status RunOps(Backend& backend, const std::vector<Op>& ops);
 Status NoKernel(const Op& op, const Device& device);
 
 // Copies a whole contiguous tensor between devices (host staging when neither is the host).

@@ -35,6 +35,14 @@ Status RunOp(Backend& backend, const Op& op) {
   return backend.Run(op);
 }
 
+Status RunOps(Backend& backend, const std::vector<Op>& ops) {
+  for (const Op& op : ops) {
+    VT_RETURN_IF_ERROR(ValidateOp(op));
+    if (!backend.Supports(op)) return NoKernel(op, backend.device());
+  }
+  return backend.RunGroup(ops);
+}
+
 Backend* GetBackend(DeviceType type) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);

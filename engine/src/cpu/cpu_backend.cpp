@@ -15,6 +15,9 @@ class CpuBackend final : public HostBackend {
     return op.kind != OpKind::kExperts || (!op.src.empty() && op.src[0] && op.src[0]->ne[1] <= cpu::kGemvMaxRows);
   }
   StatusOr<Tensor> AdoptMatmulWeight(const Tensor& w) override { return cpu::AdoptMatmulWeight(*this, w); }
+  Status RunGroup(const std::vector<Op>& ops) override {
+    return cpu::DecodeGroup(ops, pool_) ? Status() : Backend::RunGroup(ops);
+  }
   Status Run(const Op& op) override {
     switch (op.kind) {
       case OpKind::kMatmul: cpu::Matmul(op, pool_); break;

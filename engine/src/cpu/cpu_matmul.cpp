@@ -174,24 +174,34 @@ void GemmTasks(const GemmArgs& a, ThreadPool& pool) {
   });
 }
 
-// Each thread takes a range of output columns (weight rows) for every batch; weights are
-// broadcast over the batch as ggml does (w batch = x batch / ratio).
-void Matmul(const Op& op, ThreadPool& pool) {
+namespace {
+
+// The matmul of batch (i2, i3) of `op`: weights broadcast over the batch as ggml does (w
+// batch = x batch / ratio).
+GemmArgs ArgsOf(const Op& op, int64_t i2, int64_t i3) {
   const Tensor &w = *op.src[0], &x = *op.src[1];
   Tensor& out = *op.out;
-  int64_t r2 = x.ne[2] / w.ne[2], r3 = x.ne[3] / w.ne[3];
+  const int64_t r2 = x.ne[2] / w.ne[2], r3 = x.ne[3] / w.ne[3];
+  return GemmArgs{static_cast<const char*>(w.data) + (i2 / r2) * w.nb[2] + (i3 / r3) * w.nb[3],
+                  w.dtype,
+                  w.nb[1],
+                  x.Row<const float>(0, i2, i3),
+                  x.nb[1] / sizeof(float),
+                  out.Row<float>(0, i2, i3),
+                  out.nb[1] / sizeof(float),
+                  x.ne[1],
+                  w.ne[1],
+                  w.ne[0]};
+}
+
+}  // namespace
+
+// Each thread takes a range of output columns (weight rows) for every batch.
+void Matmul(const Op& op, ThreadPool& pool) {
+  const Tensor& x = *op.src[1];
   for (int64_t i3 = 0; i3 < x.ne[3]; ++i3) {
     for (int64_t i2 = 0; i2 < x.ne[2]; ++i2) {
-      GemmArgs a{static_cast<const char*>(w.data) + (i2 / r2) * w.nb[2] + (i3 / r3) * w.nb[3],
-                 w.dtype,
-                 w.nb[1],
-                 x.Row<const float>(0, i2, i3),
-                 x.nb[1] / sizeof(float),
-                 out.Row<float>(0, i2, i3),
-                 out.nb[1] / sizeof(float),
-                 x.ne[1],
-                 w.ne[1],
-                 w.ne[0]};
+      const GemmArgs a = ArgsOf(op, i2, i3);
       const bool integer_rows = a.M <= (IsInterleaved(a.wtype) ? kInterleavedGemvMaxRows : kGemvMaxRows);
       if (integer_rows && QuantizedDecode(a, pool)) continue;
       if (a.M > kGemvMaxRows) {
@@ -201,6 +211,32 @@ void Matmul(const Op& op, ThreadPool& pool) {
       }
     }
   }
+}
+
+// Units of 16 weight rows of every matmul, one after another, split across the pool; a
+// thread's run of units is cut where one matmul's rows end and the next one's begin.
+bool DecodeGroup(const std::vector<Op>& ops, ThreadPool& pool) {
+  const bool decodes = std::all_of(ops.begin(), ops.end(), [](const Op& op) {
+    return op.kind == OpKind::kMatmul && op.src[1]->ne[1] <= kGemvMaxRows && op.src[1]->ne[2] == 1 && op.src[1]->ne[3] == 1;
+  });
+  if (ops.size() < 2 || !decodes) return false;
+  thread_local std::vector<std::vector<uint8_t>> acts;  // the caller's; the workers only read them
+  if (acts.size() < ops.size()) acts.resize(ops.size());
+  std::vector<DecodeRows> rows;
+  std::vector<int64_t> first{0};  // first unit of each matmul, then the total
+  for (size_t i = 0; i < ops.size(); ++i) {
+    rows.push_back(PrepareDecode(ArgsOf(ops[i], 0, 0), &acts[i]));
+    first.push_back(first.back() + (rows.back().a.N + 15) / 16);
+  }
+  pool.ParallelFor(first.back(), 1, [&](int64_t u0, int64_t u1, int) {
+    for (size_t i = 0; i < rows.size() && u0 < u1; ++i) {
+      if (u0 >= first[i + 1]) continue;
+      const int64_t end = std::min(u1, first[i + 1]);
+      DecodeRange(rows[i], (u0 - first[i]) * 16, std::min(rows[i].a.N, (end - first[i]) * 16));
+      u0 = end;
+    }
+  });
+  return true;
 }
 
 }  // namespace vt::cpu

@@ -1,12 +1,17 @@
 // CPU kernels other than the backend class: one function per op family.
 #pragma once
 
+#include <vector>
+
 #include "cpu/thread_pool.h"
 #include "vt/ops.h"
 
 namespace vt::cpu {
 
 void Matmul(const Op& op, ThreadPool& pool);
+// A group of decode matmuls (each M <= kGemvMaxRows, 2-D) as one pool dispatch, each
+// matmul's bits those it gets alone; false (nothing run) for any other group.
+bool DecodeGroup(const std::vector<Op>& ops, ThreadPool& pool);
 // The weight as the best kernel set decodes it fastest: Q4_0 interleaved (vt/quant.h) into
 // memory from `backend` where the set reads that order; otherwise `w` itself.
 StatusOr<Tensor> AdoptMatmulWeight(Backend& backend, const Tensor& w);

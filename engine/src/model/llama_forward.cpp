@@ -22,6 +22,20 @@ class Graph {
     VT_RETURN_IF_ERROR(Run(kind, std::move(src), out.value(), p));
     return out;
   }
+  // w_i · x into a fresh f32 tensor each, run as one group (the CPU: one pool dispatch for a
+  // decode's q, k and v, or its gate and up).
+  StatusOr<std::vector<Tensor>> Matmuls(const std::vector<const Tensor*>& ws, const Tensor& x) {
+    std::vector<Tensor> outs;
+    std::vector<Op> ops;
+    for (const Tensor* w : ws) {
+      auto out = New(DType::kF32, {w->ne[1], x.ne[1], 1, 1});
+      if (!out.ok()) return out.status();
+      outs.push_back(std::move(out).value());
+    }
+    for (size_t i = 0; i < ws.size(); ++i) ops.push_back(Op{OpKind::kMatmul, {ws[i], &x}, &outs[i], {}});
+    VT_RETURN_IF_ERROR(RunOps(b_, ops));
+    return outs;
+  }
   Backend& backend() { return b_; }
 
  private:
@@ -54,9 +68,9 @@ Status LlamaModel::FeedForward(const LlamaLayer& L, const Tensor& h, Tensor& out
     MoeWeights w{&L.ffn_gate_inp, &L.ffn_gate_exps, &L.ffn_up_exps, &L.ffn_down_exps, static_cast<int>(hp_.n_expert_used)};
     return RunMoe(engine_, placement_, w, h, out, &moe_copies_);
   }
-  int64_t t = h.ne[1];
-  VT_ASSIGN(gate, g.Apply(OpKind::kMatmul, {&L.ffn_gate, &h}, {hp_.n_ff, t, 1, 1}));
-  VT_ASSIGN(up, g.Apply(OpKind::kMatmul, {&L.ffn_up, &h}, {hp_.n_ff, t, 1, 1}));
+  auto gate_up = g.Matmuls({&L.ffn_gate, &L.ffn_up}, h);
+  if (!gate_up.ok()) return gate_up.status();
+  Tensor &gate = gate_up.value()[0], &up = gate_up.value()[1];
   VT_RETURN_IF_ERROR(AddBias(g, gate, L.ffn_gate_b));
   VT_RETURN_IF_ERROR(AddBias(g, up, L.ffn_up_b));
   VT_RETURN_IF_ERROR(g.Run(OpKind::kSwiglu, {&gate, &up}, gate));
@@ -91,9 +105,9 @@ Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vec
   Graph g(*engine_.q.backend);
   int64_t d = hp_.n_embd, hd = hp_.head_dim(), hkv = hp_.n_head_kv, t = x.ne[1];
   VT_ASSIGN(h, NormMul(g, x, L.attn_norm, hp_.rms_eps));
-  VT_ASSIGN(q, g.Apply(OpKind::kMatmul, {&L.wq, &h}, {hp_.q_dim(), t, 1, 1}));
-  VT_ASSIGN(k, g.Apply(OpKind::kMatmul, {&L.wk, &h}, {hd * hkv, t, 1, 1}));
-  VT_ASSIGN(v, g.Apply(OpKind::kMatmul, {&L.wv, &h}, {hd * hkv, t, 1, 1}));
+  auto qkv = g.Matmuls({&L.wq, &L.wk, &L.wv}, h);
+  if (!qkv.ok()) return qkv.status();
+  Tensor &q = qkv.value()[0], &k = qkv.value()[1], &v = qkv.value()[2];
   VT_RETURN_IF_ERROR(AddBias(g, q, L.bq));
   VT_RETURN_IF_ERROR(AddBias(g, k, L.bk));
   VT_RETURN_IF_ERROR(AddBias(g, v, L.bv));
