@@ -75,7 +75,8 @@ def main(argv):
                       f"{lm:.1f} [{llo:.1f}-{lhi:.1f}] | {vm / lm:.2f}x | {bw} |")
                 b = best.setdefault((m, test), [0.0, 0.0])
                 b[0], b[1] = max(b[0], vm), max(b[1], lm)
-    print(f"llama.cpp: llama-bench build {build}, CPU {cpu} (native build: scripts/install-llama-cpp)")
+    kind = os.environ.get("VT_LLAMA_BUILD", "native build: scripts/install-llama-cpp")
+    print(f"llama.cpp: llama-bench build {build}, CPU {cpu} ({kind})")
     for (m, test), (v, l) in sorted(best.items()):
         print(f"best thread count: {m} {test}: {v:.1f} vs {l:.1f} = {v / l:.2f}x")
         if floor > 0 and test == "tg" and v < floor * l:
