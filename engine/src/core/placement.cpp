@@ -54,11 +54,21 @@ StatusOr<Routing> Route(Backend& b, const MoeWeights& w, const Tensor& x) {
 // step); false when it has not.
 StatusOr<bool> FusedExperts(Backend& b, const MoeWeights& w, const Routing& r, const Tensor& x, Tensor& y) {
   const std::array<int64_t, 4> ne{w.n_used, x.ne[1], 1, 1};
+  // Asked with shapes alone first: a backend without the op (a GPU's) allocates nothing.
+  auto shaped = [&](DType t) {
+    Tensor s;
+    s.dtype = t;
+    s.ne = ne;
+    s.nb = ContiguousStrides(t, ne);
+    s.device = b.device();
+    return s;
+  };
+  Tensor id_shape = shaped(DType::kI32), weight_shape = shaped(DType::kF32);
+  if (!b.Supports(Op{OpKind::kExperts, {&x, &id_shape, &weight_shape, w.gate_exps, w.up_exps, w.down_exps}, &y, {}})) return false;
   auto ids = NewTensor(b, DType::kI32, ne);
   auto weights = NewTensor(b, DType::kF32, ne);
   if (!ids.ok() || !weights.ok()) return Status(StatusCode::kUnavailable, "MoE: out of memory");
   Op op{OpKind::kExperts, {&x, &ids.value(), &weights.value(), w.gate_exps, w.up_exps, w.down_exps}, &y, {}};
-  if (!b.Supports(op)) return false;
   VT_RETURN_IF_ERROR(b.CopyIn(ids->data, r.ids.data(), 4 * r.ids.size()));
   VT_RETURN_IF_ERROR(b.CopyIn(weights->data, r.weights.data(), 4 * r.weights.size()));
   VT_RETURN_IF_ERROR(RunOp(b, op));
