@@ -189,23 +189,29 @@ TEST_F(Placement, QuantizedExpertsStayOnTheCpuAndOnlyTheActivationsMove) {
   EXPECT_EQ(std::memcmp(unplaced.data, placed.data, unplaced.ByteSize()), 0) << "the placed arm changed the numbers";
 }
 
-// The CPU backend without its Experts op: a backend that lacks the op, whose other ops are
-// the CPU's own, so MoE there runs the expert loop of single ops on the CPU's kernels.
-class CpuWithoutExperts final : public Backend {
+// The CPU backend, counting the Experts ops it runs, and with `experts` false a backend that
+// lacks that op (its other ops the CPU's own): MoE there runs the expert loop of single ops
+// on the CPU's kernels.
+class CpuView final : public Backend {
  public:
-  explicit CpuWithoutExperts(Backend& cpu) : cpu_(cpu) {}
-  std::string name() const override { return "cpu-without-experts"; }
+  CpuView(Backend& cpu, bool experts) : cpu_(cpu), experts_(experts) {}
+  int experts_run = 0;
+  std::string name() const override { return experts_ ? "cpu" : "cpu-without-experts"; }
   Device device() const override { return cpu_.device(); }
   StatusOr<void*> Alloc(size_t bytes) override { return cpu_.Alloc(bytes); }
   void Free(void* data) override { cpu_.Free(data); }
   Status CopyIn(void* dst, const void* src, size_t bytes) override { return cpu_.CopyIn(dst, src, bytes); }
   Status CopyOut(void* dst, const void* src, size_t bytes) override { return cpu_.CopyOut(dst, src, bytes); }
   Status CopyWithin(void* dst, const void* src, size_t bytes) override { return cpu_.CopyWithin(dst, src, bytes); }
-  bool Supports(const Op& op) const override { return op.kind != OpKind::kExperts && cpu_.Supports(op); }
-  Status Run(const Op& op) override { return cpu_.Run(op); }
+  bool Supports(const Op& op) const override { return (experts_ || op.kind != OpKind::kExperts) && cpu_.Supports(op); }
+  Status Run(const Op& op) override {
+    experts_run += op.kind == OpKind::kExperts;
+    return cpu_.Run(op);
+  }
 
  private:
   Backend& cpu_;
+  bool experts_;
 };
 
 // A decode step's experts as the CPU's one Experts op give every token the bits of the loop
@@ -232,12 +238,13 @@ TEST_F(Placement, TheExpertsOpGivesTheExpertLoopsBitsOnTheCpu) {
     Tensor y = NewTensor(Cpu(), DType::kF32, x.ne).value(), fused_y = NewTensor(Cpu(), DType::kF32, x.ne).value();
     ids.ne = {3, kTokens, 1, 1};
     ASSERT_TRUE(Cpu().Supports(Op{OpKind::kExperts, {&x, &ids, &ids, &gate, &up, &down}, &y, {}})) << "the CPU has the op for 16 tokens";
-    Engine fused{MakeQueue(Cpu())};
+    CpuView cpu(Cpu(), true), plain(Cpu(), false);
+    Engine fused{MakeQueue(cpu)}, loop{MakeQueue(plain)};
     ASSERT_TRUE(RunMoe(fused, nullptr, w, x, fused_y).ok());
-    CpuWithoutExperts plain(Cpu());
-    Engine loop{MakeQueue(plain)};
     Status s = RunMoe(loop, nullptr, w, x, y);
     ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(cpu.experts_run, 1) << "the CPU did not run the step's experts as one op";
+    EXPECT_EQ(plain.experts_run, 0);
     EXPECT_EQ(std::memcmp(y.data, fused_y.data, y.ByteSize()), 0) << "the op and the loop differ";
     for (int64_t t : {0, 9, 15}) {
       Tensor one = NewTensor(Cpu(), DType::kF32, {kWide, 1, 1, 1}).value(), alone = NewTensor(Cpu(), DType::kF32, one.ne).value();
