@@ -60,10 +60,12 @@ class ContentionReal : public ::testing::Test {
       waitpid(stress_->pid(), nullptr, 0);
     }
   }
-  // Loads every CPU twice over for `seconds`; stress-ng stops by itself.
+  // Loads every CPU four times over for `seconds`; stress-ng stops by itself. Twice over
+  // slowed the leg about 2.5x against a 1.6x threshold, too little margin on a host whose own
+  // speed drifts: one clean-clone run's leg finished in 1.5x and passed.
   void StartStress(int seconds) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    auto child = Child::Spawn(SpawnSpec{{"stress-ng", "--cpu", std::to_string(2 * cpus), "--timeout",
+    auto child = Child::Spawn(SpawnSpec{{"stress-ng", "--cpu", std::to_string(4 * cpus), "--timeout",
                                          std::to_string(seconds) + "s", "--quiet"},
                                         "/tmp", {}, stress_dir_.path() + "/stress.log", ""});
     ASSERT_TRUE(child.ok()) << child.status().message();
