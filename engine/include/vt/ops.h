@@ -31,7 +31,10 @@ enum class OpKind {
   kExperts,
 };
 
-std::string_view OpName(OpKind kind);  // "Matmul", "Add", ...
+std::string_view OpName(OpKind kind);
+// Experts: token `token`'s id `id` names none of the `experts` (ids are data, read by each
+// backend that runs the op; every one says so in these words).
+Status ExpertIdError(int64_t token, int64_t id, int64_t experts);  // "Matmul", "Add", ...
 
 struct OpParams {
   float eps = 1e-5f;         // RmsNorm

@@ -29,6 +29,11 @@ std::string_view OpName(OpKind kind) {
   return "?";
 }
 
+Status ExpertIdError(int64_t token, int64_t id, int64_t experts) {
+  return Status(StatusCode::kInvalidArgument, "Experts: token " + std::to_string(token) + "'s id " + std::to_string(id) +
+                                                  " is not one of the " + std::to_string(experts) + " experts");
+}
+
 namespace {
 
 Status Bad(OpKind kind, const std::string& what) {

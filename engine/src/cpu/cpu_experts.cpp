@@ -31,8 +31,7 @@ StatusOr<std::vector<Routed>> Route(const Tensor& ids, const Tensor& weights, in
     for (int64_t j = 0; j < k; ++j) {
       const int32_t e = static_cast<const int32_t*>(ids.data)[t * k + j];
       if (e < 0 || e >= experts) {
-        return Status(StatusCode::kInvalidArgument, "Experts: token " + std::to_string(t) + "'s id " + std::to_string(e) +
-                                                        " is not one of the " + std::to_string(experts) + " experts");
+        return ExpertIdError(t, e, experts);
       }
       by_expert[static_cast<size_t>(e)].tokens.push_back(static_cast<int32_t>(t));
       by_expert[static_cast<size_t>(e)].weights.push_back(static_cast<const float*>(weights.data)[t * k + j]);

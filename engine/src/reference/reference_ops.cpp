@@ -187,8 +187,7 @@ Status Experts(const Op& op) {
     for (int64_t j = 0; j < k; ++j) {
       const int32_t e = static_cast<const int32_t*>(ids.data)[t * k + j];
       if (e < 0 || e >= gate.ne[2]) {
-        return Status(StatusCode::kInvalidArgument, "Experts: token " + std::to_string(t) + "'s id " + std::to_string(e) +
-                                                        " is not one of the " + std::to_string(gate.ne[2]) + " experts");
+        return ExpertIdError(t, e, gate.ne[2]);
       }
       for (int64_t n = 0; n < f; ++n) {
         std::vector<double> g = WeightRow(gate, n, e), u = WeightRow(up, n, e);
