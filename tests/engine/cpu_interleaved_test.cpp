@@ -19,13 +19,20 @@
 namespace vt::cpu {
 namespace {
 
-// N rows of K weights of block type t (QuantizeRow of U(-1, 1) values).
+// N rows of K weights of block type t or f16 (QuantizeRow or F32ToF16 of U(-1, 1) values).
 std::vector<uint8_t> QuantRows(DType t, int64_t N, int64_t K) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-1, 1);
   std::vector<float> f(static_cast<size_t>(N * K));
   for (float& v : f) v = u(rng);
   std::vector<uint8_t> q(RowBytes(t, K) * N);
+  if (t == DType::kF16) {
+    for (size_t i = 0; i < f.size(); ++i) {
+      const uint16_t h = F32ToF16(f[i]);
+      std::memcpy(q.data() + 2 * i, &h, 2);
+    }
+    return q;
+  }
   for (int64_t n = 0; n < N; ++n) EXPECT_TRUE(QuantizeRow(t, f.data() + n * K, q.data() + n * RowBytes(t, K), K).ok());
   return q;
 }
@@ -204,7 +211,8 @@ void ExpectAdopted(DType t, int64_t K) {
   std::vector<uint8_t> rows = QuantRows(t, 96, K);
   std::memcpy(w.data, rows.data(), rows.size());
   Tensor adopted = cpu.AdoptMatmulWeight(w).value();
-  EXPECT_EQ(adopted.dtype, BestKernels().interleaved ? InterleavedOf(t) : t);
+  const bool reads = t == DType::kF16 ? BestKernels().f16_panels : BestKernels().interleaved;
+  EXPECT_EQ(adopted.dtype, reads ? InterleavedOf(t) : t);
   EXPECT_EQ(adopted.ne, w.ne);
   std::vector<uint8_t> back(RowBytes(t, K));
   for (int64_t e = 0; e < 2 && adopted.dtype != t; ++e) {
@@ -223,9 +231,11 @@ TEST(CpuMatmul, TheCpuInterleavesQ4_0MatmulWeightsOnlyWhereItsSetReadsThem) { Ex
 
 TEST(CpuMatmul, TheCpuInterleavesQ4_KMatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kQ4_K, 256); }
 
+TEST(CpuMatmul, TheCpuPanelsF16MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kF16, 64); }
+
 TEST(CpuMatmul, OnlyTheCpuTakesInterleavedQ4_0AndNeverAsAGetRowsTable) {
   Backend& cpu = *GetBackend(DeviceType::kCPU);
-  for (DType t : {DType::kQ4_0x16, DType::kQ4_Kx16}) {
+  for (DType t : {DType::kQ4_0x16, DType::kQ4_Kx16, DType::kF16x16}) {
     SCOPED_TRACE(std::string(DTypeName(t)));
     Tensor w = NewTensor(cpu, t, {256, 32, 1, 1}).value(), x = NewTensor(cpu, DType::kF32, {256, 1, 1, 1}).value();
     Tensor out = NewTensor(cpu, DType::kF32, {32, 1, 1, 1}).value();

@@ -24,16 +24,27 @@ std::string_view DTypeName(DType t) {
     case DType::kQ6_K: return "q6_K";
     case DType::kQ4_0x16: return "q4_0x16";
     case DType::kQ4_Kx16: return "q4_Kx16";
+    case DType::kF16x16: return "f16x16";
   }
   return "?";
 }
 
 DType InterleavedOf(DType t) {
-  return t == DType::kQ4_0 ? DType::kQ4_0x16 : t == DType::kQ4_K ? DType::kQ4_Kx16 : t;
+  switch (t) {
+    case DType::kQ4_0: return DType::kQ4_0x16;
+    case DType::kQ4_K: return DType::kQ4_Kx16;
+    case DType::kF16: return DType::kF16x16;
+    default: return t;
+  }
 }
 
 DType PlainOf(DType t) {
-  return t == DType::kQ4_0x16 ? DType::kQ4_0 : t == DType::kQ4_Kx16 ? DType::kQ4_K : t;
+  switch (t) {
+    case DType::kQ4_0x16: return DType::kQ4_0;
+    case DType::kQ4_Kx16: return DType::kQ4_K;
+    case DType::kF16x16: return DType::kF16;
+    default: return t;
+  }
 }
 
 bool IsQuantized(DType t) { return BlockSize(t) > 1; }
@@ -52,6 +63,7 @@ size_t BlockBytes(DType t) {
   switch (t) {
     case DType::kF32: return 4;
     case DType::kF16: return 2;
+    case DType::kF16x16: return 2;  // the same, 16 rows' values per k
     case DType::kBF16: return 2;
     case DType::kI32: return 4;
     case DType::kQ8_0: return 2 + 32;      // f16 scale + 32 int8

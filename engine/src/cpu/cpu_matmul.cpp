@@ -69,6 +69,33 @@ void PlainRowsGemv(const MatmulKernels& kernels, const GemmArgs& a, const uint8_
   }
 }
 
+// f16 panels (vt/quant.h) on a set that does not read them: the thread's rows put back in
+// plain f16 order, 16 at a time, for the set's own kernels.
+void PlainF16Range(const GemmArgs& a, int64_t n0, int64_t n1) {
+  thread_local std::vector<uint8_t> rows;
+  rows.resize(kInterleavedRows * static_cast<size_t>(a.K) * sizeof(uint16_t));
+  for (int64_t nb = n0; nb < n1; nb += kInterleavedRows) {
+    const int64_t ne = std::min(n1, nb + kInterleavedRows);
+    PlainRowsOf(DType::kF16x16, a.w, a.N, a.K, nb, ne, rows.data());
+    GemmArgs part = a;
+    part.w = reinterpret_cast<const char*>(rows.data());
+    part.wtype = DType::kF16;
+    part.w_stride = static_cast<size_t>(a.K) * sizeof(uint16_t);
+    part.out = a.out + nb;
+    part.N = ne - nb;
+    GemmRange(part, 0, ne - nb);
+  }
+}
+
+// A short prompt of f16 panels through the set's panel gemv, a pass over each group per 12
+// activation rows (cpu/f16_panels_avx512.cpp); false where the weights are not panels or the
+// set does not read them.
+bool PanelShortGemm(const GemmArgs& a, ThreadPool& pool) {
+  if (a.wtype != DType::kF16x16 || a.M > kShortGemmRows || !BestKernels().f16_panels) return false;
+  pool.ParallelFor(a.N, 16, [&](int64_t n0, int64_t n1, int) { BestKernels().gemv(a, n0, n1); });
+  return true;
+}
+
 bool QuantizedDecode(const GemmArgs& a, ThreadPool& pool) {
   thread_local std::vector<uint8_t> acts;  // the caller's; the workers only read it
   const DecodeRows d = PrepareDecode(a, &acts);
@@ -83,7 +110,7 @@ bool QuantizedDecode(const GemmArgs& a, ThreadPool& pool) {
 // the short gemm's f32 multiply-adds on the 2048-wide bf16 model's pp24-48).
 bool ShortGemm(const GemmArgs& a, ThreadPool& pool) {
   const MatmulKernels& kernels = BestKernels();
-  if (a.M < kShortGemmMinRows || a.M > kShortGemmRows || IsQuantized(a.wtype) || kernels.short_gemm == nullptr) return false;
+  if (a.M < kShortGemmMinRows || a.M > kShortGemmRows || IsQuantized(a.wtype) || IsInterleaved(a.wtype) || kernels.short_gemm == nullptr) return false;
   if (a.wtype == DType::kBF16 && kernels.dequantize_bf16 != nullptr) return false;
   thread_local std::vector<float> panel;
   const float* packed = kernels.pack_short(a, &panel);
@@ -111,7 +138,8 @@ void DecodeRange(const DecodeRows& d, int64_t n0, int64_t n1) {
 
 StatusOr<Tensor> AdoptMatmulWeight(Backend& backend, const Tensor& w) {
   const DType mixed = InterleavedOf(w.dtype);
-  if (mixed == w.dtype || !BestKernels().interleaved || w.ne[1] < kInterleavedRows || !w.IsContiguous()) return w;
+  const bool reads = mixed == DType::kF16x16 ? BestKernels().f16_panels : BestKernels().interleaved;
+  if (mixed == w.dtype || !reads || w.ne[1] < kInterleavedRows || !w.IsContiguous()) return w;
   auto t = NewTensor(backend, mixed, w.ne);
   if (!t.ok()) return t.status();
   for (int64_t i3 = 0; i3 < w.ne[3]; ++i3) {
@@ -126,6 +154,10 @@ void GemmRange(const GemmArgs& a, int64_t n0, int64_t n1) {
     return;
   }
   const MatmulKernels& kernels = BestKernels();
+  if (a.wtype == DType::kF16x16 && !kernels.f16_panels) {
+    PlainF16Range(a, n0, n1);
+    return;
+  }
   if (a.M <= kGemvMaxRows) {
     kernels.gemv(a, n0, n1);
     return;
@@ -205,7 +237,7 @@ void Matmul(const Op& op, ThreadPool& pool) {
       const bool integer_rows = a.M <= (IsInterleaved(a.wtype) ? kInterleavedGemvMaxRows : kGemvMaxRows);
       if (integer_rows && QuantizedDecode(a, pool)) continue;
       if (a.M > kGemvMaxRows) {
-        if (!ShortGemm(a, pool)) GemmTasks(a, pool);
+        if (!PanelShortGemm(a, pool) && !ShortGemm(a, pool)) GemmTasks(a, pool);
       } else {
         pool.ParallelFor(a.N, 16, [&](int64_t n0, int64_t n1, int) { GemmRange(a, n0, n1); });
       }

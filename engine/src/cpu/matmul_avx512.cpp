@@ -54,6 +54,7 @@ void PackAs(const GemmArgs& a, int64_t n, int ncols, int64_t k0, int kc, float* 
 void Pack(const GemmArgs& a, int64_t n, int ncols, int64_t k0, int kc, float* panel) {
   switch (a.wtype) {
     case DType::kF16: PackAs<DType::kF16>(a, n, ncols, k0, kc, panel); break;
+    case DType::kF16x16: PackPanelsAvx512(a, n, ncols, k0, kc, panel); break;
     case DType::kBF16: PackAs<DType::kBF16>(a, n, ncols, k0, kc, panel); break;
     default: PackAs<DType::kF32>(a, n, ncols, k0, kc, panel); break;
   }
@@ -268,6 +269,7 @@ void GemvAs(const GemmArgs& a, int64_t n0, int64_t n1) {
 void Gemv(const GemmArgs& a, int64_t n0, int64_t n1) {
   switch (a.wtype) {
     case DType::kF16: GemvAs<DType::kF16>(a, n0, n1); break;
+    case DType::kF16x16: PanelGemvAvx512(a, n0, n1); break;
     case DType::kBF16: GemvAs<DType::kBF16>(a, n0, n1); break;
     default: GemvAs<DType::kF32>(a, n0, n1); break;
   }
@@ -337,7 +339,7 @@ const MatmulKernels* Avx512Kernels() {
   static const bool vnni = __builtin_cpu_supports("avx512vnni");
   static const MatmulKernels kernels{"avx512", Gemm, Gemv, WeightedRows, ExpShifted, DequantizeRowAvx512,
                                      vnni ? QuantizeActivationsAvx512 : nullptr, vnni ? QuantGemvAvx512 : nullptr, nullptr,
-                                     PackShortAvx512, ShortGemmAvx512, vnni};
+                                     PackShortAvx512, ShortGemmAvx512, vnni, true};
   bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
             __builtin_cpu_supports("f16c");

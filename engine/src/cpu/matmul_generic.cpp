@@ -92,7 +92,7 @@ float ExpShifted(float* s, int64_t n, float shift) {
 
 const MatmulKernels& GenericKernels() {
   static const MatmulKernels kernels{"generic", Gemm, Gemv, WeightedRows, ExpShifted, nullptr, QuantizeActivationsPortable,
-                                     QuantGemvPortable, nullptr, nullptr, nullptr, false};
+                                     QuantGemvPortable, nullptr, nullptr, nullptr, false, false};
   return kernels;
 }
 

@@ -86,11 +86,18 @@ struct MatmulKernels {
   // quantize_activations and quant_gemv read DType::kQ4_0x16 and kQ4_Kx16 weights in their
   // own order (vt/quant.h); elsewhere each thread's rows are put back in plain order first.
   bool interleaved;
+  // gemv (for any M) and gemm read DType::kF16x16 weights (vt/quant.h); elsewhere each
+  // thread's rows are put back in plain f16 order first.
+  bool f16_panels;
 };
 
 // The AVX-512 set's short-prompt gemm (cpu/short_gemm_avx512.cpp).
 const float* PackShortAvx512(const GemmArgs& a, std::vector<float>* panel);
 void ShortGemmAvx512(const GemmArgs& a, const float* panel, int64_t n0, int64_t n1);
+// The AVX-512 set's matmuls of f16 panels (cpu/f16_panels_avx512.cpp): columns [n0, n1) for
+// any M, and the packed gemm's panel of columns [n, n + ncols) from them.
+void PanelGemvAvx512(const GemmArgs& a, int64_t n0, int64_t n1);
+void PackPanelsAvx512(const GemmArgs& a, int64_t n, int ncols, int64_t k0, int kc, float* panel);
 // The AVX-512 set's dequantize (cpu/dequant_avx512.cpp).
 bool DequantizeRowAvx512(DType t, const void* src, float* dst, int64_t n);
 // The AVX-512 VNNI q8 decode (cpu/quant_dot_avx512.cpp); call only where the CPU has VNNI.
