@@ -19,16 +19,17 @@
 namespace vt::cpu {
 namespace {
 
-// N rows of K weights of block type t or f16 (QuantizeRow or F32ToF16 of U(-1, 1) values).
+// N rows of K weights of block type t, f16 or bf16 (QuantizeRow, F32ToF16 or F32ToBF16 of
+// U(-1, 1) values).
 std::vector<uint8_t> QuantRows(DType t, int64_t N, int64_t K) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-1, 1);
   std::vector<float> f(static_cast<size_t>(N * K));
   for (float& v : f) v = u(rng);
   std::vector<uint8_t> q(RowBytes(t, K) * N);
-  if (t == DType::kF16) {
+  if (t == DType::kF16 || t == DType::kBF16) {
     for (size_t i = 0; i < f.size(); ++i) {
-      const uint16_t h = F32ToF16(f[i]);
+      const uint16_t h = t == DType::kF16 ? F32ToF16(f[i]) : F32ToBF16(f[i]);
       std::memcpy(q.data() + 2 * i, &h, 2);
     }
     return q;
@@ -211,7 +212,7 @@ void ExpectAdopted(DType t, int64_t K) {
   std::vector<uint8_t> rows = QuantRows(t, 96, K);
   std::memcpy(w.data, rows.data(), rows.size());
   Tensor adopted = cpu.AdoptMatmulWeight(w).value();
-  const bool reads = t == DType::kF16 ? BestKernels().f16_panels : BestKernels().interleaved;
+  const bool reads = IsPanels(InterleavedOf(t)) ? BestKernels().panels : BestKernels().interleaved;
   EXPECT_EQ(adopted.dtype, reads ? InterleavedOf(t) : t);
   EXPECT_EQ(adopted.ne, w.ne);
   std::vector<uint8_t> back(RowBytes(t, K));
@@ -233,9 +234,11 @@ TEST(CpuMatmul, TheCpuInterleavesQ4_KMatmulWeightsOnlyWhereItsSetReadsThem) { Ex
 
 TEST(CpuMatmul, TheCpuPanelsF16MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kF16, 64); }
 
+TEST(CpuMatmul, TheCpuPanelsBf16MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kBF16, 64); }
+
 TEST(CpuMatmul, OnlyTheCpuTakesInterleavedQ4_0AndNeverAsAGetRowsTable) {
   Backend& cpu = *GetBackend(DeviceType::kCPU);
-  for (DType t : {DType::kQ4_0x16, DType::kQ4_Kx16, DType::kF16x16}) {
+  for (DType t : {DType::kQ4_0x16, DType::kQ4_Kx16, DType::kF16x16, DType::kBF16x16}) {
     SCOPED_TRACE(std::string(DTypeName(t)));
     Tensor w = NewTensor(cpu, t, {256, 32, 1, 1}).value(), x = NewTensor(cpu, DType::kF32, {256, 1, 1, 1}).value();
     Tensor out = NewTensor(cpu, DType::kF32, {32, 1, 1, 1}).value();

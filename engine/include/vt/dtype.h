@@ -17,18 +17,21 @@ enum class DType : uint8_t {
   // Q4_0 and Q4_K with their rows interleaved in groups of 16 for the CPU's decode (vt/quant.h,
   // specs/quantized.md): the same bytes per row, never in a file, never on another backend.
   kQ4_0x16, kQ4_Kx16,
-  // f16 rows as k-major panels of 16 rows for the CPU's AVX-512 matmuls (vt/quant.h,
+  // f16 and bf16 rows as k-major panels of 16 rows for the CPU's AVX-512 matmuls (vt/quant.h,
   // specs/engine-core.md): the same bytes, never in a file, never on another backend.
-  kF16x16,
+  kF16x16, kBF16x16,
 };
 
 std::string_view DTypeName(DType t);
 
-// The interleaved type of a plain one (q4_0 → q4_0x16, q4_K → q4_Kx16, f16 → f16x16), else `t` itself.
+// The interleaved type of a plain one (q4_0 → q4_0x16, q4_K → q4_Kx16, f16 → f16x16,
+// bf16 → bf16x16), else `t` itself.
 DType InterleavedOf(DType t);
 // The plain type an interleaved one holds the rows of, else `t` itself.
 DType PlainOf(DType t);
 inline bool IsInterleaved(DType t) { return PlainOf(t) != t; }
+// f16x16 or bf16x16: 2-byte floats in panels, where the block types' interleavings are not.
+inline bool IsPanels(DType t) { return t == DType::kF16x16 || t == DType::kBF16x16; }
 
 // Elements per storage block (1 for plain types, 32 or 256 for the block formats).
 int64_t BlockSize(DType t);

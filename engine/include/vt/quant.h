@@ -41,16 +41,16 @@ inline constexpr size_t kInterleavedSuperBlockBytes = 16 * 144;
 void InterleaveQ4_K(const void* src, void* dst, int64_t N, int64_t K);
 void PlainRowOfQ4_Kx16(const void* src, int64_t N, int64_t K, int64_t n, void* dst);
 
-// DType::kF16x16: an N x K f16 matrix as k-major panels. Rows [0, N / 16 * 16) in groups of
+// DType::kF16x16 and kBF16x16: an N x K f16 or bf16 matrix as k-major panels. Rows [0, N / 16 * 16) in groups of
 // 16, group g starting where its first row would (16 g K values in) and holding, for each k
 // in order, the 16 rows' values w[16g + j][k] (j = 0..15: 32 bytes); the r = N % 16 rows past
 // the last whole group the same way with r values per k.
 // Where value (n, k) of such a matrix lies, in values from its start.
-inline int64_t F16PanelIndex(int64_t N, int64_t K, int64_t n, int64_t k) {
+inline int64_t PanelIndex(int64_t N, int64_t K, int64_t n, int64_t k) {
   const int64_t g = n / kInterleavedRows * kInterleavedRows, rows = N - g < kInterleavedRows ? N - g : kInterleavedRows;
   return g * K + k * rows + (n - g);
 }
-void InterleaveF16(const void* src, void* dst, int64_t N, int64_t K);
+void InterleavePanels(const void* src, void* dst, int64_t N, int64_t K);
 
 // The three above for any interleaved type (vt/dtype.h's InterleavedOf): InterleavedOf(plain)'s order from plain rows,
 // and row n of an interleaved matrix in PlainOf(t)'s order.

@@ -25,6 +25,7 @@ std::string_view DTypeName(DType t) {
     case DType::kQ4_0x16: return "q4_0x16";
     case DType::kQ4_Kx16: return "q4_Kx16";
     case DType::kF16x16: return "f16x16";
+    case DType::kBF16x16: return "bf16x16";
   }
   return "?";
 }
@@ -34,6 +35,7 @@ DType InterleavedOf(DType t) {
     case DType::kQ4_0: return DType::kQ4_0x16;
     case DType::kQ4_K: return DType::kQ4_Kx16;
     case DType::kF16: return DType::kF16x16;
+    case DType::kBF16: return DType::kBF16x16;
     default: return t;
   }
 }
@@ -43,6 +45,7 @@ DType PlainOf(DType t) {
     case DType::kQ4_0x16: return DType::kQ4_0;
     case DType::kQ4_Kx16: return DType::kQ4_K;
     case DType::kF16x16: return DType::kF16;
+    case DType::kBF16x16: return DType::kBF16;
     default: return t;
   }
 }
@@ -63,7 +66,7 @@ size_t BlockBytes(DType t) {
   switch (t) {
     case DType::kF32: return 4;
     case DType::kF16: return 2;
-    case DType::kF16x16: return 2;  // the same, 16 rows' values per k
+    case DType::kF16x16: case DType::kBF16x16: return 2;  // the same, 16 rows' values per k
     case DType::kBF16: return 2;
     case DType::kI32: return 4;
     case DType::kQ8_0: return 2 + 32;      // f16 scale + 32 int8

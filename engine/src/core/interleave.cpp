@@ -1,6 +1,6 @@
 // Q4_0 and Q4_K rows interleaved in groups of 16 (DType::kQ4_0x16, kQ4_Kx16, vt/quant.h),
-// f16 rows as k-major panels of 16 (kF16x16), and back. The CPU's decode reads one 64-byte
-// chunk for 16 rows at once (cpu/q4_0x16_avx512.cpp, q4_kx16_avx512.cpp, f16_panels_avx512.cpp);
+// f16 and bf16 rows as k-major panels of 16 (kF16x16, kBF16x16), and back. The CPU's decode reads one 64-byte
+// chunk for 16 rows at once (cpu/q4_0x16_avx512.cpp, q4_kx16_avx512.cpp, panels_avx512.cpp);
 // every other reader takes a row back in plain order.
 #include <algorithm>
 #include <cstring>
@@ -142,7 +142,7 @@ void PlainRowsOfQ4_KGroup(const uint8_t* group, int64_t K, int64_t g, int64_t n0
 
 }  // namespace
 
-void InterleaveF16(const void* src, void* dst, int64_t N, int64_t K) {
+void InterleavePanels(const void* src, void* dst, int64_t N, int64_t K) {
   const auto* from = static_cast<const uint16_t*>(src);
   auto* to = static_cast<uint16_t*>(dst);
   for (int64_t g = 0; g < N; g += kInterleavedRows) {  // each group written in order, its rows read in step
@@ -154,11 +154,11 @@ void InterleaveF16(const void* src, void* dst, int64_t N, int64_t K) {
 }
 
 void PlainRowsOf(DType t, const void* src, int64_t N, int64_t K, int64_t n0, int64_t n1, void* dst) {
-  if (t == DType::kF16x16) {
+  if (IsPanels(t)) {
     const auto* from = static_cast<const uint16_t*>(src);
     auto* to = static_cast<uint16_t*>(dst);
     for (int64_t n = n0; n < n1; ++n) {
-      for (int64_t k = 0; k < K; ++k) to[(n - n0) * K + k] = from[F16PanelIndex(N, K, n, k)];
+      for (int64_t k = 0; k < K; ++k) to[(n - n0) * K + k] = from[PanelIndex(N, K, n, k)];
     }
     return;
   }
@@ -182,7 +182,7 @@ void PlainRowsOf(DType t, const void* src, int64_t N, int64_t K, int64_t n0, int
 void Interleave(DType plain, const void* src, void* dst, int64_t N, int64_t K) {
   if (plain == DType::kQ4_0) InterleaveQ4_0(src, dst, N, K);
   else if (plain == DType::kQ4_K) InterleaveQ4_K(src, dst, N, K);
-  else if (plain == DType::kF16) InterleaveF16(src, dst, N, K);
+  else if (IsPanels(InterleavedOf(plain))) InterleavePanels(src, dst, N, K);
   else std::memcpy(dst, src, RowBytes(plain, K) * static_cast<size_t>(N));
 }
 

@@ -69,17 +69,17 @@ void PlainRowsGemv(const MatmulKernels& kernels, const GemmArgs& a, const uint8_
   }
 }
 
-// f16 panels (vt/quant.h) on a set that does not read them: the thread's rows put back in
-// plain f16 order, 16 at a time, for the set's own kernels.
-void PlainF16Range(const GemmArgs& a, int64_t n0, int64_t n1) {
+// f16 or bf16 panels (vt/quant.h) on a set that does not read them: the thread's rows put
+// back in plain order, 16 at a time, for the set's own kernels.
+void PlainPanelRange(const GemmArgs& a, int64_t n0, int64_t n1) {
   thread_local std::vector<uint8_t> rows;
   rows.resize(kInterleavedRows * static_cast<size_t>(a.K) * sizeof(uint16_t));
   for (int64_t nb = n0; nb < n1; nb += kInterleavedRows) {
     const int64_t ne = std::min(n1, nb + kInterleavedRows);
-    PlainRowsOf(DType::kF16x16, a.w, a.N, a.K, nb, ne, rows.data());
+    PlainRowsOf(a.wtype, a.w, a.N, a.K, nb, ne, rows.data());
     GemmArgs part = a;
     part.w = reinterpret_cast<const char*>(rows.data());
-    part.wtype = DType::kF16;
+    part.wtype = PlainOf(a.wtype);
     part.w_stride = static_cast<size_t>(a.K) * sizeof(uint16_t);
     part.out = a.out + nb;
     part.N = ne - nb;
@@ -87,11 +87,11 @@ void PlainF16Range(const GemmArgs& a, int64_t n0, int64_t n1) {
   }
 }
 
-// A short prompt of f16 panels through the set's panel gemv, a pass over each group per 12
-// activation rows (cpu/f16_panels_avx512.cpp); false where the weights are not panels or the
-// set does not read them.
+// A short prompt of f16 or bf16 panels through the set's panel gemv, a pass over each group
+// per 12 activation rows (cpu/panels_avx512.cpp); false where the weights are not panels or
+// the set does not read them.
 bool PanelShortGemm(const GemmArgs& a, ThreadPool& pool) {
-  if (a.wtype != DType::kF16x16 || a.M > kShortGemmRows || !BestKernels().f16_panels) return false;
+  if (!IsPanels(a.wtype) || a.M > kShortGemmRows || !BestKernels().panels) return false;
   pool.ParallelFor(a.N, 16, [&](int64_t n0, int64_t n1, int) { BestKernels().gemv(a, n0, n1); });
   return true;
 }
@@ -138,7 +138,7 @@ void DecodeRange(const DecodeRows& d, int64_t n0, int64_t n1) {
 
 StatusOr<Tensor> AdoptMatmulWeight(Backend& backend, const Tensor& w) {
   const DType mixed = InterleavedOf(w.dtype);
-  const bool reads = mixed == DType::kF16x16 ? BestKernels().f16_panels : BestKernels().interleaved;
+  const bool reads = IsPanels(mixed) ? BestKernels().panels : BestKernels().interleaved;
   if (mixed == w.dtype || !reads || w.ne[1] < kInterleavedRows || !w.IsContiguous()) return w;
   auto t = NewTensor(backend, mixed, w.ne);
   if (!t.ok()) return t.status();
@@ -154,8 +154,8 @@ void GemmRange(const GemmArgs& a, int64_t n0, int64_t n1) {
     return;
   }
   const MatmulKernels& kernels = BestKernels();
-  if (a.wtype == DType::kF16x16 && !kernels.f16_panels) {
-    PlainF16Range(a, n0, n1);
+  if (IsPanels(a.wtype) && !kernels.panels) {
+    PlainPanelRange(a, n0, n1);
     return;
   }
   if (a.M <= kGemvMaxRows) {

@@ -54,7 +54,7 @@ void PackAs(const GemmArgs& a, int64_t n, int ncols, int64_t k0, int kc, float* 
 void Pack(const GemmArgs& a, int64_t n, int ncols, int64_t k0, int kc, float* panel) {
   switch (a.wtype) {
     case DType::kF16: PackAs<DType::kF16>(a, n, ncols, k0, kc, panel); break;
-    case DType::kF16x16: PackPanelsAvx512(a, n, ncols, k0, kc, panel); break;
+    case DType::kF16x16: case DType::kBF16x16: PackPanelsAvx512(a, n, ncols, k0, kc, panel); break;
     case DType::kBF16: PackAs<DType::kBF16>(a, n, ncols, k0, kc, panel); break;
     default: PackAs<DType::kF32>(a, n, ncols, k0, kc, panel); break;
   }
@@ -269,7 +269,7 @@ void GemvAs(const GemmArgs& a, int64_t n0, int64_t n1) {
 void Gemv(const GemmArgs& a, int64_t n0, int64_t n1) {
   switch (a.wtype) {
     case DType::kF16: GemvAs<DType::kF16>(a, n0, n1); break;
-    case DType::kF16x16: PanelGemvAvx512(a, n0, n1); break;
+    case DType::kF16x16: case DType::kBF16x16: PanelGemvAvx512(a, n0, n1); break;
     case DType::kBF16: GemvAs<DType::kBF16>(a, n0, n1); break;
     default: GemvAs<DType::kF32>(a, n0, n1); break;
   }

@@ -117,7 +117,7 @@ void TileRows(int rows, const GemmArgs& a, const uint32_t* xb, const uint32_t* p
 
 // The AVX-512 set's loops (256-column blocks, 512-deep slices, 12x32 tiles) over bf16 pairs.
 void Gemm(const GemmArgs& a, int64_t n0, int64_t n1, float* scratch) {
-  if (a.wtype != DType::kBF16 || a.K % 2 != 0) {
+  if ((a.wtype != DType::kBF16 && a.wtype != DType::kBF16x16) || a.K % 2 != 0) {
     Avx512Kernels()->gemm(a, n0, n1, scratch);
     return;
   }
@@ -127,7 +127,11 @@ void Gemm(const GemmArgs& a, int64_t n0, int64_t n1, float* scratch) {
     int64_t ne = Min(n1, nb + kNC);
     for (int64_t k0 = 0; k0 < a.K; k0 += 2 * kPairsKC) {
       int pc = static_cast<int>(Min(kPairsKC, (a.K - k0) / 2));
-      for (int64_t n = nb; n < ne; n += kNR) PackPairs(a, n, static_cast<int>(Min(kNR, ne - n)), k0, pc, panels + (n - nb) * kPairsKC);
+      for (int64_t n = nb; n < ne; n += kNR) {
+        const int cols = static_cast<int>(Min(kNR, ne - n));
+        if (a.wtype == DType::kBF16x16) PackPairsOfPanelsAvx512(a, n, cols, k0, pc, panels + (n - nb) * kPairsKC);
+        else PackPairs(a, n, cols, k0, pc, panels + (n - nb) * kPairsKC);
+      }
       for (int64_t m = 0; m < a.M; m += kMR) {
         int rows = static_cast<int>(Min(kMR, a.M - m));
         PairRows(a, m, rows, k0, pc, xb);
@@ -156,7 +160,7 @@ const MatmulKernels* Avx512Bf16Kernels() {
   if (base == nullptr || !__builtin_cpu_supports("avx512bf16")) return nullptr;
   static const MatmulKernels kernels{"avx512-bf16", Gemm, base->gemv, base->weighted_rows, base->exp_shifted, base->dequantize,
                                      base->quantize_activations, base->quant_gemv, DequantizeBf16,
-                                     base->pack_short, base->short_gemm, base->interleaved, base->f16_panels};
+                                     base->pack_short, base->short_gemm, base->interleaved, base->panels};
   return &kernels;
 }
 

@@ -86,18 +86,21 @@ struct MatmulKernels {
   // quantize_activations and quant_gemv read DType::kQ4_0x16 and kQ4_Kx16 weights in their
   // own order (vt/quant.h); elsewhere each thread's rows are put back in plain order first.
   bool interleaved;
-  // gemv (for any M) and gemm read DType::kF16x16 weights (vt/quant.h); elsewhere each
-  // thread's rows are put back in plain f16 order first.
-  bool f16_panels;
+  // gemv (for any M) and gemm read DType::kF16x16 and kBF16x16 weights (vt/quant.h);
+  // elsewhere each thread's rows are put back in plain order first.
+  bool panels;
 };
 
 // The AVX-512 set's short-prompt gemm (cpu/short_gemm_avx512.cpp).
 const float* PackShortAvx512(const GemmArgs& a, std::vector<float>* panel);
 void ShortGemmAvx512(const GemmArgs& a, const float* panel, int64_t n0, int64_t n1);
-// The AVX-512 set's matmuls of f16 panels (cpu/f16_panels_avx512.cpp): columns [n0, n1) for
-// any M, and the packed gemm's panel of columns [n, n + ncols) from them.
+// The AVX-512 sets' matmuls of f16 and bf16 panels (cpu/panels_avx512.cpp): columns [n0, n1)
+// for any M; the packed gemm's panel of columns [n, n + ncols) from them; and the bf16 dot
+// gemm's panel of pairs (pc pairs from k0: panel[p][j] = w[n + j][k0 + 2p] in the low half,
+// w[n + j][k0 + 2p + 1] in the high) from bf16 panels.
 void PanelGemvAvx512(const GemmArgs& a, int64_t n0, int64_t n1);
 void PackPanelsAvx512(const GemmArgs& a, int64_t n, int ncols, int64_t k0, int kc, float* panel);
+void PackPairsOfPanelsAvx512(const GemmArgs& a, int64_t n, int ncols, int64_t k0, int pc, uint32_t* panel);
 // The AVX-512 set's dequantize (cpu/dequant_avx512.cpp).
 bool DequantizeRowAvx512(DType t, const void* src, float* dst, int64_t n);
 // The AVX-512 VNNI q8 decode (cpu/quant_dot_avx512.cpp); call only where the CPU has VNNI.

@@ -1,4 +1,5 @@
-// f16 weights as k-major panels of 16 rows (DType::kF16x16, vt/quant.h, specs/engine-core.md):
+// f16 and bf16 weights as k-major panels of 16 rows (DType::kF16x16, kBF16x16, vt/quant.h,
+// specs/engine-core.md):
 // the layout and its way back, the AVX-512 panel kernel against one fused multiply-add chain
 // per output in k order, and the CPU's Matmul over panels (Parity.*: run once per forced
 // kernel set) against those chains or the plain rows' gemm.
@@ -24,7 +25,7 @@ constexpr int64_t kN = 53, kK = 1037;
 
 std::vector<uint8_t> PanelsOf(const Problem& p) {
   std::vector<uint8_t> panels(p.w.size());
-  Interleave(DType::kF16, p.w.data(), panels.data(), p.N, p.K);
+  Interleave(p.wtype, p.w.data(), panels.data(), p.N, p.K);
   return panels;
 }
 
@@ -60,7 +61,7 @@ TEST(Quant, PanellingF16RestoresEveryRowBitForBit) {
   const auto* w = reinterpret_cast<const uint16_t*>(p.w.data());
   EXPECT_EQ(v[16 * kK + 2 * 16 + 1], w[17 * kK + 2]) << "row 17 at k = 2: group 1, its second row";
   EXPECT_EQ(v[48 * kK + 3 * 5 + 2], w[50 * kK + 3]) << "row 50 at k = 3: past the groups, five rows per k";
-  EXPECT_EQ(F16PanelIndex(kN, kK, 50, 3), 48 * kK + 3 * 5 + 2);
+  EXPECT_EQ(PanelIndex(kN, kK, 50, 3), 48 * kK + 3 * 5 + 2);
   std::vector<uint8_t> back(RowBytes(DType::kF16, kK) * 7);
   PlainRowsOf(DType::kF16x16, panels.data(), kN, kK, 46, kN, back.data());  // across the last group's end
   ASSERT_EQ(0, std::memcmp(back.data(), p.w.data() + 46 * RowBytes(DType::kF16, kK), back.size()));
@@ -73,16 +74,17 @@ TEST(Quant, PanellingF16RestoresEveryRowBitForBit) {
 // The best set's panel kernel over columns [n0, n1) alone (the rest of the output left as it
 // was): every output it writes is the fma chain, bit for bit, whatever M, for rows in whole
 // groups and past them, and it writes nothing else.
-TEST(CpuMatmul, AnF16PanelDecodeIsOneFmaChainPerRowInKOrder) {
-  if (!BestKernels().f16_panels) GTEST_SKIP() << BestKernels().name << " reads no f16 panels";
+TEST(CpuMatmul, APanelDecodeIsOneFmaChainPerRowInKOrder) {
+  if (!BestKernels().panels) GTEST_SKIP() << BestKernels().name << " reads no panels";
+  for (DType t : {DType::kF16, DType::kBF16})
   for (int64_t M : {1, 2, 3, 5, 8, 12, 13, 16, 21, 48}) {
-    Problem p = MakeProblem(M, kK, kN, DType::kF16);
+    Problem p = MakeProblem(M, kK, kN, t);
     const std::vector<uint8_t> panels = PanelsOf(p);
     const std::vector<float> want = FmaChains(p);
     for (auto [n0, n1] : {std::pair<int64_t, int64_t>{16, 48}, {0, 16}, {32, kN}, {0, kN}}) {
-      SCOPED_TRACE("M=" + std::to_string(M) + " columns " + std::to_string(n0) + ".." + std::to_string(n1));
+      SCOPED_TRACE(std::string(DTypeName(t)) + " M=" + std::to_string(M) + " columns " + std::to_string(n0) + ".." + std::to_string(n1));
       std::vector<float> out(want.size(), std::numeric_limits<float>::quiet_NaN());
-      GemmArgs a{reinterpret_cast<const char*>(panels.data()), DType::kF16x16, RowBytes(DType::kF16, kK), p.x.data(),
+      GemmArgs a{reinterpret_cast<const char*>(panels.data()), InterleavedOf(t), RowBytes(t, kK), p.x.data(),
                  static_cast<size_t>(kK), out.data(), static_cast<size_t>(kN), M, kN, kK};
       BestKernels().gemv(a, n0, n1);
       for (int64_t i = 0; i < M * kN; ++i) {
@@ -101,13 +103,14 @@ TEST(CpuMatmul, AnF16PanelDecodeIsOneFmaChainPerRowInKOrder) {
 // set): where the set reads panels, decodes and short prompts (M <= kShortGemmRows) are the
 // fma chains and longer prompts the packed gemm of the plain rows, bit for bit; where it does
 // not, the plain rows' matmul whatever M.
-TEST(Parity, F16PanelMatmulsAreFmaChainsOrThePlainRowsMatmul) {
+TEST(Parity, PanelMatmulsAreFmaChainsOrThePlainRowsMatmul) {
+  for (DType t : {DType::kF16, DType::kBF16})
   for (int64_t M : {1, 4, 16, 17, 30, 48, 49, 100}) {
-    SCOPED_TRACE("M=" + std::to_string(M) + " " + BestKernels().name);
-    Problem p = MakeProblem(M, kK, kN, DType::kF16);
-    const bool chains = BestKernels().f16_panels && M <= kShortGemmRows;
-    const std::vector<float> want = chains ? FmaChains(p) : MatmulOf(p.w, DType::kF16, p);
-    const std::vector<float> got = MatmulOf(PanelsOf(p), DType::kF16x16, p);
+    SCOPED_TRACE(std::string(DTypeName(t)) + " M=" + std::to_string(M) + " " + BestKernels().name);
+    Problem p = MakeProblem(M, kK, kN, t);
+    const bool chains = BestKernels().panels && M <= kShortGemmRows;
+    const std::vector<float> want = chains ? FmaChains(p) : MatmulOf(p.w, t, p);
+    const std::vector<float> got = MatmulOf(PanelsOf(p), InterleavedOf(t), p);
     for (size_t i = 0; i < want.size(); ++i) {
       ASSERT_EQ(got[i], want[i]) << "out[" << i / kN << "][" << i % kN << "]: not the " << (chains ? "fma chain" : "plain matmul");
     }
