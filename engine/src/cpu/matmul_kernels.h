@@ -120,8 +120,9 @@ const MatmulKernels* Avx512Kernels();
 const MatmulKernels* Avx512Bf16Kernels();
 // Null when this CPU lacks AVX2 with FMA and F16C.
 const MatmulKernels* Avx2Kernels();
-// The best kernels this CPU runs; VT_MATMUL=generic|avx2|avx512|avx512-bf16 asks for one (a set the CPU
-// cannot run falls back to the next best that it can).
+// The best kernels this CPU runs (avx512-bf16 on AMD's CPUs that have AVX512_BF16, else
+// avx512, avx2 or generic); VT_MATMUL=generic|avx2|avx512|avx512-bf16 asks for one (a set the
+// CPU cannot run falls back to the next best that it can).
 const MatmulKernels& BestKernels();
 
 // How a gemm of M rows by N columns is split into tasks on `threads` threads (cpu_matmul.cpp):
