@@ -1,6 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
 
 #include "cpu/matmul_kernels.h"
 #include "parity_support.h"
@@ -65,6 +70,39 @@ TEST(Model, CpuLogitsMatchTheFloat64ReferenceForward) {
       EXPECT_LT(testing::Nmse(b.value(), a.value()), 1e-6);
     }
   }
+}
+
+// Kilobytes of the process's resident pages mapped from `path` (/proc/self/smaps).
+int64_t MappedResidentKb(const std::string& path) {
+  std::ifstream smaps("/proc/self/smaps");
+  int64_t kb = 0;
+  bool ours = false;
+  for (std::string line; std::getline(smaps, line);) {
+    const std::string first = line.substr(0, line.find(' '));  // "start-end" heads a mapping, "Rss:" a field
+    const bool header = !first.empty() && first.back() != ':';
+    if (header) ours = line.size() >= path.size() && line.compare(line.size() - path.size(), path.size(), path) == 0;
+    else if (ours && line.rfind("Rss:", 0) == 0) kb += std::stoll(line.substr(4));
+  }
+  return kb;
+}
+
+// An f16 model from a file: the CPU copies its matmul weights into panels (where its set reads
+// them), and the mapping's pages of those weights are given back, so the process does not
+// hold each weight twice.
+TEST(Model, ACopiedWeightGivesItsMappedPagesBack) {
+  if (!cpu::BestKernels().panels) GTEST_SKIP() << cpu::BestKernels().name << " copies no f16 weights";
+  const FixtureSpec spec{.layers = 2, .dim = 256, .heads = 4, .kv_heads = 2, .ff = 704, .dtype = DType::kF16};
+  const std::string path = ::testing::TempDir() + "vt-release-" + std::to_string(getpid()) + ".gguf";
+  ASSERT_TRUE(MakeFixture(spec).Write(path).ok());
+  auto file = GgufFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  auto m = LlamaModel::Load(std::make_shared<const GgufFile>(std::move(file).value()), On(Cpu()));
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  // q, k, v, o, gate, up, down of two layers, and the output: f16, 2 bytes each.
+  const int64_t copied = 2 * (256 * 256 * 2 + 256 * 128 * 2 + 3 * 256 * 704) * 2 + 258 * 256 * 2;
+  const int64_t resident = MappedResidentKb(path) * 1024;
+  std::remove(path.c_str());
+  EXPECT_LT(resident, copied / 4) << "resident bytes of the mapping after load; the copied weights are " << copied;
 }
 
 TEST(Model, GreedyTokensMatchTheReferenceFor32Steps) {

@@ -69,6 +69,10 @@ class GgufFile {
   const GgufTensorInfo* FindTensor(const std::string& name) const;
   // A host tensor that views the file's bytes (read-only; the mapping lives while it does).
   StatusOr<Tensor> TensorView(const std::string& name) const;
+  // Tells the kernel this process no longer needs the mapped pages of tensor `name` (copied
+  // elsewhere at load): they stay in the page cache, and a later read maps them again from
+  // the file. Nothing for bytes that are not a mapping (FromBytes) or an unknown name.
+  void ReleasePages(const std::string& name) const;
   const uint8_t* data() const;  // the whole file (a split model's first part)
 
  private:

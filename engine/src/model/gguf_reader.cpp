@@ -257,6 +257,19 @@ const GgufTensorInfo* GgufFile::FindTensor(const std::string& name) const {
 
 const uint8_t* GgufFile::data() const { return bytes_->data; }
 
+void GgufFile::ReleasePages(const std::string& name) const {
+  const GgufTensorInfo* info = FindTensor(name);
+  if (!info) return;
+  const Part part = info->part == 0 ? Part{bytes_, data_start_} : parts_[static_cast<size_t>(info->part - 1)];
+  if (!part.bytes->mapped || info->bytes == 0) return;
+  // Whole pages around the tensor: a neighbour's bytes in its first or last page are read
+  // back from the file when next touched, so rounding outward loses nothing.
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(part.bytes->data + part.data_start + info->offset);
+  const uintptr_t first = begin / page * page, last = (begin + info->bytes + page - 1) / page * page;
+  madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);  // advice: a failure changes nothing
+}
+
 StatusOr<Tensor> GgufFile::TensorView(const std::string& name) const {
   const GgufTensorInfo* info = FindTensor(name);
   if (!info) return Status(StatusCode::kInvalidArgument, "gguf: no tensor \"" + name + "\"");

@@ -126,7 +126,10 @@ StatusOr<Tensor> LlamaModel::Weight(const std::string& name, bool on_placement, 
   auto view = file_->TensorView(name);
   if (!view.ok()) return view.status();
   read_.insert(name);
-  return Place(view.value(), on_placement, matmul);
+  auto placed = Place(view.value(), on_placement, matmul);
+  // A copy (another device, or the CPU's own order) leaves the mapping's pages unused.
+  if (placed.ok() && placed->data != view->data) file_->ReleasePages(name);
+  return placed;
 }
 
 StatusOr<Tensor> LlamaModel::Place(const Tensor& view, bool on_placement, bool matmul) {
