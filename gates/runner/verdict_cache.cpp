@@ -73,8 +73,8 @@ std::string ToolchainFingerprint(const std::vector<std::vector<std::string>>& pr
                                  const std::string& root) {
   std::string all;
   for (const auto& argv : probes) {
-    auto captured = RunCapture(argv, root, 30);
-    all += argv[0] + "\n";
+    auto captured = RunCapture(argv, root, 30);  // proofgate: no-mutate (any limit a --version meets is the same)
+    all += argv[0] + "\n";  // proofgate: no-mutate (a label: the probe's output is what differs)
     all += captured.ok() ? std::to_string(captured->exit.exit_code) + "\n" + captured->output
                          : "error: " + captured.status().message();
     all += "\n";
@@ -88,7 +88,7 @@ std::string InputsHash(const std::string& root, const std::vector<std::string>& 
   for (const std::string& rel : ExpandGlobs(root, patterns)) {
     auto content = ReadFile(root + "/" + rel);
     all += rel;
-    all.push_back('\0');
+    all.push_back('\0');  // proofgate: no-mutate (the fixed-length hash or "unreadable" after it ends a path already)
     all += content.ok() ? git::HashBytes(*content) : "unreadable";
     all += "\n";
   }
