@@ -99,6 +99,10 @@ class LlamaModel {
   Tensor tok_embd_, output_norm_, output_;
   std::vector<float> rope_factors_;  // rope_freqs.weight (Llama 3), or empty
   std::set<std::string> read_;       // the file's tensors the model has read (any other: refused)
+  // Tensors copied at load (another device, or the CPU's own order): their mapped pages are
+  // given back once every weight is loaded, since reading the next tensor maps its neighbours'
+  // pages again (the kernel's fault-around, 64 KiB) and would undo an earlier release.
+  std::vector<std::string> copied_;
   std::vector<LlamaLayer> layers_;
   MoeCopies moe_copies_;
 };

@@ -128,7 +128,7 @@ StatusOr<Tensor> LlamaModel::Weight(const std::string& name, bool on_placement, 
   read_.insert(name);
   auto placed = Place(view.value(), on_placement, matmul);
   // A copy (another device, or the CPU's own order) leaves the mapping's pages unused.
-  if (placed.ok() && placed->data != view->data) file_->ReleasePages(name);
+  if (placed.ok() && placed->data != view->data) copied_.push_back(name);
   return placed;
 }
 
@@ -183,6 +183,7 @@ Status LlamaModel::LoadWeights() {
       return Status(StatusCode::kUnimplemented, "gguf: tensor " + info.name + " is not one vt's llama reads (refused rather than ignored)");
     }
   }
+  for (const std::string& name : copied_) file_->ReleasePages(name);
   return Status();
 }
 
