@@ -1,7 +1,7 @@
 // Matmuls of f16 and bf16 weights stored as k-major panels of 16 rows (DType::kF16x16,
 // kBF16x16, vt/quant.h), compiled with the AVX-512 flags and called only through the AVX-512
-// sets. One 32-byte load and one conversion give sixteen rows' weights at one k; every activation row's x[k],
-// broadcast, multiplies them. On plain rows a batch of decodes converted each weight vector
+// sets. One 32-byte load and one conversion give sixteen rows' weights at one k; every
+// activation row's x[k], broadcast, multiplies them. On plain rows a batch of decodes converted each weight vector
 // once per four activation rows and read four row streams at once; here one conversion feeds
 // every activation row of a pass and each group of 16 rows is one sequential stream
 // (specs/engine-core.md).
@@ -102,6 +102,19 @@ void Tiles(const GemmArgs& a, int64_t g, int groups, int64_t m0, int rows) {
   }
 }
 
+// The half of the packed gemm's panel at column h (of kNR) from the group of rows n + h on:
+// rows past ncols read with an empty mask, so they are zeros (and no byte is touched).
+template <DType T>
+void PackHalf(const GemmArgs& a, int64_t n, int h, int ncols, int64_t k0, int kc, float* panel) {
+  const int rows = static_cast<int>(Min(16, Max0(ncols - h)));
+  const Group grp = GroupOf(a, rows == 0 ? 0 : (n + h) / kInterleavedRows);
+  const __mmask16 mask = TailMask(rows);
+  for (int k = 0; k < kc; ++k) {
+    const uint16_t* at = grp.at + (k0 + k) * grp.rows;
+    _mm512_store_ps(panel + k * kNR + h, Load16<T>(at, mask));
+  }
+}
+
 template <DType T>
 void PanelGemv(const GemmArgs& a, int64_t n0, int64_t n1) {
   const int64_t passes = (a.M + kPassRows - 1) / kPassRows, per = (a.M + passes - 1) / passes;
@@ -129,18 +142,8 @@ void PanelGemvAvx512(const GemmArgs& a, int64_t n0, int64_t n1) {
 // is a conversion and a store per half, no transpose. n is a multiple of 16.
 void PackPanelsAvx512(const GemmArgs& a, int64_t n, int ncols, int64_t k0, int kc, float* panel) {
   for (int h = 0; h < kNR; h += 16) {
-    const int rows = static_cast<int>(Min(16, Max0(ncols - h)));
-    if (rows == 0) {
-      for (int k = 0; k < kc; ++k) _mm512_store_ps(panel + k * kNR + h, _mm512_setzero_ps());
-      continue;
-    }
-    const Group grp = GroupOf(a, (n + h) / kInterleavedRows);
-    const __mmask16 mask = TailMask(rows);
-    for (int k = 0; k < kc; ++k) {
-      const uint16_t* at = grp.at + (k0 + k) * grp.rows;
-      const __m512 v = a.wtype == DType::kBF16x16 ? Load16<DType::kBF16x16>(at, mask) : Load16<DType::kF16x16>(at, mask);
-      _mm512_store_ps(panel + k * kNR + h, v);
-    }
+    if (a.wtype == DType::kBF16x16) PackHalf<DType::kBF16x16>(a, n, h, ncols, k0, kc, panel);
+    else PackHalf<DType::kF16x16>(a, n, h, ncols, k0, kc, panel);
   }
 }
 
