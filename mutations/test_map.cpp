@@ -163,21 +163,4 @@ TestSelection TestMap::Select(const std::vector<std::string>& names) const {
   return s;
 }
 
-std::string TestMap::Describe() const {
-  std::map<std::string, std::vector<std::string>> by_ctest;
-  for (const auto& [name, ctest] : owner_) by_ctest[ctest].push_back(name);
-  std::string out;
-  for (const auto& [ctest, names] : by_ctest) {
-    out += out.empty() ? "" : "; ";
-    if (names.size() == 1 && names.front() == ctest) {
-      out += ctest;
-      continue;
-    }
-    out += ctest + " runs ";
-    for (size_t i = 0; i < names.size() && i < 5; ++i) out += (i ? ", " : "") + names[i];
-    if (names.size() > 5) out += ", … (" + std::to_string(names.size()) + ")";
-  }
-  return out.empty() ? "no tests" : out;
-}
-
 }  // namespace pg

@@ -51,8 +51,6 @@ class TestMap {
   // What to run for `names` (none: everything, unfiltered). Unknown names are passed through
   // as ctest names, so ctest reports them as not run.
   TestSelection Select(const std::vector<std::string>& names) const;
-  // "t runs A.One, A.Two; plain" — for messages about names that were not found.
-  std::string Describe() const;
 
  private:
   std::map<std::string, std::string> owner_;  // name → ctest test

@@ -457,7 +457,7 @@ std::vector<Trailer> MessageTrailers(const std::string& message) {
 namespace {
 int AddedLine(const git_diff_delta* delta, const git_diff_hunk*, const git_diff_line* line, void* payload) {
   auto* out = static_cast<std::map<std::string, std::set<int>>*>(payload);
-  if (line->origin == GIT_DIFF_LINE_ADDITION && line->new_lineno > 0) (*out)[delta->new_file.path].insert(line->new_lineno);
+  if (line->origin == GIT_DIFF_LINE_ADDITION) (*out)[delta->new_file.path].insert(line->new_lineno);
   return 0;
 }
 }  // namespace

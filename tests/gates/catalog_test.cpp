@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "mutations/catalog.h"
+#include "mutations/table_commit.h"
 #include "test_support.h"
 
 namespace pg {
@@ -86,6 +87,25 @@ TEST_F(Catalog, MutateListValidatesAndListsWithoutWritingAnything) {
   dir_.Write("mutations/flags.json", "{\"schema_version\": 1, \"mutations\": [" + Mutation("M1", "nowhere") + "]}");
   EXPECT_EQ(testing::RunProofgate(dir_.path(), "mutate --list").exit_code, 2);
   EXPECT_EQ(testing::RunProofgate(dir_.path(), "mutate").exit_code, 2);
+}
+
+// A table records HEAD only when every one of its rows ran as claimed there; a run of some rows
+// keeps the commit the table had, unless the rest are known unaffected since it.
+TEST_F(Catalog, ATableRecordsHeadOnlyWhenEveryRowRanOrTheRestAreUnaffected) {
+  auto c = Parse(Mutation("M1", "if (skip && !path.empty())") + ",\n" + Mutation("M2", "return Refuse();"));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  c->path = "mutations/m.json";
+  MutateReport one;
+  one.results.push_back(MutantResult{});
+  one.results[0].id = "M1", one.results[0].catalog = c->path, one.results[0].outcome = MutantOutcome::kRedAsClaimed;
+  Verification v{"head", {}, false};
+  EXPECT_EQ(NextTableCommit(*c, "old", one, v), "old");  // M2 did not run
+  MutateReport both = one;
+  both.results.push_back(one.results[0]);
+  both.results[1].id = "M2";
+  EXPECT_EQ(NextTableCommit(*c, "old", both, v), "head");
+  EXPECT_EQ(NextTableCommit(*c, "old", one, Verification{"head", {}, true}), "head");
+  EXPECT_EQ(NextTableCommit(*c, "old", both, Verification{"head", {"src/flags.cpp"}, false}), "old");  // dirty
 }
 
 }  // namespace

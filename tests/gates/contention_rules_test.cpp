@@ -136,6 +136,8 @@ TEST_F(ContentionRules, NoRetryReportsContendedWithoutARerun) {
   auto results = Run(Def("perf", FlakyUnderLoad()));
   EXPECT_EQ(FindLeg(results, "perf")->outcome, Outcome::kContended);
   EXPECT_TRUE(FindLeg(results, "perf")->attempts.empty());
+  EXPECT_EQ(FindLeg(results, "perf")->note,
+            "exit status 1 under foreign load (foreign 80%, steal 0%); not rerun (--no-retry-contended)");
   EXPECT_EQ(states_, (std::vector<std::string>{"perf:running", "perf:contended"}));
 }
 

@@ -166,6 +166,19 @@ TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
   EXPECT_EQ(RenderSchema(original, schema, {2}).numbers, std::set<int>{1}) << "a dropped point is left out";
 }
 
+// Lines count from the original's first line (what `#line 1` numbers), a blank one included.
+TEST(GenerateSchema, AnErrorsLineCountsTheOriginalsLeadingBlankLine) {
+  std::string original = "\nlong D(const int* a,\n const int* b) {\n  return b - a;\n}\n";
+  size_t body = original.find('{'), diff = original.find("b - a");
+  Schema schema{"a.cpp", false, {}};
+  schema.points = {SchemaPoint{1, body, original.rfind('}') + 1, SchemaKind::kBody, body, 0, ""},
+                   SchemaPoint{2, diff, diff + 5, SchemaKind::kEdit, diff + 2, 1, "+"}};
+  SchemaText rendered = RenderSchema(original, schema, {});
+  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:4:29: error: invalid operands to binary 'operator+'\n", "a.cpp", rendered.text),
+            std::set<int>{2});
+  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:5:1: error: expected ';'\n", "a.cpp", rendered.text), std::set<int>{1});
+}
+
 // A function's closing brace is in no point's markers, yet a point made it an error there
 // (`while (true)` negated: control reaches the end). The file loses its schema, not the run
 // its schemata; a note there blames nothing.

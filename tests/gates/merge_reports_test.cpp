@@ -5,6 +5,7 @@
 #include <set>
 
 #include "config/json_source.h"
+#include "merge/shard_merge.h"
 #include "mutate_fixture.h"
 #include "test_support.h"
 
@@ -81,6 +82,12 @@ TEST_F(MergeReports, MergedShardsGiveOneRunsVerdictWithEveryLegOnce) {
   EXPECT_EQ(doc["counts"]["pass"], 5);
   EXPECT_EQ(doc["merged_from"], Json({"1.json", "2.json"}));
   EXPECT_TRUE(doc["shard"].is_null());
+  // Its HTML timeline says why it plots no load (each shard sampled its own machine).
+  auto html = Merge("2.json 1.json --html merged.html");
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_NE(reports_.Read("merged.html").find("Merged from 2 shards"), std::string::npos);
+  Keep("whole.json", "preflight --json -q --html " + reports_.path() + "/whole.html");
+  EXPECT_EQ(reports_.Read("whole.html").find("Merged from"), std::string::npos);
 
   Keep("r1.json", "preflight red --shard 1/2 --json -q", 0);
   Keep("r2.json", "preflight red --shard 2/2 --json -q", 1);
@@ -150,6 +157,26 @@ TEST_F(MergeReports, RefusesMissingForeignAndUnreadableReportsAndStaleShards) {
   auto stale = Merge("1.json 2.json");
   EXPECT_EQ(stale.exit_code, 5);
   EXPECT_NE(stale.err.find("stale: 2.json ran on tree "), std::string::npos) << stale.err;
+}
+
+// Each part of a report's "shard" field is checked before it is read: one missing is named,
+// never a JSON exception.
+TEST(MergeReportsShard, AShardFieldMissingItsIndexOrCountIsNamed) {
+  const std::string head = R"({"tool": "proofgate", "verb": "preflight", "shard": )";
+  for (const char* shard : {R"({"index": 1})", R"({"count": 2})", R"({"index": "1", "count": 2})", "[1, 2]"}) {
+    auto doc = JsonSource::Parse("r.json", head + shard + "}");
+    ASSERT_TRUE(doc.ok()) << doc.status().message();
+    auto header = ReadShardHeader(*doc);
+    ASSERT_FALSE(header.ok()) << shard;
+    EXPECT_NE(header.status().message().find("field \"shard\" must be {\"index\": K, \"count\": N}"), std::string::npos)
+        << shard << ": " << header.status().message();
+  }
+  auto good = JsonSource::Parse("r.json", head + R"({"index": 2, "count": 3}})");
+  ASSERT_TRUE(good.ok());
+  auto header = ReadShardHeader(*good);
+  ASSERT_TRUE(header.ok()) << header.status().message();
+  EXPECT_EQ(header->index, 2);
+  EXPECT_EQ(header->count, 3);
 }
 
 TEST(MergeReportsMutate, ShardsMergeIntoTheReportOfOneRun) {

@@ -133,6 +133,17 @@ TEST_F(MutateCli, ADocumentedSurvivorPassesAsDocumentedAndFailsOnceATestKillsIt)
   EXPECT_EQ(closed.exit_code, 1) << closed.out << closed.err;
   EXPECT_NE(closed.out.find("expected survivor now killed (red-as-claimed): update the catalog"), std::string::npos)
       << closed.out;
+  // A claim of unviable that builds says what it got, and why where there is a why.
+  std::string unviable = catalog;
+  for (int i = 0; i < 2; ++i) unviable.replace(unviable.find("\"survived\""), 10, "\"unviable\"");
+  dir_.Write("mutations/calc.json", unviable);
+  auto built = testing::RunProofgate(dir_.path(), "mutate --json --no-spec-update --id M1 --id M3");
+  EXPECT_EQ(built.exit_code, 1) << built.out << built.err;
+  auto u = ById(built.out);
+  EXPECT_EQ(u["M1"]["detail"], "expected unviable, got red-as-claimed: update the catalog") << built.out;
+  std::string why = u["M3"]["detail"];
+  EXPECT_EQ(why.rfind("expected unviable, got survived: update the catalog (", 0), 0u) << why;
+  EXPECT_GT(why.size(), std::string("expected unviable, got survived: update the catalog ()").size()) << why;
   catalog.replace(catalog.find("\"survived\""), 10, "\"killed\"");
   dir_.Write("mutations/calc.json", catalog);
   auto bad = testing::RunProofgate(dir_.path(), "mutate --list");

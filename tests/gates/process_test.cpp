@@ -7,6 +7,7 @@
 
 #include "runner/capture.h"
 #include "runner/group_guardian.h"
+#include "runner/raw_proc.h"
 #include "runner/scheduler.h"
 #include "test_support.h"
 
@@ -123,6 +124,17 @@ TEST(Process, ChildrenShareOneGuardianUntilAKeptFdRetiresIt) {
   { Child gone = std::move(*first); }
   { Child gone = std::move(*second); }
   EXPECT_EQ(kill(shared, 0), -1) << "the retired guardian " << shared << " outlived its children";
+}
+
+// proofgate started with its standard input closed (`<&-`, some CI runners): /proc's
+// directory is then opened as descriptor 0, which is as good as any other.
+TEST(Process, TheProcWalkWorksWithStandardInputClosed) {
+  pid_t group = getpgrp();
+  int saved = dup(0);
+  if (saved >= 0) close(0);
+  bool live = LiveMemberIn(&group, 1);
+  if (saved >= 0) dup2(saved, 0), close(saved);
+  EXPECT_TRUE(live) << "this test's own process group";
 }
 
 TEST(Process, ReadTailKeepsTheLastLines) {

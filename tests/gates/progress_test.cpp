@@ -1,6 +1,9 @@
 // Live progress (specs/reports.md): the ETA, the status line's cut, and a real terminal (tmux)
 // showing the running leg while it runs and nothing of the line once the run is over.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -34,6 +37,30 @@ TEST(Progress, TheStatusLineIsCutToTheTerminalAtACharacter) {
   EXPECT_EQ(StatusLine::Fit("one\ntwo", 80), "one");
 }
 
+// The width comes from the terminal the line is drawn on: a real pseudo-terminal 20 columns
+// wide gets 19 (the last column is left free so the cursor never wraps).
+TEST(Progress, TheStatusLineTakesItsWidthFromItsTerminal) {
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  ASSERT_GE(master, 0);
+  ASSERT_EQ(grantpt(master), 0);
+  ASSERT_EQ(unlockpt(master), 0);
+  int tty = open(ptsname(master), O_RDWR | O_NOCTTY);
+  ASSERT_GE(tty, 0);
+  struct winsize ws {};
+  ws.ws_col = 20, ws.ws_row = 5;
+  ASSERT_EQ(ioctl(tty, TIOCSWINSZ, &ws), 0);
+  std::ostringstream out;
+  {
+    StatusLine line(out, tty, [] { return std::string(50, 'x'); }, 60.0);
+    line.Print("");  // draws once under the line's lock, whatever its thread has done
+    line.Close();
+  }
+  close(tty);
+  close(master);
+  EXPECT_NE(out.str().find(std::string(19, 'x')), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find(std::string(20, 'x')), std::string::npos) << out.str();
+}
+
 TEST(Progress, TheLegLineSaysDoneOfTotalWhatRunsAndTheEtaFromTheLastPasses) {
   std::ostringstream out;
   ProgressPrinter p(out, false, false);
@@ -47,6 +74,19 @@ TEST(Progress, TheLegLineSaysDoneOfTotalWhatRunsAndTheEtaFromTheLastPasses) {
   std::string text = p.StatusText();
   EXPECT_NE(text.find("1/3 legs done · running: build "), std::string::npos) << text;
   EXPECT_NE(text.find("· ETA 30.0s"), std::string::npos) << text;  // build's 30 s (less what ran) outlasts unit's 5
+}
+
+// A running leg that never passed here leaves the ETA unknown, however short the others are.
+TEST(Progress, ARunningLegWithNoPastPassLeavesNoEta) {
+  std::ostringstream out;
+  ProgressPrinter p(out, false, false);
+  p.OnPlan({{"new", std::nullopt, false}, {"unit", 5.0, false}}, 2);
+  LegResult leg;
+  leg.name = "new";
+  p.OnChange(leg, "running");
+  std::string text = p.StatusText();
+  EXPECT_NE(text.find("0/2 legs done · running: new "), std::string::npos) << text;
+  EXPECT_EQ(text.find("ETA"), std::string::npos) << text;
 }
 
 TEST(Progress, StepsOfSeveralWorkersAreNamedAndTheEtaFollowsTheFinishedItems) {

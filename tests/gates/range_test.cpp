@@ -126,6 +126,19 @@ TEST_F(RangeRepo, APathAnOlderSpecOwnedPassesSpecOrderBeforeANewerSpecClaimsIt) 
   EXPECT_EQ(f[1].message, "touches tools/new.cpp (scope of specs/quant.md) before that spec was added in " + spec.substr(0, 12));
 }
 
+// A spec and code in its scope in one commit: that spec owns the code from then on, so a newer
+// spec that also claims the path finds it owned.
+TEST_F(RangeRepo, CodeCommittedWithItsSpecIsOwnedWhenANewerSpecClaimsIt) {
+  dir_.Write("specs/core.md", "# Spec\n## Scope\n- src/\n## Gates\n```sh\ntrue\n```\n## Owed\n");
+  dir_.Write("src/matmul.cpp", "int m();\n");
+  Commit("Spec: the core, with its matmul");
+  dir_.Write("specs/quant.md", "# Spec\n## Scope\n- src/matmul.cpp\n## Gates\n```sh\ntrue\n```\n## Owed\n");
+  Commit("Spec: quantized weights");
+  auto f = Gates("spec-order");
+  ASSERT_EQ(f.size(), 2u);
+  for (const GateFinding& g : f) EXPECT_TRUE(g.ok) << g.message;
+}
+
 TEST_F(RangeRepo, SpecFirstThenCodePassesSpecOrder) {
   dir_.Write("specs/feature.md", "# Spec\n## Scope\n- src/\n## Gates\n```sh\ntrue\n```\n## Owed\n");
   Commit("Spec: the feature");

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "config/json_source.h"
+#include "mutations/mutate_html.h"
 #include "mutations/mutate_report.h"
 #include "report/writers.h"
 
@@ -151,6 +152,33 @@ TEST(Reports, MutateJunitFailsEachMutantNotAsClaimed) {
   EXPECT_FALSE(suite.find_child_by_attribute("testcase", "name", "M1").child("failure"));
   pugi::xml_node m2 = suite.find_child_by_attribute("testcase", "name", "M2");
   EXPECT_EQ(std::string(m2.child("failure").attribute("message").value()), "survived: Clamp.Top passed");
+}
+
+// Each mutant's outcome is green where it is as claimed and red where it is not, on a terminal.
+TEST(Reports, MutateTableColoursEachOutcomeByWhetherItIsAsClaimed) {
+  std::ostringstream colored, plain;
+  WriteMutateTable(MutateSample(), colored, /*color=*/true);
+  WriteMutateTable(MutateSample(), plain, /*color=*/false);
+  EXPECT_NE(colored.str().find("M1  \033[32mred-as-claimed"), std::string::npos) << colored.str();
+  EXPECT_NE(colored.str().find("M2  \033[31msurvived"), std::string::npos) << colored.str();
+  EXPECT_EQ(plain.str().find('\033'), std::string::npos) << plain.str();
+}
+
+// The page's title carries the verdict's class: red when a mutant is not as claimed.
+TEST(Reports, MutateHtmlTitleIsRedOnlyWhenAMutantIsNotAsClaimed) {
+  MutateReport all_claimed = MutateSample();
+  all_claimed.results.pop_back();
+  EXPECT_NE(MutateReportHtml(all_claimed).find("<h1 class=\"ok\">proofgate mutate: pass"), std::string::npos);
+  EXPECT_NE(MutateReportHtml(MutateSample()).find("<h1 class=\"bad\">proofgate mutate: fail"), std::string::npos);
+}
+
+// `proofgate load`'s line: a share as a percentage, a value with two decimals, a signal this
+// machine lacks as absent.
+TEST(Reports, ALoadReadingNamesEachSignalOrSaysItIsAbsent) {
+  LoadEvidence e;
+  e.foreign_mean = 0.5, e.steal_mean = 0.0, e.loadavg1 = 1.25, e.throttled_s = 0.0;
+  EXPECT_EQ(LoadReadingText(e), "foreign=50% busy=absent steal=0% loadavg=1.25 psi_cpu=absent psi_io=absent "
+                                "psi_memory=absent throttled_s=0.00\n");
 }
 
 }  // namespace

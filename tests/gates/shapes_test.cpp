@@ -198,6 +198,22 @@ TEST_F(Shapes, ACMakeTreeWithoutTestsTakesItsMakefilesTestTarget) {
   EXPECT_NE(red.err.find("test  fail"), std::string::npos) << red.err;
 }
 
+// npm: `npm test` alone, or after `npm ci` where a lockfile pins what it installs.
+TEST(InitShapes, AnNpmProjectRunsCiBeforeItsTestScriptOnlyWithALockfile) {
+  for (bool locked : {false, true}) {
+    TempDir dir;
+    dir.Write("package.json", "{\"name\": \"calc\", \"scripts\": {\"test\": \"node test.js\"}}\n");
+    if (locked) dir.Write("package-lock.json", "{\"lockfileVersion\": 3}\n");
+    auto init = RunProofgate(dir.path(), "init");
+    ASSERT_EQ(init.exit_code, 0) << init.err;
+    EXPECT_NE(init.out.find("init: a npm project"), std::string::npos) << init.out;
+    std::string suites = dir.Read("preflight/suites.json");
+    std::string test = locked ? R"("test": {"run": ["npm", "test"], "needs": ["install"]})" : R"("test": {"run": ["npm", "test"]})";
+    EXPECT_NE(suites.find(test), std::string::npos) << suites;
+    EXPECT_EQ(suites.find(R"("install": {"run": ["npm", "ci"]})") != std::string::npos, locked) << suites;
+  }
+}
+
 // pytest through its JUnit report: names are classname.name ("tests.test_calc.test_add").
 TEST_F(Shapes, Pytest) {
   std::string calc = "def clamp(v, lo, hi):\n    if v < lo:\n        return lo\n    if v > hi:\n        return hi\n    return v\n\n"

@@ -23,6 +23,16 @@ TEST(Specs, ParsesSectionsAndEveryGateCommandWithItsLine) {
   EXPECT_EQ(spec->gates[1].command, "make check");
 }
 
+// A gate's leg is named after its spec file and line: letters, digits, '_', '-' and '.' kept,
+// anything else (a space, a '+') made '_', so the name is one word in reports and --leg.
+TEST(Specs, AGatesLegIsNamedAfterItsSpecAndLine) {
+  auto spec = ParseSpec("specs/vt-serve_v1.2 x+y.md", Spec("```sh\ntrue\n```\n"));
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  SuiteConfig config = SpecGatesConfig({*spec});
+  ASSERT_EQ(config.legs.size(), 1u);
+  EXPECT_EQ(config.legs[0].name, "vt-serve_v1.2_x_y.8");
+}
+
 TEST(Specs, AMissingSectionIsNamed) {
   auto spec = ParseSpec("specs/x.md", Spec("```sh\ntrue\n```\n", ""));
   ASSERT_FALSE(spec.ok());
