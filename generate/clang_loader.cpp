@@ -31,6 +31,8 @@ enum Fn {
   k_clang_CompileCommands_dispose,
   k_clang_CompileCommands_getCommand,
   k_clang_CompileCommands_getSize,
+  k_clang_Cursor_getArgument,
+  k_clang_Cursor_getNumArguments,
   k_clang_Cursor_getVarDeclInitializer,
   k_clang_Cursor_isNull,
   k_clang_File_isEqual,
@@ -48,6 +50,7 @@ enum Fn {
   k_clang_getCursorKind,
   k_clang_getCursorLocation,
   k_clang_getCursorReferenced,
+  k_clang_getCursorSpelling,
   k_clang_getCursorType,
   k_clang_getDiagnostic,
   k_clang_getDiagnosticSeverity,
@@ -94,6 +97,8 @@ const char* const kNames[kCount] = {
     "clang_CompileCommands_dispose",
     "clang_CompileCommands_getCommand",
     "clang_CompileCommands_getSize",
+    "clang_Cursor_getArgument",
+    "clang_Cursor_getNumArguments",
     "clang_Cursor_getVarDeclInitializer",
     "clang_Cursor_isNull",
     "clang_File_isEqual",
@@ -111,6 +116,7 @@ const char* const kNames[kCount] = {
     "clang_getCursorKind",
     "clang_getCursorLocation",
     "clang_getCursorReferenced",
+    "clang_getCursorSpelling",
     "clang_getCursorType",
     "clang_getDiagnostic",
     "clang_getDiagnosticSeverity",
@@ -215,6 +221,12 @@ CXCompileCommand clang_CompileCommands_getCommand(CXCompileCommands a0, unsigned
 unsigned clang_CompileCommands_getSize(CXCompileCommands a0) {
   return reinterpret_cast<unsigned (*)(CXCompileCommands)>(pg::g_fn[pg::k_clang_CompileCommands_getSize])(a0);
 }
+CXCursor clang_Cursor_getArgument(CXCursor a0, unsigned a1) {
+  return reinterpret_cast<CXCursor (*)(CXCursor, unsigned)>(pg::g_fn[pg::k_clang_Cursor_getArgument])(a0, a1);
+}
+int clang_Cursor_getNumArguments(CXCursor a0) {
+  return reinterpret_cast<int (*)(CXCursor)>(pg::g_fn[pg::k_clang_Cursor_getNumArguments])(a0);
+}
 CXCursor clang_Cursor_getVarDeclInitializer(CXCursor a0) {
   return reinterpret_cast<CXCursor (*)(CXCursor)>(pg::g_fn[pg::k_clang_Cursor_getVarDeclInitializer])(a0);
 }
@@ -265,6 +277,9 @@ CXSourceLocation clang_getCursorLocation(CXCursor a0) {
 }
 CXCursor clang_getCursorReferenced(CXCursor a0) {
   return reinterpret_cast<CXCursor (*)(CXCursor)>(pg::g_fn[pg::k_clang_getCursorReferenced])(a0);
+}
+CXString clang_getCursorSpelling(CXCursor a0) {
+  return reinterpret_cast<CXString (*)(CXCursor)>(pg::g_fn[pg::k_clang_getCursorSpelling])(a0);
 }
 CXType clang_getCursorType(CXCursor a0) {
   return reinterpret_cast<CXType (*)(CXCursor)>(pg::g_fn[pg::k_clang_getCursorType])(a0);

@@ -256,9 +256,10 @@ void Walker::Function(CXCursor c, Context ctx) {
     bool c_lang = std::filesystem::path(Str(clang_getTranslationUnitSpelling(tu_))).extension() == ".c";
     bool record = clang_getCanonicalType(result).kind == CXType_Record;
     std::string value = !c_lang ? "{}" : record ? "(" + Str(clang_getTypeSpelling(result)) + "){0}" : "0";
-    std::string replacement = is_void ? "{}" : "{ return " + value + "; }";
+    std::string bare = is_void ? "{}" : "{ return " + value + "; }", used = UsedParameters(c);
+    std::string replacement = used.empty() ? bare : "{ " + used + (is_void ? "}" : "return " + value + "; }");
     bool makes = c_lang || is_void || !record || DefaultConstructible(result);
-    if (!reference && !deduced && makes && result.kind != CXType_Invalid && now != Squeezed(replacement)) {
+    if (!reference && !deduced && makes && result.kind != CXType_Invalid && now != Squeezed(bare)) {
       Add(Operator::kReturn, body->begin, Text(*body), replacement, ctx, *body,
           is_void ? SchemaKind::kVoidBody : SchemaKind::kBody);
     }

@@ -65,7 +65,7 @@ int Code(int a, int b) {
                      "  std::array<int, 2 + 1> pad{};\n  switch (a) { case 1 + 1: break; default: break; }\n"
                      "  if constexpr (kN > 2) a += TWICE(b);\n  bool m = LESS(a, b);\n"
                      "  return a < b && m && s && pad.size() && T<>{}.f;\n}";
-  std::vector<std::string> expected = {"10:return:" + body + "→{ return {}; }", "15:arithmetic:+=→-=",
+  std::vector<std::string> expected = {"10:return:" + body + "→{ (void)a; (void)b; return {}; }", "15:arithmetic:+=→-=",
                                        "17:logical:a < b && m && s && pad.size() && T<>{}.f→((a < b && m && s && pad.size()) || T<>{}.f)",
                                        "17:logical:a < b && m && s && pad.size()→((a < b && m && s) || pad.size())",
                                        "17:logical:a < b && m && s→((a < b && m) || s)", "17:logical:a < b && m→(a < b || m)",
@@ -84,7 +84,7 @@ int F(int a) {
   return PICK(a);
 }
 )");
-  std::vector<std::string> expected = {"3:return:{\n  CHECK(a > 1);\n  return PICK(a);\n}→{ return {}; }"};
+  std::vector<std::string> expected = {"3:return:{\n  CHECK(a > 1);\n  return PICK(a);\n}→{ (void)a; return {}; }"};
   EXPECT_EQ(Described(points), expected);
 }
 
@@ -99,7 +99,7 @@ int F(int a, int b) {
 )");
   std::vector<std::string> expected = {
       "2:return:{\n  if (a <= b) { Note(a); }\n  while (!(a == 0)) a = a % 3;\n"
-      "  return a > 1 || b * 2 >= 0 ? a - b : a / b;\n}→{ return {}; }",
+      "  return a > 1 || b * 2 >= 0 ? a - b : a / b;\n}→{ (void)a; (void)b; return {}; }",
       "3:call:Note(a)→", "3:negate:a <= b→!(a <= b)", "3:relational:<=→<",
       "4:arithmetic:%→/", "4:constant:0→1", "4:constant:3→4", "4:equality:==→!=",
       "4:negate:!(a == 0)→!(!(a == 0))", "4:not:!→",

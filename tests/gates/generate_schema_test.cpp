@@ -119,10 +119,10 @@ TEST(GenerateSchema, CFunctionsReturnZeroOrACompoundLiteralAndTheSchemaIsC) {
     schema.points.back().number = static_cast<int>(schema.points.size());
     std::string mutated = std::string(source).replace(p.offset, p.original.size(), p.replacement);
     dir.Write("mutant.c", mutated);
-    auto built = RunCapture({"cc", "-std=c11", "-Wall", "-Werror", "-c", "mutant.c", "-o", "mutant.o"}, dir.path(), 60);
+    auto built = RunCapture({"cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-c", "mutant.c", "-o", "mutant.o"}, dir.path(), 60);
     EXPECT_EQ(built->exit.exit_code, 0) << "`" << p.original << "` → `" << p.replacement << "`: " << built->output;
   }
-  EXPECT_EQ(bodies, (std::vector<std::string>{"{ return (struct P){0}; }", "{ return 0; }", "{ return 0; }", "{}"}));
+  EXPECT_EQ(bodies, (std::vector<std::string>{"{ (void)v; return (struct P){0}; }", "{ (void)v; return 0; }", "{ return 0; }", "{ (void)v; }"}));
   dir.Write("schema.c", RenderSchema(source, schema, {}).text);
   auto built = RunCapture({"cc", "-std=c11", "-Wall", "-Werror", "-c", "schema.c", "-o", "schema.o"}, dir.path(), 60);
   EXPECT_EQ(built->exit.exit_code, 0) << "the schema of a C file is C: " << built->output;
