@@ -129,6 +129,29 @@ TEST(HtmlReport, OutputIsEscapedAndInvalidUtf8Replaced) {
   EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt; \xef\xbf\xbd bytes"), std::string::npos);
 }
 
+// A tree that changed while the run ran is named in the facts; an unchanged one is not.
+TEST(HtmlReport, TheFactsNameATreeThatChangedDuringTheRun) {
+  RunReport report = TwoAttemptRun();
+  report.tree_hash_after = report.tree_hash;
+  EXPECT_EQ(RunReportHtml(report).find("changed during the run"), std::string::npos);
+  report.tree_hash_after = "def456";
+  EXPECT_NE(RunReportHtml(report).find("<code>def456</code> (changed during the run)"), std::string::npos);
+}
+
+// A mutant's logs are a fact of its details only where it kept them.
+TEST(HtmlReport, AMutantsLogsAreNamedWhereItHasThem) {
+  MutateReport report;
+  report.results.resize(2);
+  report.results[0].id = "M1", report.results[0].outcome = MutantOutcome::kRedAsClaimed;
+  report.results[0].log_dir = "/work/logs/M1";
+  report.results[1].id = "M2", report.results[1].outcome = MutantOutcome::kRedAsClaimed;
+  std::string page = MutateReportHtml(report);
+  EXPECT_NE(page.find("<code>/work/logs/M1</code>"), std::string::npos);
+  size_t logs = 0;
+  for (size_t at = page.find(">logs<"); at != std::string::npos; at = page.find(">logs<", at + 1)) ++logs;
+  EXPECT_EQ(logs, 1u) << page;
+}
+
 TEST(HtmlReport, FiveHundredLegsWithFourKibTailsStayUnderThreeMib) {
   RunReport report;
   report.wall_s = 600;
