@@ -153,12 +153,19 @@ TEST(GenerateSchema, TheSchemaOfACFileBuildsAsC89UnderStrictWarnings) {
   EXPECT_EQ(built->exit.exit_code, 0) << built->output;
 }
 
-TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
-  std::string original = "#include <cstddef>\nlong D(const int* a,\n const int* b) {\n  return b - a;\n}\n";
-  size_t body = original.find('{'), diff = original.find("b - a");
+// D's body (point 1) around its `b - a` made `b + a` (point 2), after `first` as line 1.
+Schema SchemaOfD(const std::string& first, std::string* original) {
+  *original = first + "\nlong D(const int* a,\n const int* b) {\n  return b - a;\n}\n";
+  size_t body = original->find('{'), diff = original->find("b - a");
   Schema schema{"a.cpp", false, {}};
-  schema.points = {SchemaPoint{1, body, original.rfind('}') + 1, SchemaKind::kBody, body, 0, ""},
+  schema.points = {SchemaPoint{1, body, original->rfind('}') + 1, SchemaKind::kBody, body, 0, ""},
                    SchemaPoint{2, diff, diff + 5, SchemaKind::kEdit, diff + 2, 1, "+"}};
+  return schema;
+}
+
+TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
+  std::string original;
+  Schema schema = SchemaOfD("#include <cstddef>", &original);
   SchemaText rendered = RenderSchema(original, schema, {});
   std::string log = "/tmp/x/a.cpp:4:29: error: invalid operands of types 'const int*' and 'const int*' to binary 'operator+'\n";
   EXPECT_EQ(PointsBlamed(log, "a.cpp", rendered.text), std::set<int>{2});
@@ -168,11 +175,8 @@ TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
 
 // Lines count from the original's first line (what `#line 1` numbers), a blank one included.
 TEST(GenerateSchema, AnErrorsLineCountsTheOriginalsLeadingBlankLine) {
-  std::string original = "\nlong D(const int* a,\n const int* b) {\n  return b - a;\n}\n";
-  size_t body = original.find('{'), diff = original.find("b - a");
-  Schema schema{"a.cpp", false, {}};
-  schema.points = {SchemaPoint{1, body, original.rfind('}') + 1, SchemaKind::kBody, body, 0, ""},
-                   SchemaPoint{2, diff, diff + 5, SchemaKind::kEdit, diff + 2, 1, "+"}};
+  std::string original;
+  Schema schema = SchemaOfD("", &original);
   SchemaText rendered = RenderSchema(original, schema, {});
   EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:4:29: error: invalid operands to binary 'operator+'\n", "a.cpp", rendered.text),
             std::set<int>{2});
