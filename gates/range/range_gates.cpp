@@ -40,8 +40,8 @@ std::string Join(const std::vector<std::string>& parts) {
 
 bool InScope(const std::string& path, const std::string& scope) {
   if (scope.find_first_of("*?[") != std::string::npos) return GlobMatch(scope, path);
-  if (!scope.empty() && scope.back() == '/') return path.rfind(scope, 0) == 0;
-  return path == scope || path.rfind(scope + "/", 0) == 0;
+  if (!scope.empty() && scope.back() == '/') return path.starts_with(scope);
+  return path == scope || path.starts_with(scope + "/");
 }
 
 GateFinding ChangeSize(const git::Commit& c, const std::vector<git::FileChange>& changes, const RangeOptions& o) {

@@ -57,6 +57,19 @@ TEST_F(MergeGate, VerifyPassesForTheGatedTreeAndIsStaleOnceTheBaseMoves) {
   EXPECT_NE(stale.err.find("gate: stale: the verdict was for main at "), std::string::npos) << stale.err;
 }
 
+// A suite may check history as well as files (`proofgate range` over base..HEAD): a verdict
+// holds for its base, so one commit on main that makes the merged tree no different (it adds
+// what feature adds, byte for byte) still makes it stale.
+TEST_F(MergeGate, AMovedBaseIsStaleEvenWhereTheMergedTreeIsTheSame) {
+  ASSERT_EQ(Gate("--onto main").exit_code, 0);
+  std::string gated = Json::parse(git::ReadNote(dir_.path(), kNotesRef, git::ResolveCommit(dir_.path(), "HEAD").value()).value())["merged_tree"];
+  CommitOnMain("feature.txt", "feature\n");
+  auto stale = Gate("--verify main");
+  EXPECT_EQ(stale.exit_code, 5) << stale.out;
+  EXPECT_NE(stale.err.find("the same merged tree " + gated.substr(0, 12) + ", gated on another base"), std::string::npos)
+      << stale.err;
+}
+
 TEST_F(MergeGate, AFailingMergedTreeIsRecordedAndNeverVerifies) {
   dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"no": {"run": "exit 1"}}, "suites": {"default": ["no"]}})");
   ASSERT_TRUE(git::CommitAll(dir_.path(), "Break the suite").ok());

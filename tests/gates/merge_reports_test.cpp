@@ -66,6 +66,8 @@ TEST_F(MergeReports, ShardsDealTheLegsNoOneNeedsRoundRobinAndRunTheirNeeds) {
   auto empty = RunProofgate(dir_.path(), "preflight --shard 5/5 --color=never");
   EXPECT_EQ(empty.exit_code, 0) << empty.out;
   EXPECT_NE(empty.out.find("shard 5/5: no legs were dealt to this shard"), std::string::npos) << empty.out;
+  auto table = RunProofgate(dir_.path(), "preflight --shard 2/2 --color=never");
+  EXPECT_NE(table.out.find("shard 2/2: dealt b, lint\n"), std::string::npos) << table.out;
   auto bad = RunProofgate(dir_.path(), "preflight --shard 0/2");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--shard 0/2: expected K/N with 1 <= K <= N"), std::string::npos) << bad.err;

@@ -91,6 +91,13 @@ printf '{"testsuites": [{"name": "Calc", "testsuite": [{"name": "Limit", "status
   EXPECT_EQ(r.count("S1") ? r["S1"]["outcome"].get<std::string>() : "missing", "red-as-claimed") << run.err;
 }
 
+// The status line names the step a worker is in by its log's name, less ".log": "M1 build".
+TEST_F(MutateCli, TheStatusLineNamesAMutantsStepWithoutItsLogSuffix) {
+  auto run = testing::RunProofgate(dir_.path(), "mutate --progress tty --no-spec-update --id M1");
+  EXPECT_NE(run.err.find("M1 build "), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("M1 build.log"), std::string::npos) << run.err;
+}
+
 // specs/exit-codes.md: a mutant's timeout ranks as a leg's does, above contention, below failure.
 TEST_F(MutateCli, AMutantThatOnlyTimesOutExitsThreeAsALegTimeoutDoes) {
   auto run = testing::RunProofgate(dir_.path(), "mutate --min-timeout 2 --id M5");

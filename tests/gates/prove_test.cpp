@@ -64,6 +64,21 @@ TEST(ProveInventory, CtestListingsAreParsedAndOtherTextIsRefused) {
   EXPECT_FALSE(ParseCtestListing("Test project /x\n").ok());
 }
 
+// A test's command, directory and environment are what a mutant's run repeats: a value keeps
+// every '=' after the first, and an empty one stays empty.
+TEST(TestMap, CtestTestsKeepTheirCommandDirectoryAndEnvironment) {
+  auto tests = ParseCtestTests(R"({"kind": "ctestInfo", "tests": [{"name": "t", "command": ["/bin/x", "--y"],
+      "properties": [{"name": "WORKING_DIRECTORY", "value": "/w"},
+                     {"name": "ENVIRONMENT", "value": ["OPTS=a=b", "EMPTY=", "NOEQUALS"]}]}]})");
+  ASSERT_TRUE(tests.ok()) << tests.status().message();
+  ASSERT_EQ(tests->size(), 1u);
+  const CtestTest& t = tests->front();
+  EXPECT_EQ(t.command, (std::vector<std::string>{"/bin/x", "--y"}));
+  EXPECT_EQ(t.cwd, "/w");
+  using Env = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(t.env, (Env{{"OPTS", "a=b"}, {"EMPTY", ""}}));
+}
+
 // A project whose tests live under tests/ (their CMakeLists.txt too, so a new test file builds
 // on the base tree's code). The base has a bug in Sub.
 class ProveRepo : public ::testing::Test {
