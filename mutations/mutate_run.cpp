@@ -10,13 +10,13 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <thread>
 
 #include "core/file_io.h"
 #include "mutations/mutant_job.h"
 #include "mutations/mutate_report.h"
+#include "mutations/schema_start.h"
 #include "mutations/scratch_tree.h"
 #include "runner/group_guardian.h"
 
@@ -54,33 +54,6 @@ bool Cancelled(int fd) {
   if (fd < 0) return false;
   pollfd pfd{fd, POLLIN, 0};
   return poll(&pfd, 1, 0) > 0;
-}
-
-// The whole selection's expected tests must pass on the unmutated tree, and all must exist.
-// `listed`: the tests come from the build's own listing (generated mutants), so one without a
-// result was skipped (GTEST_SKIP, a missing tool), not misnamed.
-std::string BaselineProblem(const std::vector<std::string>& tests, const TestRun& run, bool listed) {
-  if (run.step.timed_out) return "the expected tests did not finish";
-  for (const std::string& t : tests) {
-    auto it = run.results.find(t);
-    if (it == run.results.end() && listed) continue;
-    if (it == run.results.end()) return t + " did not run on the unmutated tree (is it a test of this build?)";
-    if (it->second.failed) {
-      // A ctest test's JUnit entry carries no message: its failing gtest case, when one says why.
-      std::string name = t;
-      const TestResult* why = &it->second;
-      auto says = [](const TestResult& r) { return !r.messages.empty() && !r.messages.front().empty(); };
-      for (const auto& [n, r] : run.results) {
-        if (!says(*why) && r.failed && says(r)) name = n, why = &r;
-      }
-      // The whole assertion (gtest's "Expected equality" spans several lines), up to 40 lines.
-      std::string first = why->messages.empty() ? "" : why->messages.front();
-      size_t cut = 0;
-      for (int line = 0; line < 40 && cut != std::string::npos; ++line) cut = first.find('\n', cut + 1);
-      return name + " fails on the unmutated tree: " + first.substr(0, cut);
-    }
-  }
-  return "";
 }
 
 }  // namespace
@@ -259,120 +232,6 @@ class Pool {
   bool interrupted_ = false;
 };
 
-}  // namespace
-
-namespace {
-
-std::vector<std::string> TestsOf(const std::vector<MutantJob>& jobs) {
-  std::vector<std::string> tests;
-  std::set<std::string> seen;
-  for (const MutantJob& job : jobs) {
-    for (const Expectation& e : job.expect) {
-      if (seen.insert(e.test).second) tests.push_back(e.test);
-    }
-    for (const std::string& t : job.tests) {
-      if (seen.insert(t).second) tests.push_back(t);
-    }
-  }
-  return tests;
-}
-
-// What worker 0's schemata came to: the mutants compiled in, and their run with no mutant on
-// when it was green (it is then the baseline: every switch off is the unmutated program).
-struct SchemaStart {
-  std::set<int> numbers;
-  std::optional<TestRun> baseline;
-  ReachRecord reach;  // recorded by that run (unless --no-reach)
-  std::string note;
-  bool interrupted = false;
-};
-
-// The selection less the tests that read the sources and the ctest tests that run them.
-std::vector<std::string> WithoutReaders(Worker& w, const Catalog& c, std::vector<std::string> tests,
-                                        const std::set<std::string>& readers) {
-  std::set<std::string> drop = readers;
-  auto map = w.Tests(c);
-  for (const std::string& r : readers) {
-    if (map.ok() && !(*map)->CtestOf(r).empty()) drop.insert((*map)->CtestOf(r));
-  }
-  tests.erase(std::remove_if(tests.begin(), tests.end(), [&](const std::string& t) { return drop.count(t) > 0; }),
-              tests.end());
-  return tests;
-}
-
-// Tests red in the schemata with no mutant on that pass alone on the unmutated tree read the
-// sources, which the schemata rewrite: found by running them with the schemata removed, which
-// are then applied again (the same build: ccache serves it). False when there are none.
-StatusOr<bool> SourceReaders(Worker& first, const Catalog& c, double build_s, SchemaStart* out) {
-  std::vector<std::string> failed(out->reach.failed.begin(), out->reach.failed.end());
-  if (failed.empty() || out->reach.points.count("")) return false;  // a whole command reads nothing apart
-  PG_RETURN_IF_ERROR(first.RemoveSchemata(c));
-  PG_ASSIGN_OR_RETURN(TestRun plain, first.RunTests(c, failed, 0));
-  std::string note;
-  PG_ASSIGN_OR_RETURN(std::set<int> again, first.ApplySchemata(c, build_s, &note));
-  if (again != out->numbers) return Status::Internal("the schemata built differently the second time: " + note);
-  out->interrupted = plain.step.cancelled;
-  if (out->interrupted || TestRunFailed(plain) || !BaselineProblem(failed, plain, true).empty()) return false;
-  out->reach.sources = out->reach.failed;
-  out->note += "; " + std::to_string(failed.size()) + " test(s) fail in the schemata but pass on the unmutated tree " +
-               "(they read the sources; first: " + failed.front() + "): they judge survivors in a build of their own";
-  return true;
-}
-
-// Worker 0 builds the catalog's schemata and runs the selected tests with no mutant on: green,
-// or nothing runs in the schemata, which are removed again (the unmutated tree's own run then
-// tells a red tree from a rewrite that changed what the code does).
-StatusOr<SchemaStart> SchemataOnFirst(const MutateOptions& o, Worker& first, const std::vector<MutantJob>& jobs,
-                                      double build_s) {
-  SchemaStart out;
-  const Catalog& c = *jobs.front().catalog;
-  if (!o.schemata || c.schemata.empty()) return out;
-  PG_ASSIGN_OR_RETURN(out.numbers, first.ApplySchemata(c, build_s, &out.note));
-  if (out.numbers.empty()) return out;
-  std::vector<std::string> tests = TestsOf(jobs);
-  std::vector<std::string> wandered;
-  PG_ASSIGN_OR_RETURN(TestRun run, o.reach ? first.RecordReachRuns(c, tests, o.reach_runs, o.reach_grain, &out.reach, &wandered)
-                                           : first.RunTests(c, tests, 0));
-  if (!wandered.empty()) {
-    out.note += "; " + std::to_string(wandered.size()) + " test(s) reached different points on the " +
-                std::to_string(o.reach_runs) + " recording runs (first: " + wandered.front() + "): each counts what it reached on any";
-  }
-  out.interrupted = run.step.cancelled;
-  std::string problem = out.interrupted ? "interrupted" : BaselineProblem(tests, run, true);
-  if (!problem.empty() && !out.interrupted && !out.reach.failed.empty()) {
-    PG_ASSIGN_OR_RETURN(bool readers, SourceReaders(first, c, build_s, &out));
-    if (readers) problem = BaselineProblem(WithoutReaders(first, c, tests, out.reach.sources), run, true);
-  }
-  if (!problem.empty() && !out.interrupted && out.reach.recorded) {
-    // Tests that pass together but not one at a time (an order they depend on) lose reach,
-    // not the schemata.
-    PG_ASSIGN_OR_RETURN(run, first.RunTests(c, tests, 0));
-    out.interrupted = run.step.cancelled;
-    std::string together = out.interrupted ? "interrupted" : BaselineProblem(tests, run, true);
-    if (together.empty()) out.note += "; the tests fail one at a time (" + problem + "): every mutant runs all its tests";
-    out.reach = ReachRecord();
-    problem = together;
-  }
-  if (problem.empty()) {
-    out.baseline = std::move(run);
-    return out;
-  }
-  out.reach = ReachRecord();
-  out.note = "the schematized build is not green with no mutant on (" + problem + "): every mutant gets a build of its own";
-  PG_RETURN_IF_ERROR(first.RemoveSchemata(c));
-  out.numbers.clear();
-  return out;
-}
-
-// How the recording run ran `tests`: what the baseline's notice says about reach.
-std::string Grain(const ReachRecord& reach, size_t tests) {
-  if (!reach.recorded) return "";
-  std::string out = ", each alone to record which mutants it reaches";
-  if (reach.points.count("")) return out;
-  return out + " (" + std::to_string(tests - reach.split.size()) + " whole, " + std::to_string(reach.split.size()) +
-         " case by case)";
-}
-
 // Baseline on worker 0, then the pool. A mutant's test limit is max(5 × the baseline's test
 // time, the floor): a mutation that makes a test loop is a timeout, not a hang. Its build
 // limit is the flag's, else 3 × the baseline's build (a full build in a new work dir) or 10 min.
@@ -387,7 +246,7 @@ Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const st
   // A build stopped by Ctrl-C says nothing about the tree: interrupted, never "does not build".
   if (!problem.empty() && !interrupted) report->baseline_problem = c.path + ": baseline: " + problem;
   if (interrupted || !problem.empty()) return Status();
-  std::vector<std::string> tests = TestsOf(jobs);
+  std::vector<std::string> tests = SelectedTests(jobs);
   double build_s = o.build_timeout_s > 0 ? o.build_timeout_s : std::max(3 * workers.front().prepared_build_s(), 600.0);
   PG_ASSIGN_OR_RETURN(SchemaStart schema, SchemataOnFirst(o, workers.front(), jobs, build_s));
   report->interrupted = schema.interrupted;

@@ -324,6 +324,41 @@ TEST(GenerateReached, ACaseThatReadsTheSourcesIsFoundByName) {
   EXPECT_EQ(add->at("schema"), true) << add->dump();
 }
 
+// Lib.ReadsItsSource is red in the schemata only (it checks Never's text); Order.Second is red
+// alone on the unmutated tree as well. Each is judged on its own: the reader is still found,
+// and the tests run together in the schemata without it, where before every mutant got a
+// build of its own. Its ctest test (one process for its cases) judges survivors in theirs.
+TEST(GenerateReached, AReaderIsFoundBesideATestThatIsRedAlone) {
+  TempDir dir;
+  MakeLibProject(dir);
+  dir.Write("CMakeLists.txt", dir.Read("CMakeLists.txt") +
+                                  "target_compile_definitions(lib_test PRIVATE SRC=\"${CMAKE_SOURCE_DIR}/src/lib.cpp\")\n");
+  dir.Write("tests/lib_test.cpp", "#include <fstream>\n#include <iterator>\n#include <string>\n" + dir.Read("tests/lib_test.cpp") +
+                                      "static int state = 0;\nTEST(Order, First) { state = 1; }\n"
+                                      "TEST(Order, Second) { EXPECT_EQ(state, 1); }\n"
+                                      "TEST(Lib, ReadsItsSource) {\n  std::ifstream in(SRC);\n"
+                                      "  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());\n"
+                                      "  EXPECT_NE(text.find(\"return a - 1;\"), std::string::npos);\n}\n");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "reader").ok());
+  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json --reach-grain case");
+  EXPECT_NE(run.err.find("1 test(s) fail in the schemata but pass on the unmutated tree (they read the sources; "
+                         "first: Lib.ReadsItsSource)"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("the tests fail one at a time (Order.Second fails on the unmutated tree"), std::string::npos)
+      << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  const Json *mul = ResultWith(doc->root(), "*"), *never = ResultWith(doc->root(), "-");
+  ASSERT_TRUE(mul && never) << run.out;
+  EXPECT_EQ(mul->at("outcome"), "killed") << "via_script, in the schemata: " << mul->dump();
+  EXPECT_EQ(mul->at("schema"), true) << mul->dump();
+  EXPECT_EQ(never->at("outcome"), "killed") << "the reader, in its own build: " << never->dump();
+  EXPECT_EQ(never->at("schema"), false) << never->dump();
+  EXPECT_NE(never->at("detail").get<std::string>().find("survived the schemata's tests"), std::string::npos)
+      << never->dump();
+}
+
 // gtest_discover_tests makes each case a ctest test; a skipped one (a tool missing in the
 // scratch tree) has no result, and is no red baseline for mutants found in the build itself.
 TEST(GenerateReached, ASkippedTestIsNoRedBaseline) {
