@@ -29,7 +29,7 @@ StatusOr<SpecDoc> ParseSpec(const std::string& path, const std::string& text) {
   std::istringstream in(text);
   std::string line, section;
   bool fenced = false;
-  int gates_line = 0;
+  int gates_line = 0;  // proofgate: no-mutate (read only when "## Gates" was found and set it)
   for (int n = 1; std::getline(in, line); ++n) {
     if (Trim(line).rfind("```", 0) == 0) {
       fenced = !fenced;

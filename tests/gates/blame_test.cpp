@@ -22,6 +22,13 @@ TEST(LogScan, FailingCasesComeFromGtestAndCtestLines) {
   EXPECT_TRUE(FailingCases("all good\n").empty());
 }
 
+// A compiler's error line first; with none, the last line that says something (a linker's
+// "collect2: ..." before the blank lines and the spaces a build tool ends with).
+TEST(LogScan, TheFirstErrorIsTheFirstErrorLineElseTheLastNonBlankOne) {
+  EXPECT_EQ(FirstError("[1/2] c++ a.cpp\na.cpp:3:1: error: boom\nb.cpp:4:1: error: later\n"), "a.cpp:3:1: error: boom");
+  EXPECT_EQ(FirstError("[2/2] linking\nsomething failed\n\n  \t\r\n"), "something failed");
+}
+
 // A leg that exited with `code` and wrote `log` to <dir>/<name>.log.
 LegResult ExitedWithLog(const TempDir& dir, const std::string& name, int code, const std::string& log) {
   LegResult leg;

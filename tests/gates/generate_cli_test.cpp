@@ -114,6 +114,7 @@ TEST(GenerateCli, SummaryShowsTheScoreAndEachSurvivorsDiff) {
   std::string md = dir.Read("s.md");
   EXPECT_NE(md.find("## proofgate mutate: fail"), std::string::npos) << md;
   EXPECT_NE(md.find("Mutation score (killed / (killed + survived)): 50.0%"), std::string::npos) << md;
+  EXPECT_NE(md.find("\n| mutant | outcome | change | why |\n|---|---|---|---|\n| src/range.cpp:"), std::string::npos) << md;
   EXPECT_NE(md.find("```diff\n--- a/src/range.cpp\n+++ b/src/range.cpp\n@@ -2,1 +2,1 @@\n"), std::string::npos) << md;
 }
 

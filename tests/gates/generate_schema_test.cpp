@@ -199,6 +199,18 @@ TEST(GenerateSchema, AnErrorOutsideEveryPointDropsItsFilesSchema) {
   EXPECT_TRUE(PointsBlamed("/tmp/x/a.cpp:6:1: note: in definition of F\n", "a.cpp", rendered.text).empty());
 }
 
+// Spans are half-open: a point that begins where the one before it ends is its sibling, not
+// inside it, and both are rendered.
+TEST(GenerateSchema, PointsThatTouchAreSiblingsAndBothRendered) {
+  std::string original = "int v = x[0]+x[1];\n";
+  size_t first = original.find("x[0]"), second = original.find("+x[1]");
+  Schema schema{"a.cpp", false, {}};
+  schema.points = {SchemaPoint{1, first, first + 4, SchemaKind::kEdit, first + 2, 1, "1"},
+                   SchemaPoint{2, second, second + 5, SchemaKind::kEdit, second, 1, "-"}};
+  SchemaText rendered = RenderSchema(original, schema, {});
+  EXPECT_EQ(rendered.numbers, (std::set<int>{1, 2})) << rendered.text;
+}
+
 // Every file of this repository's gates/ whose schema did not compile cost a rebuild of its
 // own (Ninja stops at the first failed file), and five were not enough: the schemata's build
 // goes on past a failed file, with the generator's own flag, and a catalog's command is its own.

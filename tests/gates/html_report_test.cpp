@@ -138,6 +138,25 @@ TEST(HtmlReport, TheFactsNameATreeThatChangedDuringTheRun) {
   EXPECT_NE(RunReportHtml(report).find("<code>def456</code> (changed during the run)"), std::string::npos);
 }
 
+// A cached leg ran in an earlier run: its row draws no bar in this run's time.
+TEST(HtmlReport, ACachedLegDrawsNoBarInThisRunsTimeline) {
+  RunReport report = TwoAttemptRun();
+  report.legs[0].attempts.clear();
+  std::string drawn = RunReportHtml(report);
+  EXPECT_NE(drawn.find("<rect class=\"o-pass\""), std::string::npos) << drawn;
+  report.legs[0].cached = true;
+  std::string cached = RunReportHtml(report);
+  EXPECT_EQ(cached.find("<rect class=\"o-pass\""), std::string::npos) << cached;
+}
+
+// A shard of a sharded run says which; an unsharded run has no such fact.
+TEST(HtmlReport, TheFactsNameTheShardOfAShardedRunOnly) {
+  RunReport report = TwoAttemptRun();
+  EXPECT_EQ(RunReportHtml(report).find("<dt>shard</dt>"), std::string::npos);
+  report.shard_index = 2, report.shard_count = 3;
+  EXPECT_NE(RunReportHtml(report).find("<dt>shard</dt><dd>2 of 3</dd>"), std::string::npos);
+}
+
 // A mutant's logs are a fact of its details only where it kept them.
 TEST(HtmlReport, AMutantsLogsAreNamedWhereItHasThem) {
   MutateReport report;

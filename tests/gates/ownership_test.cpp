@@ -21,6 +21,15 @@ TEST(Ownership, ATrailerIsRequiredOnlyWhenItsConditionHolds) {
   EXPECT_TRUE(TrailerProblems("Fix\n\nAI-Assisted: true\nAssisted-by: Agent <agent@example.invalid>\n", {kAssisted}).empty());
 }
 
+// The condition is its own key's: another trailer whose value matches the pattern is no reason,
+// and of two that are, the first is the one named.
+TEST(Ownership, OnlyTheConditionsOwnKeyMakesARuleApplyAndTheFirstSuchTrailerIsNamed) {
+  EXPECT_TRUE(TrailerProblems("Fix\n\nReviewed: true\n", {kAssisted}).empty());
+  TrailerRule review{"Reviewed-by", "", "Risk", "^(high|medium)$"};
+  EXPECT_EQ(TrailerProblems("Fix\n\nRisk: high\nRisk: medium\n", {review}),
+            std::vector<std::string>{"missing trailer \"Reviewed-by\" (required when Risk: high)"});
+}
+
 TEST(Ownership, ATrailerValueMustMatchItsPattern) {
   EXPECT_EQ(TrailerProblems("Fix\n\nAI-Assisted: true\nAssisted-by: someone\n", {kAssisted}),
             std::vector<std::string>{"trailer \"Assisted-by: someone\" does not match /^[^<>]+ <[^<>@]+@[^<>]+>$/"});

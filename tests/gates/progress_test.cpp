@@ -28,11 +28,14 @@ TEST(Progress, TheEtaIsTheLongestLegOrTheWorkSharedByTheJobsAndUnknownWhenAnyIs)
   EXPECT_EQ(EtaText({4.0, 4.0, 4.0, 4.0}, 2), "ETA 8.0s");  // shared by two runners
   EXPECT_EQ(EtaText({4.0, std::nullopt}, 2), "");          // a leg that never passed here
   EXPECT_EQ(EtaText({}, 2), "");
+  EXPECT_EQ(EtaText({4.0, 4.0}, 0), "ETA 8.0s");  // no runner count: one
 }
 
 TEST(Progress, TheStatusLineIsCutToTheTerminalAtACharacter) {
   EXPECT_EQ(StatusLine::Fit("abcdef", 5), "abcd");
   EXPECT_EQ(StatusLine::Fit("ab·cd·ef", 6), "ab·cd");  // "·" is two bytes, one column
+  EXPECT_EQ(StatusLine::Fit("a…bc", 3), "a…");          // "…" three
+  EXPECT_EQ(StatusLine::Fit("a\U0001F600bc", 3), "a\U0001F600");  // an emoji four
   EXPECT_EQ(StatusLine::Fit("short", 80), "short");
   EXPECT_EQ(StatusLine::Fit("one\ntwo", 80), "one");
 }

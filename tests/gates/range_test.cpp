@@ -181,6 +181,17 @@ TEST_F(RangeRepo, TreeCompilesBuildsACommitWithoutABuildLegWithHeadsLeg) {
   EXPECT_EQ(f[1].message.find("HEAD's leg"), std::string::npos) << f[1].message;
 }
 
+// A commit without the build leg, where HEAD has none either (its suites.json loads): nothing
+// to build it with, and the finding says where it looked.
+TEST_F(RangeRepo, TreeCompilesNamesALegNeitherTheCommitNorHeadHas) {
+  dir_.Write("a.txt", "1\n");
+  Commit("No build leg anywhere");
+  auto f = Gates("tree-compiles");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_FALSE(f[0].ok);
+  EXPECT_EQ(f[0].message, "no leg \"build\" in this commit's preflight/suites.json nor in HEAD's");
+}
+
 // A rebase that keeps the trees: new commit ids, the same trees, so tree-compiles reuses the verdict.
 TEST_F(RangeRepo, TreeCompilesReusesVerdictsAcrossARebaseThatKeepsTrees) {
   ASSERT_TRUE(git::SwitchBranch(dir_.path(), "work", /*create=*/true).ok());

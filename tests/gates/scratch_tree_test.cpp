@@ -175,6 +175,18 @@ TEST_F(ScratchTree, CarriedIgnoredPathsAreLinkedToTheUsersCopyAndLeaveTheTreeCle
   EXPECT_FALSE(std::filesystem::exists(scratch_ + "/deps", ec));
 }
 
+// A scratch tree without an exclude file (a git without templates makes none) gets one that
+// holds the carried paths and nothing else.
+TEST_F(ScratchTree, ANewExcludeFileHoldsOnlyTheCarriedPaths) {
+  dir_.Write(".gitignore", "out/\ndeps/\n");
+  dir_.Write("deps/pkg.txt", "installed\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Ignore deps").ok());
+  ASSERT_TRUE(SyncScratchTree(dir_.path(), scratch_).ok());
+  std::filesystem::remove(scratch_ + "/.git/info/exclude");
+  ASSERT_TRUE(LinkCarried(dir_.path(), scratch_, {"deps"}).ok());
+  EXPECT_EQ(dir_.Read("out/scratch/.git/info/exclude"), "/deps\n");
+}
+
 TEST_F(ScratchTree, ACarriedPathMustBeIgnoredAndInsideTheRoot) {
   auto parse = [&](const std::string& carry) {
     return ParseCatalog("m.json",
