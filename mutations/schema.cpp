@@ -114,7 +114,7 @@ SchemaText RenderSchema(const std::string& original, const Schema& schema, const
   return out;
 }
 
-std::set<int> PointsBlamed(const std::string& build_log, const std::string& file, const std::string& text) {
+SchemaBlame PointsBlamed(const std::string& build_log, const std::string& file, const std::string& text) {
   // Where each point's markers open and close, by line after the prelude (what #line 1 numbers).
   size_t body = text.find("#line 1\n");
   std::string rendered = body == std::string::npos ? text : text.substr(body + 8);
@@ -130,8 +130,7 @@ std::set<int> PointsBlamed(const std::string& build_log, const std::string& file
     if ((*it)[1].length() == 0) lines[n].first = line;
     else lines[n].second = line;
   }
-  std::set<int> blamed;
-  bool unexplained = false;  // an error of this file outside every point: the file loses its schema
+  SchemaBlame blamed;
   std::regex where("([^\\s:]+):(\\d+):(\\d+:)?");
   std::istringstream log(build_log);
   for (std::string l; std::getline(log, l);) {
@@ -146,14 +145,11 @@ std::set<int> PointsBlamed(const std::string& build_log, const std::string& file
     }
     // Every innermost point around the line: a line holds several, the log names no column of ours.
     for (const auto& [n, span] : lines) {
-      if (span.first <= at && at <= span.second && span.second - span.first == best_width) blamed.insert(n);
+      if (span.first <= at && at <= span.second && span.second - span.first == best_width) blamed.points.insert(n);
     }
     if (best_width == 1 << 30 && l.find("error", static_cast<size_t>(m.position(0) + m.length(0))) != std::string::npos) {
-      unexplained = true;
+      blamed.unexplained = true;
     }
-  }
-  if (unexplained) {
-    for (const auto& [n, span] : lines) blamed.insert(n);
   }
   return blamed;
 }

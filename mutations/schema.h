@@ -49,9 +49,13 @@ struct SchemaText {
 // declares the switch and resets the line numbers (#line 1).
 SchemaText RenderSchema(const std::string& original, const Schema& schema, const std::set<int>& dropped);
 
-// The points a build log's errors point at: every `FILE:LINE:` naming `file` (the path ends
-// with it), mapped through the markers in `text` to the innermost point around that line; all
-// of the file's points when an error of it lies outside every point (its schema is dropped).
-std::set<int> PointsBlamed(const std::string& build_log, const std::string& file, const std::string& text);
+// What a build log's errors say of one file's schema: every `FILE:LINE:` naming `file` (the
+// path ends with it), mapped through the markers in `text` to the innermost point around that
+// line; and whether an error of it lies outside every point (no point's lines explain it).
+struct SchemaBlame {
+  std::set<int> points;
+  bool unexplained = false;
+};
+SchemaBlame PointsBlamed(const std::string& build_log, const std::string& file, const std::string& text);
 
 }  // namespace pg

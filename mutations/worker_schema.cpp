@@ -5,6 +5,7 @@
 
 #include "core/file_io.h"
 #include "mutations/schema.h"
+#include "mutations/schema_search.h"
 #include "mutations/worker.h"
 
 namespace fs = std::filesystem;
@@ -12,14 +13,14 @@ namespace fs = std::filesystem;
 namespace pg {
 namespace {
 
-// The schemata as whole-file edits of the tree, without `dropped`; `texts` keeps each file's
-// rendered text for mapping the compiler's errors back to points.
-StatusOr<std::vector<Mutation>> SchemaEdits(const std::string& tree, const Catalog& c, const std::set<int>& dropped,
-                                            std::map<std::string, std::string>* texts, std::set<int>* numbers) {
+// The schemata as whole-file edits of the tree, without `off`; `built` keeps each file's
+// rendered text and points for mapping the compiler's errors back to points.
+StatusOr<std::vector<Mutation>> SchemaEdits(const std::string& tree, const Catalog& c, const std::set<int>& off,
+                                            std::map<std::string, SchemaText>* built, std::set<int>* numbers) {
   std::vector<Mutation> edits;
   for (const Schema& s : c.schemata) {
     PG_ASSIGN_OR_RETURN(std::string original, ReadFile(tree + "/" + s.file));
-    SchemaText rendered = RenderSchema(original, s, dropped);
+    SchemaText rendered = RenderSchema(original, s, off);
     if (rendered.numbers.empty()) continue;
     Mutation m;
     m.id = "schema:" + s.file;
@@ -27,45 +28,52 @@ StatusOr<std::vector<Mutation>> SchemaEdits(const std::string& tree, const Catal
     m.find = original;
     m.replace = rendered.text;
     edits.push_back(std::move(m));
-    (*texts)[s.file] = rendered.text;
     numbers->insert(rendered.numbers.begin(), rendered.numbers.end());
+    (*built)[s.file] = std::move(rendered);
   }
   return edits;
 }
 
+std::string Built(size_t mutants, size_t files, double wall_s, const SchemaSearch& search) {
+  std::string out = std::to_string(mutants) + " mutant(s) in one build of " + std::to_string(files) +
+                    " schematized file(s) (" + std::to_string(static_cast<int>(wall_s)) + " s)";
+  if (search.dropped().empty()) return out;
+  out += "; " + std::to_string(search.dropped().size()) + " left to one build each";
+  if (search.found() == 0) return out;
+  return out + " (" + std::to_string(search.found()) + " found by halving a file's points: its errors lay outside every point)";
+}
+
 }  // namespace
 
+// Up to 32 builds: the errors' points leave, and a file whose errors lie outside every point
+// is halved to the point that causes them (SchemaSearch), until one builds.
 StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note) {
-  std::set<int> dropped;
+  SchemaSearch search;
   Placeholders p = Where(c);
-  for (int round = 0; round < 5; ++round) {
-    std::map<std::string, std::string> texts;
+  for (int round = 0; round < 32; ++round) {
+    std::map<std::string, SchemaText> built;
     std::set<int> numbers;
-    PG_ASSIGN_OR_RETURN(std::vector<Mutation> edits, SchemaEdits(tree(), c, dropped, &texts, &numbers));
-    if (edits.empty()) break;
+    PG_ASSIGN_OR_RETURN(std::vector<Mutation> edits, SchemaEdits(tree(), c, search.Off(), &built, &numbers));
+    if (edits.empty() && !search.halving()) break;
+    if (edits.empty()) {  // the probes left no point in: nothing to build, nothing failed
+      search.Learn("", built, round);
+      continue;
+    }
     std::vector<const Mutation*> pointers;
     for (const Mutation& m : edits) pointers.push_back(&m);
     PG_ASSIGN_OR_RETURN(AppliedMutant applied, AppliedMutant::Apply(tree(), pointers, journal_));
     std::string log = Log("schema-build-" + std::to_string(round));
-    auto built = Step(KeepGoingBuildArgv(c, p), p, log, build_timeout_s);
-    if (built.ok() && built->ok()) {
+    auto step = Step(KeepGoingBuildArgv(c, p), p, log, build_timeout_s);
+    if (step.ok() && step->ok() && !search.halving()) {
       schema_ = std::move(applied);
-      *note = std::to_string(numbers.size()) + " mutant(s) in one build of " + std::to_string(edits.size()) +
-              " schematized file(s) (" + std::to_string(static_cast<int>(built->wall_s)) + " s)" +
-              (dropped.empty() ? "" : "; " + std::to_string(dropped.size()) + " left to one build each");
+      *note = Built(numbers.size(), edits.size(), step->wall_s, search);
       return numbers;
     }
     PG_RETURN_IF_ERROR(applied.Restore());
-    if (!built.ok()) return built.status();
-    if (built->cancelled) return std::set<int>{};
+    if (!step.ok()) return step.status();
+    if (step->cancelled) return std::set<int>{};
     auto read = ReadFile(log);
-    std::string text = read.ok() ? *read : "";
-    std::set<int> blamed;
-    for (const auto& [file, rendered] : texts) {
-      for (int n : PointsBlamed(text, file, rendered)) blamed.insert(n);
-    }
-    if (blamed.empty()) break;  // errors no point explains: one build per mutant, as without schemata
-    dropped.insert(blamed.begin(), blamed.end());
+    if (!search.Learn(step->ok() || !read.ok() ? "" : *read, built, round)) break;  // errors no point explains
   }
   *note = "the schemata did not build: every mutant gets a build of its own";
   auto rebuilt = Step(BuildArgv(c, p), p, Log("schema-restore-build"), build_timeout_s);

@@ -2,6 +2,8 @@
 // what a run reports, and what it refuses.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "config/json_source.h"
 #include "generate/test_reach.h"
 #include "git/git.h"
@@ -116,6 +118,39 @@ TEST(GenerateCli, SummaryShowsTheScoreAndEachSurvivorsDiff) {
   EXPECT_NE(md.find("Mutation score (killed / (killed + survived)): 50.0%"), std::string::npos) << md;
   EXPECT_NE(md.find("\n| mutant | outcome | change | why |\n|---|---|---|---|\n| src/range.cpp:"), std::string::npos) << md;
   EXPECT_NE(md.find("```diff\n--- a/src/range.cpp\n+++ b/src/range.cpp\n@@ -2,1 +2,1 @@\n"), std::string::npos) << md;
+}
+
+// `return {}` in Make's body default-constructs It, whose defaulted constructor -Weffc++ then
+// rejects on its own line, outside every point (as in cxxopts' header). Halving the file's
+// points finds that one: it gets a build of its own, the file keeps its other points.
+TEST(GenerateCli, AnErrorOutsideEveryPointCostsTheFileOnlyThePointThatCausesIt) {
+  TempDir dir;
+  dir.Write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.20)\nproject(it CXX)\nenable_testing()\n"
+                              "add_library(lib src/lib.cpp)\ntarget_compile_options(lib PRIVATE -Weffc++ -Werror)\n"
+                              "add_executable(t tests/t.cpp)\ntarget_link_libraries(t lib)\nadd_test(NAME t COMMAND t)\n");
+  std::string it = "#include <string>\nstruct It {\n  It() = default;\n  explicit It(int v) : v_(v), s_() {}\n  int v_;\n"
+                   "  std::string s_;\n};\n";
+  dir.Write("src/lib.cpp", it + "It Make(int v) { return It(v); }\nint Add(int a, int b) { return a + b; }\n");
+  dir.Write("tests/t.cpp", it + "It Make(int v);\nint Add(int a, int b);\n"
+                                "int main() { return Make(2).v_ == 2 && Add(1, 2) == 3 ? 0 : 1; }\n");
+  dir.Write(".gitignore", "build/\n");
+  ASSERT_TRUE(git::Init(dir.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir.path(), "it").ok());
+  auto run = RunProofgate(dir.path(), "mutate --generate src --operators return,arithmetic --json");
+  EXPECT_NE(run.err.find("schemata: 2 mutant(s) in one build of 1 schematized file(s)"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("1 left to one build each (1 found by halving a file's points"), std::string::npos) << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  std::map<std::string, const Json*> by_line;
+  for (const Json& r : doc->root().at("results")) {
+    by_line[std::to_string(r.at("generated").at("line").get<int>()) + r.at("generated").at("operator").get<std::string>()] = &r;
+  }
+  ASSERT_EQ(by_line.size(), 3u) << run.out;
+  EXPECT_EQ(by_line["8return"]->at("schema"), false) << "Make's `return {}`, the cause";
+  EXPECT_EQ(by_line["8return"]->at("outcome"), "unviable") << "its own build has the same error";
+  EXPECT_EQ(by_line["9return"]->at("schema"), true);
+  EXPECT_EQ(by_line["9arithmetic"]->at("schema"), true);
+  EXPECT_EQ(by_line["9arithmetic"]->at("outcome"), "killed");
 }
 
 // `proofgate init` writes a CMake configure without the compile database libclang reads: a

@@ -168,8 +168,8 @@ TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
   Schema schema = SchemaOfD("#include <cstddef>", &original);
   SchemaText rendered = RenderSchema(original, schema, {});
   std::string log = "/tmp/x/a.cpp:4:29: error: invalid operands of types 'const int*' and 'const int*' to binary 'operator+'\n";
-  EXPECT_EQ(PointsBlamed(log, "a.cpp", rendered.text), std::set<int>{2});
-  EXPECT_TRUE(PointsBlamed(log, "b.cpp", rendered.text).empty()) << "another file's errors";
+  EXPECT_EQ(PointsBlamed(log, "a.cpp", rendered.text).points, std::set<int>{2});
+  EXPECT_TRUE(PointsBlamed(log, "b.cpp", rendered.text).points.empty()) << "another file's errors";
   EXPECT_EQ(RenderSchema(original, schema, {2}).numbers, std::set<int>{1}) << "a dropped point is left out";
 }
 
@@ -178,25 +178,28 @@ TEST(GenerateSchema, AnErrorsLineCountsTheOriginalsLeadingBlankLine) {
   std::string original;
   Schema schema = SchemaOfD("", &original);
   SchemaText rendered = RenderSchema(original, schema, {});
-  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:4:29: error: invalid operands to binary 'operator+'\n", "a.cpp", rendered.text),
+  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:4:29: error: invalid operands to binary 'operator+'\n", "a.cpp", rendered.text).points,
             std::set<int>{2});
-  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:5:1: error: expected ';'\n", "a.cpp", rendered.text), std::set<int>{1});
+  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:5:1: error: expected ';'\n", "a.cpp", rendered.text).points, std::set<int>{1});
 }
 
 // A function's closing brace is in no point's markers, yet a point made it an error there
-// (`while (true)` negated: control reaches the end). The file loses its schema, not the run
-// its schemata; a note there blames nothing.
-TEST(GenerateSchema, AnErrorOutsideEveryPointDropsItsFilesSchema) {
+// (`while (true)` negated: control reaches the end): no point's lines explain it (SchemaSearch
+// halves the file's points to find which); a note there blames nothing.
+TEST(GenerateSchema, AnErrorOutsideEveryPointIsUnexplained) {
   std::string original = "int F(int a) {\n  while (true) {\n    if (a > 1) return a;\n    a = a + 2;\n  }\n}\n";
   size_t cond = original.find("a > 1"), sum = original.find("a + 2");
   Schema schema{"a.cpp", false, {}};
   schema.points = {SchemaPoint{1, cond, cond + 5, SchemaKind::kEdit, cond + 2, 1, ">="},
                    SchemaPoint{2, sum, sum + 5, SchemaKind::kEdit, sum + 2, 1, "-"}};
   SchemaText rendered = RenderSchema(original, schema, {});
-  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:6:1: error: control reaches end of non-void function [-Werror=return-type]\n", "a.cpp",
-                         rendered.text),
-            (std::set<int>{1, 2}));
-  EXPECT_TRUE(PointsBlamed("/tmp/x/a.cpp:6:1: note: in definition of F\n", "a.cpp", rendered.text).empty());
+  SchemaBlame error = PointsBlamed("/tmp/x/a.cpp:6:1: error: control reaches end of non-void function [-Werror=return-type]\n",
+                                   "a.cpp", rendered.text);
+  EXPECT_TRUE(error.unexplained);
+  EXPECT_TRUE(error.points.empty());
+  SchemaBlame note = PointsBlamed("/tmp/x/a.cpp:6:1: note: in definition of F\n", "a.cpp", rendered.text);
+  EXPECT_FALSE(note.unexplained);
+  EXPECT_TRUE(note.points.empty());
 }
 
 // Spans are half-open: a point that begins where the one before it ends is its sibling, not
