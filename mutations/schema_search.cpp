@@ -10,7 +10,7 @@ std::set<int> SchemaSearch::Off() const {
   return off;
 }
 
-bool SchemaSearch::Learn(const std::string& log, const std::map<std::string, SchemaText>& built, int round) {
+bool SchemaSearch::Learn(const std::string& log, const std::map<std::string, SchemaText>& built) {
   size_t before = dropped_.size();
   std::set<std::string> unexplained;
   for (const auto& [file, rendered] : built) {
@@ -22,44 +22,49 @@ bool SchemaSearch::Learn(const std::string& log, const std::map<std::string, Sch
   std::vector<std::string> halved;
   for (auto& [file, h] : halving_) {
     (unexplained.count(file) ? h.failing : h.clean) = h.Probe();
+    ++files_[file].spent;
     halved.push_back(file);
   }
-  for (const std::string& file : halved) Settle(file, round);
+  for (const std::string& file : halved) Settle(file);
   for (const std::string& file : unexplained) {
-    if (std::find(halved.begin(), halved.end(), file) == halved.end()) Start(file, built.at(file).numbers, round);
+    if (std::find(halved.begin(), halved.end(), file) == halved.end()) Start(file, built.at(file).numbers);
   }
   return !halved.empty() || !unexplained.empty() || dropped_.size() > before;
 }
 
-// The whole file's points failed: halve them, unless it is too late or the file has had its
-// share of causes (then it loses its schema, as a file whose errors nothing explains).
-void SchemaSearch::Start(const std::string& file, const std::set<int>& points, int round) {
+// The file's points failed together: halve them, past the prefix its last halving found
+// clean (the cause it found is gone, the rest is as it was), unless its budget is spent: then
+// it loses its schema, as a file whose errors nothing explains.
+void SchemaSearch::Start(const std::string& file, const std::set<int>& points) {
   std::vector<int> in;
   for (int n : points) {
     if (!dropped_.count(n)) in.push_back(n);
   }
   if (in.empty()) return;
-  if (round + 1 >= kHalvingRounds || causes_[file] >= kCausesPerFile) {
+  FileState& state = files_[file];
+  if (state.points == 0) state.points = in.size();
+  if (state.spent >= Budget(state.points)) {
     dropped_.insert(in.begin(), in.end());
     return;
   }
-  halving_[file] = Halving{in, 0, in.size()};
-  Settle(file, round);
+  size_t clean = 0;
+  while (clean < in.size() && state.clean.count(in[clean])) ++clean;
+  halving_[file] = Halving{in, clean == in.size() ? 0 : clean, in.size()};
+  Settle(file);
 }
 
 // The cause is the last point of the shortest failing prefix, once the clean one is just
-// shorter; past the halving rounds the file loses what is left of its schema.
-void SchemaSearch::Settle(const std::string& file, int round) {
+// shorter.
+void SchemaSearch::Settle(const std::string& file) {
   auto it = halving_.find(file);
   Halving& h = it->second;
+  FileState& state = files_[file];
   if (h.failing - h.clean <= 1) {
     dropped_.insert(h.points[h.failing - 1]);
-    ++causes_[file];
+    state.clean = std::set<int>(h.points.begin(), h.points.begin() + static_cast<long>(h.clean));
     ++found_;
-  } else if (round + 1 >= kHalvingRounds) {
-    dropped_.insert(h.points.begin(), h.points.end());
   } else {
-    return;
+    return;  // a halving under way ends: about log2(points) builds
   }
   halving_.erase(it);
 }

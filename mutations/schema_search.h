@@ -1,6 +1,6 @@
 // Which points a schemata build leaves out, learned from the builds that failed
 // (specs/mutate-generate.md, Schemata): the points the compiler's errors lie in, and for a
-// file with errors outside every point, the point that causes them, found by halving.
+// file with errors outside every point, each point that causes them, found by halving.
 #pragma once
 
 #include <map>
@@ -14,17 +14,17 @@ namespace pg {
 
 class SchemaSearch {
  public:
-  // Halving starts only before this many builds; a file may have this many causes found.
-  static constexpr int kHalvingRounds = 24;
-  static constexpr int kCausesPerFile = 4;
+  // Builds a file may spend halving: fewer than a build for each of its points would cost
+  // (an eighth of them), and at least 24. Past it the file loses its schema.
+  static size_t Budget(size_t points) { return std::max<size_t>(24, points / 8); }
 
   // The points the next build leaves out: those dropped, and each halved file's past its probe.
   std::set<int> Off() const;
 
-  // What build `round` (from 0) of the files in `built` (each one's rendered text and points)
-  // teaches, from its log ("" for a build that passed). False when it taught nothing: the
-  // same build would fail the same way.
-  bool Learn(const std::string& log, const std::map<std::string, SchemaText>& built, int round);
+  // What one build of the files in `built` (each one's rendered text and points) teaches, from
+  // its log ("" for a build that passed). False when it taught nothing: the same build would
+  // fail the same way.
+  bool Learn(const std::string& log, const std::map<std::string, SchemaText>& built);
 
   bool halving() const { return !halving_.empty(); }
   const std::set<int>& dropped() const { return dropped_; }
@@ -38,13 +38,18 @@ class SchemaSearch {
     size_t clean = 0, failing = 0;
     size_t Probe() const { return (clean + failing) / 2; }
   };
+  struct FileState {
+    size_t points = 0;     // when it was first halved: its budget's measure
+    size_t spent = 0;      // builds it has been halved in
+    std::set<int> clean;   // the last clean prefix: the next halving starts past it
+  };
 
-  void Start(const std::string& file, const std::set<int>& points, int round);
-  void Settle(const std::string& file, int round);
+  void Start(const std::string& file, const std::set<int>& points);
+  void Settle(const std::string& file);
 
   std::set<int> dropped_;
   std::map<std::string, Halving> halving_;
-  std::map<std::string, int> causes_;
+  std::map<std::string, FileState> files_;
   int found_ = 0;
 };
 

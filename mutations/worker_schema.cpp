@@ -45,18 +45,18 @@ std::string Built(size_t mutants, size_t files, double wall_s, const SchemaSearc
 
 }  // namespace
 
-// Up to 32 builds: the errors' points leave, and a file whose errors lie outside every point
-// is halved to the point that causes them (SchemaSearch), until one builds.
+// Builds until one passes: the errors' points leave, and a file whose errors lie outside every
+// point is halved to the points that cause them (SchemaSearch, within its budget of builds).
 StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note) {
   SchemaSearch search;
   Placeholders p = Where(c);
-  for (int round = 0; round < 32; ++round) {
+  for (int round = 0; round < 1000; ++round) {  // SchemaSearch ends first: each build drops or halves
     std::map<std::string, SchemaText> built;
     std::set<int> numbers;
     PG_ASSIGN_OR_RETURN(std::vector<Mutation> edits, SchemaEdits(tree(), c, search.Off(), &built, &numbers));
     if (edits.empty() && !search.halving()) break;
     if (edits.empty()) {  // the probes left no point in: nothing to build, nothing failed
-      search.Learn("", built, round);
+      search.Learn("", built);
       continue;
     }
     std::vector<const Mutation*> pointers;
@@ -73,7 +73,7 @@ StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_tim
     if (!step.ok()) return step.status();
     if (step->cancelled) return std::set<int>{};
     auto read = ReadFile(log);
-    if (!search.Learn(step->ok() || !read.ok() ? "" : *read, built, round)) break;  // errors no point explains
+    if (!search.Learn(step->ok() || !read.ok() ? "" : *read, built)) break;  // errors no point explains
   }
   *note = "the schemata did not build: every mutant gets a build of its own";
   auto rebuilt = Step(BuildArgv(c, p), p, Log("schema-restore-build"), build_timeout_s);
