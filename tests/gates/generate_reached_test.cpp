@@ -300,18 +300,23 @@ int main() {
   EXPECT_NE(mul.at("detail").get<std::string>().find("survived the schemata's tests"), std::string::npos) << mul.dump();
 }
 
+// lib_test gains `cases` and Lib.ReadsItsSource, which passes while src/lib.cpp holds `text`.
+void AddSourceReader(const TempDir& dir, const std::string& cases, const std::string& text) {
+  dir.Write("CMakeLists.txt", dir.Read("CMakeLists.txt") +
+                                  "target_compile_definitions(lib_test PRIVATE SRC=\"${CMAKE_SOURCE_DIR}/src/lib.cpp\")\n");
+  dir.Write("tests/lib_test.cpp", "#include <fstream>\n#include <iterator>\n#include <string>\n" + dir.Read("tests/lib_test.cpp") +
+                                      cases + "TEST(Lib, ReadsItsSource) {\n  std::ifstream in(SRC);\n"
+                                      "  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());\n"
+                                      "  EXPECT_NE(text.find(\"" + text + "\"), std::string::npos);\n}\n");
+}
+
 // A whole run that fails is recorded case by case whatever it costs: the case that reads the
 // sources (red in the schemata only) is then known by name, and lib_test's other cases still
 // judge mutants in the schemata.
 TEST(GenerateReached, ACaseThatReadsTheSourcesIsFoundByName) {
   TempDir dir;
   MakeLibProject(dir);
-  dir.Write("CMakeLists.txt", dir.Read("CMakeLists.txt") +
-                                  "target_compile_definitions(lib_test PRIVATE SRC=\"${CMAKE_SOURCE_DIR}/src/lib.cpp\")\n");
-  dir.Write("tests/lib_test.cpp", "#include <fstream>\n#include <iterator>\n#include <string>\n" + dir.Read("tests/lib_test.cpp") +
-                                      "TEST(Lib, ReadsItsSource) {\n  std::ifstream in(SRC);\n"
-                                      "  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());\n"
-                                      "  EXPECT_NE(text.find(\"return a * b;\"), std::string::npos);\n}\n");
+  AddSourceReader(dir, "", "return a * b;");
   ASSERT_TRUE(git::CommitAll(dir.path(), "reader").ok());
   auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json");
   EXPECT_NE(run.err.find("(they read the sources; first: Lib.ReadsItsSource)"), std::string::npos) << run.err;
@@ -331,14 +336,8 @@ TEST(GenerateReached, ACaseThatReadsTheSourcesIsFoundByName) {
 TEST(GenerateReached, AReaderIsFoundBesideATestThatIsRedAlone) {
   TempDir dir;
   MakeLibProject(dir);
-  dir.Write("CMakeLists.txt", dir.Read("CMakeLists.txt") +
-                                  "target_compile_definitions(lib_test PRIVATE SRC=\"${CMAKE_SOURCE_DIR}/src/lib.cpp\")\n");
-  dir.Write("tests/lib_test.cpp", "#include <fstream>\n#include <iterator>\n#include <string>\n" + dir.Read("tests/lib_test.cpp") +
-                                      "static int state = 0;\nTEST(Order, First) { state = 1; }\n"
-                                      "TEST(Order, Second) { EXPECT_EQ(state, 1); }\n"
-                                      "TEST(Lib, ReadsItsSource) {\n  std::ifstream in(SRC);\n"
-                                      "  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());\n"
-                                      "  EXPECT_NE(text.find(\"return a - 1;\"), std::string::npos);\n}\n");
+  AddSourceReader(dir, "static int state = 0;\nTEST(Order, First) { state = 1; }\nTEST(Order, Second) { EXPECT_EQ(state, 1); }\n",
+                  "return a - 1;");
   ASSERT_TRUE(git::CommitAll(dir.path(), "reader").ok());
   auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json --reach-grain case");
   EXPECT_NE(run.err.find("1 test(s) fail in the schemata but pass on the unmutated tree (they read the sources; "
