@@ -4,6 +4,14 @@
 
 namespace pg {
 
+SchemaSearch::SchemaSearch(const std::vector<Schema>& schemata) {
+  for (const Schema& s : schemata) {
+    for (const SchemaPoint& p : s.points) {
+      if (p.kind == SchemaKind::kBody || p.kind == SchemaKind::kVoidBody || p.kind == SchemaKind::kCall) late_.insert(p.number);
+    }
+  }
+}
+
 std::set<int> SchemaSearch::Off() const {
   std::set<int> off = dropped_;
   for (const auto& [file, h] : halving_) off.insert(h.points.begin() + static_cast<long>(h.Probe()), h.points.end());
@@ -41,6 +49,7 @@ void SchemaSearch::Start(const std::string& file, const std::set<int>& points) {
     if (!dropped_.count(n)) in.push_back(n);
   }
   if (in.empty()) return;
+  std::stable_partition(in.begin(), in.end(), [&](int n) { return !late_.count(n); });
   FileState& state = files_[file];
   if (state.points == 0) state.points = in.size();
   if (state.spent >= Budget(state.points)) {

@@ -14,6 +14,10 @@ namespace pg {
 
 class SchemaSearch {
  public:
+  // Points that change what is instantiated or how control flows (bodies, removed calls)
+  // cause most errors outside every point: a file is halved over its other points first.
+  explicit SchemaSearch(const std::vector<Schema>& schemata);
+
   // Builds a file may spend halving: fewer than a build for each of its points would cost
   // (an eighth of them), and at least 24. Past it the file loses its schema.
   static size_t Budget(size_t points) { return std::max<size_t>(24, points / 8); }
@@ -47,6 +51,7 @@ class SchemaSearch {
   void Start(const std::string& file, const std::set<int>& points);
   void Settle(const std::string& file);
 
+  std::set<int> late_;  // bodies and removed calls: halved last
   std::set<int> dropped_;
   std::map<std::string, Halving> halving_;
   std::map<std::string, FileState> files_;

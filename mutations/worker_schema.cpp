@@ -48,7 +48,7 @@ std::string Built(size_t mutants, size_t files, double wall_s, const SchemaSearc
 // Builds until one passes: the errors' points leave, and a file whose errors lie outside every
 // point is halved to the points that cause them (SchemaSearch, within its budget of builds).
 StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note) {
-  SchemaSearch search;
+  SchemaSearch search(c.schemata);
   Placeholders p = Where(c);
   for (int round = 0; round < 1000; ++round) {  // SchemaSearch ends first: each build drops or halves
     std::map<std::string, SchemaText> built;

@@ -12,12 +12,13 @@ namespace {
 
 // `n` lines `int vK = x + 1;`, an arithmetic point each (numbers 1..n), then `int end;`: an
 // error on line n + 1 lies outside every point.
-Schema Points(int n, std::string* original) {
+Schema Points(int n, std::string* original, const std::set<int>& bodies) {
   Schema schema{"a.cpp", false, {}};
   for (int k = 1; k <= n; ++k) {
     std::string line = "int v" + std::to_string(k) + " = x + 1;\n";
     size_t at = original->size() + line.find(" = ") + 3;
-    schema.points.push_back(SchemaPoint{k, at, at + 5, SchemaKind::kEdit, at + 2, 1, "-"});
+    SchemaKind kind = bodies.count(k) ? SchemaKind::kBody : SchemaKind::kEdit;
+    schema.points.push_back(SchemaPoint{k, at, at + 5, kind, at + 2, 1, bodies.count(k) ? "return 0;" : "-"});
     *original += line;
   }
   *original += "int end;\n";
@@ -33,10 +34,10 @@ struct Searched {
 
 // Builds of `n` points until one passes with no file halving; `fails` says from the points a
 // build holds whether it has an error outside every point; point 2 always has one inside.
-Searched Search(const std::function<bool(const std::set<int>&)>& fails, int n = 8) {
+Searched Search(const std::function<bool(const std::set<int>&)>& fails, int n = 8, const std::set<int>& bodies = {}) {
   std::string original;
-  Schema schema = Points(n, &original);
-  SchemaSearch search;
+  Schema schema = Points(n, &original, bodies);
+  SchemaSearch search({schema});
   Searched out;
   for (int round = 0; round < 1000 && !out.built; ++round) {
     SchemaText text = RenderSchema(original, schema, search.Off());
@@ -76,6 +77,15 @@ TEST(SchemaSearch, TheNextHalvingStartsPastThePrefixTheLastFoundClean) {
 
 // An error no point causes (the file's prelude, say) is never halved away: once the file has
 // spent its budget of builds it loses its whole schema, and the search ends.
+// Bodies (1, 5, 9, 13 of 16) are halved last: the first halving clears the other points, and
+// the second cause (9) is then sought among the bodies left: 9 builds, where halving in the
+// points' own order took 10.
+TEST(SchemaSearch, BodiesAreHalvedLast) {
+  Searched s = Search([](const std::set<int>& in) { return in.count(1) || in.count(9); }, 16, {1, 5, 9, 13});
+  EXPECT_EQ(s.dropped, (std::set<int>{1, 2, 9}));
+  EXPECT_EQ(s.builds, 1 + 4 + 1 + 2 + 1) << "full, 4 probes, full, 2 probes, the final build";
+}
+
 // Every prefix fails: each halving blames its first point, until 64 points' budget of 24
 // builds is spent (about four halvings of 7 builds), where finding "causes" would go on for
 // some 380 builds.
