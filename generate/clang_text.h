@@ -6,6 +6,7 @@
 #include <clang-c/Index.h>
 
 #include <string>
+#include <vector>
 
 namespace pg {
 
@@ -17,11 +18,22 @@ inline std::string Str(CXString s) {
 
 // `(void)p; ` for each named parameter of function `c`: a body replaced by a default return
 // still uses them, so the mutant alone builds under -Werror=unused-parameter as its schema
-// (which keeps the original body beside it) does.
+// (which keeps the original body beside it) does. A function template has no arguments to
+// libclang (-1): its parameters are its ParmDecl children.
 inline std::string UsedParameters(CXCursor c) {
+  std::vector<CXCursor> params;
+  if (int n = clang_Cursor_getNumArguments(c); n >= 0) {
+    for (int i = 0; i < n; ++i) params.push_back(clang_Cursor_getArgument(c, static_cast<unsigned>(i)));
+  } else {
+    auto add = [](CXCursor child, CXCursor, CXClientData data) {
+      if (clang_getCursorKind(child) == CXCursor_ParmDecl) static_cast<std::vector<CXCursor>*>(data)->push_back(child);
+      return CXChildVisit_Continue;
+    };
+    clang_visitChildren(c, add, &params);
+  }
   std::string out;
-  for (int i = 0, n = clang_Cursor_getNumArguments(c); i < n; ++i) {
-    std::string name = Str(clang_getCursorSpelling(clang_Cursor_getArgument(c, static_cast<unsigned>(i))));
+  for (CXCursor p : params) {
+    std::string name = Str(clang_getCursorSpelling(p));
     if (!name.empty()) out += "(void)" + name + "; ";
   }
   return out;

@@ -232,6 +232,22 @@ Plain C() { return Plain{2}; }
   EXPECT_EQ(lines, (std::vector<std::string>{"8", "9"})) << "B's and C's bodies, not A's";
 }
 
+// Found on jarro2783/cxxopts: libclang counts no arguments of a function template
+// (clang_Cursor_getNumArguments is -1), so `toLocalString(T&& t)`'s default return left `t`
+// unused, and its own build failed -Werror=unused-parameter where its schema compiled.
+TEST(GeneratePoints, ATemplatesDefaultReturnStillUsesItsParameters) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(template <typename T> T Same(T t, int n) { return n > 0 ? t : t; }
+struct S { template <typename U> int Size(const U& u) const { return static_cast<int>(sizeof u); } };
+int Use() { return Same(2, 1) + S{}.Size('c'); }
+)", "-Wall -Wextra -Werror");
+  std::vector<std::string> bodies;
+  for (const Point& p : points) {
+    if (p.op == Operator::kReturn && p.line < 3) bodies.push_back(p.replacement);
+  }
+  EXPECT_EQ(bodies, (std::vector<std::string>{"{ (void)t; (void)n; return {}; }", "{ (void)u; return {}; }"}));
+}
+
 // Found on this repository's gates/: `while (true)` negated and `_exit(0)` removed each broke
 // their file's schema ("control reaches end of non-void function").
 TEST(GeneratePoints, LiteralConditionsAreNotNegatedNorCallsThatNeverReturnRemoved) {
