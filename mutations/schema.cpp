@@ -52,7 +52,8 @@ class Renderer {
       numbers_.insert(p.number);
       at = p.end;
     }
-    if (track >= at && track < e) *tracked = out.size() + (track - at);
+    // An edit's offset lies inside [b, e) (it has bytes): only whether it is past a nested point matters.
+    if (track != std::string::npos && track >= at) *tracked = out.size() + (track - at);
     return out + original_.substr(at, e - at);
   }
 

@@ -134,6 +134,9 @@ TEST(GenerateReached, AMutantRunsOnlyTheTestsThatExecutedItsPointACtestTestsCase
     if (f.path().filename().string().rfind("test", 0) == 0) logs.push_back(f.path().filename().string());
   }
   EXPECT_EQ(logs, std::vector<std::string>{"test.log"}) << "one test process for the two cases";
+  std::string folder = add->at("id").get<std::string>();  // its id's '/' and ':' made '_'
+  std::replace_if(folder.begin(), folder.end(), [](char c) { return c == '/' || c == ':'; }, '_');
+  EXPECT_EQ(std::filesystem::path(add->at("logs").get<std::string>()).filename().string(), folder);
   EXPECT_EQ(mul->at("outcome"), "killed");
   EXPECT_EQ(Sorted(mul->at("generated").at("tests")), (std::vector<std::string>{"Lib.Mul", "via_script"}))
       << "a process the script spawned records for the script";

@@ -155,6 +155,8 @@ TEST(HtmlReport, TheFactsNameTheShardOfAShardedRunOnly) {
   EXPECT_EQ(RunReportHtml(report).find("<dt>shard</dt>"), std::string::npos);
   report.shard_index = 2, report.shard_count = 3;
   EXPECT_NE(RunReportHtml(report).find("<dt>shard</dt><dd>2 of 3</dd>"), std::string::npos);
+  report.shard_index = 1, report.shard_count = 1;  // --shard 1/1, as the table and the JSON say it
+  EXPECT_NE(RunReportHtml(report).find("<dt>shard</dt><dd>1 of 1</dd>"), std::string::npos);
 }
 
 // A mutant's logs are a fact of its details only where it kept them.

@@ -7,6 +7,7 @@
 #include "config/json_source.h"
 #include "merge/shard_merge.h"
 #include "mutate_fixture.h"
+#include "mutations/mutate_merge.h"
 #include "test_support.h"
 
 namespace pg {
@@ -203,6 +204,17 @@ TEST(MergeReportsMutate, ShardsMergeIntoTheReportOfOneRun) {
   auto twice = RunProofgate(reports.path(), "merge-reports 1.json 1-as-2.json");
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_NE(twice.err.find("is in two shards (1.json and 1-as-2.json)"), std::string::npos) << twice.err;
+}
+
+// Each shard's red baseline is named with its shard, in shard order, one after another.
+TEST(MergeReportsMutate, EachShardsBaselineProblemIsNamedWithItsShard) {
+  std::vector<MutateReport> shards(3);
+  for (int i = 0; i < 3; ++i) shards[i].shard_index = i + 1, shards[i].shard_count = 3;
+  shards[0].baseline_problem = "A.Test fails";
+  shards[2].baseline_problem = "the build failed";
+  auto merged = MergeMutateReports(shards, {"1.json", "2.json", "3.json"});
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  EXPECT_EQ(merged->baseline_problem, "shard 1: A.Test fails; shard 3: the build failed");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "config/json_source.h"
 #include "mutations/mutate_report.h"
+#include "mutations/worker.h"
 
 namespace pg {
 namespace {
@@ -97,6 +98,24 @@ TEST(MutateReport, ExitCodesSayWhatHappened) {
   EXPECT_EQ(MutateExitCode(report), 1);
   report.interrupted = true;
   EXPECT_EQ(MutateExitCode(report), 130);
+}
+
+// A generated mutant's tests column names its tests while they are three or fewer, and counts
+// them past that.
+TEST(MutateReport, AGeneratedMutantNamesUpToThreeTestsAndCountsMore) {
+  Mutation m;
+  m.id = m.file = "a.cpp";
+  MutantJob job;
+  job.generated = true;
+  job.mutations = {&m};
+  job.tests = {"A.One", "A.Two", "A.Three"};
+  MutantResult three;
+  DescribeJob(job, &three);
+  EXPECT_EQ(three.tests, "A.One, A.Two, A.Three");
+  job.tests.push_back("A.Four");
+  MutantResult four;
+  DescribeJob(job, &four);
+  EXPECT_EQ(four.tests, "4 tests");
 }
 
 }  // namespace

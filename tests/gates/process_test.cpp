@@ -137,6 +137,34 @@ TEST(Process, TheProcWalkWorksWithStandardInputClosed) {
   EXPECT_TRUE(live) << "this test's own process group";
 }
 
+// The guardian finds a run's processes by an entry of their environment: the first entry (no
+// NUL before it) as well as a later one.
+TEST(Process, AnEnvironmentHoldersFirstEntryIsFoundAsALaterOneIs) {
+  for (bool first : {true, false}) {
+    std::string entry = "PG_HOLDER_TEST_" + std::to_string(getpid()) + (first ? "_FIRST=1" : "_LATER=1");
+    std::vector<char*> env = {const_cast<char*>("A=1"), const_cast<char*>(entry.c_str())};
+    if (first) std::swap(env[0], env[1]);
+    env.push_back(nullptr);
+    char* argv[] = {const_cast<char*>("sleep"), const_cast<char*>("30"), nullptr};
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      execve("/bin/sleep", argv, env.data());
+      _exit(127);
+    }
+    int found = 0;  // until the child has exec'ed, its environment is this test's
+    for (int i = 0; i < 500 && found == 0; ++i) {
+      found = KillEnvironmentHolders(entry.c_str(), entry.size() + 1);
+      if (found == 0) usleep(10000);
+    }
+    if (found == 0) kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    EXPECT_EQ(found, 1) << (first ? "the first entry" : "the second entry");
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  }
+}
+
 TEST(Process, ReadTailKeepsTheLastLines) {
   TempDir dir;
   std::string text;

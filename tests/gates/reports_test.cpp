@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "config/json_source.h"
+#include "merge/shard_merge.h"
 #include "mutations/mutate_html.h"
 #include "mutations/mutate_report.h"
 #include "report/writers.h"
@@ -127,6 +128,31 @@ TEST(Reports, TableEndsWithTheVerdictLine) {
             std::string::npos)
       << out.str();
   EXPECT_NE(out.str().find("verdict: fail (2 passed, 1 failed, 0 timed out, 1 skipped) suite default, tree 0123456789ab"),
+            std::string::npos)
+      << out.str();
+}
+
+// What merge-reports reads back is what the report wrote: every attempt, the first included.
+TEST(Reports, JsonReadsBackEveryAttemptOfALeg) {
+  auto doc = JsonSource::Parse("run.json", RunReportJson(Sample()));
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  auto back = RunReportFromJson(*doc);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->legs.size(), 4u);
+  const LegResult& perf = back->legs[3];
+  ASSERT_EQ(perf.attempts.size(), 1u);
+  EXPECT_EQ(perf.attempts[0].outcome, Outcome::kFail);
+  EXPECT_EQ(perf.attempts[0].note, "exit status 1 under foreign load (foreign 80%, steal 0%)");
+  EXPECT_DOUBLE_EQ(perf.attempts[0].load.loadavg1.value_or(0), 108.76);
+}
+
+TEST(Reports, TableNamesBothTreesWhenTheTreeChangedDuringTheRun) {
+  RunReport report = Sample();
+  report.tree_hash_after = "fedcba9876543210fedcba9876543210fedcba98";
+  std::ostringstream out;
+  WriteRunTable(report, out, /*color=*/false);
+  EXPECT_NE(out.str().find("the tree changed while the suite ran (0123456789ab -> fedcba987654): the verdict "
+                           "describes no single tree\n"),
             std::string::npos)
       << out.str();
 }

@@ -200,6 +200,10 @@ TEST_F(ScratchTree, ACarriedPathMustBeIgnoredAndInsideTheRoot) {
             "m.json:1:23: carried path \"src\" is not ignored by git: the scratch tree copies it already");
   EXPECT_EQ(parse("../elsewhere").status().message(), "m.json:1:23: carried path \"../elsewhere\" must be relative and inside the root");
   EXPECT_EQ(parse("out/../src").status().message(), "m.json:1:23: carried path \"out/../src\" must be relative and inside the root");
+  for (const char* outside : {"", "/tmp/deps", "..", "out/.."}) {
+    EXPECT_EQ(parse(outside).status().message(),
+              "m.json:1:23: carried path \"" + std::string(outside) + "\" must be relative and inside the root");
+  }
 }
 
 TEST_F(ScratchTree, TheJournalPutsBackAFileAMutantWasLeftIn) {
