@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <sstream>
 
 #include "config/json_source.h"
@@ -111,6 +112,33 @@ std::string Render(const std::string& kind, const std::vector<InitLeg>& legs, co
   return out.str();
 }
 
+// Options of the root CMakeLists.txt that switch the project's tests on and are not on by
+// default (zeux/pugixml's PUGIXML_BUILD_TESTS is OFF): without them the build registers no
+// test. Only the root's: a vendored dependency's (googletest's gtest_build_tests) would build
+// tests that are not the project's.
+std::vector<std::string> TestSwitches(const std::string& root) {
+  auto text = ReadFile(root + "/CMakeLists.txt");
+  if (!text.ok()) return {};
+  std::string code;  // the lines that are not comments
+  std::istringstream lines(*text);
+  for (std::string line; std::getline(lines, line);) {
+    size_t first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line[first] != '#') code += line + "\n";
+  }
+  static const std::regex kOption(
+      R"((^|[^A-Za-z0-9_])(option|cmake_dependent_option)\s*\(\s*([A-Za-z0-9_]+)\s+"(?:[^"\\]|\\.)*"(\s+([^\s)]+))?)",
+      std::regex::icase);
+  static const std::regex kTests("(tests?|testing)$", std::regex::icase);
+  static const std::regex kOn("on|true|yes|y|1", std::regex::icase);
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), kOption); it != std::sregex_iterator(); ++it) {
+    std::string name = (*it)[3], value = (*it)[5];
+    bool listed = std::find(out.begin(), out.end(), name) != out.end();
+    if (!listed && std::regex_search(name, kTests) && !std::regex_match(value, kOn)) out.push_back(name);
+  }
+  return out;
+}
+
 ProjectShape CMakeShape(const std::string& root) {
   std::string text = AllNamed(root, "CMakeLists.txt");
   std::string kind = text.find("gtest_discover_tests") != std::string::npos ? "CMake + GoogleTest (gtest_discover_tests)"
@@ -121,18 +149,28 @@ ProjectShape CMakeShape(const std::string& root) {
   std::vector<std::string> options = {"-DCMAKE_BUILD_TYPE=RelWithDebInfo"};
   if (OnPath("ninja")) options.insert(options.end(), {"-G", "Ninja"});
   if (OnPath("ccache")) options.insert(options.end(), {"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"});
+  std::string switched;
+  for (const std::string& name : TestSwitches(root)) {
+    options.push_back("-D" + name + "=ON");
+    switched += (switched.empty() ? "" : ", ") + name;
+  }
   std::vector<std::string> configure = {"cmake", "-S", ".", "-B", "build"}, scratch = {"cmake", "-S", "{tree}", "-B", "{build}"};
   configure.insert(configure.end(), options.begin(), options.end());
   scratch.insert(scratch.end(), options.begin(), options.end());
   std::vector<InitLeg> legs = {
-      {"configure", "configure once into build/ (keep build/ in .gitignore)", configure, {}, true},
+      {"configure", "configure once into build/ (keep build/ in .gitignore)" + (switched.empty() ? "" : "; " + switched + " on: the tests build only when asked"), configure, {}, true},
       {"build", "build everything", {"cmake", "--build", "build"}, {"configure"}, true},
       {"test", "every ctest test; gtest cases report by name", {"ctest", "--test-dir", "build", "--output-on-failure", "--no-tests=error"}, {"build"}, false}};
   // Scratch copies (mutate, prove) configure as the configure leg does; build and test keep the
   // CMake + ctest defaults, which know gtest cases by name.
   std::string commands = "  // How mutate and prove configure a scratch copy: as the configure leg does.\n"
                          "  \"commands\": {\"configure\": " + Argv(scratch) + "},\n";
-  return {kind, Render(kind, legs, commands, root), ""};
+  ProjectShape shape{kind, Render(kind, legs, commands, root), "", {}};
+  if (!switched.empty()) {
+    shape.notes.push_back(switched + " turned on (-D" + (switched.find(',') == std::string::npos ? switched : "NAME") +
+                          "=ON in both configure commands): CMakeLists.txt builds the tests only when asked");
+  }
+  return shape;
 }
 
 // pytest writes caches into the tree; a tree that changes under its own tests is stale.
@@ -147,13 +185,13 @@ ProjectShape PytestShape(const std::string& root) {
       "  \"commands\": {\"configure\": [\"true\"], \"build_command\": [\"true\"],\n"
       "               \"test_command\": " + Argv(test) + ",\n"
       "               \"list_command\": " + Argv(list) + "},\n";
-  return {"pytest", Render("pytest", {{"test", "every test", kPytest, {}, false}}, commands, root), ""};
+  return {"pytest", Render("pytest", {{"test", "every test", kPytest, {}, false}}, commands, root), "", {}};
 }
 
 ProjectShape SimpleShape(const std::string& root, const std::string& kind, const std::vector<InitLeg>& legs) {
   std::string note = "  // mutate and prove need \"commands\" for this kind of project: configure, build_command and a\n"
                      "  // test_command that writes JUnit XML into {results} (see specs/mutate.md).\n";
-  return {kind, Render(kind, legs, note, root), ""};
+  return {kind, Render(kind, legs, note, root), "", {}};
 }
 
 // Meson: scratch copies set up, compile and test as the legs do; `meson setup` refuses a build
@@ -172,7 +210,7 @@ ProjectShape MesonShape(const std::string& root) {
                          "  \"commands\": {\"configure\": " + Argv(configure) + ",\n"
                          "               \"build_command\": [\"meson\", \"compile\", \"-C\", \"{build}\"],\n"
                          "               \"test_command\": " + Argv(test) + "},\n";
-  return {"Meson", Render("Meson", legs, commands, root), ""};
+  return {"Meson", Render("Meson", legs, commands, root), "", {}};
 }
 
 // Make: where bear is on PATH, scratch copies build in place under it, so `mutate --generate`
@@ -187,7 +225,7 @@ ProjectShape MakeShape(const std::string& root, const std::string& target) {
       "  // catalogs name tests: give them a test_command that writes JUnit XML into {results}.\n"
       "  \"commands\": {\"configure\": [\"true\"], \"build_command\": [\"bear\", \"--\", \"make\"],\n"
       "               \"test_command\": [\"make\", \"" + target + "\"]},\n";
-  return {"Make", Render("Make", legs, commands, root), ""};
+  return {"Make", Render("Make", legs, commands, root), "", {}};
 }
 
 // The Makefile target that runs the tests: `check` (autotools' name) before `test`; empty when
@@ -242,6 +280,7 @@ StatusOr<InitResult> InitProject(const std::string& root) {
   PG_ASSIGN_OR_RETURN(ProjectShape shape, DetectProject(root));
   InitResult r{shape, {}, {}};
   if (!shape.why.empty()) r.notes.push_back(shape.why);
+  r.notes.insert(r.notes.end(), shape.notes.begin(), shape.notes.end());
   PG_RETURN_IF_ERROR(MakeDirs(root + "/preflight"));
   PG_RETURN_IF_ERROR(WriteFileAtomic(suites, shape.suites));
   r.written.push_back(kDefaultConfig);

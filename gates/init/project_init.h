@@ -13,6 +13,7 @@ struct ProjectShape {
   std::string kind;    // "CMake + GoogleTest (gtest_discover_tests)", "pytest", ...
   std::string suites;  // the preflight/suites.json text, commented
   std::string why;     // why this shape where the first match was passed over; else empty
+  std::vector<std::string> notes;  // what init chose for the user (a test option turned on)
 };
 
 // What `root` holds, first match wins: CMake, Meson, Cargo, pytest, npm, Make; but a CMake

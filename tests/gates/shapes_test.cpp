@@ -177,6 +177,35 @@ TEST_F(Shapes, ACMakeProjectThatRegistersNoTestFailsItsTestLeg) {
   EXPECT_NE(text.find("No tests were found"), std::string::npos) << log << ": " << text;
 }
 
+// zeux/pugixml's shape: the root's option, OFF by default, is what registers the tests; a
+// vendored dependency's own test option stays as it is.
+TEST_F(Shapes, ARootOptionThatBuildsTheTestsIsTurnedOn) {
+  WriteCalcWithoutCtest(dir_, "option(CALC_BUILD_TESTS \"Build the tests\" OFF)\n"
+                              "# option(CALC_OLD_TESTS \"commented out\" OFF)\n"
+                              "option(CALC_DOCS \"Build the docs\" OFF)\noption(CALC_UNIT_TESTS \"Unit tests\" ON)\n"
+                              "if(CALC_BUILD_TESTS)\n  add_executable(calc_test calc_test.cpp)\n"
+                              "  target_link_libraries(calc_test calc)\n  add_test(NAME calc_test COMMAND calc_test)\nendif()");
+  dir_.Write("third_party/dep/CMakeLists.txt", "option(dep_build_tests \"Build dep's own tests\" OFF)\n");
+  dir_.Write(".gitignore", "build/\n");
+  auto init = RunProofgate(dir_.path(), "init");
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_NE(init.out.find("note: CALC_BUILD_TESTS turned on (-DCALC_BUILD_TESTS=ON in both configure commands)"),
+            std::string::npos)
+      << init.out;
+  std::string suites = dir_.Read("preflight/suites.json");
+  EXPECT_EQ(suites.find("CALC_OLD_TESTS"), std::string::npos) << "a comment";
+  EXPECT_EQ(suites.find("CALC_DOCS"), std::string::npos) << "not a test switch";
+  EXPECT_EQ(suites.find("dep_build_tests"), std::string::npos) << "not the root's";
+  EXPECT_EQ(suites.find("CALC_UNIT_TESTS"), std::string::npos) << "already on";
+  size_t first = suites.find("\"-DCALC_BUILD_TESTS=ON\"");
+  ASSERT_NE(first, std::string::npos) << suites;
+  EXPECT_NE(suites.find("\"-DCALC_BUILD_TESTS=ON\"", first + 1), std::string::npos) << "the scratch copies' too: " << suites;
+  ASSERT_TRUE(git::Init(dir_.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "calc").ok());
+  auto green = RunProofgate(dir_.path(), "preflight");
+  EXPECT_EQ(green.exit_code, 0) << "ctest ran calc_test: " << green.out << green.err;
+}
+
 // kgabis/parson's shape: CMake builds the library and registers no test; the Makefile's `test`
 // target builds and runs them (its CI runs make). init writes make's legs, and they check.
 TEST_F(Shapes, ACMakeTreeWithoutTestsTakesItsMakefilesTestTarget) {
