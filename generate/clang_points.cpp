@@ -16,60 +16,12 @@
 namespace pg {
 namespace {
 
-struct Span {
-  unsigned begin = 0, end = 0;
-  bool Within(const Span& o) const { return begin >= o.begin && end <= o.end; }
-  bool operator==(const Span& o) const { return begin == o.begin && end == o.end; }
-};
-
 struct Context {
   unsigned function_begin = 0;  // offset where the enclosing function's declaration starts
   bool in_function = false;
   std::optional<Span> statement;  // the compound statement's child being walked
   CXTypeKind parent_type = CXType_Invalid;  // the type of the node above (an implicit cast's)
 };
-
-std::vector<CXCursor> Children(CXCursor c) {
-  std::vector<CXCursor> out;
-  auto add = [](CXCursor child, CXCursor, CXClientData data) {
-    static_cast<std::vector<CXCursor>*>(data)->push_back(child);
-    return CXChildVisit_Continue;
-  };
-  clang_visitChildren(c, add, &out);
-  return out;
-}
-
-// A location's offset when it is written where it expands, not produced by a macro: what a
-// point's own token must be (which file it is in, the walker checks with Pos).
-std::optional<unsigned> Exact(CXSourceLocation loc) {
-  CXFile f1 = nullptr, f2 = nullptr;
-  unsigned line, col, o1 = 0, o2 = 0;
-  clang_getExpansionLocation(loc, &f1, &line, &col, &o1);
-  clang_getSpellingLocation(loc, &f2, &line, &col, &o2);
-  if (o1 != o2 || !f1 || !f2 || !clang_File_isEqual(f1, f2)) return std::nullopt;
-  return o1;
-}
-
-// Where a location expands in the mutated file: a macro's tokens all land on its invocation. Spans
-// are measured this way, and each point then checks that the bytes it replaces are its own
-// (an operator between operands that both expand to one invocation has no bytes there).
-std::optional<unsigned> Pos(CXFile main, CXSourceLocation loc) {
-  CXFile f = nullptr;
-  unsigned line, col, offset = 0;
-  clang_getExpansionLocation(loc, &f, &line, &col, &offset);
-  if (!f || !clang_File_isEqual(f, main)) return std::nullopt;
-  return offset;
-}
-
-std::optional<Span> SpanOf(CXFile main, CXCursor c) {
-  CXSourceRange r = clang_getCursorExtent(c);
-  auto b = Pos(main, clang_getRangeStart(r)), e = Pos(main, clang_getRangeEnd(r));
-  if (!b || !e || *e <= *b) return std::nullopt;
-  return Span{*b, *e};
-}
-
-// Whether a statement or declaration is written in the file itself, not made by a macro.
-bool Written(CXCursor c) { return Exact(clang_getCursorLocation(c)).has_value(); }
 
 // Walks one translation unit's main file and collects its points.
 class Walker {
@@ -147,9 +99,7 @@ class Walker {
   }
 
   void Visit(CXCursor c, Context ctx);
-  void VisitChildren(CXCursor c, const Context& ctx) {
-    for (CXCursor child : Children(c)) Visit(child, ctx);
-  }
+  void VisitChildren(CXCursor c, const Context& ctx);
   void Function(CXCursor c, Context ctx);
   void Variable(CXCursor c, const Context& ctx);
   void Conditional(CXCursor c, const Context& ctx);
@@ -215,6 +165,29 @@ void Walker::Visit(CXCursor c, Context ctx) {
     default: break;
   }
   VisitChildren(c, inner);
+}
+
+// A template's arguments are constants: the children inside the `<...>` after a TemplateRef
+// (`P<3, 1>{}`) or after a class specialization's name (`struct Sel<2>`, which libclang gives
+// no TemplateRef) are not walked.
+void Walker::VisitChildren(CXCursor c, const Context& ctx) {
+  size_t arguments_end = 0;
+  CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_StructDecl || k == CXCursor_ClassDecl || k == CXCursor_UnionDecl ||
+      k == CXCursor_ClassTemplatePartialSpecialization) {
+    auto name = Pos(main_, clang_getCursorLocation(c));
+    std::string spelled = Str(clang_getCursorSpelling(c));
+    if (name && text_.compare(*name, spelled.size(), spelled) == 0) arguments_end = TemplateArgumentsEnd(text_, *name + spelled.size());
+  }
+  for (CXCursor child : Children(c)) {
+    auto span = SpanOf(main_, child);
+    if (clang_getCursorKind(child) == CXCursor_TemplateRef && span) {
+      arguments_end = TemplateArgumentsEnd(text_, span->end);
+      continue;
+    }
+    if (span && span->begin < arguments_end) continue;
+    Visit(child, ctx);
+  }
 }
 
 // Whether `return {};` makes a `type`: not when its (template's) constructors have no default one.

@@ -1,10 +1,13 @@
-// A libclang string as a std::string, disposed of, and a function's parameters kept in use:
-// for generate/'s two files that include libclang (clang_points.cpp, clang_database.cpp).
+// libclang's strings as std::string, a function's parameters kept in use, and where cursors
+// are written: for generate/'s two files that include libclang (clang_points.cpp,
+// clang_database.cpp).
 #pragma once
 
 #include <clang-c/CXString.h>
 #include <clang-c/Index.h>
 
+#include <cctype>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,5 +41,72 @@ inline std::string UsedParameters(CXCursor c) {
   }
   return out;
 }
+
+// Where the template argument list that opens at `at` (after blanks) ends, one past its `>`;
+// `at` itself when none opens there. Brackets inside parentheses (`P<(a > b)>`) are operators.
+inline size_t TemplateArgumentsEnd(const std::string& text, size_t at) {
+  size_t i = at;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  if (i >= text.size() || text[i] != '<') return at;
+  int angles = 0, parens = 0;
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' || c == '[' || c == '{') ++parens;
+    if ((c == ')' || c == ']' || c == '}') && parens > 0) --parens;
+    if (parens > 0) continue;
+    if (c == '<') ++angles;
+    if (c == '>' && --angles == 0) return i + 1;
+  }
+  return at;
+}
+
+// Cursors, where they are written, and their extents in the main file.
+struct Span {
+  unsigned begin = 0, end = 0;
+  bool Within(const Span& o) const { return begin >= o.begin && end <= o.end; }
+  bool operator==(const Span& o) const { return begin == o.begin && end == o.end; }
+};
+
+inline std::vector<CXCursor> Children(CXCursor c) {
+  std::vector<CXCursor> out;
+  auto add = [](CXCursor child, CXCursor, CXClientData data) {
+    static_cast<std::vector<CXCursor>*>(data)->push_back(child);
+    return CXChildVisit_Continue;
+  };
+  clang_visitChildren(c, add, &out);
+  return out;
+}
+
+// A location's offset when it is written where it expands, not produced by a macro: what a
+// point's own token must be (which file it is in, the walker checks with Pos).
+inline std::optional<unsigned> Exact(CXSourceLocation loc) {
+  CXFile f1 = nullptr, f2 = nullptr;
+  unsigned line, col, o1 = 0, o2 = 0;
+  clang_getExpansionLocation(loc, &f1, &line, &col, &o1);
+  clang_getSpellingLocation(loc, &f2, &line, &col, &o2);
+  if (o1 != o2 || !f1 || !f2 || !clang_File_isEqual(f1, f2)) return std::nullopt;
+  return o1;
+}
+
+// Where a location expands in the mutated file: a macro's tokens all land on its invocation. Spans
+// are measured this way, and each point then checks that the bytes it replaces are its own
+// (an operator between operands that both expand to one invocation has no bytes there).
+inline std::optional<unsigned> Pos(CXFile main, CXSourceLocation loc) {
+  CXFile f = nullptr;
+  unsigned line, col, offset = 0;
+  clang_getExpansionLocation(loc, &f, &line, &col, &offset);
+  if (!f || !clang_File_isEqual(f, main)) return std::nullopt;
+  return offset;
+}
+
+inline std::optional<Span> SpanOf(CXFile main, CXCursor c) {
+  CXSourceRange r = clang_getCursorExtent(c);
+  auto b = Pos(main, clang_getRangeStart(r)), e = Pos(main, clang_getRangeEnd(r));
+  if (!b || !e || *e <= *b) return std::nullopt;
+  return Span{*b, *e};
+}
+
+// Whether a statement or declaration is written in the file itself, not made by a macro.
+inline bool Written(CXCursor c) { return Exact(clang_getCursorLocation(c)).has_value(); }
 
 }  // namespace pg

@@ -248,6 +248,25 @@ int Use() { return Same(2, 1) + S{}.Size('c'); }
   EXPECT_EQ(bodies, (std::vector<std::string>{"{ (void)t; (void)n; return {}; }", "{ (void)u; return {}; }"}));
 }
 
+// Found on zeux/pugixml: `template <> struct wchar_selector<2>` had its 2 made a 3, a template
+// argument (a constant context, and another specialization's name).
+TEST(GeneratePoints, NoPointInASpecializationsTemplateArguments) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(template <int N> struct Sel;
+template <> struct Sel<2> { static int Get(int a) { return a + 1; } };
+template <int N, int M> struct P {};
+template <int M> struct P<3, M> { int F(int a) { return a * 2; } };
+template <int N> int G(int a) { return a + N; }
+template <> int G<4>(int a) { return a - 1; }
+int Use() { return Sel<2>::Get(1) + P<3, 1>{}.F(2) + G<4>(3) + G<5>(1); }
+)");
+  std::vector<std::string> constants;
+  for (const Point& p : points) {
+    if (p.op == Operator::kConstant) constants.push_back(std::to_string(p.line) + ":" + p.original);
+  }
+  EXPECT_EQ(constants, (std::vector<std::string>{"2:1", "4:2", "6:1", "7:1", "7:2", "7:3", "7:1"}));
+}
+
 // Found on this repository's gates/: `while (true)` negated and `_exit(0)` removed each broke
 // their file's schema ("control reaches end of non-void function").
 TEST(GeneratePoints, LiteralConditionsAreNotNegatedNorCallsThatNeverReturnRemoved) {
