@@ -23,8 +23,12 @@ bool SchemaSearch::Learn(const std::string& log, const std::map<std::string, Sch
   std::set<std::string> unexplained;
   for (const auto& [file, rendered] : built) {
     SchemaBlame blame = PointsBlamed(log, file, rendered.text);
+    size_t had = dropped_.size();
     dropped_.insert(blame.points.begin(), blame.points.end());
-    if (blame.unexplained) unexplained.insert(file);
+    // Errors outside every point may be what a point the log blames caused (a type it left
+    // undefined): they are halved only if they outlive that point, in the next build.
+    bool fresh = dropped_.size() > had && !halving_.count(file);
+    if (blame.unexplained && !fresh) unexplained.insert(file);
   }
   // A halved file this build left without its points (all dropped) had no error of its own.
   std::vector<std::string> halved;

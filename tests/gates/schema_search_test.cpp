@@ -57,7 +57,19 @@ TEST(SchemaSearch, HalvingFindsThePointThatCausesAnErrorOutsideEveryPoint) {
   EXPECT_TRUE(s.built);
   EXPECT_EQ(s.dropped, (std::set<int>{2, 6})) << "the explained point and the cause; the file keeps the rest";
   EXPECT_EQ(s.found, 1);
-  EXPECT_LE(s.builds, 1 + 3 + 1) << "the full build, log2(7) probes, the final build";
+  EXPECT_LE(s.builds, 1 + 1 + 3 + 1) << "the full build, again without 2, log2(7) probes, the final build";
+}
+
+// Found on zeux/pugixml: `wchar_selector<2>` made `<3>` (a point) left the type undefined, and
+// its uses failed all over the file, outside every point. Those errors go with the point: the
+// next build leaves it out and passes, where halving them blamed the file's last point after
+// 13 clean probes.
+TEST(SchemaSearch, AnErrorOutsideEveryPointThatAnExplainedPointCausedIsNotHalved) {
+  Searched s = Search([](const std::set<int>& in) { return in.count(2) > 0; });
+  EXPECT_TRUE(s.built);
+  EXPECT_EQ(s.dropped, (std::set<int>{2})) << "the explained point only";
+  EXPECT_EQ(s.found, 0);
+  EXPECT_EQ(s.builds, 2) << "full, then without 2";
 }
 
 TEST(SchemaSearch, EachCauseIsFoundInTurn) {
@@ -72,7 +84,7 @@ TEST(SchemaSearch, EachCauseIsFoundInTurn) {
 TEST(SchemaSearch, TheNextHalvingStartsPastThePrefixTheLastFoundClean) {
   Searched s = Search([](const std::set<int>& in) { return in.count(6) || in.count(7); });
   EXPECT_EQ(s.dropped, (std::set<int>{2, 6, 7}));
-  EXPECT_EQ(s.builds, 1 + 3 + 1 + 1 + 1) << "full, 3 probes, full, 1 probe, the final build";
+  EXPECT_EQ(s.builds, 1 + 1 + 3 + 1 + 1 + 1) << "full, again without 2, 3 probes, full, 1 probe, the final build";
 }
 
 // An error no point causes (the file's prelude, say) is never halved away: once the file has
@@ -83,7 +95,7 @@ TEST(SchemaSearch, TheNextHalvingStartsPastThePrefixTheLastFoundClean) {
 TEST(SchemaSearch, BodiesAreHalvedLast) {
   Searched s = Search([](const std::set<int>& in) { return in.count(1) || in.count(9); }, 16, {1, 5, 9, 13});
   EXPECT_EQ(s.dropped, (std::set<int>{1, 2, 9}));
-  EXPECT_EQ(s.builds, 1 + 4 + 1 + 2 + 1) << "full, 4 probes, full, 2 probes, the final build";
+  EXPECT_EQ(s.builds, 1 + 1 + 4 + 1 + 2 + 1) << "full, again without 2, 4 probes, full, 2 probes, the final build";
 }
 
 // Every prefix fails: each halving blames its first point, until 64 points' budget of 24
@@ -93,7 +105,7 @@ TEST(SchemaSearch, AFileWhoseErrorNoPointCausesLosesItsSchemaOnceItsBudgetIsSpen
   Searched s = Search([](const std::set<int>& in) { return !in.empty(); }, 64);
   EXPECT_TRUE(s.built);
   EXPECT_EQ(s.dropped.size(), 64u) << "all its points: the file lost its schema";
-  EXPECT_LE(s.builds, 24 + 7 + 1) << "its budget, the halving under way, the last build";
+  EXPECT_LE(s.builds, 1 + 24 + 7 + 1) << "the full build, its budget, the halving under way, the last build";
   EXPECT_LE(s.found, 5);
   EXPECT_EQ(SchemaSearch::Budget(8), 24u);
   EXPECT_EQ(SchemaSearch::Budget(800), 100u);
