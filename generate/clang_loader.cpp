@@ -45,6 +45,7 @@ enum Fn {
   k_clang_disposeTranslationUnit,
   k_clang_formatDiagnostic,
   k_clang_getCString,
+  k_clang_getArrayElementType,
   k_clang_getCanonicalType,
   k_clang_getCursorExtent,
   k_clang_getCursorKind,
@@ -111,6 +112,7 @@ const char* const kNames[kCount] = {
     "clang_disposeTranslationUnit",
     "clang_formatDiagnostic",
     "clang_getCString",
+    "clang_getArrayElementType",
     "clang_getCanonicalType",
     "clang_getCursorExtent",
     "clang_getCursorKind",
@@ -262,6 +264,9 @@ CXString clang_formatDiagnostic(CXDiagnostic a0, unsigned a1) {
 }
 const char* clang_getCString(CXString a0) {
   return reinterpret_cast<const char* (*)(CXString)>(pg::g_fn[pg::k_clang_getCString])(a0);
+}
+CXType clang_getArrayElementType(CXType a0) {
+  return reinterpret_cast<CXType (*)(CXType)>(pg::g_fn[pg::k_clang_getArrayElementType])(a0);
 }
 CXType clang_getCanonicalType(CXType a0) {
   return reinterpret_cast<CXType (*)(CXType)>(pg::g_fn[pg::k_clang_getCanonicalType])(a0);

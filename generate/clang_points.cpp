@@ -241,15 +241,19 @@ void Walker::Function(CXCursor c, Context ctx) {
 }
 
 // Only a variable's initializer is code: its type (template arguments, array bounds) is not,
-// and neither is the initializer of a constexpr variable or of a const integral one (usable
-// in constant expressions).
+// and neither is the initializer of a constexpr variable or of a const integral one, or a
+// const array of them (a lookup table: constant expressions, each entry narrowed in a schema).
 void Walker::Variable(CXCursor c, const Context& ctx) {
   CXCursor init = clang_Cursor_getVarDeclInitializer(c);
   if (clang_Cursor_isNull(init) || DeclaredConstexpr(c, std::nullopt)) return;
   CXType type = clang_getCursorType(c);
+  bool constant = clang_isConstQualifiedType(type);  // an array's const is its canonical type's
+  for (CXType e; (e = clang_getArrayElementType(clang_getCanonicalType(type))).kind != CXType_Invalid; type = e) {
+    constant = constant || clang_isConstQualifiedType(clang_getCanonicalType(type));
+  }
   CXType canonical = clang_getCanonicalType(type);
   bool integral = canonical.kind >= CXType_Bool && canonical.kind <= CXType_Int128;
-  if (clang_isConstQualifiedType(type) && (integral || canonical.kind == CXType_Enum)) return;
+  if ((constant || clang_isConstQualifiedType(type)) && (integral || canonical.kind == CXType_Enum)) return;
   auto within = SpanOf(main_, init);
   if (!within) return;
   for (CXCursor child : Children(c)) {

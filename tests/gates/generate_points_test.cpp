@@ -267,6 +267,24 @@ int Use() { return Sel<2>::Get(1) + P<3, 1>{}.F(2) + G<4>(3) + G<5>(1); }
   EXPECT_EQ(constants, (std::vector<std::string>{"2:1", "4:2", "6:1", "7:1", "7:2", "7:3", "7:1"}));
 }
 
+// Found on zeux/pugixml: its `static const unsigned char chartype_table[256]` is a constant
+// table of 256 entries, each a constant expression; in the schemata each `(on(N) ? 193 : 192)`
+// narrowed to unsigned char and failed, and 673 of its mutants took a build each.
+TEST(GeneratePoints, NoPointInAConstTableOfIntegers) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(static const unsigned char kTable[2][2] = {{1, 2}, {3, 4}};
+enum E { kA, kB };
+const E kKinds[] = {kA, kB};
+static int counts[2] = {5, 6};
+int Look(int i) { return kTable[i][0] + kKinds[i] + counts[i]; }
+)");
+  std::vector<std::string> constants;
+  for (const Point& p : points) {
+    if (p.op == Operator::kConstant) constants.push_back(std::to_string(p.line) + ":" + p.original);
+  }
+  EXPECT_EQ(constants, (std::vector<std::string>{"4:5", "4:6", "5:0"})) << "a table that is not const is data the code changes";
+}
+
 // Found on this repository's gates/: `while (true)` negated and `_exit(0)` removed each broke
 // their file's schema ("control reaches end of non-void function").
 TEST(GeneratePoints, LiteralConditionsAreNotNegatedNorCallsThatNeverReturnRemoved) {
