@@ -180,8 +180,9 @@ void Walker::VisitChildren(CXCursor c, const Context& ctx) {
     if (name && text_.compare(*name, spelled.size(), spelled) == 0) arguments_end = TemplateArgumentsEnd(text_, *name + spelled.size());
   }
   for (CXCursor child : Children(c)) {
-    auto span = SpanOf(main_, child);
-    if (clang_getCursorKind(child) == CXCursor_TemplateRef && span) {
+    bool ref = clang_getCursorKind(child) == CXCursor_TemplateRef;  // Visit skips it whole
+    std::optional<Span> span = ref || arguments_end > 0 ? SpanOf(main_, child) : std::nullopt;  // only where it is asked
+    if (ref && span) {
       arguments_end = TemplateArgumentsEnd(text_, span->end);
       continue;
     }
