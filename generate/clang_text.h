@@ -19,6 +19,16 @@ inline std::string Str(CXString s) {
   return out;
 }
 
+inline std::vector<CXCursor> Children(CXCursor c) {
+  std::vector<CXCursor> out;
+  auto add = [](CXCursor child, CXCursor, CXClientData data) {
+    static_cast<std::vector<CXCursor>*>(data)->push_back(child);
+    return CXChildVisit_Continue;
+  };
+  clang_visitChildren(c, add, &out);
+  return out;
+}
+
 // `(void)p; ` for each named parameter of function `c`: a body replaced by a default return
 // still uses them, so the mutant alone builds under -Werror=unused-parameter as its schema
 // (which keeps the original body beside it) does. A function template has no arguments to
@@ -28,11 +38,9 @@ inline std::string UsedParameters(CXCursor c) {
   if (int n = clang_Cursor_getNumArguments(c); n >= 0) {
     for (int i = 0; i < n; ++i) params.push_back(clang_Cursor_getArgument(c, static_cast<unsigned>(i)));
   } else {
-    auto add = [](CXCursor child, CXCursor, CXClientData data) {
-      if (clang_getCursorKind(child) == CXCursor_ParmDecl) static_cast<std::vector<CXCursor>*>(data)->push_back(child);
-      return CXChildVisit_Continue;
-    };
-    clang_visitChildren(c, add, &params);
+    for (CXCursor child : Children(c)) {
+      if (clang_getCursorKind(child) == CXCursor_ParmDecl) params.push_back(child);
+    }
   }
   std::string out;
   for (CXCursor p : params) {
@@ -67,15 +75,6 @@ struct Span {
   bool operator==(const Span& o) const { return begin == o.begin && end == o.end; }
 };
 
-inline std::vector<CXCursor> Children(CXCursor c) {
-  std::vector<CXCursor> out;
-  auto add = [](CXCursor child, CXCursor, CXClientData data) {
-    static_cast<std::vector<CXCursor>*>(data)->push_back(child);
-    return CXChildVisit_Continue;
-  };
-  clang_visitChildren(c, add, &out);
-  return out;
-}
 
 // A location's offset when it is written where it expands, not produced by a macro: what a
 // point's own token must be (which file it is in, the walker checks with Pos).
