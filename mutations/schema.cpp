@@ -4,6 +4,7 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <string_view>
 
 #include "mutations/reach.h"
 
@@ -115,40 +116,145 @@ SchemaText RenderSchema(const std::string& original, const Schema& schema, const
   return out;
 }
 
-SchemaBlame PointsBlamed(const std::string& build_log, const std::string& file, const std::string& text) {
-  // Where each point's markers open and close, by line after the prelude (what #line 1 numbers).
-  size_t body = text.find("#line 1\n");
-  std::string rendered = body == std::string::npos ? text : text.substr(body + 8);
-  std::map<int, std::pair<int, int>> lines;
-  std::regex marker(R"(/\*(\}?)pg:(\d+)(\{?)\*/)");
-  int line = 1;
-  size_t counted = 0;
-  for (std::sregex_iterator it(rendered.begin(), rendered.end(), marker), end; it != end; ++it) {
-    line += static_cast<int>(std::count(rendered.begin() + static_cast<long>(counted),
-                                        rendered.begin() + it->position(), '\n'));
-    counted = static_cast<size_t>(it->position());
-    int n = std::stoi((*it)[2]);
-    if ((*it)[1].length() == 0) lines[n].first = line;
-    else lines[n].second = line;
+namespace {
+
+// Where each point's markers lie in a rendered file's body (after `#line 1`): bytes from the
+// opening marker's first to the closing one's last, and the lines (from 1) they open and close on.
+struct MarkedSpan {
+  size_t begin = 0, end = 0;
+  int first = 0, last = 0;
+};
+
+// How a log counts columns: Clang in bytes, GCC in display columns; when the log shows
+// neither's mark (Clang's "N errors generated.", GCC's `  N | ` source margin), both readings.
+enum class ColumnUnit { kBytes, kDisplay, kEither };
+
+ColumnUnit UnitOf(const std::string& log) {
+  if (std::regex_search(log, std::regex(R"((^|\n)\d+ errors? generated\.)"))) return ColumnUnit::kBytes;
+  if (std::regex_search(log, std::regex(R"((^|\n) +\d+ \| )"))) return ColumnUnit::kDisplay;
+  return ColumnUnit::kEither;
+}
+
+std::vector<size_t> LineStarts(const std::string& text) {
+  std::vector<size_t> starts{0};
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') starts.push_back(i + 1);
   }
+  return starts;
+}
+
+class MarkerMap {
+ public:
+  explicit MarkerMap(const std::string& text) : text_(text) {
+    size_t body = text.find("#line 1\n");
+    rendered_ = body == std::string::npos ? text : text.substr(body + 8);
+    starts_ = LineStarts(rendered_);
+    text_starts_ = LineStarts(text_);
+    std::regex marker(R"(/\*(\}?)pg:(\d+)(\{?)\*/)");
+    for (std::sregex_iterator it(rendered_.begin(), rendered_.end(), marker), end; it != end; ++it) {
+      MarkedSpan& span = spans_[std::stoi((*it)[2])];
+      size_t at = static_cast<size_t>(it->position());
+      if ((*it)[1].length() == 0) span.begin = at, span.first = LineOf(at);
+      else span.end = at + static_cast<size_t>(it->length()), span.last = LineOf(at);
+    }
+  }
+
+  // The points one log location blames (specs/mutate-generate.md, Schemata); empty when no
+  // point's lines hold `line`. `column` is 0 when the log named none.
+  std::set<int> Blamed(int line, int column, ColumnUnit unit) const {
+    int narrowest = 1 << 30;
+    for (const auto& [n, span] : spans_) {
+      if (span.first <= line && line <= span.last) narrowest = std::min(narrowest, span.last - span.first);
+    }
+    std::set<int> on_line, at_column;
+    for (const auto& [n, span] : spans_) {
+      if (span.first <= line && line <= span.last && span.last - span.first == narrowest) on_line.insert(n);
+    }
+    for (size_t offset : ColumnOffsets(line, column, unit)) {
+      int inner = Innermost(offset);
+      if (!on_line.count(inner)) return on_line;  // the column lies outside the line's innermost points
+      at_column.insert(inner);
+    }
+    return at_column.empty() ? on_line : at_column;
+  }
+
+ private:
+  int LineOf(size_t offset) const {
+    return static_cast<int>(std::upper_bound(starts_.begin(), starts_.end(), offset) - starts_.begin());
+  }
+
+  // The point with the narrowest span around `offset`, 0 when none holds it.
+  int Innermost(size_t offset) const {
+    int best = 0;
+    size_t width = std::string::npos;
+    for (const auto& [n, span] : spans_) {
+      if (span.begin <= offset && offset < span.end && span.end - span.begin < width) best = n, width = span.end - span.begin;
+    }
+    return best;
+  }
+
+  // The bytes a log's column may name on `line`: Clang counts bytes, GCC (11 on) display
+  // columns. None past the line's end.
+  std::vector<size_t> ColumnOffsets(int line, int column, ColumnUnit unit) const {
+    if (column < 1 || line < 1 || static_cast<size_t>(line) > starts_.size()) return {};
+    size_t begin = starts_[static_cast<size_t>(line) - 1];
+    size_t end = std::min(rendered_.find('\n', begin), rendered_.size());
+    std::vector<size_t> offsets;
+    size_t byte = static_cast<size_t>(column);
+    if (unit != ColumnUnit::kDisplay && begin + byte - 1 < end) offsets.push_back(begin + byte - 1);
+    if (unit == ColumnUnit::kBytes) return offsets;
+    byte = ByteColumnOf(PhysicalLine(line), column);
+    if (byte > 0 && begin + byte - 1 < end && (offsets.empty() || offsets.front() != begin + byte - 1)) {
+      offsets.push_back(begin + byte - 1);
+    }
+    return offsets;
+  }
+
+  // GCC turns a byte column into a display column by reading the line by its number, which
+  // `#line 1` made the original's: so it reads the rendered file's physical line of that
+  // number, prelude included, not the line the error is on.
+  std::string_view PhysicalLine(int line) const {
+    if (static_cast<size_t>(line) > text_starts_.size()) return {};
+    size_t begin = text_starts_[static_cast<size_t>(line) - 1];
+    return std::string_view(text_).substr(begin, std::min(text_.find('\n', begin), text_.size()) - begin);
+  }
+
+  // The byte column that GCC's `display` column names on `physical`: a tab counts to the next
+  // multiple of 8, a byte past the line's end counts 1. 0 when none: inside a tab, or past a
+  // byte past ASCII (a character's width is the terminal's to say).
+  static size_t ByteColumnOf(std::string_view physical, int display) {
+    int at = 1;  // the display column of byte i
+    for (size_t i = 0;; ++i) {
+      if (at == display) return i + 1;
+      if (at > display) return 0;
+      if (i >= physical.size()) return i + 1 + static_cast<size_t>(display - at);
+      unsigned char c = static_cast<unsigned char>(physical[i]);
+      if (c >= 0x80) return 0;
+      at = c == '\t' ? (at - 1) / 8 * 8 + 9 : at + 1;
+    }
+  }
+
+  std::string text_, rendered_;  // the whole file; its body, after `#line 1`
+  std::vector<size_t> text_starts_, starts_;  // each line's first byte in each
+  std::map<int, MarkedSpan> spans_;
+};
+
+}  // namespace
+
+SchemaBlame PointsBlamed(const std::string& build_log, const std::string& file, const std::string& text) {
+  MarkerMap markers(text);
+  ColumnUnit unit = UnitOf(build_log);
   SchemaBlame blamed;
-  std::regex where("([^\\s:]+):(\\d+):(\\d+:)?");
+  std::regex where("([^\\s:]+):(\\d+):(?:(\\d+):)?");
   std::istringstream log(build_log);
   for (std::string l; std::getline(log, l);) {
     std::smatch m;
     if (!std::regex_search(l, m, where)) continue;
     std::string path = m[1];
     if (path.size() < file.size() || path.compare(path.size() - file.size(), file.size(), file) != 0) continue;
-    int at = std::stoi(m[2]);
-    int best_width = 1 << 30;
-    for (const auto& [n, span] : lines) {
-      if (span.first <= at && at <= span.second) best_width = std::min(best_width, span.second - span.first);
-    }
-    // Every innermost point around the line: a line holds several, the log names no column of ours.
-    for (const auto& [n, span] : lines) {
-      if (span.first <= at && at <= span.second && span.second - span.first == best_width) blamed.points.insert(n);
-    }
-    if (best_width == 1 << 30 && l.find("error", static_cast<size_t>(m.position(0) + m.length(0))) != std::string::npos) {
+    std::set<int> points = markers.Blamed(std::stoi(m[2]), m[3].matched ? std::stoi(m[3]) : 0, unit);
+    blamed.points.insert(points.begin(), points.end());
+    if (points.empty() && l.find("error", static_cast<size_t>(m.position(0) + m.length(0))) != std::string::npos) {
       blamed.unexplained = true;
     }
   }

@@ -170,6 +170,8 @@ TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
   std::string log = "/tmp/x/a.cpp:4:29: error: invalid operands of types 'const int*' and 'const int*' to binary 'operator+'\n";
   EXPECT_EQ(PointsBlamed(log, "a.cpp", rendered.text).points, std::set<int>{2});
   EXPECT_TRUE(PointsBlamed(log, "b.cpp", rendered.text).points.empty()) << "another file's errors";
+  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:4:3: error: at the return\n", "a.cpp", rendered.text).points, std::set<int>{2})
+      << "beside the point, inside the body: the line's innermost point";
   EXPECT_EQ(RenderSchema(original, schema, {2}).numbers, std::set<int>{1}) << "a dropped point is left out";
 }
 
@@ -181,6 +183,66 @@ TEST(GenerateSchema, AnErrorsLineCountsTheOriginalsLeadingBlankLine) {
   EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:4:29: error: invalid operands to binary 'operator+'\n", "a.cpp", rendered.text).points,
             std::set<int>{2});
   EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:5:1: error: expected ';'\n", "a.cpp", rendered.text).points, std::set<int>{1});
+}
+
+// Line 22 holds two points, `b - a` made `b + a` (point 1, pointers: rejected) and `c + 1`
+// made `c - 1` (point 2, fine); the lines before it begin with eight tabs.
+Schema SchemaOfTwoOnALine(std::string* original) {
+  *original = "long D(const int* a, const int* b, int c) {\n";
+  for (int line = 2; line < 22; ++line) *original += "\t\t\t\t\t\t\t\tc += 1;\n";
+  *original += " return (b - a) * (c + 1);\n}\n";
+  size_t diff = original->find("b - a"), sum = original->find("c + 1");
+  Schema schema{"a.cpp", false, {}};
+  schema.points = {SchemaPoint{1, diff, diff + 5, SchemaKind::kEdit, diff + 2, 1, "+"},
+                   SchemaPoint{2, sum, sum + 5, SchemaKind::kEdit, sum + 2, 1, "-"}};
+  return schema;
+}
+
+// The byte column of the rejected `+` on line 22 of the rendered body.
+int ColumnOfTheSum(const std::string& text) {
+  std::string body = text.substr(text.find("#line 1\n") + 8);
+  size_t line = 0;
+  for (int n = 1; n < 22; ++n) line = body.find('\n', line) + 1;
+  return static_cast<int>(body.find("b + a", line) + 2 - line + 1);
+}
+
+// GCC counts a tab to the next multiple of 8, reading the line by the number `#line 1` gave
+// it: the rendered file's own line 22, a tab-indented one above the error's, so it names the
+// `+` 56 columns on. Its log's `  22 | ` margin says it is GCC's: the rejected point alone is
+// blamed (read as bytes, the column lies in point 2), and its neighbour stays in the schemata.
+TEST(GenerateSchema, GccsErrorIsBlamedOnThePointAtItsColumnNotTheWholeLine) {
+  std::string original;
+  Schema schema = SchemaOfTwoOnALine(&original);
+  std::string text = RenderSchema(original, schema, {}).text;
+  TempDir dir;
+  dir.Write("a.cpp", text);
+  auto built = RunCapture({"c++", "-fsyntax-only", "a.cpp"}, dir.path(), 60);
+  ASSERT_TRUE(built.ok());
+  ASSERT_NE(built->output.find("a.cpp:22:" + std::to_string(ColumnOfTheSum(text) + 56) + ":"), std::string::npos)
+      << "GCC 11 or later names display columns\n" << built->output;
+  EXPECT_EQ(PointsBlamed(built->output, "a.cpp", text).points, std::set<int>{1}) << built->output;
+}
+
+// Clang counts bytes (its log's "1 error generated." says it is Clang's); the same point is
+// blamed (read as GCC's, the column lies before every point). A log of neither compiler is
+// read both ways. A column beside every point
+// of its line (a callee named by "no matching function") blames each innermost point there.
+TEST(GenerateSchema, ClangsByteColumnIsBlamedAndAColumnBesideThePointsBlamesTheLine) {
+  std::string original;
+  Schema schema = SchemaOfTwoOnALine(&original);
+  std::string text = RenderSchema(original, schema, {}).text;
+  std::string column = std::to_string(ColumnOfTheSum(text));
+  EXPECT_EQ(PointsBlamed("/t/a.cpp:22:" + column + ": error: invalid operands\n1 error generated.\n", "a.cpp", text).points,
+            std::set<int>{1});
+  std::string gccs = std::to_string(ColumnOfTheSum(text) + 56);
+  EXPECT_EQ(PointsBlamed("/t/a.cpp:22:" + gccs + ": error: from a compiler unknown\n", "a.cpp", text).points,
+            (std::set<int>{1, 2}));
+  EXPECT_EQ(PointsBlamed("/t/a.cpp:22:" + column + ": error: from a compiler unknown\n", "a.cpp", text).points,
+            (std::set<int>{1, 2}))
+      << "read as GCC's, the column lies before every point: the line";
+  EXPECT_EQ(PointsBlamed("/t/a.cpp:22:3: error: no matching function for call to 'F'\n", "a.cpp", text).points,
+            (std::set<int>{1, 2}));
+  EXPECT_EQ(PointsBlamed("/t/a.cpp:22: error: no column\n", "a.cpp", text).points, (std::set<int>{1, 2}));
 }
 
 // A function's closing brace is in no point's markers, yet a point made it an error there
