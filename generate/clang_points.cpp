@@ -157,7 +157,7 @@ void Walker::Visit(CXCursor c, Context ctx) {
       // Only the object: what follows the member's name are template arguments.
       auto name = Pos(main_, clang_getCursorLocation(c));
       for (CXCursor child : Children(c)) {
-        auto s = SpanOf(main_, child);
+        auto s = SpanOf(main_, text_, child);
         if (name && s && s->end <= *name) Visit(child, inner);
       }
       return;
@@ -181,7 +181,7 @@ void Walker::VisitChildren(CXCursor c, const Context& ctx) {
   }
   for (CXCursor child : Children(c)) {
     bool ref = clang_getCursorKind(child) == CXCursor_TemplateRef;  // Visit skips it whole
-    std::optional<Span> span = ref || arguments_end > 0 ? SpanOf(main_, child) : std::nullopt;  // only where it is asked
+    std::optional<Span> span = ref || arguments_end > 0 ? SpanOf(main_, text_, child) : std::nullopt;  // only where it is asked
     if (ref && span) {
       arguments_end = TemplateArgumentsEnd(text_, span->end);
       continue;
@@ -210,10 +210,10 @@ bool DefaultConstructible(CXType type) {
 void Walker::Function(CXCursor c, Context ctx) {
   std::optional<Span> body;
   for (CXCursor child : Children(c)) {
-    if (clang_getCursorKind(child) == CXCursor_CompoundStmt) body = SpanOf(main_, child);
+    if (clang_getCursorKind(child) == CXCursor_CompoundStmt) body = SpanOf(main_, text_, child);
   }
   if (DeclaredConstexpr(c, body)) return;
-  auto start = SpanOf(main_, c);
+  auto start = SpanOf(main_, text_, c);
   ctx.in_function = true;
   ctx.function_begin = start ? start->begin : 0;
   CXCursorKind k = clang_getCursorKind(c);
@@ -255,10 +255,10 @@ void Walker::Variable(CXCursor c, const Context& ctx) {
   CXType canonical = clang_getCanonicalType(type);
   bool integral = canonical.kind >= CXType_Bool && canonical.kind <= CXType_Int128;
   if ((constant || clang_isConstQualifiedType(type)) && (integral || canonical.kind == CXType_Enum)) return;
-  auto within = SpanOf(main_, init);
+  auto within = SpanOf(main_, text_, init);
   if (!within) return;
   for (CXCursor child : Children(c)) {
-    auto s = SpanOf(main_, child);
+    auto s = SpanOf(main_, text_, child);
     if (s && s->Within(*within)) Visit(child, ctx);
   }
 }
@@ -302,7 +302,7 @@ bool IsLiteral(CXCursor c) {
 // A literal one is not negated (specs/mutate-generate.md: it breaks the build's flow analysis).
 void Walker::Negate(CXCursor cond, const Context& ctx, bool ternary) {
   if (IsLiteral(cond)) return;
-  auto s = SpanOf(main_, cond);
+  auto s = SpanOf(main_, text_, cond);
   size_t after = s ? text_.find_first_not_of(" \t\r\n", s->end) : std::string::npos;
   if (!s || (ternary && (after == std::string::npos || text_[after] != '?'))) return;
   std::string text = Text(*s);
@@ -318,7 +318,7 @@ void Walker::ForLoop(CXCursor c, const Context& ctx) {
     if (t.text == ";" && depth == 1 && t.at && semis.size() < 2) semis.push_back(*t.at);
   }
   for (CXCursor child : Children(c)) {
-    auto s = SpanOf(main_, child);
+    auto s = SpanOf(main_, text_, child);
     bool is_cond = semis.size() == 2 && s && s->begin > semis[0] && s->end <= semis[1] &&
                    clang_isExpression(clang_getCursorKind(child));
     if (is_cond && Written(c)) Negate(child, ctx, false);
@@ -331,7 +331,7 @@ void Walker::ForLoop(CXCursor c, const Context& ctx) {
 std::string Walker::OperatorOf(CXCursor c, unsigned* at, Span* whole) const {
   std::vector<CXCursor> kids = Children(c);
   if (kids.size() != 2) return "";
-  auto lhs = SpanOf(main_, kids[0]), rhs = SpanOf(main_, kids[1]);
+  auto lhs = SpanOf(main_, text_, kids[0]), rhs = SpanOf(main_, text_, kids[1]);
   if (!lhs || !rhs || lhs->end >= rhs->begin) return "";
   std::string between = text_.substr(lhs->end, rhs->begin - lhs->end);
   size_t a = between.find_first_not_of(" \t\r\n"), b = between.find_last_not_of(" \t\r\n");
@@ -344,11 +344,11 @@ std::string Walker::OperatorOf(CXCursor c, unsigned* at, Span* whole) const {
 // An operand as it must be written beside a swapped logical operator: in parentheses when it
 // is itself an unparenthesized `&&` or `||`, so that the text parses to the same tree.
 std::string Walker::Grouped(CXCursor operand) const {
-  auto s = SpanOf(main_, operand);
+  auto s = SpanOf(main_, text_, operand);
   std::string text = s ? Text(*s) : "";
   // An implicit conversion (an unexposed node over the same bytes) hides the operator under it.
   for (std::vector<CXCursor> under = Children(operand);
-       clang_getCursorKind(operand) == CXCursor_UnexposedExpr && under.size() == 1 && SpanOf(main_, under[0]) == s;
+       clang_getCursorKind(operand) == CXCursor_UnexposedExpr && under.size() == 1 && SpanOf(main_, text_, under[0]) == s;
        under = Children(operand)) {
     operand = under[0];
   }
@@ -357,12 +357,24 @@ std::string Walker::Grouped(CXCursor operand) const {
   return logical ? "(" + text + ")" : text;
 }
 
+// Whether the language rejects `op`'s arithmetic mutant by its operands' types alone: a
+// difference of two pointers made a sum, an integer plus a pointer made a difference.
+bool PointersReject(CXCursor c, const std::string& op) {
+  std::vector<CXCursor> kids = Children(c);
+  auto pointer = [](CXCursor k) {
+    CXTypeKind t = clang_getCanonicalType(clang_getCursorType(k)).kind;
+    return t == CXType_Pointer || t == CXType_ConstantArray || t == CXType_IncompleteArray || t == CXType_VariableArray;
+  };
+  if (kids.size() != 2) return false;
+  return (op == "-" && pointer(kids[0]) && pointer(kids[1])) || (op == "+" && pointer(kids[1]));
+}
+
 void Walker::Binary(CXCursor c, const Context& ctx) {
   unsigned at = 0;
   Span whole;
   std::string op = OperatorOf(c, &at, &whole);
   auto m = op.empty() ? std::nullopt : BinaryMutation(op);
-  if (!m) return;
+  if (!m || PointersReject(c, op)) return;
   if (m->first != Operator::kLogical) {
     Add(m->first, at, op, m->second, ctx, whole, SchemaKind::kEdit);
     return;
@@ -379,14 +391,14 @@ void Walker::Binary(CXCursor c, const Context& ctx) {
 }
 
 void Walker::Unary(CXCursor c, const Context& ctx) {
-  auto s = SpanOf(main_, c);
+  auto s = SpanOf(main_, text_, c);
   if (!s || text_[s->begin] != '!' || s->begin + 1 >= text_.size() || text_[s->begin + 1] == '=') return;
   Add(Operator::kNot, s->begin, "!", "", ctx, *s, SchemaKind::kNot);
 }
 
 // Decimal integer literals: 0 → 1, 1 → 0, n → n + 1, the suffix kept.
 void Walker::Literal(CXCursor c, const Context& ctx) {
-  auto s = SpanOf(main_, c);
+  auto s = SpanOf(main_, text_, c);
   auto literal = s ? DecimalLiteral(Text(*s)) : std::nullopt;
   if (!literal) return;
   unsigned long long v = literal->second;
@@ -400,7 +412,7 @@ void Walker::Literal(CXCursor c, const Context& ctx) {
 // A statement that is only a call to a void function is removed (its `;` stays), unless the
 // function never returns: without it control would fall where the compiler knew it could not.
 void Walker::Call(CXCursor c, const Context& ctx) {
-  auto s = SpanOf(main_, c);
+  auto s = SpanOf(main_, text_, c);
   if (!s || !ctx.statement || !(*s == *ctx.statement) || !Written(c)) return;
   if (clang_getCursorType(c).kind != CXType_Void || text_[s->end - 1] != ')' || NeverReturns(c)) return;
   size_t next = text_.find_first_not_of(" \t\r\n", s->end);
@@ -410,7 +422,7 @@ void Walker::Call(CXCursor c, const Context& ctx) {
 
 void Walker::Compound(CXCursor c, Context ctx) {
   for (CXCursor child : Children(c)) {
-    ctx.statement = SpanOf(main_, child);
+    ctx.statement = SpanOf(main_, text_, child);
     Visit(child, ctx);
   }
 }

@@ -98,10 +98,38 @@ inline std::optional<unsigned> Pos(CXFile main, CXSourceLocation loc) {
   return offset;
 }
 
-inline std::optional<Span> SpanOf(CXFile main, CXCursor c) {
+// Where the macro invocation that starts at `at` in `text` ends: past its name, and past the
+// `)` that closes its arguments when `(` follows (strings and characters skipped).
+inline unsigned InvocationEnd(const std::string& text, unsigned at) {
+  size_t i = at;
+  while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
+  size_t open = text.find_first_not_of(" \t\r\n", i);
+  if (open == std::string::npos || text[open] != '(') return static_cast<unsigned>(i);
+  int depth = 0;
+  for (size_t j = open; j < text.size(); ++j) {
+    char c = text[j];
+    if (c == '"' || c == '\'') {
+      for (++j; j < text.size() && text[j] != c; ++j) j += text[j] == '\\' ? 1 : 0;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')' && --depth == 0) {
+      return static_cast<unsigned>(j + 1);
+    }
+  }
+  return static_cast<unsigned>(i);
+}
+
+// A cursor's bytes in `text`, the main file. libclang ends an extent whose last token is a
+// macro's argument (`name == TEXT("a")`, TEXT(t) being `t`) where the invocation starts: such
+// a span ends where the invocation does. One that lies in one invocation's arguments is that
+// invocation (an operand `TEXT("a")`); two such operands of one invocation overlap, and
+// OperatorOf finds no operator between them (`EXPECT_TRUE(a < b)`).
+inline std::optional<Span> SpanOf(CXFile main, const std::string& text, CXCursor c) {
   CXSourceRange r = clang_getCursorExtent(c);
   auto b = Pos(main, clang_getRangeStart(r)), e = Pos(main, clang_getRangeEnd(r));
-  if (!b || !e || *e <= *b) return std::nullopt;
+  if (!b || !e || *e < *b) return std::nullopt;
+  if (!Exact(clang_getRangeEnd(r))) e = InvocationEnd(text, *e);
+  if (*e <= *b) return std::nullopt;
   return Span{*b, *e};
 }
 

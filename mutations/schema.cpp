@@ -245,6 +245,7 @@ SchemaBlame PointsBlamed(const std::string& build_log, const std::string& file, 
   MarkerMap markers(text);
   ColumnUnit unit = UnitOf(build_log);
   SchemaBlame blamed;
+  std::set<int> by_context;  // notes and `required from here`: used when no error line blames
   std::regex where("([^\\s:]+):(\\d+):(?:(\\d+):)?");
   std::istringstream log(build_log);
   for (std::string l; std::getline(log, l);) {
@@ -253,11 +254,11 @@ SchemaBlame PointsBlamed(const std::string& build_log, const std::string& file, 
     std::string path = m[1];
     if (path.size() < file.size() || path.compare(path.size() - file.size(), file.size(), file) != 0) continue;
     std::set<int> points = markers.Blamed(std::stoi(m[2]), m[3].matched ? std::stoi(m[3]) : 0, unit);
-    blamed.points.insert(points.begin(), points.end());
-    if (points.empty() && l.find("error", static_cast<size_t>(m.position(0) + m.length(0))) != std::string::npos) {
-      blamed.unexplained = true;
-    }
+    bool error = l.find("error", static_cast<size_t>(m.position(0) + m.length(0))) != std::string::npos;
+    (error ? blamed.points : by_context).insert(points.begin(), points.end());
+    if (points.empty() && error) blamed.unexplained = true;
   }
+  if (blamed.points.empty()) blamed.points = std::move(by_context);
   return blamed;
 }
 

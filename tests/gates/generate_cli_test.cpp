@@ -38,8 +38,10 @@ add_test(NAME script COMMAND sh -c "exit 0")
   dir.Write("src/range.h", "bool InRange(int v, int lo, int hi);\n");
   dir.Write("src/range.cpp", "#include \"range.h\"\nbool InRange(int v, int lo, int hi) { return v >= lo && v <= hi; }\n");
   dir.Write("src/unused.cpp", "int Unused(int a) { return a + 1; }\n");
-  // `b - a` of two pointers: its mutant `b + a` does not compile, in a schema or alone.
-  dir.Write("src/distance.cpp", "long Distance(const int* a, const int* b) {\n  return b - a;\n}\n");
+  // `b - a` of two pointers: its mutant `b + a` does not compile, in a schema or alone. In a
+  // template, where only the instantiation knows the operands are pointers, it is a mutant.
+  dir.Write("src/distance.cpp", "template <class It> long Gap(It a, It b) {\n  return b - a;\n}\n"
+                                "long Distance(const int* a, const int* b) { return Gap(a, b); }\n");
   dir.Write("tests/range_test.cpp", R"(#include <gtest/gtest.h>
 #include "range.h"
 TEST(Range, Inside) { EXPECT_TRUE(InRange(0, 0, 3)); }
@@ -259,7 +261,7 @@ TEST(GenerateCli, SchemataGiveEachMutantTheOutcomeOfItsOwnBuild) {
       EXPECT_EQ(outcome.first, "unviable");
     }
   }
-  EXPECT_EQ(in_schema, with.size() - 1) << "all but the pointer difference ran in the schemata";
+  EXPECT_EQ(in_schema, with.size() - 1) << "all but the pointer difference ran in the schemata\n" << schema.err;
   EXPECT_NE(schema.err.find("left to one build each"), std::string::npos) << schema.err;
 }
 

@@ -285,6 +285,46 @@ int Look(int i) { return kTable[i][0] + kKinds[i] + counts[i]; }
   EXPECT_EQ(constants, (std::vector<std::string>{"4:5", "4:6", "5:0"})) << "a table that is not const is data the code changes";
 }
 
+// Found on zeux/pugixml: `end - begin` made `end + begin` is rejected by the pointers' types
+// alone, and each such mutant took a build of its own to be unviable. A pointer plus an
+// integer may become a difference; an integer plus a pointer may not.
+TEST(GeneratePoints, NoArithmeticMutantThatThePointersTypesReject) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(long Diff(const char* a, const char* b) { return b - a; }
+const char* Ahead(const char* p, int n) { return p + n; }
+const char* Back(const char* p, int n) { return n + p; }
+long Into(int i) { static char buf[4]; return &buf[i] - buf; }
+int Plain(int a, int b) { return a - b; }
+void Step(const char*& p) { p -= 2; }
+)");
+  std::vector<std::string> arithmetic;
+  for (const Point& p : points) {
+    if (p.op == Operator::kArithmetic) arithmetic.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
+  }
+  std::sort(arithmetic.begin(), arithmetic.end());
+  EXPECT_EQ(arithmetic, (std::vector<std::string>{"2:+→-", "5:-→+", "6:-=→+="}));
+}
+
+// Found on zeux/pugixml: libclang's extent of `name == PUGIXML_TEXT("a")` ends where the
+// macro's invocation starts, and the negated condition read `!(name == )PUGIXML_TEXT("a")`.
+// A span ends past its last macro's invocation, arguments and all.
+TEST(GeneratePoints, ASpanThatEndsInAMacroEndsAfterItsInvocation) {
+  TempDir dir;
+  const std::string source = R"src(#define ONE(x) x
+#define END 3
+int Is(int s) { if (s == ONE(')')) return 1; return 0; }
+int Less(int a) { return a - END; }
+)src";
+  std::vector<std::string> spans;
+  for (const Point& p : PointsOf(dir, source)) {
+    if (p.op == Operator::kReturn) continue;
+    spans.push_back(std::string(OperatorName(p.op)) + ":" + source.substr(p.span_begin, p.span_end - p.span_begin) + ":" + p.replacement);
+  }
+  std::sort(spans.begin(), spans.end());
+  EXPECT_EQ(spans, (std::vector<std::string>{"arithmetic:a - END:+", "constant:0:1", "constant:1:0", "equality:s == ONE(')'):!=",
+                                             "negate:s == ONE(')'):!(s == ONE(')'))"}));
+}
+
 // Found on this repository's gates/: `while (true)` negated and `_exit(0)` removed each broke
 // their file's schema ("control reaches end of non-void function").
 TEST(GeneratePoints, LiteralConditionsAreNotNegatedNorCallsThatNeverReturnRemoved) {

@@ -175,6 +175,20 @@ TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
   EXPECT_EQ(RenderSchema(original, schema, {2}).numbers, std::set<int>{1}) << "a dropped point is left out";
 }
 
+// A context line (a note, `required from here`) blames only when no error line of the file
+// did: the error's point alone is left out, not the body that instantiated it; an error in
+// another file (a system header) is blamed through its context.
+TEST(GenerateSchema, ContextLinesBlameOnlyWhenNoErrorLineDid) {
+  std::string original;
+  Schema schema = SchemaOfD("#include <cstddef>", &original);
+  SchemaText rendered = RenderSchema(original, schema, {});
+  std::string context = "/tmp/x/a.cpp:5:1:   required from here\n";
+  EXPECT_EQ(PointsBlamed(context + "/tmp/x/a.cpp:4:29: error: invalid operands to binary 'operator+'\n", "a.cpp", rendered.text).points,
+            std::set<int>{2});
+  EXPECT_EQ(PointsBlamed(context + "/usr/include/c++/12/x.h:9:5: error: no match\n", "a.cpp", rendered.text).points,
+            std::set<int>{1});
+}
+
 // Lines count from the original's first line (what `#line 1` numbers), a blank one included.
 TEST(GenerateSchema, AnErrorsLineCountsTheOriginalsLeadingBlankLine) {
   std::string original;
