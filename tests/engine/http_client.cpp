@@ -26,9 +26,13 @@ std::string ReadAll(const std::string& path) {
   return s.str();
 }
 
-HttpReply From(const httplib::Result& r) {
+HttpReply From(const httplib::Result& r, std::chrono::steady_clock::time_point start) {
   HttpReply out;
-  if (!r) return out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!r) {
+    out.error = httplib::to_string(r.error());
+    return out;
+  }
   out.status = r->status;
   out.body = r->body;
   for (const auto& [k, v] : r->headers) out.headers.emplace(k, v);
@@ -103,15 +107,17 @@ int ServeProcess::Terminate() {
 std::string ServeProcess::Log() const { return ReadAll(log_); }
 
 HttpReply ServeProcess::Get(const std::string& path, const std::map<std::string, std::string>& headers) const {
+  auto start = std::chrono::steady_clock::now();
   httplib::Client cli("127.0.0.1", port_);
   cli.set_read_timeout(120, 0);
-  return From(cli.Get(path.c_str(), HeadersOf(headers)));
+  return From(cli.Get(path.c_str(), HeadersOf(headers)), start);
 }
 
 HttpReply ServeProcess::Post(const std::string& path, const std::string& body, const std::map<std::string, std::string>& headers) const {
+  auto start = std::chrono::steady_clock::now();
   httplib::Client cli("127.0.0.1", port_);
   cli.set_read_timeout(120, 0);
-  return From(cli.Post(path.c_str(), HeadersOf(headers), body, "application/json"));
+  return From(cli.Post(path.c_str(), HeadersOf(headers), body, "application/json"), start);
 }
 
 int ServeProcess::OpenStream(const std::string& path, const std::string& body) const {

@@ -14,6 +14,8 @@ namespace vt::testing {
 struct HttpReply {
   int status = 0;  // 0: no answer
   std::string body;
+  std::string error;     // httplib's name for what went wrong when there is no answer ("Read")
+  double seconds = 0;    // from the request's start to its answer or error
   std::multimap<std::string, std::string> headers;
   std::string Header(const std::string& name) const;
 };

@@ -197,8 +197,10 @@ TEST_F(VtServe, TokenizeAndDetokenizeRoundTrip) {
   EXPECT_EQ(d["prompt"], "Hello");
 }
 
-// The first choice's text, or the whole body when the answer is not a completion.
+// The first choice's text, or the whole body when the answer is not a completion (or what
+// went wrong, and when, where there was none).
 std::string TextOf(const HttpReply& r) {
+  if (r.status == 0) return "no answer: " + r.error + " after " + std::to_string(r.seconds) + " s";
   Json j = Json::parse(r.body, nullptr, false);
   if (!j.is_object() || !j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) return r.body;
   const Json& choice = j["choices"][0];
@@ -229,6 +231,7 @@ TEST_F(VtServe, SixteenConcurrentGreedyRequestsGetTheTextEachGetsAlone) {
   }
   for (std::thread& c : clients) c.join();
   for (int i = 0; i < 16; ++i) EXPECT_EQ(together[i], alone[i]) << "request " << i << " changed when batched";
+  if (HasFailure()) std::cerr << "vt-serve's log:\n" << server->Log();
   std::string metrics = server->Get("/metrics").body;
   double steps = Metric(metrics, "vt:batch_sequences_count{model_name=\"tiny\"}"),
          single = Metric(metrics, "vt:batch_sequences_bucket{model_name=\"tiny\",le=\"1\"}");

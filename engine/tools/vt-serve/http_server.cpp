@@ -1,6 +1,7 @@
 #include "http_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
@@ -168,6 +169,12 @@ void HttpServer::Routes() {
   int threads = std::max(options_.threads, 2);
   s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   s.set_payload_max_length(options_.max_body_bytes);
+  // httplib listens with a backlog of 5, fixed in Debian's compiled library: 16 clients
+  // connecting at once overflowed it and lost handshakes. Bind() listens again with ours.
+  s.set_socket_options([this](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listen_fd_ = sock;
+  });
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (draining_ && req.path != "/metrics") {  // shutting down: nothing new starts
       SendError(res, ApiError{503, "the server is shutting down", "", "ServiceUnavailableError"});
@@ -206,6 +213,10 @@ vt::StatusOr<int> HttpServer::Bind() {
                                 : (server_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
   if (port < 0) {
     return vt::Status(vt::StatusCode::kUnavailable, "cannot listen on " + options_.host + ":" + std::to_string(options_.port));
+  }
+  if (listen_fd_ < 0 || ::listen(listen_fd_, options_.backlog) != 0) {
+    return vt::Status(vt::StatusCode::kUnavailable, "cannot set a listen backlog of " + std::to_string(options_.backlog) +
+                                                        " on " + options_.host + ":" + std::to_string(port));
   }
   return port;
 }

@@ -21,6 +21,7 @@ struct HttpOptions {
   std::string api_key;                // empty: no key asked
   size_t max_body_bytes = 1 << 20;
   int threads = 32;                   // connections served at once
+  int backlog = 2048;                 // connections waiting to be accepted (uvicorn's)
 };
 
 class HttpServer {
@@ -44,6 +45,7 @@ class HttpServer {
   ServeEngine& engine_;
   HttpOptions options_;
   std::unique_ptr<httplib::Server> server_;
+  int listen_fd_ = -1;  // the socket httplib listens on, listened on again with our backlog
   std::atomic<bool> draining_{false};
   std::atomic<int> in_flight_{0};
 };
