@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -106,6 +107,7 @@ class Walker {
   void ForLoop(CXCursor c, const Context& ctx);
   void Negate(CXCursor cond, const Context& ctx, bool ternary);
   void Binary(CXCursor c, const Context& ctx);
+  void GuardOperand(CXCursor c, const std::string& op);
   std::string OperatorOf(CXCursor c, unsigned* at, Span* whole) const;
   std::string Grouped(CXCursor operand) const;
   void Unary(CXCursor c, const Context& ctx);
@@ -118,6 +120,7 @@ class Walker {
   const std::string& text_;
   const std::set<Operator>& ops_;
   std::vector<Point> points_;
+  std::map<unsigned, long long> guarded_;  // GuardOperand's literals: the value their mutant must not reach
 };
 
 // Constant contexts (and places with no code) are skipped whole; everything else is walked.
@@ -357,22 +360,18 @@ std::string Walker::Grouped(CXCursor operand) const {
   return logical ? "(" + text + ")" : text;
 }
 
-// Whether the language rejects `op`'s arithmetic mutant by its operands' types alone: a
-// difference of two pointers made a sum, an integer plus a pointer made a difference.
-bool PointersReject(CXCursor c, const std::string& op) {
+// A divisor's or a shift count's literal, by where its span starts: OperandLimit's value.
+void Walker::GuardOperand(CXCursor c, const std::string& op) {
   std::vector<CXCursor> kids = Children(c);
-  auto pointer = [](CXCursor k) {
-    CXTypeKind t = clang_getCanonicalType(clang_getCursorType(k)).kind;
-    return t == CXType_Pointer || t == CXType_ConstantArray || t == CXType_IncompleteArray || t == CXType_VariableArray;
-  };
-  if (kids.size() != 2) return false;
-  return (op == "-" && pointer(kids[0]) && pointer(kids[1])) || (op == "+" && pointer(kids[1]));
+  auto rhs = kids.size() == 2 ? SpanOf(main_, text_, kids[1]) : std::nullopt;
+  if (auto limit = rhs ? OperandLimit(c, op) : std::nullopt) guarded_[rhs->begin] = *limit;
 }
 
 void Walker::Binary(CXCursor c, const Context& ctx) {
   unsigned at = 0;
   Span whole;
   std::string op = OperatorOf(c, &at, &whole);
+  GuardOperand(c, op);
   auto m = op.empty() ? std::nullopt : BinaryMutation(op);
   if (!m || PointersReject(c, op)) return;
   if (m->first != Operator::kLogical) {
@@ -406,6 +405,8 @@ void Walker::Literal(CXCursor c, const Context& ctx) {
   CXTypeKind to = ctx.parent_type;
   if (v == 0 && (to == CXType_Pointer || to == CXType_MemberPointer || to == CXType_NullPtr)) return;
   unsigned long long next = v == 0 ? 1 : v == 1 ? 0 : v + 1;
+  auto guard = guarded_.find(s->begin);
+  if (guard != guarded_.end() && (guard->second == 0 ? next == 0 : next >= static_cast<unsigned long long>(guard->second))) return;
   Add(Operator::kConstant, s->begin, literal->first, std::to_string(next), ctx, *s, SchemaKind::kEdit);
 }
 

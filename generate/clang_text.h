@@ -1,6 +1,6 @@
-// libclang's strings as std::string, a function's parameters kept in use, and where cursors
-// are written: for generate/'s two files that include libclang (clang_points.cpp,
-// clang_database.cpp).
+// libclang's strings as std::string, a function's parameters kept in use, where cursors are
+// written, and what operand types forbid a mutant: for generate/'s two files that include
+// libclang (clang_points.cpp, clang_database.cpp).
 #pragma once
 
 #include <clang-c/CXString.h>
@@ -135,5 +135,32 @@ inline std::optional<Span> SpanOf(CXFile main, const std::string& text, CXCursor
 
 // Whether a statement or declaration is written in the file itself, not made by a macro.
 inline bool Written(CXCursor c) { return Exact(clang_getCursorLocation(c)).has_value(); }
+
+// What operand types forbid a mutant (specs/mutate-generate.md, operators).
+
+// Whether the language rejects `op`'s arithmetic mutant by its operands' types alone: a
+// difference of two pointers made a sum, an integer plus a pointer made a difference.
+inline bool PointersReject(CXCursor c, const std::string& op) {
+  std::vector<CXCursor> kids = Children(c);
+  auto pointer = [](CXCursor k) {
+    CXTypeKind t = clang_getCanonicalType(clang_getCursorType(k)).kind;
+    return t == CXType_Pointer || t == CXType_ConstantArray || t == CXType_IncompleteArray || t == CXType_VariableArray;
+  };
+  if (kids.size() != 2) return false;
+  return (op == "-" && pointer(kids[0]) && pointer(kids[1])) || (op == "+" && pointer(kids[1]));
+}
+
+// The value a right operand's literal must not become: 0 for a divisor (-Wdiv-by-zero), the
+// left operand's width in bits for a shift count (-Wshift-count-overflow; a char's is the int
+// of the implicit cast around it); none for other operators.
+inline std::optional<long long> OperandLimit(CXCursor c, const std::string& op) {
+  std::vector<CXCursor> kids = Children(c);
+  if (kids.size() != 2) return std::nullopt;
+  if (op == "/" || op == "%" || op == "/=" || op == "%=") return 0;
+  if (op != "<<" && op != ">>" && op != "<<=" && op != ">>=") return std::nullopt;
+  long long bytes = clang_Type_getSizeOf(clang_getCanonicalType(clang_getCursorType(kids[0])));
+  if (bytes <= 0) return std::nullopt;
+  return bytes * 8;
+}
 
 }  // namespace pg

@@ -285,6 +285,24 @@ int Look(int i) { return kTable[i][0] + kKinds[i] + counts[i]; }
   EXPECT_EQ(constants, (std::vector<std::string>{"4:5", "4:6", "5:0"})) << "a table that is not const is data the code changes";
 }
 
+// A divisor made 0 and a shift count made the operand's width are errors alone under -Werror
+// (-Wdiv-by-zero, -Wshift-count-overflow) and undefined behaviour in a schema: no mutant.
+TEST(GeneratePoints, NoConstantMutantThatDividesByZeroOrShiftsPastTheWidth) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(int Div(int x) { return x / 1 + x % 1; }
+unsigned Shift(unsigned x) { return (x << 31) | (x >> 2); }
+int Other(int x) { x /= 1; return x - 1; }
+long Wide(long x) { return x << 31; }
+int Byte(unsigned char c) { return c << 7; }
+)");
+  std::vector<std::string> constants;
+  for (const Point& p : points) {
+    if (p.op == Operator::kConstant) constants.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
+  }
+  std::sort(constants.begin(), constants.end());
+  EXPECT_EQ(constants, (std::vector<std::string>{"2:2→3", "3:1→0", "4:31→32", "5:7→8"})) << "a char is shifted as an int";
+}
+
 // Found on zeux/pugixml: `end - begin` made `end + begin` is rejected by the pointers' types
 // alone, and each such mutant took a build of its own to be unviable. A pointer plus an
 // integer may become a difference; an integer plus a pointer may not.
