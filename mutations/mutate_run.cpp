@@ -92,7 +92,8 @@ class Pool {
   Pool(const MutateOptions& o, std::vector<Worker>& workers, const std::vector<MutantJob>& jobs, double timeout_s,
        double build_timeout_s, std::set<int> schema, ReachRecord reach)
       : o_(o), workers_(workers), jobs_(jobs), timeout_s_(timeout_s), build_timeout_s_(build_timeout_s),
-        results_(jobs.size()), done_(jobs.size(), false), schema_(std::move(schema)), reach_(std::move(reach)),
+        results_(jobs.size()), done_(jobs.size(), false), schema_(std::move(schema)),
+        settled_(workers.front().schemata_off()), reach_(std::move(reach)),
         held_(workers.size()) {
     for (size_t i = 0; i < jobs.size(); ++i) {
       int n = jobs[i].mutations.size() == 1 ? jobs[i].mutations.front()->schema_number : 0;
@@ -123,7 +124,7 @@ class Pool {
       if (!s.ok() || interrupted) return Stop(s, "", interrupted);
       if (!problem.empty()) return Stop(Status(), "worker " + std::to_string(w.index()) + ": " + problem, false);
       std::string note;
-      auto mine = schema_.empty() ? std::set<int>{} : w.ApplySchemata(c, build_timeout_s_, &note);
+      auto mine = schema_.empty() ? std::set<int>{} : w.ApplySchemata(c, build_timeout_s_, &note, &settled_);
       if (!mine.ok()) return Stop(mine.status(), "", false);
       // A worker whose schemata hold other mutants than worker 0's leaves them to the others.
       if (*mine != schema_ && w.schemata_applied()) {
@@ -221,6 +222,7 @@ class Pool {
   std::vector<bool> done_;
   MutateReport* report_ = nullptr;
   std::set<int> schema_;
+  std::set<int> settled_;  // the points worker 0's schemata leave out: the others' first try
   ReachRecord reach_;
   std::vector<std::vector<Held>> held_;  // per worker: only its own thread touches its list
   std::vector<size_t> in_schema_, alone_;  // job indices: run in the schemata, run one build each

@@ -73,7 +73,8 @@ StatusOr<bool> FindReaders(Worker& first, const Catalog& c, double build_s, Sche
   PG_RETURN_IF_ERROR(first.RemoveSchemata(c));
   PG_ASSIGN_OR_RETURN(TestRun plain, first.RunTests(c, failed, 0));
   std::string note;
-  PG_ASSIGN_OR_RETURN(std::set<int> again, first.ApplySchemata(c, build_s, &note));
+  std::set<int> settled = first.schemata_off();  // the search's outcome: one build this time
+  PG_ASSIGN_OR_RETURN(std::set<int> again, first.ApplySchemata(c, build_s, &note, &settled));
   if (again != out->numbers) return Status::Internal("the schemata built differently the second time: " + note);
   out->interrupted = plain.step.cancelled;
   if (out->interrupted || plain.step.timed_out) return false;

@@ -105,9 +105,13 @@ class Worker {
   // `timeout_s` limits the expected tests, `build_timeout_s` the build (past it: unviable).
   StatusOr<MutantResult> Run(const MutantJob& job, double timeout_s, double build_timeout_s);
   // Generated catalogs (specs/mutate-generate.md): every schema applied and built once. A
-  // schema the compiler refuses loses the mutants its errors point at and is built again, up
-  // to four times. Returns the mutants the build holds (none: nothing applied) and what it cost.
-  StatusOr<std::set<int>> ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note);
+  // schema the compiler refuses loses the mutants its errors point at and is built again
+  // (SchemaSearch). `settled`: the points another worker's search left out, tried first in
+  // one build. Returns the mutants the build holds (none: nothing applied) and what it cost.
+  StatusOr<std::set<int>> ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note,
+                                        const std::set<int>* settled = nullptr);
+  // The points the applied schemata leave out: what a later worker's `settled` is.
+  const std::set<int>& schemata_off() const { return schema_off_; }
   // `tests` (ctest names) as `reach` records them: the cases of a ctest test it split one by
   // one (GTEST_FILTER narrows the test to each), any other test as itself.
   StatusOr<std::vector<std::string>> ReachUnits(const Catalog& c, const std::vector<std::string>& tests,
@@ -165,6 +169,7 @@ class Worker {
   double prepared_build_s_ = 0;
   std::optional<TestMap> tests_;  // reset by Prepare
   std::optional<AppliedMutant> schema_;  // the schemata, while applied
+  std::set<int> schema_off_;             // the points they leave out
 };
 
 }  // namespace pg

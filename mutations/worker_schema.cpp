@@ -47,13 +47,15 @@ std::string Built(size_t mutants, size_t files, double wall_s, const SchemaSearc
 
 // Builds until one passes: the errors' points leave, and a file whose errors lie outside every
 // point is halved to the points that cause them (SchemaSearch, within its budget of builds).
-StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note) {
+StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note,
+                                              const std::set<int>* settled) {
   SchemaSearch search(c.schemata);
   Placeholders p = Where(c);
+  std::optional<std::set<int>> given = settled ? std::optional<std::set<int>>(*settled) : std::nullopt;
   for (int round = 0; round < 1000; ++round) {  // SchemaSearch ends first: each build drops or halves
     std::map<std::string, SchemaText> built;
-    std::set<int> numbers;
-    PG_ASSIGN_OR_RETURN(std::vector<Mutation> edits, SchemaEdits(tree(), c, search.Off(), &built, &numbers));
+    std::set<int> numbers, off = given ? *given : search.Off();
+    PG_ASSIGN_OR_RETURN(std::vector<Mutation> edits, SchemaEdits(tree(), c, off, &built, &numbers));
     if (edits.empty() && !search.halving()) break;
     if (edits.empty()) {  // the probes left no point in: nothing to build, nothing failed
       search.Learn("", built);
@@ -66,12 +68,17 @@ StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_tim
     auto step = Step(KeepGoingBuildArgv(c, p), p, log, build_timeout_s);
     if (step.ok() && step->ok() && !search.halving()) {
       schema_ = std::move(applied);
+      schema_off_ = std::move(off);
       *note = Built(numbers.size(), edits.size(), step->wall_s, search);
       return numbers;
     }
     PG_RETURN_IF_ERROR(applied.Restore());
     if (!step.ok()) return step.status();
     if (step->cancelled) return std::set<int>{};
+    if (given) {  // the settled points do not build here: search as the other worker did
+      given.reset();
+      continue;
+    }
     auto read = ReadFile(log);
     if (!search.Learn(step->ok() || !read.ok() ? "" : *read, built)) break;  // errors no point explains
   }

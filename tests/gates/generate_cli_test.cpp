@@ -2,6 +2,7 @@
 // what a run reports, and what it refuses.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 
 #include "config/json_source.h"
@@ -263,6 +264,19 @@ TEST(GenerateCli, SchemataGiveEachMutantTheOutcomeOfItsOwnBuild) {
   }
   EXPECT_EQ(in_schema, with.size() - 1) << "all but the pointer difference ran in the schemata\n" << schema.err;
   EXPECT_NE(schema.err.find("left to one build each"), std::string::npos) << schema.err;
+}
+
+// Worker 0 searches for the points its schemata can hold (the template's `b + a` fails the
+// first build); worker 1 applies what it settled on and builds once.
+TEST(GenerateCli, ASecondWorkerBuildsTheSchemataWorkerZeroSettledOnce) {
+  TempDir dir;
+  MakeRangeProject(dir);
+  auto run = RunProofgate(dir.path(), "mutate --generate src --json -j 2");
+  ASSERT_FALSE(Outcomes(run.out).empty()) << run.err;
+  std::string logs = dir.path() + "/.git/proofgate/mutate/";
+  EXPECT_TRUE(std::filesystem::exists(logs + "w0/logs/schema-build-1.log")) << "worker 0 needed a second build";
+  EXPECT_TRUE(std::filesystem::exists(logs + "w1/logs/schema-build-0.log")) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(logs + "w1/logs/schema-build-1.log")) << "worker 1 searched again";
 }
 
 TEST(GenerateCli, SuitesJsonExcludesFilesFromGeneration) {
