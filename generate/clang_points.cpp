@@ -362,9 +362,10 @@ std::string Walker::Grouped(CXCursor operand) const {
 
 // A divisor's or a shift count's literal, by where its span starts: OperandLimit's value.
 void Walker::GuardOperand(CXCursor c, const std::string& op) {
+  std::optional<long long> limit = OperandLimit(c, op);  // first: most operators have none
+  if (!limit) return;
   std::vector<CXCursor> kids = Children(c);
-  auto rhs = kids.size() == 2 ? SpanOf(main_, text_, kids[1]) : std::nullopt;
-  if (auto limit = rhs ? OperandLimit(c, op) : std::nullopt) guarded_[rhs->begin] = *limit;
+  if (auto rhs = SpanOf(main_, text_, kids[1])) guarded_[rhs->begin] = *limit;
 }
 
 void Walker::Binary(CXCursor c, const Context& ctx) {
