@@ -46,6 +46,7 @@ enum Fn {
   k_clang_formatDiagnostic,
   k_clang_getCString,
   k_clang_getArrayElementType,
+  k_clang_getPointeeType,
   k_clang_Type_getSizeOf,
   k_clang_getCanonicalType,
   k_clang_getCursorExtent,
@@ -114,6 +115,7 @@ const char* const kNames[kCount] = {
     "clang_formatDiagnostic",
     "clang_getCString",
     "clang_getArrayElementType",
+    "clang_getPointeeType",
     "clang_Type_getSizeOf",
     "clang_getCanonicalType",
     "clang_getCursorExtent",
@@ -269,6 +271,9 @@ const char* clang_getCString(CXString a0) {
 }
 CXType clang_getArrayElementType(CXType a0) {
   return reinterpret_cast<CXType (*)(CXType)>(pg::g_fn[pg::k_clang_getArrayElementType])(a0);
+}
+CXType clang_getPointeeType(CXType a0) {
+  return reinterpret_cast<CXType (*)(CXType)>(pg::g_fn[pg::k_clang_getPointeeType])(a0);
 }
 long long clang_Type_getSizeOf(CXType a0) {
   return reinterpret_cast<long long (*)(CXType)>(pg::g_fn[pg::k_clang_Type_getSizeOf])(a0);

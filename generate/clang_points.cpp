@@ -194,19 +194,6 @@ void Walker::VisitChildren(CXCursor c, const Context& ctx) {
   }
 }
 
-// Whether `return {};` makes a `type`: not when its (template's) constructors have no default one.
-bool DefaultConstructible(CXType type) {
-  CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(type));
-  CXCursor tmpl = clang_getSpecializedCursorTemplate(decl);
-  bool any = false, default_one = false;
-  for (CXCursor c : Children(clang_Cursor_isNull(tmpl) ? decl : tmpl)) {
-    CXCursorKind k = clang_getCursorKind(c);
-    any = any || k == CXCursor_Constructor || (k == CXCursor_FunctionTemplate && clang_getTemplateCursorKind(c) == CXCursor_Constructor);
-    if (k == CXCursor_Constructor && clang_CXXConstructor_isDefaultConstructor(c) && !clang_CXXMethod_isDeleted(c)) default_one = true;
-  }
-  return !any || default_one;
-}
-
 // A function body becomes the default value's return (C has no `{}`: 0, or a compound literal
 // for a struct); constexpr functions are constant contexts, constructors and destructors have
 // no value to return, references none to make.
@@ -225,7 +212,8 @@ void Walker::Function(CXCursor c, Context ctx) {
   if (returns && body && text_[body->begin] == '{' && text_[body->end - 1] == '}') {
     CXType result = clang_getResultType(clang_getCursorType(c));
     bool is_void = result.kind == CXType_Void;
-    bool reference = result.kind == CXType_LValueReference || result.kind == CXType_RValueReference;
+    bool reference = result.kind == CXType_LValueReference || result.kind == CXType_RValueReference ||
+                     ForwardedResult(c, result);
     auto header = TokensOf(c, ~size_t{0}, body->begin);
     auto has = [&](const char* t) { return std::any_of(header.begin(), header.end(), [&](const Token& k) { return k.text == t; }); };
     bool deduced = has("auto") && !has("->");

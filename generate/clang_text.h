@@ -1,6 +1,6 @@
 // libclang's strings as std::string, a function's parameters kept in use, where cursors are
-// written, and what operand types forbid a mutant: for generate/'s two files that include
-// libclang (clang_points.cpp, clang_database.cpp).
+// written, and what operand and result types forbid a mutant: for generate/'s two files that
+// include libclang (clang_points.cpp, clang_database.cpp).
 #pragma once
 
 #include <clang-c/CXString.h>
@@ -27,6 +27,38 @@ inline std::vector<CXCursor> Children(CXCursor c) {
   };
   clang_visitChildren(c, add, &out);
   return out;
+}
+
+// Whether `return {};` makes a `type`: not when its (template's) constructors have no default one.
+inline bool DefaultConstructible(CXType type) {
+  CXCursor decl = clang_getTypeDeclaration(clang_getCanonicalType(type));
+  CXCursor tmpl = clang_getSpecializedCursorTemplate(decl);
+  bool any = false, default_one = false;
+  for (CXCursor c : Children(clang_Cursor_isNull(tmpl) ? decl : tmpl)) {
+    CXCursorKind k = clang_getCursorKind(c);
+    any = any || k == CXCursor_Constructor || (k == CXCursor_FunctionTemplate && clang_getTemplateCursorKind(c) == CXCursor_Constructor);
+    if (k == CXCursor_Constructor && clang_CXXConstructor_isDefaultConstructor(c) && !clang_CXXMethod_isDeleted(c)) default_one = true;
+  }
+  return !any || default_one;
+}
+
+// Whether a function template's result is its own type parameter that one of its parameters
+// takes as a forwarding reference (`template <class T> T f(T&& t)`): an lvalue argument makes
+// T, and so the result, a reference, and `return {};` would bind it to a temporary. Only a
+// function template has template parameters among its children.
+inline bool ForwardedResult(CXCursor c, CXType result) {
+  std::string type = Str(clang_getTypeSpelling(clang_getCanonicalType(result)));
+  bool own = false, forwarded = false;
+  for (CXCursor k : Children(c)) {
+    CXType t = clang_getCursorType(k);
+    if (clang_getCursorKind(k) == CXCursor_TemplateTypeParameter) {
+      own = own || Str(clang_getTypeSpelling(clang_getCanonicalType(t))) == type;
+    } else if (clang_getCursorKind(k) == CXCursor_ParmDecl && t.kind == CXType_RValueReference) {
+      CXType to = clang_getCanonicalType(clang_getPointeeType(t));
+      forwarded = forwarded || (!clang_isConstQualifiedType(to) && Str(clang_getTypeSpelling(to)) == type);
+    }
+  }
+  return own && forwarded;
 }
 
 // `(void)p; ` for each named parameter of function `c`: a body replaced by a default return

@@ -248,6 +248,27 @@ int Use() { return Same(2, 1) + S{}.Size('c'); }
   EXPECT_EQ(bodies, (std::vector<std::string>{"{ (void)t; (void)n; return {}; }", "{ (void)u; return {}; }"}));
 }
 
+// Found on jarro2783/cxxopts: `template <typename T> T toLocalString(T&& t)` called with an
+// lvalue makes T `const std::string&`, and `return {};` binds it to a temporary: an error, so
+// the mutant left the schemata and was unviable in its own build. A by-value template, a class
+// template's `T&&`, also in a member template, and a `const T&&` (no forwarding references)
+// still get theirs.
+TEST(GeneratePoints, NoDefaultReturnWhereAForwardingReferenceMakesTheResultAReference) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(template <typename T> T Pass(T&& t) { return static_cast<T&&>(t); }
+template <typename T> T Copy(T t) { return t; }
+template <typename T> struct Box { T Take(T&& t) { return t; } };
+template <typename T> struct Cast { template <typename U> T Take(T&& t, U u) { return t + T(u); } };
+template <typename T> T Keep(const T&& t) { return t; }
+int Use() { int a = 1; Box<int> b; return Pass(a) + Copy(2) + b.Take(3) + Cast<int>{}.Take(1, a) + Keep(4); }
+)", "-Wall -Wextra -Werror");
+  std::vector<int> lines;
+  for (const Point& p : points) {
+    if (p.op == Operator::kReturn && p.line < 6) lines.push_back(p.line);
+  }
+  EXPECT_EQ(lines, (std::vector<int>{2, 3, 4, 5}));
+}
+
 // Found on zeux/pugixml: `template <> struct wchar_selector<2>` had its 2 made a 3, a template
 // argument (a constant context, and another specialization's name).
 TEST(GeneratePoints, NoPointInASpecializationsTemplateArguments) {
