@@ -54,8 +54,8 @@ inline bool ForwardedResult(CXCursor c, CXType result) {
     if (clang_getCursorKind(k) == CXCursor_TemplateTypeParameter) {
       own = own || Str(clang_getTypeSpelling(clang_getCanonicalType(t))) == type;
     } else if (clang_getCursorKind(k) == CXCursor_ParmDecl && t.kind == CXType_RValueReference) {
-      CXType to = clang_getCanonicalType(clang_getPointeeType(t));
-      forwarded = forwarded || (!clang_isConstQualifiedType(to) && Str(clang_getTypeSpelling(to)) == type);
+      // `const T&&` is no forwarding reference: its spelling is not the parameter's.
+      forwarded = forwarded || Str(clang_getTypeSpelling(clang_getCanonicalType(clang_getPointeeType(t)))) == type;
     }
   }
   return own && forwarded;
