@@ -123,7 +123,7 @@ Classification ClassifyRed(const std::vector<Expectation>& expect, const std::ma
   for (const auto& [name, r] : results) {
     bool expected = false;
     for (const Expectation& e : expect) expected = expected || e.test == name;
-    if (r.failed && !expected) detail += "; " + name + " failed instead: \"" + FirstLine(r.messages) + "\"";
+    if (r.failed && !expected && !r.alias) detail += "; " + name + " failed instead: \"" + FirstLine(r.messages) + "\"";
   }
   return {MutantOutcome::kRedOther, detail, ""};
 }
@@ -140,7 +140,7 @@ Classification ClassifyGreen(const std::vector<Expectation>& expect, const std::
     if (!results.count(e.test)) detail += (detail.empty() ? "" : "; ") + e.test + " did not run";
   }
   for (const auto& [name, r] : results) {
-    if (r.failed) detail += (detail.empty() ? "" : "; ") + name + " failed: \"" + FirstLine(r.messages) + "\"";
+    if (r.failed && !r.alias) detail += (detail.empty() ? "" : "; ") + name + " failed: \"" + FirstLine(r.messages) + "\"";
   }
   return {detail.empty() ? MutantOutcome::kGreenAsClaimed : MutantOutcome::kNotGreen, detail, ""};
 }

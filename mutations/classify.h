@@ -13,6 +13,7 @@ namespace pg {
 struct TestResult {
   bool failed = false;
   std::vector<std::string> messages;  // each failure's text
+  bool alias = false;  // the same case again under its short name (JUnit's `name` without its class)
 };
 
 // Merges gtest JSON reports (GTEST_OUTPUT=json: one file per test process) into results by

@@ -35,7 +35,13 @@ void AddCases(const pugi::xml_node& node, std::map<std::string, TestResult>* res
     if (tag != "testcase" || Skipped(child)) continue;
     std::string name = child.attribute("name").value(), cls = child.attribute("classname").value();
     TestResult r = ResultOf(child);
-    for (const std::string& key : {name, cls.empty() ? std::string() : cls + "." + name}) {
+    // A case is listed once, by its whole name: CTest's JUnit gives a test its own name as its
+    // class; gtest's and pytest's give the case's short name, kept as an alias that a claim
+    // may name but no listing repeats.
+    bool whole = cls.empty() || name == cls || name.starts_with(cls + ".");
+    std::string full = whole ? name : cls + "." + name;
+    for (const std::string& key : {full, whole ? std::string() : name}) {
+      r.alias = key != full;
       // gtest's own JSON has the failures' own lines, where JUnit has the whole output.
       if (!key.empty() && !results->count(key)) (*results)[key] = r;
     }

@@ -43,7 +43,7 @@ std::string LogName(const std::string& id) {
 void JudgeGenerated(const TestRun& run, MutantResult* r) {
   std::string failed;
   for (const auto& [name, result] : run.results) {
-    if (result.failed && failed.empty()) failed = name;
+    if (result.failed && !result.alias && failed.empty()) failed = name;
   }
   if (!failed.empty() || run.step.exit_code != 0) {
     r->outcome = MutantOutcome::kKilled;
@@ -51,7 +51,8 @@ void JudgeGenerated(const TestRun& run, MutantResult* r) {
     return;
   }
   r->outcome = MutantOutcome::kSurvived;
-  r->detail = "every test passed (" + std::to_string(run.results.size()) + " result(s))";
+  auto cases = std::count_if(run.results.begin(), run.results.end(), [](const auto& e) { return !e.second.alias; });
+  r->detail = "every test passed (" + std::to_string(cases) + " result(s))";
 }
 
 std::string LogText(const std::string& path) {

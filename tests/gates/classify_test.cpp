@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "mutations/classify.h"
+#include "mutations/junit_results.h"
 
 namespace pg {
 namespace {
@@ -68,6 +69,24 @@ TEST(Classify, AnotherTestFailingWhileTheExpectedOnePassesIsRedOther) {
   Classification c = Classify(kExpect, r);
   EXPECT_EQ(c.outcome, MutantOutcome::kRedOther);
   EXPECT_EQ(c.detail, "Clamp.AtHundred passed; Other.Test failed instead: \"boom\"");
+}
+
+// CTest's JUnit names a test's class after the test itself, and gtest's and pytest's JUnit
+// give a case's short name beside its class: each failing case is named once, by its whole
+// name, while a claim may still name it either way. Seen on this repository's own catalog: a
+// red-other mutant listed "GeneratePoints.X.GeneratePoints.X failed instead".
+TEST(Classify, AJunitCaseIsListedOnceByItsWholeName) {
+  std::map<std::string, TestResult> r;
+  ASSERT_TRUE(AddJunit("ctest.xml", R"(<testsuite><testcase name="Clamp.AtHundred" classname="Clamp.AtHundred"/>
+<testcase name="Other.Test" classname="Other.Test" status="fail"><failure message="Failed"/></testcase></testsuite>)", &r).ok());
+  ASSERT_TRUE(AddJunit("pytest.xml", R"(<testsuites><testsuite><testcase classname="tests.test_io" name="test_read">
+<failure message="assert 1 == 2"/></testcase></testsuite></testsuites>)", &r).ok());
+  Classification c = Classify(kExpect, r);
+  EXPECT_EQ(c.detail, "Clamp.AtHundred passed; Other.Test failed instead: \"Failed\"; tests.test_io.test_read failed instead: "
+                      "\"assert 1 == 2\"");
+  EXPECT_TRUE(r.at("test_read").failed);
+  EXPECT_EQ(ClassifyGreen({{"test_read", ""}}, r).detail, "Other.Test failed: \"Failed\"; tests.test_io.test_read failed: "
+                                                           "\"assert 1 == 2\"");
 }
 
 TEST(Classify, NothingFailingIsSurvived) {
