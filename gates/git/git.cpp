@@ -79,7 +79,7 @@ StatusOr<Repo> Discover(const std::string& path) {
   return Repo{workdir, git_repository_path(repo.get())};
 }
 
-StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vector<std::string>& skip) {
+StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vector<std::string>& skip, TreeFiles* files) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
   git_odb* raw_odb = nullptr;
   if (git_repository_odb(&raw_odb, repo.get()) != 0) return GitError("cannot open the object database");
@@ -90,6 +90,10 @@ StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vec
     return GitError("cannot create an in-memory object store");
   }
   PG_ASSIGN_OR_RETURN(IndexPtr index, StageAll(repo.get(), skip));
+  for (size_t i = 0; files && i < git_index_entrycount(index.get()); ++i) {
+    const git_index_entry* e = git_index_get_byindex(index.get(), i);
+    (*files)[e->path] = Hex(e->id) + " " + std::to_string(e->mode);
+  }
   git_oid tree;
   int rc = git_index_write_tree(&tree, index.get());
   git_mempack_reset(mempack);

@@ -23,7 +23,10 @@ StatusOr<Repo> Discover(const std::string& path);
 // untracked (not ignored) changes. Objects are hashed into an in-memory store, so neither
 // the index file nor the object database is written. Equals HEAD^{tree} on a clean tree.
 // Paths in `skip` (relative to `workdir`) keep what the index has: files proofgate writes.
-StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vector<std::string>& skip = {});
+// `files`, when given, gets each path's blob id and mode: what tells two snapshots apart.
+using TreeFiles = std::map<std::string, std::string>;
+StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vector<std::string>& skip = {},
+                                      TreeFiles* files = nullptr);
 
 // The git blob id (hex) of `data`: a content hash that needs no repository.
 std::string HashBytes(std::string_view data);

@@ -108,7 +108,10 @@ RunReport MergeRunReports(const std::vector<RunReport>& shards, const std::vecto
     out.interrupted = out.interrupted || shard.interrupted;
     out.allow_inherited = out.allow_inherited && shard.allow_inherited;
     out.cache_enabled = out.cache_enabled || shard.cache_enabled;
-    if (shard.tree_hash_after != shard.tree_hash) out.tree_hash_after = shard.tree_hash_after;
+    if (shard.tree_hash_after != shard.tree_hash) {
+      out.tree_hash_after = shard.tree_hash_after;
+      out.tree_changes = shard.tree_changes;
+    }
     for (const LegResult& leg : shard.legs) {
       std::string said = std::to_string(shard.shard_index) + " " + std::string(OutcomeName(leg.outcome));
       auto [it, fresh] = at.emplace(leg.name, out.legs.size());

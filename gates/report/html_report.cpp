@@ -138,7 +138,9 @@ std::string RunFactsHtml(const RunReport& report) {
       {"run", HtmlText(report.run_id + ", started " + report.started_at)},
       {"root", Code(report.root)}};
   if (!report.tree_hash_after.empty() && report.tree_hash_after != report.tree_hash) {
-    facts.insert(facts.begin() + 2, {"tree after", Code(report.tree_hash_after) + " (changed during the run)"});
+    std::string how = TreeChangesText(report.tree_changes, 20);
+    facts.insert(facts.begin() + 2, {"tree after", Code(report.tree_hash_after) + " (changed during the run" +
+                                                       (how.empty() ? "" : ": " + HtmlText(how)) + ")"});
   }
   if (report.shard_count > 0) facts.push_back({"shard", std::to_string(report.shard_index) + " of " + std::to_string(report.shard_count)});
   std::string from;

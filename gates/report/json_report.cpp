@@ -33,6 +33,12 @@ Json AttemptJson(const Attempt& a) {
           {"load", LoadJson(a.load)}};
 }
 
+Json TreeChangesJson(const std::vector<TreeChange>& changes) {
+  Json out = Json::array();
+  for (const TreeChange& c : changes) out.push_back({{"path", c.path}, {"change", c.change}});
+  return out;
+}
+
 Json LegJson(const LegResult& leg) {
   Json j = {{"name", leg.name},
             {"argv", leg.argv},
@@ -81,6 +87,7 @@ std::string RunReportJson(const RunReport& report) {
             {"wall_s", report.wall_s},
             {"tree_hash", report.tree_hash.empty() ? Json(nullptr) : Json(report.tree_hash)},
             {"tree_hash_after", report.tree_hash_after.empty() ? Json(nullptr) : Json(report.tree_hash_after)},
+            {"tree_changes", TreeChangesJson(report.tree_changes)},
             {"toolchain", report.toolchain},
             {"cache", report.cache_enabled},
             {"interrupted", report.interrupted},

@@ -168,6 +168,11 @@ StatusOr<RunReport> RunReportFromJson(const JsonSource& doc) {
     if (!leg.ok()) return leg.status();
     report.legs.push_back(std::move(*leg));
   }
+  for (size_t i = 0, n = r.Size("tree_changes"); i < n; ++i) {
+    Reader c = r.Child("tree_changes", i);
+    report.tree_changes.push_back(TreeChange{c.Str("path"), c.Str("change")});
+    r.Keep(c.status());
+  }
   for (size_t i = 0, n = r.Size("load_timeline"); i < n; ++i) {
     Reader p = r.Child("load_timeline", i);
     report.load_timeline.push_back(LoadPoint{p.Num("t"), p.Num("foreign"), p.Num("steal"), p.OptNum("psi_cpu")});

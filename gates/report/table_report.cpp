@@ -57,8 +57,10 @@ void WriteRunTable(const RunReport& report, std::ostream& out, bool color) {
   }
   if (!report.merged_from.empty()) out << "merged from " << report.merged_from.size() << " shard reports\n";
   if (report.tree_hash != report.tree_hash_after) {
+    std::string how = TreeChangesText(report.tree_changes);
     out << "the tree changed while the suite ran (" << report.tree_hash.substr(0, 12) << " -> "
-        << report.tree_hash_after.substr(0, 12) << "): the verdict describes no single tree\n";
+        << report.tree_hash_after.substr(0, 12) << (how.empty() ? "" : ": " + how)
+        << "): the verdict describes no single tree\n";
   }
 }
 

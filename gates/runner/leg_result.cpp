@@ -15,6 +15,15 @@ std::string_view OutcomeName(Outcome outcome) {
   return "error";
 }
 
+std::string TreeChangesText(const std::vector<TreeChange>& changes, size_t most) {
+  std::string out;
+  for (size_t i = 0; i < changes.size() && i < most; ++i) {
+    out += (out.empty() ? "" : ", ") + changes[i].path + " " + changes[i].change;
+  }
+  if (changes.size() > most) out += " and " + std::to_string(changes.size() - most) + " more";
+  return out;
+}
+
 int RunReport::Count(Outcome outcome) const {
   int n = 0;
   for (const LegResult& leg : legs) n += leg.outcome == outcome;

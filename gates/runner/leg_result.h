@@ -59,6 +59,15 @@ struct PlannedLeg {
   bool cached = false;  // its pass is reused: nothing will run
 };
 
+// A path whose content differs between the tree a run started on and the one it ended on.
+struct TreeChange {
+  std::string path;
+  std::string change;  // "added", "deleted" or "changed"
+};
+
+// "zconf.h deleted, gen/v.h added", at most `most` of them, then "and N more".
+std::string TreeChangesText(const std::vector<TreeChange>& changes, size_t most = 5);
+
 struct RunReport {
   int schema_version = 1;
   std::string verb = "preflight";
@@ -70,6 +79,7 @@ struct RunReport {
   double wall_s = 0;
   std::string tree_hash;         // empty outside git
   std::string tree_hash_after;   // differs from tree_hash when the tree changed mid-run
+  std::vector<TreeChange> tree_changes;  // and then how, in path order
   std::string toolchain;         // fingerprint
   bool cache_enabled = false;
   bool interrupted = false;

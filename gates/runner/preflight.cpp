@@ -82,7 +82,22 @@ void NameCachedRuns(const Plan& plan, const VerdictCache& cache, RunReport& repo
   }
 }
 
-std::string StateDir(const PreflightOptions& options, RunReport& report, std::vector<std::string>* unhashed) {
+// The paths whose blob or mode differs between two snapshots of the tree, in path order.
+std::vector<TreeChange> TreeChanges(const git::TreeFiles& before, const git::TreeFiles& after) {
+  std::vector<TreeChange> out;
+  for (const auto& [path, id] : before) {
+    auto it = after.find(path);
+    if (it == after.end() || it->second != id) out.push_back({path, it == after.end() ? "deleted" : "changed"});
+  }
+  for (const auto& [path, id] : after) {
+    if (!before.count(path)) out.push_back({path, "added"});
+  }
+  std::sort(out.begin(), out.end(), [](const TreeChange& a, const TreeChange& b) { return a.path < b.path; });
+  return out;
+}
+
+std::string StateDir(const PreflightOptions& options, RunReport& report, std::vector<std::string>* unhashed,
+                     git::TreeFiles* files) {
   auto repo = git::Discover(options.root);
   if (!repo.ok()) {
     if (options.on_notice) options.on_notice("not a git repository: no tree hash, no cache");
@@ -92,7 +107,7 @@ std::string StateDir(const PreflightOptions& options, RunReport& report, std::ve
   for (const std::string& file : *unhashed) {
     if (options.on_detail) options.on_detail("not hashed: " + file + " (proofgate's own output)");
   }
-  auto hash = git::WorkingTreeHash(repo->workdir, *unhashed);
+  auto hash = git::WorkingTreeHash(repo->workdir, *unhashed, files);
   if (hash.ok()) {
     report.tree_hash = *hash;
   } else if (options.on_notice) {
@@ -167,7 +182,8 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
   report.started_at = UtcStamp("%Y-%m-%dT%H:%M:%SZ");
   report.run_id = UtcStamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid());
   std::vector<std::string> unhashed;
-  std::string state_dir = StateDir(options, report, &unhashed);
+  git::TreeFiles files_before;
+  std::string state_dir = StateDir(options, report, &unhashed, &files_before);
   std::string logs_root = state_dir + "/logs";
   std::string log_dir = options.log_dir.empty() ? logs_root + "/" + report.run_id : options.log_dir;
   PG_RETURN_IF_ERROR(MakeDirs(log_dir));
@@ -191,8 +207,10 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
   RunLegs(options, config, legs, plan.cached, log_dir, report);
   NameCachedRuns(plan, cache, report);
   if (!report.tree_hash.empty()) {
-    auto after = git::WorkingTreeHash(options.root, unhashed);
+    git::TreeFiles files_after;
+    auto after = git::WorkingTreeHash(options.root, unhashed, &files_after);
     report.tree_hash_after = after.ok() ? *after : "";
+    if (after.ok() && *after != report.tree_hash) report.tree_changes = TreeChanges(files_before, files_after);
   }
   report.allow_inherited = options.allow_inherited;
   report.exit_code = VerdictOf(report);

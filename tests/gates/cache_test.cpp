@@ -151,6 +151,21 @@ TEST_F(CacheTest, ATreeChangedDuringTheRunIsStaleAndNotCached) {
   EXPECT_EQ(dir_.Read(".git/proofgate/cache.json"), "");
 }
 
+// Found on madler/zlib, whose CMake configure renames the source's zconf.h: the run was stale
+// and its two hashes did not say why. Each path is named with how it changed, a mode too.
+TEST_F(CacheTest, ATreeChangedDuringTheRunNamesItsPaths) {
+  dir_.Write("src/old.txt", "old\n");
+  Configure("echo changed >> src/code.txt; rm src/old.txt; chmod +x preflight/suites.json; echo new > src/new.txt", "");
+  RunReport report = Run();
+  ASSERT_EQ(report.exit_code, ExitCode::kStale);
+  std::vector<std::string> changes;
+  for (const TreeChange& c : report.tree_changes) changes.push_back(c.path + " " + c.change);
+  EXPECT_EQ(changes, (std::vector<std::string>{"preflight/suites.json changed", "src/code.txt changed", "src/new.txt added",
+                                               "src/old.txt deleted"}));
+  Configure("true", "");
+  EXPECT_TRUE(Run().tree_changes.empty());
+}
+
 TEST_F(CacheTest, AMalformedCacheFileIsReplacedNotFatal) {
   Run();
   dir_.Write(".git/proofgate/cache.json", "{not json");

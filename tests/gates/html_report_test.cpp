@@ -136,6 +136,8 @@ TEST(HtmlReport, TheFactsNameATreeThatChangedDuringTheRun) {
   EXPECT_EQ(RunReportHtml(report).find("changed during the run"), std::string::npos);
   report.tree_hash_after = "def456";
   EXPECT_NE(RunReportHtml(report).find("<code>def456</code> (changed during the run)"), std::string::npos);
+  report.tree_changes = {{"gen/<v>.h", "added"}};
+  EXPECT_NE(RunReportHtml(report).find("(changed during the run: gen/&lt;v&gt;.h added)"), std::string::npos);
 }
 
 // A cached leg ran in an earlier run: its row draws no bar in this run's time.

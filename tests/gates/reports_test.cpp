@@ -157,6 +157,29 @@ TEST(Reports, TableNamesBothTreesWhenTheTreeChangedDuringTheRun) {
       << out.str();
 }
 
+// Five paths at most in the table (and every one of them in --json, read back as written).
+TEST(Reports, TheTreesChangesAreNamedUpToFiveAndCountedPastThat) {
+  RunReport report = Sample();
+  report.tree_hash_after = "fedcba9876543210fedcba9876543210fedcba98";
+  for (int i = 1; i <= 7; ++i) report.tree_changes.push_back({"f" + std::to_string(i), i == 1 ? "deleted" : "added"});
+  std::ostringstream out;
+  WriteRunTable(report, out, /*color=*/false);
+  EXPECT_NE(out.str().find("(0123456789ab -> fedcba987654: f1 deleted, f2 added, f3 added, f4 added, f5 added and 2 "
+                           "more): the verdict describes no single tree\n"),
+            std::string::npos)
+      << out.str();
+  auto doc = JsonSource::Parse("run.json", RunReportJson(report));
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  auto back = RunReportFromJson(*doc);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->tree_changes.size(), 7u);
+  EXPECT_EQ(back->tree_changes[6].path + " " + back->tree_changes[6].change, "f7 added");
+  report.tree_changes.resize(5);
+  std::ostringstream five;
+  WriteRunTable(report, five, /*color=*/false);
+  EXPECT_NE(five.str().find("f5 added): the verdict"), std::string::npos) << five.str();
+}
+
 MutateReport MutateSample() {
   MutateReport report;
   MutantResult red, survived;
