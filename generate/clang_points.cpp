@@ -317,19 +317,19 @@ void Walker::ForLoop(CXCursor c, const Context& ctx) {
   }
 }
 
-// The operator: the text between the two operands, and nothing else (a macro's operands, whose
-// locations collapse onto its name, leave none: no point). `at`: its offset; `whole`: the span.
+// The operator: the text between the two operands, less white space and comments (a macro's
+// operands, whose locations collapse onto its name, leave none: no point). `at`: its offset; `whole`: the span.
 std::string Walker::OperatorOf(CXCursor c, unsigned* at, Span* whole) const {
   std::vector<CXCursor> kids = Children(c);
   if (kids.size() != 2) return "";
   auto lhs = SpanOf(main_, text_, kids[0]), rhs = SpanOf(main_, text_, kids[1]);
   if (!lhs || !rhs || lhs->end >= rhs->begin) return "";
   std::string between = text_.substr(lhs->end, rhs->begin - lhs->end);
-  size_t a = between.find_first_not_of(" \t\r\n"), b = between.find_last_not_of(" \t\r\n");
-  if (a == std::string::npos) return "";
-  if (at) *at = lhs->end + static_cast<unsigned>(a);
+  auto op = OperatorIn(between);
+  if (!op) return "";
+  if (at) *at = lhs->end + static_cast<unsigned>(op->first);
   if (whole) *whole = Span{lhs->begin, rhs->end};
-  return between.substr(a, b - a + 1);
+  return between.substr(op->first, op->second - op->first);
 }
 
 // An operand as it must be written beside a swapped logical operator: in parentheses when it
@@ -368,8 +368,12 @@ void Walker::Binary(CXCursor c, const Context& ctx) {
     return;
   }
   // `&&` binds tighter than `||`: the mutant is its whole expression, grouped (specs/mutate-generate.md).
+  // The bytes around the operator stay (line breaks, comments): the mutant's lines are the original's.
   std::vector<CXCursor> kids = Children(c);
-  std::string grouped = "(" + Grouped(kids[0]) + " " + m->second + " " + Grouped(kids[1]) + ")";
+  auto lhs = SpanOf(main_, text_, kids[0]), rhs = SpanOf(main_, text_, kids[1]);
+  if (!lhs || !rhs) return;
+  std::string grouped = "(" + Grouped(kids[0]) + Text({lhs->end, at}) + m->second +
+                        Text({at + static_cast<unsigned>(op.size()), rhs->begin}) + Grouped(kids[1]) + ")";
   if (!Add(m->first, whole.begin, Text(whole), grouped, ctx, whole, SchemaKind::kEdit)) return;
   Point& p = points_.back();
   p.schema_operator = true;

@@ -8,6 +8,7 @@
 
 #include <cctype>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,30 @@ inline size_t TemplateArgumentsEnd(const std::string& text, size_t at) {
 }
 
 // Cursors, where they are written, and their extents in the main file.
+// The operator between two operands: the one run of bytes in `between` that is neither white
+// space nor a comment (`b /* or */ && c`), as [first, last) offsets; none where there are two.
+inline std::optional<std::pair<size_t, size_t>> OperatorIn(const std::string& between) {
+  auto comment = [&](size_t i) { return between.compare(i, 2, "/*") == 0 || between.compare(i, 2, "//") == 0; };
+  std::optional<std::pair<size_t, size_t>> found;
+  for (size_t i = 0; i < between.size();) {
+    if (comment(i)) {
+      bool block = between[i + 1] == '*';
+      size_t end = block ? between.find("*/", i + 2) : between.find('\n', i);
+      if (end == std::string::npos) return std::nullopt;
+      i = end + (block ? 2 : 1);
+    } else if (std::isspace(static_cast<unsigned char>(between[i]))) {
+      ++i;
+    } else {
+      if (found) return std::nullopt;
+      size_t j = i;
+      while (j < between.size() && !std::isspace(static_cast<unsigned char>(between[j])) && !comment(j)) ++j;
+      found = std::make_pair(i, j);
+      i = j;
+    }
+  }
+  return found;
+}
+
 struct Span {
   unsigned begin = 0, end = 0;
   bool Within(const Span& o) const { return begin >= o.begin && end <= o.end; }

@@ -248,6 +248,21 @@ int Use() { return Same(2, 1) + S{}.Size('c'); }
   EXPECT_EQ(bodies, (std::vector<std::string>{"{ (void)t; (void)n; return {}; }", "{ (void)u; return {}; }"}));
 }
 
+// Found on uriparser/uriparser: `if ((a == NULL)\n || (b == NULL))` became one line, so a
+// mutant built alone moved every later line up (its __LINE__s, its errors' places) and its diff
+// showed lines it had not changed. The bytes around the operator, comments too, are kept; and
+// an operator with a comment beside it is an operator (`b /* or */ && c` had no mutant).
+TEST(GeneratePoints, ALogicalMutantKeepsTheLineBreaksAndCommentsAroundItsOperator) {
+  TempDir dir;
+  auto points = PointsOf(dir, "bool F(bool a, bool b, bool c) {\n  return a\n      || b /* or */ &&\n      c;\n}\n");
+  std::vector<std::string> logical;
+  for (const Point& p : points) {
+    if (p.op == Operator::kLogical) logical.push_back(p.original + "→" + p.replacement);
+  }
+  EXPECT_EQ(logical, (std::vector<std::string>{"a\n      || b /* or */ &&\n      c→(a\n      && (b /* or */ &&\n      c))",
+                                               "b /* or */ &&\n      c→(b /* or */ ||\n      c)"}));
+}
+
 // Found on jarro2783/cxxopts: `template <typename T> T toLocalString(T&& t)` called with an
 // lvalue makes T `const std::string&`, and `return {};` binds it to a temporary: an error, so
 // the mutant left the schemata and was unviable in its own build. A by-value template, a class
