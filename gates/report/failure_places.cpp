@@ -18,6 +18,7 @@ const std::vector<Pattern>& Patterns() {
       {std::regex(R"(^(\S[^:]*):(\d+): FAILED:$)"), true},                     // Catch2
       {std::regex(R"(^(\S[^:]*\.py):(\d+): (\w+(Error|Exception)\b.*)$)"), false},  // pytest
       {std::regex(R"(^(\S[^:]*):(\d+):\d+: (?:fatal )?error: (.*)$)"), false},  // gcc, clang
+      {std::regex(R"(^CMake Error at (\S[^:]*):(\d+) \(\w+\):$)"), true},       // CMake's configure
   };
   return patterns;
 }

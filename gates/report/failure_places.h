@@ -1,6 +1,7 @@
 // Where a failing test case (or a build error) says it failed, read from a leg's output:
 // GoogleTest's "file:line: Failure", Catch2's "file:line: FAILED:", pytest's
-// "file.py:line: SomeError" and compilers' "file:line:col: error: ...". CI annotations point at
+// "file.py:line: SomeError", compilers' "file:line:col: error: ..." and CMake's "CMake Error at
+// file:line (command):". CI annotations and a red leg's progress line point at
 // these places; nothing decides a verdict from them.
 #pragma once
 

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 
+#include "report/failure_places.h"
 #include "report/writers.h"
 
 namespace pg {
+
+constexpr size_t kWhyBytes = 300;
 
 ProgressPrinter::ProgressPrinter(std::ostream& out, bool color, bool verbose, int live_fd)
     : out_(out), color_(color), verbose_(verbose), start_(std::chrono::steady_clock::now()) {
@@ -40,7 +44,33 @@ std::string ProgressPrinter::Line(const LegResult& leg, std::string_view state, 
   out += "\n";
   if (red && !leg.log_path.empty()) out += "           log: " + leg.log_path + "\n";
   if (red && verbose_ && !leg.output_tail.empty()) out += leg.output_tail + (leg.output_tail.back() == '\n' ? "" : "\n");
+  if (red && !verbose_) out += Why(leg.output_tail);
   return out;
+}
+
+// One line of a red leg's output that says why: its first failure place's first message line,
+// else its last non-blank line.
+std::string ProgressPrinter::Why(const std::string& tail) {
+  std::vector<FailurePlace> places = FailurePlaces(tail, 1);
+  std::string said;
+  if (!places.empty()) {
+    const FailurePlace& f = places.front();
+    std::string first = f.message.substr(0, f.message.find('\n'));
+    size_t text = first.find_first_not_of(" \t");
+    said = "first failure: " + f.file + ":" + std::to_string(f.line) + (text == std::string::npos ? "" : ": " + first.substr(text));
+  } else {
+    std::istringstream in(tail);
+    for (std::string line; std::getline(in, line);) {
+      if (line.find_first_not_of(" \t\r") != std::string::npos) said = "last line: " + line.substr(0, line.find('\r'));
+    }
+  }
+  // One terminal line's worth, cut where a character starts (a minified or binary last line).
+  if (said.size() > kWhyBytes) {
+    size_t cut = kWhyBytes;
+    while (cut > 0 && (static_cast<unsigned char>(said[cut]) & 0xC0) == 0x80) --cut;
+    said = said.substr(0, cut) + "…";
+  }
+  return said.empty() ? "" : "           " + said + "\n";
 }
 
 void ProgressPrinter::Emit(const std::string& text) {

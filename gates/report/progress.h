@@ -35,6 +35,7 @@ class ProgressPrinter {
 
  private:
   std::string Line(const LegResult& leg, std::string_view state, double elapsed) const;
+  static std::string Why(const std::string& tail);
   void Emit(const std::string& text);
 
   std::ostream& out_;

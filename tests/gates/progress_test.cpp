@@ -79,6 +79,37 @@ TEST(Progress, TheLegLineSaysDoneOfTotalWhatRunsAndTheEtaFromTheLastPasses) {
   EXPECT_NE(text.find("· ETA 30.0s"), std::string::npos) << text;  // build's 30 s (less what ran) outlasts unit's 5
 }
 
+// Found on uriparser/uriparser: a configure that wants Doxygen said "exit status 1" and a log's
+// path, and nothing of why. The first failure place (here CMake's) or else the last line says it.
+TEST(Progress, ARedLegSaysWhyInOneLine) {
+  std::ostringstream out;
+  ProgressPrinter p(out, false, false);
+  LegResult configure;
+  configure.name = "configure";
+  configure.log_path = "/logs/configure.log";
+  configure.output_tail = "-- Looking for doxygen\nCMake Error at /usr/share/cmake/FindPackage.cmake:230 (message):\n"
+                          "  Could NOT find Doxygen (missing: doxygen)\nCall Stack (most recent call first):\n"
+                          "  CMakeLists.txt:471 (find_package)\n\n-- Configuring incomplete, errors occurred!\n";
+  p.OnChange(configure, "fail");
+  EXPECT_NE(out.str().find("\n           log: /logs/configure.log\n           first failure: "
+                           "/usr/share/cmake/FindPackage.cmake:230: Could NOT find Doxygen (missing: doxygen)\n"),
+            std::string::npos)
+      << out.str();
+  LegResult lint;
+  lint.name = "lint";
+  lint.output_tail = "checking...\nsrc/a.txt has a tab\n\n  \n";
+  p.OnChange(lint, "fail");
+  EXPECT_NE(out.str().find("lint  fail  0ms\n           last line: src/a.txt has a tab\n"), std::string::npos) << out.str();
+  p.OnChange(lint, "pass");
+  EXPECT_EQ(out.str().find("lint  pass  0ms\n           "), std::string::npos) << out.str();
+  LegResult wide;  // a long last line is cut where a character starts, CR and all
+  wide.name = "wide";
+  for (int i = 0; i < 200; ++i) wide.output_tail += "é";
+  p.OnChange(wide, "error");
+  std::string said = out.str().substr(out.str().find("last line: é"));
+  EXPECT_EQ(said.size(), std::string("last line: ").size() + 288 + std::string("…\n").size()) << said;
+}
+
 // A running leg that never passed here leaves the ETA unknown, however short the others are.
 TEST(Progress, ARunningLegWithNoPastPassLeavesNoEta) {
   std::ostringstream out;
