@@ -66,6 +66,26 @@ std::string PreprocessorKey(const std::vector<std::string>& args) {
 
 }  // namespace
 
+std::optional<std::vector<std::string>> OlderStandard(std::vector<std::string> args) {
+  static const std::pair<const char*, const char*> kOlder[] = {
+      {"c++23", "c++2b"}, {"gnu++23", "gnu++2b"}, {"c++26", "c++2b"}, {"gnu++26", "gnu++2b"}, {"c++2c", "c++2b"},
+      {"gnu++2c", "gnu++2b"}, {"c23", "c2x"}, {"gnu23", "gnu2x"}, {"c2y", "c2x"}, {"gnu2y", "gnu2x"}};
+  bool changed = false;
+  for (std::string& a : args) {
+    for (const auto& [now, before] : kOlder) {
+      if (a == std::string("-std=") + now) a = std::string("-std=") + before, changed = true;
+    }
+  }
+  return changed ? std::optional<std::vector<std::string>>(std::move(args)) : std::nullopt;
+}
+
+std::string ConfigurationOf(const std::vector<std::string>& args) {
+  std::string key = PreprocessorKey(args), out;
+  for (char c : key) out += c == '\0' || c == '\n' ? ' ' : c;
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out.empty() ? "its default flags" : out;
+}
+
 StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir) {
   PG_ASSIGN_OR_RETURN(std::unique_ptr<Database> d, OpenDatabase(build_dir));
   CXCompileCommands all = clang_CompilationDatabase_getAllCompileCommands(d->db);

@@ -1,5 +1,7 @@
 #include "generate/file_points.h"
 
+#include <algorithm>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -29,14 +31,30 @@ StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string&
   ParsedFile out;
   std::set<PointKey> found;
   std::set<std::string> warnings;
-  for (size_t i = 0; i < commands.size() && i < kMaxConfigurations; ++i) {
-    PG_ASSIGN_OR_RETURN(ParsedFile one, PointsWithArgs(commands[i], file, ops, header));
-    if (i == 0) out.text = std::move(one.text);
-    out.includes_test_framework = out.includes_test_framework || one.includes_test_framework;
-    AddWarning(one.warning, &warnings, &out.warning);
-    for (Point& p : one.points) {
+  std::optional<Status> refused;  // the first configuration's that libclang did not parse
+  std::string unparsed;
+  size_t parsed = 0, tried = std::min(commands.size(), kMaxConfigurations);
+  for (size_t i = 0; i < tried; ++i) {
+    auto one = PointsWithArgs(commands[i], file, ops, header);
+    auto older = one.ok() ? std::nullopt : OlderStandard(commands[i]);
+    if (older) one = PointsWithArgs(*older, file, ops, header);
+    if (!one.ok()) {
+      if (!refused) refused = one.status();
+      unparsed += (unparsed.empty() ? "" : "; ") + ConfigurationOf(commands[i]);
+      continue;
+    }
+    if (parsed++ == 0) out.text = std::move(one->text);
+    out.includes_test_framework = out.includes_test_framework || one->includes_test_framework;
+    AddWarning(one->warning, &warnings, &out.warning);
+    for (Point& p : one->points) {
       if (found.insert(KeyOf(p)).second) out.points.push_back(std::move(p));
     }
+  }
+  if (parsed == 0 && refused) return *refused;
+  if (refused) {
+    AddWarning(std::to_string(tried - parsed) + " of its " + std::to_string(tried) +
+                   " configurations not parsed (libclang refused their commands): " + unparsed,
+               &warnings, &out.warning);
   }
   if (commands.size() > kMaxConfigurations) {
     AddWarning("compiled " + std::to_string(commands.size()) + " ways; the first " + std::to_string(kMaxConfigurations) +

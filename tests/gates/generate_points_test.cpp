@@ -136,6 +136,26 @@ TEST(GeneratePoints, CodeOnlyOneConfigurationCompilesGetsMutants) {
   EXPECT_EQ(Described(parsed->points), expected);
 }
 
+// Found on Neargye/magic_enum, whose tests build each file as C++17, 20 and 23: libclang 16
+// knows C++23 only as `c++2b`, refused the command (its error 4), and the run stopped. A
+// standard is parsed under its older name, and a way that still cannot be parsed is named
+// while the others' points are kept.
+TEST(GeneratePoints, AStandardLibclangKnowsByAnOlderNameIsParsedAndAnUnparsableWayIsNamed) {
+  TempDir dir;
+  std::string file = dir.Write("src.cpp", "#if __cplusplus > 202002L\nint Pick(int a) { return a < 3; }\n#endif\n"
+                                          "int Both(int a) { return a == 1; }\n");
+  CompiledWays(dir, file, {"-std=c++17", "-std=c++23", "-std=c++99"});
+  auto parsed = FindPoints(dir.path(), file, {Operator::kRelational, Operator::kEquality});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  for (Point& p : parsed->points) Locate(parsed->text, &p);
+  EXPECT_EQ(Described(parsed->points), (std::vector<std::string>{"2:relational:<→<=", "4:equality:==→!="}));
+  EXPECT_EQ(parsed->warning, "1 of its 3 configurations not parsed (libclang refused their commands): -std=c++99");
+  CompiledWays(dir, file, {"-std=c++99"});
+  auto none = FindPoints(dir.path(), file, {Operator::kRelational});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(), file + ": libclang could not parse it with its compile command (error 4)");
+}
+
 // Past 16 configurations the rest are not parsed, and the run says so; commands that differ in
 // no preprocessor flag are one configuration.
 TEST(GeneratePoints, ConfigurationsPastSixteenAreNamedNotParsed) {
