@@ -78,6 +78,17 @@ class Walker {
     return out;
   }
 
+  // A variable template's instantiation (libclang gives it, and the template, as an
+  // UnexposedDecl, the instantiation's extent from its specifiers on) declared constexpr or
+  // const: its initializer is a constant expression. A block (`extern "C" {`) is no declaration.
+  bool ConstantUnexposed(CXCursor c) const {
+    for (const Token& t : TokensOf(c, 64)) {
+      if (t.text == "=" || t.text == "{") return false;
+      if (t.text == "constexpr" || t.text == "constinit" || t.text == "const") return true;
+    }
+    return false;
+  }
+
   // `constexpr`, `consteval` or `constinit` before the body (a variable: anywhere).
   bool DeclaredConstexpr(CXCursor c, const std::optional<Span>& body) const {
     auto tokens = TokensOf(c, ~size_t{0}, body ? body->begin : ~0u);
@@ -143,6 +154,9 @@ void Walker::Visit(CXCursor c, Context ctx) {
     case CXCursor_ConversionFunction: case CXCursor_FunctionTemplate:
       return Function(c, inner);
     case CXCursor_VarDecl: return Variable(c, inner);
+    case CXCursor_UnexposedDecl:
+      if (ConstantUnexposed(c)) return;
+      break;
     case CXCursor_IfStmt: case CXCursor_WhileStmt: case CXCursor_DoStmt: case CXCursor_ConditionalOperator:
       return Conditional(c, inner);
     case CXCursor_ForStmt: return ForLoop(c, inner);
@@ -432,19 +446,6 @@ void NoteInclusion(CXFile included, CXSourceLocation* stack, unsigned depth, CXC
   if (depth > 0) clang_getExpansionLocation(stack[0], &by, nullptr, nullptr, nullptr);
   bool direct = by && clang_File_isEqual(by, in->target);
   if (direct && IsTestFramework(Str(clang_getFileName(included)))) in->framework = true;
-}
-
-std::string Errors(CXTranslationUnit tu) {
-  unsigned errors = 0;
-  std::string first;
-  for (unsigned i = 0; i < clang_getNumDiagnostics(tu); ++i) {
-    CXDiagnostic d = clang_getDiagnostic(tu, i);
-    if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
-      if (errors++ == 0) first = Str(clang_formatDiagnostic(d, clang_defaultDiagnosticDisplayOptions()));
-    }
-    clang_disposeDiagnostic(d);
-  }
-  return errors == 0 ? "" : std::to_string(errors) + " error(s) from libclang, first: " + first;
 }
 
 }  // namespace

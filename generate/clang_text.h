@@ -220,4 +220,18 @@ inline std::optional<long long> OperandLimit(CXCursor c, const std::string& op) 
   return bytes * 8;
 }
 
+// libclang's errors in a parse, counted, and the first of them: a parse's warning.
+inline std::string Errors(CXTranslationUnit tu) {
+  unsigned errors = 0;
+  std::string first;
+  for (unsigned i = 0; i < clang_getNumDiagnostics(tu); ++i) {
+    CXDiagnostic d = clang_getDiagnostic(tu, i);
+    if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+      if (errors++ == 0) first = Str(clang_formatDiagnostic(d, clang_defaultDiagnosticDisplayOptions()));
+    }
+    clang_disposeDiagnostic(d);
+  }
+  return errors == 0 ? "" : std::to_string(errors) + " error(s) from libclang, first: " + first;
+}
+
 }  // namespace pg

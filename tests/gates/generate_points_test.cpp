@@ -283,6 +283,28 @@ TEST(GeneratePoints, ALogicalMutantKeepsTheLineBreaksAndCommentsAroundItsOperato
                                                "b /* or */ &&\n      c→(b /* or */ ||\n      c)"}));
 }
 
+// Found on Neargye/magic_enum: a variable template (`template <class E> inline constexpr auto
+// min_v = (count_v<E> > 0) ? ... : U{0};`), which libclang exposes only as an UnexposedDecl,
+// had its initializer mutated like code, and its schema (a call of the runtime switch) broke
+// every constant expression that used it: 20 of 71 mutants left the schemata. A constexpr
+// variable template is a constant context; a mutable one is code.
+TEST(GeneratePoints, NoPointInAConstexprVariableTemplate) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(template <typename E, typename = void>
+inline constexpr int prefix = 0;
+template <typename E>
+inline constexpr int count_v = sizeof(E) > 2 ? 1 + 2 : 3;
+template <typename E> const int kConst = 4 + 1;
+template <typename E> int mutable_v = 4 + static_cast<const int>(1);
+int Use() { return prefix<int> + count_v<int> + kConst<int> + mutable_v<int>; }
+)");
+  std::vector<std::string> lines;
+  for (const Point& p : points) {
+    if (p.line < 7) lines.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{"6:+→-", "6:4→5", "6:1→0"}));
+}
+
 // Found on jarro2783/cxxopts: `template <typename T> T toLocalString(T&& t)` called with an
 // lvalue makes T `const std::string&`, and `return {};` binds it to a temporary: an error, so
 // the mutant left the schemata and was unviable in its own build. A by-value template, a class
