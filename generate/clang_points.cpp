@@ -22,6 +22,7 @@ struct Context {
   bool in_function = false;
   std::optional<Span> statement;  // the compound statement's child being walked
   CXTypeKind parent_type = CXType_Invalid;  // the type of the node above (an implicit cast's)
+  int braced = 0;  // 1: the node above is a braced initializer; 2: a conversion of one's element
 };
 
 // Walks one translation unit's main file and collects its points.
@@ -141,6 +142,7 @@ void Walker::Visit(CXCursor c, Context ctx) {
   if (clang_isAttribute(k)) return;
   Context inner = ctx;  // what this node's children see: it is their parent
   inner.parent_type = clang_getCursorType(c).kind;
+  inner.braced = k == CXCursor_InitListExpr ? 1 : k == CXCursor_UnexposedExpr && ctx.braced ? 2 : 0;
   switch (k) {
     case CXCursor_StaticAssert: case CXCursor_EnumDecl: case CXCursor_EnumConstantDecl:
     case CXCursor_TemplateTypeParameter: case CXCursor_NonTypeTemplateParameter:
@@ -414,7 +416,9 @@ void Walker::Literal(CXCursor c, const Context& ctx) {
   unsigned long long next = v == 0 ? 1 : v == 1 ? 0 : v + 1;
   auto guard = guarded_.find(s->begin);
   if (guard != guarded_.end() && (guard->second == 0 ? next == 0 : next >= static_cast<unsigned long long>(guard->second))) return;
-  Add(Operator::kConstant, s->begin, literal->first, std::to_string(next), ctx, *s, SchemaKind::kEdit);
+  if (!Add(Operator::kConstant, s->begin, literal->first, std::to_string(next), ctx, *s, SchemaKind::kEdit)) return;
+  // `U{0}` with U unsigned: a schema's `(on(N) ? 1 : 0)` is no constant, and narrows (an error).
+  points_.back().alone = ctx.braced == 2 && to != clang_getCursorType(c).kind;
 }
 
 // A statement that is only a call to a void function is removed (its `;` stays), unless the

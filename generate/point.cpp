@@ -102,6 +102,7 @@ SchemaPoint SchemaPointOf(const Point& p) {
   s.edit_length = p.schema_operator ? p.operator_original.size() : p.original.size();
   s.replacement = p.schema_operator ? p.operator_replacement : p.replacement;
   s.group_operands = p.schema_operator;
+  s.alone = p.alone;
   return s;
 }
 

@@ -45,6 +45,7 @@ struct Point {
   bool schema_operator = false;
   size_t operator_offset = 0;
   std::string operator_original, operator_replacement;
+  bool alone = false;  // never in a schema (SchemaPoint::alone)
 };
 
 // How `p` is compiled into its file's schema (its number left to the caller).

@@ -109,7 +109,7 @@ std::string Prelude() {
 SchemaText RenderSchema(const std::string& original, const Schema& schema, const std::set<int>& dropped) {
   std::vector<SchemaPoint> kept;
   for (const SchemaPoint& p : schema.points) {
-    if (!dropped.count(p.number)) kept.push_back(p);
+    if (!dropped.count(p.number) && !p.alone) kept.push_back(p);
   }
   SchemaText out;
   out.text = Prelude() + Renderer(original, std::move(kept), schema.c_language).Run(&out.numbers);

@@ -29,6 +29,9 @@ struct SchemaPoint {
   // branch parenthesizes the operands on either side of the edit, so it parses to the tree
   // the original has with only the operator changed.
   bool group_operands = false;
+  // Never rendered: its schema would not compile where the mutant alone does (a constant
+  // converted inside braces, which narrows once it is no constant): a build of its own.
+  bool alone = false;
 };
 
 // Every point of one file, for one build.

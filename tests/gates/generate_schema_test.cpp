@@ -290,6 +290,20 @@ TEST(GenerateSchema, PointsThatTouchAreSiblingsAndBothRendered) {
   EXPECT_EQ(rendered.numbers, (std::set<int>{1, 2})) << rendered.text;
 }
 
+// A point left alone (a constant converted inside braces: GeneratePoints.ALiteralConvertedInside…)
+// is not rendered, so it is not among the numbers its build holds: it gets a build of its own.
+TEST(GenerateSchema, APointLeftAloneIsNotRenderedAndNotInTheBuild) {
+  std::string original = "unsigned long v = x + unsigned long{0};\n";
+  size_t plus = original.find('+'), zero = original.find('0');
+  Schema schema{"a.cpp", false, {}};
+  schema.points = {SchemaPoint{1, plus - 2, original.find(";"), SchemaKind::kEdit, plus, 1, "-"},
+                   SchemaPoint{2, zero, zero + 1, SchemaKind::kEdit, zero, 1, "1"}};
+  schema.points[1].alone = true;
+  SchemaText rendered = RenderSchema(original, schema, {});
+  EXPECT_EQ(rendered.numbers, (std::set<int>{1})) << rendered.text;
+  EXPECT_NE(rendered.text.find("unsigned long{0}"), std::string::npos) << rendered.text;
+}
+
 // Every file of this repository's gates/ whose schema did not compile cost a rebuild of its
 // own (Ninja stops at the first failed file), and five were not enough: the schemata's build
 // goes on past a failed file, with the generator's own flag, and a catalog's command is its own.
