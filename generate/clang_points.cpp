@@ -417,8 +417,10 @@ void Walker::Literal(CXCursor c, const Context& ctx) {
   auto guard = guarded_.find(s->begin);
   if (guard != guarded_.end() && (guard->second == 0 ? next == 0 : next >= static_cast<unsigned long long>(guard->second))) return;
   if (!Add(Operator::kConstant, s->begin, literal->first, std::to_string(next), ctx, *s, SchemaKind::kEdit)) return;
-  // `U{0}` with U unsigned: a schema's `(on(N) ? 1 : 0)` is no constant, and narrows (an error).
-  points_.back().alone = ctx.braced == 2 && to != clang_getCursorType(c).kind;
+  // `U{0}` with U unsigned: a schema's `(on(N) ? 1 : 0)` is no constant, and narrows (an error);
+  // in a template, whose U is not known yet, the braces' type is void.
+  bool converted = ctx.braced == 2 && to != clang_getCursorType(c).kind, unknown = ctx.braced == 1 && to == CXType_Void;
+  points_.back().alone = converted || unknown;
 }
 
 // A statement that is only a call to a void function is removed (its `;` stays), unless the

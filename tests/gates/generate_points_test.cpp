@@ -308,17 +308,20 @@ int Use() { return prefix<int> + count_v<int> + kConst<int> + mutable_v<int>; }
 // Found on Neargye/magic_enum: `auto check_value = U{0};` with U unsigned: its constant's
 // schema, `U{(on(N) ? 1 : 0)}`, narrows an int that is no longer a constant (an error), and the
 // search spent a failed 127-second build to leave it out. A literal converted inside braces is
-// left out of the schemata from the start; one of its list's own type, or cast, is not.
+// left out of the schemata from the start, as is one whose type a template leaves unknown
+// (magic_enum's U is `underlying_type_t<D>`); one of its list's own type, or cast, is not.
 TEST(GeneratePoints, ALiteralConvertedInsideBracesIsLeftOutOfTheSchemata) {
   TempDir dir;
   auto points = PointsOf(dir, R"(using U = unsigned long;
 U Mask(U v) { auto m = U{0}; unsigned n{1}; int a[] = {2, 3}; return v + m + n + static_cast<U>(a[0]) + U(4); }
+template <typename T> T Zero() { T z{0}; return z; }
+unsigned Use() { return Zero<unsigned>(); }
 )");
   std::vector<std::string> constants;
   for (const Point& p : points) {
     if (p.op == Operator::kConstant) constants.push_back(p.original + (SchemaPointOf(p).alone ? " alone" : ""));
   }
-  EXPECT_EQ(constants, (std::vector<std::string>{"0 alone", "1 alone", "2", "3", "0", "4"}));
+  EXPECT_EQ(constants, (std::vector<std::string>{"0 alone", "1 alone", "2", "3", "0", "4", "0 alone"}));
 }
 
 // Found on jarro2783/cxxopts: `template <typename T> T toLocalString(T&& t)` called with an
