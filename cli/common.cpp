@@ -101,7 +101,7 @@ std::vector<std::string> FilesIn(const std::string& root, const std::string& dir
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(root + "/" + dir, ec)) {
-    if (e.path().extension() == ext) files.push_back(std::filesystem::relative(e.path(), root).string());
+    if (e.path().extension() == ext) files.push_back(RelativePath(e.path().generic_string(), root));
   }
   std::sort(files.begin(), files.end());
   return files;

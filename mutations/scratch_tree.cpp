@@ -38,7 +38,7 @@ Status ForEachUnignored(const std::string& root, const Visit& visit) {
   std::error_code ec;
   fs::recursive_directory_iterator it(root, fs::directory_options::none, ec), end;
   for (; !ec && it != end; it.increment(ec)) {
-    std::string rel = fs::relative(it->path(), root, ec).generic_string();
+    std::string rel = RelativePath(it->path().generic_string(), root);
     if (rel == ".git" || rel.rfind(".git/", 0) == 0) {
       it.disable_recursion_pending();
       continue;
@@ -79,7 +79,7 @@ void RemoveStale(const std::string& dir, const std::set<std::string>& keep) {
   std::error_code ec;
   std::vector<fs::path> stale;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string rel = fs::relative(it->path(), dir, ec).generic_string();
+    std::string rel = RelativePath(it->path().generic_string(), dir);
     if (rel == ".git") {
       it.disable_recursion_pending();
       continue;

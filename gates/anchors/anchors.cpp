@@ -123,7 +123,7 @@ std::vector<std::string> MarkdownFiles(const std::string& root) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->is_regular_file(ec) && it->path().extension() == ".md") out.push_back(fs::relative(it->path(), root).string());
+    if (it->is_regular_file(ec) && it->path().extension() == ".md") out.push_back(RelativePath(it->path().generic_string(), root));
   }
   std::sort(out.begin(), out.end());
   return out;

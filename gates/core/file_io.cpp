@@ -47,6 +47,14 @@ Status WriteFileAtomic(const std::string& path, const std::string& content) {
   return Status();
 }
 
+std::string RelativePath(const std::string& path, const std::string& root) {
+  std::string base = root;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  if (path.size() <= base.size() || path.compare(0, base.size(), base) != 0 || path[base.size()] != '/') return path;
+  size_t from = path.find_first_not_of('/', base.size());
+  return from == std::string::npos ? "" : path.substr(from);
+}
+
 Status MakeDirs(const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(path, ec);

@@ -16,5 +16,8 @@ Status WriteFileAtomic(const std::string& path, const std::string& content);
 Status AppendToFile(const std::string& path, const std::string& text);
 // Creates `path` and its parents.
 Status MakeDirs(const std::string& path);
+// `path`, which a walk of the directory `root` found, relative to `root` ("src/a.c"), by its own
+// name: std::filesystem::relative resolves symlinks, and names a link by where it leads.
+std::string RelativePath(const std::string& path, const std::string& root);
 
 }  // namespace pg

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <set>
 
+#include "core/file_io.h"
+
 namespace fs = std::filesystem;
 
 namespace pg {
@@ -66,7 +68,7 @@ std::vector<std::string> ExpandGlobs(const std::string& root, const std::vector<
         continue;
       }
       if (!it->is_regular_file(ec)) continue;
-      std::string rel = fs::relative(it->path(), root, ec).generic_string();
+      std::string rel = RelativePath(it->path().generic_string(), root);
       if (GlobMatch(pattern, rel)) found.insert(rel);
     }
   }

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "runner/input_glob.h"
 #include "runner/preflight.h"
 #include "test_support.h"
@@ -190,6 +192,17 @@ TEST(InputGlob, ExpandWalksFromTheLiteralPrefixAndSorts) {
   dir.Write("other/d.gguf", "");
   EXPECT_EQ(ExpandGlobs(dir.path(), {"m/**/*.gguf", "m/a.gguf"}),
             (std::vector<std::string>{"m/a.gguf", "m/b.gguf", "m/sub/c.gguf"}));
+}
+
+// A link is listed under its own name, not its target's (std::filesystem::relative named
+// `m/b.gguf -> a.gguf` as m/a.gguf, and the link's input went unhashed).
+TEST(InputGlob, ALinkIsListedUnderItsOwnName) {
+  TempDir dir;
+  dir.Write("m/a.gguf", "");
+  std::filesystem::create_symlink("a.gguf", dir.path() + "/m/b.gguf");
+  EXPECT_EQ(ExpandGlobs(dir.path(), {"m/*.gguf"}), (std::vector<std::string>{"m/a.gguf", "m/b.gguf"}));
+  EXPECT_EQ(ExpandGlobs(dir.path() + "/", {"m/*.gguf"}), (std::vector<std::string>{"m/a.gguf", "m/b.gguf"}));  // git's workdir
+  EXPECT_EQ(ExpandGlobs(dir.path() + "/", {"*/a.gguf"}), (std::vector<std::string>{"m/a.gguf"}));
 }
 
 TEST(InputGlob, ALiteralFileIsItsOwnExpansionAndNothingLiesPastAFile) {

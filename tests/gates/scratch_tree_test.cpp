@@ -155,6 +155,26 @@ std::string GitStatus(const std::string& dir) {
   return out;
 }
 
+// Found on json-c/json-c, whose tests are links to one script: each link was named by its
+// target, so the copy's script became a link to itself and a sync deleted the links.
+TEST_F(ScratchTree, SymlinksAreCopiedAsLinksUnderTheirOwnNamesAndSurviveASync) {
+  dir_.Write("tests/basic.test", "#!/bin/sh\necho basic\n");
+  std::filesystem::create_symlink("basic.test", dir_.path() + "/tests/a.test");
+  std::filesystem::create_symlink("basic.test", dir_.path() + "/tests/z.test");
+  std::filesystem::create_symlink("../tests/nowhere", dir_.path() + "/src/dangling");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "links").ok());
+  for (int pass = 0; pass < 2; ++pass) {  // made, then synced
+    ASSERT_TRUE((pass == 0 ? MakeScratchTree(dir_.path(), scratch_) : SyncScratchTree(dir_.path(), scratch_)).ok());
+    EXPECT_FALSE(std::filesystem::is_symlink(scratch_ + "/tests/basic.test")) << pass;
+    auto script = ReadFile(scratch_ + "/tests/basic.test");
+    EXPECT_EQ(script.ok() ? *script : "", "#!/bin/sh\necho basic\n") << pass;
+    for (const char* link : {"/tests/a.test", "/tests/z.test", "/src/dangling"}) {
+      std::error_code ec;
+      EXPECT_TRUE(std::filesystem::is_symlink(scratch_ + link, ec)) << link << " after pass " << pass;
+    }
+  }
+}
+
 TEST_F(ScratchTree, CarriedIgnoredPathsAreLinkedToTheUsersCopyAndLeaveTheTreeClean) {
   dir_.Write(".gitignore", "out/\ndeps/\n");  // a directory pattern, as "node_modules/" is
   dir_.Write("deps/lib/pkg.txt", "installed\n");
