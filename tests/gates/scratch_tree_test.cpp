@@ -156,7 +156,8 @@ std::string GitStatus(const std::string& dir) {
 }
 
 // Found on json-c/json-c, whose tests are links to one script: each link was named by its
-// target, so the copy's script became a link to itself and a sync deleted the links.
+// target, so the copy's script became a link to itself and a sync deleted the links (and a
+// link the user removed stayed in the copy, taken for its target).
 TEST_F(ScratchTree, SymlinksAreCopiedAsLinksUnderTheirOwnNamesAndSurviveASync) {
   dir_.Write("tests/basic.test", "#!/bin/sh\necho basic\n");
   std::filesystem::create_symlink("basic.test", dir_.path() + "/tests/a.test");
@@ -173,6 +174,10 @@ TEST_F(ScratchTree, SymlinksAreCopiedAsLinksUnderTheirOwnNamesAndSurviveASync) {
       EXPECT_TRUE(std::filesystem::is_symlink(scratch_ + link, ec)) << link << " after pass " << pass;
     }
   }
+  std::filesystem::remove(dir_.path() + "/tests/z.test");  // a link the user removed leaves the copy too
+  ASSERT_TRUE(SyncScratchTree(dir_.path(), scratch_).ok());
+  std::error_code ec;
+  EXPECT_FALSE(std::filesystem::is_symlink(scratch_ + "/tests/z.test", ec)) << "a removed link stayed";
 }
 
 TEST_F(ScratchTree, CarriedIgnoredPathsAreLinkedToTheUsersCopyAndLeaveTheTreeClean) {
