@@ -6,8 +6,17 @@
 namespace pg {
 namespace {
 
+// CTest marks a test it could not run `notrun` too (no executable, a required file or fixture
+// missing), and exits 8: only its SKIP_ properties' notrun is a skip.
+bool NotRun(const pugi::xml_node& test) {
+  pugi::xml_node skipped = test.child("skipped");
+  return std::string(test.attribute("status").value()) == "notrun" && skipped &&
+         !std::string(skipped.attribute("message").value()).starts_with("SKIP_");
+}
+
 bool Skipped(const pugi::xml_node& test) {
   std::string status = test.attribute("status").value();
+  if (NotRun(test)) return false;
   return status == "notrun" || status == "disabled" || status == "skipped" || test.child("skipped");
 }
 
@@ -21,8 +30,10 @@ TestResult ResultOf(const pugi::xml_node& test) {
       r.messages.push_back(message + (message.empty() || text.empty() ? "" : "\n") + text);
     }
   }
-  if (std::string(test.attribute("status").value()) == "fail") r.failed = true;
+  if (std::string(test.attribute("status").value()) == "fail" || NotRun(test)) r.failed = true;
   std::string out = test.child("system-out").text().get();
+  // "Unable to find executable: /path" is in its output; the skipped message alone says less.
+  if (NotRun(test) && out.empty()) r.messages.push_back(test.child("skipped").attribute("message").value());
   if (r.failed && !out.empty()) r.messages.push_back(out);
   return r;
 }

@@ -89,6 +89,27 @@ TEST(Classify, AJunitCaseIsListedOnceByItsWholeName) {
                                                            "\"assert 1 == 2\"");
 }
 
+// Found on json-c/json-c, whose scratch copy had lost 24 test scripts: CTest's JUnit marks a
+// test it could not run `notrun`, as it marks a skip, and ctest exits 8. Only a SKIP_
+// property's notrun (or a disabled test) is a skip; the others failed.
+TEST(Classify, ATestCtestCouldNotRunFailsAndASkipDoesNot) {
+  std::map<std::string, TestResult> r;
+  ASSERT_TRUE(AddJunit("ctest.xml", R"(<testsuite>
+<testcase name="skipper" classname="skipper" status="notrun"><skipped message="SKIP_RETURN_CODE=77"/></testcase>
+<testcase name="off" classname="off" status="disabled"><system-out>Disabled</system-out></testcase>
+<testcase name="missing" classname="missing" status="notrun"><skipped message="Unable to find executable"/>
+<system-out>Unable to find executable: /nowhere.sh</system-out></testcase>
+<testcase name="needs" classname="needs" status="notrun"><skipped message="Required Files Missing"/></testcase>
+</testsuite>)", &r).ok());
+  EXPECT_EQ(r.count("skipper") + r.count("off"), 0u);
+  ASSERT_TRUE(r.count("missing"));
+  EXPECT_TRUE(r.at("missing").failed);
+  EXPECT_EQ(r.at("missing").messages, (std::vector<std::string>{"Unable to find executable: /nowhere.sh"}));
+  ASSERT_TRUE(r.count("needs"));
+  EXPECT_TRUE(r.at("needs").failed);
+  EXPECT_EQ(r.at("needs").messages, (std::vector<std::string>{"Required Files Missing"}));
+}
+
 TEST(Classify, NothingFailingIsSurvived) {
   auto r = Results({Report("Clamp", "AtHundred", "")});
   EXPECT_EQ(Classify(kExpect, r).outcome, MutantOutcome::kSurvived);
