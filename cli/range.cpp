@@ -44,7 +44,7 @@ void Print(const CommonFlags& common, const std::string& range, const std::vecto
       doc["findings"].push_back({{"commit", f.commit}, {"summary", f.summary}, {"gate", f.gate}, {"ok", f.ok},
                                  {"message", f.message}});
     }
-    std::cout << doc.dump(2) << "\n";
+    std::cout << JsonText(doc, 2) << "\n";
   } else {
     for (const pg::GateFinding& f : findings) {
       if (f.ok && !common.verbose) continue;

@@ -119,7 +119,7 @@ std::string MutateReportJson(const MutateReport& report) {
   for (const Recovered& r : report.recovered) doc["recovered"].push_back(r.path);
   doc["exit_code"] = MutateExitCode(report);
   if (!report.merged_from.empty()) doc["merged_from"] = report.merged_from;
-  return doc.dump(2) + "\n";
+  return JsonText(doc, 2) + "\n";
 }
 
 std::string MutateReportJunit(const MutateReport& report) {
@@ -184,7 +184,7 @@ std::string MutateReportSarif(const MutateReport& report) {
   Json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", {{{"tool", {{"driver", {{"name", "proofgate"}, {"rules", {rule}}}}}}, {"results", results}}}}};
-  return doc.dump(2) + "\n";
+  return JsonText(doc, 2) + "\n";
 }
 
 namespace {

@@ -12,6 +12,13 @@ namespace pg {
 
 using Json = nlohmann::ordered_json;  // ordered: file order is the user's order
 
+// `j` as text (`indent` as dump's), never throwing: bytes that are not UTF-8 (a process's
+// output, a test's message cut mid-character) are written as U+FFFD. nlohmann's plain dump
+// throws on them, and a test whose output broke a character once aborted a mutate run.
+inline std::string JsonText(const Json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 struct SourcePos {
   int line = 1;
   int column = 1;

@@ -68,7 +68,7 @@ bool OnPath(const char* program) {
 // A JSON array of strings, each quoted and escaped as JSON (a `sh -c` script has quotes).
 std::string Argv(const std::vector<std::string>& args) {
   std::string out = "[";
-  for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + Json(args[i]).dump();
+  for (size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + JsonText(Json(args[i]));
   return out + "]";
 }
 

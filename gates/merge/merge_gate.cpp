@@ -53,7 +53,7 @@ StatusOr<GateOntoResult> GateOnto(const std::string& onto, PreflightOptions opti
                {"suites_hash", suites_text.ok() ? git::HashBytes(*suites_text) : ""},
                {"verdict", std::string(ExitCodeName(r.report.exit_code))},
                {"exit_code", static_cast<int>(r.report.exit_code)}};
-  PG_RETURN_IF_ERROR(git::WriteNote(root, kNotesRef, r.head, note.dump()));
+  PG_RETURN_IF_ERROR(git::WriteNote(root, kNotesRef, r.head, JsonText(note)));
   return r;
 }
 

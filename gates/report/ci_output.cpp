@@ -132,7 +132,7 @@ std::string CodeQualityJson(const std::vector<Annotation>& annotations) {
                       {"severity", a.level == "error" ? "major" : "minor"},
                       {"location", {{"path", a.file}, {"lines", {{"begin", std::max(1, a.line)}}}}}});
   }
-  return issues.dump(2) + "\n";  // proofgate: no-mutate (any indentation is the same JSON)
+  return JsonText(issues, 2) + "\n";  // proofgate: no-mutate (any indentation is the same JSON)
 }
 
 std::vector<Annotation> RunAnnotations(const RunReport& report) {

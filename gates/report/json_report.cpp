@@ -64,9 +64,9 @@ Json LegJson(const LegResult& leg) {
 
 }  // namespace
 
-std::string LegJsonLine(const LegResult& leg) { return LegJson(leg).dump() + "\n"; }
+std::string LegJsonLine(const LegResult& leg) { return JsonText(LegJson(leg)) + "\n"; }
 
-std::string LoadReadingJson(const LoadEvidence& evidence) { return LoadJson(evidence).dump() + "\n"; }
+std::string LoadReadingJson(const LoadEvidence& evidence) { return JsonText(LoadJson(evidence)) + "\n"; }
 
 std::string RunReportJson(const RunReport& report) {
   Json counts = Json::object();
@@ -108,7 +108,7 @@ std::string RunReportJson(const RunReport& report) {
     timeline.push_back(point);
   }
   j["load_timeline"] = timeline;
-  return j.dump(2) + "\n";
+  return JsonText(j, 2) + "\n";
 }
 
 }  // namespace pg

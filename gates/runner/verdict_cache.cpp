@@ -66,7 +66,7 @@ Status VerdictCache::Save() const {
     root["entries"][key] = {{"leg", e.leg}, {"tree_hash", e.tree_hash}, {"stored_at", e.stored_at},
                             {"wall_s", e.wall_s}, {"run_id", e.run_id}, {"log", e.log_path}};
   }
-  return WriteFileAtomic(path_, root.dump(1) + "\n");
+  return WriteFileAtomic(path_, JsonText(root, 1) + "\n");
 }
 
 std::string ToolchainFingerprint(const std::vector<std::vector<std::string>>& probes,

@@ -190,6 +190,22 @@ MutateReport MutateSample() {
   return report;
 }
 
+// Found by this repository's own catalog: a test whose output cut a character in two (RP36's
+// mutant) made nlohmann's dump throw, and the mutate run aborted mid-run. Bytes that are not
+// UTF-8 are written as U+FFFD in every JSON report, and the rest of the text is kept.
+TEST(Reports, BytesThatAreNotUtf8AreReplacedInTheJsonReportsNotFatal) {
+  const std::string broken = "last line: \xC3.", replaced = "last line: \xEF\xBF\xBD.";
+  MutateReport mutate = MutateSample();
+  mutate.results[1].detail = broken;
+  std::string mutate_json = MutateReportJson(mutate);
+  EXPECT_NE(mutate_json.find(replaced), std::string::npos) << mutate_json;
+  RunReport run = Sample();
+  run.legs[0].output_tail = broken;
+  std::string run_json = RunReportJson(run), line = LegJsonLine(run.legs[0]);
+  EXPECT_NE(run_json.find(replaced), std::string::npos) << run_json;
+  EXPECT_NE(line.find(replaced), std::string::npos) << line;
+}
+
 TEST(Reports, MutateJunitFailsEachMutantNotAsClaimed) {
   pugi::xml_document doc;
   std::string xml = MutateReportJunit(MutateSample());
