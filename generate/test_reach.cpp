@@ -20,6 +20,19 @@ std::string Normal(const std::string& path, const std::string& base) {
   return p.lexically_normal().string();
 }
 
+// A path as `ninja -t inputs` prints it: shell-quoted where it holds a space or another
+// character a shell would split on ('/a/my lib.cpp', with ' as '\'').
+std::string ShellUnquoted(const std::string& word) {
+  std::string out;
+  bool quoted = false;
+  for (size_t i = 0; i < word.size(); ++i) {
+    if (word[i] == '\'') quoted = !quoted;
+    else if (word[i] == '\\' && !quoted && i + 1 < word.size()) out += word[++i];
+    else out += word[i];
+  }
+  return out;
+}
+
 // The build inputs of `target` (relative to the build dir), normalised; empty when Ninja does
 // not know the target.
 StatusOr<std::set<std::string>> Inputs(const std::string& build_dir, const std::string& target) {
@@ -28,7 +41,7 @@ StatusOr<std::set<std::string>> Inputs(const std::string& build_dir, const std::
   if (c.exit.exit_code != 0) return out;
   std::istringstream lines(c.output);
   for (std::string line; std::getline(lines, line);) {
-    if (!line.empty() && line.rfind("ninja: ", 0) != 0) out.insert(Normal(line, build_dir));
+    if (!line.empty() && !line.starts_with("ninja: ")) out.insert(Normal(ShellUnquoted(line), build_dir));
   }
   return out;
 }

@@ -27,6 +27,14 @@ std::vector<std::string> BuildArgv(const Catalog& c, const Placeholders& p);
 // `-k`), so one build of the schemata reports every file's errors; a catalog's own build
 // command as written.
 std::vector<std::string> KeepGoingBuildArgv(const Catalog& c, const Placeholders& p);
+// KeepGoingBuildArgv narrowed to `outputs` (a halving's probe builds only what failed before
+// it); empty where only the whole build can be run: a catalog's own build command, a build
+// that is not Ninja's, or no outputs.
+std::vector<std::string> OutputsBuildArgv(const Catalog& c, const Placeholders& p,
+                                          const std::vector<std::string>& outputs);
+// The outputs on Ninja's `FAILED:` lines of a build's log (1.11's `FAILED: out`, 1.12's
+// `FAILED: [code=1] out`), each once, in order.
+std::vector<std::string> NinjaFailedOutputs(const std::string& log);
 std::vector<std::string> TestArgv(const Catalog& c, const Placeholders& p);
 // Lists the build's tests: the catalog's list_command, else `ctest --show-only=json-v1`.
 std::vector<std::string> ListArgv(const Catalog& c, const Placeholders& p);

@@ -1,6 +1,7 @@
 #include "mutations/schema.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -239,6 +240,28 @@ class MarkerMap {
   std::map<int, MarkedSpan> spans_;
 };
 
+// Where a log line places `file`: `PATH/file:LINE:` or `PATH/file:LINE:COLUMN:`, the path
+// starting the line (after "In file included from " and the like, never after a message's
+// ": "). A path may hold spaces, as a checkout's or a file's name may. False when none.
+bool PlacedIn(const std::string& l, const std::string& file, int* line, int* column, size_t* end) {
+  std::string key = file + ":";
+  for (size_t at = l.find(key); at != std::string::npos; at = l.find(key, at + 1)) {
+    if (at > 0 && l[at - 1] != '/' && l[at - 1] != ' ') continue;
+    if (l.substr(0, at).find(": ") != std::string::npos) return false;
+    size_t i = at + key.size(), digits = i;
+    while (i < l.size() && std::isdigit(static_cast<unsigned char>(l[i]))) ++i;
+    if (i == digits || i >= l.size() || l[i] != ':') continue;
+    *line = std::stoi(l.substr(digits, i - digits));
+    size_t more = ++i;
+    while (i < l.size() && std::isdigit(static_cast<unsigned char>(l[i]))) ++i;
+    bool has_column = i > more && i < l.size() && l[i] == ':';
+    *column = has_column ? std::stoi(l.substr(more, i - more)) : 0;
+    *end = has_column ? i + 1 : more;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 SchemaBlame PointsBlamed(const std::string& build_log, const std::string& file, const std::string& text) {
@@ -246,15 +269,13 @@ SchemaBlame PointsBlamed(const std::string& build_log, const std::string& file, 
   ColumnUnit unit = UnitOf(build_log);
   SchemaBlame blamed;
   std::set<int> by_context;  // notes and `required from here`: used when no error line blames
-  std::regex where("([^\\s:]+):(\\d+):(?:(\\d+):)?");
   std::istringstream log(build_log);
   for (std::string l; std::getline(log, l);) {
-    std::smatch m;
-    if (!std::regex_search(l, m, where)) continue;
-    std::string path = m[1];
-    if (path.size() < file.size() || path.compare(path.size() - file.size(), file.size(), file) != 0) continue;
-    std::set<int> points = markers.Blamed(std::stoi(m[2]), m[3].matched ? std::stoi(m[3]) : 0, unit);
-    bool error = l.find("error", static_cast<size_t>(m.position(0) + m.length(0))) != std::string::npos;
+    int line = 0, column = 0;
+    size_t end = 0;
+    if (!PlacedIn(l, file, &line, &column, &end)) continue;
+    std::set<int> points = markers.Blamed(line, column, unit);
+    bool error = l.find("error", end) != std::string::npos;
     (error ? blamed.points : by_context).insert(points.begin(), points.end());
     if (points.empty() && error) blamed.unexplained = true;
   }

@@ -170,6 +170,7 @@ class Worker {
   std::optional<TestMap> tests_;  // reset by Prepare
   std::optional<AppliedMutant> schema_;  // the schemata, while applied
   std::set<int> schema_off_;             // the points they leave out
+  bool schema_logs_swept_ = false;       // the last run's schema-build logs are gone
 };
 
 }  // namespace pg

@@ -2,8 +2,10 @@
 // records which tests reach which mutant, and their removal.
 #include <filesystem>
 #include <map>
+#include <utility>
 
 #include "core/file_io.h"
+#include "mutations/commands.h"
 #include "mutations/schema.h"
 #include "mutations/schema_search.h"
 #include "mutations/worker.h"
@@ -43,15 +45,44 @@ std::string Built(size_t mutants, size_t files, double wall_s, const SchemaSearc
   return out + " (" + std::to_string(search.found()) + " found by halving a file's points: its errors lay outside every point)";
 }
 
+// Removes the schema-build logs of the run before, once a run: a search's logs are this run's.
+void SweepSchemaLogs(const std::string& logs) {
+  std::error_code ec;
+  for (fs::directory_iterator it(logs, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.starts_with("schema-build-") && name.ends_with(".log")) fs::remove(it->path(), ec);
+  }
+}
+
+// What one build of the schemata taught `search` from its log `text`: false when nothing
+// (errors no point explains). A whole build's FAILED outputs are what the probes after it
+// build; a probe that failed naming none (ninja's own error, not the code's) teaches nothing
+// and empties them, so the same round is built whole.
+bool Taught(const std::string& text, bool probe, bool ok, const std::map<std::string, SchemaText>& built,
+            SchemaSearch* search, std::vector<std::string>* failed) {
+  std::vector<std::string> outputs = NinjaFailedOutputs(text);
+  if (probe && !ok && outputs.empty()) {
+    failed->clear();
+    return true;
+  }
+  if (!probe) *failed = std::move(outputs);
+  return search->Learn(text, built);
+}
+
 }  // namespace
 
 // Builds until one passes: the errors' points leave, and a file whose errors lie outside every
 // point is halved to the points that cause them (SchemaSearch, within its budget of builds).
+// A halving's probes build only what the whole build before them failed to (Ninja's FAILED
+// outputs): every schematized file is rewritten each round, and a whole probe would compile
+// and link them all again. Only a whole build settles the schemata.
 StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note,
                                               const std::set<int>* settled) {
+  if (!std::exchange(schema_logs_swept_, true)) SweepSchemaLogs(dir_ + "/logs");
   SchemaSearch search(c.schemata);
   Placeholders p = Where(c);
   std::optional<std::set<int>> given = settled ? std::optional<std::set<int>>(*settled) : std::nullopt;
+  std::vector<std::string> failed;  // what the last whole build failed to make
   for (int round = 0; round < 1000; ++round) {  // SchemaSearch ends first: each build drops or halves
     std::map<std::string, SchemaText> built;
     std::set<int> numbers, off = given ? *given : search.Off();
@@ -65,7 +96,9 @@ StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_tim
     for (const Mutation& m : edits) pointers.push_back(&m);
     PG_ASSIGN_OR_RETURN(AppliedMutant applied, AppliedMutant::Apply(tree(), pointers, journal_));
     std::string log = Log("schema-build-" + std::to_string(round));
-    auto step = Step(KeepGoingBuildArgv(c, p), p, log, build_timeout_s);
+    std::vector<std::string> argv = search.halving() ? OutputsBuildArgv(c, p, failed) : std::vector<std::string>{};
+    bool probe = !argv.empty();
+    auto step = Step(probe ? argv : KeepGoingBuildArgv(c, p), p, log, build_timeout_s);
     if (step.ok() && step->ok() && !search.halving()) {
       schema_ = std::move(applied);
       schema_off_ = std::move(off);
@@ -80,7 +113,7 @@ StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_tim
       continue;
     }
     auto read = ReadFile(log);
-    if (!search.Learn(step->ok() || !read.ok() ? "" : *read, built)) break;  // errors no point explains
+    if (!Taught(step->ok() || !read.ok() ? "" : *read, probe, step->ok(), built, &search, &failed)) break;
   }
   *note = "the schemata did not build: every mutant gets a build of its own";
   auto rebuilt = Step(BuildArgv(c, p), p, Log("schema-restore-build"), build_timeout_s);

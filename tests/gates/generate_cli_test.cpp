@@ -126,19 +126,28 @@ TEST(GenerateCli, SummaryShowsTheScoreAndEachSurvivorsDiff) {
 // `return {}` in Make's body default-constructs It, whose defaulted constructor -Weffc++ then
 // rejects on its own line, outside every point (as in cxxopts' header). Halving the file's
 // points finds that one: it gets a build of its own, the file keeps its other points.
-TEST(GenerateCli, AnErrorOutsideEveryPointCostsTheFileOnlyThePointThatCausesIt) {
-  TempDir dir;
+// `other`: a second library, its file schematized beside lib's; `lib`: lib's file.
+void MakeEffcProject(TempDir& dir, bool other, const std::string& lib = "src/lib.cpp") {
+  std::string libs = other ? "add_library(other src/other.cpp)\n" : "";
   dir.Write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.20)\nproject(it CXX)\nenable_testing()\n"
-                              "add_library(lib src/lib.cpp)\ntarget_compile_options(lib PRIVATE -Weffc++ -Werror)\n"
-                              "add_executable(t tests/t.cpp)\ntarget_link_libraries(t lib)\nadd_test(NAME t COMMAND t)\n");
+                              "add_library(lib \"" + lib + "\")\ntarget_compile_options(lib PRIVATE -Weffc++ -Werror)\n" + libs +
+                              "add_executable(t tests/t.cpp)\ntarget_link_libraries(t lib" + (other ? " other" : "") +
+                              ")\nadd_test(NAME t COMMAND t)\n");
   std::string it = "#include <string>\nstruct It {\n  It() = default;\n  explicit It(int v) : v_(v), s_() {}\n  int v_;\n"
                    "  std::string s_;\n};\n";
-  dir.Write("src/lib.cpp", it + "It Make(int v) { return It(v); }\nint Add(int a, int b) { return a + b; }\n");
-  dir.Write("tests/t.cpp", it + "It Make(int v);\nint Add(int a, int b);\n"
-                                "int main() { return Make(2).v_ == 2 && Add(1, 2) == 3 ? 0 : 1; }\n");
+  dir.Write(lib, it + "It Make(int v) { return It(v); }\nint Add(int a, int b) { return a + b; }\n");
+  if (other) dir.Write("src/other.cpp", "int Sub(int a, int b) { return a - b; }\n");
+  dir.Write("tests/t.cpp", it + "It Make(int v);\nint Add(int a, int b);\n" + (other ? "int Sub(int a, int b);\n" : "") +
+                                "int main() { return Make(2).v_ == 2 && Add(1, 2) == 3" + (other ? " && Sub(3, 1) == 2" : "") +
+                                " ? 0 : 1; }\n");
   dir.Write(".gitignore", "build/\n");
   ASSERT_TRUE(git::Init(dir.path()).ok());
   ASSERT_TRUE(git::CommitAll(dir.path(), "it").ok());
+}
+
+TEST(GenerateCli, AnErrorOutsideEveryPointCostsTheFileOnlyThePointThatCausesIt) {
+  TempDir dir;
+  MakeEffcProject(dir, false);
   auto run = RunProofgate(dir.path(), "mutate --generate src --operators return,arithmetic --json");
   EXPECT_NE(run.err.find("schemata: 2 mutant(s) in one build of 1 schematized file(s)"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("1 left to one build each (1 found by halving a file's points"), std::string::npos) << run.err;
@@ -154,6 +163,49 @@ TEST(GenerateCli, AnErrorOutsideEveryPointCostsTheFileOnlyThePointThatCausesIt) 
   EXPECT_EQ(by_line["9return"]->at("schema"), true);
   EXPECT_EQ(by_line["9arithmetic"]->at("schema"), true);
   EXPECT_EQ(by_line["9arithmetic"]->at("outcome"), "killed");
+}
+
+// A file whose name holds a space: `ninja -t inputs` quotes it, and the compiler's places
+// hold the space. Its mutants are reached and its schema's error is halved as any other's.
+TEST(GenerateCli, AFileWhoseNameHoldsASpaceIsReachedAndItsSchemaSearched) {
+  TempDir dir;
+  MakeEffcProject(dir, false, "src/my lib.cpp");
+  auto run = RunProofgate(dir.path(), "mutate --generate src --operators return,arithmetic --json");
+  EXPECT_NE(run.err.find("1 left to one build each (1 found by halving a file's points"), std::string::npos) << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  std::map<std::string, std::string> outcomes;
+  for (const Json& r : doc->root().at("results")) outcomes[r.at("id")] = r.at("outcome");
+  ASSERT_EQ(outcomes.size(), 3u) << run.out << run.err;
+  EXPECT_EQ(outcomes.begin()->first.rfind("src/my lib.cpp:8:", 0), 0u) << outcomes.begin()->first;
+  EXPECT_EQ(outcomes.begin()->second, "unviable");
+  EXPECT_EQ(std::next(outcomes.begin())->second, "killed");
+  EXPECT_EQ(outcomes.rbegin()->second, "killed");
+}
+
+// The halving's probes build lib's object alone: other.cpp, rewritten each round too, is
+// compiled by the whole builds only, the first and the last. A later run's one build leaves no
+// log of the earlier run's probes beside its own.
+TEST(GenerateCli, AHalvingsProbesBuildOnlyWhatFailedAndARunKeepsOnlyItsOwnSchemaLogs) {
+  TempDir dir;
+  MakeEffcProject(dir, true);
+  auto run = RunProofgate(dir.path(), "mutate --generate src --operators return,arithmetic");
+  ASSERT_NE(run.err.find("found by halving a file's points"), std::string::npos) << run.err;
+  std::string logs = dir.path() + "/.git/proofgate/mutate/w0/logs/schema-build-";
+  int builds = 0;
+  while (std::filesystem::exists(logs + std::to_string(builds) + ".log")) ++builds;
+  logs.erase(0, dir.path().size() + 1);
+  ASSERT_GE(builds, 3) << "a whole build, a probe at least, the last build";
+  for (int b = 0; b < builds; ++b) {
+    std::string log = dir.Read(logs + std::to_string(b) + ".log");
+    bool whole = b == 0 || b == builds - 1;
+    EXPECT_NE(log.find("lib.cpp.o"), std::string::npos) << b << ": " << log;
+    EXPECT_EQ(log.find("other.cpp.o") != std::string::npos, whole) << b << ": " << log;
+  }
+  auto again = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic");
+  EXPECT_NE(again.err.find("schemata: 2 mutant(s) in one build"), std::string::npos) << again.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/" + logs + "0.log"));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/" + logs + "1.log")) << "the first run's probe";
 }
 
 // `proofgate init` writes a CMake configure without the compile database libclang reads: a

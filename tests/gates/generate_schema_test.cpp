@@ -175,6 +175,25 @@ TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
   EXPECT_EQ(RenderSchema(original, schema, {2}).numbers, std::set<int>{1}) << "a dropped point is left out";
 }
 
+// A place is the path that starts a log line (a checkout's directory or the file's own name
+// may hold spaces), never a path a message quotes after its ": ", nor a file whose name only
+// ends like the schematized one's.
+TEST(GenerateSchema, AnErrorsPlaceMayHoldSpacesAndStartsItsLine) {
+  std::string original;
+  Schema schema = SchemaOfD("#include <cstddef>", &original);
+  schema.file = "src/my a.cpp";
+  SchemaText rendered = RenderSchema(original, schema, {});
+  std::string error = ":4:29: error: invalid operands to binary 'operator+'\n";
+  EXPECT_EQ(PointsBlamed("/tmp/my x/src/my a.cpp" + error, schema.file, rendered.text).points, std::set<int>{2});
+  EXPECT_EQ(PointsBlamed("In file included from ../src/my a.cpp:5:1:   required from here\n", schema.file, rendered.text).points,
+            std::set<int>{1}) << "after the include's words, a context line";
+  EXPECT_TRUE(PointsBlamed("b.h:2:1: error: see src/my a.cpp:4:29: here\n", schema.file, rendered.text).points.empty());
+  EXPECT_TRUE(PointsBlamed("/tmp/x/src/tummy a.cpp" + error, schema.file, rendered.text).points.empty());
+  SchemaBlame nowhere = PointsBlamed("../src/my a.cpp: In function 'long D()':\n", schema.file, rendered.text);
+  EXPECT_TRUE(nowhere.points.empty());
+  EXPECT_FALSE(nowhere.unexplained) << "a line with no line number places nothing";
+}
+
 // A context line (a note, `required from here`) blames only when no error line of the file
 // did: the error's point alone is left out, not the body that instantiated it; an error in
 // another file (a system header) is blamed through its context.
@@ -320,6 +339,31 @@ TEST(GenerateSchema, TheSchemataBuildGoesOnPastAFailedFile) {
   EXPECT_EQ(KeepGoingBuildArgv(c, p), (std::vector<std::string>{"cmake", "--build", make.path(), "--target", "lib", "--", "-k"}));
   c.build_command = {"./build.sh", "{build}"};
   EXPECT_EQ(KeepGoingBuildArgv(c, p), (std::vector<std::string>{"./build.sh", make.path()}));
+}
+
+// A halving's probe builds what the whole build before it failed to make, as Ninja names it
+// (1.11 and 1.12 write its FAILED lines differently); only CMake's own Ninja build is narrowed.
+TEST(GenerateSchema, AProbeBuildsOnlyTheOutputsNinjaSaidFailed) {
+  std::string log = "[1/3] Building CXX object a.o\nFAILED: CMakeFiles/lib.dir/src/lib.cpp.o \n"
+                    "src/lib.cpp:3:1: error: x\nFAILED: [code=1] CMakeFiles/t.dir/t.cpp.o\n"
+                    "  FAILED: not.o\nFAILED: CMakeFiles/lib.dir/src/lib.cpp.o\nninja: build stopped\n";
+  std::vector<std::string> outputs = NinjaFailedOutputs(log);
+  EXPECT_EQ(outputs, (std::vector<std::string>{"CMakeFiles/lib.dir/src/lib.cpp.o", "CMakeFiles/t.dir/t.cpp.o"}));
+  TempDir ninja, make;
+  ninja.Write("build.ninja", "");
+  make.Write("Makefile", "");
+  Catalog c;
+  c.build_targets = {"lib"};
+  Placeholders p;
+  p.build = ninja.path();
+  EXPECT_EQ(OutputsBuildArgv(c, p, outputs),
+            (std::vector<std::string>{"cmake", "--build", ninja.path(), "--target", outputs[0], outputs[1], "--", "-k", "0"}));
+  EXPECT_TRUE(OutputsBuildArgv(c, p, {}).empty()) << "nothing named: the whole build";
+  p.build = make.path();
+  EXPECT_TRUE(OutputsBuildArgv(c, p, outputs).empty()) << "Make's objects are not its targets";
+  p.build = ninja.path();
+  c.build_command = {"./build.sh", "{build}"};
+  EXPECT_TRUE(OutputsBuildArgv(c, p, outputs).empty()) << "a catalog's own command is run as written";
 }
 
 }  // namespace
