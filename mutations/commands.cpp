@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -83,20 +82,6 @@ std::vector<std::string> OutputsBuildArgv(const Catalog& c, const Placeholders& 
   argv.insert(argv.end(), outputs.begin(), outputs.end());
   argv.insert(argv.end(), {"--", "-k", "0"});
   return argv;
-}
-
-std::vector<std::string> NinjaFailedOutputs(const std::string& log) {
-  std::vector<std::string> outputs;
-  std::istringstream lines(log);
-  for (std::string line; std::getline(lines, line);) {
-    if (!line.starts_with("FAILED: ")) continue;
-    std::istringstream words(line.substr(8));
-    for (std::string word; words >> word;) {
-      bool code = word.starts_with("[code=") && word.ends_with("]");
-      if (!code && std::find(outputs.begin(), outputs.end(), word) == outputs.end()) outputs.push_back(word);
-    }
-  }
-  return outputs;
 }
 
 std::vector<std::string> TestArgv(const Catalog& c, const Placeholders& p) {

@@ -32,9 +32,6 @@ std::vector<std::string> KeepGoingBuildArgv(const Catalog& c, const Placeholders
 // that is not Ninja's, or no outputs.
 std::vector<std::string> OutputsBuildArgv(const Catalog& c, const Placeholders& p,
                                           const std::vector<std::string>& outputs);
-// The outputs on Ninja's `FAILED:` lines of a build's log (1.11's `FAILED: out`, 1.12's
-// `FAILED: [code=1] out`), each once, in order.
-std::vector<std::string> NinjaFailedOutputs(const std::string& log);
 std::vector<std::string> TestArgv(const Catalog& c, const Placeholders& p);
 // Lists the build's tests: the catalog's list_command, else `ctest --show-only=json-v1`.
 std::vector<std::string> ListArgv(const Catalog& c, const Placeholders& p);

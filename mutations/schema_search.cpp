@@ -1,6 +1,7 @@
 #include "mutations/schema_search.h"
 
 #include <algorithm>
+#include <sstream>
 
 namespace pg {
 
@@ -44,6 +45,17 @@ bool SchemaSearch::Learn(const std::string& log, const std::map<std::string, Sch
   return !halved.empty() || !unexplained.empty() || dropped_.size() > before;
 }
 
+bool SchemaSearch::LearnBuild(const std::string& log, bool ok, bool probe, const std::map<std::string, SchemaText>& built) {
+  std::string text = ok ? "" : log;
+  std::vector<std::string> outputs = NinjaFailedOutputs(text);
+  if (probe && !ok && outputs.empty()) {
+    probes_.clear();
+    return true;
+  }
+  if (!probe) probes_ = std::move(outputs);
+  return Learn(text, built);
+}
+
 // The file's points failed together: halve them, past the prefix its last halving found
 // clean (the cause it found is gone, the rest is as it was), unless its budget is spent: then
 // it loses its schema, as a file whose errors nothing explains.
@@ -80,6 +92,20 @@ void SchemaSearch::Settle(const std::string& file) {
     return;  // a halving under way ends: about log2(points) builds
   }
   halving_.erase(it);
+}
+
+std::vector<std::string> NinjaFailedOutputs(const std::string& log) {
+  std::vector<std::string> outputs;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("FAILED: ")) continue;
+    std::istringstream words(line.substr(8));
+    for (std::string word; words >> word;) {
+      bool code = word.starts_with("[code=") && word.ends_with("]");
+      if (!code && std::find(outputs.begin(), outputs.end(), word) == outputs.end()) outputs.push_back(word);
+    }
+  }
+  return outputs;
 }
 
 }  // namespace pg

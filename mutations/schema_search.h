@@ -29,6 +29,13 @@ class SchemaSearch {
   // its log ("" for a build that passed). False when it taught nothing: the same build would
   // fail the same way.
   bool Learn(const std::string& log, const std::map<std::string, SchemaText>& built);
+  // Learn from a build that passed (`ok`) or failed, whole or a probe (narrowed to probes()).
+  // A whole build's FAILED outputs become probes(); a probe that failed naming none (ninja's
+  // own error, such as a target it does not know, not the code's) teaches nothing and empties
+  // probes(), so the same round is built whole.
+  bool LearnBuild(const std::string& log, bool ok, bool probe, const std::map<std::string, SchemaText>& built);
+  // What the last whole build failed to make: all a halving's probe needs to build.
+  const std::vector<std::string>& probes() const { return probes_; }
 
   bool halving() const { return !halving_.empty(); }
   const std::set<int>& dropped() const { return dropped_; }
@@ -56,6 +63,11 @@ class SchemaSearch {
   std::map<std::string, Halving> halving_;
   std::map<std::string, FileState> files_;
   int found_ = 0;
+  std::vector<std::string> probes_;
 };
+
+// The outputs on Ninja's `FAILED:` lines of a build's log (1.11's `FAILED: out`, 1.12's
+// `FAILED: [code=1] out`), each once, in order.
+std::vector<std::string> NinjaFailedOutputs(const std::string& log);
 
 }  // namespace pg

@@ -54,21 +54,6 @@ void SweepSchemaLogs(const std::string& logs) {
   }
 }
 
-// What one build of the schemata taught `search` from its log `text`: false when nothing
-// (errors no point explains). A whole build's FAILED outputs are what the probes after it
-// build; a probe that failed naming none (ninja's own error, not the code's) teaches nothing
-// and empties them, so the same round is built whole.
-bool Taught(const std::string& text, bool probe, bool ok, const std::map<std::string, SchemaText>& built,
-            SchemaSearch* search, std::vector<std::string>* failed) {
-  std::vector<std::string> outputs = NinjaFailedOutputs(text);
-  if (probe && !ok && outputs.empty()) {
-    failed->clear();
-    return true;
-  }
-  if (!probe) *failed = std::move(outputs);
-  return search->Learn(text, built);
-}
-
 }  // namespace
 
 // Builds until one passes: the errors' points leave, and a file whose errors lie outside every
@@ -82,7 +67,6 @@ StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_tim
   SchemaSearch search(c.schemata);
   Placeholders p = Where(c);
   std::optional<std::set<int>> given = settled ? std::optional<std::set<int>>(*settled) : std::nullopt;
-  std::vector<std::string> failed;  // what the last whole build failed to make
   for (int round = 0; round < 1000; ++round) {  // SchemaSearch ends first: each build drops or halves
     std::map<std::string, SchemaText> built;
     std::set<int> numbers, off = given ? *given : search.Off();
@@ -96,7 +80,7 @@ StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_tim
     for (const Mutation& m : edits) pointers.push_back(&m);
     PG_ASSIGN_OR_RETURN(AppliedMutant applied, AppliedMutant::Apply(tree(), pointers, journal_));
     std::string log = Log("schema-build-" + std::to_string(round));
-    std::vector<std::string> argv = search.halving() ? OutputsBuildArgv(c, p, failed) : std::vector<std::string>{};
+    std::vector<std::string> argv = search.halving() ? OutputsBuildArgv(c, p, search.probes()) : std::vector<std::string>{};
     bool probe = !argv.empty();
     auto step = Step(probe ? argv : KeepGoingBuildArgv(c, p), p, log, build_timeout_s);
     if (step.ok() && step->ok() && !search.halving()) {
@@ -113,7 +97,7 @@ StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_tim
       continue;
     }
     auto read = ReadFile(log);
-    if (!Taught(step->ok() || !read.ok() ? "" : *read, probe, step->ok(), built, &search, &failed)) break;
+    if (!search.LearnBuild(read.ok() ? *read : "", step->ok() || !read.ok(), probe, built)) break;
   }
   *note = "the schemata did not build: every mutant gets a build of its own";
   auto rebuilt = Step(BuildArgv(c, p), p, Log("schema-restore-build"), build_timeout_s);

@@ -6,6 +6,7 @@
 #include "generate/point.h"
 #include "mutations/commands.h"
 #include "mutations/schema.h"
+#include "mutations/schema_search.h"
 #include "runner/capture.h"
 #include "test_support.h"
 

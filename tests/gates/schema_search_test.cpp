@@ -111,5 +111,31 @@ TEST(SchemaSearch, AFileWhoseErrorNoPointCausesLosesItsSchemaOnceItsBudgetIsSpen
   EXPECT_EQ(SchemaSearch::Budget(800), 100u);
 }
 
+// A whole build's FAILED outputs are what the halving's probes build. A probe that failed
+// naming none (ninja's own error: a target it does not know) says nothing of the points: the
+// halving stands where it was, and the round is built whole; a probe that fails as code does
+// moves it on.
+TEST(SchemaSearch, AProbeThatFailedWithoutAFailedOutputTeachesNothing) {
+  std::string original;
+  Schema schema = Points(8, &original, {});
+  SchemaSearch search({schema});
+  SchemaText all = RenderSchema(original, schema, {});
+  std::string outside = "/tmp/x/a.cpp:9:1: error: outside\n";
+  ASSERT_TRUE(search.LearnBuild("FAILED: [code=1] a.o\n" + outside, false, false, {{"a.cpp", all}}));
+  EXPECT_EQ(search.probes(), std::vector<std::string>{"a.o"});
+  ASSERT_TRUE(search.halving());
+  std::set<int> off = search.Off();
+  SchemaText probe = RenderSchema(original, schema, off);
+  EXPECT_TRUE(search.LearnBuild("ninja: error: unknown target 'a.o'\n", false, true, {{"a.cpp", probe}}));
+  EXPECT_TRUE(search.probes().empty()) << "the next build is whole";
+  EXPECT_EQ(search.Off(), off) << "the same probe again";
+  EXPECT_TRUE(search.LearnBuild("FAILED: b.o\n" + outside, false, false, {{"a.cpp", probe}}));
+  EXPECT_EQ(search.probes(), std::vector<std::string>{"b.o"});
+  EXPECT_NE(search.Off(), off) << "a failed probe halves on";
+  std::set<int> next = search.Off();
+  EXPECT_TRUE(search.LearnBuild("FAILED: c.o\n" + outside, false, true, {{"a.cpp", RenderSchema(original, schema, next)}}));
+  EXPECT_EQ(search.probes(), std::vector<std::string>{"b.o"}) << "a probe's own FAILED lines are not the next probe's";
+}
+
 }  // namespace
 }  // namespace pg
