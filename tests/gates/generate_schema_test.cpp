@@ -189,7 +189,7 @@ TEST(GenerateSchema, AnErrorsPlaceMayHoldSpacesAndStartsItsLine) {
   EXPECT_EQ(PointsBlamed("In file included from ../src/my a.cpp:5:1:   required from here\n", schema.file, rendered.text).points,
             std::set<int>{1}) << "after the include's words, a context line";
   EXPECT_TRUE(PointsBlamed("b.h:2:1: error: see src/my a.cpp:4:29: here\n", schema.file, rendered.text).points.empty());
-  EXPECT_TRUE(PointsBlamed("/tmp/x/src/tummy a.cpp" + error, schema.file, rendered.text).points.empty());
+  EXPECT_TRUE(PointsBlamed("/tmp/x/tsrc/my a.cpp" + error, schema.file, rendered.text).points.empty());
   SchemaBlame nowhere = PointsBlamed("../src/my a.cpp: In function 'long D()':\n", schema.file, rendered.text);
   EXPECT_TRUE(nowhere.points.empty());
   EXPECT_FALSE(nowhere.unexplained) << "a line with no line number places nothing";
