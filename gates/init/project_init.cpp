@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
@@ -112,11 +114,30 @@ std::string Render(const std::string& kind, const std::vector<InitLeg>& legs, co
   return out.str();
 }
 
+// Whether a test switch's name has a word naming a special kind of test: hardware or a
+// toolkit not every machine has, a costly run, or one that reaches outside (fmtlib/fmt's
+// FMT_CUDA_TEST compiles with nvcc wherever CMake finds one). Words are matched by prefix
+// (BENCHMARKS, PERFORMANCE, PACKAGING).
+bool SpecialTests(const std::string& name) {
+  static const char* const kWords[] = {"CUDA",  "HIP",        "ROCM",     "GPU",      "OPENCL",   "SYCL",    "VULKAN",
+                                       "MPI",   "FUZZ",       "BENCH",    "PERF",     "STRESS",   "SLOW",    "LONG",
+                                       "EXPENSIVE", "EXHAUSTIVE", "VALGRIND", "MEMCHECK", "SANITIZ", "COVERAGE",
+                                       "INSTALL", "PACKAG",   "PYTHON",   "NETWORK",  "ONLINE"};
+  std::istringstream words(name);
+  for (std::string word; std::getline(words, word, '_');) {
+    std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::toupper(c); });
+    for (const char* w : kWords) {
+      if (word.starts_with(w)) return true;
+    }
+  }
+  return false;
+}
+
 // Options of the root CMakeLists.txt that switch the project's tests on and are not on by
 // default (zeux/pugixml's PUGIXML_BUILD_TESTS is OFF): without them the build registers no
 // test. Only the root's: a vendored dependency's (googletest's gtest_build_tests) would build
-// tests that are not the project's.
-std::vector<std::string> TestSwitches(const std::string& root) {
+// tests that are not the project's. Those for a special kind of test go to `left_off`.
+std::vector<std::string> TestSwitches(const std::string& root, std::vector<std::string>* left_off) {
   auto text = ReadFile(root + "/CMakeLists.txt");
   if (!text.ok()) return {};
   std::string code;  // the lines that are not comments
@@ -133,8 +154,9 @@ std::vector<std::string> TestSwitches(const std::string& root) {
   std::vector<std::string> out;
   for (auto it = std::sregex_iterator(code.begin(), code.end(), kOption); it != std::sregex_iterator(); ++it) {
     std::string name = (*it)[3], value = (*it)[5];
-    bool listed = std::find(out.begin(), out.end(), name) != out.end();
-    if (!listed && std::regex_search(name, kTests) && !std::regex_match(value, kOn)) out.push_back(name);
+    std::vector<std::string>& to = SpecialTests(name) ? *left_off : out;
+    bool listed = std::find(to.begin(), to.end(), name) != to.end();
+    if (!listed && std::regex_search(name, kTests) && !std::regex_match(value, kOn)) to.push_back(name);
   }
   return out;
 }
@@ -149,8 +171,9 @@ ProjectShape CMakeShape(const std::string& root) {
   std::vector<std::string> options = {"-DCMAKE_BUILD_TYPE=RelWithDebInfo"};
   if (OnPath("ninja")) options.insert(options.end(), {"-G", "Ninja"});
   if (OnPath("ccache")) options.insert(options.end(), {"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"});
-  std::string switched;
-  for (const std::string& name : TestSwitches(root)) {
+  std::string switched, off;
+  std::vector<std::string> left_off;
+  for (const std::string& name : TestSwitches(root, &left_off)) {
     options.push_back("-D" + name + "=ON");
     switched += (switched.empty() ? "" : ", ") + name;
   }
@@ -169,6 +192,11 @@ ProjectShape CMakeShape(const std::string& root) {
   if (!switched.empty()) {
     shape.notes.push_back(switched + " turned on (-D" + (switched.find(',') == std::string::npos ? switched : "NAME") +
                           "=ON in both configure commands): CMakeLists.txt builds the tests only when asked");
+  }
+  for (const std::string& name : left_off) off += (off.empty() ? "" : ", ") + name;
+  if (!off.empty()) {
+    shape.notes.push_back(off + " left off: a special kind of test (hardware, a toolkit, a costly run); add -D" +
+                          (left_off.size() == 1 ? off : "NAME") + "=ON to both configure commands where this machine runs them");
   }
   return shape;
 }

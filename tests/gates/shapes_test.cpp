@@ -178,11 +178,13 @@ TEST_F(Shapes, ACMakeProjectThatRegistersNoTestFailsItsTestLeg) {
 }
 
 // zeux/pugixml's shape: the root's option, OFF by default, is what registers the tests; a
-// vendored dependency's own test option stays as it is.
+// vendored dependency's own test option stays as it is, and so does a switch for a special
+// kind of test (fmtlib/fmt's FMT_CUDA_TEST, which would build with nvcc), named as left off.
 TEST_F(Shapes, ARootOptionThatBuildsTheTestsIsTurnedOn) {
   WriteCalcWithoutCtest(dir_, "option(CALC_BUILD_TESTS \"Build the tests\" OFF)\n"
                               "# option(CALC_OLD_TESTS \"commented out\" OFF)\n"
                               "option(CALC_DOCS \"Build the docs\" OFF)\noption(CALC_UNIT_TESTS \"Unit tests\" ON)\n"
+                              "option(CALC_CUDA_TEST \"The cuda-test target\" OFF)\noption(calc_benchmarks_tests \"\" OFF)\n"
                               "if(CALC_BUILD_TESTS)\n  add_executable(calc_test calc_test.cpp)\n"
                               "  target_link_libraries(calc_test calc)\n  add_test(NAME calc_test COMMAND calc_test)\nendif()");
   dir_.Write("third_party/dep/CMakeLists.txt", "option(dep_build_tests \"Build dep's own tests\" OFF)\n");
@@ -197,6 +199,10 @@ TEST_F(Shapes, ARootOptionThatBuildsTheTestsIsTurnedOn) {
   EXPECT_EQ(suites.find("CALC_DOCS"), std::string::npos) << "not a test switch";
   EXPECT_EQ(suites.find("dep_build_tests"), std::string::npos) << "not the root's";
   EXPECT_EQ(suites.find("CALC_UNIT_TESTS"), std::string::npos) << "already on";
+  EXPECT_EQ(suites.find("CALC_CUDA_TEST"), std::string::npos) << "a special kind: " << suites;
+  EXPECT_EQ(suites.find("calc_benchmarks_tests"), std::string::npos) << "a special kind: " << suites;
+  EXPECT_NE(init.out.find("note: CALC_CUDA_TEST, calc_benchmarks_tests left off: a special kind of test"), std::string::npos)
+      << init.out;
   size_t first = suites.find("\"-DCALC_BUILD_TESTS=ON\"");
   ASSERT_NE(first, std::string::npos) << suites;
   EXPECT_NE(suites.find("\"-DCALC_BUILD_TESTS=ON\"", first + 1), std::string::npos) << "the scratch copies' too: " << suites;
