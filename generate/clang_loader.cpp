@@ -61,7 +61,9 @@ enum Fn {
   k_clang_getFile,
   k_clang_getFileName,
   k_clang_getInclusions,
+  k_clang_getLocationForOffset,
   k_clang_getNumDiagnostics,
+  k_clang_getRange,
   k_clang_getRangeEnd,
   k_clang_getRangeStart,
   k_clang_getResultType,
@@ -130,7 +132,9 @@ const char* const kNames[kCount] = {
     "clang_getFile",
     "clang_getFileName",
     "clang_getInclusions",
+    "clang_getLocationForOffset",
     "clang_getNumDiagnostics",
+    "clang_getRange",
     "clang_getRangeEnd",
     "clang_getRangeStart",
     "clang_getResultType",
@@ -319,6 +323,13 @@ void clang_getInclusions(CXTranslationUnit a0, CXInclusionVisitor a1, CXClientDa
 }
 unsigned clang_getNumDiagnostics(CXTranslationUnit a0) {
   return reinterpret_cast<unsigned (*)(CXTranslationUnit)>(pg::g_fn[pg::k_clang_getNumDiagnostics])(a0);
+}
+CXSourceLocation clang_getLocationForOffset(CXTranslationUnit a0, CXFile a1, unsigned a2) {
+  return reinterpret_cast<CXSourceLocation (*)(CXTranslationUnit, CXFile, unsigned)>(
+      pg::g_fn[pg::k_clang_getLocationForOffset])(a0, a1, a2);
+}
+CXSourceRange clang_getRange(CXSourceLocation a0, CXSourceLocation a1) {
+  return reinterpret_cast<CXSourceRange (*)(CXSourceLocation, CXSourceLocation)>(pg::g_fn[pg::k_clang_getRange])(a0, a1);
 }
 CXSourceLocation clang_getRangeEnd(CXSourceRange a0) {
   return reinterpret_cast<CXSourceLocation (*)(CXSourceRange)>(pg::g_fn[pg::k_clang_getRangeEnd])(a0);

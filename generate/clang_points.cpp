@@ -68,7 +68,7 @@ class Walker {
   std::vector<Token> TokensOf(CXCursor c, size_t limit, unsigned stop = ~0u) const {
     CXToken* tokens = nullptr;
     unsigned n = 0;
-    clang_tokenize(tu_, clang_getCursorExtent(c), &tokens, &n);
+    clang_tokenize(tu_, Expanded(tu_, clang_getCursorExtent(c)), &tokens, &n);
     std::vector<Token> out;
     for (unsigned i = 0; i < n && out.size() < limit; ++i) {
       auto at = Pos(main_, clang_getTokenLocation(tu_, tokens[i]));

@@ -190,6 +190,20 @@ inline std::optional<Span> SpanOf(CXFile main, const std::string& text, CXCursor
   return Span{*b, *e};
 }
 
+// `r` between the places its ends expand to. clang_tokenize reads spelling locations, and a
+// declaration that starts with a macro (fmt's `FMT_INLINE_VARIABLE constexpr ...`) starts
+// where that macro is defined: in another file no token at all, in the same one every token
+// from the #define on.
+inline CXSourceRange Expanded(CXTranslationUnit tu, CXSourceRange r) {
+  auto at = [tu](CXSourceLocation l) {
+    CXFile f = nullptr;
+    unsigned offset = 0;
+    clang_getExpansionLocation(l, &f, nullptr, nullptr, &offset);
+    return f ? clang_getLocationForOffset(tu, f, offset) : l;
+  };
+  return clang_getRange(at(clang_getRangeStart(r)), at(clang_getRangeEnd(r)));
+}
+
 // Whether a statement or declaration is written in the file itself, not made by a macro.
 inline bool Written(CXCursor c) { return Exact(clang_getCursorLocation(c)).has_value(); }
 

@@ -305,6 +305,29 @@ int Use() { return prefix<int> + count_v<int> + kConst<int> + mutable_v<int>; }
   EXPECT_EQ(lines, (std::vector<std::string>{"6:+→-", "6:4→5", "6:1→0"}));
 }
 
+// Found on fmtlib/fmt: `FMT_INLINE_VARIABLE constexpr struct ... infos[] = {{10, 16}, ...}`
+// with the macro defined in another header. The declaration's tokens were read from where the
+// macro is spelled (its #define, in another file: none at all), so `constexpr` went unseen
+// and its table got mutants its schemata could not compile. A macro defined in the same file
+// gave every token from its #define on instead: a `constexpr` between them hid the points of
+// a declaration that is no constant.
+TEST(GeneratePoints, ADeclarationThatStartsWithAMacroIsReadWhereItIsWritten) {
+  TempDir dir;
+  dir.Write("inline.h", "#define INLINE_VARIABLE inline\n");
+  auto points = PointsOf(dir, R"(#include "inline.h"
+INLINE_VARIABLE constexpr struct Info { unsigned d; int s; } infos[] = {{10, 16}, {100, 16}};
+#define KEEP static
+constexpr int kTwo = 2;
+KEEP int counter = kTwo + 7;
+int Use(int i) { return infos[i].s * counter; }
+)");
+  std::vector<std::string> lines;
+  for (const Point& p : points) {
+    if (p.line < 6) lines.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{"5:+→-", "5:7→8"}));
+}
+
 // Found on Neargye/magic_enum: `auto check_value = U{0};` with U unsigned: its constant's
 // schema, `U{(on(N) ? 1 : 0)}`, narrows an int that is no longer a constant (an error), and the
 // search spent a failed 127-second build to leave it out. A literal converted inside braces is
