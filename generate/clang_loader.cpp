@@ -35,6 +35,8 @@ enum Fn {
   k_clang_Cursor_getNumArguments,
   k_clang_Cursor_getVarDeclInitializer,
   k_clang_Cursor_isNull,
+  k_clang_PrintingPolicy_dispose,
+  k_clang_PrintingPolicy_setProperty,
   k_clang_File_isEqual,
   k_clang_createIndex,
   k_clang_defaultDiagnosticDisplayOptions,
@@ -52,6 +54,8 @@ enum Fn {
   k_clang_getCursorExtent,
   k_clang_getCursorKind,
   k_clang_getCursorLocation,
+  k_clang_getCursorPrettyPrinted,
+  k_clang_getCursorPrintingPolicy,
   k_clang_getCursorReferenced,
   k_clang_getCursorSpelling,
   k_clang_getCursorType,
@@ -106,6 +110,8 @@ const char* const kNames[kCount] = {
     "clang_Cursor_getNumArguments",
     "clang_Cursor_getVarDeclInitializer",
     "clang_Cursor_isNull",
+    "clang_PrintingPolicy_dispose",
+    "clang_PrintingPolicy_setProperty",
     "clang_File_isEqual",
     "clang_createIndex",
     "clang_defaultDiagnosticDisplayOptions",
@@ -123,6 +129,8 @@ const char* const kNames[kCount] = {
     "clang_getCursorExtent",
     "clang_getCursorKind",
     "clang_getCursorLocation",
+    "clang_getCursorPrettyPrinted",
+    "clang_getCursorPrintingPolicy",
     "clang_getCursorReferenced",
     "clang_getCursorSpelling",
     "clang_getCursorType",
@@ -323,6 +331,19 @@ void clang_getInclusions(CXTranslationUnit a0, CXInclusionVisitor a1, CXClientDa
 }
 unsigned clang_getNumDiagnostics(CXTranslationUnit a0) {
   return reinterpret_cast<unsigned (*)(CXTranslationUnit)>(pg::g_fn[pg::k_clang_getNumDiagnostics])(a0);
+}
+void clang_PrintingPolicy_dispose(CXPrintingPolicy a0) {
+  reinterpret_cast<void (*)(CXPrintingPolicy)>(pg::g_fn[pg::k_clang_PrintingPolicy_dispose])(a0);
+}
+void clang_PrintingPolicy_setProperty(CXPrintingPolicy a0, enum CXPrintingPolicyProperty a1, unsigned a2) {
+  reinterpret_cast<void (*)(CXPrintingPolicy, enum CXPrintingPolicyProperty, unsigned)>(
+      pg::g_fn[pg::k_clang_PrintingPolicy_setProperty])(a0, a1, a2);
+}
+CXString clang_getCursorPrettyPrinted(CXCursor a0, CXPrintingPolicy a1) {
+  return reinterpret_cast<CXString (*)(CXCursor, CXPrintingPolicy)>(pg::g_fn[pg::k_clang_getCursorPrettyPrinted])(a0, a1);
+}
+CXPrintingPolicy clang_getCursorPrintingPolicy(CXCursor a0) {
+  return reinterpret_cast<CXPrintingPolicy (*)(CXCursor)>(pg::g_fn[pg::k_clang_getCursorPrintingPolicy])(a0);
 }
 CXSourceLocation clang_getLocationForOffset(CXTranslationUnit a0, CXFile a1, unsigned a2) {
   return reinterpret_cast<CXSourceLocation (*)(CXTranslationUnit, CXFile, unsigned)>(

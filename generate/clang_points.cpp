@@ -90,10 +90,11 @@ class Walker {
     return false;
   }
 
-  // `constexpr`, `consteval` or `constinit` before the body (a variable: anywhere).
+  // `constexpr`, `consteval` or `constinit` before the body (a variable's: its initializer),
+  // written or made by a macro.
   bool DeclaredConstexpr(CXCursor c, const std::optional<Span>& body) const {
     auto tokens = TokensOf(c, ~size_t{0}, body ? body->begin : ~0u);
-    return std::any_of(tokens.begin(), tokens.end(), [](const Token& t) {
+    return PrintedConstexpr(c) || std::any_of(tokens.begin(), tokens.end(), [](const Token& t) {
       return t.text == "constexpr" || t.text == "consteval" || t.text == "constinit";
     });
   }
@@ -253,7 +254,9 @@ void Walker::Function(CXCursor c, Context ctx) {
 // const array of them (a lookup table: constant expressions, each entry narrowed in a schema).
 void Walker::Variable(CXCursor c, const Context& ctx) {
   CXCursor init = clang_Cursor_getVarDeclInitializer(c);
-  if (clang_Cursor_isNull(init) || DeclaredConstexpr(c, std::nullopt)) return;
+  if (clang_Cursor_isNull(init)) return;
+  auto within = SpanOf(main_, text_, init);
+  if (!within || DeclaredConstexpr(c, within)) return;  // the initializer's `if constexpr` is its own
   CXType type = clang_getCursorType(c);
   bool constant = clang_isConstQualifiedType(type);  // an array's const is its canonical type's
   for (CXType e; (e = clang_getArrayElementType(clang_getCanonicalType(type))).kind != CXType_Invalid; type = e) {
@@ -262,8 +265,6 @@ void Walker::Variable(CXCursor c, const Context& ctx) {
   CXType canonical = clang_getCanonicalType(type);
   bool integral = canonical.kind >= CXType_Bool && canonical.kind <= CXType_Int128;
   if ((constant || clang_isConstQualifiedType(type)) && (integral || canonical.kind == CXType_Enum)) return;
-  auto within = SpanOf(main_, text_, init);
-  if (!within) return;
   for (CXCursor child : Children(c)) {
     auto s = SpanOf(main_, text_, child);
     if (s && s->Within(*within)) Visit(child, ctx);

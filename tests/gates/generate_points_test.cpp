@@ -328,6 +328,35 @@ int Use(int i) { return infos[i].s * counter; }
   EXPECT_EQ(lines, (std::vector<std::string>{"5:+→-", "5:7→8"}));
 }
 
+// fmtlib/fmt writes `FMT_CONSTEXPR auto f(...)`: the word a constexpr function is known by
+// is a macro's, so the function's own words do not say it, and its body's mutants called
+// the runtime switch where the compiler evaluates it as a constant. A macro that makes no
+// constant (`MY_INLINE`) leaves the function's mutants, and so does a lambda's `if constexpr`
+// its variable's: only the words before a declaration's name and initializer are its own.
+TEST(GeneratePoints, AFunctionThatAMacroMakesConstexprHasNoPoint) {
+  TempDir dir;
+  dir.Write("macros.h", "#define MY_CONSTEXPR constexpr\n#define MY_INLINE inline\n");
+  auto points = PointsOf(dir, R"(#include "macros.h"
+struct U {
+  int v;
+  friend MY_CONSTEXPR auto operator+(const U& a, const U& b) -> U { return U{a.v + b.v}; }
+  MY_CONSTEXPR auto Twice() const -> int { return v * 2; }
+};
+MY_CONSTEXPR int Three(int a) { return a + 3; }
+MY_INLINE int Four(int a) { return a - 4; }
+auto pick = [](int x) { if constexpr (sizeof(int) > 8) return x; else return x * 5; };
+int Five(int a) { return pick(a); }
+)");
+  std::vector<std::string> lines;
+  for (const Point& p : points) {
+    if (p.line < 10) lines.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
+  }
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"8:-→+", "8:4→5", "8:{ return a - 4; }→{ (void)a; return {}; }", "9:*→/",
+                                             "9:5→6"}))
+      << "a lambda's `if constexpr` is not its variable's constexpr";
+}
+
 // Found on Neargye/magic_enum: `auto check_value = U{0};` with U unsigned: its constant's
 // schema, `U{(on(N) ? 1 : 0)}`, narrows an int that is no longer a constant (an error), and the
 // search spent a failed 127-second build to leave it out. A literal converted inside braces is
