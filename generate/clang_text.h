@@ -207,15 +207,13 @@ inline CXSourceRange Expanded(CXTranslationUnit tu, CXSourceRange r) {
 
 // Whether a declaration is constexpr, consteval or constinit as the compiler reads it, macros
 // expanded: fmtlib/fmt writes `FMT_CONSTEXPR auto f(...)`, whose words say nothing. libclang 16
-// has no query for it; its terse print of the declaration (no body) says it, before the name.
+// has no query for it; its terse print of the declaration (no body, no initializer) says it.
 inline bool PrintedConstexpr(CXCursor c) {
   CXPrintingPolicy policy = clang_getCursorPrintingPolicy(c);
   clang_PrintingPolicy_setProperty(policy, CXPrintingPolicy_TerseOutput, 1);
   std::string printed = Str(clang_getCursorPrettyPrinted(c, policy));
   clang_PrintingPolicy_dispose(policy);
-  std::string name = Str(clang_getCursorSpelling(c));
-  size_t at = name.empty() ? std::string::npos : printed.find(name);
-  std::istringstream words(printed.substr(0, at));
+  std::istringstream words(printed);
   for (std::string w; words >> w;) {
     if (w == "constexpr" || w == "consteval" || w == "constinit") return true;
   }
