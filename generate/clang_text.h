@@ -78,8 +78,9 @@ inline std::string UsedParameters(CXCursor c) {
   }
   std::string out;
   for (CXCursor p : params) {
-    std::string name = Str(clang_getCursorSpelling(p));
-    if (!name.empty()) out += "(void)" + name + "; ";
+    std::string name = Str(clang_getCursorSpelling(p)), type = Str(clang_getTypeSpelling(clang_getCursorType(p)));
+    bool pack = type.ends_with("...");  // `(void)args` expands no pack: an error
+    if (!name.empty()) out += (pack ? "(void)sizeof...(" + name + ")" : "(void)" + name) + "; ";
   }
   return out;
 }

@@ -259,13 +259,16 @@ TEST(GeneratePoints, ATemplatesDefaultReturnStillUsesItsParameters) {
   TempDir dir;
   auto points = PointsOf(dir, R"(template <typename T> T Same(T t, int n) { return n > 0 ? t : t; }
 struct S { template <typename U> int Size(const U& u) const { return static_cast<int>(sizeof u); } };
-int Use() { return Same(2, 1) + S{}.Size('c'); }
+template <typename... A> int Count(int n, A&&... args) { return n + static_cast<int>(sizeof...(args)); }
+int Use() { return Same(2, 1) + S{}.Size('c') + Count(1, 'a', 2); }
 )", "-Wall -Wextra -Werror");
   std::vector<std::string> bodies;
   for (const Point& p : points) {
-    if (p.op == Operator::kReturn && p.line < 3) bodies.push_back(p.replacement);
+    if (p.op == Operator::kReturn && p.line < 4) bodies.push_back(p.replacement);
   }
-  EXPECT_EQ(bodies, (std::vector<std::string>{"{ (void)t; (void)n; return {}; }", "{ (void)u; return {}; }"}));
+  EXPECT_EQ(bodies, (std::vector<std::string>{"{ (void)t; (void)n; return {}; }", "{ (void)u; return {}; }",
+                                              "{ (void)n; (void)sizeof...(args); return {}; }"}))
+      << "a pack is used by sizeof...: (void)args does not compile (fmtlib/fmt's variadic bodies)";
 }
 
 // Found on uriparser/uriparser: `if ((a == NULL)\n || (b == NULL))` became one line, so a
