@@ -324,47 +324,60 @@ TEST(GenerateSchema, APointLeftAloneIsNotRenderedAndNotInTheBuild) {
   EXPECT_NE(rendered.text.find("unsigned long{0}"), std::string::npos) << rendered.text;
 }
 
+// A build tree of each generator CMake may have made: which one it is decides the build's flags.
+struct BuildTrees {
+  BuildTrees() {
+    ninja.Write("build.ninja", "");
+    make.Write("Makefile", "");
+  }
+  TempDir ninja, make;
+};
+
 // Every file of this repository's gates/ whose schema did not compile cost a rebuild of its
 // own (Ninja stops at the first failed file), and five were not enough: the schemata's build
 // goes on past a failed file, with the generator's own flag, and a catalog's command is its own.
 TEST(GenerateSchema, TheSchemataBuildGoesOnPastAFailedFile) {
-  TempDir ninja, make;
-  ninja.Write("build.ninja", "");
-  make.Write("Makefile", "");
+  BuildTrees trees;
   Catalog c;
   c.build_targets = {"lib"};
   Placeholders p;
-  p.build = ninja.path();
-  EXPECT_EQ(KeepGoingBuildArgv(c, p), (std::vector<std::string>{"cmake", "--build", ninja.path(), "--target", "lib", "--", "-k", "0"}));
-  p.build = make.path();
-  EXPECT_EQ(KeepGoingBuildArgv(c, p), (std::vector<std::string>{"cmake", "--build", make.path(), "--target", "lib", "--", "-k"}));
+  p.build = trees.ninja.path();
+  EXPECT_EQ(KeepGoingBuildArgv(c, p),
+            (std::vector<std::string>{"cmake", "--build", trees.ninja.path(), "--target", "lib",
+                                      "--", "-k", "0"}));
+  p.build = trees.make.path();
+  EXPECT_EQ(KeepGoingBuildArgv(c, p),
+            (std::vector<std::string>{"cmake", "--build", trees.make.path(), "--target", "lib",
+                                      "--", "-k"}));
   c.build_command = {"./build.sh", "{build}"};
-  EXPECT_EQ(KeepGoingBuildArgv(c, p), (std::vector<std::string>{"./build.sh", make.path()}));
+  EXPECT_EQ(KeepGoingBuildArgv(c, p), (std::vector<std::string>{"./build.sh", trees.make.path()}));
 }
 
 // A halving's probe builds what the whole build before it failed to make, as Ninja names it
 // (1.11 and 1.12 write its FAILED lines differently); only CMake's own Ninja build is narrowed.
 TEST(GenerateSchema, AProbeBuildsOnlyTheOutputsNinjaSaidFailed) {
-  std::string log = "[1/3] Building CXX object a.o\nFAILED: CMakeFiles/lib.dir/src/lib.cpp.o \n"
-                    "src/lib.cpp:3:1: error: x\nFAILED: [code=1] CMakeFiles/t.dir/t.cpp.o\n"
-                    "  FAILED: not.o\nFAILED: CMakeFiles/lib.dir/src/lib.cpp.o\nninja: build stopped\n";
+  std::string log =
+      "[1/3] Building CXX object a.o\nFAILED: CMakeFiles/lib.dir/src/lib.cpp.o \n"
+      "src/lib.cpp:3:1: error: x\nFAILED: [code=1] CMakeFiles/t.dir/t.cpp.o\n"
+      "  FAILED: not.o\nFAILED: CMakeFiles/lib.dir/src/lib.cpp.o\nninja: build stopped\n";
   std::vector<std::string> outputs = NinjaFailedOutputs(log);
-  EXPECT_EQ(outputs, (std::vector<std::string>{"CMakeFiles/lib.dir/src/lib.cpp.o", "CMakeFiles/t.dir/t.cpp.o"}));
-  TempDir ninja, make;
-  ninja.Write("build.ninja", "");
-  make.Write("Makefile", "");
+  EXPECT_EQ(outputs, (std::vector<std::string>{"CMakeFiles/lib.dir/src/lib.cpp.o",
+                                               "CMakeFiles/t.dir/t.cpp.o"}));
+  BuildTrees trees;
   Catalog c;
   c.build_targets = {"lib"};
   Placeholders p;
-  p.build = ninja.path();
+  p.build = trees.ninja.path();
   EXPECT_EQ(OutputsBuildArgv(c, p, outputs),
-            (std::vector<std::string>{"cmake", "--build", ninja.path(), "--target", outputs[0], outputs[1], "--", "-k", "0"}));
+            (std::vector<std::string>{"cmake", "--build", trees.ninja.path(), "--target",
+                                      outputs[0], outputs[1], "--", "-k", "0"}));
   EXPECT_TRUE(OutputsBuildArgv(c, p, {}).empty()) << "nothing named: the whole build";
-  p.build = make.path();
+  p.build = trees.make.path();
   EXPECT_TRUE(OutputsBuildArgv(c, p, outputs).empty()) << "Make's objects are not its targets";
-  p.build = ninja.path();
+  p.build = trees.ninja.path();
   c.build_command = {"./build.sh", "{build}"};
-  EXPECT_TRUE(OutputsBuildArgv(c, p, outputs).empty()) << "a catalog's own command is run as written";
+  EXPECT_TRUE(OutputsBuildArgv(c, p, outputs).empty())
+      << "a catalog's own command is run as written";
 }
 
 }  // namespace
