@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "config/json_source.h"
@@ -42,6 +43,20 @@ const char kExampleCatalog[] = R"X(// An example mutation catalog, written by `p
   "combos": [ { "id": "C1", "apply": ["M1", "M2"], "expect_green": false } ]
 }
 )X";
+
+// Where a project's build files are: `dir` under the repository's root ("" for the root
+// itself; libexpat keeps its CMake and autotools in expat/).
+struct Place {
+  std::string root, dir;
+  std::string Src() const { return dir.empty() ? root : root + "/" + dir; }
+  // `base` (".", "{tree}") made to name the project's directory.
+  std::string Arg(const std::string& base) const { return dir.empty() ? base : base == "." ? dir : base + "/" + dir; }
+  // A command's words with the directory's option (`make -C DIR`) after its program.
+  std::vector<std::string> Cmd(std::vector<std::string> argv, const std::vector<std::string>& option) const {
+    if (!dir.empty()) argv.insert(argv.begin() + 1, option.begin(), option.end());
+    return argv;
+  }
+};
 
 bool Has(const std::string& root, const std::string& rel) {
   std::error_code ec;
@@ -161,8 +176,8 @@ std::vector<std::string> TestSwitches(const std::string& root, std::vector<std::
   return out;
 }
 
-ProjectShape CMakeShape(const std::string& root) {
-  std::string text = AllNamed(root, "CMakeLists.txt");
+ProjectShape CMakeShape(const Place& at) {
+  std::string text = AllNamed(at.Src(), "CMakeLists.txt");
   std::string kind = text.find("gtest_discover_tests") != std::string::npos ? "CMake + GoogleTest (gtest_discover_tests)"
                      : text.find("catch_discover_tests") != std::string::npos ? "CMake + Catch2 (catch_discover_tests)"
                      : text.find("doctest_discover_tests") != std::string::npos ? "CMake + doctest"
@@ -173,11 +188,12 @@ ProjectShape CMakeShape(const std::string& root) {
   if (OnPath("ccache")) options.insert(options.end(), {"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"});
   std::string switched, off;
   std::vector<std::string> left_off;
-  for (const std::string& name : TestSwitches(root, &left_off)) {
+  for (const std::string& name : TestSwitches(at.Src(), &left_off)) {
     options.push_back("-D" + name + "=ON");
     switched += (switched.empty() ? "" : ", ") + name;
   }
-  std::vector<std::string> configure = {"cmake", "-S", ".", "-B", "build"}, scratch = {"cmake", "-S", "{tree}", "-B", "{build}"};
+  std::vector<std::string> configure = {"cmake", "-S", at.Arg("."), "-B", "build"},
+                           scratch = {"cmake", "-S", at.Arg("{tree}"), "-B", "{build}"};
   configure.insert(configure.end(), options.begin(), options.end());
   scratch.insert(scratch.end(), options.begin(), options.end());
   std::vector<InitLeg> legs = {
@@ -188,7 +204,7 @@ ProjectShape CMakeShape(const std::string& root) {
   // CMake + ctest defaults, which know gtest cases by name.
   std::string commands = "  // How mutate and prove configure a scratch copy: as the configure leg does.\n"
                          "  \"commands\": {\"configure\": " + Argv(scratch) + "},\n";
-  ProjectShape shape{kind, Render(kind, legs, commands, root), "", {}};
+  ProjectShape shape{kind, Render(kind, legs, commands, at.root), "", {}};
   if (!switched.empty()) {
     shape.notes.push_back(switched + " turned on (-D" + (switched.find(',') == std::string::npos ? switched : "NAME") +
                           "=ON in both configure commands): CMakeLists.txt builds the tests only when asked");
@@ -204,8 +220,10 @@ ProjectShape CMakeShape(const std::string& root) {
 // pytest writes caches into the tree; a tree that changes under its own tests is stale.
 const std::vector<std::string> kPytest = {"env", "PYTHONDONTWRITEBYTECODE=1", "pytest", "-q", "-p", "no:cacheprovider"};
 
-ProjectShape PytestShape(const std::string& root) {
-  std::vector<std::string> test = kPytest, list = kPytest;
+ProjectShape PytestShape(const Place& at) {
+  std::vector<std::string> run = kPytest;
+  if (!at.dir.empty()) run.push_back(at.dir);  // pytest finds the directory's own pytest.ini
+  std::vector<std::string> test = run, list = run;
   test.push_back("--junitxml={results}/pytest.xml");
   list.insert(list.end(), {"--collect-only"});
   std::string commands =
@@ -213,7 +231,7 @@ ProjectShape PytestShape(const std::string& root) {
       "  \"commands\": {\"configure\": [\"true\"], \"build_command\": [\"true\"],\n"
       "               \"test_command\": " + Argv(test) + ",\n"
       "               \"list_command\": " + Argv(list) + "},\n";
-  return {"pytest", Render("pytest", {{"test", "every test", kPytest, {}, false}}, commands, root), "", {}};
+  return {"pytest", Render("pytest", {{"test", "every test", run, {}, false}}, commands, at.root), "", {}};
 }
 
 ProjectShape SimpleShape(const std::string& root, const std::string& kind, const std::vector<InitLeg>& legs) {
@@ -225,12 +243,14 @@ ProjectShape SimpleShape(const std::string& root, const std::string& kind, const
 // Meson: scratch copies set up, compile and test as the legs do; `meson setup` refuses a build
 // directory it already set up (and Meson 1.0's --reconfigure one it has not), and its JUnit
 // report is copied where mutate reads results, so catalogs can name meson's tests.
-ProjectShape MesonShape(const std::string& root) {
-  std::vector<InitLeg> legs = {{"setup", "configure once into build/", {"meson", "setup", "build"}, {}, true},
+ProjectShape MesonShape(const Place& at) {
+  std::vector<std::string> setup = {"meson", "setup", "build"};
+  if (!at.dir.empty()) setup.push_back(at.dir);
+  std::vector<InitLeg> legs = {{"setup", "configure once into build/", setup, {}, true},
                                {"build", "build everything", {"meson", "compile", "-C", "build"}, {"setup"}, true},
                                {"test", "every test", {"meson", "test", "-C", "build"}, {"build"}, false}};
   std::vector<std::string> configure = {"sh", "-c", "meson setup --reconfigure \"$1\" \"$2\" >/dev/null 2>&1 || meson setup \"$1\" \"$2\"",
-                                        "sh", "{build}", "{tree}"};
+                                        "sh", "{build}", at.Arg("{tree}")};
   std::vector<std::string> test = {"sh", "-c", "meson test -C \"$1\"; s=$?; cp \"$1/meson-logs/testlog.junit.xml\" \"$2/\"; exit $s",
                                    "sh", "{build}", "{results}"};
   std::string commands = "  // How mutate and prove set up, build and test a scratch copy: as the legs do, meson's\n"
@@ -238,22 +258,25 @@ ProjectShape MesonShape(const std::string& root) {
                          "  \"commands\": {\"configure\": " + Argv(configure) + ",\n"
                          "               \"build_command\": [\"meson\", \"compile\", \"-C\", \"{build}\"],\n"
                          "               \"test_command\": " + Argv(test) + "},\n";
-  return {"Meson", Render("Meson", legs, commands, root), "", {}};
+  return {"Meson", Render("Meson", legs, commands, at.root), "", {}};
 }
 
 // Make: where bear is on PATH, scratch copies build in place under it, so `mutate --generate`
 // has the compilation database that make itself never writes.
-ProjectShape MakeShape(const std::string& root, const std::string& target) {
-  std::vector<InitLeg> legs = {{"build", "the default target", {"make"}, {}, true},
-                               {"test", "make " + target, {"make", target}, {"build"}, false}};
-  if (!OnPath("bear")) return SimpleShape(root, "Make", legs);
+ProjectShape MakeShape(const Place& at, const std::string& target) {
+  std::vector<std::string> make = at.Cmd({"make"}, {"-C", at.dir}), test = make;
+  test.push_back(target);
+  std::vector<InitLeg> legs = {{"build", "the default target", make, {}, true},
+                               {"test", "make " + target, test, {"build"}, false}};
+  if (!OnPath("bear")) return SimpleShape(at.root, "Make", legs);
+  make.insert(make.begin(), {"bear", "--"});
   std::string commands =
       "  // How mutate and prove build and test a scratch copy: make in it, under bear, whose\n"
       "  // compile_commands.json is where `mutate --generate` finds each file's flags. Declared\n"
       "  // catalogs name tests: give them a test_command that writes JUnit XML into {results}.\n"
-      "  \"commands\": {\"configure\": [\"true\"], \"build_command\": [\"bear\", \"--\", \"make\"],\n"
-      "               \"test_command\": [\"make\", \"" + target + "\"]},\n";
-  return {"Make", Render("Make", legs, commands, root), "", {}};
+      "  \"commands\": {\"configure\": [\"true\"], \"build_command\": " + Argv(make) + ",\n"
+      "               \"test_command\": " + Argv(test) + "},\n";
+  return {"Make", Render("Make", legs, commands, at.root), "", {}};
 }
 
 // The Makefile target that runs the tests: `check` (autotools' name) before `test`; empty when
@@ -266,46 +289,104 @@ std::string MakeTestTarget(const std::string& makefile) {
   return "";
 }
 
-}  // namespace
-
-StatusOr<ProjectShape> DetectProject(const std::string& root) {
-  if (Has(root, "CMakeLists.txt")) {
-    ProjectShape cmake = CMakeShape(root);
-    auto makefile = ReadFile(root + "/Makefile");
+// The project at `at`, first match wins; kInvalidInput when none is there.
+StatusOr<ProjectShape> ShapeAt(const Place& at) {
+  std::string src = at.Src();
+  if (Has(src, "CMakeLists.txt")) {
+    ProjectShape cmake = CMakeShape(at);
+    auto makefile = ReadFile(src + "/Makefile");
     std::string target = cmake.kind == "CMake" && makefile.ok() ? MakeTestTarget(*makefile) : "";
     if (target.empty()) return cmake;
-    ProjectShape make = MakeShape(root, target);
+    ProjectShape make = MakeShape(at, target);
     make.why = "no CMakeLists.txt here calls add_test or a *_discover_tests, and the Makefile's `" + target +
                "` target runs tests: the legs run make";
     return make;
   }
-  if (Has(root, "meson.build")) return MesonShape(root);
-  if (Has(root, "Cargo.toml")) {
-    return SimpleShape(root, "Cargo", {{"build", "build everything", {"cargo", "build"}, {}, true},
-                                       {"test", "every test", {"cargo", "test"}, {"build"}, false}});
+  if (Has(src, "meson.build")) return MesonShape(at);
+  if (Has(src, "Cargo.toml")) {
+    std::vector<std::string> manifest = {"--manifest-path", at.Arg(".") + "/Cargo.toml"};
+    return SimpleShape(at.root, "Cargo", {{"build", "build everything", at.Cmd({"cargo", "build"}, manifest), {}, true},
+                                          {"test", "every test", at.Cmd({"cargo", "test"}, manifest), {"build"}, false}});
   }
-  auto pyproject = ReadFile(root + "/pyproject.toml");
-  auto setup_cfg = ReadFile(root + "/setup.cfg");
-  bool pytest = Has(root, "pytest.ini") || Has(root, "conftest.py") ||
+  auto pyproject = ReadFile(src + "/pyproject.toml");
+  auto setup_cfg = ReadFile(src + "/setup.cfg");
+  bool pytest = Has(src, "pytest.ini") || Has(src, "conftest.py") ||
                 (pyproject.ok() && pyproject->find("[tool.pytest") != std::string::npos) ||
                 (setup_cfg.ok() && setup_cfg->find("[tool:pytest]") != std::string::npos) ||
-                !ExpandGlobs(root, {"**/test_*.py", "**/*_test.py"}).empty();
-  if (pytest) return PytestShape(root);
-  if (Has(root, "package.json")) {
+                !ExpandGlobs(src, {"**/test_*.py", "**/*_test.py"}).empty();
+  if (pytest) return PytestShape(at);
+  if (Has(src, "package.json")) {
     std::vector<InitLeg> legs;
-    if (Has(root, "package-lock.json")) legs.push_back({"install", "the locked dependencies", {"npm", "ci"}, {}, false});
-    legs.push_back({"test", "npm's test script", {"npm", "test"}, legs.empty() ? std::vector<std::string>{} : std::vector<std::string>{"install"}, false});
-    return SimpleShape(root, "npm", legs);
+    std::vector<std::string> prefix = {"--prefix", at.dir};
+    if (Has(src, "package-lock.json")) legs.push_back({"install", "the locked dependencies", at.Cmd({"npm", "ci"}, prefix), {}, false});
+    legs.push_back({"test", "npm's test script", at.Cmd({"npm", "test"}, prefix), legs.empty() ? std::vector<std::string>{} : std::vector<std::string>{"install"}, false});
+    return SimpleShape(at.root, "npm", legs);
   }
-  auto makefile = ReadFile(root + "/Makefile");
-  if (makefile.ok()) return MakeShape(root, MakeTestTarget(*makefile) == "check" ? "check" : "test");
-  return Status::Invalid(root + ": no build system proofgate knows (CMake, Meson, Cargo, pytest, npm, Make): nothing written");
+  auto makefile = ReadFile(src + "/Makefile");
+  if (makefile.ok()) return MakeShape(at, MakeTestTarget(*makefile) == "check" ? "check" : "test");
+  return Status::Invalid(src + ": no build system proofgate knows (CMake, Meson, Cargo, pytest, npm, Make)");
 }
 
-StatusOr<InitResult> InitProject(const std::string& root) {
+// Directories right under root that may hold its project: not hidden, a build tree, docs
+// or a vendored tree.
+std::vector<std::string> Subdirectories(const std::string& root) {
+  static const std::set<std::string> kSkip = {"doc",    "docs",   "documentation", "third_party", "thirdparty", "3rdparty",
+                                              "vendor", "extern", "external",      "deps",        "node_modules", "_deps"};
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(root, ec)) {
+    std::string name = e.path().filename().string(), lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (!e.is_directory(ec) || name[0] == '.' || lower.starts_with("build") || kSkip.count(lower)) continue;
+    out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The directories, nearest first, from where init was started up to (not including) root.
+std::vector<std::string> StartedIn(const std::string& root, const std::string& start) {
+  std::vector<std::string> out;
+  if (start.empty()) return out;
+  fs::path rel = fs::path(start).lexically_normal().lexically_relative(fs::path(root).lexically_normal());
+  for (; !rel.empty() && rel != "." && *rel.begin() != ".."; rel = rel.parent_path()) out.push_back(rel.string());
+  return out;
+}
+
+ProjectShape Below(ProjectShape shape, const std::string& dir) {
+  shape.notes.insert(shape.notes.begin(), "the build files are in " + dir + "/, not at the root: the legs build it from there");
+  return shape;
+}
+
+}  // namespace
+
+StatusOr<ProjectShape> DetectProject(const std::string& root, const std::string& start) {
+  auto here = ShapeAt({root, ""});
+  if (here.ok()) return here;
+  for (const std::string& dir : StartedIn(root, start)) {
+    auto there = ShapeAt({root, dir});
+    if (there.ok()) return Below(*there, dir);
+  }
+  std::vector<std::pair<std::string, ProjectShape>> found;
+  for (const std::string& dir : Subdirectories(root)) {
+    auto there = ShapeAt({root, dir});
+    if (there.ok()) found.emplace_back(dir, *there);
+  }
+  if (found.size() == 1) return Below(found[0].second, found[0].first);
+  if (found.empty()) {
+    return Status::Invalid(root + ": no build system proofgate knows (CMake, Meson, Cargo, pytest, npm, Make), here or in a "
+                           "directory right under it: nothing written");
+  }
+  std::string names;
+  for (const auto& [dir, shape] : found) names += (names.empty() ? "" : ", ") + dir + "/ (" + shape.kind + ")";
+  return Status::Invalid(root + ": no build system at the root, and one in each of " + names +
+                         ": run init in the one to gate (proofgate init -C DIR): nothing written");
+}
+
+StatusOr<InitResult> InitProject(const std::string& root, const std::string& start) {
   std::string suites = root + "/" + kDefaultConfig;
   if (Has(root, kDefaultConfig)) return Status::Invalid(suites + " exists: left as it is (init never overwrites)");
-  PG_ASSIGN_OR_RETURN(ProjectShape shape, DetectProject(root));
+  PG_ASSIGN_OR_RETURN(ProjectShape shape, DetectProject(root, start));
   InitResult r{shape, {}, {}};
   if (!shape.why.empty()) r.notes.push_back(shape.why);
   r.notes.insert(r.notes.end(), shape.notes.begin(), shape.notes.end());

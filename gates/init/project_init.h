@@ -18,8 +18,10 @@ struct ProjectShape {
 
 // What `root` holds, first match wins: CMake, Meson, Cargo, pytest, npm, Make; but a CMake
 // tree that registers no test, beside a Makefile with a check or test target, is Make (its
-// tests are make's). kInvalidInput when none of them is there.
-StatusOr<ProjectShape> DetectProject(const std::string& root);
+// tests are make's). A root that holds none: the first directory holding one from `start`
+// (where init was started, "" for none) up to root, else the one directory right under root
+// that holds one. kInvalidInput when none is found, or several right under root.
+StatusOr<ProjectShape> DetectProject(const std::string& root, const std::string& start = "");
 
 struct InitResult {
   ProjectShape shape;
@@ -27,8 +29,8 @@ struct InitResult {
   std::vector<std::string> notes;    // what the user should know (an unignored build dir)
 };
 
-// Writes preflight/suites.json and mutations/example.jsonc; kInvalidInput, writing nothing,
-// when preflight/suites.json exists already.
-StatusOr<InitResult> InitProject(const std::string& root);
+// Writes preflight/suites.json and mutations/example.jsonc at root for the project
+// DetectProject finds; kInvalidInput, writing nothing, when preflight/suites.json exists already.
+StatusOr<InitResult> InitProject(const std::string& root, const std::string& start = "");
 
 }  // namespace pg

@@ -4,6 +4,7 @@
 // `prove --base` over a real fix commit, with no test command written by hand.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -231,6 +232,72 @@ TEST_F(Shapes, ACMakeTreeWithoutTestsTakesItsMakefilesTestTarget) {
   auto red = RunProofgate(dir_.path(), "preflight");
   EXPECT_EQ(red.exit_code, 1) << "the test leg ran nothing: " << red.out << red.err;
   EXPECT_NE(red.err.find("test  fail"), std::string::npos) << red.err;
+}
+
+// libexpat/libexpat's shape: the build files live in expat/, the root holds docs and test data.
+// init finds them there and writes legs that build from there, and preflight runs its tests
+// (a broken Add reddens the test leg). A docs/ directory's build files are not the project's.
+TEST_F(Shapes, AProjectWhoseBuildLivesUnderTheRootIsBuiltFromThere) {
+  TempDir& dir = dir_;
+  std::string root = kRoot;
+  root.replace(root.find("add_subdirectory(tests)"), 23,
+               "add_executable(calc_test calc_test.cpp)\ntarget_link_libraries(calc_test calc)\n"
+               "add_test(NAME calc_test COMMAND calc_test)");
+  dir.Write("lib/CMakeLists.txt", root);
+  dir.Write("lib/calc.h", kCalcH);
+  dir.Write("lib/calc.cpp", kCalcCpp);
+  dir.Write("lib/calc_test.cpp", "#include \"calc.h\"\nint main() { return Add(2, 3) == 5 ? 0 : 1; }\n");
+  dir.Write("docs/meson.build", "project('docs')\n");
+  dir.Write(".gitignore", "build/\n");
+  auto init = RunProofgate(dir.path(), "init");
+  ASSERT_EQ(init.exit_code, 0) << init.out << init.err;
+  EXPECT_NE(init.out.find("init: a CMake + ctest (add_test) project"), std::string::npos) << init.out;
+  EXPECT_NE(init.out.find("note: the build files are in lib/, not at the root"), std::string::npos) << init.out;
+  std::string suites = dir.Read("preflight/suites.json");
+  EXPECT_NE(suites.find(R"(["cmake", "-S", "lib", "-B", "build")"), std::string::npos) << suites;
+  EXPECT_NE(suites.find(R"(["cmake", "-S", "{tree}/lib", "-B", "{build}")"), std::string::npos) << suites;
+  ASSERT_TRUE(git::Init(dir.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir.path(), "calc under lib/").ok());
+  auto green = RunProofgate(dir.path(), "preflight");
+  EXPECT_EQ(green.exit_code, 0) << green.out << green.err;
+  dir.Write("lib/calc.cpp", std::string(kCalcCpp).replace(std::string(kCalcCpp).find("a + b"), 5, "a - b"));
+  auto red = RunProofgate(dir.path(), "preflight");
+  EXPECT_EQ(red.exit_code, 1) << "the test leg ran lib/'s test: " << red.out << red.err;
+}
+
+// Two directories under a root with no build files, each a project: init names both and
+// writes nothing; started in one of them (or deeper), it takes that one, its commands
+// pointed there (make -C, npm --prefix). A root with its own build files wins wherever
+// init starts.
+TEST(InitShapes, SeveralProjectsUnderTheRootAreNamedAndTheOneInitStartsInIsTaken) {
+  TempDir dir;
+  dir.Write("tool/Makefile", "all:\n\ttrue\ncheck:\n\ttrue\n");
+  dir.Write("web/package.json", "{\"name\": \"web\", \"scripts\": {\"test\": \"node t.js\"}}\n");
+  dir.Write("web/src/t.js", "");
+  dir.Write(".hidden/meson.build", "project('x')\n");
+  dir.Write("build/meson.build", "project('x')\n");
+  ASSERT_TRUE(git::Init(dir.path()).ok());  // the root is the repository's
+  auto several = RunProofgate(dir.path(), "init");
+  EXPECT_EQ(several.exit_code, 2) << several.out << several.err;
+  EXPECT_NE(several.err.find("one in each of tool/ (Make), web/ (npm): run init in the one to gate"), std::string::npos)
+      << several.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/preflight/suites.json"));
+  auto web = RunProofgate(dir.path(), "-C " + dir.path() + "/web/src init");
+  ASSERT_EQ(web.exit_code, 0) << web.out << web.err;
+  EXPECT_NE(web.out.find("note: the build files are in web/"), std::string::npos) << web.out;
+  EXPECT_NE(dir.Read("preflight/suites.json").find(R"("run": ["npm", "--prefix", "web", "test"])"), std::string::npos)
+      << dir.Read("preflight/suites.json");
+  std::filesystem::remove(dir.path() + "/preflight/suites.json");
+  auto tool = RunProofgate(dir.path(), "-C " + dir.path() + "/tool init");
+  ASSERT_EQ(tool.exit_code, 0) << tool.out << tool.err;
+  EXPECT_NE(dir.Read("preflight/suites.json").find(R"("run": ["make", "-C", "tool", "check"])"), std::string::npos)
+      << dir.Read("preflight/suites.json");
+  std::filesystem::remove(dir.path() + "/preflight/suites.json");
+  dir.Write("package.json", "{\"name\": \"root\", \"scripts\": {\"test\": \"node t.js\"}}\n");
+  auto root = RunProofgate(dir.path(), "-C " + dir.path() + "/tool init");
+  ASSERT_EQ(root.exit_code, 0) << root.out << root.err;
+  EXPECT_NE(dir.Read("preflight/suites.json").find(R"("run": ["npm", "test"])"), std::string::npos)
+      << dir.Read("preflight/suites.json");
 }
 
 // npm: `npm test` alone, or after `npm ci` where a lockfile pins what it installs.
