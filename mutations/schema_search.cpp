@@ -52,8 +52,28 @@ bool SchemaSearch::LearnBuild(const std::string& log, bool ok, bool probe, const
     probes_.clear();
     return true;
   }
-  if (!probe) probes_ = std::move(outputs);
-  return Learn(text, built);
+  bool learned = Learn(text, built);
+  if (!probe) probes_ = ProbeOutputs(text, built, std::move(outputs));
+  return learned;
+}
+
+// For each file being halved, the first failed output whose part of the log holds that
+// file's error outside every point; all of `outputs` when a halved file has none there.
+std::vector<std::string> SchemaSearch::ProbeOutputs(const std::string& log, const std::map<std::string, SchemaText>& built,
+                                                    std::vector<std::string> outputs) const {
+  std::vector<NinjaFailure> failures = NinjaFailures(log);
+  std::vector<std::string> narrowed;
+  for (const auto& [file, h] : halving_) {
+    auto it = built.find(file);
+    auto failure = it == built.end() ? failures.end() : std::find_if(failures.begin(), failures.end(), [&](const NinjaFailure& f) {
+      return PointsBlamed(f.log, file, it->second.text).unexplained;
+    });
+    if (failure == failures.end()) return outputs;
+    for (const std::string& out : failure->outputs) {
+      if (std::find(narrowed.begin(), narrowed.end(), out) == narrowed.end()) narrowed.push_back(out);
+    }
+  }
+  return narrowed.empty() ? outputs : narrowed;
 }
 
 // The file's points failed together: halve them, past the prefix its last halving found
@@ -94,15 +114,47 @@ void SchemaSearch::Settle(const std::string& file) {
   halving_.erase(it);
 }
 
-std::vector<std::string> NinjaFailedOutputs(const std::string& log) {
-  std::vector<std::string> outputs;
+namespace {
+
+// Ninja's status line as it prints it by default: "[3/9] Building CXX object a.o".
+bool NinjaStatusLine(const std::string& line) {
+  size_t close = line.find("] ");
+  if (!line.starts_with("[") || close == std::string::npos) return false;
+  std::string inner = line.substr(1, close - 1);
+  size_t slash = inner.find('/');
+  return slash != std::string::npos && slash > 0 && slash + 1 < inner.size() &&
+         inner.find_first_not_of("0123456789/") == std::string::npos;
+}
+
+}  // namespace
+
+std::vector<NinjaFailure> NinjaFailures(const std::string& log) {
+  std::vector<NinjaFailure> failures;
+  bool open = false;  // the lines belong to the last failure, until Ninja's next status line
   std::istringstream lines(log);
   for (std::string line; std::getline(lines, line);) {
-    if (!line.starts_with("FAILED: ")) continue;
-    std::istringstream words(line.substr(8));
-    for (std::string word; words >> word;) {
-      bool code = word.starts_with("[code=") && word.ends_with("]");
-      if (!code && std::find(outputs.begin(), outputs.end(), word) == outputs.end()) outputs.push_back(word);
+    bool status = line.starts_with("ninja: ") || NinjaStatusLine(line);
+    if (line.starts_with("FAILED: ")) {
+      failures.push_back({});
+      std::istringstream words(line.substr(8));
+      for (std::string word; words >> word;) {
+        if (!(word.starts_with("[code=") && word.ends_with("]"))) failures.back().outputs.push_back(word);
+      }
+      open = true;
+    } else if (status) {
+      open = false;
+    } else if (open) {
+      failures.back().log += line + "\n";
+    }
+  }
+  return failures;
+}
+
+std::vector<std::string> NinjaFailedOutputs(const std::string& log) {
+  std::vector<std::string> outputs;
+  for (const NinjaFailure& f : NinjaFailures(log)) {
+    for (const std::string& out : f.outputs) {
+      if (std::find(outputs.begin(), outputs.end(), out) == outputs.end()) outputs.push_back(out);
     }
   }
   return outputs;

@@ -12,6 +12,13 @@
 
 namespace pg {
 
+// One edge Ninja's build log says failed: its outputs (the `FAILED:` line's), and what it
+// printed (the command and the compiler's messages, up to Ninja's next status line).
+struct NinjaFailure {
+  std::vector<std::string> outputs;
+  std::string log;
+};
+
 class SchemaSearch {
  public:
   // Points that change what is instantiated or how control flows (bodies, removed calls)
@@ -34,7 +41,9 @@ class SchemaSearch {
   // own error, such as a target it does not know, not the code's) teaches nothing and empties
   // probes(), so the same round is built whole.
   bool LearnBuild(const std::string& log, bool ok, bool probe, const std::map<std::string, SchemaText>& built);
-  // What the last whole build failed to make: all a halving's probe needs to build.
+  // What a halving's probe builds: for each file halved, the first output that the last
+  // whole build failed to make with that file's error outside every point (every output it
+  // failed to make where a halved file's error is in none of their parts of the log).
   const std::vector<std::string>& probes() const { return probes_; }
 
   bool halving() const { return !halving_.empty(); }
@@ -56,6 +65,8 @@ class SchemaSearch {
   };
 
   void Start(const std::string& file, const std::set<int>& points);
+  std::vector<std::string> ProbeOutputs(const std::string& log, const std::map<std::string, SchemaText>& built,
+                                        std::vector<std::string> outputs) const;
   void Settle(const std::string& file);
 
   std::set<int> late_;  // bodies and removed calls: halved last
@@ -66,8 +77,12 @@ class SchemaSearch {
   std::vector<std::string> probes_;
 };
 
-// The outputs on Ninja's `FAILED:` lines of a build's log (1.11's `FAILED: out`, 1.12's
-// `FAILED: [code=1] out`), each once, in order.
+// The failures of a Ninja build's log, in order: each `FAILED:` line (1.11's `FAILED: out`,
+// 1.12's `FAILED: [code=1] out`) and the lines after it up to a status line (`[3/9] ...`,
+// `ninja: ...`).
+std::vector<NinjaFailure> NinjaFailures(const std::string& log);
+
+// The outputs on Ninja's `FAILED:` lines of a build's log, each once, in order.
 std::vector<std::string> NinjaFailedOutputs(const std::string& log);
 
 }  // namespace pg

@@ -137,5 +137,31 @@ TEST(SchemaSearch, AProbeThatFailedWithoutAFailedOutputTeachesNothing) {
   EXPECT_EQ(search.probes(), std::vector<std::string>{"b.o"}) << "a probe's own FAILED lines are not the next probe's";
 }
 
+// A header in every unit fails in every unit (jarro2783/cxxopts: 5 units, and each probe
+// compiled all of them): a probe builds only the first unit whose own part of the log, from
+// its FAILED line to Ninja's next status line, shows the halved file's error outside every
+// point. Where no failure's part shows it, every failed output.
+TEST(SchemaSearch, AProbeBuildsTheFirstUnitThatShowedTheHalvedFilesError) {
+  std::string original;
+  Schema schema = Points(8, &original, {});
+  SchemaText all = RenderSchema(original, schema, {});
+  std::string outside = "/tmp/x/a.cpp:9:1: error: outside\n";
+  std::string log = "[1/4] Building CXX object u.o\nFAILED: u.o\nc++ -c u.cpp\n/tmp/x/other.h:3:1: error: its own\n"
+                    "[2/4] Building CXX object v.o\nFAILED: [code=1] v.o\nc++ -c v.cpp\n" + outside +
+                    "[3/4] Building CXX object w.o\nFAILED: w.o\n" + outside + "ninja: build stopped: subcommands failed.\n";
+  std::vector<NinjaFailure> failures = NinjaFailures(log);
+  ASSERT_EQ(failures.size(), 3u);
+  EXPECT_EQ(failures[0].log, "c++ -c u.cpp\n/tmp/x/other.h:3:1: error: its own\n") << "up to the next status line";
+  EXPECT_EQ(failures[1].outputs, std::vector<std::string>{"v.o"});
+  EXPECT_EQ(failures[2].log, outside) << "up to ninja's own line";
+  SchemaSearch search({schema});
+  ASSERT_TRUE(search.LearnBuild(log, false, false, {{"a.cpp", all}}));
+  ASSERT_TRUE(search.halving());
+  EXPECT_EQ(search.probes(), std::vector<std::string>{"v.o"}) << "not u.o, whose error is another file's, nor w.o";
+  SchemaSearch unplaced({schema});
+  ASSERT_TRUE(unplaced.LearnBuild(outside + "FAILED: u.o\nFAILED: v.o\n", false, false, {{"a.cpp", all}}));
+  EXPECT_EQ(unplaced.probes(), (std::vector<std::string>{"u.o", "v.o"})) << "no failure's part shows it: all of them";
+}
+
 }  // namespace
 }  // namespace pg
