@@ -158,9 +158,15 @@ TEST(SchemaSearch, AProbeBuildsTheFirstUnitThatShowedTheHalvedFilesError) {
   ASSERT_TRUE(search.LearnBuild(log, false, false, {{"a.cpp", all}}));
   ASSERT_TRUE(search.halving());
   EXPECT_EQ(search.probes(), std::vector<std::string>{"v.o"}) << "not u.o, whose error is another file's, nor w.o";
-  SchemaSearch unplaced({schema});
-  ASSERT_TRUE(unplaced.LearnBuild(outside + "FAILED: u.o\nFAILED: v.o\n", false, false, {{"a.cpp", all}}));
-  EXPECT_EQ(unplaced.probes(), (std::vector<std::string>{"u.o", "v.o"})) << "no failure's part shows it: all of them";
+  std::string other_original;
+  Schema other = Points(8, &other_original, {});
+  other.file = "b.cpp";
+  for (SchemaPoint& p : other.points) p.number += 8;
+  SchemaSearch unplaced({schema, other});
+  ASSERT_TRUE(unplaced.LearnBuild("/tmp/x/b.cpp:9:1: error: outside\nFAILED: u.o\n" + outside + "FAILED: v.o\n", false, false,
+                                  {{"a.cpp", all}, {"b.cpp", RenderSchema(other_original, other, {})}}));
+  EXPECT_EQ(unplaced.probes(), (std::vector<std::string>{"u.o", "v.o"}))
+      << "b.cpp's error is in no failure's part: all of them, though a.cpp's is u.o's";
 }
 
 }  // namespace
