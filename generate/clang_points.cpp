@@ -117,6 +117,7 @@ class Walker {
   void Function(CXCursor c, Context ctx);
   void Variable(CXCursor c, const Context& ctx);
   void Conditional(CXCursor c, const Context& ctx);
+  void NullArms(CXCursor a, CXCursor b);
   void ForLoop(CXCursor c, const Context& ctx);
   void Negate(CXCursor cond, const Context& ctx, bool ternary);
   void Binary(CXCursor c, const Context& ctx);
@@ -134,6 +135,7 @@ class Walker {
   const std::set<Operator>& ops_;
   std::vector<Point> points_;
   std::map<unsigned, long long> guarded_;  // GuardOperand's literals: the value their mutant must not reach
+  std::set<unsigned> null_zeros_;           // NullArms': 0 arms that a template makes null pointers
 };
 
 // Constant contexts (and places with no code) are skipped whole; everything else is walked.
@@ -291,6 +293,7 @@ void Walker::Conditional(CXCursor c, const Context& ctx) {
   auto at = Pos(main_, clang_getCursorLocation(c));
   auto word = [&](const std::string& w) { return at && text_.compare(*at, w.size(), w) == 0 && !IsWordChar(*at + w.size()); };
   bool own = k == CXCursor_ConditionalOperator || word("if") || word("while") || word("do");
+  if (k == CXCursor_ConditionalOperator && kids.size() == 3) NullArms(kids[1], kids[2]);
   for (size_t i = 0; i < kids.size(); ++i) {
     if (cond && i == *cond && constant) continue;
     if (cond && i == *cond && !declared && own && Written(c)) Negate(kids[i], ctx, k == CXCursor_ConditionalOperator);
@@ -298,12 +301,13 @@ void Walker::Conditional(CXCursor c, const Context& ctx) {
   }
 }
 
-// `true`, `0`, under implicit conversions and parentheses: a condition that is the code's shape.
-bool IsLiteral(CXCursor c) {
-  CXCursorKind k = clang_getCursorKind(c);
-  if (k == CXCursor_CXXBoolLiteralExpr || k == CXCursor_IntegerLiteral) return true;
-  std::vector<CXCursor> kids = Children(c);
-  return (k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr) && kids.size() == 1 && IsLiteral(kids[0]);
+// `c ? &T::f : 0` in a template: the 0 becomes a null pointer once instantiated, but the
+// template's conditional has no type yet, so no conversion says so (optional-lite's safe_bool).
+void Walker::NullArms(CXCursor a, CXCursor b) {
+  for (auto [arm, other] : {std::pair{a, b}, std::pair{b, a}}) {
+    auto s = SpanOf(main_, text_, arm);
+    if (s && Text(*s) == "0" && PointerLike(other, SpanOf(main_, text_, other), text_)) null_zeros_.insert(s->begin);
+  }
 }
 
 // A ?: condition only where its own `?` follows it: a macro's ?: spans the whole invocation.
@@ -413,7 +417,7 @@ void Walker::Literal(CXCursor c, const Context& ctx) {
   unsigned long long v = literal->second;
   // A 0 that becomes a pointer is a null pointer constant; 1 would not compile, in a schema or alone.
   CXTypeKind to = ctx.parent_type;
-  if (v == 0 && (to == CXType_Pointer || to == CXType_MemberPointer || to == CXType_NullPtr)) return;
+  if (v == 0 && (to == CXType_Pointer || to == CXType_MemberPointer || to == CXType_NullPtr || null_zeros_.count(s->begin))) return;
   unsigned long long next = v == 0 ? 1 : v == 1 ? 0 : v + 1;
   auto guard = guarded_.find(s->begin);
   if (guard != guarded_.end() && (guard->second == 0 ? next == 0 : next >= static_cast<unsigned long long>(guard->second))) return;

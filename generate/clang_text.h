@@ -224,6 +224,23 @@ inline bool PrintedConstexpr(CXCursor c) {
 // Whether a statement or declaration is written in the file itself, not made by a macro.
 inline bool Written(CXCursor c) { return Exact(clang_getCursorLocation(c)).has_value(); }
 
+// `true`, `0`, under implicit conversions and parentheses: a condition that is the code's shape.
+inline bool IsLiteral(CXCursor c) {
+  CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_CXXBoolLiteralExpr || k == CXCursor_IntegerLiteral) return true;
+  std::vector<CXCursor> kids = Children(c);
+  return (k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr) && kids.size() == 1 && IsLiteral(kids[0]);
+}
+
+// A pointer, an array (which decays to one) or an address (`&T::f`, whose type a template
+// may leave unknown): what a 0 beside it in a `?:` becomes a null pointer of.
+inline bool PointerLike(CXCursor c, std::optional<Span> span, const std::string& text) {
+  CXTypeKind t = clang_getCursorType(c).kind;
+  bool address = span && span->end > span->begin + 1 && text[span->begin] == '&' && text[span->begin + 1] != '&';
+  return address || t == CXType_Pointer || t == CXType_MemberPointer || t == CXType_NullPtr ||
+         t == CXType_ConstantArray || t == CXType_IncompleteArray;
+}
+
 // What operand types forbid a mutant (specs/mutate-generate.md, operators).
 
 // Whether the language rejects `op`'s arithmetic mutant by its operands' types alone: a

@@ -163,5 +163,31 @@ int Look(int i) { return kTable[i][0] + kKinds[i] + counts[i]; }
   EXPECT_EQ(constants, (std::vector<std::string>{"4:5", "4:6", "5:0"})) << "a table that is not const is data the code changes";
 }
 
+// Found on martinmoene/optional-lite: `operator safe_bool() const { return has_value() ?
+// &optional::this_type_does_not_support_comparisons : 0; }` in a class template. Once
+// instantiated the 0 is a null member pointer, but in the template the conditional has no
+// type, so no conversion says so: its mutant 1 failed in every instantiation, a build of its
+// own to be unviable. Beside a pointer, an array or an address a 0 arm is left; beside a
+// number it is not.
+TEST(GeneratePoints, AZeroArmBesideAPointerIsANullPointer) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(template <typename T> struct Opt {
+  typedef void (Opt::*safe_bool)() const;
+  void no() const {}
+  bool has;
+  operator safe_bool() const { return has ? &Opt::no : 0; }
+  const T* Get() const { static const T v[1] = {}; return has ? 0 : v; }
+  int Count() const { return has ? 1 : 0; }
+};
+int Use() { Opt<int> o; o.has = true; return (o ? 2 : 0) + o.Count() + (o.Get() ? 3 : 4); }
+)");
+  std::vector<std::string> constants;
+  for (const Point& p : points) {
+    if (p.op == Operator::kConstant) constants.push_back(std::to_string(p.line) + ":" + p.original);
+  }
+  EXPECT_EQ(constants, (std::vector<std::string>{"7:1", "7:0", "9:2", "9:0", "9:3", "9:4"}))
+      << "no 0 on lines 5 and 6";
+}
+
 }  // namespace
 }  // namespace pg
