@@ -180,13 +180,14 @@ TEST(GeneratePoints, AZeroArmBesideAPointerIsANullPointer) {
   int Count() const { return has ? 1 : 0; }
 };
 int Use() { Opt<int> o; o.has = true; return (o ? 2 : 0) + o.Count() + (o.Get() ? 3 : 4); }
+template <typename T> struct Sel { typedef int (T::*Get)() const; bool b; Get F() const { return b ? &T::size : 0; } };
 )");
   std::vector<std::string> constants;
   for (const Point& p : points) {
     if (p.op == Operator::kConstant) constants.push_back(std::to_string(p.line) + ":" + p.original);
   }
   EXPECT_EQ(constants, (std::vector<std::string>{"7:1", "7:0", "9:2", "9:0", "9:3", "9:4"}))
-      << "no 0 on lines 5 and 6";
+      << "no 0 on lines 5, 6 and 10";
 }
 
 }  // namespace
