@@ -231,8 +231,9 @@ void Walker::Function(CXCursor c, Context ctx) {
   if (returns && body && text_[body->begin] == '{' && text_[body->end - 1] == '}') {
     CXType result = clang_getResultType(clang_getCursorType(c));
     bool is_void = result.kind == CXType_Void;
-    bool reference = result.kind == CXType_LValueReference || result.kind == CXType_RValueReference ||
-                     ForwardedResult(c, result);
+    CXTypeKind canonical = clang_getCanonicalType(result).kind;  // an alias of a reference is one
+    bool reference = canonical == CXType_LValueReference || canonical == CXType_RValueReference ||
+                     ForwardedResult(c, result) || InstantiatedReference(result);
     auto header = TokensOf(c, ~size_t{0}, body->begin);
     auto has = [&](const char* t) { return std::any_of(header.begin(), header.end(), [&](const Token& k) { return k.text == t; }); };
     bool deduced = has("auto") && !has("->");

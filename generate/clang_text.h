@@ -63,6 +63,45 @@ inline bool ForwardedResult(CXCursor c, CXType result) {
   return own && forwarded;
 }
 
+// Whether a result that only instantiation decides can be a reference, so `return {};` may bind
+// one to a temporary: a decltype, a type named a reference (`add_lvalue_reference<T>::type`,
+// `C::const_reference`), or one whose outer template takes a reference as an argument
+// (`enable_if<C, X &>::type`, `conditional_t<C, const T &, T &>`). A reference deeper in
+// (`enable_if_t<!is_same<T, int &>::value, int>`) is an argument's own and counts not; a `<`
+// that is an operator outside parentheses ends the reading, and the point stays.
+inline bool InstantiatedReference(CXType result) {
+  if (clang_getCanonicalType(result).kind != CXType_Unexposed) return false;
+  std::string spelled = Str(clang_getTypeSpelling(result)), outer, arg;
+  bool reference_arg = false;
+  auto end_arg = [&] {
+    size_t last = arg.find_last_not_of(' ');
+    reference_arg = reference_arg || (last != std::string::npos && arg[last] == '&');
+    arg.clear();
+  };
+  int angles = 0, parens = 0;
+  for (char c : spelled) {
+    if (c == '(') ++parens;
+    if (c == ')' && parens > 0) --parens;
+    bool bracket = parens == 0 && (c == '<' || c == '>');
+    if (bracket && c == '<' && angles++ == 0) continue;  // opens the outer template's arguments
+    if (bracket && c == '>' && angles > 0 && --angles == 0) {
+      end_arg();
+      continue;
+    }
+    if (angles == 0) {
+      outer += c;
+    } else if (parens == 0 && angles == 1 && c == ',') {
+      end_arg();
+    } else {
+      arg += c;
+    }
+  }
+  size_t word = outer.find_last_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+  std::string last = outer.substr(word == std::string::npos ? 0 : word + 1);
+  return reference_arg || outer.find("decltype(") != std::string::npos || last.ends_with("reference") ||
+         outer.find("add_lvalue_reference") != std::string::npos || outer.find("add_rvalue_reference") != std::string::npos;
+}
+
 // `(void)p; ` for each named parameter of function `c`: a body replaced by a default return
 // still uses them, so the mutant alone builds under -Werror=unused-parameter as its schema
 // (which keeps the original body beside it) does. A function template has no arguments to

@@ -126,6 +126,39 @@ int Use() { int a = 1; Box<int> b; return Pass(a) + Copy(2) + b.Take(3) + Cast<i
   EXPECT_EQ(lines, (std::vector<int>{2, 3, 4, 5}));
 }
 
+// Found on martinmoene/optional-lite: `optional_REQUIRES_R(optional &, ...)` spells a member's
+// result `typename std::enable_if<C, optional &>::type`, a reference only once the class is
+// instantiated, so `return {}` failed in every build of its own. A result that instantiation
+// decides is a reference when it names one as a template argument, is a decltype, or is named
+// a reference (`add_lvalue_reference`, a container's `::reference`); others keep their point.
+// An alias of a reference (`using IntRef = int&`) is one without a template.
+TEST(GeneratePoints, NoDefaultReturnWhereInstantiationMakesTheResultAReference) {
+  TempDir dir;
+  auto points = PointsOf(dir, R"(#include <type_traits>
+using IntRef = int&;
+template <typename T> struct Opt {
+  T v;
+  typename std::enable_if<(true), Opt &>::type operator=(const Opt& o) { v = o.v; return *this; }
+  std::conditional_t<std::is_const<T>::value, const T&, T&> Pick() { return v; }
+  typename std::add_lvalue_reference<T>::type Ref() { return v; }
+  template <typename U> auto Deref(U* p) -> decltype(*p) { return *p; }
+  template <typename C> typename C::const_reference Front(const C& c) { return c.front(); }
+  typename std::enable_if<std::is_integral<T>::value, T>::type Get() const { return v; }
+  std::enable_if_t<!std::is_same<T, int&>::value, int> Flag() const { return v > 0; }
+  template <typename U> std::conditional_t<sizeof(U) < 2, T, long> Wide(U u) const { return v + u; }
+  std::conditional_t<true, std::is_same<int, T&>, int> Same() const { return std::is_same<int, T&>{}; }
+  decltype(sizeof(int)) Size() const { return sizeof(T); }
+};
+IntRef Alias(int& x) { return x; }
+int Use() { Opt<int> a{1}, b{2}; a = b; int* p = &a.v; return a.Pick() + a.Ref() + a.Deref(p) + a.Get() + a.Flag() + static_cast<int>(a.Wide('c')); }
+)", "-Wall -Wextra -Werror");
+  std::vector<int> lines;
+  for (const Point& p : points) {
+    if (p.op == Operator::kReturn && p.line < 17) lines.push_back(p.line);
+  }
+  EXPECT_EQ(lines, (std::vector<int>{10, 11, 12, 13, 14})) << "Get, Flag, Wide, Same and Size return values";
+}
+
 // Found on zeux/pugixml: `template <> struct wchar_selector<2>` had its 2 made a 3, a template
 // argument (a constant context, and another specialization's name).
 TEST(GeneratePoints, NoPointInASpecializationsTemplateArguments) {
