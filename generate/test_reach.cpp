@@ -5,7 +5,7 @@
 #include <set>
 #include <sstream>
 
-#include "generate/cmake_file_api.h"
+#include "init/cmake_file_api.h"
 #include "core/file_io.h"
 #include "runner/capture.h"
 

@@ -14,6 +14,7 @@
 #include "config/suite_config.h"
 #include "core/file_io.h"
 #include "git/git.h"
+#include "init/test_executables.h"
 #include "runner/input_glob.h"
 #include "runner/preflight.h"
 
@@ -176,44 +177,92 @@ std::vector<std::string> TestSwitches(const std::string& root, std::vector<std::
   return out;
 }
 
-ProjectShape CMakeShape(const Place& at) {
+struct CMakeOptions {
+  std::vector<std::string> options;
+  std::string switched, off;  // the test switches turned on, and those left off, for the notes
+};
+
+CMakeOptions OptionsOf(const Place& at) {
+  CMakeOptions o{{"-DCMAKE_BUILD_TYPE=RelWithDebInfo"}, "", ""};
+  if (OnPath("ninja")) o.options.insert(o.options.end(), {"-G", "Ninja"});
+  if (OnPath("ccache")) o.options.insert(o.options.end(), {"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"});
+  std::vector<std::string> left_off;
+  for (const std::string& name : TestSwitches(at.Src(), &left_off)) {
+    o.options.push_back("-D" + name + "=ON");
+    o.switched += (o.switched.empty() ? "" : ", ") + name;
+  }
+  for (const std::string& name : left_off) o.off += (o.off.empty() ? "" : ", ") + name;
+  return o;
+}
+
+// The test legs, and the test_command for scratch copies, of test executables no ctest test
+// runs: each from the root, and all of them in `{build}` with JUnit into `{results}` where the
+// framework is known (a shell runs them all, the status 1 when any failed).
+// The test legs, and the commands for scratch copies, of test executables no ctest test runs:
+// each leg runs one from the root; the commands run or list them all in `{build}`.
+std::vector<InitLeg> ExecutableLegs(const std::vector<TestExecutable>& tests, std::string* commands) {
+  std::vector<InitLeg> legs;
+  for (const TestExecutable& t : tests) {
+    legs.push_back({LegName(t, tests.size()), "the test executable " + t.path + (t.framework.empty() ? "" : " (" + t.framework + ")") +
+                                                  ", which no ctest test runs", {"build/" + t.path}, {"build"}, false});
+  }
+  ExecutableCommands scratch = TestExecutableCommands(tests);
+  *commands = ",\n               \"test_command\": " + Argv(scratch.test) +
+              (scratch.list.empty() ? "" : ",\n               \"list_command\": " + Argv(scratch.list));
+  return legs;
+}
+
+ProjectShape CMakeShape(const Place& at, const std::vector<TestExecutable>& tests = {}) {
   std::string text = AllNamed(at.Src(), "CMakeLists.txt");
   std::string kind = text.find("gtest_discover_tests") != std::string::npos ? "CMake + GoogleTest (gtest_discover_tests)"
                      : text.find("catch_discover_tests") != std::string::npos ? "CMake + Catch2 (catch_discover_tests)"
                      : text.find("doctest_discover_tests") != std::string::npos ? "CMake + doctest"
                      : text.find("add_test") != std::string::npos ? "CMake + ctest (add_test)"
-                                                                  : "CMake";
-  std::vector<std::string> options = {"-DCMAKE_BUILD_TYPE=RelWithDebInfo"};
-  if (OnPath("ninja")) options.insert(options.end(), {"-G", "Ninja"});
-  if (OnPath("ccache")) options.insert(options.end(), {"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"});
-  std::string switched, off;
-  std::vector<std::string> left_off;
-  for (const std::string& name : TestSwitches(at.Src(), &left_off)) {
-    options.push_back("-D" + name + "=ON");
-    switched += (switched.empty() ? "" : ", ") + name;
-  }
+                     : tests.empty() ? "CMake" : "CMake + test executables";
+  CMakeOptions o = OptionsOf(at);
   std::vector<std::string> configure = {"cmake", "-S", at.Arg("."), "-B", "build"},
                            scratch = {"cmake", "-S", at.Arg("{tree}"), "-B", "{build}"};
-  configure.insert(configure.end(), options.begin(), options.end());
-  scratch.insert(scratch.end(), options.begin(), options.end());
+  configure.insert(configure.end(), o.options.begin(), o.options.end());
+  scratch.insert(scratch.end(), o.options.begin(), o.options.end());
   std::vector<InitLeg> legs = {
-      {"configure", "configure once into build/ (keep build/ in .gitignore)" + (switched.empty() ? "" : "; " + switched + " on: the tests build only when asked"), configure, {}, true},
-      {"build", "build everything", {"cmake", "--build", "build"}, {"configure"}, true},
-      {"test", "every ctest test; gtest cases report by name", {"ctest", "--test-dir", "build", "--output-on-failure", "--no-tests=error"}, {"build"}, false}};
+      {"configure", "configure once into build/ (keep build/ in .gitignore)" + (o.switched.empty() ? "" : "; " + o.switched + " on: the tests build only when asked"), configure, {}, true},
+      {"build", "build everything", {"cmake", "--build", "build"}, {"configure"}, true}};
+  std::string test_commands;
+  if (tests.empty()) {
+    legs.push_back({"test", "every ctest test; gtest cases report by name", {"ctest", "--test-dir", "build", "--output-on-failure", "--no-tests=error"}, {"build"}, false});
+  } else {
+    std::vector<InitLeg> run = ExecutableLegs(tests, &test_commands);
+    legs.insert(legs.end(), run.begin(), run.end());
+  }
   // Scratch copies (mutate, prove) configure as the configure leg does; build and test keep the
-  // CMake + ctest defaults, which know gtest cases by name.
-  std::string commands = "  // How mutate and prove configure a scratch copy: as the configure leg does.\n"
-                         "  \"commands\": {\"configure\": " + Argv(scratch) + "},\n";
+  // CMake + ctest defaults, which know gtest cases by name, unless no ctest test runs the tests.
+  std::string commands = "  // How mutate and prove configure a scratch copy: as the configure leg does" +
+                         std::string(tests.empty() ? ".\n" : "; test and list its tests with each test executable.\n") +
+                         "  \"commands\": {\"configure\": " + Argv(scratch) +
+                         test_commands + "},\n";
   ProjectShape shape{kind, Render(kind, legs, commands, at.root), "", {}};
-  if (!switched.empty()) {
-    shape.notes.push_back(switched + " turned on (-D" + (switched.find(',') == std::string::npos ? switched : "NAME") +
+  if (!o.switched.empty()) {
+    shape.notes.push_back(o.switched + " turned on (-D" + (o.switched.find(',') == std::string::npos ? o.switched : "NAME") +
                           "=ON in both configure commands): CMakeLists.txt builds the tests only when asked");
   }
-  for (const std::string& name : left_off) off += (off.empty() ? "" : ", ") + name;
-  if (!off.empty()) {
-    shape.notes.push_back(off + " left off: a special kind of test (hardware, a toolkit, a costly run); add -D" +
-                          (left_off.size() == 1 ? off : "NAME") + "=ON to both configure commands where this machine runs them");
+  if (!o.off.empty()) {
+    shape.notes.push_back(o.off + " left off: a special kind of test (hardware, a toolkit, a costly run); add -D" +
+                          (o.off.find(',') == std::string::npos ? o.off : "NAME") + "=ON to both configure commands where this machine runs them");
   }
+  return shape;
+}
+
+// A CMake project that registers no ctest test: its test executables, from a configure of its
+// own, become the test legs; the shape is kept, noting why, when none is found.
+ProjectShape WithTestExecutables(const Place& at, ProjectShape cmake) {
+  auto tests = FindTestExecutables(at.Src(), OptionsOf(at).options);
+  if (!tests.ok()) cmake.notes.push_back("init configured the project to look for test executables: " + tests.status().message());
+  if (!tests.ok() || tests->empty()) return cmake;
+  ProjectShape shape = CMakeShape(at, *tests);
+  std::string names;
+  for (const TestExecutable& t : *tests) names += (names.empty() ? "" : ", ") + ("build/" + t.path) + (t.framework.empty() ? "" : " (" + t.framework + ")");
+  shape.notes.push_back("no CMakeLists.txt here calls add_test or a *_discover_tests: the test legs run what the build makes "
+                        "that looks like tests: " + names);
   return shape;
 }
 
@@ -358,21 +407,20 @@ ProjectShape Below(ProjectShape shape, const std::string& dir) {
   return shape;
 }
 
-}  // namespace
-
-StatusOr<ProjectShape> DetectProject(const std::string& root, const std::string& start) {
+// The project's place and shape before a plain CMake shape looks for its test executables.
+StatusOr<std::pair<Place, ProjectShape>> Found(const std::string& root, const std::string& start) {
   auto here = ShapeAt({root, ""});
-  if (here.ok()) return here;
+  if (here.ok()) return std::make_pair(Place{root, ""}, *here);
   for (const std::string& dir : StartedIn(root, start)) {
     auto there = ShapeAt({root, dir});
-    if (there.ok()) return Below(*there, dir);
+    if (there.ok()) return std::make_pair(Place{root, dir}, Below(*there, dir));
   }
   std::vector<std::pair<std::string, ProjectShape>> found;
   for (const std::string& dir : Subdirectories(root)) {
     auto there = ShapeAt({root, dir});
     if (there.ok()) found.emplace_back(dir, *there);
   }
-  if (found.size() == 1) return Below(found[0].second, found[0].first);
+  if (found.size() == 1) return std::make_pair(Place{root, found[0].first}, Below(found[0].second, found[0].first));
   if (found.empty()) {
     return Status::Invalid(root + ": no build system proofgate knows (CMake, Meson, Cargo, pytest, npm, Make), here or in a "
                            "directory right under it: nothing written");
@@ -381,6 +429,16 @@ StatusOr<ProjectShape> DetectProject(const std::string& root, const std::string&
   for (const auto& [dir, shape] : found) names += (names.empty() ? "" : ", ") + dir + "/ (" + shape.kind + ")";
   return Status::Invalid(root + ": no build system at the root, and one in each of " + names +
                          ": run init in the one to gate (proofgate init -C DIR): nothing written");
+}
+
+}  // namespace
+
+StatusOr<ProjectShape> DetectProject(const std::string& root, const std::string& start) {
+  PG_ASSIGN_OR_RETURN(auto found, Found(root, start));
+  if (found.second.kind != "CMake") return found.second;
+  ProjectShape shape = WithTestExecutables(found.first, found.second);
+  if (!found.first.dir.empty() && shape.kind != "CMake") return Below(shape, found.first.dir);
+  return shape;
 }
 
 StatusOr<InitResult> InitProject(const std::string& root, const std::string& start) {

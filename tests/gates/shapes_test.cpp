@@ -125,6 +125,16 @@ TEST_F(Shapes, CmakeGoogleTestThroughGtestDiscoverTests) {
        "Sub.Subtracts");
 }
 
+// p-ranav/argparse's shape: the test executable is built and never registered with ctest. init
+// finds it in CMake's codemodel, its leg runs it, and scratch copies run it writing gtest's
+// JUnit, which mutate and prove read by case.
+TEST_F(Shapes, CmakeGoogleTestNeverRegistered) {
+  WriteCalc();
+  dir_.Write("tests/calc_test.cpp", kGtest);
+  dir_.Write("tests/CMakeLists.txt", GtestCmake(""));
+  Walk("CMake + test executables", kGtestCatalog, "calc.cpp", FixedCalc(), "tests/sub_test.cpp", kSubGtest, "Sub.Subtracts");
+}
+
 // Catch2's cases are ctest tests of their own (catch_discover_tests); results come from
 // ctest's JUnit report, where the failure is Catch2's own output.
 TEST_F(Shapes, CmakeCatch2) {
@@ -159,8 +169,10 @@ void WriteCalcWithoutCtest(const TempDir& dir, const std::string& in_place_of_te
   dir.Write("calc_test.cpp", "#include \"calc.h\"\nint main() { return Add(2, 3) == 5 ? 0 : 1; }\n");
 }
 
+// A program that does not look like a test (its name, its directory) is no test leg: with none
+// that does, ctest's "No tests were found" fails the leg.
 TEST_F(Shapes, ACMakeProjectThatRegistersNoTestFailsItsTestLeg) {
-  WriteCalcWithoutCtest(dir_, "add_executable(calc_test calc_test.cpp)\ntarget_link_libraries(calc_test calc)");
+  WriteCalcWithoutCtest(dir_, "add_executable(calc_demo calc_test.cpp)\ntarget_link_libraries(calc_demo calc)");
   dir_.Write(".gitignore", "build/\n");
   auto init = RunProofgate(dir_.path(), "init");
   ASSERT_EQ(init.exit_code, 0) << init.err;
@@ -176,6 +188,56 @@ TEST_F(Shapes, ACMakeProjectThatRegistersNoTestFailsItsTestLeg) {
   std::ifstream in(log);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("No tests were found"), std::string::npos) << log << ": " << text;
+}
+
+// Each executable that looks like a test, by its name or by its sources' directory, is a leg of
+// its own (the GoogleTest one's cases listed and reported by name); a tool is not, nor a
+// vendored tree's test program.
+TEST_F(Shapes, ACMakeProjectsUnregisteredTestExecutablesAreItsTestLegs) {
+  WriteCalcWithoutCtest(dir_, "add_executable(calc_test calc_test.cpp)\ntarget_link_libraries(calc_test calc)\n"
+                              "add_executable(calc_tool calc_test.cpp)\ntarget_link_libraries(calc_tool calc)\n"
+                              "add_subdirectory(unittests)\nadd_subdirectory(third_party/dep)");
+  dir_.Write("third_party/dep/CMakeLists.txt", "add_executable(dep_check tests/check.cpp)\n");
+  dir_.Write("third_party/dep/tests/check.cpp", "int main() { return 0; }\n");
+  dir_.Write("unittests/CMakeLists.txt", "find_package(GTest REQUIRED)\nadd_executable(unit calc.cpp)\n"
+                                         "target_link_libraries(unit calc GTest::gtest GTest::gtest_main)\n");
+  dir_.Write("unittests/calc.cpp", kGtest);
+  dir_.Write(".gitignore", "build/\n");
+  auto init = RunProofgate(dir_.path(), "init");
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_NE(init.out.find("init: a CMake + test executables project"), std::string::npos) << init.out;
+  EXPECT_NE(init.out.find("looks like tests: build/calc_test, build/unittests/unit (GoogleTest)\n"), std::string::npos) << init.out;
+  std::string suites = dir_.Read("preflight/suites.json");
+  EXPECT_NE(suites.find(R"("test-calc_test": {"run": ["build/calc_test"])"), std::string::npos) << suites;
+  EXPECT_NE(suites.find(R"("test-unit": {"run": ["build/unittests/unit"])"), std::string::npos) << suites;
+  EXPECT_EQ(suites.find("calc_tool"), std::string::npos) << "not a test: " << suites;
+  EXPECT_EQ(suites.find("dep_check"), std::string::npos) << "a vendored tree's: " << suites;
+  ASSERT_TRUE(git::Init(dir_.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "calc").ok());
+  auto green = RunProofgate(dir_.path(), "preflight");
+  EXPECT_EQ(green.exit_code, 0) << green.out << green.err;
+  dir_.Write("calc.cpp", std::string(kCalcCpp).replace(std::string(kCalcCpp).find("a + b"), 5, "a - b"));
+  auto red = RunProofgate(dir_.path(), "preflight");
+  EXPECT_EQ(red.exit_code, 1) << red.out << red.err;
+  EXPECT_NE(red.err.find("test-calc_test  fail"), std::string::npos) << red.err;
+  EXPECT_NE(red.err.find("test-unit  fail"), std::string::npos) << red.err;
+}
+
+// A configure that fails (a dependency missing here) finds no executable: init still writes the
+// ctest legs, and says why it found none.
+TEST(InitShapes, AConfigureThatFailsIsNamedAndTheCtestLegsStay) {
+  TempDir dir;
+  dir.Write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.20)\nproject(calc CXX)\n"
+                              "message(FATAL_ERROR \"Foo 1.2 not found\")\nadd_executable(calc_test main.cpp)\n");
+  dir.Write("main.cpp", "int main() { return 0; }\n");
+  auto init = RunProofgate(dir.path(), "init");
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_NE(init.out.find("init: a CMake project"), std::string::npos) << init.out;
+  EXPECT_NE(init.out.find("note: init configured the project to look for test executables: cmake's configure failed: "
+                          "CMake Error at CMakeLists.txt:3 (message):\n"),
+            std::string::npos)
+      << init.out;
+  EXPECT_NE(dir.Read("preflight/suites.json").find("\"ctest\", \"--test-dir\""), std::string::npos);
 }
 
 // zeux/pugixml's shape: the root's option, OFF by default, is what registers the tests; a

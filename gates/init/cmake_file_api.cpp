@@ -1,4 +1,4 @@
-#include "generate/cmake_file_api.h"
+#include "init/cmake_file_api.h"
 
 #include <filesystem>
 #include <optional>
@@ -80,27 +80,38 @@ void Collect(const std::map<std::string, Target>& targets, const std::string& id
 
 }  // namespace
 
-std::map<std::string, std::set<std::string>> ExecutableSources(const std::string& build_dir) {
-  std::map<std::string, std::set<std::string>> out;
-  std::error_code ec;
-  fs::path api = fs::path(build_dir) / ".cmake/api/v1";
-  if (!fs::exists(fs::path(build_dir) / "CMakeCache.txt", ec) || !MakeDirs((api / "query").string()).ok()) return out;
-  if (!WriteFileAtomic((api / "query/codemodel-v2").string(), "").ok()) return out;
-  auto configured = RunCapture({"cmake", "."}, build_dir, 600);
-  if (!configured.ok() || configured->exit.exit_code != 0) return out;
-  auto model = Codemodel(api / "reply");
+Status PlaceCodemodelQuery(const std::string& build_dir) {
+  fs::path query = fs::path(build_dir) / ".cmake/api/v1/query";
+  PG_RETURN_IF_ERROR(MakeDirs(query.string()));
+  return WriteFileAtomic((query / "codemodel-v2").string(), "");
+}
+
+std::vector<CMakeExecutable> CMakeExecutables(const std::string& build_dir) {
+  std::vector<CMakeExecutable> out;
+  fs::path reply = fs::path(build_dir) / ".cmake/api/v1/reply";
+  auto model = Codemodel(reply);
   if (!model || !model->contains("paths") || !(*model)["paths"].is_object()) return out;
   const Json& paths = (*model)["paths"];
   if (!paths.contains("source") || !paths["source"].is_string()) return out;
   std::string source = paths["source"].get<std::string>();
   std::string build = paths.contains("build") && paths["build"].is_string() ? paths["build"].get<std::string>() : build_dir;
-  std::map<std::string, Target> targets = Targets(api / "reply", *model, source, build);
+  std::map<std::string, Target> targets = Targets(reply, *model, source, build);
   for (const auto& [id, t] : targets) {
     if (!t.executable) continue;
     std::set<std::string> seen, sources;
     Collect(targets, id, &seen, &sources);
-    for (const std::string& artifact : t.artifacts) out[artifact] = sources;
+    for (const std::string& artifact : t.artifacts) out.push_back({artifact, t.sources, sources});
   }
+  return out;
+}
+
+std::map<std::string, std::set<std::string>> ExecutableSources(const std::string& build_dir) {
+  std::map<std::string, std::set<std::string>> out;
+  std::error_code ec;
+  if (!fs::exists(fs::path(build_dir) / "CMakeCache.txt", ec) || !PlaceCodemodelQuery(build_dir).ok()) return out;
+  auto configured = RunCapture({"cmake", "."}, build_dir, 600);
+  if (!configured.ok() || configured->exit.exit_code != 0) return out;
+  for (CMakeExecutable& e : CMakeExecutables(build_dir)) out[e.artifact] = std::move(e.sources);
   return out;
 }
 
