@@ -78,6 +78,25 @@ class Shapes : public ::testing::Test {
     EXPECT_NE(prove.out.find(proven_name), std::string::npos) << prove.out;
     EXPECT_NE(prove.out.find("red before 1/1, green after 1/1"), std::string::npos) << prove.out;
   }
+  // The calc project with Catch2 cases, registered by `register_tests`.
+  void WalkCatch2(const std::string& register_tests, const std::string& shape) {
+    WriteCalc();
+    dir_.Write("tests/main.cpp", "#define CATCH_CONFIG_MAIN\n#include <catch2/catch.hpp>\n");
+    dir_.Write("tests/calc_test.cpp", R"X(#include <catch2/catch.hpp>
+#include "calc.h"
+TEST_CASE("Clamp clamps at the top") { REQUIRE(Clamp(150, 0, 100) == 100); }
+TEST_CASE("Clamp clamps at the bottom") { REQUIRE(Clamp(-5, 0, 100) == 0); }
+TEST_CASE("Add adds two numbers") { REQUIRE(Add(2, 3) == 5); }
+)X");
+    dir_.Write("tests/CMakeLists.txt", "find_package(Catch2 REQUIRED)\ninclude(Catch)\nfile(GLOB SOURCES *.cpp)\n"
+                                       "add_executable(calc_test ${SOURCES})\ntarget_link_libraries(calc_test calc Catch2::Catch2)\n" +
+                                           register_tests + "\n");
+    std::string catalog = CppCatalog("Clamp clamps at the top", "150 == 100", "Clamp clamps at the bottom", "-5 == 0",
+                                     "Add adds two numbers");
+    Walk(shape, catalog, "calc.cpp", FixedCalc(), "tests/sub_test.cpp",
+         "#include <catch2/catch.hpp>\n#include \"calc.h\"\nTEST_CASE(\"Sub subtracts\") { REQUIRE(Sub(5, 3) == 2); }\n",
+         "Sub subtracts");
+  }
   void WriteCalc() const {
     dir_.Write("calc.h", kCalcH);
     dir_.Write("calc.cpp", kCalcCpp);
@@ -137,24 +156,11 @@ TEST_F(Shapes, CmakeGoogleTestNeverRegistered) {
 
 // Catch2's cases are ctest tests of their own (catch_discover_tests); results come from
 // ctest's JUnit report, where the failure is Catch2's own output.
-TEST_F(Shapes, CmakeCatch2) {
-  WriteCalc();
-  dir_.Write("tests/main.cpp", "#define CATCH_CONFIG_MAIN\n#include <catch2/catch.hpp>\n");
-  dir_.Write("tests/calc_test.cpp", R"X(#include <catch2/catch.hpp>
-#include "calc.h"
-TEST_CASE("Clamp clamps at the top") { REQUIRE(Clamp(150, 0, 100) == 100); }
-TEST_CASE("Clamp clamps at the bottom") { REQUIRE(Clamp(-5, 0, 100) == 0); }
-TEST_CASE("Add adds two numbers") { REQUIRE(Add(2, 3) == 5); }
-)X");
-  dir_.Write("tests/CMakeLists.txt", "find_package(Catch2 REQUIRED)\ninclude(Catch)\nfile(GLOB SOURCES *.cpp)\n"
-                                     "add_executable(calc_test ${SOURCES})\ntarget_link_libraries(calc_test calc Catch2::Catch2)\n"
-                                     "catch_discover_tests(calc_test)\n");
-  std::string catalog = CppCatalog("Clamp clamps at the top", "150 == 100", "Clamp clamps at the bottom", "-5 == 0",
-                                   "Add adds two numbers");
-  Walk("CMake + Catch2 (catch_discover_tests)", catalog, "calc.cpp", FixedCalc(), "tests/sub_test.cpp",
-       "#include <catch2/catch.hpp>\n#include \"calc.h\"\nTEST_CASE(\"Sub subtracts\") { REQUIRE(Sub(5, 3) == 2); }\n",
-       "Sub subtracts");
-}
+TEST_F(Shapes, CmakeCatch2) { WalkCatch2("catch_discover_tests(calc_test)", "CMake + Catch2 (catch_discover_tests)"); }
+
+// Never registered: init runs the executable, listing its cases by name and reading Catch2's
+// own JUnit report.
+TEST_F(Shapes, CmakeCatch2NeverRegistered) { WalkCatch2("", "CMake + test executables"); }
 
 // A test executable built but never registered (p-ranav/argparse's shape): ctest finds nothing,
 // and the test leg says so instead of passing having checked nothing.
