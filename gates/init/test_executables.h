@@ -28,7 +28,8 @@ std::string LegName(const TestExecutable& t, size_t count);
 
 // How mutate and prove run them in a scratch build: `test` runs each (`sh -c`, `{build}` and
 // `{results}` its arguments), writing JUnit into {results} where the framework is known
-// (GoogleTest `--gtest_output=xml:F`, doctest `--reporters=junit --out=F`, Catch2 `-r junit -o F`),
+// (doctest `--reporters=junit --out=F`, Catch2 `-r junit -o F`; GoogleTest its JSON, through the
+// GTEST_OUTPUT that mutate and prove set),
 // and exits 1 when any failed; `list` prints their cases one per line, empty when none of
 // them has a framework that lists them.
 struct ExecutableCommands {
