@@ -104,6 +104,7 @@ struct InitLeg {
   std::vector<std::string> run;
   std::vector<std::string> needs;
   bool build_dir = false;
+  std::string cwd = "";  // relative to the root; "" for the root
 };
 
 std::string Render(const std::string& kind, const std::vector<InitLeg>& legs, const std::string& commands,
@@ -119,6 +120,7 @@ std::string Render(const std::string& kind, const std::vector<InitLeg>& legs, co
     out << "    // " << l.comment << "\n    \"" << l.name << "\": {\"run\": " << Argv(l.run);
     if (!l.needs.empty()) out << ", \"needs\": " << Argv(l.needs);
     if (l.build_dir) out << ", \"locks\": [\"build-dir\"]";
+    if (!l.cwd.empty()) out << ", \"cwd\": " << JsonText(Json(l.cwd));
     out << "}" << (i + 1 < legs.size() ? "," : "") << "\n";
     suite += (suite.empty() ? "\"" : ", \"") + l.name + "\"";
   }
@@ -195,16 +197,16 @@ CMakeOptions OptionsOf(const Place& at) {
   return o;
 }
 
-// The test legs, and the test_command for scratch copies, of test executables no ctest test
-// runs: each from the root, and all of them in `{build}` with JUnit into `{results}` where the
-// framework is known (a shell runs them all, the status 1 when any failed).
 // The test legs, and the commands for scratch copies, of test executables no ctest test runs:
-// each leg runs one from the root; the commands run or list them all in `{build}`.
+// each leg runs one in its own directory, as ctest runs a test by default; the commands run or
+// list them all in `{build}`.
 std::vector<InitLeg> ExecutableLegs(const std::vector<TestExecutable>& tests, std::string* commands) {
   std::vector<InitLeg> legs;
   for (const TestExecutable& t : tests) {
+    fs::path path(t.path);
     legs.push_back({LegName(t, tests.size()), "the test executable " + t.path + (t.framework.empty() ? "" : " (" + t.framework + ")") +
-                                                  ", which no ctest test runs", {"build/" + t.path}, {"build"}, false});
+                                                  ", which no ctest test runs", {"./" + path.filename().string()}, {"build"}, false,
+                    path.has_parent_path() ? "build/" + path.parent_path().string() : "build"});
   }
   ExecutableCommands scratch = TestExecutableCommands(tests);
   *commands = ",\n               \"test_command\": " + Argv(scratch.test) +

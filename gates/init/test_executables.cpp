@@ -138,14 +138,15 @@ std::vector<std::string> JUnitArguments(const TestExecutable& t, const std::stri
   return {};
 }
 
-// Its cases, one per line, as its JUnit names them: gtest's `Suite.` lines head their indented
-// cases; doctest frames its names with `[doctest]` and `===` lines; Catch2 v2 lists names
-// alone with --list-test-names-only, which v3 refused for --list-tests --verbosity quiet.
-std::string ListScript(const TestExecutable& t, const std::string& program) {
-  if (t.framework == "GoogleTest") return program + " --gtest_list_tests | awk '/^[^ ]/{s=$1} /^  [^ ]/{print s $1}';";
-  if (t.framework == "doctest") return program + " --list-test-cases | grep -v -e '^\\[doctest\\]' -e '^===';";
+// Its cases, one per line, as its JUnit names them, `run` running it in its directory: gtest's
+// `Suite.` lines head their indented cases; doctest frames its names with `[doctest]` and `===`
+// lines; Catch2 v2 lists names alone with --list-test-names-only, which v3 refused for
+// --list-tests --verbosity quiet.
+std::string ListScript(const TestExecutable& t, const std::string& run) {
+  if (t.framework == "GoogleTest") return "(" + run + " --gtest_list_tests) | awk '/^[^ ]/{s=$1} /^  [^ ]/{print s $1}';";
+  if (t.framework == "doctest") return "(" + run + " --list-test-cases) | grep -v -e '^\\[doctest\\]' -e '^===';";
   if (t.framework == "Catch2") {
-    return "{ " + program + " --list-test-names-only 2>/dev/null | grep . || " + program + " --list-tests --verbosity quiet; };";
+    return "{ (" + run + " --list-test-names-only) 2>/dev/null | grep . || (" + run + " --list-tests --verbosity quiet); };";
   }
   return "";
 }
@@ -155,11 +156,12 @@ std::string ListScript(const TestExecutable& t, const std::string& program) {
 ExecutableCommands TestExecutableCommands(const std::vector<TestExecutable>& tests) {
   std::string run = "s=0;", list;
   for (const TestExecutable& t : tests) {
-    std::string program = ShellWord("\1/" + t.path);
-    run += " " + program;
+    fs::path path(t.path);  // run in its own directory, as ctest runs a test by default
+    std::string in_dir = "cd " + ShellWord("\1/" + path.parent_path().string()) + " && " + ShellWord("./" + path.filename().string());
+    run += " (" + in_dir;
     for (const std::string& a : JUnitArguments(t, "\2/" + LegName(t, tests.size()) + ".xml")) run += " " + ShellWord(a);
-    run += " || s=1;";
-    std::string listed = ListScript(t, program);
+    run += ") || s=1;";
+    std::string listed = ListScript(t, in_dir);
     list += listed.empty() ? "" : " " + listed;
   }
   ExecutableCommands out{{"sh", "-c", run + " exit $s", "sh", "{build}", "{results}"}, {}};

@@ -197,12 +197,15 @@ TEST_F(Shapes, ACMakeProjectThatRegistersNoTestFailsItsTestLeg) {
 }
 
 // Each executable that looks like a test, by its name or by its sources' directory, is a leg of
-// its own (the GoogleTest one's cases listed and reported by name); a tool is not, nor a
-// vendored tree's test program.
+// its own, run in its directory as ctest would (calc_test reads a file its CMakeLists.txt wrote
+// there); a tool is not, nor a vendored tree's test program.
 TEST_F(Shapes, ACMakeProjectsUnregisteredTestExecutablesAreItsTestLegs) {
-  WriteCalcWithoutCtest(dir_, "add_executable(calc_test calc_test.cpp)\ntarget_link_libraries(calc_test calc)\n"
+  WriteCalcWithoutCtest(dir_, "add_executable(calc_test data_test.cpp)\ntarget_link_libraries(calc_test calc)\n"
+                              "file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/sum.txt 5)\n"
                               "add_executable(calc_tool calc_test.cpp)\ntarget_link_libraries(calc_tool calc)\n"
                               "add_subdirectory(unittests)\nadd_subdirectory(third_party/dep)");
+  dir_.Write("data_test.cpp", "#include <fstream>\n#include \"calc.h\"\n"
+                             "int main() { std::ifstream in(\"sum.txt\"); int sum = 0; in >> sum; return Add(2, 3) == sum ? 0 : 1; }\n");
   dir_.Write("third_party/dep/CMakeLists.txt", "add_executable(dep_check tests/check.cpp)\n");
   dir_.Write("third_party/dep/tests/check.cpp", "int main() { return 0; }\n");
   dir_.Write("unittests/CMakeLists.txt", "find_package(GTest REQUIRED)\nadd_executable(unit calc.cpp)\n"
@@ -214,14 +217,16 @@ TEST_F(Shapes, ACMakeProjectsUnregisteredTestExecutablesAreItsTestLegs) {
   EXPECT_NE(init.out.find("init: a CMake + test executables project"), std::string::npos) << init.out;
   EXPECT_NE(init.out.find("looks like tests: build/calc_test, build/unittests/unit (GoogleTest)\n"), std::string::npos) << init.out;
   std::string suites = dir_.Read("preflight/suites.json");
-  EXPECT_NE(suites.find(R"("test-calc_test": {"run": ["build/calc_test"])"), std::string::npos) << suites;
-  EXPECT_NE(suites.find(R"("test-unit": {"run": ["build/unittests/unit"])"), std::string::npos) << suites;
+  EXPECT_NE(suites.find(R"("test-calc_test": {"run": ["./calc_test"], "needs": ["build"], "cwd": "build"})"), std::string::npos)
+      << suites;
+  EXPECT_NE(suites.find(R"("test-unit": {"run": ["./unit"], "needs": ["build"], "cwd": "build/unittests"})"), std::string::npos)
+      << suites;
   EXPECT_EQ(suites.find("calc_tool"), std::string::npos) << "not a test: " << suites;
   EXPECT_EQ(suites.find("dep_check"), std::string::npos) << "a vendored tree's: " << suites;
   ASSERT_TRUE(git::Init(dir_.path()).ok());
   ASSERT_TRUE(git::CommitAll(dir_.path(), "calc").ok());
   auto green = RunProofgate(dir_.path(), "preflight");
-  EXPECT_EQ(green.exit_code, 0) << green.out << green.err;
+  EXPECT_EQ(green.exit_code, 0) << "each ran in its directory: " << green.out << green.err;
   dir_.Write("calc.cpp", std::string(kCalcCpp).replace(std::string(kCalcCpp).find("a + b"), 5, "a - b"));
   auto red = RunProofgate(dir_.path(), "preflight");
   EXPECT_EQ(red.exit_code, 1) << red.out << red.err;
