@@ -254,6 +254,11 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
   } else if (built.ok() && built->timed_out) {
     r.outcome = MutantOutcome::kUnviable;
     r.detail = "the build ran past the mutant's limit of " + std::to_string(static_cast<int>(build_timeout_s)) + " s";
+  } else if (built.ok() && !built->ok() && job.generated && !ToolRejected(LogText(build_log))) {
+    // It compiled and linked; what failed ran it: a test the build runs itself (jsoncpp's
+    // POST_BUILD unit tests), which the schemata's test run of the same mutant would fail too.
+    r.outcome = MutantOutcome::kKilled;
+    r.observed = "the build failed running what it built: " + FailedStep(LogText(build_log));
   } else if (built.ok() && !built->ok()) {
     r.outcome = MutantOutcome::kUnviable;
     r.detail = FirstError(LogText(build_log));

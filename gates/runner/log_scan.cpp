@@ -18,6 +18,22 @@ std::string FirstError(const std::string& log) {
   return last;
 }
 
+bool ToolRejected(const std::string& log) {
+  static const std::regex kTool(
+      R"((^|\n)[^\s:][^:\n]*(:\d+(:\d+)?)?: (fatal )?error:|\(\d+\): (catastrophic )?error|undefined reference to|)"
+      R"(ld returned \d+ exit status|linker command failed|multiple definition of|(^|\n)ninja: error:|No rule to make target|)"
+      R"((^|\n)CMake Error)");
+  return std::regex_search(log, kTool);
+}
+
+std::string FailedStep(const std::string& log) {
+  size_t at = log.rfind("FAILED: ", 0) == 0 ? 0 : log.find("\nFAILED: ");
+  if (at == std::string::npos) return FirstError(log);
+  at += log[at] == '\n' ? 1 : 0;
+  std::string line = log.substr(at, log.find('\n', at) - at);
+  return line.substr(0, line.find_last_not_of(" \t\r") + 1);
+}
+
 std::set<std::string> FailingCases(const std::string& log) {
   static const std::regex kGtest(R"(^\[  FAILED  \] (\S+) \(\d+ ms\)\s*$)");
   static const std::regex kCtest(R"(^\s*\d+ - (\S+) \((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception|Not Run)\))");

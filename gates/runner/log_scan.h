@@ -10,6 +10,15 @@ namespace pg {
 // "undefined reference"), else its last non-empty line: what a report shows for `unviable`.
 std::string FirstError(const std::string& log);
 
+// Whether a failed build's log shows a tool rejecting the code: a compiler's diagnostic
+// (`FILE:LINE[:COL]: error:`, `fatal error:`, nvcc's `FILE(LINE): error`), a linker's
+// (`undefined reference`, `ld returned`, `linker command failed`, `multiple definition`), or the
+// build tool's or CMake's own error. A failed build without one failed running what it built.
+bool ToolRejected(const std::string& log);
+
+// The step a failed build stopped at: Ninja's first "FAILED: ..." line, else FirstError's.
+std::string FailedStep(const std::string& log);
+
 // The test cases a log says failed: GoogleTest's "[  FAILED  ] Suite.Name (N ms)" lines and
 // ctest's "NN - Name (Failed)" summary lines.
 std::set<std::string> FailingCases(const std::string& log);

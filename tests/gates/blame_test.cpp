@@ -29,6 +29,29 @@ TEST(LogScan, TheFirstErrorIsTheFirstErrorLineElseTheLastNonBlankOne) {
   EXPECT_EQ(FirstError("[2/2] linking\nsomething failed\n\n  \t\r\n"), "something failed");
 }
 
+// A compiler, a linker, the build tool or CMake rejecting the code is a rejection; a failed
+// build whose log has none of them failed running what it built (jsoncpp's POST_BUILD tests,
+// whose own output says "error" in prose and in a path).
+TEST(LogScan, ACompilerLinkerOrBuildToolErrorIsARejectionAndATestsOutputIsNot) {
+  for (const char* log : {"[1/2] c++ -c a.cpp\n../a.cpp:3:14: error: no match for 'operator+'\n",
+                          "a.c:3: error: expected ';'\n", "In file included from x.h:1:\nx.h:2:10: fatal error: y.h: No such file\n",
+                          "c++: error: unrecognized command-line option '-fnope'\n", "k.cu(12): error: identifier \"q\" is undefined\n",
+                          "/usr/bin/ld: a.o: in function `main':\na.cpp:(.text+0x1b): undefined reference to `f()'\n",
+                          "collect2: error: ld returned 1 exit status\n", "clang: error: linker command failed with exit code 1\n",
+                          "ninja: error: 'gen.h', needed by 'a.o', missing and no known rule to make it\n",
+                          "make[2]: *** No rule to make target 'b.c', needed by 'b.o'.  Stop.\n",
+                          "-- Configuring incomplete\nCMake Error at CMakeLists.txt:4 (add_executable):\n"}) {
+    EXPECT_TRUE(ToolRejected(log)) << log;
+  }
+  std::string post_build = "[7/8] Linking CXX executable bin/jsoncpp_test\nFAILED: bin/jsoncpp_test \n"
+                           "Testing ReaderTest/errors: OK\n../src/main.cpp(3013): !reader->parse(input, root)\n"
+                           "  Expected: an error: none\n130/131 tests passed (1 failure(s))\nninja: build stopped: subcommand failed.\n";
+  EXPECT_FALSE(ToolRejected(post_build));
+  EXPECT_EQ(FailedStep(post_build), "FAILED: bin/jsoncpp_test");
+  EXPECT_EQ(FailedStep("FAILED: t\nboom\n"), "FAILED: t");
+  EXPECT_EQ(FailedStep("make: *** [Makefile:3: all] Error 2\n"), "make: *** [Makefile:3: all] Error 2") << "no Ninja: FirstError's";
+}
+
 // A leg that exited with `code` and wrote `log` to <dir>/<name>.log.
 LegResult ExitedWithLog(const TempDir& dir, const std::string& name, int code, const std::string& log) {
   LegResult leg;

@@ -94,6 +94,34 @@ TEST(GenerateShapes, AMesonProjectsDeclaredAndGeneratedMutantsRunThroughMesonTes
   EXPECT_EQ(minus->at("observed"), "failed: calc") << "the case meson's report names";
 }
 
+// open-source-parsers/jsoncpp's shape: the build runs the test program it links (a POST_BUILD
+// step), so a mutant built alone that breaks add() fails its build, not at the compiler: it is
+// killed, as its schemata run says, not unviable. twice()'s survive either way.
+TEST(GenerateShapes, ABuildThatRunsItsOwnTestsKillsTheMutantItBuilt) {
+  TempDir dir;
+  dir.Write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.20)\nproject(calc C)\nenable_testing()\n"
+                              "add_library(calc calc.c)\nadd_executable(t t.c)\ntarget_link_libraries(t calc)\n"
+                              "add_custom_command(TARGET t POST_BUILD COMMAND t)\nadd_test(NAME t COMMAND t)\n");
+  dir.Write(".gitignore", "build/\n");
+  MakeMakeProject(dir);
+  ASSERT_EQ(RunProofgate(dir.path(), "init").exit_code, 0);
+  ASSERT_TRUE(git::CommitAll(dir.path(), "init").ok());
+  std::string alone;
+  for (const std::string mode : {"--no-schemata", ""}) {
+    auto run = RunProofgate(dir.path(), "mutate --generate calc.c --operators arithmetic --json " + mode);
+    if (alone.empty()) alone = run.out;
+    auto doc = JsonSource::Parse("report", run.out);
+    ASSERT_TRUE(doc.ok()) << mode << "\n" << run.out << run.err;
+    const Json* minus = ResultWith(doc->root(), "+", "-");
+    ASSERT_TRUE(minus) << run.out << run.err;
+    EXPECT_EQ(minus->at("outcome"), "killed") << mode << "\n" << minus->dump();
+    const Json* divide = ResultWith(doc->root(), "*", "/");
+    ASSERT_TRUE(divide) << run.out << run.err;
+    EXPECT_EQ(divide->at("outcome"), "survived") << mode << "\n" << divide->dump();
+  }
+  EXPECT_NE(alone.find("the build failed running what it built: FAILED: t\""), std::string::npos) << alone;
+}
+
 // A Make project whose suites.json has legs only: every verb that builds a scratch copy says
 // what to set instead of running CMake there.
 TEST(MutateShapes, ATreeWithoutCMakeAndWithoutCommandsIsToldWhatToSet) {
