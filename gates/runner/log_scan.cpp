@@ -19,11 +19,25 @@ std::string FirstError(const std::string& log) {
 }
 
 bool ToolRejected(const std::string& log) {
-  static const std::regex kTool(
-      R"((^|\n)[^\s:][^:\n]*(:\d+(:\d+)?)?: (fatal )?error:|\(\d+\): (catastrophic )?error|undefined reference to|)"
-      R"(ld returned \d+ exit status|linker command failed|multiple definition of|(^|\n)ninja: error:|No rule to make target|)"
-      R"((^|\n)CMake Error)");
-  return std::regex_search(log, kTool);
+  static const std::regex kLinkerOrTool(
+      R"(undefined reference to|ld returned \d+ exit status|linker command failed|multiple definition of|)"
+      R"((^|\n)ninja: error:|No rule to make target|(^|\n)CMake Error)");
+  if (std::regex_search(log, kLinkerOrTool)) return true;
+  // Ninja names each failed step's outputs: a compiler's is an object (or a precompiled
+  // header). A failed link step says nothing more: its output may be a test's, which UnitTest++
+  // and Boost.Test write as `file:line: error:` too.
+  static const std::regex kFailed(R"((^|\n)FAILED: ([^\n]*))");
+  static const std::regex kObject(R"(\.(o|obj|gch|pch)$)");
+  bool ninja = false;
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), kFailed); it != std::sregex_iterator(); ++it) {
+    ninja = true;
+    std::istringstream outputs((*it)[2].str());
+    for (std::string output; outputs >> output;) {
+      if (std::regex_search(output, kObject)) return true;
+    }
+  }
+  static const std::regex kCompiler(R"((^|\n)[^\s:][^:\n]*(:\d+(:\d+)?)?: (fatal )?error:)");
+  return !ninja && std::regex_search(log, kCompiler);
 }
 
 std::string FailedStep(const std::string& log) {

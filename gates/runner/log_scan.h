@@ -10,10 +10,12 @@ namespace pg {
 // "undefined reference"), else its last non-empty line: what a report shows for `unviable`.
 std::string FirstError(const std::string& log);
 
-// Whether a failed build's log shows a tool rejecting the code: a compiler's diagnostic
-// (`FILE:LINE[:COL]: error:`, `fatal error:`, nvcc's `FILE(LINE): error`), a linker's
-// (`undefined reference`, `ld returned`, `linker command failed`, `multiple definition`), or the
-// build tool's or CMake's own error. A failed build without one failed running what it built.
+// Whether a failed build's log shows a tool rejecting the code: a linker's diagnostic
+// (`undefined reference`, `ld returned`, `linker command failed`, `multiple definition`), the
+// build tool's or CMake's own error, a Ninja step that failed making an object, or, in a log
+// that is not Ninja's, a compiler's diagnostic at a line's start (`FILE:LINE[:COL]: error:`,
+// `fatal error:`, nvcc's `FILE(LINE): error:`). A failed build without one failed running what
+// it built.
 bool ToolRejected(const std::string& log);
 
 // The step a failed build stopped at: Ninja's first "FAILED: ..." line, else FirstError's.

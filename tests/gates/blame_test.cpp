@@ -30,8 +30,8 @@ TEST(LogScan, TheFirstErrorIsTheFirstErrorLineElseTheLastNonBlankOne) {
 }
 
 // A compiler, a linker, the build tool or CMake rejecting the code is a rejection; a failed
-// build whose log has none of them failed running what it built (jsoncpp's POST_BUILD tests,
-// whose own output says "error" in prose and in a path).
+// build whose log has none of them failed running what it built (jsoncpp's POST_BUILD tests;
+// a test's report that reads like a diagnostic, in a link step's output or indented).
 TEST(LogScan, ACompilerLinkerOrBuildToolErrorIsARejectionAndATestsOutputIsNot) {
   for (const char* log : {"[1/2] c++ -c a.cpp\n../a.cpp:3:14: error: no match for 'operator+'\n",
                           "a.c:3: error: expected ';'\n", "In file included from x.h:1:\nx.h:2:10: fatal error: y.h: No such file\n",
@@ -40,13 +40,18 @@ TEST(LogScan, ACompilerLinkerOrBuildToolErrorIsARejectionAndATestsOutputIsNot) {
                           "collect2: error: ld returned 1 exit status\n", "clang: error: linker command failed with exit code 1\n",
                           "ninja: error: 'gen.h', needed by 'a.o', missing and no known rule to make it\n",
                           "make[2]: *** No rule to make target 'b.c', needed by 'b.o'.  Stop.\n",
-                          "-- Configuring incomplete\nCMake Error at CMakeLists.txt:4 (add_executable):\n"}) {
+                          "-- Configuring incomplete\nCMake Error at CMakeLists.txt:4 (add_executable):\n",
+                          "FAILED: CMakeFiles/calc.dir/calc.c.o \n/usr/bin/cc -o CMakeFiles/calc.dir/calc.c.o -c calc.c\n"
+                          "calc.c:1:1: error: expected identifier\nninja: build stopped: subcommand failed.\n"}) {
     EXPECT_TRUE(ToolRejected(log)) << log;
   }
   std::string post_build = "[7/8] Linking CXX executable bin/jsoncpp_test\nFAILED: bin/jsoncpp_test \n"
                            "Testing ReaderTest/errors: OK\n../src/main.cpp(3013): !reader->parse(input, root)\n"
-                           "  Expected: an error: none\n130/131 tests passed (1 failure(s))\nninja: build stopped: subcommand failed.\n";
-  EXPECT_FALSE(ToolRejected(post_build));
+                           "../src/main.cpp:3013: error: Failure in ReaderTest: 1 != 0\n"
+                           "130/131 tests passed (1 failure(s))\nninja: build stopped: subcommand failed.\n";
+  EXPECT_FALSE(ToolRejected(post_build)) << "a link step whose output is a test's (UnitTest++'s `file:line: error:`)";
+  EXPECT_FALSE(ToolRejected("./t\n  t.c:5: error: add(2, 3) is -1\nmake: *** [Makefile:2: all] Error 1\n"))
+      << "a test's indented report in make's log";
   EXPECT_EQ(FailedStep(post_build), "FAILED: bin/jsoncpp_test");
   EXPECT_EQ(FailedStep("FAILED: t\nboom\n"), "FAILED: t");
   EXPECT_EQ(FailedStep("make: *** [Makefile:3: all] Error 2\n"), "make: *** [Makefile:3: all] Error 2") << "no Ninja: FirstError's";
