@@ -97,6 +97,18 @@ TEST_CASE("Add adds two numbers") { REQUIRE(Add(2, 3) == 5); }
          "#include <catch2/catch.hpp>\n#include \"calc.h\"\nTEST_CASE(\"Sub subtracts\") { REQUIRE(Sub(5, 3) == 2); }\n",
          "Sub subtracts");
   }
+  // Commits the tree and runs preflight, green; then breaks Add and runs it again: that run's
+  // stderr, which must be red.
+  std::string GreenThenRedOnABrokenAdd(const std::string& why_green) {
+    EXPECT_TRUE(git::Init(dir_.path()).ok());
+    EXPECT_TRUE(git::CommitAll(dir_.path(), "calc").ok());
+    auto green = RunProofgate(dir_.path(), "preflight");
+    EXPECT_EQ(green.exit_code, 0) << why_green << green.out << green.err;
+    dir_.Write("calc.cpp", std::string(kCalcCpp).replace(std::string(kCalcCpp).find("a + b"), 5, "a - b"));
+    auto red = RunProofgate(dir_.path(), "preflight");
+    EXPECT_EQ(red.exit_code, 1) << red.out << red.err;
+    return red.err;
+  }
   void WriteCalc() const {
     dir_.Write("calc.h", kCalcH);
     dir_.Write("calc.cpp", kCalcCpp);
@@ -223,15 +235,9 @@ TEST_F(Shapes, ACMakeProjectsUnregisteredTestExecutablesAreItsTestLegs) {
       << suites;
   EXPECT_EQ(suites.find("calc_tool"), std::string::npos) << "not a test: " << suites;
   EXPECT_EQ(suites.find("dep_check"), std::string::npos) << "a vendored tree's: " << suites;
-  ASSERT_TRUE(git::Init(dir_.path()).ok());
-  ASSERT_TRUE(git::CommitAll(dir_.path(), "calc").ok());
-  auto green = RunProofgate(dir_.path(), "preflight");
-  EXPECT_EQ(green.exit_code, 0) << "each ran in its directory: " << green.out << green.err;
-  dir_.Write("calc.cpp", std::string(kCalcCpp).replace(std::string(kCalcCpp).find("a + b"), 5, "a - b"));
-  auto red = RunProofgate(dir_.path(), "preflight");
-  EXPECT_EQ(red.exit_code, 1) << red.out << red.err;
-  EXPECT_NE(red.err.find("test-calc_test  fail"), std::string::npos) << red.err;
-  EXPECT_NE(red.err.find("test-unit  fail"), std::string::npos) << red.err;
+  std::string red = GreenThenRedOnABrokenAdd("each ran in its directory: ");
+  EXPECT_NE(red.find("test-calc_test  fail"), std::string::npos) << red;
+  EXPECT_NE(red.find("test-unit  fail"), std::string::npos) << red;
 }
 
 // A configure that fails (a dependency missing here) finds no executable: init still writes the
@@ -297,14 +303,7 @@ TEST_F(Shapes, ACMakeTreeWithoutTestsTakesItsMakefilesTestTarget) {
   ASSERT_EQ(init.exit_code, 0) << init.err;
   EXPECT_NE(init.out.find("init: a Make project"), std::string::npos) << init.out;
   EXPECT_NE(init.out.find("the Makefile's `test` target runs tests"), std::string::npos) << init.out;
-  ASSERT_TRUE(git::Init(dir_.path()).ok());
-  ASSERT_TRUE(git::CommitAll(dir_.path(), "calc").ok());
-  auto green = RunProofgate(dir_.path(), "preflight");
-  EXPECT_EQ(green.exit_code, 0) << green.out << green.err;
-  dir_.Write("calc.cpp", std::string(kCalcCpp).replace(std::string(kCalcCpp).find("a + b"), 5, "a - b"));
-  auto red = RunProofgate(dir_.path(), "preflight");
-  EXPECT_EQ(red.exit_code, 1) << "the test leg ran nothing: " << red.out << red.err;
-  EXPECT_NE(red.err.find("test  fail"), std::string::npos) << red.err;
+  EXPECT_NE(GreenThenRedOnABrokenAdd("").find("test  fail"), std::string::npos) << "the test leg ran the tests";
 }
 
 // libexpat/libexpat's shape: the build files live in expat/, the root holds docs and test data.
