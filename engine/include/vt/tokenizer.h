@@ -29,8 +29,10 @@ class Tokenizer {
 
   // `add_special`: BOS/EOS as the vocabulary asks (add_bos_token, add_eos_token);
   // `parse_special`: text spelling a control token becomes that token (user-defined tokens
-  // always do, as in llama.cpp).
-  std::vector<int32_t> Encode(const std::string& text, bool add_special, bool parse_special) const;
+  // always do, as in llama.cpp). Every id is in the vocabulary: a byte with no token (no
+  // <0xNN>, no one-byte piece, no unknown token) is left out, and appended to `unencodable`.
+  std::vector<int32_t> Encode(const std::string& text, bool add_special, bool parse_special,
+                              std::string* unencodable = nullptr) const;
   // The bytes one token stands for: "▁" as a space, <0xNN> as its byte, a byte-level BPE token
   // as the bytes its characters stand for, control tokens as nothing unless `special`.
   std::string Piece(int32_t id, bool special = false) const;
@@ -48,7 +50,8 @@ class Tokenizer {
   void EncodeSpm(const std::string& text, std::vector<int32_t>* out) const;
   void EncodeBpe(const std::string& text, std::vector<int32_t>* out) const;
   std::string BpePiece(const std::string& text) const;
-  int32_t ByteToken(unsigned char byte) const;
+  int32_t ByteToken(unsigned char byte) const;  // or Lost(byte)
+  static int32_t Lost(unsigned char byte) { return -1 - static_cast<int32_t>(byte); }
   int32_t Find(const std::string& text) const;
 
   std::vector<std::string> texts_;

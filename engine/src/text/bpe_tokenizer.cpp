@@ -68,9 +68,11 @@ class BpeSession {
     symbols_.back().next = -1;
     for (int i = 1; i < static_cast<int>(symbols_.size()); ++i) TryAdd(i - 1, i);
     Merge();
-    // A byte whose stand-in is not in the vocabulary has no token: llama.cpp drops it too.
+    // A byte whose stand-in is not in the vocabulary has no token (it never merged, so symbol
+    // i is still byte i): llama.cpp drops it too; Encode reports it.
     for (int i = 0; i != -1; i = symbols_[static_cast<size_t>(i)].next) {
-      if (symbols_[static_cast<size_t>(i)].id >= 0) out->push_back(symbols_[static_cast<size_t>(i)].id);
+      int32_t id = symbols_[static_cast<size_t>(i)].id;
+      out->push_back(id >= 0 ? id : Tokenizer::Lost(static_cast<unsigned char>(word[static_cast<size_t>(i)])));
     }
   }
 

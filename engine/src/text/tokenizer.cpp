@@ -87,7 +87,8 @@ int32_t Tokenizer::ByteToken(unsigned char byte) const {
   std::snprintf(hex, sizeof hex, "<0x%02X>", byte);
   int32_t id = Find(hex);
   if (id < 0) id = Find(std::string(1, static_cast<char>(byte)));
-  return id >= 0 ? id : unk_;
+  if (id < 0) id = unk_;
+  return id >= 0 ? id : Lost(byte);
 }
 
 // The special tokens spelled somewhere in `text`, in specials_ order: only they can split it,
@@ -139,7 +140,7 @@ std::vector<Fragment> Partition(const std::string& text, const std::vector<int32
 
 }  // namespace
 
-std::vector<int32_t> Tokenizer::Encode(const std::string& text, bool add_special, bool parse_special) const {
+std::vector<int32_t> Tokenizer::Encode(const std::string& text, bool add_special, bool parse_special, std::string* unencodable) const {
   std::vector<int32_t> out;
   if (add_special && add_bos_ && bos_ >= 0) out.push_back(bos_);
   bool after_special = true;  // the text's start counts: SentencePiece prefixes a space there
@@ -160,6 +161,13 @@ std::vector<int32_t> Tokenizer::Encode(const std::string& text, bool add_special
     after_special = false;
   }
   if (add_special && add_eos_ && eos_ >= 0) out.push_back(eos_);
+  // The encoders mark a byte with no token as Lost(byte); no id outside the vocabulary leaves.
+  size_t kept = 0;
+  for (int32_t id : out) {
+    if (id >= 0) out[kept++] = id;
+    else if (unencodable) *unencodable += static_cast<char>(-1 - id);
+  }
+  out.resize(kept);
   return out;
 }
 

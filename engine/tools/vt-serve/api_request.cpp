@@ -3,6 +3,8 @@
 #include <limits>
 #include <set>
 
+#include "client_text.h"
+
 namespace vtserve {
 namespace {
 
@@ -154,7 +156,25 @@ bool ReadMessages(const Json& j, ServeRequest* r, ApiError* e) {
   return ReadBool(j, "add_generation_prompt", &r->add_generation_prompt, e);
 }
 
+// The body as JSON, refused before parsing when it nests deeper than kMaxJsonDepth: every walk
+// that follows (copies, dumps, templates) recurses, and one thread's stack is the limit.
+Json ParseBody(const std::string& body, ApiError* e) {
+  if (JsonDepth(body, kMaxJsonDepth) > kMaxJsonDepth) {
+    *e = Bad("", "the request body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    return Json::value_t::discarded;
+  }
+  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) *e = Bad("", "malformed JSON in the request body");
+  else if (!j.is_object()) *e = Bad("", "the request body must be a JSON object"), j = Json::value_t::discarded;
+  return j;
+}
+
 }  // namespace
+
+ApiError UnencodableError(const std::string& bytes, const std::string& param) {
+  return Bad(param, param + " holds bytes the model's vocabulary has no token for (no byte tokens, no unknown token): " +
+                        Printable(bytes));
+}
 
 Json ApiError::ToJson() const {
   return {{"error", {{"message", message}, {"type", type}, {"param", param.empty() ? nlohmann::json() : nlohmann::json(param)},
@@ -163,9 +183,8 @@ Json ApiError::ToJson() const {
 
 ParsedRequest ParseRequest(Endpoint endpoint, const std::string& body, const std::string& served) {
   ParsedRequest out;
-  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return out.error = Bad("", "malformed JSON in the request body"), out;
-  if (!j.is_object()) return out.error = Bad("", "the request body must be a JSON object"), out;
+  Json j = ParseBody(body, &out.error);
+  if (j.is_discarded()) return out;
   const std::set<std::string>& own = endpoint == Endpoint::kChat ? kChatOnly : kCompletionOnly;
   for (const auto& [key, value] : j.items()) {
     if (!kSampling.count(key) && !own.count(key)) return out.error = Bad(key, "unknown field \"" + key + "\""), out;
@@ -188,8 +207,8 @@ ParsedRequest ParseRequest(Endpoint endpoint, const std::string& body, const std
 }
 
 std::optional<TokenizeBody> ParseTokenizeBody(const std::string& body, bool detokenize, ApiError* error) {
-  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return *error = Bad("", "the request body must be a JSON object"), std::nullopt;
+  Json j = ParseBody(body, error);
+  if (j.is_discarded()) return std::nullopt;
   TokenizeBody t;
   const char* field = detokenize ? "tokens" : "prompt";
   for (const auto& [key, value] : j.items()) {

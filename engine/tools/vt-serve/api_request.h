@@ -22,6 +22,9 @@ struct ApiError {
   nlohmann::json ToJson() const;
 };
 
+// A 400 for text that holds bytes the vocabulary has no token for (`bytes`), naming `param`.
+ApiError UnencodableError(const std::string& bytes, const std::string& param);
+
 enum class Endpoint { kCompletions, kChat };
 
 struct ServeRequest {

@@ -75,6 +75,28 @@ void Batcher::Accept(Sequence& s, const std::vector<float>& logits) {
   s.next = id;
 }
 
+// Each entry's logits. A failed batch fails no one yet: every cache is put back where it was
+// (positions past n_past are overwritten by the next write) and each entry runs alone, so a
+// failure ends only the requests that fail by themselves.
+std::vector<vt::StatusOr<std::vector<float>>> Batcher::Forward(const std::vector<vt::BatchEntry>& batch) {
+  std::vector<int64_t> was;
+  for (const vt::BatchEntry& e : batch) was.push_back(e.cache->n_past);
+  auto together = model_.ForwardBatch(batch);
+  std::vector<vt::StatusOr<std::vector<float>>> out;
+  if (together.ok()) {
+    for (auto& l : together.value()) out.emplace_back(std::move(l));
+    return out;
+  }
+  for (size_t i = 0; i < batch.size(); ++i) batch[i].cache->n_past = was[i];
+  if (batch.size() == 1) return {together.status()};
+  for (const vt::BatchEntry& e : batch) {
+    auto alone = model_.ForwardBatch({e});
+    if (alone.ok()) out.emplace_back(std::move(alone.value()[0]));
+    else out.emplace_back(alone.status());
+  }
+  return out;
+}
+
 void Batcher::Step() {
   // A client that hung up ends here, before its sequence costs another token.
   for (auto& s : running_) {
@@ -98,16 +120,16 @@ void Batcher::Step() {
     }
   }
   if (!batch.empty()) {
-    auto logits = model_.ForwardBatch(batch);
+    std::vector<vt::StatusOr<std::vector<float>>> logits = Forward(batch);
     metrics_.Step(static_cast<int>(batch.size()), max_batched_tokens_ - budget);
     for (size_t i = 0; i < in_batch.size(); ++i) {
       Sequence& s = *in_batch[i];
-      if (!logits.ok()) {
-        Finish(s, "error", logits.status().message());
+      if (!logits[i].ok()) {
+        Finish(s, "error", logits[i].status().message());
         continue;
       }
       s.prefilled += s.chunk;
-      if (s.decoding()) Accept(s, logits.value()[i]);  // mid-prompt chunks choose no token
+      if (s.decoding()) Accept(s, logits[i].value());  // mid-prompt chunks choose no token
     }
   }
   int64_t filled = 0, all = 0;

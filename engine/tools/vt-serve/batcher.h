@@ -45,6 +45,7 @@ class Batcher {
   struct Sequence;
   void Finish(Sequence& s, const std::string& reason, const std::string& error = "");
   void Accept(Sequence& s, const std::vector<float>& logits);
+  std::vector<vt::StatusOr<std::vector<float>>> Forward(const std::vector<vt::BatchEntry>& batch);
 
   vt::LlamaModel& model_;
   const vt::Tokenizer& tokenizer_;

@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "api_response.h"
+#include "client_text.h"
+#include "connection_threads.h"
 
 namespace vtserve {
 namespace {
@@ -30,20 +32,93 @@ std::string Seconds(double s) {
   return buf;
 }
 
+// The connection a handler's request came on: its thread serves that one connection.
+thread_local ClientSocket* current_client = nullptr;
+
+// httplib's Stream over a ClientSocket: httplib parses and writes, the socket keeps time.
+class SocketStream : public httplib::Stream {
+ public:
+  explicit SocketStream(ClientSocket& socket) : socket_(socket) {}
+  bool is_readable() const override { return socket_.Readable(); }
+  bool is_writable() const override { return socket_.Writable(); }
+  ssize_t read(char* ptr, size_t size) override { return socket_.Read(ptr, size); }
+  ssize_t write(const char* ptr, size_t size) override { return socket_.Write(ptr, size); }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { socket_.Address(true, &ip, &port); }
+  void get_local_ip_and_port(std::string& ip, int& port) const override { socket_.Address(false, &ip, &port); }
+  socket_t socket() const override { return socket_.fd(); }
+
+ private:
+  ClientSocket& socket_;
+};
+
+// httplib's task queue over threads made as connections need them.
+class ThreadsQueue : public httplib::TaskQueue {
+ public:
+  explicit ThreadsQueue(size_t max) : threads_(max, 8, std::chrono::seconds(10)) {}
+  void enqueue(std::function<void()> fn) override { threads_.Run(std::move(fn)); }
+  void shutdown() override { threads_.Shutdown(); }
+
+ private:
+  ConnectionThreads threads_;
+};
+
+}  // namespace
+
+// httplib's server with our own loop over each connection's requests (httplib calls this
+// virtual for every accepted socket): deadlines on reads, and an idle connection let go at once
+// when the server stops or drains, instead of after its keep-alive wait.
+class ConnectionServer : public httplib::Server {
+ public:
+  ConnectionServer(ClientSocket::Timeouts timeouts, const std::atomic<bool>& draining)
+      : timeouts_(timeouts), draining_(draining) {}
+
+ private:
+  bool process_and_close_socket(socket_t sock) override {
+    ClientSocket client(sock, timeouts_);
+    SocketStream stream(client);
+    auto stopping = [this] { return svr_sock_ == INVALID_SOCKET || draining_; };
+    bool ok = false;
+    for (size_t left = keep_alive_max_count_; left > 0 && client.AwaitRequest(stopping); --left) {
+      bool closed = false;
+      current_client = &client;
+      ok = process_request(stream, left == 1 || draining_, closed, nullptr);
+      current_client = nullptr;
+      if (!ok || closed) break;
+    }
+    return ok;
+  }
+  ClientSocket::Timeouts timeouts_;
+  const std::atomic<bool>& draining_;
+};
+
+namespace {
+
+// What a JSON answer holds of a client's bytes is valid UTF-8 (nlohmann throws on anything else).
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
 void SendError(httplib::Response& res, const ApiError& e) {
-  LogLine("refused " + std::to_string(e.status) + (e.param.empty() ? "" : " " + e.param) + ": " + e.message);
+  LogLine("refused " + std::to_string(e.status) + (e.param.empty() ? "" : " " + Printable(e.param)) + ": " + Printable(e.message));
   res.status = e.status;
   if (e.status == 503) res.set_header("Retry-After", "1");
-  res.set_content(e.ToJson().dump(), "application/json");
+  res.set_content(Dump(e.ToJson()), "application/json");
 }
 
-// A job's text as SSE chunks, or gathered into one JSON answer, written as it comes. A client
-// that goes away cancels the job: the worker stops at its next token.
+// The request's line in the log, once it has ended (`finish` empty: the client went away).
+void LogRequest(const ResponseHead& head, Job& job, const std::string& finish) {
+  double ttft = job.SecondsToFirstToken();
+  LogLine(head.id + " prompt=" + std::to_string(job.prompt.size()) + " completion=" + std::to_string(job.completion_tokens()) +
+          " ttft=" + (ttft >= 0 ? Seconds(ttft) : "-") + " e2e=" +
+          Seconds(std::chrono::duration<double>(Job::Clock::now() - job.arrived).count()) + " finish=" +
+          (finish.empty() ? "disconnected" : finish));
+}
+
+// A streaming job's text as SSE chunks, written as it comes. A client that goes away cancels
+// the job: the worker stops at its next token (or the queue lets it go).
 class Streamer {
  public:
   // `in_flight` counts the responses still being written, for the drain.
-  Streamer(std::shared_ptr<Job> job, ResponseHead head, bool stream, bool include_usage, std::atomic<int>& in_flight)
-      : job_(std::move(job)), head_(std::move(head)), stream_(stream), include_usage_(include_usage), in_flight_(in_flight) {
+  Streamer(std::shared_ptr<Job> job, ResponseHead head, bool include_usage, std::atomic<int>& in_flight)
+      : job_(std::move(job)), head_(std::move(head)), include_usage_(include_usage), in_flight_(in_flight) {
     ++in_flight_;
   }
   ~Streamer() { --in_flight_; }
@@ -53,8 +128,7 @@ class Streamer {
   bool Next(httplib::DataSink& sink) {
     if (!sink.is_writable()) return Abandon();
     Job::Update u = job_->Take(std::chrono::milliseconds(100));
-    text_ += u.text;
-    if (stream_ && !u.text.empty() && !Write(sink, SseEvent(Chunk(head_, u.text, "", first_)))) return Abandon();
+    if (!u.text.empty() && !Write(sink, SseEvent(Chunk(head_, u.text, "", first_)))) return Abandon();
     if (!u.text.empty()) first_ = false;
     if (!u.done) return true;
     if (!Write(sink, Last(u))) return Abandon();
@@ -63,16 +137,10 @@ class Streamer {
     return true;
   }
   // The end of the response: a client that went away before the end cancels the job (one that
-  // hung up after the last event, before httplib's closing chunk, was answered whole); the
-  // request's line.
+  // hung up after the last event, before httplib's closing chunk, was answered whole).
   void Released(bool success) {
     if (!success && finish_.empty()) job_->Cancel();
-    auto now = Job::Clock::now();
-    double ttft = job_->SecondsToFirstToken();
-    LogLine(head_.id + " prompt=" + std::to_string(job_->prompt.size()) + " completion=" +
-            std::to_string(job_->completion_tokens()) + " ttft=" + (ttft >= 0 ? Seconds(ttft) : "-") +
-            " e2e=" + Seconds(std::chrono::duration<double>(now - job_->arrived).count()) + " finish=" +
-            (finish_.empty() ? "disconnected" : finish_));  // its whole answer was written
+    LogRequest(head_, *job_, finish_);
   }
 
  private:
@@ -83,25 +151,21 @@ class Streamer {
   static bool Write(httplib::DataSink& sink, const std::string& s) { return sink.write(s.data(), s.size()); }
 
   // The end: an engine failure as an error object (the status line is already sent), else the
-  // finish reason (and usage) as the protocol wants it.
+  // finish reason (and usage).
   std::string Last(const Job::Update& u) const {
-    Usage usage{static_cast<int64_t>(job_->prompt.size()), job_->completion_tokens()};
-    if (!u.error.empty()) {
-      std::string body = ApiError{500, u.error, "", "InternalServerError"}.ToJson().dump();
-      return stream_ ? "data: " + body + "\n\ndata: [DONE]\n\n" : body;
-    }
-    if (!stream_) return FullResponse(head_, text_, u.finish_reason, usage).dump(-1, ' ', false, Json::error_handler_t::replace);
+    if (!u.error.empty()) return "data: " + Dump(ApiError{500, u.error, "", "InternalServerError"}.ToJson()) + "\n\ndata: [DONE]\n\n";
     std::string out = SseEvent(Chunk(head_, "", u.finish_reason, first_));
+    Usage usage{static_cast<int64_t>(job_->prompt.size()), job_->completion_tokens()};
     if (include_usage_) out += SseEvent(UsageChunk(head_, usage));
     return out + "data: [DONE]\n\n";
   }
 
   std::shared_ptr<Job> job_;
   ResponseHead head_;
-  bool stream_, include_usage_;
+  bool include_usage_;
   std::atomic<int>& in_flight_;
   bool first_ = true;
-  std::string text_, finish_;
+  std::string finish_;
 };
 
 // Counted from the handler's first line, so a drain that began meanwhile is seen here or
@@ -117,6 +181,28 @@ class Counted {
   std::atomic<int>& n_;
 };
 
+// A job answered whole: the handler waits for its end, so a failure is a 500 and not a 200
+// with an error body; a client that hangs up meanwhile cancels it (queued or running).
+void Answer(const std::shared_ptr<Job>& job, const ResponseHead& head, httplib::Response& res) {
+  std::string text;
+  Job::Update u;
+  while (!u.done) {
+    u = job->Take(std::chrono::milliseconds(100));
+    text += u.text;
+    if (!u.done && current_client && current_client->PeerGone()) {
+      job->Cancel();
+      return LogRequest(head, *job, "");
+    }
+  }
+  if (!u.error.empty()) {
+    SendError(res, ApiError{500, u.error, "", "InternalServerError"});
+  } else {
+    Usage usage{static_cast<int64_t>(job->prompt.size()), job->completion_tokens()};
+    res.set_content(Dump(FullResponse(head, text, u.finish_reason, usage)), "application/json");
+  }
+  LogRequest(head, *job, u.finish_reason);
+}
+
 void Generate(ServeEngine& engine, Endpoint endpoint, std::atomic<int>& in_flight, const std::atomic<bool>& draining,
               const httplib::Request& req, httplib::Response& res) {
   Counted handling(in_flight);
@@ -126,11 +212,11 @@ void Generate(ServeEngine& engine, Endpoint endpoint, std::atomic<int>& in_fligh
   auto submitted = engine.Submit(*parsed.request);
   if (auto* e = std::get_if<ApiError>(&submitted)) return SendError(res, *e);
   const ServeRequest& r = *parsed.request;
-  auto streamer = std::make_shared<Streamer>(std::get<std::shared_ptr<Job>>(submitted), NewHead(endpoint, r.model),
-                                             r.stream, r.include_usage, in_flight);
+  auto job = std::get<std::shared_ptr<Job>>(submitted);
+  if (!r.stream) return Answer(job, NewHead(endpoint, r.model), res);
+  auto streamer = std::make_shared<Streamer>(job, NewHead(endpoint, r.model), r.include_usage, in_flight);
   res.set_chunked_content_provider(
-      r.stream ? "text/event-stream" : "application/json",
-      [streamer](size_t, httplib::DataSink& sink) { return streamer->Next(sink); },
+      "text/event-stream", [streamer](size_t, httplib::DataSink& sink) { return streamer->Next(sink); },
       [streamer](bool success) { streamer->Released(success); });
 }
 
@@ -149,25 +235,27 @@ void Tokenize(const ServeEngine& engine, bool detokenize, const httplib::Request
     for (int32_t id : body->tokens) text += decoder.Push(id);
     out = {{"prompt", text + decoder.Flush()}};
   } else {
-    std::vector<int32_t> ids = t.Encode(body->prompt, body->add_special_tokens, /*parse_special=*/true);
+    std::string lost;
+    std::vector<int32_t> ids = t.Encode(body->prompt, body->add_special_tokens, /*parse_special=*/true, &lost);
+    if (!lost.empty()) return SendError(res, UnencodableError(lost, "prompt"));
     out = {{"count", ids.size()}, {"max_model_len", engine.options().max_model_len}, {"tokens", ids}};
   }
-  res.set_content(out.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
+  res.set_content(Dump(out), "application/json");
 }
 
 }  // namespace
 
 HttpServer::HttpServer(ServeEngine& engine, HttpOptions options)
-    : engine_(engine), options_(std::move(options)), server_(std::make_unique<httplib::Server>()) {
+    : engine_(engine), options_(std::move(options)), server_(std::make_unique<ConnectionServer>(options_.timeouts, draining_)) {
   Routes();
 }
 
 HttpServer::~HttpServer() = default;
 
 void HttpServer::Routes() {
-  httplib::Server& s = *server_;
-  int threads = std::max(options_.threads, 2);
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  ConnectionServer& s = *server_;
+  size_t threads = static_cast<size_t>(std::max(options_.max_connections, 2));
+  s.new_task_queue = [threads] { return new ThreadsQueue(threads); };
   s.set_payload_max_length(options_.max_body_bytes);
   // httplib listens with a backlog of 5, fixed in Debian's compiled library: 16 clients
   // connecting at once overflowed it and lost handshakes. Bind() listens again with ours.
@@ -197,7 +285,7 @@ void HttpServer::Routes() {
   s.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
     Json model = {{"id", engine_.options().served_name}, {"object", "model"}, {"created", NewHead(Endpoint::kCompletions, "").created},
                   {"owned_by", "vt"}, {"max_model_len", engine_.options().max_model_len}};
-    res.set_content(Json{{"object", "list"}, {"data", Json::array({model})}}.dump(), "application/json");
+    res.set_content(Dump(Json{{"object", "list"}, {"data", Json::array({model})}}), "application/json");
   });
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(engine_.MetricsText(), "text/plain; version=0.0.4");

@@ -1,5 +1,7 @@
 // The HTTP side of vt-serve: routes, the API key, body limits and SSE, over cpp-httplib (this
-// pair of files is the only place that includes it).
+// pair of files is the only place that includes it). Each connection is served on a thread of
+// its own through a ClientSocket, so every read and write has a deadline and a client that hung
+// up is seen while its request waits.
 #pragma once
 
 #include <atomic>
@@ -7,21 +9,22 @@
 #include <memory>
 #include <string>
 
+#include "client_socket.h"
 #include "serve_engine.h"
 
-namespace httplib {
-class Server;
-}
 
 namespace vtserve {
+
+class ConnectionServer;  // httplib's server with our connection loop (http_server.cpp)
 
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 8000;                    // 0: any free port
   std::string api_key;                // empty: no key asked
   size_t max_body_bytes = 1 << 20;
-  int threads = 32;                   // connections served at once
+  int max_connections = 1024;         // served at once, a thread each; more wait for one
   int backlog = 2048;                 // connections waiting to be accepted (uvicorn's)
+  ClientSocket::Timeouts timeouts;
 };
 
 class HttpServer {
@@ -44,7 +47,7 @@ class HttpServer {
   void Routes();
   ServeEngine& engine_;
   HttpOptions options_;
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<ConnectionServer> server_;
   int listen_fd_ = -1;  // the socket httplib listens on, listened on again with our backlog
   std::atomic<bool> draining_{false};
   std::atomic<int> in_flight_{0};

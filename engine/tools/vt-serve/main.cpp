@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -21,6 +22,7 @@ struct Flags {
   vtserve::HttpOptions http;
   int max_queued = 64, max_num_seqs = 8, max_num_batched_tokens = 2048;
   bool cpu_moe = false, no_warmup = false;
+  double keep_alive_s = 5, request_read_s = 10;
 };
 
 int Fail(const std::string& message, int code) {
@@ -50,6 +52,9 @@ int Run(Flags f) {
   sigaddset(&stops, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stops, nullptr);  // before any thread starts, so all inherit it
   if (f.threads > 0) setenv("VT_THREADS", std::to_string(f.threads).c_str(), 1);
+  auto ms = [](double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000)); };
+  f.http.timeouts.keep_alive = ms(f.keep_alive_s);
+  f.http.timeouts.request_read = ms(f.request_read_s);
   if (f.max_num_batched_tokens < f.max_num_seqs) {
     return Fail("--max-num-batched-tokens " + std::to_string(f.max_num_batched_tokens) + " is below --max-num-seqs " +
                     std::to_string(f.max_num_seqs) + ": every running sequence needs a token each step",
@@ -99,6 +104,10 @@ int main(int argc, char** argv) {
   app.add_option("--device", f.device, vttools::kDeviceHelp);
   app.add_flag("--cpu-moe", f.cpu_moe, "Place MoE experts on the CPU (llama.cpp's --cpu-moe)");
   app.add_flag("--no-warmup", f.no_warmup, "Skip the warm-up run before listening (llama-server's flag)");
+  app.add_option("--timeout-keep-alive", f.keep_alive_s, "Seconds an idle connection may wait to start its next request (5)")
+      ->check(CLI::Range(0.01, 3600.0));
+  app.add_option("--request-read-timeout", f.request_read_s, "Seconds from a request's first byte to its last (10); slower clients are closed")
+      ->check(CLI::Range(0.01, 3600.0));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -74,11 +74,13 @@ void ServeEngine::CancelAll() {
 // vocabulary, or messages rendered through the chat template first.
 std::variant<std::vector<int32_t>, ApiError> ServeEngine::PromptOf(const ServeRequest& r) const {
   if (r.endpoint == Endpoint::kCompletions) {
-    if (!r.prompt_ids) return tokenizer_.Encode(r.prompt, /*add_special=*/true, /*parse_special=*/true);
+    if (!r.prompt_ids) return Encode(r.prompt, /*add_special=*/true, "prompt");
+    // The model's rows bound the ids as much as the vocabulary's texts do.
+    size_t vocab = std::min(tokenizer_.size(), static_cast<size_t>(model_->hparams().n_vocab));
     for (int32_t id : *r.prompt_ids) {
-      if (static_cast<size_t>(id) >= tokenizer_.size()) {
-        return ApiError{400, "token id " + std::to_string(id) + " is outside the vocabulary (" +
-                                 std::to_string(tokenizer_.size()) + " tokens)", "prompt"};
+      if (static_cast<size_t>(id) >= vocab) {
+        return ApiError{400, "token id " + std::to_string(id) + " is outside the vocabulary (" + std::to_string(vocab) + " tokens)",
+                        "prompt"};
       }
     }
     return *r.prompt_ids;
@@ -97,7 +99,16 @@ std::variant<std::vector<int32_t>, ApiError> ServeEngine::PromptOf(const ServeRe
   if (!text.ok()) return ApiError{400, "the chat template failed: " + text.status().message(), "messages"};
   // Templates usually write BOS themselves; add it only when this one did not.
   bool has_bos = !chat.bos_token.empty() && text.value().rfind(chat.bos_token, 0) == 0;
-  return tokenizer_.Encode(text.value(), /*add_special=*/!has_bos, /*parse_special=*/true);
+  return Encode(text.value(), /*add_special=*/!has_bos, "messages");
+}
+
+// `text`'s ids, or a 400 naming `param` when the vocabulary cannot spell some of its bytes.
+std::variant<std::vector<int32_t>, ApiError> ServeEngine::Encode(const std::string& text, bool add_special,
+                                                                 const std::string& param) const {
+  std::string lost;
+  std::vector<int32_t> ids = tokenizer_.Encode(text, add_special, /*parse_special=*/true, &lost);
+  if (!lost.empty()) return UnencodableError(lost, param);
+  return ids;
 }
 
 std::variant<std::shared_ptr<Job>, ApiError> ServeEngine::Submit(const ServeRequest& r) {
@@ -119,7 +130,11 @@ std::variant<std::shared_ptr<Job>, ApiError> ServeEngine::Submit(const ServeRequ
   auto job = std::make_shared<Job>(std::move(ids), std::move(sampling));
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (static_cast<int>(waiting_.size()) >= options_.max_queued) {
+    DropCancelled();
+    // Room is a free running slot or a free place in the queue (--max-queued-requests 0 still
+    // runs a request when a slot is free).
+    int running = static_cast<int>(std::count_if(running_.begin(), running_.end(), [](const auto& j) { return !j->done(); }));
+    if (static_cast<int>(waiting_.size()) >= options_.max_queued + std::max(0, options_.max_num_seqs - running)) {
       return ApiError{503, "the server is busy: " + std::to_string(waiting_.size()) + " requests are waiting (--max-queued-requests)",
                       "", "ServiceUnavailableError"};
     }
@@ -128,6 +143,14 @@ std::variant<std::shared_ptr<Job>, ApiError> ServeEngine::Submit(const ServeRequ
   }
   wake_.notify_all();
   return job;
+}
+
+// A waiting request whose client hung up holds no place in the queue.
+void ServeEngine::DropCancelled() {
+  for (auto& job : waiting_) {
+    if (job->cancelled()) job->Finish("abort");
+  }
+  waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(), [](const auto& j) { return j->cancelled(); }), waiting_.end());
 }
 
 void ServeEngine::UpdateGauges() {
@@ -139,6 +162,7 @@ void ServeEngine::UpdateGauges() {
 void ServeEngine::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
+    DropCancelled();
     while (!waiting_.empty() && !batcher_.Full()) {
       running_.push_back(waiting_.front());
       waiting_.pop_front();

@@ -55,6 +55,8 @@ class ServeEngine {
   ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::LlamaModel> model, vt::Tokenizer tokenizer,
               std::vector<vt::KvCache> slots, ServeOptions options);
   std::variant<std::vector<int32_t>, ApiError> PromptOf(const ServeRequest& r) const;
+  std::variant<std::vector<int32_t>, ApiError> Encode(const std::string& text, bool add_special, const std::string& param) const;
+  void DropCancelled();  // callers hold mutex_
   void Loop();
   void UpdateGauges();  // callers hold mutex_
 
