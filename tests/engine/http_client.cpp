@@ -88,10 +88,10 @@ ServeProcess::~ServeProcess() {
   std::filesystem::remove(log_);
 }
 
-int ServeProcess::Terminate() {
+int ServeProcess::Terminate(int wait_s) {
   kill(pid_, SIGTERM);
   int status = -1;
-  for (int i = 0; i < 600; ++i) {
+  for (int i = 0; i < wait_s * 10; ++i) {
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
       return status;

@@ -26,8 +26,9 @@ class ServeProcess {
   // `error` (with its output) when it exits or never listens.
   static std::unique_ptr<ServeProcess> Start(const std::string& bin, const std::vector<std::string>& args, std::string* error);
   ~ServeProcess();  // SIGTERM, then reaped
-  // SIGTERM, then waits (up to 60 s) for the exit: its status as waitpid gives it, or -1.
-  int Terminate();
+  // SIGTERM, then waits (up to `wait_s`) for the exit: its status as waitpid gives it, or -1
+  // (and SIGKILL).
+  int Terminate(int wait_s = 60);
   ServeProcess(const ServeProcess&) = delete;
   ServeProcess& operator=(const ServeProcess&) = delete;
 
