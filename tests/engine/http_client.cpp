@@ -83,8 +83,10 @@ std::unique_ptr<ServeProcess> ServeProcess::Start(const std::string& bin, const 
   return nullptr;
 }
 
+// A test that stopped early may leave a long request running: the drain would wait for it, so
+// teardown waits 10 s at most before it kills.
 ServeProcess::~ServeProcess() {
-  if (pid_ > 0) Terminate();
+  if (pid_ > 0) Terminate(10);
   std::filesystem::remove(log_);
 }
 

@@ -25,7 +25,7 @@ class ServeProcess {
   // Starts `bin args... --port 0` and waits (up to 60 s) for its "listening on" line; null and
   // `error` (with its output) when it exits or never listens.
   static std::unique_ptr<ServeProcess> Start(const std::string& bin, const std::vector<std::string>& args, std::string* error);
-  ~ServeProcess();  // SIGTERM, then reaped
+  ~ServeProcess();  // SIGTERM, then reaped (SIGKILL after 10 s)
   // SIGTERM, then waits (up to `wait_s`) for the exit: its status as waitpid gives it, or -1
   // (and SIGKILL).
   int Terminate(int wait_s = 60);

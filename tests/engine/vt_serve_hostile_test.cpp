@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -24,6 +25,7 @@ using vt::testing::ServeProcess;
 class VtServeHostile : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
+    signal(SIGPIPE, SIG_IGN);  // a server that resets a connection fails a write, not this process
     dir_ = new std::string((std::filesystem::temp_directory_path() / ("vt-serve-hostile-" + std::to_string(getpid()))).string());
     std::filesystem::create_directories(*dir_);
     const std::string fixture = std::string(VT_FIXTURE_BIN) + " --layers 2 --dim 64 --heads 4 --kv-heads 2 -o " + *dir_;
@@ -106,6 +108,15 @@ std::vector<int> StatusLines(const std::vector<int>& fds, int seconds) {
 
 const std::string kWaiting = "vllm:num_requests_waiting{model_name=\"tiny\"}";
 
+// Raw connections closed when the test ends, however it ends (an ASSERT returns early).
+struct Connections {
+  std::vector<int> fds;
+  ~Connections() {
+    for (int fd : fds) close(fd);
+  }
+  int Add(int fd) { return fds.push_back(fd), fd; }
+};
+
 TEST_F(VtServeHostile, APathThatIsNotUtf8IsA404AndTheServerStaysUp) {
   for (bool key : {false, true}) {
     auto server = Serve("bytes.gguf", key ? std::vector<std::string>{"--api-key", "sesame"} : std::vector<std::string>{});
@@ -183,13 +194,12 @@ TEST_F(VtServeHostile, TextTheVocabularyCannotSpellIsA400AndOtherStreamsGoOn) {
 TEST_F(VtServeHostile, EveryConnectionReachesAdmissionAndHealthAnswersUnderThem) {
   auto server = Serve("bytes.gguf", {"--max-num-seqs", "2", "--max-queued-requests", "30", "--max-model-len", "16384"});
   ASSERT_TRUE(server);
-  std::vector<int> fds;
+  Connections open;
   for (int i = 0; i < 40; ++i) {
-    fds.push_back(server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 16000, "ignore_eos": true, "stream": true})"));
-    ASSERT_GE(fds.back(), 0);
+    ASSERT_GE(open.Add(server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 16000, "ignore_eos": true, "stream": true})")), 0);
   }
   int admitted = 0, refused = 0;
-  for (int status : StatusLines(fds, 10)) {
+  for (int status : StatusLines(open.fds, 10)) {
     admitted += status == 200;
     refused += status == 503;
   }
@@ -197,7 +207,8 @@ TEST_F(VtServeHostile, EveryConnectionReachesAdmissionAndHealthAnswersUnderThem)
   ASSERT_EQ(refused, 8) << "a connection that got no thread never reached admission";
   EXPECT_EQ(StatusOf(Exchange(*server, "GET", "/health")), 200);
   EXPECT_EQ(Metric(*server, kWaiting), 30);
-  for (int fd : fds) close(fd);
+  for (int fd : open.fds) close(fd);
+  open.fds.clear();
   EXPECT_EQ(AwaitMetric(*server, kWaiting, 0), 0) << "the hung-up streams kept their places";
 }
 
@@ -224,6 +235,98 @@ TEST_F(VtServeHostile, AClientThatSendsItsRequestSlowlyIsClosed) {
   EXPECT_EQ(StatusOf(Exchange(*server, "GET", "/health")), 200);
 }
 
+// A chunked body has no length to refuse in advance: it is counted as it is read, and past
+// --max-body-bytes (and 64 KiB of headers) it is a 413, not a body held whole in memory.
+TEST_F(VtServeHostile, AChunkedBodyPastTheLimitIsA413) {
+  auto server = Serve("bytes.gguf", {"--max-body-bytes", "4096"});
+  ASSERT_TRUE(server);
+  // A first chunk with the JSON's start, `n` chunks of 1 KiB, the JSON's end, the last chunk.
+  auto tokenize = [&](int n) {
+    std::string body = "c\r\n{\"prompt\": \"\r\n";
+    for (int i = 0; i < n; ++i) body += "400\r\n" + std::string(1024, 'a') + "\r\n";
+    body += "2\r\n\"}\r\n0\r\n\r\n";
+    int fd = server->SendRaw("POST /tokenize HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                             "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + body);
+    std::string got = fd < 0 ? "" : vt::testing::ReadUntil(fd, "\x01 the connection's end");
+    if (fd >= 0) close(fd);
+    return got;
+  };
+  std::string small = tokenize(2), large = tokenize(200);
+  EXPECT_EQ(StatusOf(small), 200) << small.substr(0, 300);
+  EXPECT_EQ(StatusOf(large), 413) << large.substr(0, 300);
+  EXPECT_EQ(StatusOf(Exchange(*server, "GET", "/health")), 200);
+}
+
+// A request httplib cannot parse is answered 400 and its connection closed: the bytes after it
+// are never read as a request of their own (request smuggling). So is one framed two ways.
+TEST_F(VtServeHostile, ARequestThatCannotBeParsedClosesItsConnection) {
+  auto server = Serve("bytes.gguf");
+  ASSERT_TRUE(server);
+  const std::string health = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::string cases[] = {
+      "G\xffT / HTTP/1.1\r\nHost: x\r\n\r\n" + health,
+      "BAD\r\n" + health,
+      "POST /tokenize HTTP/1.1\r\nHost: x\r\nContent-Length: 15\r\nContent-Length: 48\r\n\r\n{\"prompt\": \"x\"}" + health,
+      "POST /tokenize HTTP/1.1\r\nHost: x\r\nContent-Length: 15x\r\n\r\n{\"prompt\": \"x\"}" + health,
+  };
+  for (const std::string& raw : cases) {
+    int fd = server->SendRaw(raw);
+    ASSERT_GE(fd, 0);
+    std::string got = vt::testing::ReadUntil(fd, "\x01 the connection's end");
+    close(fd);
+    EXPECT_EQ(StatusOf(got), 400) << got.substr(0, 200);
+    EXPECT_EQ(got.find("HTTP/1.1", 1), std::string::npos) << "the rest was read as another request: " << got.substr(0, 400);
+  }
+}
+
+// A client that half-closes (or closes) while its answer is computed gets no success: 499 where
+// it can still read, and the request is cancelled, as one that hung up.
+TEST_F(VtServeHostile, AClientThatHangsUpBeforeItsAnswerGetsNoSuccess) {
+  auto server = Serve("bytes.gguf", {"--max-model-len", "16384"});
+  ASSERT_TRUE(server);
+  int fd = server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 16000, "ignore_eos": true})");
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(AwaitMetric(*server, "vllm:num_requests_running{model_name=\"tiny\"}", 1), 1);
+  shutdown(fd, SHUT_WR);
+  std::string got = vt::testing::ReadUntil(fd, "\x01 the connection's end");
+  close(fd);
+  EXPECT_EQ(StatusOf(got), 499) << got.substr(0, 300);
+  EXPECT_NE(server->Log().find("finish=disconnected"), std::string::npos) << server->Log();
+}
+
+// Idle connections give their threads up when every thread is taken: /health is answered though
+// 12 idle clients hold the 8 connections' worth of threads and would hold them 60 s.
+TEST_F(VtServeHostile, IdleConnectionsYieldTheirThreadsWhenAllAreTaken) {
+  auto server = Serve("bytes.gguf", {"--max-connections", "8", "--timeout-keep-alive", "60"});
+  ASSERT_TRUE(server);
+  Connections idle;
+  for (int i = 0; i < 12; ++i) ASSERT_GE(idle.Add(server->SendRaw("")), 0);
+  usleep(200000);
+  EXPECT_EQ(StatusOf(Exchange(*server, "GET", "/health")), 200) << "idle connections kept every thread";
+}
+
+TEST_F(VtServeHostile, AnHttp10StreamIsNotChunked) {
+  auto server = Serve("bytes.gguf");
+  ASSERT_TRUE(server);
+  const std::string body = R"({"prompt": "Hi", "max_tokens": 4, "stream": true})";
+  int fd = server->SendRaw("POST /v1/completions HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: " +
+                           std::to_string(body.size()) + "\r\n\r\n" + body);
+  ASSERT_GE(fd, 0);
+  std::string got = vt::testing::ReadUntil(fd, "\x01 the connection's end");
+  close(fd);
+  EXPECT_EQ(got.find("Transfer-Encoding: chunked"), std::string::npos) << got;
+  EXPECT_NE(got.find("\r\n\r\ndata: {"), std::string::npos) << got;
+  EXPECT_NE(got.find("data: [DONE]"), std::string::npos) << got;
+}
+
+TEST_F(VtServeHostile, TokenizeAnswersOnlyForTheServedModel) {
+  auto server = Serve("bytes.gguf");
+  ASSERT_TRUE(server);
+  EXPECT_EQ(server->Post("/tokenize", R"({"model": "other", "prompt": "x"})").status, 404);
+  EXPECT_EQ(server->Post("/detokenize", R"({"model": "other", "tokens": [65]})").status, 404);
+  EXPECT_EQ(server->Post("/tokenize", R"({"model": "tiny", "prompt": "x"})").status, 200);
+}
+
 TEST_F(VtServeHostile, NoQueueStillRunsARequestWhenASlotIsFree) {
   auto server = Serve("bytes.gguf", {"--max-queued-requests", "0"});
   ASSERT_TRUE(server);
@@ -238,9 +341,10 @@ TEST_F(VtServeHostile, NoQueueStillRunsARequestWhenASlotIsFree) {
 TEST_F(VtServeHostile, AWaitingRequestWhoseClientHungUpGivesUpItsPlace) {
   auto server = Serve("bytes.gguf", {"--max-num-seqs", "1", "--max-queued-requests", "2", "--max-model-len", "65536"});
   ASSERT_TRUE(server);
-  int running = server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 60000, "ignore_eos": true})");
+  Connections open;
+  int running = open.Add(server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 60000, "ignore_eos": true})"));
   ASSERT_EQ(AwaitMetric(*server, "vllm:num_requests_running{model_name=\"tiny\"}", 1), 1);
-  int whole = server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4})");
+  int whole = server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4})");  // closed below
   int streamed = server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4, "stream": true})");
   EXPECT_EQ(AwaitMetric(*server, kWaiting, 2), 2);
   close(whole);
@@ -251,6 +355,7 @@ TEST_F(VtServeHostile, AWaitingRequestWhoseClientHungUpGivesUpItsPlace) {
   std::thread b([&] { after = server->Post("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4})"); });
   EXPECT_EQ(AwaitMetric(*server, kWaiting, 2), 2);
   close(running);
+  open.fds.clear();
   a.join();
   b.join();
   EXPECT_EQ(next.status, 200) << next.body;

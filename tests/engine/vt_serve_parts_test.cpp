@@ -32,6 +32,11 @@ TEST(ClientText, ALogLineEscapesControlAndInvalidBytes) {
   EXPECT_EQ(Printable("GET /a\nb\xff\\ \xc3\xa9"), "GET /a\\x0ab\\xff\\\\ \xc3\xa9");
 }
 
+TEST(ClientText, ALogLineEscapesCharactersThatBreakOrReorderIt) {
+  EXPECT_EQ(Printable("a\u2028b\u2029c\u0085d\u202ee\u2066f"), "a\\u{2028}b\\u{2029}c\\u{0085}d\\u{202e}e\\u{2066}f");
+  EXPECT_EQ(Printable("\u00e9\u2027\u202f"), "\u00e9\u2027\u202f");  // their neighbours print as they are
+}
+
 TEST(ClientText, JsonDepthCountsOnlyOutsideStrings) {
   EXPECT_EQ(JsonDepth(R"({"a": "[[[[{{", "b": [[1], {"c": []}]})", 100), 4u);  // { [ { [
   EXPECT_EQ(JsonDepth(R"({"a": "\"[[[", "b": 1})", 100), 1u);

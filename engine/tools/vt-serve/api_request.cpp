@@ -206,7 +206,7 @@ ParsedRequest ParseRequest(Endpoint endpoint, const std::string& body, const std
   return out;
 }
 
-std::optional<TokenizeBody> ParseTokenizeBody(const std::string& body, bool detokenize, ApiError* error) {
+std::optional<TokenizeBody> ParseTokenizeBody(const std::string& body, bool detokenize, const std::string& served, ApiError* error) {
   Json j = ParseBody(body, error);
   if (j.is_discarded()) return std::nullopt;
   TokenizeBody t;
@@ -215,6 +215,12 @@ std::optional<TokenizeBody> ParseTokenizeBody(const std::string& body, bool deto
     if (key != field && key != "model" && key != "add_special_tokens") return *error = Bad(key, "unknown field \"" + key + "\""), std::nullopt;
   }
   if (!ReadBool(j, "add_special_tokens", &t.add_special_tokens, error)) return std::nullopt;
+  auto model = j.find("model");
+  if (model != j.end() && !model->is_null() && (!model->is_string() || model->get<std::string>() != served)) {
+    *error = ApiError{404, "The model `" + (model->is_string() ? model->get<std::string>() : model->dump()) + "` does not exist.", "model",
+                      "NotFoundError"};
+    return std::nullopt;
+  }
   auto it = j.find(field);
   if (!detokenize) {
     if (it == j.end() || !it->is_string()) return *error = Bad("prompt", "prompt must be a string"), std::nullopt;

@@ -55,6 +55,7 @@ struct TokenizeBody {
   std::vector<int32_t> tokens;
   bool add_special_tokens = true;
 };
-std::optional<TokenizeBody> ParseTokenizeBody(const std::string& body, bool detokenize, ApiError* error);
+// `served` as in ParseRequest: another model is a 404.
+std::optional<TokenizeBody> ParseTokenizeBody(const std::string& body, bool detokenize, const std::string& served, ApiError* error);
 
 }  // namespace vtserve

@@ -17,7 +17,20 @@ constexpr auto kStopCheck = std::chrono::milliseconds(50);  // how soon a waitin
 
 }  // namespace
 
+// Closing with a request's bytes unread makes the kernel send a reset, and a client still
+// sending (a body past the limit) then loses the answer it was sent. So a connection closed
+// after an error stops writing, reads what the client still sends (2 s, 64 MiB at most), then
+// closes: nginx's lingering close.
 ClientSocket::~ClientSocket() {
+  if (closing_) {
+    ::shutdown(fd_, SHUT_WR);
+    const Clock::time_point give_up = Clock::now() + std::chrono::seconds(2);
+    for (size_t drained = 0; drained < (size_t{64} << 20) && WaitFor(POLLIN, give_up) != 0;) {
+      ssize_t n = ::recv(fd_, buffer_, sizeof buffer_, MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break;
+      drained += n > 0 ? static_cast<size_t>(n) : 0;
+    }
+  }
   ::shutdown(fd_, SHUT_RDWR);
   ::close(fd_);
 }
@@ -42,6 +55,7 @@ bool ClientSocket::AwaitRequest(const std::function<bool()>& stop) {
     if (WaitFor(POLLIN, std::min(give_up, now + kStopCheck)) != 0) break;
   }
   deadline_ = Clock::now() + timeouts_.request_read;
+  request_bytes_ = 0;
   return true;
 }
 
@@ -57,8 +71,13 @@ ssize_t ClientSocket::Read(char* out, size_t size) {
     end_ = static_cast<size_t>(n);
   }
   size_t n = std::min(size, end_ - begin_);
+  if (request_bytes_ + n > max_request_bytes_) {
+    over_budget_ = true;
+    return -1;
+  }
   std::memcpy(out, buffer_ + begin_, n);
   begin_ += n;
+  request_bytes_ += n;
   return static_cast<ssize_t>(n);
 }
 

@@ -21,8 +21,10 @@ class ClientSocket {
     std::chrono::milliseconds request_read{10000};  // a request's first byte to its last
     std::chrono::milliseconds write{10000};         // each write's progress
   };
-  // Takes `fd` (an accepted socket); the destructor shuts it down and closes it.
-  ClientSocket(int fd, Timeouts timeouts) : fd_(fd), timeouts_(timeouts) {}
+  // Takes `fd` (an accepted socket); the destructor shuts it down and closes it. A request may
+  // be `max_request_bytes` long, header and body (a chunked body has no length to check first).
+  ClientSocket(int fd, Timeouts timeouts, size_t max_request_bytes)
+      : fd_(fd), timeouts_(timeouts), max_request_bytes_(max_request_bytes) {}
   ~ClientSocket();
   ClientSocket(const ClientSocket&) = delete;
   ClientSocket& operator=(const ClientSocket&) = delete;
@@ -40,11 +42,18 @@ class ClientSocket {
   bool PeerGone();
   void Address(bool peer, std::string* ip, int* port) const;
   int fd() const { return fd_; }
+  bool over_budget() const { return over_budget_; }  // this request read past max_request_bytes
+  // After this response the connection closes (a request that could not be parsed leaves its
+  // bytes behind; reading them as the next request is how requests get smuggled).
+  void CloseAfterResponse() { closing_ = true; }
+  bool closing() const { return closing_; }
 
  private:
   int WaitFor(short events, Clock::time_point deadline);  // poll's revents, 0 at the deadline
   int fd_;
   Timeouts timeouts_;
+  size_t max_request_bytes_, request_bytes_ = 0;
+  bool over_budget_ = false, closing_ = false;
   Clock::time_point deadline_ = Clock::now();
   char buffer_[4096];
   size_t begin_ = 0, end_ = 0;  // buffer_[begin_, end_) is read but not yet taken

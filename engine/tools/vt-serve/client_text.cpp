@@ -1,6 +1,7 @@
 #include "client_text.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 
 namespace vtserve {
@@ -32,6 +33,21 @@ std::string Hex(unsigned char c) {
   return buf;
 }
 
+// The code point of the well-formed `n`-byte sequence at `s`.
+uint32_t CodePoint(std::string_view s, size_t n) {
+  auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(s[k])); };
+  if (n == 2) return (b(0) & 0x1Fu) << 6 | (b(1) & 0x3Fu);
+  if (n == 3) return (b(0) & 0x0Fu) << 12 | (b(1) & 0x3Fu) << 6 | (b(2) & 0x3Fu);
+  return (b(0) & 0x07u) << 18 | (b(1) & 0x3Fu) << 12 | (b(2) & 0x3Fu) << 6 | (b(3) & 0x3Fu);
+}
+
+// Characters that end a line or reorder one on a terminal: C1 controls (NEL), the line and
+// paragraph separators, and the bidirectional overrides and isolates.
+bool Unprintable(uint32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F;
+}
+
 }  // namespace
 
 std::string ValidUtf8(std::string_view text) {
@@ -59,6 +75,13 @@ std::string Printable(std::string_view text) {
     if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7F || c == '\\'))) {
       out += c == '\\' ? std::string("\\\\") : Hex(c);
       ++i;
+      continue;
+    }
+    if (n > 1 && Unprintable(CodePoint(text.substr(i, n), n))) {
+      char buf[12];
+      std::snprintf(buf, sizeof buf, "\\u{%04x}", CodePoint(text.substr(i, n), n));
+      out += buf;
+      i += n;
       continue;
     }
     out.append(text.substr(i, n));

@@ -11,7 +11,8 @@ namespace vtserve {
 
 // `text` with each byte that is not part of a well-formed UTF-8 sequence replaced by U+FFFD.
 std::string ValidUtf8(std::string_view text);
-// One log line's worth of `text`: valid UTF-8 kept, control bytes and invalid ones as \xNN.
+// One log line's worth of `text`: valid UTF-8 kept, control bytes and invalid ones as \xNN,
+// characters that break or reorder a line (NEL, U+2028/9, bidi overrides) as \u{XXXX}.
 std::string Printable(std::string_view text);
 // The deepest nesting of arrays and objects in the JSON text `body` (strings skipped); it stops
 // counting once past `limit`, so a hostile body costs one pass.

@@ -50,6 +50,11 @@ void ConnectionThreads::Shutdown() {
   ended_.wait(lock, [this] { return alive_ == 0; });
 }
 
+bool ConnectionThreads::saturated() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return alive_ >= max_threads_ && tasks_.size() > idle_;  // below the most, a thread is being made
+}
+
 size_t ConnectionThreads::threads() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return alive_;

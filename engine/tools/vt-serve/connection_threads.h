@@ -25,6 +25,7 @@ class ConnectionThreads {
   // Runs what is queued, then joins every thread; Run afterwards does nothing.
   void Shutdown();
   size_t threads() const;  // alive now
+  bool saturated() const;  // every thread is busy and tasks wait for one
 
  private:
   void Work();

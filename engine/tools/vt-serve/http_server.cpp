@@ -57,6 +57,7 @@ class ThreadsQueue : public httplib::TaskQueue {
   explicit ThreadsQueue(size_t max) : threads_(max, 8, std::chrono::seconds(10)) {}
   void enqueue(std::function<void()> fn) override { threads_.Run(std::move(fn)); }
   void shutdown() override { threads_.Shutdown(); }
+  ConnectionThreads& threads() { return threads_; }
 
  private:
   ConnectionThreads threads_;
@@ -69,26 +70,36 @@ class ThreadsQueue : public httplib::TaskQueue {
 // when the server stops or drains, instead of after its keep-alive wait.
 class ConnectionServer : public httplib::Server {
  public:
-  ConnectionServer(ClientSocket::Timeouts timeouts, const std::atomic<bool>& draining)
-      : timeouts_(timeouts), draining_(draining) {}
+  ConnectionServer(ClientSocket::Timeouts timeouts, size_t max_request_bytes, const std::atomic<bool>& draining)
+      : timeouts_(timeouts), max_request_bytes_(max_request_bytes), draining_(draining) {}
+  // The threads serving connections while Serve runs (httplib owns the queue they are in).
+  void set_threads(ConnectionThreads* threads) { threads_ = threads; }
 
  private:
+  // A connection waiting for its next request gives its thread up when the server stops or
+  // drains, or when connections are waiting for a thread (an idle one costs a thread that a
+  // request, or /health, needs).
+  bool Idle() const {
+    ConnectionThreads* threads = threads_;
+    return svr_sock_ == INVALID_SOCKET || draining_ || (threads && threads->saturated());
+  }
   bool process_and_close_socket(socket_t sock) override {
-    ClientSocket client(sock, timeouts_);
+    ClientSocket client(sock, timeouts_, max_request_bytes_);
     SocketStream stream(client);
-    auto stopping = [this] { return svr_sock_ == INVALID_SOCKET || draining_; };
     bool ok = false;
-    for (size_t left = keep_alive_max_count_; left > 0 && client.AwaitRequest(stopping); --left) {
+    for (size_t left = keep_alive_max_count_; left > 0 && client.AwaitRequest([this] { return Idle(); }); --left) {
       bool closed = false;
       current_client = &client;
       ok = process_request(stream, left == 1 || draining_, closed, nullptr);
       current_client = nullptr;
-      if (!ok || closed) break;
+      if (!ok || closed || client.closing()) break;
     }
     return ok;
   }
   ClientSocket::Timeouts timeouts_;
+  size_t max_request_bytes_;
   const std::atomic<bool>& draining_;
+  std::atomic<ConnectionThreads*> threads_{nullptr};
 };
 
 namespace {
@@ -190,7 +201,12 @@ void Answer(const std::shared_ptr<Job>& job, const ResponseHead& head, httplib::
     u = job->Take(std::chrono::milliseconds(100));
     text += u.text;
     if (!u.done && current_client && current_client->PeerGone()) {
+      // Not a success, and nothing more on this connection (a half-closed client can still
+      // read this; nginx's 499, "client closed request").
       job->Cancel();
+      current_client->CloseAfterResponse();
+      res.status = 499;
+      res.set_content(Dump(ApiError{499, "the client closed the connection", "", "ClientClosedRequest"}.ToJson()), "application/json");
       return LogRequest(head, *job, "");
     }
   }
@@ -215,14 +231,47 @@ void Generate(ServeEngine& engine, Endpoint endpoint, std::atomic<int>& in_fligh
   auto job = std::get<std::shared_ptr<Job>>(submitted);
   if (!r.stream) return Answer(job, NewHead(endpoint, r.model), res);
   auto streamer = std::make_shared<Streamer>(job, NewHead(endpoint, r.model), r.include_usage, in_flight);
-  res.set_chunked_content_provider(
-      "text/event-stream", [streamer](size_t, httplib::DataSink& sink) { return streamer->Next(sink); },
-      [streamer](bool success) { streamer->Released(success); });
+  auto next = [streamer](size_t, httplib::DataSink& sink) { return streamer->Next(sink); };
+  auto released = [streamer](bool success) { streamer->Released(success); };
+  // HTTP/1.0 has no chunked encoding: its stream is the body up to the connection's close.
+  if (req.version == "HTTP/1.0") return res.set_content_provider("text/event-stream", next, released);
+  res.set_chunked_content_provider("text/event-stream", next, released);
+}
+
+// A request framed two ways (Content-Lengths that differ, one that is not a number, one beside
+// Transfer-Encoding): where the next request starts would be a guess, so it is refused.
+std::string FramingError(const httplib::Request& req) {
+  const size_t n = req.get_header_value_count("Content-Length");
+  const std::string first = req.get_header_value("Content-Length");
+  for (size_t i = 0; i < n; ++i) {
+    std::string v = req.get_header_value("Content-Length", i);
+    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) return "Content-Length \"" + v + "\" is not a number";
+    if (v != first) return "two different Content-Length headers";
+  }
+  if (n > 0 && req.has_header("Transfer-Encoding")) return "both Content-Length and Transfer-Encoding";
+  return "";
+}
+
+// What httplib answers itself (no route, a body over the limit, a request it could not parse)
+// gets OpenAI's error object; after any but a 404 the connection closes, since what is left of
+// the request would be read as the next one.
+void AnswerHttpError(const httplib::Request& req, httplib::Response& res) {
+  if (!res.body.empty()) return;
+  const bool over = current_client && current_client->over_budget();
+  if (current_client && res.status != 404) current_client->CloseAfterResponse();
+  if (over) res.status = 413;  // a chunked body past the limit: no length told it in advance
+  std::string message = res.status == 413 ? "the request body is larger than --max-body-bytes"
+                        : res.status == 404 ? "no route " + req.method + " " + req.path
+                                            : "the request could not be read";
+  if (res.status == 413 && !over && req.get_header_value("Content-Type") == "application/x-www-form-urlencoded") {
+    message = "a form-encoded body is limited to 8192 bytes: send the request as application/json";
+  }
+  SendError(res, ApiError{res.status, message, "", res.status == 404 ? "NotFoundError" : "invalid_request_error"});
 }
 
 void Tokenize(const ServeEngine& engine, bool detokenize, const httplib::Request& req, httplib::Response& res) {
   ApiError error;
-  auto body = ParseTokenizeBody(req.body, detokenize, &error);
+  auto body = ParseTokenizeBody(req.body, detokenize, engine.options().served_name, &error);
   if (!body) return SendError(res, error);
   const vt::Tokenizer& t = engine.tokenizer();
   Json out;
@@ -246,7 +295,10 @@ void Tokenize(const ServeEngine& engine, bool detokenize, const httplib::Request
 }  // namespace
 
 HttpServer::HttpServer(ServeEngine& engine, HttpOptions options)
-    : engine_(engine), options_(std::move(options)), server_(std::make_unique<ConnectionServer>(options_.timeouts, draining_)) {
+    : engine_(engine),
+      options_(std::move(options)),
+      // A request is its body and up to 64 KiB of request line and headers.
+      server_(std::make_unique<ConnectionServer>(options_.timeouts, options_.max_body_bytes + (64 << 10), draining_)) {
   Routes();
 }
 
@@ -255,7 +307,11 @@ HttpServer::~HttpServer() = default;
 void HttpServer::Routes() {
   ConnectionServer& s = *server_;
   size_t threads = static_cast<size_t>(std::max(options_.max_connections, 2));
-  s.new_task_queue = [threads] { return new ThreadsQueue(threads); };
+  s.new_task_queue = [this, threads] {
+    auto* queue = new ThreadsQueue(threads);
+    server_->set_threads(&queue->threads());
+    return queue;
+  };
   s.set_payload_max_length(options_.max_body_bytes);
   // httplib listens with a backlog of 5, fixed in Debian's compiled library: 16 clients
   // connecting at once overflowed it and lost handshakes. Bind() listens again with ours.
@@ -268,19 +324,17 @@ void HttpServer::Routes() {
       SendError(res, ApiError{503, "the server is shutting down", "", "ServiceUnavailableError"});
       return httplib::Server::HandlerResponse::Handled;
     }
+    if (std::string framing = FramingError(req); !framing.empty()) {
+      if (current_client) current_client->CloseAfterResponse();
+      SendError(res, ApiError{400, "the request's framing is ambiguous: " + framing, ""});
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (options_.api_key.empty() || req.path.rfind("/v1/", 0) != 0) return httplib::Server::HandlerResponse::Unhandled;
     if (req.get_header_value("Authorization") == "Bearer " + options_.api_key) return httplib::Server::HandlerResponse::Unhandled;
     SendError(res, ApiError{401, "a wrong or missing API key (Authorization: Bearer ...)", "", "AuthenticationError"});
     return httplib::Server::HandlerResponse::Handled;
   });
-  // What httplib answers itself (no route, a body over the limit) gets OpenAI's error object.
-  s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    std::string message = res.status == 413 ? "the request body is larger than --max-body-bytes"
-                          : res.status == 404 ? "no route " + req.method + " " + req.path
-                                              : "the request could not be read";
-    SendError(res, ApiError{res.status, message, "", res.status == 404 ? "NotFoundError" : "invalid_request_error"});
-  });
+  s.set_error_handler(AnswerHttpError);
   s.Get("/health", [](const httplib::Request&, httplib::Response& res) { res.status = 200; });
   s.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
     Json model = {{"id", engine_.options().served_name}, {"object", "model"}, {"created", NewHead(Endpoint::kCompletions, "").created},

@@ -104,6 +104,8 @@ int main(int argc, char** argv) {
   app.add_option("--device", f.device, vttools::kDeviceHelp);
   app.add_flag("--cpu-moe", f.cpu_moe, "Place MoE experts on the CPU (llama.cpp's --cpu-moe)");
   app.add_flag("--no-warmup", f.no_warmup, "Skip the warm-up run before listening (llama-server's flag)");
+  app.add_option("--max-connections", f.http.max_connections, "Connections served at once, a thread each (1024); idle ones yield to new ones")
+      ->check(CLI::Range(2, 1 << 16));
   app.add_option("--timeout-keep-alive", f.keep_alive_s, "Seconds an idle connection may wait to start its next request (5)")
       ->check(CLI::Range(0.01, 3600.0));
   app.add_option("--request-read-timeout", f.request_read_s, "Seconds from a request's first byte to its last (10); slower clients are closed")
