@@ -251,10 +251,25 @@ TEST_F(VtServeHostile, AChunkedBodyPastTheLimitIsA413) {
     if (fd >= 0) close(fd);
     return got;
   };
-  std::string small = tokenize(2), large = tokenize(200);
+  // 16 MiB: more than the socket buffers take, so the client is still sending when the answer
+  // comes; it gets the answer (the server reads on before it closes), not a reset.
+  std::string small = tokenize(2), large = tokenize(16 << 10);
   EXPECT_EQ(StatusOf(small), 200) << small.substr(0, 300);
   EXPECT_EQ(StatusOf(large), 413) << large.substr(0, 300);
   EXPECT_EQ(StatusOf(Exchange(*server, "GET", "/health")), 200);
+}
+
+// A Content-Length past the limit is refused as it is: a 413, though the body never comes
+// (without the check, the read timeout would end the request as unreadable, a 400).
+TEST_F(VtServeHostile, ALengthPastTheLimitIsA413WithoutItsBody) {
+  auto server = Serve("bytes.gguf", {"--max-body-bytes", "4096", "--request-read-timeout", "1"});
+  ASSERT_TRUE(server);
+  int fd = server->SendRaw("POST /tokenize HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                           "Content-Length: 1000000000\r\n\r\n{\"prompt\": ");
+  ASSERT_GE(fd, 0);
+  std::string got = vt::testing::ReadUntil(fd, "\x01 the connection's end");
+  close(fd);
+  EXPECT_EQ(StatusOf(got), 413) << got.substr(0, 300);
 }
 
 // A request httplib cannot parse is answered 400 and its connection closed: the bytes after it
