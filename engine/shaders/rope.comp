@@ -1,5 +1,6 @@
-// llama.cpp's rope mode 0: a[hd, heads, T, ne3] rotated in adjacent pairs (x0, x1) by
-// theta = pos[t] * freq[j] for pair j < n_dims / 2; the rest is copied. One invocation per pair.
+// llama.cpp's rope modes: a[hd, heads, T, ne3] rotated in pairs (x0, x1) by theta = pos[t] *
+// freq[j] for pair j < n_dims / 2: adjacent elements (2j, 2j + 1) in mode 0, or (j, j + n_dims/2)
+// in mode NEOX; the rest is copied. One invocation per pair.
 // freq[j] = freq_scale * freq_base^(-2j / n_dims) / factor_j comes from the host, in double: the
 // shader's pow may be tens of ULPs off, which at position 4096 is a visible angle error. The
 // angle is reduced to [-pi, pi] in extended precision (p * f split exactly by fma, 2*pi in
@@ -15,7 +16,7 @@ layout(push_constant) uniform Params {
   uint ne0, ne1, ne2, ne3;
   uint a_off, a1, a2, a3;
   uint o_off, o1, o2, o3;
-  uint pos_off, freq_off, n_dims;
+  uint pos_off, freq_off, n_dims, neox;
 } p;
 
 // theta = x * f reduced modulo 2*pi.
@@ -37,10 +38,13 @@ void main() {
     uint head = r % p.ne1;
     r /= p.ne1;
     uint t = r % p.ne2, i3 = r / p.ne2;
-    uint ai = p.a_off + 2u * j + head * p.a1 + t * p.a2 + i3 * p.a3;
-    uint oi = p.o_off + 2u * j + head * p.o1 + t * p.o2 + i3 * p.o3;
-    float x0 = a[ai], x1 = a[ai + 1u];
-    if (2u * j >= p.n_dims) {
+    bool rotated = 2u * j < p.n_dims;
+    // A NEOX pair's elements are half the rotated width apart; every other pair's are adjacent.
+    uint e0 = rotated && p.neox != 0u ? j : 2u * j, step = rotated && p.neox != 0u ? p.n_dims / 2u : 1u;
+    uint ai = p.a_off + e0 + head * p.a1 + t * p.a2 + i3 * p.a3;
+    uint oi = p.o_off + e0 + head * p.o1 + t * p.o2 + i3 * p.o3;
+    float x0 = a[ai], x1 = a[ai + step];
+    if (!rotated) {
       o[oi] = x0;
       o[oi + 1u] = x1;
       continue;
@@ -48,6 +52,6 @@ void main() {
     float theta = Reduced(float(pos[p.pos_off + t]), freq[p.freq_off + j]);
     float c = cos(theta), s = sin(theta);
     o[oi] = x0 * c - x1 * s;
-    o[oi + 1u] = x0 * s + x1 * c;
+    o[oi + step] = x0 * s + x1 * c;
   }
 }

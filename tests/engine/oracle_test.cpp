@@ -172,6 +172,16 @@ TEST_F(Oracle, BiasesAndAFusedQkvMatchLlamaCpp) {
           "fused-qkv");
 }
 
+// The Qwen family, each as llama.cpp's own graph computes it: NEOX RoPE with Q/K/V biases
+// (qwen2), per-head Q/K norms (qwen3), experts of their own width (qwen3moe).
+TEST_F(Oracle, QwenArchitecturesMatchLlamaCpp) {
+  Compare(FixtureSpec{.arch = "qwen2", .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 31, .biases = true}, "qwen2");
+  Compare(FixtureSpec{.arch = "qwen3", .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 32}, "qwen3");
+  Compare(FixtureSpec{.arch = "qwen3moe", .dim = 128, .heads = 4, .kv_heads = 2, .ff = 64, .experts = 8, .experts_used = 2,
+                      .dtype = DType::kF16, .seed = 33},
+          "qwen3moe");
+}
+
 TEST_F(Oracle, Bf16TiedOutputMatchesLlamaCpp) {
   Compare(FixtureSpec{.dtype = DType::kBF16, .seed = 5, .tied_output = true}, "bf16-tied");
 }

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <iterator>
 
 #include "parity_support.h"
@@ -101,8 +103,10 @@ TEST(Parity, RopeFullAndPartialDims) {
   std::vector<float> factors(32);
   for (size_t j = 0; j < factors.size(); ++j) factors[j] = 1.0f + 0.25f * static_cast<float>(j);
   for (Backend* b : KernelBackends()) {
-    for (int n_dims : {0, 32, -32}) {
-      SCOPED_TRACE("n_dims=" + std::to_string(n_dims) + (n_dims < 0 ? " with factors" : ""));
+    for (int mode = 0; mode < 6; ++mode) {
+      const int n_dims = std::array<int, 3>{0, 32, -32}[mode % 3];
+      const bool neox = mode >= 3;
+      SCOPED_TRACE("n_dims=" + std::to_string(n_dims) + (n_dims < 0 ? " with factors" : "") + (neox ? ", NEOX" : ""));
       // 131071: a 128k context's last position, where the angle needs more than float's 24 bits.
       Tensor a = RandomTensor(DType::kF32, {64, 4, 6, 1}, Rng());
       Tensor pos = IntTensor({0, 1, 17, 1000, 4095, 131071});
@@ -111,8 +115,29 @@ TEST(Parity, RopeFullAndPartialDims) {
       p.freq_factors = n_dims < 0 ? factors.data() : nullptr;
       p.freq_base = 500000;
       p.freq_scale = 0.5f;
+      p.rope_neox = neox;
       EXPECT_TRUE(Parity(*b, OpKind::kRope, {a, pos}, p, testing::kTierGeneral));
     }
+  }
+}
+
+// The reference's NEOX mode is llama.cpp's: pair j is elements j and j + n_dims/2. A unit
+// vector along element 0 turns toward element 2 (in mode 0, toward element 1), so a reference
+// that ignored the mode fails here, where parity alone would not see it.
+TEST(Parity, RopeNeoxPairsEachElementWithTheOneHalfTheRotatedWidthOn) {
+  for (bool neox : {false, true}) {
+    Backend& ref = ReferenceBackend();
+    Tensor a = NewTensor(ref, DType::kF32, {4, 1, 1, 1}).value(), out = NewTensor(ref, DType::kF32, {4, 1, 1, 1}).value();
+    const float unit[4] = {1, 0, 0, 0};
+    std::memcpy(a.data, unit, sizeof unit);
+    Tensor pos = IntTensor({1});
+    OpParams p;
+    p.rope_neox = neox;
+    ASSERT_TRUE(RunOp(ref, Op{OpKind::kRope, {&a, &pos}, &out, p}).ok());
+    const float* o = static_cast<const float*>(out.data);
+    EXPECT_NEAR(o[0], std::cos(1.0), 1e-6) << (neox ? "NEOX" : "mode 0");
+    EXPECT_NEAR(o[neox ? 2 : 1], std::sin(1.0), 1e-6) << (neox ? "NEOX" : "mode 0");
+    EXPECT_EQ(o[neox ? 1 : 2], 0.0f) << (neox ? "NEOX" : "mode 0");
   }
 }
 
@@ -342,6 +367,9 @@ TEST(Parity, OpsWrittenInPlace) {
     OpParams p;
     p.scale = 0.5f;
     EXPECT_TRUE(testing::ParityInPlace(*b, OpKind::kRope, {a, pos}, p, testing::kTierGeneral));
+    OpParams neox = p;
+    neox.rope_neox = true;
+    EXPECT_TRUE(testing::ParityInPlace(*b, OpKind::kRope, {a, pos}, neox, testing::kTierGeneral)) << "NEOX";
     for (OpKind k : {OpKind::kAdd, OpKind::kMul, OpKind::kSwiglu}) {
       EXPECT_TRUE(testing::ParityInPlace(*b, k, {a, c}, p, testing::kTierGeneral));
     }

@@ -187,3 +187,25 @@ TEST_F(VtRun, CudaWithoutADeviceExitsTwoSayingWhy) {
 }
 
 }  // namespace
+
+namespace {
+
+// vt-fixture writes each architecture vt runs, and vt-run runs it as a user would.
+TEST(VtRunArchitectures, RunsEveryArchitectureVtFixtureWrites) {
+  const std::string dir = std::filesystem::temp_directory_path() / ("vt-run-arch-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  for (std::string arch : {"llama", "qwen2", "qwen3", "qwen3moe"}) {
+    std::string model = dir + "/" + arch + ".gguf";
+    Result made = Sh(std::string(VT_FIXTURE_BIN) + " -o " + model + " --arch " + arch + " --layers 2 --dim 64 --heads 4 --kv-heads 2" +
+                     (arch == "qwen3moe" ? " --experts 4 --ff 32" : ""));
+    ASSERT_EQ(made.code, 0) << arch << ": " << made.err;
+    Result run = Sh(std::string(VT_RUN_BIN) + " -m " + model + " -p Hello -n 8 --ignore-eos --json -t 1");
+    EXPECT_EQ(run.code, 0) << arch << ": " << run.err;
+    EXPECT_EQ(nlohmann::json::parse(run.out, nullptr, false)["tokens"].size(), 8u) << arch << ": " << run.out;
+  }
+  Result moe = Sh(std::string(VT_FIXTURE_BIN) + " -o " + dir + "/y.gguf --arch qwen3moe");
+  EXPECT_EQ(moe.code, 2) << "a qwen3moe fixture without experts: " << moe.err;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace

@@ -2,12 +2,17 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "vt/gguf.h"
 
 namespace vt {
 
 struct FixtureSpec {
+  // general.architecture, and the prefix of its keys: llama, qwen2, qwen3 (per-head Q/K norms,
+  // gains near 2 so attention is sharp enough that a wrong RoPE changes tokens) or qwen3moe.
+  std::string arch = "llama";
+  float qk_norm_gain = 2.0f;              // qwen3's attn_q_norm/attn_k_norm weights: this, ± 0.2
   int64_t layers = 2, dim = 64, heads = 4, kv_heads = 2, ff = 128, ctx = 512;
   int64_t experts = 0, experts_used = 2;  // experts > 0: a MoE model
   DType dtype = DType::kF32;              // matrices; norms stay f32 as llama.cpp writes them

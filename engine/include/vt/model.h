@@ -1,5 +1,5 @@
-// A llama-architecture model (dense or mixture of experts) loaded from GGUF, and its forward
-// pass over a KV cache.
+// A model of one of the architectures vt runs (llama, qwen2, qwen3, qwen3moe: dense or mixture
+// of experts) loaded from GGUF, and its forward pass over a KV cache.
 #pragma once
 
 #include <memory>
@@ -13,9 +13,13 @@
 
 namespace vt {
 
+struct Architecture;  // engine/src/model/architecture.h: what an architecture's graph does
+
 struct LlamaHparams {
+  const Architecture* arch = nullptr;  // general.architecture's entry in the registry
   int64_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0;
   int64_t n_ctx_train = 0, n_rot = 0, n_expert = 0, n_expert_used = 0;
+  int64_t n_ff_exp = 0;    // each expert's width (MoE)
   int64_t n_head_dim = 0;  // llama.attention.key_length (0: n_embd / n_head)
   float rope_freq_base = 10000, rope_freq_scale = 1, rms_eps = 1e-5f;
   int64_t head_dim() const { return n_head_dim ? n_head_dim : n_embd / n_head; }
@@ -24,6 +28,7 @@ struct LlamaHparams {
 
 struct LlamaLayer {
   Tensor attn_norm, wq, wk, wv, wo, ffn_norm;
+  Tensor attn_q_norm, attn_k_norm;                                   // per-head Q/K RMSNorm (qwen3)
   Tensor bq, bk, bv, bo;                                             // optional biases (f32)
   Tensor ffn_gate, ffn_up, ffn_down;                                 // dense
   Tensor ffn_gate_b, ffn_up_b, ffn_down_b;                           // dense, optional
@@ -77,7 +82,7 @@ class LlamaModel {
   Status LoadAttention(const std::string& prefix, LlamaLayer& layer);
   Status LoadFusedQkv(const std::string& prefix, LlamaLayer& layer);
   Status LoadTensor(const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed = false, bool matrix = true);
-  Status LoadBias(const std::string& name, Tensor* out, int64_t n);
+  Status LoadBias(const std::string& name, Tensor* out, int64_t n, bool read = true);
   StatusOr<Tensor> Weight(const std::string& name, bool on_placement = false, bool optional = false, bool matmul = false);
   StatusOr<Tensor> Place(const Tensor& view, bool on_placement, bool matmul);
   // Where each sequence's tokens sit in a batch: columns [offset, offset + t) of x.
@@ -107,6 +112,10 @@ class LlamaModel {
   MoeCopies moe_copies_;
 };
 
+// The hyper-parameters of any registered architecture, read with its own key prefix; an
+// architecture vt does not run is kUnimplemented naming it and the ones it does.
 StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& file);
+// The architectures vt runs ("llama, qwen2, ..."), for messages and --help.
+std::string SupportedArchitectures();
 
 }  // namespace vt

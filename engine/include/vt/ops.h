@@ -16,7 +16,8 @@ enum class OpKind {
   kMul,        // out = a * b, b broadcast over rows
   kScale,      // out = a * scale
   kRmsNorm,    // out = a / sqrt(mean(a²) + eps) per row
-  kRope,       // a[hd,heads,T] rotated in adjacent pairs by pos[T] (llama.cpp mode 0)
+  kRope,       // a[hd,heads,T] rotated by pos[T]: adjacent pairs (llama.cpp mode 0), or with
+               // params.rope_neox the pairs (j, j + n_dims/2) (mode NEOX: Qwen, Gemma, Phi)
   kSoftmax,    // softmax(a*scale + mask) per row; mask optional [ne0, ne1]
   kSilu,       // a * sigmoid(a)
   kSwiglu,     // silu(a) * b
@@ -42,6 +43,7 @@ struct OpParams {
   float freq_base = 10000;   // Rope
   float freq_scale = 1;      // Rope
   int n_dims = 0;            // Rope: rotated dims (0: all of ne0)
+  bool rope_neox = false;    // Rope: pair j is (j, j + n_dims/2), not (2j, 2j + 1)
   // Rope: n_dims/2 divisors of the pairs' frequencies (Llama 3's rope_freqs.weight, ggml's
   // freq_factors), in host memory that outlives the op; null: none.
   const float* freq_factors = nullptr;

@@ -62,3 +62,12 @@ class [[nodiscard]] StatusOr {
     ::vt::Status vt_status_ = (expr);        \
     if (!vt_status_.ok()) return vt_status_; \
   } while (false)
+
+// lhs = the value of `expr` (a StatusOr), or return its status from the enclosing function.
+#define VT_STATUS_CONCAT_(a, b) a##b
+#define VT_STATUS_CONCAT(a, b) VT_STATUS_CONCAT_(a, b)
+#define VT_ASSIGN_OR_RETURN(lhs, expr) VT_ASSIGN_OR_RETURN_(VT_STATUS_CONCAT(vt_or_, __LINE__), lhs, expr)
+#define VT_ASSIGN_OR_RETURN_(tmp, lhs, expr) \
+  auto tmp = (expr);                          \
+  if (!tmp.ok()) return tmp.status();         \
+  lhs = std::move(tmp).value()

@@ -99,10 +99,12 @@ void Rope(const Op& op, ThreadPool& pool) {
     const float* x = a.Row<const float>(head, t, i3);
     float* o = out + r * a.ne[0];
     const float* c = cs.data() + t * n_dims;
-    for (int64_t i = 0; i < n_dims; i += 2) {
-      float x0 = x[i], x1 = x[i + 1];  // read both first: `out` may be `a` (in place)
-      o[i] = x0 * c[i] - x1 * c[i + 1];
-      o[i + 1] = x0 * c[i + 1] + x1 * c[i];
+    // Pair j is (2j, 2j + 1), or (j, j + n_dims/2) for NEOX: `step` apart, starting at `next`.
+    const int64_t half = n_dims / 2, step = op.params.rope_neox ? half : 1, next = op.params.rope_neox ? 1 : 2;
+    for (int64_t j = 0, e = 0; j < half; ++j, e += next) {
+      float x0 = x[e], x1 = x[e + step];  // read both first: `out` may be `a` (in place)
+      o[e] = x0 * c[2 * j] - x1 * c[2 * j + 1];
+      o[e + step] = x0 * c[2 * j + 1] + x1 * c[2 * j];
     }
     for (int64_t i = n_dims; i < a.ne[0]; ++i) o[i] = x[i];
   });

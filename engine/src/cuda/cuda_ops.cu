@@ -90,6 +90,7 @@ __global__ void SoftmaxKernel(Dev4 a, Dev4 mask, Dev4 o, float scale) {
 struct RopeArgs {
   Dev4 a, pos, o;
   int n_dims;
+  bool neox;  // pair j is (j, j + n_dims/2), not (2j, 2j + 1)
   double freq[kMaxRopeDims / 2];  // RopeFrequency(params, n_dims, j), from the host
 };
 
@@ -100,10 +101,12 @@ __global__ void RopeKernel(const RopeArgs r) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x) {
     int64_t j = i % half, rest = i / half, head = rest % r.a.ne[1];
     int64_t t = (rest / r.a.ne[1]) % r.a.ne[2], i3 = rest / (r.a.ne[1] * r.a.ne[2]);
-    const float* x = reinterpret_cast<const float*>(At(r.a, 2 * j, head, t, i3));
-    float* y = reinterpret_cast<float*>(At(r.o, 2 * j, head, t, i3));
-    float x0 = x[0], x1 = x[1];
-    if (2 * j >= r.n_dims) {
+    const bool rotated = 2 * j < r.n_dims;
+    const int64_t e0 = rotated && r.neox ? j : 2 * j, step = rotated && r.neox ? r.n_dims / 2 : 1;
+    const float* x = reinterpret_cast<const float*>(At(r.a, e0, head, t, i3));
+    float* y = reinterpret_cast<float*>(At(r.o, e0, head, t, i3));
+    float x0 = x[0], x1 = x[step];  // a row's elements are contiguous (nb0 = 4)
+    if (!rotated) {
       y[0] = x0;
       y[1] = x1;
       continue;
@@ -112,7 +115,7 @@ __global__ void RopeKernel(const RopeArgs r) {
     float s, c;
     sincosf(static_cast<float>(remainder(p * r.freq[j], 2 * M_PI)), &s, &c);
     y[0] = x0 * c - x1 * s;
-    y[1] = x0 * s + x1 * c;
+    y[step] = x0 * s + x1 * c;
   }
 }
 
@@ -254,7 +257,8 @@ cudaError_t LaunchSoftmax(const Op& op, cudaStream_t stream) {
 }
 
 cudaError_t LaunchRope(const Op& op, cudaStream_t stream) {
-  RopeArgs r{ToDev4(*op.src[0]), ToDev4(*op.src[1]), ToDev4(*op.out), op.params.n_dims ? op.params.n_dims : static_cast<int>(op.src[0]->ne[0]), {}};
+  RopeArgs r{ToDev4(*op.src[0]), ToDev4(*op.src[1]), ToDev4(*op.out), op.params.n_dims ? op.params.n_dims : static_cast<int>(op.src[0]->ne[0]),
+             op.params.rope_neox, {}};
   for (int j = 0; j < r.n_dims / 2; ++j) {
     r.freq[j] = RopeFrequency(op.params, r.n_dims, j);
   }

@@ -113,29 +113,37 @@ std::pair<int64_t, int64_t> CopyVocab(GgufWriter& w, const GgufFile& from) {
   return {n, eos && eos->AsInt() ? *eos->AsInt() : -1};
 }
 
+// Keys with the architecture's prefix, as llama.cpp's converters write them.
 void AddHparams(GgufWriter& w, const FixtureSpec& s) {
   auto u32 = [](int64_t v) { return GgufValue::Uint(GgufType::kU32, static_cast<uint64_t>(v)); };
-  w.Set("general.architecture", GgufValue::String("llama"));
+  const std::string a = s.arch + ".";
+  w.Set("general.architecture", GgufValue::String(s.arch));
   w.Set("general.name", GgufValue::String("vt-fixture"));
-  w.Set("llama.context_length", u32(s.ctx));
-  w.Set("llama.embedding_length", u32(s.dim));
-  w.Set("llama.block_count", u32(s.layers));
-  w.Set("llama.feed_forward_length", u32(s.ff));
-  w.Set("llama.attention.head_count", u32(s.heads));
-  w.Set("llama.attention.head_count_kv", u32(s.kv_heads));
+  w.Set(a + "context_length", u32(s.ctx));
+  w.Set(a + "embedding_length", u32(s.dim));
+  w.Set(a + "block_count", u32(s.layers));
+  w.Set(a + "feed_forward_length", u32(s.ff));
+  w.Set(a + "attention.head_count", u32(s.heads));
+  w.Set(a + "attention.head_count_kv", u32(s.kv_heads));
   const int64_t hd = s.head_dim ? s.head_dim : s.dim / s.heads;
-  w.Set("llama.rope.dimension_count", u32(hd));
+  w.Set(a + "rope.dimension_count", u32(hd));
   if (s.head_dim) {
-    w.Set("llama.attention.key_length", u32(hd));
-    w.Set("llama.attention.value_length", u32(hd));
+    w.Set(a + "attention.key_length", u32(hd));
+    w.Set(a + "attention.value_length", u32(hd));
   }
-  w.Set("llama.rope.freq_base", GgufValue::Float(GgufType::kF32, 10000));
-  w.Set("llama.attention.layer_norm_rms_epsilon", GgufValue::Float(GgufType::kF32, 1e-5));
+  w.Set(a + "rope.freq_base", GgufValue::Float(GgufType::kF32, 10000));
+  w.Set(a + "attention.layer_norm_rms_epsilon", GgufValue::Float(GgufType::kF32, 1e-5));
   if (s.experts > 0) {
-    w.Set("llama.expert_count", u32(s.experts));
-    w.Set("llama.expert_used_count", u32(s.experts_used));
+    w.Set(a + "expert_count", u32(s.experts));
+    w.Set(a + "expert_used_count", u32(s.experts_used));
+    if (s.arch == "qwen3moe") w.Set(a + "expert_feed_forward_length", u32(s.ff));
   }
 }
+
+// Architectures whose graphs normalise each head of Q and K (llama.cpp's qwen3 and qwen3moe).
+bool HasQkNorm(const FixtureSpec& s) { return s.arch == "qwen3" || s.arch == "qwen3moe"; }
+// Only llama's graph reads an output projection's and a dense FFN's biases.
+bool HasLlamaBiases(const FixtureSpec& s) { return s.biases && s.arch == "llama"; }
 
 // Llama 3's shape of factors: 1 for the fastest-turning pairs, rising to 8 for the slowest
 // (its converter's low_freq_factor/high_freq_factor ramp, simplified to a straight line).
@@ -163,7 +171,12 @@ void AddAttention(Builder& b, const FixtureSpec& s, const std::string& p, int64_
     }
   }
   b.Add(p + "attn_output.weight", s.dtype, {qd, d, 1, 1}, 2, 1 / std::sqrt(static_cast<double>(qd)));
-  if (s.biases) b.Add(p + "attn_output.bias", DType::kF32, {d, 1, 1, 1}, 1, 0.1);
+  if (HasLlamaBiases(s)) b.Add(p + "attn_output.bias", DType::kF32, {d, 1, 1, 1}, 1, 0.1);
+  if (HasQkNorm(s)) {  // gains near 2: attention logits 4x sharper, so positions matter
+    const int64_t hd = qd / s.heads;
+    b.Add(p + "attn_q_norm.weight", DType::kF32, {hd, 1, 1, 1}, 1, 0.2, s.qk_norm_gain);
+    b.Add(p + "attn_k_norm.weight", DType::kF32, {hd, 1, 1, 1}, 1, 0.2, s.qk_norm_gain);
+  }
 }
 
 }  // namespace
@@ -182,7 +195,7 @@ GgufWriter MakeFixture(const FixtureSpec& s) {
   double inv_d = 1 / std::sqrt(static_cast<double>(d)), inv_ff = 1 / std::sqrt(static_cast<double>(s.ff));
   // Tied output: the embedding doubles as the output matrix, so its EOS row is zero too.
   b.Add("token_embd.weight", s.dtype, {d, vocab, 1, 1}, 2, 1.0, 0, s.tied_output ? eos : -1);
-  if (s.rope_freqs) AddRopeFreqs(b.w, hd);
+  if (s.rope_freqs && s.arch == "llama") AddRopeFreqs(b.w, hd);
   for (int64_t l = 0; l < s.layers; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";
     b.Add(p + "attn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
@@ -193,7 +206,7 @@ GgufWriter MakeFixture(const FixtureSpec& s) {
       b.Add(p + "ffn_up.weight", s.dtype, {d, s.ff, 1, 1}, 2, inv_d);
       b.Add(p + "ffn_down.weight", s.dtype, {s.ff, d, 1, 1}, 2, inv_ff);
       for (auto [name, n] : {std::pair{"ffn_gate.bias", s.ff}, {"ffn_up.bias", s.ff}, {"ffn_down.bias", d}}) {
-        if (s.biases) b.Add(p + name, DType::kF32, {n, 1, 1, 1}, 1, 0.1);
+        if (HasLlamaBiases(s)) b.Add(p + name, DType::kF32, {n, 1, 1, 1}, 1, 0.1);
       }
     } else {
       b.Add(p + "ffn_gate_inp.weight", DType::kF32, {d, e, 1, 1}, 2, inv_d * 4);

@@ -1,8 +1,11 @@
-// The llama forward pass: every step is an op on the engine's backend, so the same code runs
-// on the CPU, the reference backend and (later) GPUs.
+// The forward pass of every registered architecture (architecture.h says what each one's graph
+// does over llama's): every step is an op on the engine's backend, so the same code runs on
+// the CPU, the reference backend and the GPUs.
 #include <cstring>
 
 #include "vt/model.h"
+
+#include "architecture.h"
 
 namespace vt {
 namespace {
@@ -116,7 +119,14 @@ Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vec
   rope.freq_base = hp_.rope_freq_base;
   rope.freq_scale = hp_.rope_freq_scale;
   rope.freq_factors = rope_factors_.empty() ? nullptr : rope_factors_.data();
+  rope.rope_neox = hp_.arch->rope_neox;
   Tensor q3 = Reshape(q, {hd, hp_.n_head, t, 1}), k3 = Reshape(k, {hd, hkv, t, 1}), v3 = Reshape(v, {hd, hkv, t, 1});
+  if (hp_.arch->qk_norm) {  // qwen3: each head of Q and K normalised on its own, then RoPE
+    VT_ASSIGN(qn, NormMul(g, q3, L.attn_q_norm, hp_.rms_eps));
+    VT_ASSIGN(kn, NormMul(g, k3, L.attn_k_norm, hp_.rms_eps));
+    q3 = qn;
+    k3 = kn;
+  }
   VT_RETURN_IF_ERROR(g.Run(OpKind::kRope, {&q3, &pos}, q3, rope));  // each token at its own position
   VT_RETURN_IF_ERROR(g.Run(OpKind::kRope, {&k3, &pos}, k3, rope));
   VT_ASSIGN(a, g.New(DType::kF32, q3.ne));

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "architecture.h"
+
 namespace vt {
 namespace {
 
@@ -28,80 +30,94 @@ std::string Shape(const std::array<int64_t, 4>& ne) {
   return "[" + std::to_string(ne[0]) + "," + std::to_string(ne[1]) + "," + std::to_string(ne[2]) + "]";
 }
 
-// Head counts, and the head size: llama.attention.key_length where given (it may differ from
+// Head counts, and the head size: <arch>.attention.key_length where given (it may differ from
 // n_embd / n_head), the values' the same (llama.cpp's llama builds assert it too).
-Status HeadSizes(const GgufFile& f, LlamaHparams* hp) {
+Status HeadSizes(const GgufFile& f, const std::string& a, LlamaHparams* hp) {
   if (hp->n_head == 0 || hp->n_head_kv == 0 || hp->n_head % hp->n_head_kv) {
-    return Status(StatusCode::kInvalidArgument, "gguf: llama.attention.head_count_kv must divide llama.attention.head_count");
+    return Status(StatusCode::kInvalidArgument, "gguf: " + a + ".attention.head_count_kv must divide " + a + ".attention.head_count");
   }
-  auto key = IntKey(f, "llama.attention.key_length", 0);
+  auto key = IntKey(f, a + ".attention.key_length", 0);
   if (!key.ok()) return key.status();
   if (key.value() == 0 && hp->n_embd % hp->n_head) {
     return Status(StatusCode::kInvalidArgument, "gguf: head counts do not divide the embedding");
   }
   hp->n_head_dim = key.value() ? key.value() : hp->n_embd / hp->n_head;
-  auto value = IntKey(f, "llama.attention.value_length", hp->n_head_dim);
+  auto value = IntKey(f, a + ".attention.value_length", hp->n_head_dim);
   if (!value.ok()) return value.status();
   if (value.value() != hp->n_head_dim) {
-    return Status(StatusCode::kUnimplemented, "gguf: llama.attention.value_length " + std::to_string(value.value()) +
+    return Status(StatusCode::kUnimplemented, "gguf: " + a + ".attention.value_length " + std::to_string(value.value()) +
                                                   " differs from the key length " + std::to_string(hp->n_head_dim) +
-                                                  " (vt's llama, as llama.cpp's, needs them equal)");
+                                                  " (vt's " + a + ", as llama.cpp's, needs them equal)");
   }
   return Status();
 }
 
-// Linear scaling divides the positions by llama.rope.scaling.factor (or the older
-// llama.rope.scale_linear; 0 means none, as in llama.cpp). Other scaling types change the
+// Linear scaling divides the positions by <arch>.rope.scaling.factor (or the older
+// <arch>.rope.scale_linear; 0 means none, as in llama.cpp). Other scaling types change the
 // angles in ways vt does not compute: refused, not run wrong.
-Status RopeScaling(const GgufFile& f, LlamaHparams* hp) {
-  const GgufValue* type = f.Find("llama.rope.scaling.type");
+Status RopeScaling(const GgufFile& f, const std::string& a, LlamaHparams* hp) {
+  const GgufValue* type = f.Find(a + ".rope.scaling.type");
   if (type && (!type->AsString() || (*type->AsString() != "none" && *type->AsString() != "linear"))) {
     std::string name = type->AsString() ? "\"" + *type->AsString() + "\"" : "(not a string)";
-    return Status(StatusCode::kUnimplemented, "gguf: llama.rope.scaling.type " + name + " is not supported (vt scales RoPE linearly or not at all)");
+    return Status(StatusCode::kUnimplemented, "gguf: " + a + ".rope.scaling.type " + name + " is not supported (vt scales RoPE linearly or not at all)");
   }
-  float factor = FloatKey(f, "llama.rope.scaling.factor", FloatKey(f, "llama.rope.scale_linear", 0.0f));
+  float factor = FloatKey(f, a + ".rope.scaling.factor", FloatKey(f, a + ".rope.scale_linear", 0.0f));
   if (!(factor >= 0) || std::isinf(factor)) {
-    return Status(StatusCode::kInvalidArgument, "gguf: llama.rope.scaling.factor must be a positive number");
+    return Status(StatusCode::kInvalidArgument, "gguf: " + a + ".rope.scaling.factor must be a positive number");
   }
   hp->rope_freq_scale = factor == 0 ? 1.0f : 1.0f / factor;
   return Status();
 }
 
+// The experts: <arch>.expert_count and _used_count, and their width (<arch>.expert_feed_forward_length
+// where the architecture has it, else feed_forward_length), as the architecture allows them.
+Status Experts(const GgufFile& f, const Architecture& arch, LlamaHparams* hp) {
+  const std::string a = arch.name;
+  VT_ASSIGN_OR_RETURN(hp->n_expert, IntKey(f, a + ".expert_count", 0));
+  VT_ASSIGN_OR_RETURN(hp->n_expert_used, IntKey(f, a + ".expert_used_count", 0));
+  if (hp->n_expert > 0 && arch.experts == Architecture::Experts::kNone) {
+    return Status(StatusCode::kInvalidArgument, "gguf: " + a + " has no experts, but " + a + ".expert_count is " + std::to_string(hp->n_expert));
+  }
+  if (hp->n_expert == 0 && arch.experts == Architecture::Experts::kRequired) return Missing("key " + a + ".expert_count (" + a + " is a MoE)");
+  if (hp->n_expert > 0 && (hp->n_expert_used < 1 || hp->n_expert_used > hp->n_expert)) {
+    return Status(StatusCode::kInvalidArgument, "gguf: " + a + ".expert_used_count must be in 1.." + a + ".expert_count");
+  }
+  hp->n_ff_exp = hp->n_ff;
+  if (arch.expert_ff_key && hp->n_expert > 0) {  // a macro of several statements: braces
+    VT_ASSIGN_OR_RETURN(hp->n_ff_exp, IntKey(f, a + ".expert_feed_forward_length"));
+  }
+  return Status();
+}
+
 }  // namespace
 
+// Keys as llama.cpp names them (LLM_KV_NAMES): the architecture's name, then the key.
 StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& f) {
-  const GgufValue* arch = f.Find("general.architecture");
-  if (!arch || !arch->AsString()) return Missing("key general.architecture");
-  if (*arch->AsString() != "llama") {
-    return Status(StatusCode::kUnimplemented, "unsupported architecture \"" + *arch->AsString() + "\" (vt runs llama)");
+  const GgufValue* name = f.Find("general.architecture");
+  if (!name || !name->AsString()) return Missing("key general.architecture");
+  const Architecture* arch = FindArchitecture(*name->AsString());
+  if (!arch) {
+    return Status(StatusCode::kUnimplemented, "unsupported architecture \"" + *name->AsString() + "\" (vt runs " + SupportedArchitectures() + ")");
   }
+  const std::string a = arch->name;
   LlamaHparams hp;
-  auto get = [&](const std::string& key, int64_t* out, std::optional<int64_t> fallback = std::nullopt) -> Status {
-    auto v = IntKey(f, key, fallback);
-    if (!v.ok()) return v.status();
-    *out = v.value();
-    return Status();
-  };
-  VT_RETURN_IF_ERROR(get("llama.embedding_length", &hp.n_embd));
-  VT_RETURN_IF_ERROR(get("llama.block_count", &hp.n_layer));
-  VT_RETURN_IF_ERROR(get("llama.attention.head_count", &hp.n_head));
-  VT_RETURN_IF_ERROR(get("llama.feed_forward_length", &hp.n_ff));
-  VT_RETURN_IF_ERROR(get("llama.attention.head_count_kv", &hp.n_head_kv, hp.n_head));
-  VT_RETURN_IF_ERROR(get("llama.context_length", &hp.n_ctx_train, 2048));
-  VT_RETURN_IF_ERROR(get("llama.expert_count", &hp.n_expert, 0));
-  VT_RETURN_IF_ERROR(get("llama.expert_used_count", &hp.n_expert_used, 0));
-  VT_RETURN_IF_ERROR(HeadSizes(f, &hp));
-  VT_RETURN_IF_ERROR(get("llama.rope.dimension_count", &hp.n_rot, hp.head_dim()));
+  hp.arch = arch;
+  VT_ASSIGN_OR_RETURN(hp.n_embd, IntKey(f, a + ".embedding_length"));
+  VT_ASSIGN_OR_RETURN(hp.n_layer, IntKey(f, a + ".block_count"));
+  VT_ASSIGN_OR_RETURN(hp.n_head, IntKey(f, a + ".attention.head_count"));
+  VT_ASSIGN_OR_RETURN(hp.n_ff, IntKey(f, a + ".feed_forward_length"));
+  VT_ASSIGN_OR_RETURN(hp.n_head_kv, IntKey(f, a + ".attention.head_count_kv", hp.n_head));
+  VT_ASSIGN_OR_RETURN(hp.n_ctx_train, IntKey(f, a + ".context_length", 2048));
+  VT_RETURN_IF_ERROR(Experts(f, *arch, &hp));
+  VT_RETURN_IF_ERROR(HeadSizes(f, a, &hp));
+  VT_ASSIGN_OR_RETURN(hp.n_rot, IntKey(f, a + ".rope.dimension_count", hp.head_dim()));
   if (hp.n_rot % 2 || hp.n_rot > hp.head_dim()) {
-    return Status(StatusCode::kInvalidArgument, "gguf: llama.rope.dimension_count " + std::to_string(hp.n_rot) +
+    return Status(StatusCode::kInvalidArgument, "gguf: " + a + ".rope.dimension_count " + std::to_string(hp.n_rot) +
                                                     " must be even and at most the head size " + std::to_string(hp.head_dim()));
   }
-  hp.rope_freq_base = FloatKey(f, "llama.rope.freq_base", 10000.0f);
-  VT_RETURN_IF_ERROR(RopeScaling(f, &hp));
-  hp.rms_eps = FloatKey(f, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-  if (hp.n_expert > 0 && (hp.n_expert_used < 1 || hp.n_expert_used > hp.n_expert)) {
-    return Status(StatusCode::kInvalidArgument, "gguf: llama.expert_used_count must be in 1..expert_count");
-  }
+  hp.rope_freq_base = FloatKey(f, a + ".rope.freq_base", 10000.0f);
+  VT_RETURN_IF_ERROR(RopeScaling(f, a, &hp));
+  hp.rms_eps = FloatKey(f, a + ".attention.layer_norm_rms_epsilon", 1e-5f);
   const GgufTensorInfo* embd = f.FindTensor("token_embd.weight");
   if (!embd) return Missing("tensor token_embd.weight");
   hp.n_vocab = embd->ne[1];
@@ -145,6 +161,9 @@ StatusOr<Tensor> LlamaModel::Place(const Tensor& view, bool on_placement, bool m
 
 // `matrix`: a matmul's weights (not a norm, nor the token embedding's GetRows table).
 Status LlamaModel::LoadTensor(const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed, bool matrix) {
+  if (!file_->FindTensor(name)) {
+    return Status(StatusCode::kInvalidArgument, "gguf: missing tensor " + name + " (" + hp_.arch->name + " reads it, shape " + Shape(ne) + ")");
+  }
   auto t = Weight(name, placed, false, matrix);
   if (!t.ok()) return t.status();
   if (t->ne != ne) return Status(StatusCode::kInvalidArgument, "gguf: " + name + " has shape " + Shape(t->ne) + ", expected " + Shape(ne));
@@ -153,9 +172,10 @@ Status LlamaModel::LoadTensor(const std::string& name, Tensor* out, std::array<i
 }
 
 // An optional bias, added after its matmul: f32 (llama.cpp's converters keep 1-D tensors so).
-Status LlamaModel::LoadBias(const std::string& name, Tensor* out, int64_t n) {
+// `read` false: the architecture has no such bias (a file that has one is refused, as unread).
+Status LlamaModel::LoadBias(const std::string& name, Tensor* out, int64_t n, bool read) {
   const GgufTensorInfo* info = file_->FindTensor(name);
-  if (!info) return Status();
+  if (!info || !read) return Status();
   if (info->dtype != DType::kF32 || info->ne != std::array<int64_t, 4>{n, 1, 1, 1}) {
     return Status(StatusCode::kInvalidArgument, "gguf: " + name + " must be f32 [" + std::to_string(n) + "], not " +
                                                     std::string(DTypeName(info->dtype)) + " " + Shape(info->ne));
@@ -180,7 +200,8 @@ Status LlamaModel::LoadWeights() {
   // llama.cpp refuses a file with tensors its graph does not create).
   for (const GgufTensorInfo& info : file_->tensors()) {
     if (!read_.count(info.name)) {
-      return Status(StatusCode::kUnimplemented, "gguf: tensor " + info.name + " is not one vt's llama reads (refused rather than ignored)");
+      return Status(StatusCode::kUnimplemented, "gguf: tensor " + info.name + " is not one vt's " + hp_.arch->name +
+                                                    " reads (refused rather than ignored)");
     }
   }
   for (const std::string& name : copied_) file_->ReleasePages(name);
@@ -198,14 +219,16 @@ Status LlamaModel::LoadLayer(int64_t l) {
     VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_gate.weight", &L.ffn_gate, {d, hp_.n_ff, 1, 1}));
     VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_up.weight", &L.ffn_up, {d, hp_.n_ff, 1, 1}));
     VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_down.weight", &L.ffn_down, {hp_.n_ff, d, 1, 1}));
-    VT_RETURN_IF_ERROR(LoadBias(p + "ffn_gate.bias", &L.ffn_gate_b, hp_.n_ff));
-    VT_RETURN_IF_ERROR(LoadBias(p + "ffn_up.bias", &L.ffn_up_b, hp_.n_ff));
-    return LoadBias(p + "ffn_down.bias", &L.ffn_down_b, d);
+    const bool biases = hp_.arch->biases;
+    VT_RETURN_IF_ERROR(LoadBias(p + "ffn_gate.bias", &L.ffn_gate_b, hp_.n_ff, biases));
+    VT_RETURN_IF_ERROR(LoadBias(p + "ffn_up.bias", &L.ffn_up_b, hp_.n_ff, biases));
+    return LoadBias(p + "ffn_down.bias", &L.ffn_down_b, d, biases);
   }
+  const int64_t f = hp_.n_ff_exp;
   VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_gate_inp.weight", &L.ffn_gate_inp, {d, e, 1, 1}, true));
-  VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_gate_exps.weight", &L.ffn_gate_exps, {d, hp_.n_ff, e, 1}, true));
-  VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_up_exps.weight", &L.ffn_up_exps, {d, hp_.n_ff, e, 1}, true));
-  return LoadTensor(p + "ffn_down_exps.weight", &L.ffn_down_exps, {hp_.n_ff, d, e, 1}, true);
+  VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_gate_exps.weight", &L.ffn_gate_exps, {d, f, e, 1}, true));
+  VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_up_exps.weight", &L.ffn_up_exps, {d, f, e, 1}, true));
+  return LoadTensor(p + "ffn_down_exps.weight", &L.ffn_down_exps, {f, d, e, 1}, true);
 }
 
 Status LlamaModel::LoadAttention(const std::string& p, LlamaLayer& L) {
@@ -221,7 +244,11 @@ Status LlamaModel::LoadAttention(const std::string& p, LlamaLayer& L) {
     VT_RETURN_IF_ERROR(LoadBias(p + "attn_v.bias", &L.bv, kv));
   }
   VT_RETURN_IF_ERROR(LoadTensor(p + "attn_output.weight", &L.wo, {qd, d, 1, 1}));
-  return LoadBias(p + "attn_output.bias", &L.bo, d);
+  if (hp_.arch->qk_norm) {  // one weight per element of a head, shared by every head
+    VT_RETURN_IF_ERROR(LoadTensor(p + "attn_q_norm.weight", &L.attn_q_norm, {hp_.head_dim(), 1, 1, 1}, false, false));
+    VT_RETURN_IF_ERROR(LoadTensor(p + "attn_k_norm.weight", &L.attn_k_norm, {hp_.head_dim(), 1, 1, 1}, false, false));
+  }
+  return LoadBias(p + "attn_output.bias", &L.bo, d, hp_.arch->biases);
 }
 
 // One attn_qkv.weight whose rows are Q's, then K's, then V's (and its bias likewise): split
@@ -252,7 +279,7 @@ Status LlamaModel::LoadFusedQkv(const std::string& p, LlamaLayer& L) {
 // backend builds its angle table on the host from them).
 Status LlamaModel::LoadRopeFactors() {
   const char* name = "rope_freqs.weight";
-  if (!file_->FindTensor(name)) return Status();
+  if (!file_->FindTensor(name) || !hp_.arch->rope_freqs) return Status();
   auto view = file_->TensorView(name);
   if (!view.ok()) return view.status();
   const int64_t pairs = hp_.n_rot / 2;

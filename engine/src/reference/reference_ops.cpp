@@ -93,17 +93,15 @@ void Rope(const Op& op) {
   int64_t n_dims = op.params.n_dims ? op.params.n_dims : a.ne[0];
   ForEachRow(a, [&](int64_t head, int64_t t, int64_t i3) {
     double p = Get(pos, t, 0);
-    for (int64_t i0 = 0; i0 < a.ne[0]; i0 += 2) {
-      double x0 = Get(a, i0, head, t, i3), x1 = Get(a, i0 + 1, head, t, i3);
-      if (i0 >= n_dims) {
-        Set(*op.out, i0, head, t, i3, x0);
-        Set(*op.out, i0 + 1, head, t, i3, x1);
-        continue;
-      }
-      double theta = p * op.params.freq_scale * std::pow(op.params.freq_base, -static_cast<double>(i0) / n_dims);
-      if (op.params.freq_factors) theta /= op.params.freq_factors[i0 / 2];
-      Set(*op.out, i0, head, t, i3, x0 * std::cos(theta) - x1 * std::sin(theta));
-      Set(*op.out, i0 + 1, head, t, i3, x0 * std::sin(theta) + x1 * std::cos(theta));
+    for (int64_t i0 = n_dims; i0 < a.ne[0]; ++i0) Set(*op.out, i0, head, t, i3, Get(a, i0, head, t, i3));
+    for (int64_t j = 0; j < n_dims / 2; ++j) {
+      // Pair j's two elements: adjacent (mode 0), or j and j + n_dims/2 (NEOX).
+      int64_t e0 = op.params.rope_neox ? j : 2 * j, e1 = op.params.rope_neox ? j + n_dims / 2 : 2 * j + 1;
+      double x0 = Get(a, e0, head, t, i3), x1 = Get(a, e1, head, t, i3);
+      double theta = p * op.params.freq_scale * std::pow(op.params.freq_base, -2.0 * static_cast<double>(j) / n_dims);
+      if (op.params.freq_factors) theta /= op.params.freq_factors[j];
+      Set(*op.out, e0, head, t, i3, x0 * std::cos(theta) - x1 * std::sin(theta));
+      Set(*op.out, e1, head, t, i3, x0 * std::sin(theta) + x1 * std::cos(theta));
     }
   });
 }

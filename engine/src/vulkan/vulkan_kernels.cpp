@@ -178,7 +178,7 @@ Status Softmax(Device& device, const Op& op) {
 
 struct RopeParams {
   uint32_t ne[4], a[4], o[4];
-  uint32_t pos_off, freq_off, n_dims;
+  uint32_t pos_off, freq_off, n_dims, neox;
 };
 
 // The rotation frequencies go to the device as a small buffer, computed here in double (see
@@ -206,6 +206,7 @@ Status Rope(Device& device, const Op& op) {
   Copy4(p.o, po.at);
   p.pos_off = pp.at[0];
   p.n_dims = U(n_dims);
+  p.neox = op.params.rope_neox ? 1u : 0u;
   Status s = Queue(device, Kernel::kRope, {pa.buffer, pp.buffer, table.value(), po.buffer}, p,
                    Groups(a.NumElements() / 2, 256), op);
   device.Free(table.value());

@@ -1,4 +1,4 @@
-// vt-fixture: writes a deterministic tiny llama model (dense or MoE) as GGUF.
+// vt-fixture: writes a deterministic tiny model of any architecture vt runs (dense or MoE) as GGUF.
 #include <CLI/CLI.hpp>
 
 #include <cctype>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vt/fixture.h"
+#include "vt/model.h"
 
 namespace {
 
@@ -40,10 +41,15 @@ vt::DType DTypeNamed(const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"vt-fixture: write a deterministic tiny llama GGUF model for tests"};
+  CLI::App app{"vt-fixture: write a deterministic tiny GGUF model (llama, qwen2, qwen3, qwen3moe) for tests"};
   vt::FixtureSpec s;
   std::string out, dtype = "f32", vocab_path;
   app.add_option("--out,-o", out, "Output .gguf file")->required();
+  std::vector<std::string> archs;
+  for (std::string names = vt::SupportedArchitectures() + ", "; !names.empty(); names.erase(0, names.find(", ") + 2)) {
+    archs.push_back(names.substr(0, names.find(", ")));
+  }
+  app.add_option("--arch", s.arch, "general.architecture (" + vt::SupportedArchitectures() + "; default llama)")->check(CLI::IsMember(archs));
   app.add_option("--layers", s.layers, "Transformer blocks")->check(CLI::Range(1, 256));
   app.add_option("--dim", s.dim, "Embedding width")->check(CLI::Range(8, 16384));
   app.add_option("--heads", s.heads, "Attention heads")->check(CLI::Range(1, 256));
@@ -76,6 +82,10 @@ int main(int argc, char** argv) {
   }
   if (s.experts > 0 && s.experts_used > s.experts) {
     std::cerr << "vt-fixture: --experts-used exceeds --experts\n";
+    return 2;
+  }
+  if ((s.arch == "qwen3moe") != (s.experts > 0) && s.arch != "llama") {
+    std::cerr << "vt-fixture: --arch " << s.arch << (s.arch == "qwen3moe" ? " needs --experts" : " has no experts (--experts 0)") << "\n";
     return 2;
   }
   std::optional<vt::GgufFile> vocab;

@@ -1,0 +1,17 @@
+// qwen2 (llama.cpp's src/models/qwen2.cpp; Qwen2 and Qwen2.5): llama's graph with RoPE
+// rotating halves (NEOX) and biases on Q, K and V.
+#include "architecture.h"
+
+namespace vt {
+
+const Architecture kQwen2Arch = {
+    .name = "qwen2",
+    .rope_neox = true,
+    .qk_norm = false,
+    .biases = false,
+    .rope_freqs = false,
+    .experts = Architecture::Experts::kNone,
+    .expert_ff_key = false,
+};
+
+}  // namespace vt

@@ -1,0 +1,17 @@
+// qwen3 (llama.cpp's src/models/qwen3.cpp): Q and K each get a per-head RMSNorm
+// (attn_q_norm, attn_k_norm, head-size weights) before RoPE, which rotates halves (NEOX).
+#include "architecture.h"
+
+namespace vt {
+
+const Architecture kQwen3Arch = {
+    .name = "qwen3",
+    .rope_neox = true,
+    .qk_norm = true,
+    .biases = false,
+    .rope_freqs = false,
+    .experts = Architecture::Experts::kNone,
+    .expert_ff_key = false,
+};
+
+}  // namespace vt

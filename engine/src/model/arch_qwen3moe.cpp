@@ -1,0 +1,18 @@
+// qwen3moe (llama.cpp's src/models/qwen3moe.cpp; Qwen3-30B-A3B): qwen3's attention, and in
+// every layer a MoE FFN with softmax routing over the experts, the chosen ones' weights
+// renormalised, each expert expert_feed_forward_length wide.
+#include "architecture.h"
+
+namespace vt {
+
+const Architecture kQwen3MoeArch = {
+    .name = "qwen3moe",
+    .rope_neox = true,
+    .qk_norm = true,
+    .biases = false,
+    .rope_freqs = false,
+    .experts = Architecture::Experts::kRequired,
+    .expert_ff_key = true,
+};
+
+}  // namespace vt

@@ -1,0 +1,31 @@
+// The architectures vt runs, by GGUF's `general.architecture`: what each one's graph in the
+// pinned llama.cpp (src/models/<arch>.cpp) does differently from llama's. Each is defined in a
+// file of its own (arch_<name>.cpp); the forward pass composes the shared blocks as it says.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vt {
+
+struct Architecture {
+  enum class Experts { kNone, kOptional, kRequired };
+  const char* name;      // general.architecture, and the prefix of its keys ("qwen3.block_count")
+  bool rope_neox;        // RoPE rotates pairs (j, j + n_rot/2): llama.cpp's LLAMA_ROPE_TYPE_NEOX
+  bool qk_norm;          // attn_q_norm / attn_k_norm: per-head RMSNorm of Q and K before RoPE
+  bool biases;           // the output projection's and dense FFN's optional biases (Q/K/V's
+                         // are optional in every architecture, as llama.cpp's create_tensor_qkv)
+  bool rope_freqs;       // a rope_freqs.weight divides the pairs' frequencies (Llama 3's)
+  Experts experts;       // MoE layers: none, either, or only
+  bool expert_ff_key;    // <arch>.expert_feed_forward_length gives the experts' width
+};
+
+extern const Architecture kLlamaArch, kQwen2Arch, kQwen3Arch, kQwen3MoeArch;
+
+// The architecture named `name`, or null.
+const Architecture* FindArchitecture(std::string_view name);
+// Every supported name, in registry order ("llama, qwen2, ...").
+std::string SupportedArchitectures();
+
+}  // namespace vt

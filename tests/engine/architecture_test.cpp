@@ -1,0 +1,133 @@
+// The architectures beyond llama (qwen2, qwen3, qwen3moe): read with their own key prefix,
+// each forward equal to the float64 reference's, and each difference from llama's graph seen
+// to matter (a fixture where it did not would prove nothing). llama.cpp's own verdict on the
+// same files is in oracle_test.cpp.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "fixture_support.h"
+#include "parity_support.h"
+#include "vt/fixture.h"
+#include "vt/model.h"
+
+namespace vt {
+namespace {
+
+using testing::FixtureFile;
+
+Engine On(Backend& b) { return Engine{MakeQueue(b)}; }
+Backend& Cpu() { return *GetBackend(DeviceType::kCPU); }
+
+const std::vector<int32_t> kPrompt = {kFixtureBos, 'T', 'h', 'e', ' ', 'q', 'w', 'e', 'n', ' ', 'f', 'i', 'l', 'e', 's'};
+
+FixtureSpec Qwen2() { return FixtureSpec{.arch = "qwen2", .seed = 21, .biases = true}; }
+FixtureSpec Qwen3() { return FixtureSpec{.arch = "qwen3", .seed = 22}; }
+FixtureSpec Qwen3Moe() { return FixtureSpec{.arch = "qwen3moe", .ff = 48, .experts = 4, .experts_used = 2, .seed = 23}; }
+
+StatusOr<std::unique_ptr<LlamaModel>> LoadFile(const GgufWriter& w, Backend& b) {
+  auto file = GgufFile::FromBytes(w.Bytes());
+  if (!file.ok()) return file.status();
+  return LlamaModel::Load(std::make_shared<const GgufFile>(std::move(file).value()), On(b));
+}
+
+// Every position's logits of `prompt` through `w`'s model on `b`.
+std::vector<float> Logits(const GgufWriter& w, Backend& b) {
+  auto m = LoadFile(w, b);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  if (!m.ok()) return {};
+  auto cache = m.value()->NewCache(64);
+  auto out = m.value()->Forward(kPrompt, cache.value(), /*all_logits=*/true);
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  return out.ok() ? out.value() : std::vector<float>{};
+}
+
+// `spec`'s fixture with every key "ARCH.x" renamed "TO.x" and general.architecture TO: the
+// same weights, read as another architecture reads them.
+GgufWriter Relabelled(const FixtureSpec& spec, const std::string& to) {
+  auto file = GgufFile::FromBytes(MakeFixture(spec).Bytes()).value();
+  GgufWriter w;
+  for (const auto& [key, value] : file.metadata()) {
+    if (key == "general.architecture") w.Set(key, GgufValue::String(to));
+    else if (key.rfind(spec.arch + ".", 0) == 0) w.Set(to + key.substr(spec.arch.size()), value);
+    else w.Set(key, value);
+  }
+  for (const GgufTensorInfo& t : file.tensors()) w.AddTensor(t.name, t.dtype, t.ne, t.n_dims, file.TensorView(t.name).value().data);
+  return w;
+}
+
+TEST(Architecture, AnUnsupportedOneIsRefusedNamingItAndTheSupportedOnes) {
+  GgufWriter w = MakeFixture(FixtureSpec{});
+  w.Set("general.architecture", GgufValue::String("gpt-oss"));
+  auto m = LoadFile(w, Cpu());
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(m.status().message(), "unsupported architecture \"gpt-oss\" (vt runs llama, qwen2, qwen3, qwen3moe)");
+}
+
+TEST(Architecture, KeysAreReadWithTheArchitecturesOwnPrefix) {
+  auto hp = ReadLlamaHparams(*FixtureFile(Qwen3Moe()));
+  ASSERT_TRUE(hp.ok()) << hp.status().ToString();
+  EXPECT_EQ(hp->n_layer, 2);
+  EXPECT_EQ(hp->n_expert, 4);
+  EXPECT_EQ(hp->n_ff_exp, 48);
+  // A qwen3 file whose keys say llama.*: its own are missing, and named.
+  GgufWriter w = Relabelled(Qwen3(), "llama");
+  w.Set("general.architecture", GgufValue::String("qwen3"));  // Set replaces the value
+  auto wrong = ReadLlamaHparams(GgufFile::FromBytes(w.Bytes()).value());
+  EXPECT_EQ(wrong.status().message(), "gguf: missing key qwen3.embedding_length");
+}
+
+TEST(Architecture, EachForwardEqualsTheFloat64Reference) {
+  for (FixtureSpec s : {Qwen2(), Qwen3(), Qwen3Moe()}) {
+    for (DType dt : {DType::kF32, DType::kF16}) {
+      s.dtype = dt;
+      SCOPED_TRACE(s.arch + " " + std::string(DTypeName(dt)));
+      std::vector<float> cpu = Logits(MakeFixture(s), Cpu()), ref = Logits(MakeFixture(s), ReferenceBackend());
+      ASSERT_EQ(cpu.size(), ref.size());
+      EXPECT_LT(testing::Nmse(ref, cpu), 1e-6);
+    }
+  }
+}
+
+// The negative control for NEOX: the same weights as llama (adjacent pairs) give other logits,
+// so the fixture is sharp enough that the reference parity above would see the wrong mode.
+TEST(Architecture, Qwen2RotatesHalvesWhereLlamaRotatesAdjacentPairs) {
+  FixtureSpec s = Qwen2();
+  std::vector<float> qwen2 = Logits(MakeFixture(s), ReferenceBackend()), llama = Logits(Relabelled(s, "llama"), ReferenceBackend());
+  ASSERT_EQ(qwen2.size(), llama.size());
+  EXPECT_GT(testing::Nmse(qwen2, llama), 1e-3) << "NEOX and adjacent pairs gave the same logits: the fixture cannot tell them apart";
+}
+
+// The negative control for the per-head norms: their weights change the logits, and a file
+// without them is refused naming the tensor and its shape.
+TEST(Architecture, Qwen3NormalisesEachHeadOfQAndKWithItsOwnWeights) {
+  FixtureSpec unit = Qwen3();
+  unit.qk_norm_gain = 1;
+  std::vector<float> gained = Logits(MakeFixture(Qwen3()), ReferenceBackend()), plain = Logits(MakeFixture(unit), ReferenceBackend());
+  ASSERT_EQ(gained.size(), plain.size());
+  EXPECT_GT(testing::Nmse(gained, plain), 1e-3) << "the Q/K norm weights changed nothing";
+  GgufWriter none = Relabelled(FixtureSpec{.seed = 22}, "qwen3");
+  auto m = LoadFile(none, Cpu());
+  EXPECT_EQ(m.status().message(), "gguf: missing tensor blk.0.attn_q_norm.weight (qwen3 reads it, shape [16,1,1])");
+}
+
+// What only llama's graph reads is refused in another architecture's file, never ignored.
+TEST(Architecture, ATensorTheArchitectureDoesNotReadIsRefused) {
+  GgufWriter w = Relabelled(FixtureSpec{.seed = 24, .biases = true}, "qwen2");
+  auto m = LoadFile(w, Cpu());
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().message(), "gguf: tensor blk.0.attn_output.bias is not one vt's qwen2 reads (refused rather than ignored)");
+}
+
+TEST(Architecture, Qwen3MoeExpertsHaveTheirOwnWidth) {
+  GgufWriter w = MakeFixture(Qwen3Moe());
+  w.Set("qwen3moe.expert_feed_forward_length", GgufValue::Uint(GgufType::kU32, 32));
+  auto m = LoadFile(w, Cpu());
+  EXPECT_EQ(m.status().message(), "gguf: blk.0.ffn_gate_exps.weight has shape [64,48,4], expected [64,32,4]");
+  auto relabelled = Relabelled(FixtureSpec{.seed = 25}, "qwen3moe");
+  EXPECT_EQ(LoadFile(relabelled, Cpu()).status().message(), "gguf: missing key qwen3moe.expert_count (qwen3moe is a MoE)");
+}
+
+}  // namespace
+}  // namespace vt
