@@ -4,6 +4,7 @@
 // same files is in oracle_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "fixture_support.h"
@@ -24,6 +25,7 @@ const std::vector<int32_t> kPrompt = {kFixtureBos, 'T', 'h', 'e', ' ', 'q', 'w',
 FixtureSpec Qwen2() { return FixtureSpec{.arch = "qwen2", .seed = 21, .biases = true}; }
 FixtureSpec Qwen3() { return FixtureSpec{.arch = "qwen3", .seed = 22}; }
 FixtureSpec Qwen3Moe() { return FixtureSpec{.arch = "qwen3moe", .ff = 48, .experts = 4, .experts_used = 2, .seed = 23}; }
+FixtureSpec Phi3() { return FixtureSpec{.arch = "phi3", .seed = 26, .fused_qkv = true}; }
 
 StatusOr<std::unique_ptr<LlamaModel>> LoadFile(const GgufWriter& w, Backend& b) {
   auto file = GgufFile::FromBytes(w.Bytes());
@@ -62,7 +64,7 @@ TEST(Architecture, AnUnsupportedOneIsRefusedNamingItAndTheSupportedOnes) {
   auto m = LoadFile(w, Cpu());
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(m.status().message(), "unsupported architecture \"gpt-oss\" (vt runs llama, qwen2, qwen3, qwen3moe)");
+  EXPECT_EQ(m.status().message(), "unsupported architecture \"gpt-oss\" (vt runs llama, qwen2, qwen3, qwen3moe, phi3)");
 }
 
 TEST(Architecture, KeysAreReadWithTheArchitecturesOwnPrefix) {
@@ -79,7 +81,7 @@ TEST(Architecture, KeysAreReadWithTheArchitecturesOwnPrefix) {
 }
 
 TEST(Architecture, EachForwardEqualsTheFloat64Reference) {
-  for (FixtureSpec s : {Qwen2(), Qwen3(), Qwen3Moe()}) {
+  for (FixtureSpec s : {Qwen2(), Qwen3(), Qwen3Moe(), Phi3()}) {
     for (DType dt : {DType::kF32, DType::kF16}) {
       s.dtype = dt;
       SCOPED_TRACE(s.arch + " " + std::string(DTypeName(dt)));
@@ -127,6 +129,26 @@ TEST(Architecture, Qwen3MoeExpertsHaveTheirOwnWidth) {
   EXPECT_EQ(m.status().message(), "gguf: blk.0.ffn_gate_exps.weight has shape [64,48,4], expected [64,32,4]");
   auto relabelled = Relabelled(FixtureSpec{.seed = 25}, "qwen3moe");
   EXPECT_EQ(LoadFile(relabelled, Cpu()).status().message(), "gguf: missing key qwen3moe.expert_count (qwen3moe is a MoE)");
+}
+
+// phi3's ffn_up.weight is the gate's rows, then the up's: the same file with its halves swapped
+// gives other logits (so the reference parity above would see a wrong order), and a file whose
+// ffn_up is one half wide is refused naming the shape it must have.
+TEST(Architecture, Phi3SplitsItsFusedGateAndUpGateFirst) {
+  auto file = GgufFile::FromBytes(MakeFixture(Phi3()).Bytes()).value();
+  GgufWriter swapped;
+  for (const auto& [key, value] : file.metadata()) swapped.Set(key, value);
+  for (const GgufTensorInfo& t : file.tensors()) {
+    auto* data = static_cast<const uint8_t*>(file.TensorView(t.name).value().data);
+    std::vector<uint8_t> bytes(data, data + t.bytes);
+    if (t.name.find("ffn_up") != std::string::npos) std::rotate(bytes.begin(), bytes.begin() + bytes.size() / 2, bytes.end());
+    swapped.AddTensor(t.name, t.dtype, t.ne, t.n_dims, bytes.data());
+  }
+  std::vector<float> right = Logits(MakeFixture(Phi3()), ReferenceBackend()), wrong = Logits(swapped, ReferenceBackend());
+  ASSERT_EQ(right.size(), wrong.size());
+  EXPECT_GT(testing::Nmse(right, wrong), 1e-3) << "swapping the gate and the up changed nothing";
+  auto unfused = Relabelled(FixtureSpec{.seed = 26}, "phi3");  // a llama file's separate gate and up
+  EXPECT_EQ(LoadFile(unfused, Cpu()).status().message(), "gguf: blk.0.ffn_up.weight has shape [64,128,1], expected [64,256,1] (the gate's rows, then the up's)");
 }
 
 }  // namespace

@@ -172,6 +172,11 @@ TEST_F(Oracle, BiasesAndAFusedQkvMatchLlamaCpp) {
           "fused-qkv");
 }
 
+// Phi-3/Phi-4's graph: NEOX, fused Q/K/V, and the FFN's gate and up in one matrix.
+TEST_F(Oracle, Phi3MatchesLlamaCpp) {
+  Compare(FixtureSpec{.arch = "phi3", .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 34, .fused_qkv = true}, "phi3");
+}
+
 // The Qwen family, each as llama.cpp's own graph computes it: NEOX RoPE with Q/K/V biases
 // (qwen2), per-head Q/K norms (qwen3), experts of their own width (qwen3moe).
 TEST_F(Oracle, QwenArchitecturesMatchLlamaCpp) {

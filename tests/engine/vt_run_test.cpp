@@ -194,7 +194,7 @@ namespace {
 TEST(VtRunArchitectures, RunsEveryArchitectureVtFixtureWrites) {
   const std::string dir = std::filesystem::temp_directory_path() / ("vt-run-arch-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  for (std::string arch : {"llama", "qwen2", "qwen3", "qwen3moe"}) {
+  for (std::string arch : {"llama", "qwen2", "qwen3", "qwen3moe", "phi3"}) {
     std::string model = dir + "/" + arch + ".gguf";
     Result made = Sh(std::string(VT_FIXTURE_BIN) + " -o " + model + " --arch " + arch + " --layers 2 --dim 64 --heads 4 --kv-heads 2" +
                      (arch == "qwen3moe" ? " --experts 4 --ff 32" : ""));

@@ -10,7 +10,8 @@ namespace vt {
 
 struct FixtureSpec {
   // general.architecture, and the prefix of its keys: llama, qwen2, qwen3 (per-head Q/K norms,
-  // gains near 2 so attention is sharp enough that a wrong RoPE changes tokens) or qwen3moe.
+  // gains near 2 so attention is sharp enough that a wrong RoPE changes tokens), qwen3moe or
+  // phi3 (the FFN's gate and up in one ffn_up.weight).
   std::string arch = "llama";
   float qk_norm_gain = 2.0f;              // qwen3's attn_q_norm/attn_k_norm weights: this, ± 0.2
   int64_t layers = 2, dim = 64, heads = 4, kv_heads = 2, ff = 128, ctx = 512;

@@ -1,5 +1,5 @@
-// A model of one of the architectures vt runs (llama, qwen2, qwen3, qwen3moe: dense or mixture
-// of experts) loaded from GGUF, and its forward pass over a KV cache.
+// A model of one of the architectures vt runs (llama, qwen2, qwen3, qwen3moe, phi3: dense or
+// mixture of experts) loaded from GGUF, and its forward pass over a KV cache.
 #pragma once
 
 #include <memory>
@@ -81,6 +81,7 @@ class LlamaModel {
   Status LoadLayer(int64_t l);
   Status LoadAttention(const std::string& prefix, LlamaLayer& layer);
   Status LoadFusedQkv(const std::string& prefix, LlamaLayer& layer);
+  Status LoadFusedGateUp(const std::string& prefix, LlamaLayer& layer);
   Status LoadTensor(const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed = false, bool matrix = true);
   Status LoadBias(const std::string& name, Tensor* out, int64_t n, bool read = true);
   StatusOr<Tensor> Weight(const std::string& name, bool on_placement = false, bool optional = false, bool matmul = false);

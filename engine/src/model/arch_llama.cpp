@@ -13,6 +13,7 @@ const Architecture kLlamaArch = {
     .rope_freqs = true,
     .experts = Architecture::Experts::kOptional,
     .expert_ff_key = false,
+    .fused_gate_up = false,
 };
 
 }  // namespace vt

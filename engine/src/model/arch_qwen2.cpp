@@ -12,6 +12,7 @@ const Architecture kQwen2Arch = {
     .rope_freqs = false,
     .experts = Architecture::Experts::kNone,
     .expert_ff_key = false,
+    .fused_gate_up = false,
 };
 
 }  // namespace vt

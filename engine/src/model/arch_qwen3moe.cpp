@@ -13,6 +13,7 @@ const Architecture kQwen3MoeArch = {
     .rope_freqs = false,
     .experts = Architecture::Experts::kRequired,
     .expert_ff_key = true,
+    .fused_gate_up = false,
 };
 
 }  // namespace vt

@@ -19,9 +19,10 @@ struct Architecture {
   bool rope_freqs;       // a rope_freqs.weight divides the pairs' frequencies (Llama 3's)
   Experts experts;       // MoE layers: none, either, or only
   bool expert_ff_key;    // <arch>.expert_feed_forward_length gives the experts' width
+  bool fused_gate_up;    // the dense FFN's gate and up are one ffn_up.weight, gate rows first
 };
 
-extern const Architecture kLlamaArch, kQwen2Arch, kQwen3Arch, kQwen3MoeArch;
+extern const Architecture kLlamaArch, kQwen2Arch, kQwen3Arch, kQwen3MoeArch, kPhi3Arch;
 
 // The architecture named `name`, or null.
 const Architecture* FindArchitecture(std::string_view name);

@@ -201,7 +201,10 @@ GgufWriter MakeFixture(const FixtureSpec& s) {
     b.Add(p + "attn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
     AddAttention(b, s, p, qd, kv);
     b.Add(p + "ffn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
-    if (e == 0) {
+    if (e == 0 && s.arch == "phi3") {  // gate and up in one matrix, the gate's rows first
+      b.Add(p + "ffn_up.weight", s.dtype, {d, 2 * s.ff, 1, 1}, 2, inv_d);
+      b.Add(p + "ffn_down.weight", s.dtype, {s.ff, d, 1, 1}, 2, inv_ff);
+    } else if (e == 0) {
       b.Add(p + "ffn_gate.weight", s.dtype, {d, s.ff, 1, 1}, 2, inv_d);
       b.Add(p + "ffn_up.weight", s.dtype, {d, s.ff, 1, 1}, 2, inv_d);
       b.Add(p + "ffn_down.weight", s.dtype, {s.ff, d, 1, 1}, 2, inv_ff);

@@ -215,6 +215,7 @@ Status LlamaModel::LoadLayer(int64_t l) {
   VT_RETURN_IF_ERROR(LoadTensor(p + "attn_norm.weight", &L.attn_norm, {d, 1, 1, 1}, false, false));
   VT_RETURN_IF_ERROR(LoadAttention(p, L));
   VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_norm.weight", &L.ffn_norm, {d, 1, 1, 1}, false, false));
+  if (e == 0 && hp_.arch->fused_gate_up) return LoadFusedGateUp(p, L);
   if (e == 0) {
     VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_gate.weight", &L.ffn_gate, {d, hp_.n_ff, 1, 1}));
     VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_up.weight", &L.ffn_up, {d, hp_.n_ff, 1, 1}));
@@ -273,6 +274,28 @@ Status LlamaModel::LoadFusedQkv(const std::string& p, LlamaLayer& L) {
     if (bias.data) *biases[i] = View(bias, {rows[i], 1, 1, 1}, bias.nb, static_cast<size_t>(at) * bias.nb[0]);
   }
   return Status();
+}
+
+// phi3's ffn_up.weight: the gate's n_ff rows, then the up's, split into two views of the
+// mapping, each placed as its own matmul weight (no copy on the CPU but its own order's).
+Status LlamaModel::LoadFusedGateUp(const std::string& p, LlamaLayer& L) {
+  const int64_t d = hp_.n_embd, f = hp_.n_ff;
+  const std::string name = p + "ffn_up.weight";
+  if (!file_->FindTensor(name)) return Status(StatusCode::kInvalidArgument, "gguf: missing tensor " + name + " (" + hp_.arch->name + " reads it, shape " + Shape({d, 2 * f, 1, 1}) + ")");
+  auto fused = file_->TensorView(name);
+  if (!fused.ok()) return fused.status();
+  read_.insert(name);
+  if (fused->ne != std::array<int64_t, 4>{d, 2 * f, 1, 1}) {
+    return Status(StatusCode::kInvalidArgument, "gguf: " + name + " has shape " + Shape(fused->ne) + ", expected " + Shape({d, 2 * f, 1, 1}) +
+                                                    " (the gate's rows, then the up's)");
+  }
+  Tensor* halves[2] = {&L.ffn_gate, &L.ffn_up};
+  for (int64_t i = 0; i < 2; ++i) {
+    auto w = Place(View(fused.value(), {d, f, 1, 1}, fused->nb, static_cast<size_t>(i * f) * fused->nb[1]), false, true);
+    if (!w.ok()) return w.status();
+    *halves[i] = std::move(w).value();
+  }
+  return LoadTensor(p + "ffn_down.weight", &L.ffn_down, {f, d, 1, 1});
 }
 
 // Llama 3's frequency factors: one f32 divisor per rotated pair, read to host memory (every
