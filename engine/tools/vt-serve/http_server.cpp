@@ -255,8 +255,26 @@ std::string FramingError(const httplib::Request& req) {
 // What httplib answers itself (no route, a body over the limit, a request it could not parse)
 // gets OpenAI's error object; after any but a 404 the connection closes, since what is left of
 // the request would be read as the next one.
+// The method a route answers, for a 405 on any other (OpenAI's and vLLM's servers say so rather
+// than "no route").
+const char* MethodOf(const std::string& path) {
+  static const std::pair<const char*, const char*> kRoutes[] = {
+      {"/v1/completions", "POST"}, {"/v1/chat/completions", "POST"}, {"/tokenize", "POST"}, {"/detokenize", "POST"},
+      {"/v1/models", "GET"},       {"/health", "GET"},               {"/metrics", "GET"}};
+  for (const auto& [route, method] : kRoutes) {
+    if (path == route) return method;
+  }
+  return path.size() > 11 && path.rfind("/v1/models/", 0) == 0 ? "GET" : nullptr;
+}
+
 void AnswerHttpError(const httplib::Request& req, httplib::Response& res) {
   if (!res.body.empty()) return;
+  const char* allowed = res.status == 404 ? MethodOf(req.path) : nullptr;
+  if (allowed && req.method != allowed && !(req.method == "HEAD" && std::string(allowed) == "GET")) {
+    res.set_header("Allow", allowed);
+    return SendError(res, ApiError{405, "method " + req.method + " is not allowed on " + req.path + " (" + allowed + " is)", "",
+                                   "MethodNotAllowedError"});
+  }
   const bool over = current_client && current_client->over_budget();
   if (current_client && res.status != 404) current_client->CloseAfterResponse();
   if (over) res.status = 413;  // a chunked body past the limit: no length told it in advance
@@ -336,10 +354,19 @@ void HttpServer::Routes() {
   });
   s.set_error_handler(AnswerHttpError);
   s.Get("/health", [](const httplib::Request&, httplib::Response& res) { res.status = 200; });
-  s.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
-    Json model = {{"id", engine_.options().served_name}, {"object", "model"}, {"created", NewHead(Endpoint::kCompletions, "").created},
-                  {"owned_by", "vt"}, {"max_model_len", engine_.options().max_model_len}};
-    res.set_content(Dump(Json{{"object", "list"}, {"data", Json::array({model})}}), "application/json");
+  auto model = [this] {
+    return Json{{"id", engine_.options().served_name}, {"object", "model"}, {"created", NewHead(Endpoint::kCompletions, "").created},
+                {"owned_by", "vt"}, {"max_model_len", engine_.options().max_model_len}};
+  };
+  s.Get("/v1/models", [model](const httplib::Request&, httplib::Response& res) {
+    res.set_content(Dump(Json{{"object", "list"}, {"data", Json::array({model()})}}), "application/json");
+  });
+  // One model by its id (OpenAI's models.retrieve); ids may hold slashes ("org/name").
+  s.Get(R"(/v1/models/(.+))", [this, model](const httplib::Request& req, httplib::Response& res) {
+    if (req.matches[1] != engine_.options().served_name) {
+      return SendError(res, ApiError{404, "The model `" + std::string(req.matches[1]) + "` does not exist.", "model", "NotFoundError"});
+    }
+    res.set_content(Dump(model()), "application/json");
   });
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(engine_.MetricsText(), "text/plain; version=0.0.4");

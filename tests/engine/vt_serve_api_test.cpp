@@ -1,0 +1,67 @@
+// vt-serve's routes as OpenAI's clients call them beyond generation: one model by its id, and a
+// route asked with the wrong method. A real vt-serve process on 127.0.0.1.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "http_client.h"
+#include "tool_support.h"
+
+namespace {
+
+using Json = nlohmann::json;
+using vt::testing::HttpReply;
+using vt::testing::ServeProcess;
+
+class VtServeApi : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string((std::filesystem::temp_directory_path() / ("vt-serve-api-" + std::to_string(getpid()))).string());
+    std::filesystem::create_directories(*dir_);
+    auto r = vt::testing::Sh(std::string(VT_FIXTURE_BIN) + " -o " + *dir_ + "/m.gguf --layers 2 --dim 64 --heads 4 --kv-heads 2");
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*dir_);
+    delete dir_;
+  }
+  std::unique_ptr<ServeProcess> Serve(const std::string& name) {
+    std::string error;
+    auto server = ServeProcess::Start(VT_SERVE_BIN, {"-m", *dir_ + "/m.gguf", "--served-model-name", name, "-t", "1"}, &error);
+    EXPECT_TRUE(server) << error;
+    return server;
+  }
+  static std::string* dir_;
+};
+std::string* VtServeApi::dir_ = nullptr;
+
+TEST_F(VtServeApi, AModelIsRetrievedByItsIdSlashesAndAll) {
+  auto server = Serve("org/tiny-1");
+  ASSERT_TRUE(server);
+  HttpReply one = server->Get("/v1/models/org/tiny-1");
+  ASSERT_EQ(one.status, 200) << one.body;
+  Json m = Json::parse(one.body, nullptr, false);
+  EXPECT_EQ(m["id"], "org/tiny-1");
+  EXPECT_EQ(m["object"], "model");
+  HttpReply other = server->Get("/v1/models/other");
+  EXPECT_EQ(other.status, 404) << other.body;
+  EXPECT_EQ(Json::parse(other.body, nullptr, false)["error"]["param"], "model") << other.body;
+}
+
+TEST_F(VtServeApi, AKnownRouteAskedWithTheWrongMethodIs405NamingTheRightOne) {
+  auto server = Serve("tiny");
+  ASSERT_TRUE(server);
+  HttpReply get = server->Get("/v1/completions");
+  EXPECT_EQ(get.status, 405) << get.body;
+  EXPECT_EQ(get.Header("Allow"), "POST");
+  EXPECT_NE(get.body.find("method GET is not allowed on /v1/completions (POST is)"), std::string::npos) << get.body;
+  HttpReply post = server->Post("/v1/models", "{}");
+  EXPECT_EQ(post.status, 405) << post.body;
+  EXPECT_EQ(post.Header("Allow"), "GET");
+  EXPECT_EQ(server->Get("/v1/nothing").status, 404);  // an unknown route is still a 404
+  EXPECT_EQ(server->Get("/v1/models/").status, 404);  // and so is a model with no id
+}
+
+}  // namespace
