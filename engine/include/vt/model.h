@@ -82,6 +82,7 @@ class LlamaModel {
   Status LoadAttention(const std::string& prefix, LlamaLayer& layer);
   Status LoadFusedQkv(const std::string& prefix, LlamaLayer& layer);
   Status LoadFusedGateUp(const std::string& prefix, LlamaLayer& layer);
+  Status MissingTensor(const std::string& name, std::array<int64_t, 4> ne) const;
   Status LoadTensor(const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed = false, bool matrix = true);
   Status LoadBias(const std::string& name, Tensor* out, int64_t n, bool read = true);
   StatusOr<Tensor> Weight(const std::string& name, bool on_placement = false, bool optional = false, bool matmul = false);

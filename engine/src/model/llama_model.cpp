@@ -159,11 +159,14 @@ StatusOr<Tensor> LlamaModel::Place(const Tensor& view, bool on_placement, bool m
   return t;
 }
 
+// A tensor the architecture reads is not in the file: named, with the shape it must have.
+Status LlamaModel::MissingTensor(const std::string& name, std::array<int64_t, 4> ne) const {
+  return Status(StatusCode::kInvalidArgument, "gguf: missing tensor " + name + " (" + hp_.arch->name + " reads it, shape " + Shape(ne) + ")");
+}
+
 // `matrix`: a matmul's weights (not a norm, nor the token embedding's GetRows table).
 Status LlamaModel::LoadTensor(const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed, bool matrix) {
-  if (!file_->FindTensor(name)) {
-    return Status(StatusCode::kInvalidArgument, "gguf: missing tensor " + name + " (" + hp_.arch->name + " reads it, shape " + Shape(ne) + ")");
-  }
+  if (!file_->FindTensor(name)) return MissingTensor(name, ne);
   auto t = Weight(name, placed, false, matrix);
   if (!t.ok()) return t.status();
   if (t->ne != ne) return Status(StatusCode::kInvalidArgument, "gguf: " + name + " has shape " + Shape(t->ne) + ", expected " + Shape(ne));
@@ -281,7 +284,7 @@ Status LlamaModel::LoadFusedQkv(const std::string& p, LlamaLayer& L) {
 Status LlamaModel::LoadFusedGateUp(const std::string& p, LlamaLayer& L) {
   const int64_t d = hp_.n_embd, f = hp_.n_ff;
   const std::string name = p + "ffn_up.weight";
-  if (!file_->FindTensor(name)) return Status(StatusCode::kInvalidArgument, "gguf: missing tensor " + name + " (" + hp_.arch->name + " reads it, shape " + Shape({d, 2 * f, 1, 1}) + ")");
+  if (!file_->FindTensor(name)) return MissingTensor(name, {d, 2 * f, 1, 1});
   auto fused = file_->TensorView(name);
   if (!fused.ok()) return fused.status();
   read_.insert(name);
