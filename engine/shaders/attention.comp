@@ -1,5 +1,6 @@
 // Causal GQA attention over a KV cache: out[d, h, t] = Σ_j softmax_j(q·k_j * scale) v[d, j] for
-// cache positions j < n_past + t + 1 of kv head h / (H / Hkv). A workgroup per (head, token);
+// cache positions j < n_past + t + 1 of kv head h / (H / Hkv), and j >= n_past + t + 1 - window
+// where window > 0 (a sliding window). A workgroup per (head, token);
 // keys in chunks of 128 (one score per invocation, in shared memory) with an online softmax,
 // so any context length fits; each invocation accumulates up to 4 output dims (head_dim ≤ 512).
 // The cache is read as 32-bit words: f32 (kv_type 0) or f16 pairs (kv_type 1).
@@ -16,6 +17,7 @@ layout(push_constant) uniform Params {
   uint k_off, k1, k2;
   uint v_off, v1, v2;
   uint o_off, o1, o2;
+  uint window;
 } p;
 
 shared float qs[512];
@@ -32,12 +34,12 @@ void main() {
   uint tid = gl_LocalInvocationID.x;
   for (uint job = gl_WorkGroupID.x; job < p.heads * p.tokens; job += gl_NumWorkGroups.x) {
     uint h = job % p.heads, t = job / p.heads, g = h / (p.heads / p.kv_heads);
-    uint n = p.n_past + t + 1u;
+    uint n = p.n_past + t + 1u, lo = p.window > 0u && n > p.window ? n - p.window : 0u;
     for (uint d = tid; d < p.hd; d += 128u) qs[d] = q[p.q_off + d + h * p.q1 + t * p.q2];
     barrier();
     float m = kNegInf, l = 0.0;
     float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
-    for (uint c0 = 0u; c0 < n; c0 += 128u) {
+    for (uint c0 = lo; c0 < n; c0 += 128u) {
       uint j = c0 + tid, cn = min(128u, n - c0);
       float s = kNegInf;
       if (j < n) {

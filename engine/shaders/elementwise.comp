@@ -1,5 +1,5 @@
 // out = f(a, b) elementwise over a 4-d f32 tensor: Add, Mul (b broadcast by index modulo its
-// shape), Scale, Silu, Swiglu. Offsets and strides are in elements (rows are contiguous).
+// shape), Scale, Silu, Swiglu, Geglu. Offsets and strides are in elements (rows are contiguous).
 // Grid-stride: any element count runs in at most 65535 workgroups.
 #version 450
 layout(local_size_x = 256) in;
@@ -12,7 +12,7 @@ layout(push_constant) uniform Params {
   uint b_off, b1, b2, b3;
   uint o_off, o1, o2, o3;
   uint bne0, bne1, bne2, bne3;   // b's shape, for broadcasting
-  uint op;                       // 0 add, 1 mul, 2 scale, 3 silu, 4 swiglu
+  uint op;                       // 0 add, 1 mul, 2 scale, 3 silu, 4 swiglu, 5 geglu
   float scale;
 } p;
 
@@ -25,7 +25,7 @@ void main() {
     uint i2 = r % p.ne2, i3 = r / p.ne2;
     float x = a[p.a_off + i0 + i1 * p.a1 + i2 * p.a2 + i3 * p.a3];
     float y = 0.0;
-    if (p.op == 0u || p.op == 1u || p.op == 4u) {
+    if (p.op == 0u || p.op == 1u || p.op >= 4u) {
       y = b[p.b_off + i0 % p.bne0 + (i1 % p.bne1) * p.b1 + (i2 % p.bne2) * p.b2 + (i3 % p.bne3) * p.b3];
     }
     float v;
@@ -33,7 +33,8 @@ void main() {
     else if (p.op == 1u) v = x * y;
     else if (p.op == 2u) v = x * p.scale;
     else if (p.op == 3u) v = x / (1.0 + exp(-x));
-    else v = x / (1.0 + exp(-x)) * y;
+    else if (p.op == 4u) v = x / (1.0 + exp(-x)) * y;
+    else v = x / (1.0 + exp(-1.5957691216057308 * x * (1.0 + 0.044715 * x * x))) * y;  // gelu_tanh = x·σ(2u)
     o[p.o_off + i0 + i1 * p.o1 + i2 * p.o2 + i3 * p.o3] = v;
   }
 }

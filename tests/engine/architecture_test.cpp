@@ -1,4 +1,5 @@
-// The architectures beyond llama (qwen2, qwen3, qwen3moe): read with their own key prefix,
+// The architectures beyond llama (qwen2, qwen3, qwen3moe, phi3, gemma3; gemma3's own controls
+// are in gemma3_test.cpp): read with their own key prefix,
 // each forward equal to the float64 reference's, and each difference from llama's graph seen
 // to matter (a fixture where it did not would prove nothing). llama.cpp's own verdict on the
 // same files is in oracle_test.cpp.
@@ -16,8 +17,8 @@ namespace vt {
 namespace {
 
 using testing::FixtureFile;
+using testing::Relabelled;
 
-Engine On(Backend& b) { return Engine{MakeQueue(b)}; }
 Backend& Cpu() { return *GetBackend(DeviceType::kCPU); }
 
 const std::vector<int32_t> kPrompt = {kFixtureBos, 'T', 'h', 'e', ' ', 'q', 'w', 'e', 'n', ' ', 'f', 'i', 'l', 'e', 's'};
@@ -26,37 +27,14 @@ FixtureSpec Qwen2() { return FixtureSpec{.arch = "qwen2", .seed = 21, .biases = 
 FixtureSpec Qwen3() { return FixtureSpec{.arch = "qwen3", .seed = 22}; }
 FixtureSpec Qwen3Moe() { return FixtureSpec{.arch = "qwen3moe", .ff = 48, .experts = 4, .experts_used = 2, .seed = 23}; }
 FixtureSpec Phi3() { return FixtureSpec{.arch = "phi3", .seed = 26, .fused_qkv = true}; }
-
-StatusOr<std::unique_ptr<LlamaModel>> LoadFile(const GgufWriter& w, Backend& b) {
-  auto file = GgufFile::FromBytes(w.Bytes());
-  if (!file.ok()) return file.status();
-  return LlamaModel::Load(std::make_shared<const GgufFile>(std::move(file).value()), On(b));
+// Layer 0 windowed (4 positions, base 10000), layer 1 global (base 1e6, scaled by 1/2).
+FixtureSpec Gemma3() {
+  return FixtureSpec{.arch = "gemma3", .seed = 27, .sliding_window = 4, .swa_pattern = 2, .rope_scale = 2, .logit_softcap = 30};
 }
 
-// Every position's logits of `prompt` through `w`'s model on `b`.
-std::vector<float> Logits(const GgufWriter& w, Backend& b) {
-  auto m = LoadFile(w, b);
-  EXPECT_TRUE(m.ok()) << m.status().ToString();
-  if (!m.ok()) return {};
-  auto cache = m.value()->NewCache(64);
-  auto out = m.value()->Forward(kPrompt, cache.value(), /*all_logits=*/true);
-  EXPECT_TRUE(out.ok()) << out.status().ToString();
-  return out.ok() ? out.value() : std::vector<float>{};
-}
+StatusOr<std::unique_ptr<LlamaModel>> LoadFile(const GgufWriter& w, Backend& b) { return testing::LoadWriter(w, b); }
+std::vector<float> Logits(const GgufWriter& w, Backend& b) { return testing::AllLogits(w, b, kPrompt); }
 
-// `spec`'s fixture with every key "ARCH.x" renamed "TO.x" and general.architecture TO: the
-// same weights, read as another architecture reads them.
-GgufWriter Relabelled(const FixtureSpec& spec, const std::string& to) {
-  auto file = GgufFile::FromBytes(MakeFixture(spec).Bytes()).value();
-  GgufWriter w;
-  for (const auto& [key, value] : file.metadata()) {
-    if (key == "general.architecture") w.Set(key, GgufValue::String(to));
-    else if (key.rfind(spec.arch + ".", 0) == 0) w.Set(to + key.substr(spec.arch.size()), value);
-    else w.Set(key, value);
-  }
-  for (const GgufTensorInfo& t : file.tensors()) w.AddTensor(t.name, t.dtype, t.ne, t.n_dims, file.TensorView(t.name).value().data);
-  return w;
-}
 
 TEST(Architecture, AnUnsupportedOneIsRefusedNamingItAndTheSupportedOnes) {
   GgufWriter w = MakeFixture(FixtureSpec{});
@@ -64,7 +42,7 @@ TEST(Architecture, AnUnsupportedOneIsRefusedNamingItAndTheSupportedOnes) {
   auto m = LoadFile(w, Cpu());
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(m.status().message(), "unsupported architecture \"gpt-oss\" (vt runs llama, qwen2, qwen3, qwen3moe, phi3)");
+  EXPECT_EQ(m.status().message(), "unsupported architecture \"gpt-oss\" (vt runs llama, qwen2, qwen3, qwen3moe, phi3, gemma3)");
 }
 
 TEST(Architecture, KeysAreReadWithTheArchitecturesOwnPrefix) {
@@ -81,7 +59,7 @@ TEST(Architecture, KeysAreReadWithTheArchitecturesOwnPrefix) {
 }
 
 TEST(Architecture, EachForwardEqualsTheFloat64Reference) {
-  for (FixtureSpec s : {Qwen2(), Qwen3(), Qwen3Moe(), Phi3()}) {
+  for (FixtureSpec s : {Qwen2(), Qwen3(), Qwen3Moe(), Phi3(), Gemma3()}) {
     for (DType dt : {DType::kF32, DType::kF16}) {
       s.dtype = dt;
       SCOPED_TRACE(s.arch + " " + std::string(DTypeName(dt)));

@@ -4,8 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "vt/fixture.h"
+#include "vt/model.h"
 
 namespace vt::testing {
 
@@ -13,6 +17,51 @@ inline std::shared_ptr<const GgufFile> FixtureFile(const FixtureSpec& spec) {
   auto f = GgufFile::FromBytes(MakeFixture(spec).Bytes());
   EXPECT_TRUE(f.ok()) << f.status().ToString();
   return std::make_shared<const GgufFile>(std::move(f).value());
+}
+
+// The model of the GGUF bytes `w` would write, on `b`.
+inline StatusOr<std::unique_ptr<LlamaModel>> LoadWriter(const GgufWriter& w, Backend& b) {
+  auto file = GgufFile::FromBytes(w.Bytes());
+  if (!file.ok()) return file.status();
+  return LlamaModel::Load(std::make_shared<const GgufFile>(std::move(file).value()), Engine{MakeQueue(b)});
+}
+
+// Every position's logits of `prompt` through `w`'s model on `b` (empty, and a failure, if it
+// does not load or run).
+inline std::vector<float> AllLogits(const GgufWriter& w, Backend& b, const std::vector<int32_t>& prompt) {
+  auto m = LoadWriter(w, b);
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  if (!m.ok()) return {};
+  auto cache = m.value()->NewCache(64);
+  auto out = m.value()->Forward(prompt, cache.value(), /*all_logits=*/true);
+  EXPECT_TRUE(out.ok()) << out.status().ToString();
+  return out.ok() ? out.value() : std::vector<float>{};
+}
+
+// `spec`'s fixture with every key "ARCH.x" renamed "TO.x" and general.architecture TO: the
+// same weights, read as another architecture reads them.
+inline GgufWriter Relabelled(const FixtureSpec& spec, const std::string& to) {
+  auto file = GgufFile::FromBytes(MakeFixture(spec).Bytes()).value();
+  GgufWriter w;
+  for (const auto& [key, value] : file.metadata()) {
+    if (key == "general.architecture") w.Set(key, GgufValue::String(to));
+    else if (key.rfind(spec.arch + ".", 0) == 0) w.Set(to + key.substr(spec.arch.size()), value);
+    else w.Set(key, value);
+  }
+  for (const GgufTensorInfo& t : file.tensors()) w.AddTensor(t.name, t.dtype, t.ne, t.n_dims, file.TensorView(t.name).value().data);
+  return w;
+}
+
+// `w` with its metadata key `key` set to `value` (or removed, with no value): the same weights.
+inline GgufWriter WithKey(const GgufWriter& w, const std::string& key, std::optional<GgufValue> value) {
+  auto file = GgufFile::FromBytes(w.Bytes()).value();
+  GgufWriter out;
+  for (const auto& [k, v] : file.metadata()) {
+    if (k != key) out.Set(k, v);
+  }
+  if (value) out.Set(key, *value);
+  for (const GgufTensorInfo& t : file.tensors()) out.AddTensor(t.name, t.dtype, t.ne, t.n_dims, file.TensorView(t.name).value().data);
+  return out;
 }
 
 }  // namespace vt::testing

@@ -177,6 +177,18 @@ TEST_F(Oracle, Phi3MatchesLlamaCpp) {
   Compare(FixtureSpec{.arch = "phi3", .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 34, .fused_qkv = true}, "phi3");
 }
 
+// Gemma 3's graph: the scaled embedding, per-head Q/K norms, sandwich norms, the GELU-gated
+// FFN; layer 0 over a window of 8 positions (of 43) rotating with its own base, layer 1
+// global with linearly scaled RoPE; then tied output with soft-capped logits, no window.
+TEST_F(Oracle, Gemma3MatchesLlamaCpp) {
+  Compare(FixtureSpec{.arch = "gemma3", .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 35,
+                      .sliding_window = 8, .swa_pattern = 2, .rope_scale = 2},
+          "gemma3");
+  Compare(FixtureSpec{.arch = "gemma3", .dim = 128, .heads = 4, .kv_heads = 1, .dtype = DType::kF16, .seed = 36,
+                      .tied_output = true, .logit_softcap = 3},
+          "gemma3-tied-softcap");
+}
+
 // The Qwen family, each as llama.cpp's own graph computes it: NEOX RoPE with Q/K/V biases
 // (qwen2), per-head Q/K norms (qwen3), experts of their own width (qwen3moe).
 TEST_F(Oracle, QwenArchitecturesMatchLlamaCpp) {

@@ -1,5 +1,5 @@
-// A model of one of the architectures vt runs (llama, qwen2, qwen3, qwen3moe, phi3: dense or
-// mixture of experts) loaded from GGUF, and its forward pass over a KV cache.
+// A model of one of the architectures vt runs (llama, qwen2, qwen3, qwen3moe, phi3, gemma3:
+// dense or mixture of experts) loaded from GGUF, and its forward pass over a KV cache.
 #pragma once
 
 #include <memory>
@@ -22,6 +22,13 @@ struct LlamaHparams {
   int64_t n_ff_exp = 0;    // each expert's width (MoE)
   int64_t n_head_dim = 0;  // llama.attention.key_length (0: n_embd / n_head)
   float rope_freq_base = 10000, rope_freq_scale = 1, rms_eps = 1e-5f;
+  // Sliding-window attention (gemma3): the window (0: none) and the layers that have it, every
+  // one but each swa_period-th (0: all), which rotate with their own base and scale.
+  int64_t n_swa = 0, swa_period = 0;
+  float rope_freq_base_swa = 10000, rope_freq_scale_swa = 1;
+  float attention_scale = 0;  // the attention's scale of q·k (0: 1/√head_dim)
+  float logit_softcap = 0;    // > 0: logits become c·tanh(logits/c)
+  bool is_swa(int64_t l) const { return n_swa > 0 && (swa_period == 0 || l % swa_period < swa_period - 1); }
   int64_t head_dim() const { return n_head_dim ? n_head_dim : n_embd / n_head; }
   int64_t q_dim() const { return n_head * head_dim(); }  // the queries' and attention output's width
 };
@@ -29,6 +36,7 @@ struct LlamaHparams {
 struct LlamaLayer {
   Tensor attn_norm, wq, wk, wv, wo, ffn_norm;
   Tensor attn_q_norm, attn_k_norm;                                   // per-head Q/K RMSNorm (qwen3)
+  Tensor attn_post_norm, ffn_post_norm;                              // sandwich norms (gemma3)
   Tensor bq, bk, bv, bo;                                             // optional biases (f32)
   Tensor ffn_gate, ffn_up, ffn_down;                                 // dense
   Tensor ffn_gate_b, ffn_up_b, ffn_down_b;                           // dense, optional
@@ -94,6 +102,7 @@ class LlamaModel {
   };
   Status CheckBatch(const std::vector<BatchEntry>& batch) const;
   StatusOr<Tensor> Hidden(const std::vector<int32_t>& tokens, const std::vector<Segment>& segments);
+  Status SelfAttention(int64_t l, const Tensor& h, const Tensor& pos, const std::vector<Segment>& segments, Tensor& o);
   Status Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vector<Segment>& segments);
   Status Attend(int64_t l, const Tensor& q3, const Tensor& k3, const Tensor& v3, const Segment& s, Tensor& a);
   StatusOr<std::vector<float>> Logits(const Tensor& x);

@@ -30,6 +30,7 @@ enum class OpKind {
   // gate[d,f,E], up[d,f,E], down[f,d,E] (matmul weight types). Optional: a backend without it
   // runs the expert loop of single ops (vt/placement.h).
   kExperts,
+  kGeglu,      // gelu(a) * b, GELU by its tanh form (ggml_geglu; Gemma's FFN)
 };
 
 std::string_view OpName(OpKind kind);
@@ -49,6 +50,9 @@ struct OpParams {
   const float* freq_factors = nullptr;
   int k = 1;                 // TopK
   int n_past = 0;            // Attention: cache entries before the first query
+  // Attention: > 0, the query at position p sees only keys p - window < j <= p (a sliding
+  // window, llama.cpp's LLAMA_SWA_TYPE_STANDARD); 0, the whole prefix.
+  int window = 0;
   DType out_dtype = DType::kF32;  // Copy
 };
 

@@ -25,6 +25,7 @@ std::string_view OpName(OpKind kind) {
     case OpKind::kAttention: return "Attention";
     case OpKind::kCopy: return "Copy";
     case OpKind::kExperts: return "Experts";
+    case OpKind::kGeglu: return "Geglu";
   }
   return "?";
 }
@@ -86,6 +87,7 @@ StatusOr<Tensor> AttentionSpec(const Tensor& q, const Tensor& k, const Tensor& v
   }
   if (q.ne[1] % k.ne[1] != 0) return Bad(kind, "heads are not a multiple of kv heads");
   if (p.n_past < 0 || p.n_past + q.ne[2] > k.ne[2]) return Bad(kind, "n_past + tokens exceeds the cache");
+  if (p.window < 0) return Bad(kind, "the window must be 0 (none) or positive");
   return Spec(DType::kF32, q.ne);
 }
 
@@ -133,7 +135,7 @@ StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, 
   switch (kind) {
     case OpKind::kMatmul: return MatmulSpec(a, *src[1]);
     case OpKind::kAdd: case OpKind::kMul: return BroadcastSpec(kind, a, *src[1]);
-    case OpKind::kSwiglu:
+    case OpKind::kSwiglu: case OpKind::kGeglu:
       if (!a.SameShape(*src[1])) return Bad(kind, "a and b differ in shape");
       [[fallthrough]];
     case OpKind::kScale: case OpKind::kRmsNorm: case OpKind::kSilu:

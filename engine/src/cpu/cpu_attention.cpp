@@ -13,13 +13,15 @@ float CacheValue(const Tensor& v, const char* row, int64_t d) {
   return F16ToF32(reinterpret_cast<const uint16_t*>(row)[d]);
 }
 
-// s[0, n) scaled, exponentiated against their max and normalised; s[n, visible) zeroed, so a
-// row of probabilities can go through a matmul over every visible position.
-void SoftmaxPrefix(const MatmulKernels& kernels, float* s, int64_t n, int64_t visible, float scale) {
+// s[first, n) scaled, exponentiated against their max and normalised; s[lo, first) and
+// s[n, visible) zeroed, so a row of probabilities can go through a matmul over the block's
+// positions [lo, visible).
+void SoftmaxRange(const MatmulKernels& kernels, float* s, int64_t lo, int64_t first, int64_t n, int64_t visible, float scale) {
   float max = -INFINITY;
-  for (int64_t j = 0; j < n; ++j) max = std::max(max, s[j] *= scale);
-  float inv = 1.0f / kernels.exp_shifted(s, n, max);
-  for (int64_t j = 0; j < n; ++j) s[j] *= inv;
+  for (int64_t j = first; j < n; ++j) max = std::max(max, s[j] *= scale);
+  float inv = 1.0f / kernels.exp_shifted(s + first, n - first, max);
+  for (int64_t j = first; j < n; ++j) s[j] *= inv;
+  std::fill(s + lo, s + first, 0.0f);
   std::fill(s + n, s + visible, 0.0f);
 }
 
@@ -36,34 +38,44 @@ void TransposeValues(const Tensor& v, const char* vrows, int64_t visible, std::v
 
 struct HeadWork {
   const Tensor &q, &k, &v;
-  int64_t tokens, visible, n_past;
+  int64_t tokens, visible, n_past, window;
   float scale;
   float* out;
   size_t out_stride;
   std::vector<float> &scores, &acc, &vt;
 };
 
-// Query tokens [t0, t1) of head h see positions [0, n_past + t1): their scores and values are
-// matmuls over that prefix only, so a causal prompt in blocks skips most of the masked half.
+// The first cache position query token t sees: its window's start, or 0.
+int64_t FirstVisible(const HeadWork& w, int64_t t) {
+  return w.window > 0 ? std::max<int64_t>(0, w.n_past + t + 1 - w.window) : 0;
+}
+
+// Query tokens [t0, t1) of head h see positions [lo, n_past + t1), lo the first token's first
+// visible one: their scores and values are matmuls over that range only, so a causal prompt in
+// blocks skips most of the masked half, and a sliding window all it slid past.
 void HeadBlock(const HeadWork& w, int64_t h, int64_t t0, int64_t t1) {
   const MatmulKernels& kernels = BestKernels();
-  int64_t hd = w.q.ne[0], g = h / (w.q.ne[1] / w.k.ne[1]), vis = w.n_past + t1, rows = t1 - t0;
+  int64_t hd = w.q.ne[0], g = h / (w.q.ne[1] / w.k.ne[1]), vis = w.n_past + t1, rows = t1 - t0, lo = FirstVisible(w, t0);
   float* scores = w.scores.data() + t0 * w.visible;
   GemmArgs a{static_cast<const char*>(w.k.data) + g * w.k.nb[1], w.k.dtype, w.k.nb[2], w.q.Row<const float>(h, t0),
              w.q.nb[2] / sizeof(float), scores, static_cast<size_t>(w.visible), rows, vis, hd};
-  GemmRange(a, 0, vis);
-  for (int64_t t = t0; t < t1; ++t) SoftmaxPrefix(kernels, scores + (t - t0) * w.visible, w.n_past + t + 1, vis, w.scale);
+  GemmRange(a, lo, vis);
+  for (int64_t t = t0; t < t1; ++t) {
+    SoftmaxRange(kernels, scores + (t - t0) * w.visible, lo, FirstVisible(w, t), w.n_past + t + 1, vis, w.scale);
+  }
   float* out = w.out + t0 * w.out_stride + h * hd;
-  if (w.tokens > kGemvMaxRows) {
-    GemmArgs values{reinterpret_cast<const char*>(w.vt.data()), DType::kF32, static_cast<size_t>(w.visible) * sizeof(float),
-                    scores, static_cast<size_t>(w.visible), out, w.out_stride, rows, hd, vis};
+  if (w.tokens > kGemvMaxRows) {  // values transposed: weight row d's element j at vt[d·visible + j]
+    GemmArgs values{reinterpret_cast<const char*>(w.vt.data() + lo), DType::kF32, static_cast<size_t>(w.visible) * sizeof(float),
+                    scores + lo, static_cast<size_t>(w.visible), out, w.out_stride, rows, hd, vis - lo};
     GemmRange(values, 0, hd);
     return;
   }
   const char* vrows = static_cast<const char*>(w.v.data) + g * w.v.nb[1];
   for (int64_t t = t0; t < t1; ++t) {
+    int64_t first = FirstVisible(w, t);
     std::fill(w.acc.begin(), w.acc.end(), 0.0f);
-    kernels.weighted_rows(vrows, w.v.dtype, w.v.nb[2], scores + (t - t0) * w.visible, w.n_past + t + 1, w.acc.data(), hd);
+    kernels.weighted_rows(vrows + first * w.v.nb[2], w.v.dtype, w.v.nb[2], scores + (t - t0) * w.visible + first,
+                          w.n_past + t + 1 - first, w.acc.data(), hd);
     std::copy(w.acc.begin(), w.acc.end(), out + (t - t0) * w.out_stride);
   }
 }
@@ -75,7 +87,8 @@ constexpr int64_t kAttentionBlock = 96;
 
 }  // namespace
 
-// Causal attention over the cache, one query head per task. Scores for a block of query tokens
+// Causal attention over the cache (over a sliding window where op.params.window says), one
+// query head per task. Scores for a block of query tokens
 // are one matmul (cache rows × query rows) through the matmul kernels, so f16 caches and SIMD
 // come for free; then a softmax over each token's visible prefix and the weighted sum of
 // values: a second matmul for a prompt, one pass over the value rows (the kernel set's
@@ -87,7 +100,7 @@ void Attention(const Op& op, ThreadPool& pool) {
   float scale = op.params.scale != 0 ? op.params.scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(hd)));
   pool.ParallelFor(heads, 1, [&](int64_t h0, int64_t h1, int) {
     std::vector<float> scores(static_cast<size_t>(tokens * visible)), acc(hd), vt;
-    HeadWork w{q, k, v, tokens, visible, op.params.n_past, scale, static_cast<float*>(op.out->data),
+    HeadWork w{q, k, v, tokens, visible, op.params.n_past, op.params.window, scale, static_cast<float*>(op.out->data),
                static_cast<size_t>(heads * hd), scores, acc, vt};
     int64_t transposed = -1;  // heads of one KV group share its transposed values
     for (int64_t h = h0; h < h1; ++h) {

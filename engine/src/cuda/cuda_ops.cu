@@ -35,14 +35,15 @@ __global__ void ElementwiseKernel(Dev4 a, Dev4 b, Dev4 o, int op, float scale) {
     Unflatten(o, i, x);
     float v = *reinterpret_cast<const float*>(At(a, x[0], x[1], x[2], x[3]));
     float y = 0;
-    if (op == 0 || op == 1 || op == 4) {
+    if (op == 0 || op == 1 || op >= 4) {
       y = *reinterpret_cast<const float*>(At(b, x[0] % b.ne[0], x[1] % b.ne[1], x[2] % b.ne[2], x[3] % b.ne[3]));
     }
     if (op == 0) v += y;
     else if (op == 1) v *= y;
     else if (op == 2) v *= scale;
     else if (op == 3) v = v / (1.0f + expf(-v));
-    else v = v / (1.0f + expf(-v)) * y;
+    else if (op == 4) v = v / (1.0f + expf(-v)) * y;
+    else v = v / (1.0f + expf(-1.5957691216057308f * v * (1.0f + 0.044715f * v * v))) * y;  // gelu_tanh = x·σ(2u)
     *reinterpret_cast<float*>(At(o, x[0], x[1], x[2], x[3])) = v;
   }
 }
@@ -170,7 +171,7 @@ __global__ void TopKKernel(Dev4 a, Dev4 o, int k) {
 
 struct AttentionArgs {
   Dev4 q, k, v, o;
-  int n_past;
+  int n_past, window;
   float scale;
 };
 
@@ -181,11 +182,12 @@ __global__ void AttentionKernel(const AttentionArgs a) {
   __shared__ float scores[128];
   int64_t hd = a.q.ne[0], heads = a.q.ne[1], h = blockIdx.x % heads, t = blockIdx.x / heads;
   int64_t g = h / (heads / a.k.ne[1]), n = a.n_past + t + 1;
+  int64_t lo = a.window > 0 && n > a.window ? n - a.window : 0;  // a sliding window's first key
   int tid = threadIdx.x;
   for (int64_t d = tid; d < hd; d += 128) qs[d] = *reinterpret_cast<const float*>(At(a.q, d, h, t));
   __syncthreads();
   float m = -INFINITY, l = 0, acc[4] = {0, 0, 0, 0};
-  for (int64_t c0 = 0; c0 < n; c0 += 128) {
+  for (int64_t c0 = lo; c0 < n; c0 += 128) {
     int64_t j = c0 + tid, cn = min(int64_t{128}, n - c0);
     float s = -INFINITY;
     if (j < n) {
@@ -232,6 +234,7 @@ int ElementwiseCode(OpKind kind) {
     case OpKind::kMul: return 1;
     case OpKind::kScale: return 2;
     case OpKind::kSilu: return 3;
+    case OpKind::kGeglu: return 5;
     default: return 4;
   }
 }
@@ -279,7 +282,7 @@ cudaError_t LaunchTopK(const Op& op, cudaStream_t stream) {
 cudaError_t LaunchAttention(const Op& op, cudaStream_t stream) {
   const Tensor& q = *op.src[0];
   float scale = op.params.scale != 0 ? op.params.scale : static_cast<float>(1 / std::sqrt(static_cast<double>(q.ne[0])));
-  AttentionArgs a{ToDev4(q), ToDev4(*op.src[1]), ToDev4(*op.src[2]), ToDev4(*op.out), op.params.n_past, scale};
+  AttentionArgs a{ToDev4(q), ToDev4(*op.src[1]), ToDev4(*op.src[2]), ToDev4(*op.out), op.params.n_past, op.params.window, scale};
   AttentionKernel<<<static_cast<unsigned>(q.ne[1] * q.ne[2]), 128, 0, stream>>>(a);
   return cudaGetLastError();
 }

@@ -14,6 +14,10 @@ const Architecture kLlamaArch = {
     .experts = Architecture::Experts::kOptional,
     .expert_ff_key = false,
     .fused_gate_up = false,
+    .ffn = Architecture::Ffn::kSwiglu,
+    .sandwich_norms = false,
+    .embedding_scale = false,
+    .read_keys = nullptr,
 };
 
 }  // namespace vt

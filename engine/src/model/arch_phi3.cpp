@@ -16,6 +16,10 @@ const Architecture kPhi3Arch = {
     .experts = Architecture::Experts::kNone,
     .expert_ff_key = false,
     .fused_gate_up = true,
+    .ffn = Architecture::Ffn::kSwiglu,
+    .sandwich_norms = false,
+    .embedding_scale = false,
+    .read_keys = nullptr,
 };
 
 }  // namespace vt

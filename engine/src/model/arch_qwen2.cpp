@@ -13,6 +13,10 @@ const Architecture kQwen2Arch = {
     .experts = Architecture::Experts::kNone,
     .expert_ff_key = false,
     .fused_gate_up = false,
+    .ffn = Architecture::Ffn::kSwiglu,
+    .sandwich_norms = false,
+    .embedding_scale = false,
+    .read_keys = nullptr,
 };
 
 }  // namespace vt

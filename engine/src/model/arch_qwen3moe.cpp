@@ -14,6 +14,10 @@ const Architecture kQwen3MoeArch = {
     .experts = Architecture::Experts::kRequired,
     .expert_ff_key = true,
     .fused_gate_up = false,
+    .ffn = Architecture::Ffn::kSwiglu,
+    .sandwich_norms = false,
+    .embedding_scale = false,
+    .read_keys = nullptr,
 };
 
 }  // namespace vt

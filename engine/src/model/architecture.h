@@ -7,10 +7,16 @@
 #include <string_view>
 #include <vector>
 
+#include "vt/status.h"
+
 namespace vt {
+
+class GgufFile;
+struct LlamaHparams;
 
 struct Architecture {
   enum class Experts { kNone, kOptional, kRequired };
+  enum class Ffn { kSwiglu, kGeglu };  // the dense FFN's gating: silu(gate)·up or gelu(gate)·up
   const char* name;      // general.architecture, and the prefix of its keys ("qwen3.block_count")
   bool rope_neox;        // RoPE rotates pairs (j, j + n_rot/2): llama.cpp's LLAMA_ROPE_TYPE_NEOX
   bool qk_norm;          // attn_q_norm / attn_k_norm: per-head RMSNorm of Q and K before RoPE
@@ -20,9 +26,16 @@ struct Architecture {
   Experts experts;       // MoE layers: none, either, or only
   bool expert_ff_key;    // <arch>.expert_feed_forward_length gives the experts' width
   bool fused_gate_up;    // the dense FFN's gate and up are one ffn_up.weight, gate rows first
+  Ffn ffn;
+  bool sandwich_norms;   // attn_post_norm / ffn_post_norm: each block's output normalised
+                         // before its residual add (Gemma)
+  bool embedding_scale;  // the token embedding times √n_embd (Gemma)
+  // Keys of the architecture's own (llama.cpp's load_arch_hparams), read after the shared
+  // ones; null: none.
+  Status (*read_keys)(const GgufFile& f, LlamaHparams* hp);
 };
 
-extern const Architecture kLlamaArch, kQwen2Arch, kQwen3Arch, kQwen3MoeArch, kPhi3Arch;
+extern const Architecture kLlamaArch, kQwen2Arch, kQwen3Arch, kQwen3MoeArch, kPhi3Arch, kGemma3Arch;
 
 // The architecture named `name`, or null.
 const Architecture* FindArchitecture(std::string_view name);

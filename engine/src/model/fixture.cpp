@@ -131,7 +131,14 @@ void AddHparams(GgufWriter& w, const FixtureSpec& s) {
     w.Set(a + "attention.key_length", u32(hd));
     w.Set(a + "attention.value_length", u32(hd));
   }
-  w.Set(a + "rope.freq_base", GgufValue::Float(GgufType::kF32, 10000));
+  w.Set(a + "rope.freq_base", GgufValue::Float(GgufType::kF32, s.arch == "gemma3" ? 1e6 : 10000));
+  if (s.rope_scale > 0) {
+    w.Set(a + "rope.scaling.type", GgufValue::String("linear"));
+    w.Set(a + "rope.scaling.factor", GgufValue::Float(GgufType::kF32, s.rope_scale));
+  }
+  if (s.sliding_window > 0) w.Set(a + "attention.sliding_window", u32(s.sliding_window));
+  if (s.swa_pattern > 0) w.Set(a + "attention.sliding_window_pattern", u32(s.swa_pattern));
+  if (s.logit_softcap > 0) w.Set(a + "final_logit_softcapping", GgufValue::Float(GgufType::kF32, s.logit_softcap));
   w.Set(a + "attention.layer_norm_rms_epsilon", GgufValue::Float(GgufType::kF32, 1e-5));
   if (s.experts > 0) {
     w.Set(a + "expert_count", u32(s.experts));
@@ -141,7 +148,7 @@ void AddHparams(GgufWriter& w, const FixtureSpec& s) {
 }
 
 // Architectures whose graphs normalise each head of Q and K (llama.cpp's qwen3 and qwen3moe).
-bool HasQkNorm(const FixtureSpec& s) { return s.arch == "qwen3" || s.arch == "qwen3moe"; }
+bool HasQkNorm(const FixtureSpec& s) { return s.arch == "qwen3" || s.arch == "qwen3moe" || s.arch == "gemma3"; }
 // Only llama's graph reads an output projection's and a dense FFN's biases.
 bool HasLlamaBiases(const FixtureSpec& s) { return s.biases && s.arch == "llama"; }
 
@@ -194,13 +201,18 @@ GgufWriter MakeFixture(const FixtureSpec& s) {
   int64_t d = s.dim, qd = hd * s.heads, kv = hd * s.kv_heads, e = s.experts;
   double inv_d = 1 / std::sqrt(static_cast<double>(d)), inv_ff = 1 / std::sqrt(static_cast<double>(s.ff));
   // Tied output: the embedding doubles as the output matrix, so its EOS row is zero too.
-  b.Add("token_embd.weight", s.dtype, {d, vocab, 1, 1}, 2, 1.0, 0, s.tied_output ? eos : -1);
+  const bool gemma = s.arch == "gemma3";
+  b.Add("token_embd.weight", s.dtype, {d, vocab, 1, 1}, 2, gemma ? inv_d : 1.0, 0, s.tied_output ? eos : -1);
   if (s.rope_freqs && s.arch == "llama") AddRopeFreqs(b.w, hd);
   for (int64_t l = 0; l < s.layers; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";
     b.Add(p + "attn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
     AddAttention(b, s, p, qd, kv);
     b.Add(p + "ffn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
+    if (gemma) {  // sandwich norms
+      b.Add(p + "post_attention_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
+      b.Add(p + "post_ffw_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
+    }
     if (e == 0 && s.arch == "phi3") {  // gate and up in one matrix, the gate's rows first
       b.Add(p + "ffn_up.weight", s.dtype, {d, 2 * s.ff, 1, 1}, 2, inv_d);
       b.Add(p + "ffn_down.weight", s.dtype, {s.ff, d, 1, 1}, 2, inv_ff);

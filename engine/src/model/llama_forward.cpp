@@ -1,6 +1,7 @@
 // The forward pass of every registered architecture (architecture.h says what each one's graph
 // does over llama's): every step is an op on the engine's backend, so the same code runs on
 // the CPU, the reference backend and the GPUs.
+#include <cmath>
 #include <cstring>
 
 #include "vt/model.h"
@@ -76,7 +77,8 @@ Status LlamaModel::FeedForward(const LlamaLayer& L, const Tensor& h, Tensor& out
   Tensor &gate = gate_up.value()[0], &up = gate_up.value()[1];
   VT_RETURN_IF_ERROR(AddBias(g, gate, L.ffn_gate_b));
   VT_RETURN_IF_ERROR(AddBias(g, up, L.ffn_up_b));
-  VT_RETURN_IF_ERROR(g.Run(OpKind::kSwiglu, {&gate, &up}, gate));
+  const OpKind gating = hp_.arch->ffn == Architecture::Ffn::kGeglu ? OpKind::kGeglu : OpKind::kSwiglu;
+  VT_RETURN_IF_ERROR(g.Run(gating, {&gate, &up}, gate));
   VT_RETURN_IF_ERROR(g.Run(OpKind::kMatmul, {&L.ffn_down, &gate}, out));
   return AddBias(g, out, L.ffn_down_b);
 }
@@ -99,15 +101,17 @@ Status LlamaModel::Attend(int64_t l, const Tensor& q3, const Tensor& k3, const T
   VT_RETURN_IF_ERROR(g.Run(OpKind::kCopy, {&v}, vslot, copy));
   OpParams attn;
   attn.n_past = static_cast<int>(cache.n_past);
-  attn.scale = 0;  // 1/sqrt(head_dim)
+  attn.scale = hp_.attention_scale;  // 0: 1/sqrt(head_dim)
+  attn.window = hp_.is_swa(l) ? static_cast<int>(hp_.n_swa) : 0;
   return g.Run(OpKind::kAttention, {&q, &cache.k[l], &cache.v[l]}, out, attn);
 }
 
-Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vector<Segment>& segments) {
+// The attention block of layer l over the normalised hidden state h: its output projection,
+// into `o` [n_embd, T].
+Status LlamaModel::SelfAttention(int64_t l, const Tensor& h, const Tensor& pos, const std::vector<Segment>& segments, Tensor& o) {
   const LlamaLayer& L = layers_[l];
   Graph g(*engine_.q.backend);
-  int64_t d = hp_.n_embd, hd = hp_.head_dim(), hkv = hp_.n_head_kv, t = x.ne[1];
-  VT_ASSIGN(h, NormMul(g, x, L.attn_norm, hp_.rms_eps));
+  int64_t hd = hp_.head_dim(), hkv = hp_.n_head_kv, t = h.ne[1];
   auto qkv = g.Matmuls({&L.wq, &L.wk, &L.wv}, h);
   if (!qkv.ok()) return qkv.status();
   Tensor &q = qkv.value()[0], &k = qkv.value()[1], &v = qkv.value()[2];
@@ -116,8 +120,8 @@ Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vec
   VT_RETURN_IF_ERROR(AddBias(g, v, L.bv));
   OpParams rope;
   rope.n_dims = static_cast<int>(hp_.n_rot);
-  rope.freq_base = hp_.rope_freq_base;
-  rope.freq_scale = hp_.rope_freq_scale;
+  rope.freq_base = hp_.is_swa(l) ? hp_.rope_freq_base_swa : hp_.rope_freq_base;  // windowed layers: their own
+  rope.freq_scale = hp_.is_swa(l) ? hp_.rope_freq_scale_swa : hp_.rope_freq_scale;
   rope.freq_factors = rope_factors_.empty() ? nullptr : rope_factors_.data();
   rope.rope_neox = hp_.arch->rope_neox;
   Tensor q3 = Reshape(q, {hd, hp_.n_head, t, 1}), k3 = Reshape(k, {hd, hkv, t, 1}), v3 = Reshape(v, {hd, hkv, t, 1});
@@ -132,12 +136,29 @@ Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vec
   VT_ASSIGN(a, g.New(DType::kF32, q3.ne));
   for (const Segment& s : segments) VT_RETURN_IF_ERROR(Attend(l, q3, k3, v3, s, a));
   Tensor a2 = Reshape(a, {hp_.q_dim(), t, 1, 1});
-  VT_ASSIGN(o, g.Apply(OpKind::kMatmul, {&L.wo, &a2}, {d, t, 1, 1}));
-  VT_RETURN_IF_ERROR(AddBias(g, o, L.bo));
+  VT_RETURN_IF_ERROR(g.Run(OpKind::kMatmul, {&L.wo, &a2}, o));
+  return AddBias(g, o, L.bo);
+}
+
+Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vector<Segment>& segments) {
+  const LlamaLayer& L = layers_[l];
+  Graph g(*engine_.q.backend);
+  int64_t d = hp_.n_embd, t = x.ne[1];
+  VT_ASSIGN(h, NormMul(g, x, L.attn_norm, hp_.rms_eps));
+  VT_ASSIGN(o, g.New(DType::kF32, {d, t, 1, 1}));
+  VT_RETURN_IF_ERROR(SelfAttention(l, h, pos, segments, o));
+  if (hp_.arch->sandwich_norms) {  // Gemma: each block's output normalised before its residual add
+    VT_ASSIGN(on, NormMul(g, o, L.attn_post_norm, hp_.rms_eps));
+    o = on;
+  }
   VT_RETURN_IF_ERROR(g.Run(OpKind::kAdd, {&x, &o}, x));
   VT_ASSIGN(h2, NormMul(g, x, L.ffn_norm, hp_.rms_eps));
   VT_ASSIGN(f, g.New(DType::kF32, {d, t, 1, 1}));
   VT_RETURN_IF_ERROR(FeedForward(L, h2, f));
+  if (hp_.arch->sandwich_norms) {
+    VT_ASSIGN(fn, NormMul(g, f, L.ffn_post_norm, hp_.rms_eps));
+    f = fn;
+  }
   return g.Run(OpKind::kAdd, {&x, &f}, x);
 }
 
@@ -156,6 +177,11 @@ StatusOr<Tensor> LlamaModel::Hidden(const std::vector<int32_t>& tokens, const st
   VT_RETURN_IF_ERROR(b.CopyIn(ids.data, tokens.data(), 4 * t));
   VT_RETURN_IF_ERROR(b.CopyIn(pos.data, positions.data(), 4 * t));
   VT_ASSIGN(x, g.Apply(OpKind::kGetRows, {&tok_embd_, &ids}, {hp_.n_embd, t, 1, 1}));
+  if (hp_.arch->embedding_scale) {  // Gemma: √n_embd, in f32 as ggml_scale's sqrtf
+    OpParams scale;
+    scale.scale = std::sqrt(static_cast<float>(hp_.n_embd));
+    VT_RETURN_IF_ERROR(g.Run(OpKind::kScale, {&x}, x, scale));
+  }
   for (int64_t l = 0; l < hp_.n_layer; ++l) VT_RETURN_IF_ERROR(Layer(l, x, pos, segments));
   for (const Segment& s : segments) s.cache->n_past += s.t;
   return x;
@@ -169,6 +195,10 @@ StatusOr<std::vector<float>> LlamaModel::Logits(const Tensor& x) {
   VT_ASSIGN(logits, g.Apply(OpKind::kMatmul, {&output_, &n}, {hp_.n_vocab, n.ne[1], 1, 1}));
   std::vector<float> out(static_cast<size_t>(logits.NumElements()));
   VT_RETURN_IF_ERROR(b.CopyOut(out.data(), logits.data, logits.ByteSize()));
+  // Soft-capping, on the host: one tanh per logit of the few rows a step returns.
+  if (const float c = hp_.logit_softcap; c > 0) {
+    for (float& v : out) v = c * std::tanh(v * (1.0f / c));  // ggml_scale by 1/c, tanh, scale by c
+  }
   return out;
 }
 

@@ -121,6 +121,7 @@ StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& f) {
   const GgufTensorInfo* embd = f.FindTensor("token_embd.weight");
   if (!embd) return Missing("tensor token_embd.weight");
   hp.n_vocab = embd->ne[1];
+  if (arch->read_keys) VT_RETURN_IF_ERROR(arch->read_keys(f, &hp));
   return hp;
 }
 
@@ -218,6 +219,10 @@ Status LlamaModel::LoadLayer(int64_t l) {
   VT_RETURN_IF_ERROR(LoadTensor(p + "attn_norm.weight", &L.attn_norm, {d, 1, 1, 1}, false, false));
   VT_RETURN_IF_ERROR(LoadAttention(p, L));
   VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_norm.weight", &L.ffn_norm, {d, 1, 1, 1}, false, false));
+  if (hp_.arch->sandwich_norms) {
+    VT_RETURN_IF_ERROR(LoadTensor(p + "post_attention_norm.weight", &L.attn_post_norm, {d, 1, 1, 1}, false, false));
+    VT_RETURN_IF_ERROR(LoadTensor(p + "post_ffw_norm.weight", &L.ffn_post_norm, {d, 1, 1, 1}, false, false));
+  }
   if (e == 0 && hp_.arch->fused_gate_up) return LoadFusedGateUp(p, L);
   if (e == 0) {
     VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_gate.weight", &L.ffn_gate, {d, hp_.n_ff, 1, 1}));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <numeric>
 #include <vector>
 
@@ -42,6 +43,8 @@ std::vector<double> WeightRow(const Tensor& t, int64_t i1, int64_t i2 = 0, int64
 }
 
 double Silu(double x) { return x / (1 + std::exp(-x)); }
+// GELU by its tanh form, as written (the backends compute the same value another way).
+double GeluTanh(double x) { return 0.5 * x * (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (x + 0.044715 * x * x * x))); }
 
 }  // namespace
 
@@ -71,6 +74,7 @@ void Elementwise(const Op& op) {
         case OpKind::kScale: v *= op.params.scale; break;
         case OpKind::kSilu: v = Silu(v); break;
         case OpKind::kSwiglu: v = Silu(v) * w; break;
+        case OpKind::kGeglu: v = GeluTanh(v) * w; break;
         default: break;
       }
       Set(*op.out, i0, i1, i2, i3, v);
@@ -150,9 +154,10 @@ void Attention(const Op& op) {
   for (int64_t t = 0; t < q.ne[2]; ++t) {
     for (int64_t h = 0; h < q.ne[1]; ++h) {
       int64_t n = op.params.n_past + t + 1, g = h / group;
-      std::vector<double> s(n);
+      int64_t first = op.params.window > 0 ? std::max<int64_t>(0, n - op.params.window) : 0;
+      std::vector<double> s(n, -INFINITY);
       double max = -INFINITY, sum = 0;
-      for (int64_t j = 0; j < n; ++j) {
+      for (int64_t j = first; j < n; ++j) {
         double dot = 0;
         for (int64_t d = 0; d < hd; ++d) dot += Get(q, d, h, t) * Get(k, d, g, j);
         s[j] = dot * scale;
@@ -161,7 +166,7 @@ void Attention(const Op& op) {
       for (double& x : s) sum += (x = std::exp(x - max));
       for (int64_t d = 0; d < hd; ++d) {
         double acc = 0;
-        for (int64_t j = 0; j < n; ++j) acc += s[j] * Get(v, d, g, j);
+        for (int64_t j = first; j < n; ++j) acc += s[j] * Get(v, d, g, j);
         Set(*op.out, d, h, t, 0, acc / sum);
       }
     }

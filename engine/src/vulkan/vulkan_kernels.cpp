@@ -89,6 +89,7 @@ uint32_t ElementwiseCode(OpKind kind) {
     case OpKind::kMul: return 1;
     case OpKind::kScale: return 2;
     case OpKind::kSilu: return 3;
+    case OpKind::kGeglu: return 5;
     default: return 4;  // Swiglu
   }
 }
@@ -245,6 +246,7 @@ struct AttentionParams {
   uint32_t hd, heads, kv_heads, tokens, n_past, kv_type;
   float scale;
   uint32_t q[3], k[3], v[3], o[3];
+  uint32_t window;
 };
 
 Status Attention(Device& device, const Op& op) {
@@ -255,7 +257,7 @@ Status Attention(Device& device, const Op& op) {
   VT_PLACE(po, *op.out);
   float scale = op.params.scale != 0 ? op.params.scale : static_cast<float>(1 / std::sqrt(static_cast<double>(q.ne[0])));
   AttentionParams p{U(q.ne[0]), U(q.ne[1]), U(k.ne[1]), U(q.ne[2]), U(op.params.n_past), TypeCode(k.dtype), scale,
-                    {}, {}, {}, {}};
+                    {}, {}, {}, {}, U(op.params.window)};
   std::copy(pq.at, pq.at + 3, p.q);
   std::copy(pk.at, pk.at + 3, p.k);
   std::copy(pv.at, pv.at + 3, p.v);
@@ -303,6 +305,7 @@ Status RunKernel(Device& device, const Op& op) {
   switch (op.kind) {
     case OpKind::kMatmul: return Matmul(device, op);
     case OpKind::kAdd: case OpKind::kMul: case OpKind::kScale: case OpKind::kSilu: case OpKind::kSwiglu:
+    case OpKind::kGeglu:
       return Elementwise(device, op);
     case OpKind::kRmsNorm: return RmsNorm(device, op);
     case OpKind::kSoftmax: return Softmax(device, op);

@@ -1,0 +1,73 @@
+// gemma3 (llama.cpp's src/models/gemma3.cpp; Gemma 3): the token embedding times √n_embd;
+// per-head RMSNorm of Q and K, then RoPE rotating halves (NEOX); sandwich norms (the
+// attention's and the FFN's outputs each normalised before their residual adds); a GELU-gated
+// FFN; sliding-window attention on all but every sliding_window_pattern-th layer, those
+// layers rotating with their own base; optional final logit soft-capping.
+#include <cmath>
+
+#include "architecture.h"
+#include "vt/model.h"
+
+namespace vt {
+namespace {
+
+Status Bad(const std::string& key, const std::string& what) {
+  return Status(StatusCode::kInvalidArgument, "gguf: gemma3." + key + " " + what);
+}
+
+// gemma3.attention.sliding_window and what goes with a window, as llama.cpp's
+// llama_model_gemma3::load_arch_hparams reads them.
+Status ReadWindow(const GgufFile& f, LlamaHparams* hp) {
+  const GgufValue* window = f.Find("gemma3.attention.sliding_window");
+  if (!window) return Status();
+  if (!window->AsInt() || *window->AsInt() < 0) return Bad("attention.sliding_window", "is not a non-negative integer");
+  hp->n_swa = *window->AsInt();
+  if (hp->n_swa == 0) return Status();
+  // A scalar period; llama.cpp's get_key_or_arr passes over an array here and keeps 6, and so
+  // does vt: the same layers are windowed in both.
+  hp->swa_period = 6;
+  const GgufValue* period = f.Find("gemma3.attention.sliding_window_pattern");
+  if (period && !period->AsArray()) {
+    if (!period->AsInt() || *period->AsInt() < 0) return Bad("attention.sliding_window_pattern", "is not a non-negative integer");
+    hp->swa_period = *period->AsInt();
+  }
+  const GgufValue* base = f.Find("gemma3.rope.freq_base_swa");
+  if (base) {
+    if (!base->AsFloat() || !(*base->AsFloat() > 0) || std::isinf(*base->AsFloat())) return Bad("rope.freq_base_swa", "must be a positive number");
+    hp->rope_freq_base_swa = static_cast<float>(*base->AsFloat());
+  }
+  hp->rope_freq_scale_swa = 1.0f;  // the windowed layers are never scaled (llama.cpp's default)
+  return Status();
+}
+
+Status ReadGemma3Keys(const GgufFile& f, LlamaHparams* hp) {
+  VT_RETURN_IF_ERROR(ReadWindow(f, hp));
+  if (const GgufValue* cap = f.Find("gemma3.final_logit_softcapping")) {
+    if (!cap->AsFloat() || !(*cap->AsFloat() >= 0) || std::isinf(*cap->AsFloat())) return Bad("final_logit_softcapping", "must be a non-negative number");
+    hp->logit_softcap = static_cast<float>(*cap->AsFloat());
+  }
+  // Gemma's query_pre_attn_scalar: n_embd / n_head for the 27B model (62 layers), the head
+  // size for the others; llama.cpp decides it by the layer count, and so does vt.
+  const double per_head = hp->n_layer == 62 ? static_cast<double>(hp->n_embd / hp->n_head) : static_cast<double>(hp->head_dim());
+  hp->attention_scale = 1.0f / std::sqrt(static_cast<float>(per_head));
+  return Status();
+}
+
+}  // namespace
+
+const Architecture kGemma3Arch = {
+    .name = "gemma3",
+    .rope_neox = true,
+    .qk_norm = true,
+    .biases = false,
+    .rope_freqs = false,
+    .experts = Architecture::Experts::kNone,
+    .expert_ff_key = false,
+    .fused_gate_up = false,
+    .ffn = Architecture::Ffn::kGeglu,
+    .sandwich_norms = true,
+    .embedding_scale = true,
+    .read_keys = ReadGemma3Keys,
+};
+
+}  // namespace vt
