@@ -189,6 +189,15 @@ TEST_F(Oracle, Gemma3MatchesLlamaCpp) {
           "gemma3-tied-softcap");
 }
 
+// OLMo 2's graph: no pre-norms, post-norms, Q and K normalised across their heads; then Olmo 3's
+// windows (8 positions of 43) on layers 0-2 of 4, the default period.
+TEST_F(Oracle, Olmo2MatchesLlamaCpp) {
+  Compare(FixtureSpec{.arch = "olmo2", .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 37}, "olmo2");
+  Compare(FixtureSpec{.arch = "olmo2", .layers = 4, .dim = 128, .heads = 4, .kv_heads = 4, .dtype = DType::kF16, .seed = 38,
+                      .sliding_window = 8},
+          "olmo3-windows");
+}
+
 // The Qwen family, each as llama.cpp's own graph computes it: NEOX RoPE with Q/K/V biases
 // (qwen2), per-head Q/K norms (qwen3), experts of their own width (qwen3moe).
 TEST_F(Oracle, QwenArchitecturesMatchLlamaCpp) {

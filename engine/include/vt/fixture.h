@@ -12,7 +12,8 @@ struct FixtureSpec {
   // general.architecture, and the prefix of its keys: llama, qwen2, qwen3 (per-head Q/K norms,
   // gains near 2 so attention is sharp enough that a wrong RoPE changes tokens), qwen3moe or
   // phi3 (the FFN's gate and up in one ffn_up.weight) or gemma3 (its embedding drawn at
-  // 1/√dim, which the model scales back by √dim; sandwich norms; RoPE base 1e6 as Gemma 3's).
+  // 1/√dim, which the model scales back by √dim; sandwich norms; RoPE base 1e6 as Gemma 3's)
+  // or olmo2 (post-norms only; Q/K norms over all heads, gains near qk_norm_gain too).
   std::string arch = "llama";
   float qk_norm_gain = 2.0f;              // qwen3's attn_q_norm/attn_k_norm weights: this, ± 0.2
   int64_t layers = 2, dim = 64, heads = 4, kv_heads = 2, ff = 128, ctx = 512;
@@ -25,8 +26,8 @@ struct FixtureSpec {
   bool rope_freqs = false;                // a rope_freqs.weight of Llama 3's kind (factors 1 to 8)
   bool biases = false;                    // attention biases, and the dense FFN's
   bool fused_qkv = false;                 // one attn_qkv.weight (and bias) instead of three
-  // gemma3: > 0 writes gemma3.attention.sliding_window, and swa_pattern > 0 its
-  // sliding_window_pattern (else unwritten: llama.cpp's 6).
+  // gemma3, olmo2: > 0 writes <arch>.attention.sliding_window, and swa_pattern > 0 its
+  // sliding_window_pattern (else unwritten: llama.cpp's 6 for gemma3, 4 for olmo2).
   int64_t sliding_window = 0, swa_pattern = 0;
   float rope_scale = 0;                   // > 0: <arch>.rope.scaling linear by this factor
   float logit_softcap = 0;                // gemma3: > 0 writes final_logit_softcapping

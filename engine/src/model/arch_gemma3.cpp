@@ -15,33 +15,9 @@ Status Bad(const std::string& key, const std::string& what) {
   return Status(StatusCode::kInvalidArgument, "gguf: gemma3." + key + " " + what);
 }
 
-// gemma3.attention.sliding_window and what goes with a window, as llama.cpp's
-// llama_model_gemma3::load_arch_hparams reads them.
-Status ReadWindow(const GgufFile& f, LlamaHparams* hp) {
-  const GgufValue* window = f.Find("gemma3.attention.sliding_window");
-  if (!window) return Status();
-  if (!window->AsInt() || *window->AsInt() < 0) return Bad("attention.sliding_window", "is not a non-negative integer");
-  hp->n_swa = *window->AsInt();
-  if (hp->n_swa == 0) return Status();
-  // A scalar period; llama.cpp's get_key_or_arr passes over an array here and keeps 6, and so
-  // does vt: the same layers are windowed in both.
-  hp->swa_period = 6;
-  const GgufValue* period = f.Find("gemma3.attention.sliding_window_pattern");
-  if (period && !period->AsArray()) {
-    if (!period->AsInt() || *period->AsInt() < 0) return Bad("attention.sliding_window_pattern", "is not a non-negative integer");
-    hp->swa_period = *period->AsInt();
-  }
-  const GgufValue* base = f.Find("gemma3.rope.freq_base_swa");
-  if (base) {
-    if (!base->AsFloat() || !(*base->AsFloat() > 0) || std::isinf(*base->AsFloat())) return Bad("rope.freq_base_swa", "must be a positive number");
-    hp->rope_freq_base_swa = static_cast<float>(*base->AsFloat());
-  }
-  hp->rope_freq_scale_swa = 1.0f;  // the windowed layers are never scaled (llama.cpp's default)
-  return Status();
-}
-
 Status ReadGemma3Keys(const GgufFile& f, LlamaHparams* hp) {
-  VT_RETURN_IF_ERROR(ReadWindow(f, hp));
+  // Windowed layers: all but every 6th unless the key says; base 10000 unless it says.
+  VT_RETURN_IF_ERROR(ReadSlidingWindow(f, "gemma3", 6, 10000.0f, hp));
   if (const GgufValue* cap = f.Find("gemma3.final_logit_softcapping")) {
     if (!cap->AsFloat() || !(*cap->AsFloat() >= 0) || std::isinf(*cap->AsFloat())) return Bad("final_logit_softcapping", "must be a non-negative number");
     hp->logit_softcap = static_cast<float>(*cap->AsFloat());
@@ -59,6 +35,8 @@ const Architecture kGemma3Arch = {
     .name = "gemma3",
     .rope_neox = true,
     .qk_norm = true,
+    .qk_norm_whole = false,
+    .pre_norms = true,
     .biases = false,
     .rope_freqs = false,
     .experts = Architecture::Experts::kNone,

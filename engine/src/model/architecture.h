@@ -20,6 +20,8 @@ struct Architecture {
   const char* name;      // general.architecture, and the prefix of its keys ("qwen3.block_count")
   bool rope_neox;        // RoPE rotates pairs (j, j + n_rot/2): llama.cpp's LLAMA_ROPE_TYPE_NEOX
   bool qk_norm;          // attn_q_norm / attn_k_norm: per-head RMSNorm of Q and K before RoPE
+  bool qk_norm_whole;    // ... over all of Q's heads at once, and of K's (olmo2), not per head
+  bool pre_norms;        // attn_norm / ffn_norm before each block (all but olmo2)
   bool biases;           // the output projection's and dense FFN's optional biases (Q/K/V's
                          // are optional in every architecture, as llama.cpp's create_tensor_qkv)
   bool rope_freqs;       // a rope_freqs.weight divides the pairs' frequencies (Llama 3's)
@@ -35,7 +37,12 @@ struct Architecture {
   Status (*read_keys)(const GgufFile& f, LlamaHparams* hp);
 };
 
-extern const Architecture kLlamaArch, kQwen2Arch, kQwen3Arch, kQwen3MoeArch, kPhi3Arch, kGemma3Arch;
+// <arch>.attention.sliding_window and what goes with a window (gemma3's and olmo2's keys):
+// `period` where no scalar sliding_window_pattern gives it, `base` for the windowed layers'
+// RoPE where no rope.freq_base_swa does.
+Status ReadSlidingWindow(const GgufFile& f, const std::string& arch, int64_t period, float base, LlamaHparams* hp);
+
+extern const Architecture kLlamaArch, kQwen2Arch, kQwen3Arch, kQwen3MoeArch, kPhi3Arch, kGemma3Arch, kOlmo2Arch;
 
 // The architecture named `name`, or null.
 const Architecture* FindArchitecture(std::string_view name);

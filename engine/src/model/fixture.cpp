@@ -183,6 +183,9 @@ void AddAttention(Builder& b, const FixtureSpec& s, const std::string& p, int64_
     const int64_t hd = qd / s.heads;
     b.Add(p + "attn_q_norm.weight", DType::kF32, {hd, 1, 1, 1}, 1, 0.2, s.qk_norm_gain);
     b.Add(p + "attn_k_norm.weight", DType::kF32, {hd, 1, 1, 1}, 1, 0.2, s.qk_norm_gain);
+  } else if (s.arch == "olmo2") {  // over all of Q's heads, and of K's
+    b.Add(p + "attn_q_norm.weight", DType::kF32, {qd, 1, 1, 1}, 1, 0.2, s.qk_norm_gain);
+    b.Add(p + "attn_k_norm.weight", DType::kF32, {kv, 1, 1, 1}, 1, 0.2, s.qk_norm_gain);
   }
 }
 
@@ -201,15 +204,17 @@ GgufWriter MakeFixture(const FixtureSpec& s) {
   int64_t d = s.dim, qd = hd * s.heads, kv = hd * s.kv_heads, e = s.experts;
   double inv_d = 1 / std::sqrt(static_cast<double>(d)), inv_ff = 1 / std::sqrt(static_cast<double>(s.ff));
   // Tied output: the embedding doubles as the output matrix, so its EOS row is zero too.
-  const bool gemma = s.arch == "gemma3";
+  const bool gemma = s.arch == "gemma3", olmo = s.arch == "olmo2";
   b.Add("token_embd.weight", s.dtype, {d, vocab, 1, 1}, 2, gemma ? inv_d : 1.0, 0, s.tied_output ? eos : -1);
   if (s.rope_freqs && s.arch == "llama") AddRopeFreqs(b.w, hd);
   for (int64_t l = 0; l < s.layers; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";
-    b.Add(p + "attn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
+    if (!olmo) {
+      b.Add(p + "attn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
+      b.Add(p + "ffn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
+    }
     AddAttention(b, s, p, qd, kv);
-    b.Add(p + "ffn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
-    if (gemma) {  // sandwich norms
+    if (gemma || olmo) {  // sandwich norms (olmo2's only norms)
       b.Add(p + "post_attention_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
       b.Add(p + "post_ffw_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
     }

@@ -118,6 +118,12 @@ Status LlamaModel::SelfAttention(int64_t l, const Tensor& h, const Tensor& pos, 
   VT_RETURN_IF_ERROR(AddBias(g, q, L.bq));
   VT_RETURN_IF_ERROR(AddBias(g, k, L.bk));
   VT_RETURN_IF_ERROR(AddBias(g, v, L.bv));
+  if (hp_.arch->qk_norm_whole) {  // olmo2: Q and K each normalised over all of their heads at once
+    VT_ASSIGN(qn, NormMul(g, q, L.attn_q_norm, hp_.rms_eps));
+    VT_ASSIGN(kn, NormMul(g, k, L.attn_k_norm, hp_.rms_eps));
+    q = qn;
+    k = kn;
+  }
   OpParams rope;
   rope.n_dims = static_cast<int>(hp_.n_rot);
   rope.freq_base = hp_.is_swa(l) ? hp_.rope_freq_base_swa : hp_.rope_freq_base;  // windowed layers: their own
@@ -144,7 +150,8 @@ Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vec
   const LlamaLayer& L = layers_[l];
   Graph g(*engine_.q.backend);
   int64_t d = hp_.n_embd, t = x.ne[1];
-  VT_ASSIGN(h, NormMul(g, x, L.attn_norm, hp_.rms_eps));
+  // olmo2 has no norm before either block: each reads the residual stream itself.
+  VT_ASSIGN(h, hp_.arch->pre_norms ? NormMul(g, x, L.attn_norm, hp_.rms_eps) : StatusOr<Tensor>(x));
   VT_ASSIGN(o, g.New(DType::kF32, {d, t, 1, 1}));
   VT_RETURN_IF_ERROR(SelfAttention(l, h, pos, segments, o));
   if (hp_.arch->sandwich_norms) {  // Gemma: each block's output normalised before its residual add
@@ -152,7 +159,7 @@ Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vec
     o = on;
   }
   VT_RETURN_IF_ERROR(g.Run(OpKind::kAdd, {&x, &o}, x));
-  VT_ASSIGN(h2, NormMul(g, x, L.ffn_norm, hp_.rms_eps));
+  VT_ASSIGN(h2, hp_.arch->pre_norms ? NormMul(g, x, L.ffn_norm, hp_.rms_eps) : StatusOr<Tensor>(x));
   VT_ASSIGN(f, g.New(DType::kF32, {d, t, 1, 1}));
   VT_RETURN_IF_ERROR(FeedForward(L, h2, f));
   if (hp_.arch->sandwich_norms) {

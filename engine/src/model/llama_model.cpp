@@ -216,9 +216,11 @@ Status LlamaModel::LoadLayer(int64_t l) {
   int64_t d = hp_.n_embd, e = hp_.n_expert;
   std::string p = "blk." + std::to_string(l) + ".";
   LlamaLayer& L = layers_[l];
-  VT_RETURN_IF_ERROR(LoadTensor(p + "attn_norm.weight", &L.attn_norm, {d, 1, 1, 1}, false, false));
+  if (hp_.arch->pre_norms) {
+    VT_RETURN_IF_ERROR(LoadTensor(p + "attn_norm.weight", &L.attn_norm, {d, 1, 1, 1}, false, false));
+    VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_norm.weight", &L.ffn_norm, {d, 1, 1, 1}, false, false));
+  }
   VT_RETURN_IF_ERROR(LoadAttention(p, L));
-  VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_norm.weight", &L.ffn_norm, {d, 1, 1, 1}, false, false));
   if (hp_.arch->sandwich_norms) {
     VT_RETURN_IF_ERROR(LoadTensor(p + "post_attention_norm.weight", &L.attn_post_norm, {d, 1, 1, 1}, false, false));
     VT_RETURN_IF_ERROR(LoadTensor(p + "post_ffw_norm.weight", &L.ffn_post_norm, {d, 1, 1, 1}, false, false));
@@ -253,9 +255,10 @@ Status LlamaModel::LoadAttention(const std::string& p, LlamaLayer& L) {
     VT_RETURN_IF_ERROR(LoadBias(p + "attn_v.bias", &L.bv, kv));
   }
   VT_RETURN_IF_ERROR(LoadTensor(p + "attn_output.weight", &L.wo, {qd, d, 1, 1}));
-  if (hp_.arch->qk_norm) {  // one weight per element of a head, shared by every head
-    VT_RETURN_IF_ERROR(LoadTensor(p + "attn_q_norm.weight", &L.attn_q_norm, {hp_.head_dim(), 1, 1, 1}, false, false));
-    VT_RETURN_IF_ERROR(LoadTensor(p + "attn_k_norm.weight", &L.attn_k_norm, {hp_.head_dim(), 1, 1, 1}, false, false));
+  if (hp_.arch->qk_norm || hp_.arch->qk_norm_whole) {  // per head: one weight per element of a head, shared by every head
+    const bool whole = hp_.arch->qk_norm_whole;
+    VT_RETURN_IF_ERROR(LoadTensor(p + "attn_q_norm.weight", &L.attn_q_norm, {whole ? qd : hp_.head_dim(), 1, 1, 1}, false, false));
+    VT_RETURN_IF_ERROR(LoadTensor(p + "attn_k_norm.weight", &L.attn_k_norm, {whole ? kv : hp_.head_dim(), 1, 1, 1}, false, false));
   }
   return LoadBias(p + "attn_output.bias", &L.bo, d, hp_.arch->biases);
 }

@@ -67,8 +67,8 @@ int main(int argc, char** argv) {
   app.add_flag("--rope-freqs", s.rope_freqs, "Write a rope_freqs.weight of Llama 3's kind (frequency factors 1 to 8)");
   app.add_flag("--biases", s.biases, "Attention biases (and the dense feed-forward's)");
   app.add_flag("--fused-qkv", s.fused_qkv, "One attn_qkv.weight instead of attn_q/k/v.weight");
-  app.add_option("--sliding-window", s.sliding_window, "gemma3: attention window of the windowed layers (0: none)")->check(CLI::Range(0, 1 << 20));
-  app.add_option("--swa-pattern", s.swa_pattern, "gemma3: every Nth layer attends globally (0: not written, llama.cpp's 6)")->check(CLI::Range(0, 256));
+  app.add_option("--sliding-window", s.sliding_window, "gemma3, olmo2: attention window of the windowed layers (0: none)")->check(CLI::Range(0, 1 << 20));
+  app.add_option("--swa-pattern", s.swa_pattern, "gemma3, olmo2: every Nth layer attends globally (0: not written, llama.cpp's 6 or 4)")->check(CLI::Range(0, 256));
   app.add_option("--rope-scale", s.rope_scale, "Linear RoPE scaling factor (0: none)")->check(CLI::Range(0.0f, 1024.0f));
   app.add_option("--softcap", s.logit_softcap, "gemma3: final logit soft-capping (0: none)")->check(CLI::Range(0.0f, 1e6f));
   auto* text = app.add_flag("--text-vocab", s.text_vocab, "Whole-text pieces instead of byte tokens (any output is valid UTF-8)");
@@ -88,8 +88,12 @@ int main(int argc, char** argv) {
     std::cerr << "vt-fixture: --experts-used exceeds --experts\n";
     return 2;
   }
-  if ((s.sliding_window > 0 || s.swa_pattern > 0 || s.logit_softcap > 0) && s.arch != "gemma3") {
-    std::cerr << "vt-fixture: --sliding-window, --swa-pattern and --softcap are gemma3's (not " << s.arch << "'s)\n";
+  if ((s.sliding_window > 0 || s.swa_pattern > 0) && s.arch != "gemma3" && s.arch != "olmo2") {
+    std::cerr << "vt-fixture: --sliding-window and --swa-pattern are gemma3's and olmo2's (not " << s.arch << "'s)\n";
+    return 2;
+  }
+  if (s.logit_softcap > 0 && s.arch != "gemma3") {
+    std::cerr << "vt-fixture: --softcap is gemma3's (not " << s.arch << "'s)\n";
     return 2;
   }
   if ((s.arch == "qwen3moe") != (s.experts > 0) && s.arch != "llama") {
