@@ -30,6 +30,8 @@ std::string LoadError(const GgufWriter& w) { return LoadWriter(w, ReferenceBacke
 // head: a per-head file is refused naming the shape, and the gains change the logits.
 TEST(Olmo2, NormalisesQAndKAcrossAllOfTheirHeads) {
   EXPECT_EQ(LoadError(Relabelled(FixtureSpec{.arch = "qwen3", .seed = 51}, "olmo2")),
+            "gguf: blk.0.attn_q_norm.weight has shape [16,1,1], expected [64,1,1]");
+  EXPECT_EQ(LoadError(Relabelled(FixtureSpec{.seed = 51}, "olmo2")),
             "gguf: missing tensor blk.0.attn_q_norm.weight (olmo2 reads it, shape [64,1,1])");
   FixtureSpec unit = Olmo2();
   unit.qk_norm_gain = 1;
@@ -55,9 +57,10 @@ TEST(Olmo2, Olmo3WindowsAllButEveryFourthLayerWithTheGlobalBase) {
   s.sliding_window = 4;
   GgufWriter w = WithKey(MakeFixture(s), "olmo2.attention.sliding_window_pattern",
                          GgufValue::Array(GgufType::kBool, {GgufValue::Bool(true), GgufValue::Bool(false)}));
-  auto hp = ReadLlamaHparams(GgufFile::FromBytes(w.Bytes()).value()).value();
-  for (int64_t l = 0; l < 5; ++l) EXPECT_EQ(hp.is_swa(l), l != 3) << l;
-  EXPECT_EQ(hp.rope_freq_base_swa, hp.rope_freq_base);
+  auto hp = ReadLlamaHparams(GgufFile::FromBytes(w.Bytes()).value());
+  ASSERT_TRUE(hp.ok()) << hp.status().ToString();
+  for (int64_t l = 0; l < 5; ++l) EXPECT_EQ(hp->is_swa(l), l != 3) << l;
+  EXPECT_EQ(hp->rope_freq_base_swa, hp->rope_freq_base);
   std::vector<float> windowed = Logits(w), whole = Logits(WithKey(w, "olmo2.attention.sliding_window", std::nullopt));
   EXPECT_GT(Nmse(whole, windowed), 1e-3) << "the windows changed nothing";
   EXPECT_EQ(LoadError(WithKey(w, "olmo2.rope.freq_base_swa", GgufValue::String("x"))), "gguf: olmo2.rope.freq_base_swa must be a positive number");

@@ -209,11 +209,9 @@ GgufWriter MakeFixture(const FixtureSpec& s) {
   if (s.rope_freqs && s.arch == "llama") AddRopeFreqs(b.w, hd);
   for (int64_t l = 0; l < s.layers; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";
-    if (!olmo) {
-      b.Add(p + "attn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
-      b.Add(p + "ffn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
-    }
+    if (!olmo) b.Add(p + "attn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
     AddAttention(b, s, p, qd, kv);
+    if (!olmo) b.Add(p + "ffn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
     if (gemma || olmo) {  // sandwich norms (olmo2's only norms)
       b.Add(p + "post_attention_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
       b.Add(p + "post_ffw_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
