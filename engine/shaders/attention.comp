@@ -1,6 +1,7 @@
 // Causal GQA attention over a KV cache: out[d, h, t] = Σ_j softmax_j(q·k_j * scale) v[d, j] for
 // cache positions j < n_past + t + 1 of kv head h / (H / Hkv), and j >= n_past + t + 1 - window
-// where window > 0 (a sliding window). A workgroup per (head, token);
+// where window > 0 (a sliding window); with has_sinks, sinks[h] is one more logit in the
+// softmax (in its max and sum) that weighs no value. A workgroup per (head, token);
 // keys in chunks of 128 (one score per invocation, in shared memory) with an online softmax,
 // so any context length fits; each invocation accumulates up to 4 output dims (head_dim ≤ 512).
 // The cache is read as 32-bit words: f32 (kv_type 0) or f16 pairs (kv_type 1).
@@ -10,6 +11,7 @@ layout(std430, binding = 0) readonly buffer Q { float q[]; };
 layout(std430, binding = 1) readonly buffer K { uint kc[]; };
 layout(std430, binding = 2) readonly buffer V { uint vc[]; };
 layout(std430, binding = 3) writeonly buffer O { float o[]; };
+layout(std430, binding = 4) readonly buffer S { float sinks[]; };
 layout(push_constant) uniform Params {
   uint hd, heads, kv_heads, tokens, n_past, kv_type;
   float scale;
@@ -18,6 +20,7 @@ layout(push_constant) uniform Params {
   uint v_off, v1, v2;
   uint o_off, o1, o2;
   uint window;
+  uint has_sinks, sink_off;
 } p;
 
 shared float qs[512];
@@ -37,7 +40,8 @@ void main() {
     uint n = p.n_past + t + 1u, lo = p.window > 0u && n > p.window ? n - p.window : 0u;
     for (uint d = tid; d < p.hd; d += 128u) qs[d] = q[p.q_off + d + h * p.q1 + t * p.q2];
     barrier();
-    float m = kNegInf, l = 0.0;
+    // The online softmax starts from the sink: max = sink, sum = e^0 = 1.
+    float m = p.has_sinks != 0u ? sinks[p.sink_off + h] : kNegInf, l = p.has_sinks != 0u ? 1.0 : 0.0;
     float acc[4] = float[4](0.0, 0.0, 0.0, 0.0);
     for (uint c0 = lo; c0 < n; c0 += 128u) {
       uint j = c0 + tid, cn = min(128u, n - c0);

@@ -17,6 +17,7 @@ layout(push_constant) uniform Params {
   uint a_off, a1, a2, a3;
   uint o_off, o1, o2, o3;
   uint pos_off, freq_off, n_dims, neox;
+  float mscale;  // RopeMagnitude: YaRN's and attn_factor's scaling of the rotated values
 } p;
 
 // theta = x * f reduced modulo 2*pi.
@@ -51,7 +52,7 @@ void main() {
     }
     float theta = Reduced(float(pos[p.pos_off + t]), freq[p.freq_off + j]);
     float c = cos(theta), s = sin(theta);
-    o[oi] = x0 * c - x1 * s;
-    o[oi + step] = x0 * s + x1 * c;
+    o[oi] = p.mscale * (x0 * c - x1 * s);
+    o[oi + step] = p.mscale * (x0 * s + x1 * c);
   }
 }

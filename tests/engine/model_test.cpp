@@ -279,8 +279,8 @@ TEST(Model, RopeAndHeadKeysItCannotRunAreRefusedByName) {
     w.Set(key, std::move(v));
     return w;
   };
-  EXPECT_EQ(load(with(Dense(), "llama.rope.scaling.type", GgufValue::String("yarn"))),
-            "gguf: llama.rope.scaling.type \"yarn\" is not supported (vt scales RoPE linearly or not at all)");
+  EXPECT_EQ(load(with(Dense(), "llama.rope.scaling.type", GgufValue::String("longrope"))),
+            "gguf: llama.rope.scaling.type \"longrope\" is not supported (vt scales RoPE linearly, by YaRN or not at all)");
   EXPECT_EQ(load(with(Dense(), "llama.rope.scaling.type", GgufValue::String("linear"))), "loaded");
   EXPECT_EQ(load(with(Llama3(), "llama.attention.value_length", GgufValue::Uint(GgufType::kU32, 16))),
             "gguf: llama.attention.value_length 16 differs from the key length 32 (vt's llama, as llama.cpp's, needs them equal)");

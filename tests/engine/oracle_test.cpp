@@ -198,6 +198,15 @@ TEST_F(Oracle, Olmo2MatchesLlamaCpp) {
           "olmo3-windows");
 }
 
+// YaRN as llama.cpp's context sets it up (ext_factor 1, β 32 and 1, its magnitude
+// correction), on llama's graph and on Olmo 3's, whose windowed layers rotate plainly.
+TEST_F(Oracle, YarnRopeMatchesLlamaCpp) {
+  Compare(FixtureSpec{.dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 39, .rope_scale = 8, .yarn = true}, "llama-yarn");
+  Compare(FixtureSpec{.arch = "olmo2", .layers = 4, .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 40,
+                      .sliding_window = 8, .rope_scale = 8, .yarn = true},
+          "olmo3-yarn");
+}
+
 // The Qwen family, each as llama.cpp's own graph computes it: NEOX RoPE with Q/K/V biases
 // (qwen2), per-head Q/K norms (qwen3), experts of their own width (qwen3moe).
 TEST_F(Oracle, QwenArchitecturesMatchLlamaCpp) {

@@ -117,6 +117,16 @@ Tensor IntTensor(const std::vector<int32_t>& values) {
   return t;
 }
 
+std::vector<float> ReferenceOutput(OpKind kind, std::vector<const Tensor*> src, const OpParams& params) {
+  std::mt19937 rng(1);
+  Tensor out = RandomTensor(DType::kF32, src[0]->ne, rng);
+  Status s = RunOp(ReferenceBackend(), Op{kind, std::move(src), &out, params});
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (!s.ok()) return {};
+  const float* o = static_cast<const float*>(out.data);
+  return std::vector<float>(o, o + out.NumElements());
+}
+
 double Nmse(const std::vector<float>& ref, const std::vector<float>& out) {
   double num = 0, den = 0;
   for (size_t i = 0; i < ref.size(); ++i) {

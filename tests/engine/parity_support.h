@@ -33,6 +33,10 @@ Tensor IntTensor(const std::vector<int32_t>& values);
 ::testing::AssertionResult ParityInPlace(Backend& backend, OpKind kind, const std::vector<Tensor>& inputs,
                                          const OpParams& params, double tier);
 
+// The float64 reference's output of `kind` over host tensors `src` (a failure, and empty, if
+// it does not run): negative controls compare two of these.
+std::vector<float> ReferenceOutput(OpKind kind, std::vector<const Tensor*> src, const OpParams& params);
+
 // Σ(a−b)² / Σa², with a the reference.
 double Nmse(const std::vector<float>& ref, const std::vector<float>& out);
 

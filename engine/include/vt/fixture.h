@@ -30,6 +30,7 @@ struct FixtureSpec {
   // sliding_window_pattern (else unwritten: llama.cpp's 6 for gemma3, 4 for olmo2).
   int64_t sliding_window = 0, swa_pattern = 0;
   float rope_scale = 0;                   // > 0: <arch>.rope.scaling linear by this factor
+  bool yarn = false;                      // ... by YaRN instead, trained at 4096 positions
   float logit_softcap = 0;                // gemma3: > 0 writes final_logit_softcapping
   // A real vocabulary: its tokenizer.* keys are copied and the embedding has one row per token.
   const GgufFile* vocab = nullptr;

@@ -22,6 +22,10 @@ struct LlamaHparams {
   int64_t n_ff_exp = 0;    // each expert's width (MoE)
   int64_t n_head_dim = 0;  // llama.attention.key_length (0: n_embd / n_head)
   float rope_freq_base = 10000, rope_freq_scale = 1, rms_eps = 1e-5f;
+  // YaRN (rope.scaling.type yarn): ext_factor 1 and the context it was trained at; mscale is
+  // llama.cpp's attn_factor (rope.scaling.attn_factor, and YaRN's own correction of it).
+  float rope_ext_factor = 0, rope_mscale = 1;
+  int64_t n_ctx_orig = 0;
   // Sliding-window attention (gemma3): the window (0: none) and the layers that have it, every
   // one but each swa_period-th (0: all), which rotate with their own base and scale.
   int64_t n_swa = 0, swa_period = 0;

@@ -23,7 +23,8 @@ enum class OpKind {
   kSwiglu,     // silu(a) * b
   kGetRows,    // out[K,n] = table[K,V] rows ids[n] (i32), table f32/f16/bf16
   kTopK,       // out[k,T] i32: indices of the k largest of each row, descending
-  kAttention,  // q[hd,H,T] over k/v cache [hd,Hkv,ctx] (f32/f16), causal from n_past
+  kAttention,  // q[hd,H,T] over k/v cache [hd,Hkv,ctx] (f32/f16), causal from n_past; an
+               // optional 4th input sinks[H] f32: a logit per head in each softmax, on no value
   kCopy,       // out = a converted to params.out_dtype (f32/f16/bf16), same shape
   // A MoE layer's routed experts: out[d,T] = Σ_j weights[j,t] · down[ids[j,t]]ᵀ·swiglu(
   // gate[ids[j,t]]ᵀ·x_t, up[ids[j,t]]ᵀ·x_t). src: x[d,T] f32, ids[k,T] i32, weights[k,T] f32,
@@ -48,6 +49,12 @@ struct OpParams {
   // Rope: n_dims/2 divisors of the pairs' frequencies (Llama 3's rope_freqs.weight, ggml's
   // freq_factors), in host memory that outlives the op; null: none.
   const float* freq_factors = nullptr;
+  // Rope, YaRN (ggml's rope_yarn): ext_factor > 0 mixes each pair's interpolated (freq_scale)
+  // and extrapolated angle by its ramp between the correction dims of n_ctx_orig, beta_fast
+  // and beta_slow, and then scales every rotated value by 1 + 0.1·ln(1/freq_scale); mscale
+  // scales them always (llama.cpp's attn_factor).
+  float ext_factor = 0, beta_fast = 32, beta_slow = 1, mscale = 1;
+  int n_ctx_orig = 0;
   int k = 1;                 // TopK
   int n_past = 0;            // Attention: cache entries before the first query
   // Attention: > 0, the query at position p sees only keys p - window < j <= p (a sliding
@@ -64,8 +71,11 @@ struct Op {
 };
 
 // Rope's angle per position for rotated pair `pair` of `n_dims`: freq_scale *
-// freq_base^(-2 pair / n_dims) / freq_factors[pair], in double (every backend's table).
+// freq_base^(-2 pair / n_dims) / freq_factors[pair], or with YaRN its mix of that and the
+// unscaled angle, in double (every backend's table).
 double RopeFrequency(const OpParams& p, int64_t n_dims, int64_t pair);
+// What every rotated value is multiplied by: mscale, times YaRN's 1 + 0.1·ln(1/freq_scale).
+double RopeMagnitude(const OpParams& p);
 
 // Shapes, dtypes and devices are consistent: kInvalidArgument naming the op and tensor if not.
 Status ValidateOp(const Op& op);

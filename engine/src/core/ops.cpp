@@ -1,12 +1,39 @@
 #include "vt/ops.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace vt {
 
+namespace {
+
+// YaRN's correction dim for beta rotations over n_ctx_orig (ggml_rope_yarn_corr_dim).
+double YarnCorrDim(const OpParams& p, int64_t n_dims, double beta) {
+  return static_cast<double>(n_dims) * std::log(p.n_ctx_orig / (beta * 2 * std::numbers::pi)) / (2 * std::log(static_cast<double>(p.freq_base)));
+}
+
+// The share of pair j's angle left unscaled (extrapolated): 1 below the correction range, 0
+// above it, a straight ramp between, times ext_factor.
+double YarnRamp(const OpParams& p, int64_t n_dims, int64_t pair) {
+  double lo = std::max(0.0, std::floor(YarnCorrDim(p, n_dims, p.beta_fast)));
+  double hi = std::min(static_cast<double>(n_dims - 1), std::ceil(YarnCorrDim(p, n_dims, p.beta_slow)));
+  double y = (static_cast<double>(pair) - lo) / std::max(0.001, hi - lo);
+  return (1 - std::min(1.0, std::max(0.0, y))) * p.ext_factor;
+}
+
+}  // namespace
+
 double RopeFrequency(const OpParams& p, int64_t n_dims, int64_t pair) {
-  double f = p.freq_scale * std::pow(static_cast<double>(p.freq_base), -2.0 * static_cast<double>(pair) / static_cast<double>(n_dims));
-  return p.freq_factors ? f / p.freq_factors[pair] : f;
+  double f = std::pow(static_cast<double>(p.freq_base), -2.0 * static_cast<double>(pair) / static_cast<double>(n_dims));
+  if (p.freq_factors) f /= p.freq_factors[pair];
+  if (p.ext_factor == 0) return p.freq_scale * f;
+  double r = YarnRamp(p, n_dims, pair);
+  return f * (p.freq_scale * (1 - r) + r);
+}
+
+double RopeMagnitude(const OpParams& p) {
+  return p.ext_factor != 0 ? p.mscale * (1 + 0.1 * std::log(1.0 / p.freq_scale)) : p.mscale;
 }
 
 std::string_view OpName(OpKind kind) {
@@ -76,7 +103,7 @@ StatusOr<Tensor> BroadcastSpec(OpKind kind, const Tensor& a, const Tensor& b) {
   return Spec(DType::kF32, a.ne);
 }
 
-StatusOr<Tensor> AttentionSpec(const Tensor& q, const Tensor& k, const Tensor& v, const OpParams& p) {
+StatusOr<Tensor> AttentionSpec(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* sinks, const OpParams& p) {
   OpKind kind = OpKind::kAttention;
   if (q.dtype != DType::kF32) return Bad(kind, "q must be f32");
   if ((k.dtype != DType::kF32 && k.dtype != DType::kF16) || v.dtype != k.dtype) {
@@ -88,6 +115,9 @@ StatusOr<Tensor> AttentionSpec(const Tensor& q, const Tensor& k, const Tensor& v
   if (q.ne[1] % k.ne[1] != 0) return Bad(kind, "heads are not a multiple of kv heads");
   if (p.n_past < 0 || p.n_past + q.ne[2] > k.ne[2]) return Bad(kind, "n_past + tokens exceeds the cache");
   if (p.window < 0) return Bad(kind, "the window must be 0 (none) or positive");
+  if (sinks && (sinks->dtype != DType::kF32 || sinks->ne != std::array<int64_t, 4>{q.ne[1], 1, 1, 1} || !sinks->IsContiguous())) {
+    return Bad(kind, "sinks must be f32 [heads]: " + Describe(*sinks));
+  }
   return Spec(DType::kF32, q.ne);
 }
 
@@ -126,8 +156,8 @@ size_t Arity(OpKind kind) {
 
 StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, const OpParams& p) {
   size_t need = Arity(kind);
-  bool optional_mask = kind == OpKind::kSoftmax && src.size() == 1;
-  if (src.size() != need && !optional_mask) return Bad(kind, "wrong number of inputs");
+  bool optional_input = (kind == OpKind::kSoftmax && src.size() == 1) || (kind == OpKind::kAttention && src.size() == 4);
+  if (src.size() != need && !optional_input) return Bad(kind, "wrong number of inputs");
   for (const Tensor* t : src) {
     if (!t || !t->data) return Bad(kind, "missing input");
   }
@@ -145,6 +175,7 @@ StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, 
       int n_dims = p.n_dims ? p.n_dims : static_cast<int>(a.ne[0]);
       if (a.dtype != DType::kF32 || src[1]->dtype != DType::kI32) return Bad(kind, "needs f32 input, i32 positions");
       if (n_dims % 2 || n_dims > a.ne[0]) return Bad(kind, "rotated dims must be even and <= ne0");
+      if (p.ext_factor != 0 && (p.n_ctx_orig <= 0 || !(p.freq_scale > 0))) return Bad(kind, "YaRN needs n_ctx_orig > 0 and freq_scale > 0");
       if (src[1]->ne[0] != a.ne[2]) return Bad(kind, "one position per token (ne2)");
       return Spec(DType::kF32, a.ne);
     }
@@ -161,7 +192,7 @@ StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, 
     case OpKind::kTopK:
       if (a.dtype != DType::kF32 || p.k < 1 || p.k > a.ne[0]) return Bad(kind, "k must be in 1..ne0 of an f32 input");
       return Spec(DType::kI32, {p.k, a.ne[1], a.ne[2], a.ne[3]});
-    case OpKind::kAttention: return AttentionSpec(a, *src[1], *src[2], p);
+    case OpKind::kAttention: return AttentionSpec(a, *src[1], *src[2], src.size() > 3 ? src[3] : nullptr, p);
     case OpKind::kCopy:
       if (!IsFloatWeight(a.dtype) || !IsFloatWeight(p.out_dtype)) return Bad(kind, "copies f32/f16/bf16 only");
       return Spec(p.out_dtype, a.ne);

@@ -13,13 +13,13 @@ float CacheValue(const Tensor& v, const char* row, int64_t d) {
   return F16ToF32(reinterpret_cast<const uint16_t*>(row)[d]);
 }
 
-// s[first, n) scaled, exponentiated against their max and normalised; s[lo, first) and
-// s[n, visible) zeroed, so a row of probabilities can go through a matmul over the block's
-// positions [lo, visible).
-void SoftmaxRange(const MatmulKernels& kernels, float* s, int64_t lo, int64_t first, int64_t n, int64_t visible, float scale) {
-  float max = -INFINITY;
+// s[first, n) scaled, exponentiated against their max and normalised (a sink, -inf where
+// none, joining the max and the sum); s[lo, first) and s[n, visible) zeroed, so a row of
+// probabilities can go through a matmul over the block's positions [lo, visible).
+void SoftmaxRange(const MatmulKernels& kernels, float* s, int64_t lo, int64_t first, int64_t n, int64_t visible, float scale, float sink) {
+  float max = sink;
   for (int64_t j = first; j < n; ++j) max = std::max(max, s[j] *= scale);
-  float inv = 1.0f / kernels.exp_shifted(s + first, n - first, max);
+  float inv = 1.0f / (kernels.exp_shifted(s + first, n - first, max) + std::exp(sink - max));
   for (int64_t j = first; j < n; ++j) s[j] *= inv;
   std::fill(s + lo, s + first, 0.0f);
   std::fill(s + n, s + visible, 0.0f);
@@ -40,6 +40,7 @@ struct HeadWork {
   const Tensor &q, &k, &v;
   int64_t tokens, visible, n_past, window;
   float scale;
+  const float* sinks;  // [heads], or null
   float* out;
   size_t out_stride;
   std::vector<float> &scores, &acc, &vt;
@@ -61,7 +62,8 @@ void HeadBlock(const HeadWork& w, int64_t h, int64_t t0, int64_t t1) {
              w.q.nb[2] / sizeof(float), scores, static_cast<size_t>(w.visible), rows, vis, hd};
   GemmRange(a, lo, vis);
   for (int64_t t = t0; t < t1; ++t) {
-    SoftmaxRange(kernels, scores + (t - t0) * w.visible, lo, FirstVisible(w, t), w.n_past + t + 1, vis, w.scale);
+    SoftmaxRange(kernels, scores + (t - t0) * w.visible, lo, FirstVisible(w, t), w.n_past + t + 1, vis, w.scale,
+                 w.sinks ? w.sinks[h] : -INFINITY);
   }
   float* out = w.out + t0 * w.out_stride + h * hd;
   if (w.tokens > kGemvMaxRows) {  // values transposed: weight row d's element j at vt[d·visible + j]
@@ -100,7 +102,8 @@ void Attention(const Op& op, ThreadPool& pool) {
   float scale = op.params.scale != 0 ? op.params.scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(hd)));
   pool.ParallelFor(heads, 1, [&](int64_t h0, int64_t h1, int) {
     std::vector<float> scores(static_cast<size_t>(tokens * visible)), acc(hd), vt;
-    HeadWork w{q, k, v, tokens, visible, op.params.n_past, op.params.window, scale, static_cast<float*>(op.out->data),
+    const float* sinks = op.src.size() > 3 ? static_cast<const float*>(op.src[3]->data) : nullptr;
+    HeadWork w{q, k, v, tokens, visible, op.params.n_past, op.params.window, scale, sinks, static_cast<float*>(op.out->data),
                static_cast<size_t>(heads * hd), scores, acc, vt};
     int64_t transposed = -1;  // heads of one KV group share its transposed values
     for (int64_t h = h0; h < h1; ++h) {

@@ -96,13 +96,14 @@ void Rope(const Op& op, ThreadPool& pool) {
   // Split across the pool: a 512-token prompt's 32 768 sincos per call took the caller alone
   // about a millisecond while the workers waited.
   std::vector<float> cs(static_cast<size_t>(a.ne[2] * n_dims));
+  const double m = RopeMagnitude(op.params);  // YaRN's and attn_factor's scaling of the rotated values
   pool.ParallelFor(a.ne[2], std::max<int64_t>(1, 1024 / n_dims), [&](int64_t t0, int64_t t1, int) {
     for (int64_t t = t0; t < t1; ++t) {
       double p = static_cast<const int32_t*>(pos.data)[t];
       for (int64_t i = 0; i < n_dims; i += 2) {
         double theta = p * RopeFrequency(op.params, n_dims, i / 2);
-        cs[t * n_dims + i] = static_cast<float>(std::cos(theta));
-        cs[t * n_dims + i + 1] = static_cast<float>(std::sin(theta));
+        cs[t * n_dims + i] = static_cast<float>(m * std::cos(theta));
+        cs[t * n_dims + i + 1] = static_cast<float>(m * std::sin(theta));
       }
     }
   });

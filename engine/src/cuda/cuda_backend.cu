@@ -150,7 +150,7 @@ bool CudaBackend::Supports(const Op& op) const {
   auto fits = [&](const Tensor* t) { return Fits(t) || BlockOperand(op, t); };
   if (!Fits(op.out) || !std::all_of(op.src.begin(), op.src.end(), fits)) return false;
   if (op.kind == OpKind::kExperts) return false;  // the expert loop of single ops runs it
-  if (op.kind == OpKind::kAttention) return op.src.size() == 3 && op.src[0]->ne[0] <= cuda::kMaxHeadDim;
+  if (op.kind == OpKind::kAttention) return op.src.size() >= 3 && op.src[0]->ne[0] <= cuda::kMaxHeadDim;
   if (op.kind == OpKind::kRope) {
     int n_dims = op.params.n_dims ? op.params.n_dims : static_cast<int>(op.src[0]->ne[0]);
     return n_dims <= cuda::kMaxRopeDims;

@@ -92,6 +92,7 @@ struct RopeArgs {
   Dev4 a, pos, o;
   int n_dims;
   bool neox;  // pair j is (j, j + n_dims/2), not (2j, 2j + 1)
+  float mscale;  // RopeMagnitude(params): YaRN's and attn_factor's scaling of rotated values
   double freq[kMaxRopeDims / 2];  // RopeFrequency(params, n_dims, j), from the host
 };
 
@@ -115,8 +116,8 @@ __global__ void RopeKernel(const RopeArgs r) {
     double p = *reinterpret_cast<const int32_t*>(At(r.pos, t, 0));
     float s, c;
     sincosf(static_cast<float>(remainder(p * r.freq[j], 2 * M_PI)), &s, &c);
-    y[0] = x0 * c - x1 * s;
-    y[step] = x0 * s + x1 * c;
+    y[0] = r.mscale * (x0 * c - x1 * s);
+    y[step] = r.mscale * (x0 * s + x1 * c);
   }
 }
 
@@ -173,6 +174,7 @@ struct AttentionArgs {
   Dev4 q, k, v, o;
   int n_past, window;
   float scale;
+  const float* sinks;  // [heads] f32, or null
 };
 
 // A block (128 threads) per (head, token): keys in chunks of 128, one score per thread,
@@ -186,7 +188,8 @@ __global__ void AttentionKernel(const AttentionArgs a) {
   int tid = threadIdx.x;
   for (int64_t d = tid; d < hd; d += 128) qs[d] = *reinterpret_cast<const float*>(At(a.q, d, h, t));
   __syncthreads();
-  float m = -INFINITY, l = 0, acc[4] = {0, 0, 0, 0};
+  // The online softmax starts from the sink, where there is one: max = sink, sum = e^0 = 1.
+  float m = a.sinks ? a.sinks[h] : -INFINITY, l = a.sinks ? 1.0f : 0.0f, acc[4] = {0, 0, 0, 0};
   for (int64_t c0 = lo; c0 < n; c0 += 128) {
     int64_t j = c0 + tid, cn = min(int64_t{128}, n - c0);
     float s = -INFINITY;
@@ -261,7 +264,7 @@ cudaError_t LaunchSoftmax(const Op& op, cudaStream_t stream) {
 
 cudaError_t LaunchRope(const Op& op, cudaStream_t stream) {
   RopeArgs r{ToDev4(*op.src[0]), ToDev4(*op.src[1]), ToDev4(*op.out), op.params.n_dims ? op.params.n_dims : static_cast<int>(op.src[0]->ne[0]),
-             op.params.rope_neox, {}};
+             op.params.rope_neox, static_cast<float>(RopeMagnitude(op.params)), {}};
   for (int j = 0; j < r.n_dims / 2; ++j) {
     r.freq[j] = RopeFrequency(op.params, r.n_dims, j);
   }
@@ -282,7 +285,8 @@ cudaError_t LaunchTopK(const Op& op, cudaStream_t stream) {
 cudaError_t LaunchAttention(const Op& op, cudaStream_t stream) {
   const Tensor& q = *op.src[0];
   float scale = op.params.scale != 0 ? op.params.scale : static_cast<float>(1 / std::sqrt(static_cast<double>(q.ne[0])));
-  AttentionArgs a{ToDev4(q), ToDev4(*op.src[1]), ToDev4(*op.src[2]), ToDev4(*op.out), op.params.n_past, op.params.window, scale};
+  AttentionArgs a{ToDev4(q), ToDev4(*op.src[1]), ToDev4(*op.src[2]), ToDev4(*op.out), op.params.n_past, op.params.window, scale,
+                  op.src.size() > 3 ? static_cast<const float*>(op.src[3]->data) : nullptr};
   AttentionKernel<<<static_cast<unsigned>(q.ne[1] * q.ne[2]), 128, 0, stream>>>(a);
   return cudaGetLastError();
 }

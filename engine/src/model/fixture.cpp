@@ -133,8 +133,9 @@ void AddHparams(GgufWriter& w, const FixtureSpec& s) {
   }
   w.Set(a + "rope.freq_base", GgufValue::Float(GgufType::kF32, s.arch == "gemma3" ? 1e6 : 10000));
   if (s.rope_scale > 0) {
-    w.Set(a + "rope.scaling.type", GgufValue::String("linear"));
+    w.Set(a + "rope.scaling.type", GgufValue::String(s.yarn ? "yarn" : "linear"));
     w.Set(a + "rope.scaling.factor", GgufValue::Float(GgufType::kF32, s.rope_scale));
+    if (s.yarn) w.Set(a + "rope.scaling.original_context_length", u32(4096));  // gpt-oss's
   }
   if (s.sliding_window > 0) w.Set(a + "attention.sliding_window", u32(s.sliding_window));
   if (s.swa_pattern > 0) w.Set(a + "attention.sliding_window_pattern", u32(s.swa_pattern));

@@ -129,6 +129,11 @@ Status LlamaModel::SelfAttention(int64_t l, const Tensor& h, const Tensor& pos, 
   rope.freq_base = hp_.is_swa(l) ? hp_.rope_freq_base_swa : hp_.rope_freq_base;  // windowed layers: their own
   rope.freq_scale = hp_.is_swa(l) ? hp_.rope_freq_scale_swa : hp_.rope_freq_scale;
   rope.freq_factors = rope_factors_.empty() ? nullptr : rope_factors_.data();
+  if (!hp_.is_swa(l)) {  // windowed layers rotate plainly (olmo2's graph: no YaRN there)
+    rope.ext_factor = hp_.rope_ext_factor;
+    rope.mscale = hp_.rope_mscale;
+    rope.n_ctx_orig = static_cast<int>(hp_.n_ctx_orig);
+  }
   rope.rope_neox = hp_.arch->rope_neox;
   Tensor q3 = Reshape(q, {hd, hp_.n_head, t, 1}), k3 = Reshape(k, {hd, hkv, t, 1}), v3 = Reshape(v, {hd, hkv, t, 1});
   if (hp_.arch->qk_norm) {  // qwen3: each head of Q and K normalised on its own, then RoPE

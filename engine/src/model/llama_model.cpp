@@ -53,19 +53,34 @@ Status HeadSizes(const GgufFile& f, const std::string& a, LlamaHparams* hp) {
 }
 
 // Linear scaling divides the positions by <arch>.rope.scaling.factor (or the older
-// <arch>.rope.scale_linear; 0 means none, as in llama.cpp). Other scaling types change the
-// angles in ways vt does not compute: refused, not run wrong.
+// <arch>.rope.scale_linear; 0 means none, as in llama.cpp); YaRN mixes that with the unscaled
+// angle pair by pair (vt/ops.h). Other scaling types (LongRoPE) change the angles in ways vt
+// does not compute: refused, not run wrong.
 Status RopeScaling(const GgufFile& f, const std::string& a, LlamaHparams* hp) {
   const GgufValue* type = f.Find(a + ".rope.scaling.type");
-  if (type && (!type->AsString() || (*type->AsString() != "none" && *type->AsString() != "linear"))) {
-    std::string name = type->AsString() ? "\"" + *type->AsString() + "\"" : "(not a string)";
-    return Status(StatusCode::kUnimplemented, "gguf: " + a + ".rope.scaling.type " + name + " is not supported (vt scales RoPE linearly or not at all)");
+  std::string kind = type && type->AsString() ? *type->AsString() : "linear";
+  if (type && (!type->AsString() || (kind != "none" && kind != "linear" && kind != "yarn"))) {
+    std::string name = type->AsString() ? "\"" + kind + "\"" : "(not a string)";
+    return Status(StatusCode::kUnimplemented, "gguf: " + a + ".rope.scaling.type " + name + " is not supported (vt scales RoPE linearly, by YaRN or not at all)");
   }
   float factor = FloatKey(f, a + ".rope.scaling.factor", FloatKey(f, a + ".rope.scale_linear", 0.0f));
   if (!(factor >= 0) || std::isinf(factor)) {
     return Status(StatusCode::kInvalidArgument, "gguf: " + a + ".rope.scaling.factor must be a positive number");
   }
-  hp->rope_freq_scale = factor == 0 ? 1.0f : 1.0f / factor;
+  hp->rope_freq_scale = factor == 0 || kind == "none" ? 1.0f : 1.0f / factor;
+  float attn_factor = FloatKey(f, a + ".rope.scaling.attn_factor", 1.0f);
+  if (!(attn_factor > 0) || std::isinf(attn_factor)) {
+    return Status(StatusCode::kInvalidArgument, "gguf: " + a + ".rope.scaling.attn_factor must be a positive number");
+  }
+  hp->rope_mscale = attn_factor;
+  if (kind != "yarn") return Status();
+  // As llama.cpp's context sets YaRN up: its magnitude correction get_mscale(s) is cancelled
+  // against the one ggml's rope applies, leaving attn_factor where the factor exceeds 1.
+  const float s = 1.0f / hp->rope_freq_scale, ms = s <= 1.0f ? 1.0f : 0.1f * std::log(s) + 1.0f;
+  hp->rope_ext_factor = 1.0f;
+  hp->rope_mscale = attn_factor * ms / (1.0f + 0.1f * std::log(s));
+  VT_ASSIGN_OR_RETURN(hp->n_ctx_orig, IntKey(f, a + ".rope.scaling.original_context_length", hp->n_ctx_train));
+  if (hp->n_ctx_orig == 0) return Status(StatusCode::kInvalidArgument, "gguf: " + a + ".rope.scaling.original_context_length must be positive");
   return Status();
 }
 

@@ -92,9 +92,22 @@ void RmsNorm(const Op& op) {
   });
 }
 
+// Pair j's angle per position, written out as ggml's rope_yarn computes it (not through
+// RopeFrequency, which the other backends share): θ_j·(s·(1 − r_j) + r_j) with YaRN's ramp r_j.
+double ReferenceAngle(const OpParams& p, int64_t n_dims, int64_t j) {
+  double theta = std::pow(static_cast<double>(p.freq_base), -2.0 * static_cast<double>(j) / n_dims);
+  if (p.freq_factors) theta /= p.freq_factors[j];
+  if (p.ext_factor == 0) return theta * p.freq_scale;
+  auto corr_dim = [&](double beta) { return n_dims * std::log(p.n_ctx_orig / (beta * 2 * std::numbers::pi)) / (2 * std::log(static_cast<double>(p.freq_base))); };
+  double low = std::max(0.0, std::floor(corr_dim(p.beta_fast))), high = std::min(n_dims - 1.0, std::ceil(corr_dim(p.beta_slow)));
+  double ramp = (1 - std::clamp((j - low) / std::max(0.001, high - low), 0.0, 1.0)) * p.ext_factor;
+  return theta * p.freq_scale * (1 - ramp) + theta * ramp;
+}
+
 void Rope(const Op& op) {
   const Tensor &a = *op.src[0], &pos = *op.src[1];
   int64_t n_dims = op.params.n_dims ? op.params.n_dims : a.ne[0];
+  const double m = op.params.mscale * (op.params.ext_factor != 0 ? 1 + 0.1 * std::log(1 / static_cast<double>(op.params.freq_scale)) : 1);
   ForEachRow(a, [&](int64_t head, int64_t t, int64_t i3) {
     double p = Get(pos, t, 0);
     for (int64_t i0 = n_dims; i0 < a.ne[0]; ++i0) Set(*op.out, i0, head, t, i3, Get(a, i0, head, t, i3));
@@ -102,10 +115,9 @@ void Rope(const Op& op) {
       // Pair j's two elements: adjacent (mode 0), or j and j + n_dims/2 (NEOX).
       int64_t e0 = op.params.rope_neox ? j : 2 * j, e1 = op.params.rope_neox ? j + n_dims / 2 : 2 * j + 1;
       double x0 = Get(a, e0, head, t, i3), x1 = Get(a, e1, head, t, i3);
-      double theta = p * op.params.freq_scale * std::pow(op.params.freq_base, -2.0 * static_cast<double>(j) / n_dims);
-      if (op.params.freq_factors) theta /= op.params.freq_factors[j];
-      Set(*op.out, e0, head, t, i3, x0 * std::cos(theta) - x1 * std::sin(theta));
-      Set(*op.out, e1, head, t, i3, x0 * std::sin(theta) + x1 * std::cos(theta));
+      double theta = p * ReferenceAngle(op.params, n_dims, j);
+      Set(*op.out, e0, head, t, i3, m * (x0 * std::cos(theta) - x1 * std::sin(theta)));
+      Set(*op.out, e1, head, t, i3, m * (x0 * std::sin(theta) + x1 * std::cos(theta)));
     }
   });
 }
@@ -156,13 +168,16 @@ void Attention(const Op& op) {
       int64_t n = op.params.n_past + t + 1, g = h / group;
       int64_t first = op.params.window > 0 ? std::max<int64_t>(0, n - op.params.window) : 0;
       std::vector<double> s(n, -INFINITY);
-      double max = -INFINITY, sum = 0;
+      // A sink: one more logit in the softmax, weighing no value.
+      double sink = op.src.size() > 3 ? Get(*op.src[3], h, 0) : -INFINITY;
+      double max = sink;
       for (int64_t j = first; j < n; ++j) {
         double dot = 0;
         for (int64_t d = 0; d < hd; ++d) dot += Get(q, d, h, t) * Get(k, d, g, j);
         s[j] = dot * scale;
         max = std::max(max, s[j]);
       }
+      double sum = std::exp(sink - max);  // 0 without a sink
       for (double& x : s) sum += (x = std::exp(x - max));
       for (int64_t d = 0; d < hd; ++d) {
         double acc = 0;

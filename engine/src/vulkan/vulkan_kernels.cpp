@@ -180,6 +180,7 @@ Status Softmax(Device& device, const Op& op) {
 struct RopeParams {
   uint32_t ne[4], a[4], o[4];
   uint32_t pos_off, freq_off, n_dims, neox;
+  float mscale;
 };
 
 // The rotation frequencies go to the device as a small buffer, computed here in double (see
@@ -208,6 +209,7 @@ Status Rope(Device& device, const Op& op) {
   p.pos_off = pp.at[0];
   p.n_dims = U(n_dims);
   p.neox = op.params.rope_neox ? 1u : 0u;
+  p.mscale = static_cast<float>(RopeMagnitude(op.params));
   Status s = Queue(device, Kernel::kRope, {pa.buffer, pp.buffer, table.value(), po.buffer}, p,
                    Groups(a.NumElements() / 2, 256), op);
   device.Free(table.value());
@@ -247,6 +249,7 @@ struct AttentionParams {
   float scale;
   uint32_t q[3], k[3], v[3], o[3];
   uint32_t window;
+  uint32_t has_sinks, sink_off;
 };
 
 Status Attention(Device& device, const Op& op) {
@@ -255,14 +258,16 @@ Status Attention(Device& device, const Op& op) {
   VT_PLACE(pk, k);
   VT_PLACE(pv, v);
   VT_PLACE(po, *op.out);
+  const bool has_sinks = op.src.size() > 3;
+  VT_PLACE(ps, has_sinks ? *op.src[3] : q);  // no sinks: q stands in for the unread binding
   float scale = op.params.scale != 0 ? op.params.scale : static_cast<float>(1 / std::sqrt(static_cast<double>(q.ne[0])));
   AttentionParams p{U(q.ne[0]), U(q.ne[1]), U(k.ne[1]), U(q.ne[2]), U(op.params.n_past), TypeCode(k.dtype), scale,
-                    {}, {}, {}, {}, U(op.params.window)};
+                    {}, {}, {}, {}, U(op.params.window), has_sinks ? 1u : 0u, ps.at[0]};
   std::copy(pq.at, pq.at + 3, p.q);
   std::copy(pk.at, pk.at + 3, p.k);
   std::copy(pv.at, pv.at + 3, p.v);
   std::copy(po.at, po.at + 3, p.o);
-  return Queue(device, Kernel::kAttention, {pq.buffer, pk.buffer, pv.buffer, po.buffer}, p, Groups(q.ne[1] * q.ne[2], 1), op);
+  return Queue(device, Kernel::kAttention, {pq.buffer, pk.buffer, pv.buffer, po.buffer, ps.buffer}, p, Groups(q.ne[1] * q.ne[2], 1), op);
 }
 
 struct CopyParams {
@@ -293,7 +298,7 @@ bool HasKernel(const Op& op) {
   }
   if (IsQuantized(op.out->dtype)) return false;
   switch (op.kind) {
-    case OpKind::kAttention: return op.src.size() == 3 && op.src[0]->ne[0] <= 512;
+    case OpKind::kAttention: return op.src.size() >= 3 && op.src[0]->ne[0] <= 512;
     case OpKind::kRope: return op.src.size() == 2 && op.src[0]->ne[0] % 2 == 0;
     case OpKind::kExperts: return false;  // the expert loop of single ops runs it
     default: return true;  // dtypes and shapes beyond these: ValidateOp's job

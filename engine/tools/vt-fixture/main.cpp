@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
   app.add_flag("--fused-qkv", s.fused_qkv, "One attn_qkv.weight instead of attn_q/k/v.weight");
   app.add_option("--sliding-window", s.sliding_window, "gemma3, olmo2: attention window of the windowed layers (0: none)")->check(CLI::Range(0, 1 << 20));
   app.add_option("--swa-pattern", s.swa_pattern, "gemma3, olmo2: every Nth layer attends globally (0: not written, llama.cpp's 6 or 4)")->check(CLI::Range(0, 256));
-  app.add_option("--rope-scale", s.rope_scale, "Linear RoPE scaling factor (0: none)")->check(CLI::Range(0.0f, 1024.0f));
+  auto* scale = app.add_option("--rope-scale", s.rope_scale, "Linear RoPE scaling factor (0: none)")->check(CLI::Range(0.0f, 1024.0f));
+  app.add_flag("--yarn", s.yarn, "Scale RoPE by YaRN (--rope-scale's factor, trained at 4096 positions)")->needs(scale);
   app.add_option("--softcap", s.logit_softcap, "gemma3: final logit soft-capping (0: none)")->check(CLI::Range(0.0f, 1e6f));
   auto* text = app.add_flag("--text-vocab", s.text_vocab, "Whole-text pieces instead of byte tokens (any output is valid UTF-8)");
   app.add_option("--vocab", vocab_path, "Copy the tokenizer of this GGUF file (e.g. from vt-convert-vocab)")->excludes(text);
