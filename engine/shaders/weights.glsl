@@ -8,7 +8,7 @@ float Weight(uint e, uint wtype) {
 }
 
 // ggml's block types (3 Q8_0, 4 Q4_0, 5 Q4_1, 6 Q5_0, 7 Q5_1, 8 Q2_K, 9 Q3_K, 10 Q4_K, 11 Q5_K,
-// 12 Q6_K), addressed in bytes: element k of the row whose blocks start at byte `row`, decoded
+// 12 Q6_K, 13 MXFP4), addressed in bytes: element k of the row whose blocks start at byte `row`, decoded
 // as engine/src/core/dequant.cpp decodes it (specs/quantized.md).
 uint Byte(uint a) { return (w[a >> 2] >> ((a & 3u) * 8u)) & 0xFFu; }
 int SignedByte(uint a) { return int(Byte(a) << 24) >> 24; }
@@ -63,6 +63,16 @@ float WeightQ6K(uint row, uint k) {
   return Half(b + 208u) * float(SignedByte(b + 192u + i / 16u)) * float(q);
 }
 
+// MXFP4: an E8M0 scale (taken at half: the values are E2M1 doubled), element j < 16 the low
+// nibble of byte 1 + j, j + 16 the high one.
+float WeightMxfp4(uint row, uint k) {
+  uint b = row + (k / 32u) * 17u, j = k % 32u, e = Byte(b);
+  uint nibble = j < 16u ? Byte(b + 1u + j) & 0xFu : Byte(b + 1u + j - 16u) >> 4;
+  const float magnitude[8] = float[8](0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0);
+  float v = (nibble & 8u) != 0u ? -magnitude[nibble & 7u] : magnitude[nibble & 7u];
+  return v * uintBitsToFloat(e < 2u ? 0x00200000u << e : (e - 1u) << 23);
+}
+
 // Element k of a weight row: `row` in elements for f32/f16/bf16, in bytes for block types.
 float WeightAt(uint row, uint k, uint wtype) {
   if (wtype < 3u) return Weight(row + k, wtype);
@@ -73,5 +83,6 @@ float WeightAt(uint row, uint k, uint wtype) {
   if (wtype <= 7u) return Weight32(row, k, wtype);
   if (wtype <= 9u) return WeightQ23K(row, k, wtype);
   if (wtype <= 11u) return WeightQ45K(row, k, wtype);
+  if (wtype == 13u) return WeightMxfp4(row, k);
   return WeightQ6K(row, k);
 }

@@ -53,7 +53,8 @@ class GgmlDequant : public ::testing::Test {
 TEST_F(GgmlDequant, EveryBlockTypeDecodesBitForBitAsLibggml) {
   const struct { DType t; int ggml; } types[] = {{DType::kQ4_0, 2}, {DType::kQ4_1, 3}, {DType::kQ5_0, 6}, {DType::kQ5_1, 7},
                                                  {DType::kQ8_0, 8}, {DType::kQ2_K, 10}, {DType::kQ3_K, 11},
-                                                 {DType::kQ4_K, 12}, {DType::kQ5_K, 13}, {DType::kQ6_K, 14}};
+                                                 {DType::kQ4_K, 12}, {DType::kQ5_K, 13}, {DType::kQ6_K, 14},
+                                                 {DType::kMXFP4, 39}};
   std::mt19937 rng(11);
   std::normal_distribution<float> normal(0, 1);
   const int64_t n = 2048;

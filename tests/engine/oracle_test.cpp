@@ -245,7 +245,7 @@ TEST_F(Oracle, EveryBlockTypeAgreesWithLlamaCppWithinItsActivationRounding) {
   // NMSE near 1.
   std::vector<Agreement> files;
   for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ2_K, DType::kQ3_K,
-                  DType::kQ4_K, DType::kQ5_K, DType::kQ6_K}) {
+                  DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4}) {
     ASSERT_TRUE(MakeFixture({.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = t, .seed = 6}).Write(path_).ok());
     files.push_back(Measure(std::string(DTypeName(t))));
   }

@@ -211,7 +211,7 @@ TEST(Parity, MatmulAndGetRowsOverEveryBlockType) {
   const double kTierBlockTypes = 1e-4;
   Backend& cpu = *GetBackend(DeviceType::kCPU);
   for (DType t : {DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ8_0, DType::kQ2_K, DType::kQ3_K,
-                  DType::kQ4_K, DType::kQ5_K, DType::kQ6_K}) {
+                  DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4}) {
     SCOPED_TRACE(std::string(DTypeName(t)));
     Tensor w = QuantizedTensor(cpu, t, 512, 300);
     for (Backend* b : KernelBackends()) {

@@ -19,11 +19,11 @@ namespace vt {
 namespace {
 
 const DType kBlockTypes[] = {DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ8_0,
-                             DType::kQ2_K, DType::kQ3_K, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K};
+                             DType::kQ2_K, DType::kQ3_K, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4};
 
 TEST(Quant, BlockSizesAndBytesAreGgmls) {
-  const size_t bytes[] = {18, 20, 22, 24, 34, 84, 110, 144, 176, 210};
-  const int64_t sizes[] = {32, 32, 32, 32, 32, 256, 256, 256, 256, 256};
+  const size_t bytes[] = {18, 20, 22, 24, 34, 84, 110, 144, 176, 210, 17};
+  const int64_t sizes[] = {32, 32, 32, 32, 32, 256, 256, 256, 256, 256, 32};
   for (size_t i = 0; i < std::size(kBlockTypes); ++i) {
     SCOPED_TRACE(std::string(DTypeName(kBlockTypes[i])));
     EXPECT_TRUE(IsQuantized(kBlockTypes[i]));
@@ -63,6 +63,11 @@ const Case kCases[] = {
     // d 0.25, scale 13 = -3; element 213 (second half, third group): ql[85] high nibble 2 and
     // qh[53] bits 4-5 = 3: 50 - 32 = 18.
     {DType::kQ6_K, [](auto& b) { PutHalf(b, 208, 0x3400); b[192 + 13] = static_cast<uint8_t>(-3); b[85] = 0x20; b[128 + 53] = 0x30; }, 213, -13.5f},
+    // E8M0 130 taken at half: 2^(130 - 128) = 4; element 21, the high nibble of byte 1 + 5,
+    // is 0xA: E2M1 -1 (stored doubled, -2).
+    {DType::kMXFP4, [](auto& b) { b[0] = 130; b[1 + 5] = 0xA0; }, 21, -8.0f},
+    // The smallest scales are subnormal: E8M0 1 at half is 2^-127.
+    {DType::kMXFP4, [](auto& b) { b[0] = 1; b[1 + 2] = 0x07; }, 2, 12.0f * 0x1p-127f},
 };
 
 TEST(Quant, HandBuiltBlocksDecodeToTheValuesOfTheirLayout) {
@@ -79,7 +84,7 @@ TEST(Quant, HandBuiltBlocksDecodeToTheValuesOfTheirLayout) {
 TEST(Quant, QuantizingThenDequantizingStaysWithinEachTypesError) {
   // Bounds on the round trip's NMSE for normal data, about 1.5x what vt's quantizer measured
   // (llama-quantize's search does somewhat better; a misplaced field does far worse).
-  const double bound[] = {1.5e-2, 1e-2, 3.2e-3, 2.2e-3, 5e-5, 0.16, 5e-2, 9e-3, 2.2e-3, 6e-4};
+  const double bound[] = {1.5e-2, 1e-2, 3.2e-3, 2.2e-3, 5e-5, 0.16, 5e-2, 9e-3, 2.2e-3, 6e-4, 1};
   std::mt19937 rng(5);
   std::normal_distribution<float> normal(0, 1);
   const int64_t n = 4096;

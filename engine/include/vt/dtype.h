@@ -20,6 +20,8 @@ enum class DType : uint8_t {
   // f16 and bf16 rows as k-major panels of 16 rows for the CPU's AVX-512 matmuls (vt/quant.h,
   // specs/engine-core.md): the same bytes, never in a file, never on another backend.
   kF16x16, kBF16x16,
+  // OCP's MXFP4 (gpt-oss's experts): 32-element blocks of an E8M0 scale and 32 E2M1 nibbles.
+  kMXFP4,
 };
 
 std::string_view DTypeName(DType t);

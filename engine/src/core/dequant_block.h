@@ -129,6 +129,15 @@ VT_HD inline void Q6_K(const uint8_t* b, float* y) {
   }
 }
 
+// MXFP4: an E8M0 scale, then element j < 16 in the low nibble of byte j, j + 16 in the high.
+VT_HD inline void MXFP4(const uint8_t* b, float* y) {
+  const float d = E8M0Half(b[0]);
+  for (int j = 0; j < 16; ++j) {
+    y[j] = static_cast<float>(Mxfp4Value(b[1 + j] & 0x0Fu)) * d;
+    y[j + 16] = static_cast<float>(Mxfp4Value(b[1 + j] >> 4)) * d;
+  }
+}
+
 // Block `b` of type t decoded to y[0, BlockSize(t)); other types write nothing.
 VT_HD inline void DequantBlock(DType t, const uint8_t* b, float* y) {
   switch (t) {
@@ -142,6 +151,7 @@ VT_HD inline void DequantBlock(DType t, const uint8_t* b, float* y) {
     case DType::kQ4_K: Q45_K(b, y, false); break;
     case DType::kQ5_K: Q45_K(b, y, true); break;
     case DType::kQ6_K: Q6_K(b, y); break;
+    case DType::kMXFP4: MXFP4(b, y); break;
     default: break;
   }
 }

@@ -53,6 +53,16 @@ VT_HD inline float HalfToFloat(uint16_t h) {
   return FloatOfBits(o | static_cast<uint32_t>(h & 0x8000) << 16);
 }
 
+// E8M0 (a power of two, 2^(e - 127)) halved, as ggml's ggml_e8m0_to_fp32_half: MXFP4's
+// values are stored doubled (kvalues_mxfp4), so its scale is taken at half.
+VT_HD inline float E8M0Half(uint8_t e) { return FloatOfBits(e < 2 ? 0x00200000u << e : static_cast<uint32_t>(e - 1) << 23); }
+
+// E2M1 values doubled (ggml's kvalues_mxfp4): 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives.
+VT_HD inline int Mxfp4Value(unsigned nibble) {
+  const int magnitude[8] = {0, 1, 2, 3, 4, 6, 8, 12};
+  return (nibble & 8u) ? -magnitude[nibble & 7u] : magnitude[nibble & 7u];
+}
+
 // block_q2_K: scales[16] (low nibble scale, high nibble min), qs[64], d, dmin.
 struct Q2KView { const uint8_t *scales, *qs; uint16_t d, dmin; };
 VT_HD inline Q2KView ViewQ2K(const uint8_t* b) { return {b, b + 16, Half(b + 80), Half(b + 82)}; }

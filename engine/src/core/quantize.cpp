@@ -162,6 +162,30 @@ void Q6_K(const float* x, uint8_t* b) {
   }
 }
 
+// MXFP4 as ggml's quantize_row_mxfp4_ref: the scale the power of two that puts the block's
+// largest magnitude at 4..8 (of 6's doubled 12), each value the nearest of the 16 (the first
+// on ties, as its search keeps the first best).
+void Mxfp4(const float* x, uint8_t* b) {
+  float amax = 0;
+  for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
+  const uint8_t e = amax > 0 ? static_cast<uint8_t>(std::floor(std::log2(amax)) - 2 + 127) : 0;
+  const float d = quant::E8M0Half(e);
+  b[0] = e;
+  auto nearest = [&](float v) {
+    unsigned best = 0;
+    float err = std::fabs(static_cast<float>(quant::Mxfp4Value(0)) * d - v);
+    for (unsigned i = 1; i < 16; ++i) {
+      float e_i = std::fabs(static_cast<float>(quant::Mxfp4Value(i)) * d - v);
+      if (e_i < err) {
+        best = i;
+        err = e_i;
+      }
+    }
+    return best;
+  };
+  for (int j = 0; j < 16; ++j) b[1 + j] = static_cast<uint8_t>(nearest(x[j]) | nearest(x[j + 16]) << 4);
+}
+
 }  // namespace
 
 Status QuantizeRow(DType t, const float* src, void* dst, int64_t n) {
@@ -180,6 +204,7 @@ Status QuantizeRow(DType t, const float* src, void* dst, int64_t n) {
       case DType::kQ4_K: Q45_K(x, b, false); break;
       case DType::kQ5_K: Q45_K(x, b, true); break;
       case DType::kQ6_K: Q6_K(x, b); break;
+      case DType::kMXFP4: Mxfp4(x, b); break;
       default: Simple(t, x, b); break;
     }
   }

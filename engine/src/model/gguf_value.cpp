@@ -42,6 +42,7 @@ std::optional<DType> DTypeFromGgml(uint32_t t) {
     case 14: return DType::kQ6_K;
     case 26: return DType::kI32;
     case 30: return DType::kBF16;
+    case 39: return DType::kMXFP4;
     default: return std::nullopt;
   }
 }
@@ -62,6 +63,7 @@ uint32_t GgmlTypeOf(DType d) {
     case DType::kQ6_K: return 14;
     case DType::kI32: return 26;
     case DType::kBF16: return 30;
+    case DType::kMXFP4: return 39;
     case DType::kQ4_0x16: case DType::kQ4_Kx16: case DType::kF16x16: case DType::kBF16x16: return UINT32_MAX;  // vt's own order, no ggml type: a reader refuses it
   }
   return 0;

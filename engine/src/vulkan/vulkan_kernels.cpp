@@ -27,6 +27,7 @@ uint32_t TypeCode(DType t) {
     case DType::kQ4_K: return 10;
     case DType::kQ5_K: return 11;
     case DType::kQ6_K: return 12;
+    case DType::kMXFP4: return 13;
     default: return 2;
   }
 }

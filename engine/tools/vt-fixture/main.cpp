@@ -16,7 +16,7 @@ namespace {
 const vt::DType kMatrixTypes[] = {vt::DType::kF32, vt::DType::kF16, vt::DType::kBF16, vt::DType::kQ8_0,
                                   vt::DType::kQ4_0, vt::DType::kQ4_1, vt::DType::kQ5_0, vt::DType::kQ5_1,
                                   vt::DType::kQ2_K, vt::DType::kQ3_K, vt::DType::kQ4_K, vt::DType::kQ5_K,
-                                  vt::DType::kQ6_K};
+                                  vt::DType::kQ6_K, vt::DType::kMXFP4};
 
 // Lowercase names ("q4_k"), as llama-quantize's type names are typed.
 std::string Lower(std::string_view s) {
@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   app.add_option("--experts", s.experts, "Experts (0: dense)")->check(CLI::Range(0, 256));
   app.add_option("--experts-used", s.experts_used, "Experts per token")->check(CLI::Range(1, 256));
   app.add_option("--ctx", s.ctx, "Context length recorded in the file")->check(CLI::Range(1, 1 << 20));
-  app.add_option("--dtype", dtype, "Matrix dtype: f32, f16, bf16 or a ggml block type (q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k)")
+  app.add_option("--dtype", dtype, "Matrix dtype: f32, f16, bf16 or a ggml block type (q8_0, q4_0, q4_1, q5_0, q5_1, q2_k, q3_k, q4_k, q5_k, q6_k, mxfp4)")
       ->check(CLI::IsMember(DTypeNames()));
   app.add_option("--seed", s.seed, "Random seed");
   app.add_flag("--tied", s.tied_output, "No output.weight: reuse the token embedding");
