@@ -1,5 +1,5 @@
 // out = f(a, b) elementwise over a 4-d f32 tensor: Add, Mul (b broadcast by index modulo its
-// shape), Scale, Silu, Swiglu, Geglu. Offsets and strides are in elements (rows are contiguous).
+// shape), Scale, Silu, Swiglu, Geglu, SwigluOai. Offsets and strides are in elements (rows are contiguous).
 // Grid-stride: any element count runs in at most 65535 workgroups.
 #version 450
 layout(local_size_x = 256) in;
@@ -12,8 +12,8 @@ layout(push_constant) uniform Params {
   uint b_off, b1, b2, b3;
   uint o_off, o1, o2, o3;
   uint bne0, bne1, bne2, bne3;   // b's shape, for broadcasting
-  uint op;                       // 0 add, 1 mul, 2 scale, 3 silu, 4 swiglu, 5 geglu
-  float scale;
+  uint op;                       // 0 add, 1 mul, 2 scale, 3 silu, 4 swiglu, 5 geglu, 6 swiglu_oai
+  float scale, alpha, limit;
 } p;
 
 void main() {
@@ -34,7 +34,11 @@ void main() {
     else if (p.op == 2u) v = x * p.scale;
     else if (p.op == 3u) v = x / (1.0 + exp(-x));
     else if (p.op == 4u) v = x / (1.0 + exp(-x)) * y;
-    else v = x / (1.0 + exp(-1.5957691216057308 * x * (1.0 + 0.044715 * x * x))) * y;  // gelu_tanh = x·σ(2u)
+    else if (p.op == 5u) v = x / (1.0 + exp(-1.5957691216057308 * x * (1.0 + 0.044715 * x * x))) * y;  // gelu_tanh = x·σ(2u)
+    else {
+      float xc = min(x, p.limit);
+      v = xc / (1.0 + exp(-p.alpha * xc)) * (clamp(y, -p.limit, p.limit) + 1.0);
+    }
     o[p.o_off + i0 + i1 * p.o1 + i2 * p.o2 + i3 * p.o3] = v;
   }
 }

@@ -383,3 +383,32 @@ TEST(Parity, OpsWrittenInPlace) {
 
 }  // namespace
 }  // namespace vt
+
+namespace vt {
+namespace {
+
+// gpt-oss's clamped SwiGLU over values on both sides of both clamps (a above limit is held at
+// it, b clamped both ways), at llama.cpp's alpha and limit and at others; the clamps are seen
+// to matter in the reference.
+TEST(Parity, SwigluOaiClampsBothInputs) {
+  std::mt19937 rng(79);
+  Tensor a = testing::RandomTensor(DType::kF32, {300, 3, 1, 1}, rng, -12, 12);
+  Tensor b = testing::RandomTensor(DType::kF32, {300, 3, 1, 1}, rng, -12, 12);
+  OpParams other;
+  other.alpha = 1.0f;
+  other.limit = 3.0f;
+  for (Backend* be : testing::KernelBackends()) {
+    SCOPED_TRACE(be->name());
+    EXPECT_TRUE(testing::Parity(*be, OpKind::kSwigluOai, {a, b}, {}, testing::kTierGeneral));
+    EXPECT_TRUE(testing::Parity(*be, OpKind::kSwigluOai, {a, b}, other, testing::kTierGeneral)) << "alpha 1, limit 3";
+  }
+  OpParams unclamped;
+  unclamped.limit = 1e9f;
+  EXPECT_GT(testing::Nmse(testing::ReferenceOutput(OpKind::kSwigluOai, {&a, &b}, {}),
+                          testing::ReferenceOutput(OpKind::kSwigluOai, {&a, &b}, unclamped)),
+            1e-3)
+      << "the clamps changed nothing";
+}
+
+}  // namespace
+}  // namespace vt

@@ -32,6 +32,7 @@ enum class OpKind {
   // runs the expert loop of single ops (vt/placement.h).
   kExperts,
   kGeglu,      // gelu(a) * b, GELU by its tanh form (ggml_geglu; Gemma's FFN)
+  kSwigluOai,  // x·σ(alpha·x)·(y + 1), x = min(a, limit), y = clamp(b, ±limit) (gpt-oss's experts)
 };
 
 std::string_view OpName(OpKind kind);
@@ -60,6 +61,7 @@ struct OpParams {
   // Attention: > 0, the query at position p sees only keys p - window < j <= p (a sliding
   // window, llama.cpp's LLAMA_SWA_TYPE_STANDARD); 0, the whole prefix.
   int window = 0;
+  float alpha = 1.702f, limit = 7.0f;  // SwigluOai (llama.cpp's gpt-oss graph passes these)
   DType out_dtype = DType::kF32;  // Copy
 };
 

@@ -53,6 +53,7 @@ std::string_view OpName(OpKind kind) {
     case OpKind::kCopy: return "Copy";
     case OpKind::kExperts: return "Experts";
     case OpKind::kGeglu: return "Geglu";
+    case OpKind::kSwigluOai: return "SwigluOai";
   }
   return "?";
 }
@@ -165,7 +166,7 @@ StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, 
   switch (kind) {
     case OpKind::kMatmul: return MatmulSpec(a, *src[1]);
     case OpKind::kAdd: case OpKind::kMul: return BroadcastSpec(kind, a, *src[1]);
-    case OpKind::kSwiglu: case OpKind::kGeglu:
+    case OpKind::kSwiglu: case OpKind::kGeglu: case OpKind::kSwigluOai:
       if (!a.SameShape(*src[1])) return Bad(kind, "a and b differ in shape");
       [[fallthrough]];
     case OpKind::kScale: case OpKind::kRmsNorm: case OpKind::kSilu:

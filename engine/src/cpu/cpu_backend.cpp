@@ -22,7 +22,7 @@ class CpuBackend final : public HostBackend {
     switch (op.kind) {
       case OpKind::kMatmul: cpu::Matmul(op, pool_); break;
       case OpKind::kAdd: case OpKind::kMul: case OpKind::kScale: case OpKind::kSilu:
-      case OpKind::kSwiglu: case OpKind::kGeglu: cpu::Elementwise(op, pool_); break;
+      case OpKind::kSwiglu: case OpKind::kGeglu: case OpKind::kSwigluOai: cpu::Elementwise(op, pool_); break;
       case OpKind::kRmsNorm: cpu::RmsNorm(op, pool_); break;
       case OpKind::kRope: cpu::Rope(op, pool_); break;
       case OpKind::kSoftmax: cpu::Softmax(op, pool_); break;

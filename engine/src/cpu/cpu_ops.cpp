@@ -57,6 +57,19 @@ void GeluRow(const float* x, const float* y, float* o, int64_t n) {
   for (int64_t i = 0; i < n; ++i) o[i] = x[i] / (1.0f + e[static_cast<size_t>(i)]) * y[i];
 }
 
+// gpt-oss's clamped SwiGLU: x = min(a, limit), y = clamp(b, ±limit), x·σ(alpha·x)·(y + 1),
+// its e^(-alpha·x) by the vector exp as SiLU's.
+void SwigluOaiRow(const float* a, const float* b, float* o, int64_t n, float alpha, float limit) {
+  thread_local std::vector<float> e;
+  e.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) e[static_cast<size_t>(i)] = -alpha * std::min(a[i], limit);
+  BestKernels().exp_shifted(e.data(), n, 0.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    float x = std::min(a[i], limit), y = std::clamp(b[i], -limit, limit);
+    o[i] = x / (1.0f + e[static_cast<size_t>(i)]) * (y + 1.0f);
+  }
+}
+
 void Elementwise(const Op& op, ThreadPool& pool) {
   const Tensor& a = *op.src[0];
   const Tensor* b = op.src.size() > 1 ? op.src[1] : nullptr;
@@ -72,6 +85,7 @@ void Elementwise(const Op& op, ThreadPool& pool) {
       case OpKind::kScale: for (int64_t i = 0; i < n; ++i) o[i] = x[i] * op.params.scale; break;
       case OpKind::kSilu: case OpKind::kSwiglu: SiluRow(x, y, o, n); break;
       case OpKind::kGeglu: GeluRow(x, y, o, n); break;
+      case OpKind::kSwigluOai: SwigluOaiRow(x, y, o, n, op.params.alpha, op.params.limit); break;
       default: break;
     }
   });

@@ -15,7 +15,7 @@ bool DecodeGroup(const std::vector<Op>& ops, ThreadPool& pool);
 // The weight as the best kernel set decodes it fastest: Q4_0 interleaved (vt/quant.h) into
 // memory from `backend` where the set reads that order; otherwise `w` itself.
 StatusOr<Tensor> AdoptMatmulWeight(Backend& backend, const Tensor& w);
-void Elementwise(const Op& op, ThreadPool& pool);  // Add, Mul, Scale, Silu, Swiglu, Geglu
+void Elementwise(const Op& op, ThreadPool& pool);  // Add, Mul, Scale, Silu, Swiglu, Geglu, SwigluOai
 void RmsNorm(const Op& op, ThreadPool& pool);
 void Rope(const Op& op, ThreadPool& pool);
 void Softmax(const Op& op, ThreadPool& pool);

@@ -171,7 +171,7 @@ Status CudaBackend::Launch(const Op& op) {
       return error.empty() ? Status() : Status(StatusCode::kUnavailable, "cuda: " + name_ + ": Matmul (cuBLAS): " + error);
     }
     case OpKind::kAdd: case OpKind::kMul: case OpKind::kScale: case OpKind::kSilu: case OpKind::kSwiglu:
-    case OpKind::kGeglu:
+    case OpKind::kGeglu: case OpKind::kSwigluOai:
       return Check(cuda::LaunchElementwise(op, stream_), std::string(OpName(op.kind)));
     case OpKind::kRmsNorm: return Check(cuda::LaunchRmsNorm(op, stream_), "RmsNorm");
     case OpKind::kSoftmax: return Check(cuda::LaunchSoftmax(op, stream_), "Softmax");

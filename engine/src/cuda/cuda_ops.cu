@@ -28,7 +28,7 @@ __device__ inline void Unflatten(const Dev4& t, int64_t i, int64_t* idx) {
   idx[3] = i / t.ne[2];
 }
 
-__global__ void ElementwiseKernel(Dev4 a, Dev4 b, Dev4 o, int op, float scale) {
+__global__ void ElementwiseKernel(Dev4 a, Dev4 b, Dev4 o, int op, float scale, float alpha, float limit) {
   int64_t n = o.ne[0] * o.ne[1] * o.ne[2] * o.ne[3];
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x) {
     int64_t x[4];
@@ -43,7 +43,11 @@ __global__ void ElementwiseKernel(Dev4 a, Dev4 b, Dev4 o, int op, float scale) {
     else if (op == 2) v *= scale;
     else if (op == 3) v = v / (1.0f + expf(-v));
     else if (op == 4) v = v / (1.0f + expf(-v)) * y;
-    else v = v / (1.0f + expf(-1.5957691216057308f * v * (1.0f + 0.044715f * v * v))) * y;  // gelu_tanh = x·σ(2u)
+    else if (op == 5) v = v / (1.0f + expf(-1.5957691216057308f * v * (1.0f + 0.044715f * v * v))) * y;  // gelu_tanh = x·σ(2u)
+    else {
+      const float xc = fminf(v, limit);
+      v = xc / (1.0f + expf(-alpha * xc)) * (fminf(fmaxf(y, -limit), limit) + 1.0f);
+    }
     *reinterpret_cast<float*>(At(o, x[0], x[1], x[2], x[3])) = v;
   }
 }
@@ -238,6 +242,7 @@ int ElementwiseCode(OpKind kind) {
     case OpKind::kScale: return 2;
     case OpKind::kSilu: return 3;
     case OpKind::kGeglu: return 5;
+    case OpKind::kSwigluOai: return 6;
     default: return 4;
   }
 }
@@ -246,7 +251,8 @@ int ElementwiseCode(OpKind kind) {
 
 cudaError_t LaunchElementwise(const Op& op, cudaStream_t stream) {
   Dev4 a = ToDev4(*op.src[0]), b = op.src.size() > 1 ? ToDev4(*op.src[1]) : a, o = ToDev4(*op.out);
-  ElementwiseKernel<<<Blocks(op.out->NumElements(), 256), 256, 0, stream>>>(a, b, o, ElementwiseCode(op.kind), op.params.scale);
+  ElementwiseKernel<<<Blocks(op.out->NumElements(), 256), 256, 0, stream>>>(a, b, o, ElementwiseCode(op.kind), op.params.scale,
+                                                                      op.params.alpha, op.params.limit);
   return cudaGetLastError();
 }
 

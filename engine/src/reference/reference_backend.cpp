@@ -18,7 +18,7 @@ class ReferenceBackendImpl final : public HostBackend {
     switch (op.kind) {
       case OpKind::kMatmul: reference::Matmul(op); break;
       case OpKind::kAdd: case OpKind::kMul: case OpKind::kScale: case OpKind::kSilu:
-      case OpKind::kSwiglu: case OpKind::kGeglu: reference::Elementwise(op); break;
+      case OpKind::kSwiglu: case OpKind::kGeglu: case OpKind::kSwigluOai: reference::Elementwise(op); break;
       case OpKind::kRmsNorm: reference::RmsNorm(op); break;
       case OpKind::kRope: reference::Rope(op); break;
       case OpKind::kSoftmax: reference::Softmax(op); break;

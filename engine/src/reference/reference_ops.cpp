@@ -75,6 +75,11 @@ void Elementwise(const Op& op) {
         case OpKind::kSilu: v = Silu(v); break;
         case OpKind::kSwiglu: v = Silu(v) * w; break;
         case OpKind::kGeglu: v = GeluTanh(v) * w; break;
+        case OpKind::kSwigluOai: {
+          double x = std::min(v, static_cast<double>(op.params.limit)), y = std::clamp(w, -1.0 * op.params.limit, 1.0 * op.params.limit);
+          v = x / (1 + std::exp(-op.params.alpha * x)) * (y + 1);
+          break;
+        }
         default: break;
       }
       Set(*op.out, i0, i1, i2, i3, v);

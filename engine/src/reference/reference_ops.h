@@ -7,7 +7,7 @@
 namespace vt::reference {
 
 void Matmul(const Op& op);
-void Elementwise(const Op& op);  // Add, Mul, Scale, Silu, Swiglu, Geglu
+void Elementwise(const Op& op);  // Add, Mul, Scale, Silu, Swiglu, Geglu, SwigluOai
 void RmsNorm(const Op& op);
 void Rope(const Op& op);
 void Softmax(const Op& op);

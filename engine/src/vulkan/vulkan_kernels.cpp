@@ -81,7 +81,7 @@ void Copy4(uint32_t (&dst)[4], const uint32_t (&src)[4]) { std::copy(src, src + 
 struct ElementwiseParams {
   uint32_t ne[4], a[4], b[4], o[4], bne[4];
   uint32_t op;
-  float scale;
+  float scale, alpha, limit;
 };
 
 uint32_t ElementwiseCode(OpKind kind) {
@@ -91,6 +91,7 @@ uint32_t ElementwiseCode(OpKind kind) {
     case OpKind::kScale: return 2;
     case OpKind::kSilu: return 3;
     case OpKind::kGeglu: return 5;
+    case OpKind::kSwigluOai: return 6;
     default: return 4;  // Swiglu
   }
 }
@@ -111,6 +112,8 @@ Status Elementwise(Device& device, const Op& op) {
   Copy4(p.o, po.at);
   p.op = ElementwiseCode(op.kind);
   p.scale = op.params.scale;
+  p.alpha = op.params.alpha;
+  p.limit = op.params.limit;
   return Queue(device, Kernel::kElementwise, {pa.buffer, pb.buffer, po.buffer}, p, Groups(op.out->NumElements(), 256), op);
 }
 
@@ -311,7 +314,7 @@ Status RunKernel(Device& device, const Op& op) {
   switch (op.kind) {
     case OpKind::kMatmul: return Matmul(device, op);
     case OpKind::kAdd: case OpKind::kMul: case OpKind::kScale: case OpKind::kSilu: case OpKind::kSwiglu:
-    case OpKind::kGeglu:
+    case OpKind::kGeglu: case OpKind::kSwigluOai:
       return Elementwise(device, op);
     case OpKind::kRmsNorm: return RmsNorm(device, op);
     case OpKind::kSoftmax: return Softmax(device, op);
