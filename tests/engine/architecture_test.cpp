@@ -30,6 +30,10 @@ FixtureSpec Phi3() { return FixtureSpec{.arch = "phi3", .seed = 26, .fused_qkv =
 // Layer 0 windowed (4 positions, base 10000), layer 1 global (base 1e6, scaled by 1/2).
 // Layers 0-2 windowed (8 positions), layer 3 global: olmo2's default period of 4.
 FixtureSpec Olmo2() { return FixtureSpec{.arch = "olmo2", .layers = 4, .seed = 28, .sliding_window = 8}; }
+// Layer 0 windowed (4 positions), layer 1 global, both YaRN-scaled; 4 experts with biases.
+FixtureSpec GptOss() {
+  return FixtureSpec{.arch = "gpt-oss", .ff = 32, .experts = 4, .experts_used = 2, .seed = 29, .sliding_window = 4, .rope_scale = 4, .yarn = true};
+}
 FixtureSpec Gemma3() {
   return FixtureSpec{.arch = "gemma3", .seed = 27, .sliding_window = 4, .swa_pattern = 2, .rope_scale = 2, .logit_softcap = 30};
 }
@@ -40,11 +44,11 @@ std::vector<float> Logits(const GgufWriter& w, Backend& b) { return testing::All
 
 TEST(Architecture, AnUnsupportedOneIsRefusedNamingItAndTheSupportedOnes) {
   GgufWriter w = MakeFixture(FixtureSpec{});
-  w.Set("general.architecture", GgufValue::String("gpt-oss"));
+  w.Set("general.architecture", GgufValue::String("mamba"));
   auto m = LoadFile(w, Cpu());
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(m.status().message(), "unsupported architecture \"gpt-oss\" (vt runs llama, qwen2, qwen3, qwen3moe, phi3, gemma3, olmo2)");
+  EXPECT_EQ(m.status().message(), "unsupported architecture \"mamba\" (vt runs llama, qwen2, qwen3, qwen3moe, phi3, gemma3, olmo2, gpt-oss)");
 }
 
 TEST(Architecture, KeysAreReadWithTheArchitecturesOwnPrefix) {
@@ -61,7 +65,7 @@ TEST(Architecture, KeysAreReadWithTheArchitecturesOwnPrefix) {
 }
 
 TEST(Architecture, EachForwardEqualsTheFloat64Reference) {
-  for (FixtureSpec s : {Qwen2(), Qwen3(), Qwen3Moe(), Phi3(), Gemma3(), Olmo2()}) {
+  for (FixtureSpec s : {Qwen2(), Qwen3(), Qwen3Moe(), Phi3(), Gemma3(), Olmo2(), GptOss()}) {
     for (DType dt : {DType::kF32, DType::kF16}) {
       s.dtype = dt;
       SCOPED_TRACE(s.arch + " " + std::string(DTypeName(dt)));

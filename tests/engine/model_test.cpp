@@ -265,7 +265,7 @@ TEST(Model, AMissingOrMisshapenTensorIsANamedError) {
   GgufWriter other = MakeFixture(Dense());
   other.Set("general.architecture", GgufValue::String("gpt2"));
   auto o = LlamaModel::Load(std::make_shared<const GgufFile>(GgufFile::FromBytes(other.Bytes()).value()), On(Cpu()));
-  EXPECT_EQ(o.status().message(), "unsupported architecture \"gpt2\" (vt runs llama, qwen2, qwen3, qwen3moe, phi3, gemma3, olmo2)");
+  EXPECT_EQ(o.status().message(), "unsupported architecture \"gpt2\" (vt runs llama, qwen2, qwen3, qwen3moe, phi3, gemma3, olmo2, gpt-oss)");
 }
 
 // Keys vt cannot honour are refused by name, never run with the wrong angles or shapes.

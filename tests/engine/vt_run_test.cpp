@@ -194,10 +194,10 @@ namespace {
 TEST(VtRunArchitectures, RunsEveryArchitectureVtFixtureWrites) {
   const std::string dir = std::filesystem::temp_directory_path() / ("vt-run-arch-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  for (std::string arch : {"llama", "qwen2", "qwen3", "qwen3moe", "phi3", "gemma3", "olmo2"}) {
+  for (std::string arch : {"llama", "qwen2", "qwen3", "qwen3moe", "phi3", "gemma3", "olmo2", "gpt-oss"}) {
     std::string model = dir + "/" + arch + ".gguf";
     Result made = Sh(std::string(VT_FIXTURE_BIN) + " -o " + model + " --arch " + arch + " --layers 2 --dim 64 --heads 4 --kv-heads 2" +
-                     (arch == "qwen3moe" ? " --experts 4 --ff 32" : "") + (arch == "gemma3" || arch == "olmo2" ? " --sliding-window 4 --swa-pattern 2" : ""));
+                     (arch == "qwen3moe" || arch == "gpt-oss" ? " --experts 4 --ff 32" : "") + (arch == "gemma3" || arch == "olmo2" || arch == "gpt-oss" ? " --sliding-window 4 --swa-pattern 2" : ""));
     ASSERT_EQ(made.code, 0) << arch << ": " << made.err;
     Result run = Sh(std::string(VT_RUN_BIN) + " -m " + model + " -p Hello -n 8 --ignore-eos --json -t 1");
     EXPECT_EQ(run.code, 0) << arch << ": " << run.err;

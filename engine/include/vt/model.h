@@ -30,6 +30,7 @@ struct LlamaHparams {
   // one but each swa_period-th (0: all), which rotate with their own base and scale.
   int64_t n_swa = 0, swa_period = 0;
   float rope_freq_base_swa = 10000, rope_freq_scale_swa = 1;
+  bool swa_yarn = false;  // the windowed layers rotate with YaRN too (gpt-oss)
   float attention_scale = 0;  // the attention's scale of q·k (0: 1/√head_dim)
   float logit_softcap = 0;    // > 0: logits become c·tanh(logits/c)
   bool is_swa(int64_t l) const { return n_swa > 0 && (swa_period == 0 || l % swa_period < swa_period - 1); }
@@ -45,6 +46,8 @@ struct LlamaLayer {
   Tensor ffn_gate, ffn_up, ffn_down;                                 // dense
   Tensor ffn_gate_b, ffn_up_b, ffn_down_b;                           // dense, optional
   Tensor ffn_gate_inp, ffn_gate_exps, ffn_up_exps, ffn_down_exps;    // MoE (on the placement device)
+  Tensor ffn_gate_inp_b, ffn_gate_exps_b, ffn_up_exps_b, ffn_down_exps_b;  // gpt-oss's MoE biases
+  Tensor attn_sinks;                                                 // gpt-oss: [n_head] f32
 };
 
 struct KvCache {
@@ -92,6 +95,7 @@ class LlamaModel {
   Status LoadRopeFactors();
   Status LoadLayer(int64_t l);
   Status LoadAttention(const std::string& prefix, LlamaLayer& layer);
+  Status LoadExpertBiases(const std::string& prefix, LlamaLayer& layer);
   Status LoadFusedQkv(const std::string& prefix, LlamaLayer& layer);
   Status LoadFusedGateUp(const std::string& prefix, LlamaLayer& layer);
   Status MissingTensor(const std::string& name, std::array<int64_t, 4> ne) const;

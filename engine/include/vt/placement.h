@@ -27,10 +27,16 @@ struct MoeWeights {
   const Tensor* up_exps;    // ffn_up_exps [D, F, E]
   const Tensor* down_exps;  // ffn_down_exps [F, D, E]
   int n_used = 2;           // experts per token
+  // gpt-oss's: biases added after the router and each expert's matmuls (null: none) —
+  // router_b [E], gate_b and up_b [F, E], down_b [D, E] — and its clamped SwiGLU.
+  const Tensor *router_b = nullptr, *gate_b = nullptr, *up_b = nullptr, *down_b = nullptr;
+  bool swiglu_oai = false;
 };
 
 // y[D,T] = Σ over the top-k experts e of token t: w_e · down_e(silu(gate_e x) * up_e x), with
-// w = softmax over all experts' router logits, top-k, renormalised (llama.cpp's llama-arch MoE).
+// w = softmax over all experts' router logits, top-k, renormalised (llama.cpp's llama-arch MoE;
+// the same weights as gpt-oss's softmax over the k chosen logits). With biases, each matmul's
+// is added after it; with swiglu_oai the activation is OpKind::kSwigluOai.
 // With `placement` set, x is copied to the placement device, everything runs there and y is
 // copied back; when the placement device is the engine's own, nothing is copied.
 struct MoeCopies {

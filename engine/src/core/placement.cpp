@@ -33,6 +33,7 @@ StatusOr<Routing> Route(Backend& b, const MoeWeights& w, const Tensor& x) {
   auto ids = NewTensor(b, DType::kI32, {w.n_used, tokens, 1, 1});
   if (!logits.ok() || !probs.ok() || !ids.ok()) return Status(StatusCode::kUnavailable, "MoE: out of memory");
   VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kMatmul, {w.router, &x}, &logits.value(), {}}));
+  if (w.router_b) VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kAdd, {&logits.value(), w.router_b}, &logits.value(), {}}));
   VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kSoftmax, {&logits.value()}, &probs.value(), {}}));
   OpParams top;
   top.k = w.n_used;
@@ -63,6 +64,8 @@ StatusOr<bool> FusedExperts(Backend& b, const MoeWeights& w, const Routing& r, c
     s.device = b.device();
     return s;
   };
+  // The op computes no biases and only SiLU's gating: gpt-oss's experts take the loop.
+  if (w.gate_b || w.up_b || w.down_b || w.swiglu_oai) return false;
   Tensor id_shape = shaped(DType::kI32), weight_shape = shaped(DType::kF32);
   if (!b.Supports(Op{OpKind::kExperts, {&x, &id_shape, &weight_shape, w.gate_exps, w.up_exps, w.down_exps}, &y, {}})) return false;
   auto ids = NewTensor(b, DType::kI32, ne);
@@ -73,6 +76,13 @@ StatusOr<bool> FusedExperts(Backend& b, const MoeWeights& w, const Routing& r, c
   VT_RETURN_IF_ERROR(b.CopyIn(weights->data, r.weights.data(), 4 * r.weights.size()));
   VT_RETURN_IF_ERROR(RunOp(b, op));
   return true;
+}
+
+// Column e of an expert bias ([rows, E]) added to every column of `t`, where there is one.
+Status AddExpertBias(Backend& b, const Tensor* bias, int64_t e, Tensor& t) {
+  if (!bias) return Status();
+  Tensor column = Column(*bias, e);
+  return RunOp(b, Op{OpKind::kAdd, {&t, &column}, &t, {}});
 }
 
 // y[:, t] = Σ_j weight_j · down_e(silu(gate_e x_t) * up_e x_t), every op on backend `b`.
@@ -104,9 +114,13 @@ Status Experts(Backend& b, const MoeWeights& w, const Routing& r, const Tensor& 
     Tensor gate = Expert(*w.gate_exps, e), up = Expert(*w.up_exps, e), down = Expert(*w.down_exps, e);
     VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kGetRows, {&x, &ids.value()}, &xe.value(), {}}));
     VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kMatmul, {&gate, &xe.value()}, &g.value(), {}}));
+    VT_RETURN_IF_ERROR(AddExpertBias(b, w.gate_b, e, g.value()));
     VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kMatmul, {&up, &xe.value()}, &u.value(), {}}));
-    VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kSwiglu, {&g.value(), &u.value()}, &g.value(), {}}));
+    VT_RETURN_IF_ERROR(AddExpertBias(b, w.up_b, e, u.value()));
+    const OpKind act = w.swiglu_oai ? OpKind::kSwigluOai : OpKind::kSwiglu;
+    VT_RETURN_IF_ERROR(RunOp(b, Op{act, {&g.value(), &u.value()}, &g.value(), {}}));
     VT_RETURN_IF_ERROR(RunOp(b, Op{OpKind::kMatmul, {&down, &g.value()}, &o.value(), {}}));
+    VT_RETURN_IF_ERROR(AddExpertBias(b, w.down_b, e, o.value()));
     for (int64_t i = 0; i < n; ++i) {
       Tensor oi = Column(o.value(), i), yt = Column(y, tokens[e][i]);
       OpParams scale;

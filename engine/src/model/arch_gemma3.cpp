@@ -45,6 +45,9 @@ const Architecture kGemma3Arch = {
     .ffn = Architecture::Ffn::kGeglu,
     .sandwich_norms = true,
     .embedding_scale = true,
+    .attn_sinks = false,
+    .oai_experts = false,
+    .ffn_norm = "ffn_norm",
     .read_keys = ReadGemma3Keys,
 };
 

@@ -29,6 +29,9 @@ const Architecture kOlmo2Arch = {
     .ffn = Architecture::Ffn::kSwiglu,
     .sandwich_norms = true,
     .embedding_scale = false,
+    .attn_sinks = false,
+    .oai_experts = false,
+    .ffn_norm = "ffn_norm",
     .read_keys = ReadOlmo2Keys,
 };
 

@@ -18,6 +18,9 @@ const Architecture kQwen3Arch = {
     .ffn = Architecture::Ffn::kSwiglu,
     .sandwich_norms = false,
     .embedding_scale = false,
+    .attn_sinks = false,
+    .oai_experts = false,
+    .ffn_norm = "ffn_norm",
     .read_keys = nullptr,
 };
 

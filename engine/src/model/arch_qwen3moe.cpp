@@ -19,6 +19,9 @@ const Architecture kQwen3MoeArch = {
     .ffn = Architecture::Ffn::kSwiglu,
     .sandwich_norms = false,
     .embedding_scale = false,
+    .attn_sinks = false,
+    .oai_experts = false,
+    .ffn_norm = "ffn_norm",
     .read_keys = nullptr,
 };
 

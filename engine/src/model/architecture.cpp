@@ -4,7 +4,7 @@ namespace vt {
 namespace {
 
 // The registry: one entry per architecture file.
-const Architecture* const kAll[] = {&kLlamaArch, &kQwen2Arch, &kQwen3Arch, &kQwen3MoeArch, &kPhi3Arch, &kGemma3Arch, &kOlmo2Arch};
+const Architecture* const kAll[] = {&kLlamaArch, &kQwen2Arch, &kQwen3Arch, &kQwen3MoeArch, &kPhi3Arch, &kGemma3Arch, &kOlmo2Arch, &kGptOssArch};
 
 }  // namespace
 

@@ -32,6 +32,9 @@ struct Architecture {
   bool sandwich_norms;   // attn_post_norm / ffn_post_norm: each block's output normalised
                          // before its residual add (Gemma)
   bool embedding_scale;  // the token embedding times √n_embd (Gemma)
+  bool attn_sinks;       // blk.N.attn_sinks.weight: a logit per head in each softmax (gpt-oss)
+  bool oai_experts;      // the router's and experts' biases and the clamped SwiGLU (gpt-oss)
+  const char* ffn_norm;  // the FFN's norm tensor ("ffn_norm"; gpt-oss: "post_attention_norm")
   // Keys of the architecture's own (llama.cpp's load_arch_hparams), read after the shared
   // ones; null: none.
   Status (*read_keys)(const GgufFile& f, LlamaHparams* hp);
@@ -42,7 +45,7 @@ struct Architecture {
 // RoPE where no rope.freq_base_swa does.
 Status ReadSlidingWindow(const GgufFile& f, const std::string& arch, int64_t period, float base, LlamaHparams* hp);
 
-extern const Architecture kLlamaArch, kQwen2Arch, kQwen3Arch, kQwen3MoeArch, kPhi3Arch, kGemma3Arch, kOlmo2Arch;
+extern const Architecture kLlamaArch, kQwen2Arch, kQwen3Arch, kQwen3MoeArch, kPhi3Arch, kGemma3Arch, kOlmo2Arch, kGptOssArch;
 
 // The architecture named `name`, or null.
 const Architecture* FindArchitecture(std::string_view name);

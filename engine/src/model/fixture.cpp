@@ -144,7 +144,7 @@ void AddHparams(GgufWriter& w, const FixtureSpec& s) {
   if (s.experts > 0) {
     w.Set(a + "expert_count", u32(s.experts));
     w.Set(a + "expert_used_count", u32(s.experts_used));
-    if (s.arch == "qwen3moe") w.Set(a + "expert_feed_forward_length", u32(s.ff));
+    if (s.arch == "qwen3moe" || s.arch == "gpt-oss") w.Set(a + "expert_feed_forward_length", u32(s.ff));
   }
 }
 
@@ -166,6 +166,7 @@ void AddRopeFreqs(GgufWriter& w, int64_t head_dim) {
 // the output projection, with biases if asked.
 void AddAttention(Builder& b, const FixtureSpec& s, const std::string& p, int64_t qd, int64_t kv) {
   const int64_t d = s.dim;
+  const bool oss = s.arch == "gpt-oss";  // biases always, and a sink logit per head
   const double inv_d = 1 / std::sqrt(static_cast<double>(d));
   if (s.fused_qkv) {
     b.Add(p + "attn_qkv.weight", s.dtype, {d, qd + 2 * kv, 1, 1}, 2, inv_d);
@@ -175,11 +176,12 @@ void AddAttention(Builder& b, const FixtureSpec& s, const std::string& p, int64_
     b.Add(p + "attn_k.weight", s.dtype, {d, kv, 1, 1}, 2, inv_d);
     b.Add(p + "attn_v.weight", s.dtype, {d, kv, 1, 1}, 2, inv_d);
     for (auto [name, n] : {std::pair{"attn_q.bias", qd}, {"attn_k.bias", kv}, {"attn_v.bias", kv}}) {
-      if (s.biases) b.Add(p + name, DType::kF32, {n, 1, 1, 1}, 1, 0.1);
+      if (s.biases || oss) b.Add(p + name, DType::kF32, {n, 1, 1, 1}, 1, 0.1);
     }
   }
   b.Add(p + "attn_output.weight", s.dtype, {qd, d, 1, 1}, 2, 1 / std::sqrt(static_cast<double>(qd)));
-  if (HasLlamaBiases(s)) b.Add(p + "attn_output.bias", DType::kF32, {d, 1, 1, 1}, 1, 0.1);
+  if (HasLlamaBiases(s) || oss) b.Add(p + "attn_output.bias", DType::kF32, {d, 1, 1, 1}, 1, 0.1);
+  if (oss) b.Add(p + "attn_sinks.weight", DType::kF32, {s.heads, 1, 1, 1}, 1, 1.0, 2.0);  // near ln(a prompt's length)
   if (HasQkNorm(s)) {  // gains near 2: attention logits 4x sharper, so positions matter
     const int64_t hd = qd / s.heads;
     b.Add(p + "attn_q_norm.weight", DType::kF32, {hd, 1, 1, 1}, 1, 0.2, s.qk_norm_gain);
@@ -205,14 +207,14 @@ GgufWriter MakeFixture(const FixtureSpec& s) {
   int64_t d = s.dim, qd = hd * s.heads, kv = hd * s.kv_heads, e = s.experts;
   double inv_d = 1 / std::sqrt(static_cast<double>(d)), inv_ff = 1 / std::sqrt(static_cast<double>(s.ff));
   // Tied output: the embedding doubles as the output matrix, so its EOS row is zero too.
-  const bool gemma = s.arch == "gemma3", olmo = s.arch == "olmo2";
+  const bool gemma = s.arch == "gemma3", olmo = s.arch == "olmo2", oss = s.arch == "gpt-oss";
   b.Add("token_embd.weight", s.dtype, {d, vocab, 1, 1}, 2, gemma ? inv_d : 1.0, 0, s.tied_output ? eos : -1);
   if (s.rope_freqs && s.arch == "llama") AddRopeFreqs(b.w, hd);
   for (int64_t l = 0; l < s.layers; ++l) {
     std::string p = "blk." + std::to_string(l) + ".";
     if (!olmo) b.Add(p + "attn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
     AddAttention(b, s, p, qd, kv);
-    if (!olmo) b.Add(p + "ffn_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
+    if (!olmo) b.Add(p + (oss ? "post_attention_norm.weight" : "ffn_norm.weight"), DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
     if (gemma || olmo) {  // sandwich norms (olmo2's only norms)
       b.Add(p + "post_attention_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
       b.Add(p + "post_ffw_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);
@@ -232,6 +234,12 @@ GgufWriter MakeFixture(const FixtureSpec& s) {
       b.Add(p + "ffn_gate_exps.weight", s.dtype, {d, s.ff, e, 1}, 3, inv_d);
       b.Add(p + "ffn_up_exps.weight", s.dtype, {d, s.ff, e, 1}, 3, inv_d);
       b.Add(p + "ffn_down_exps.weight", s.dtype, {s.ff, d, e, 1}, 3, inv_ff);
+      if (oss) {  // the router's and experts' biases
+        b.Add(p + "ffn_gate_inp.bias", DType::kF32, {e, 1, 1, 1}, 1, 0.5);
+        b.Add(p + "ffn_gate_exps.bias", DType::kF32, {s.ff, e, 1, 1}, 2, 0.1);
+        b.Add(p + "ffn_up_exps.bias", DType::kF32, {s.ff, e, 1, 1}, 2, 0.1);
+        b.Add(p + "ffn_down_exps.bias", DType::kF32, {d, e, 1, 1}, 2, 0.1);
+      }
     }
   }
   b.Add("output_norm.weight", DType::kF32, {d, 1, 1, 1}, 1, 0.1, 1.0);

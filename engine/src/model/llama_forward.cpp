@@ -70,6 +70,13 @@ Status LlamaModel::FeedForward(const LlamaLayer& L, const Tensor& h, Tensor& out
   Graph g(*engine_.q.backend);
   if (is_moe()) {
     MoeWeights w{&L.ffn_gate_inp, &L.ffn_gate_exps, &L.ffn_up_exps, &L.ffn_down_exps, static_cast<int>(hp_.n_expert_used)};
+    if (hp_.arch->oai_experts) {  // gpt-oss: biases after each matmul, the clamped SwiGLU
+      w.router_b = &L.ffn_gate_inp_b;
+      w.gate_b = &L.ffn_gate_exps_b;
+      w.up_b = &L.ffn_up_exps_b;
+      w.down_b = &L.ffn_down_exps_b;
+      w.swiglu_oai = true;
+    }
     return RunMoe(engine_, placement_, w, h, out, &moe_copies_);
   }
   auto gate_up = g.Matmuls({&L.ffn_gate, &L.ffn_up}, h);
@@ -103,7 +110,9 @@ Status LlamaModel::Attend(int64_t l, const Tensor& q3, const Tensor& k3, const T
   attn.n_past = static_cast<int>(cache.n_past);
   attn.scale = hp_.attention_scale;  // 0: 1/sqrt(head_dim)
   attn.window = hp_.is_swa(l) ? static_cast<int>(hp_.n_swa) : 0;
-  return g.Run(OpKind::kAttention, {&q, &cache.k[l], &cache.v[l]}, out, attn);
+  std::vector<const Tensor*> src{&q, &cache.k[l], &cache.v[l]};
+  if (layers_[l].attn_sinks.data) src.push_back(&layers_[l].attn_sinks);  // gpt-oss
+  return g.Run(OpKind::kAttention, std::move(src), out, attn);
 }
 
 // The attention block of layer l over the normalised hidden state h: its output projection,
@@ -129,7 +138,7 @@ Status LlamaModel::SelfAttention(int64_t l, const Tensor& h, const Tensor& pos, 
   rope.freq_base = hp_.is_swa(l) ? hp_.rope_freq_base_swa : hp_.rope_freq_base;  // windowed layers: their own
   rope.freq_scale = hp_.is_swa(l) ? hp_.rope_freq_scale_swa : hp_.rope_freq_scale;
   rope.freq_factors = rope_factors_.empty() ? nullptr : rope_factors_.data();
-  if (!hp_.is_swa(l)) {  // windowed layers rotate plainly (olmo2's graph: no YaRN there)
+  if (!hp_.is_swa(l) || hp_.swa_yarn) {  // windowed layers rotate plainly (olmo2's graph), but gpt-oss's
     rope.ext_factor = hp_.rope_ext_factor;
     rope.mscale = hp_.rope_mscale;
     rope.n_ctx_orig = static_cast<int>(hp_.n_ctx_orig);

@@ -233,7 +233,7 @@ Status LlamaModel::LoadLayer(int64_t l) {
   LlamaLayer& L = layers_[l];
   if (hp_.arch->pre_norms) {
     VT_RETURN_IF_ERROR(LoadTensor(p + "attn_norm.weight", &L.attn_norm, {d, 1, 1, 1}, false, false));
-    VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_norm.weight", &L.ffn_norm, {d, 1, 1, 1}, false, false));
+    VT_RETURN_IF_ERROR(LoadTensor(p + hp_.arch->ffn_norm + ".weight", &L.ffn_norm, {d, 1, 1, 1}, false, false));
   }
   VT_RETURN_IF_ERROR(LoadAttention(p, L));
   if (hp_.arch->sandwich_norms) {
@@ -252,6 +252,7 @@ Status LlamaModel::LoadLayer(int64_t l) {
   }
   const int64_t f = hp_.n_ff_exp;
   VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_gate_inp.weight", &L.ffn_gate_inp, {d, e, 1, 1}, true));
+  if (hp_.arch->oai_experts) VT_RETURN_IF_ERROR(LoadExpertBiases(p, L));
   VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_gate_exps.weight", &L.ffn_gate_exps, {d, f, e, 1}, true));
   VT_RETURN_IF_ERROR(LoadTensor(p + "ffn_up_exps.weight", &L.ffn_up_exps, {d, f, e, 1}, true));
   return LoadTensor(p + "ffn_down_exps.weight", &L.ffn_down_exps, {f, d, e, 1}, true);
@@ -275,7 +276,29 @@ Status LlamaModel::LoadAttention(const std::string& p, LlamaLayer& L) {
     VT_RETURN_IF_ERROR(LoadTensor(p + "attn_q_norm.weight", &L.attn_q_norm, {whole ? qd : hp_.head_dim(), 1, 1, 1}, false, false));
     VT_RETURN_IF_ERROR(LoadTensor(p + "attn_k_norm.weight", &L.attn_k_norm, {whole ? kv : hp_.head_dim(), 1, 1, 1}, false, false));
   }
+  if (hp_.arch->attn_sinks) {  // one f32 logit per query head
+    const GgufTensorInfo* info = file_->FindTensor(p + "attn_sinks.weight");
+    if (info && info->dtype != DType::kF32) return Status(StatusCode::kInvalidArgument, "gguf: " + p + "attn_sinks.weight must be f32");
+    VT_RETURN_IF_ERROR(LoadTensor(p + "attn_sinks.weight", &L.attn_sinks, {hp_.n_head, 1, 1, 1}, false, false));
+  }
   return LoadBias(p + "attn_output.bias", &L.bo, d, hp_.arch->biases);
+}
+
+// gpt-oss's router and expert biases, f32 beside the experts (on the placement device):
+// the router's [E], the gate's and up's [F, E], the down's [D, E].
+Status LlamaModel::LoadExpertBiases(const std::string& p, LlamaLayer& L) {
+  const int64_t d = hp_.n_embd, e = hp_.n_expert, f = hp_.n_ff_exp;
+  const std::pair<const char*, std::pair<Tensor*, std::array<int64_t, 4>>> biases[] = {
+      {"ffn_gate_inp.bias", {&L.ffn_gate_inp_b, {e, 1, 1, 1}}}, {"ffn_gate_exps.bias", {&L.ffn_gate_exps_b, {f, e, 1, 1}}},
+      {"ffn_up_exps.bias", {&L.ffn_up_exps_b, {f, e, 1, 1}}},   {"ffn_down_exps.bias", {&L.ffn_down_exps_b, {d, e, 1, 1}}}};
+  for (const auto& [name, where] : biases) {
+    const GgufTensorInfo* info = file_->FindTensor(p + name);
+    if (info && info->dtype != DType::kF32) {
+      return Status(StatusCode::kInvalidArgument, "gguf: " + p + name + " must be f32, not " + std::string(DTypeName(info->dtype)));
+    }
+    VT_RETURN_IF_ERROR(LoadTensor(p + name, where.first, where.second, true, false));
+  }
+  return Status();
 }
 
 // One attn_qkv.weight whose rows are Q's, then K's, then V's (and its bias likewise): split

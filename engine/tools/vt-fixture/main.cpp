@@ -89,16 +89,21 @@ int main(int argc, char** argv) {
     std::cerr << "vt-fixture: --experts-used exceeds --experts\n";
     return 2;
   }
-  if ((s.sliding_window > 0 || s.swa_pattern > 0) && s.arch != "gemma3" && s.arch != "olmo2") {
-    std::cerr << "vt-fixture: --sliding-window and --swa-pattern are gemma3's and olmo2's (not " << s.arch << "'s)\n";
+  if ((s.sliding_window > 0 || s.swa_pattern > 0) && s.arch != "gemma3" && s.arch != "olmo2" && s.arch != "gpt-oss") {
+    std::cerr << "vt-fixture: --sliding-window and --swa-pattern are gemma3's, olmo2's and gpt-oss's (not " << s.arch << "'s)\n";
+    return 2;
+  }
+  if (s.arch == "gpt-oss" && s.sliding_window == 0) {
+    std::cerr << "vt-fixture: --arch gpt-oss needs --sliding-window (its files always have one)\n";
     return 2;
   }
   if (s.logit_softcap > 0 && s.arch != "gemma3") {
     std::cerr << "vt-fixture: --softcap is gemma3's (not " << s.arch << "'s)\n";
     return 2;
   }
-  if ((s.arch == "qwen3moe") != (s.experts > 0) && s.arch != "llama") {
-    std::cerr << "vt-fixture: --arch " << s.arch << (s.arch == "qwen3moe" ? " needs --experts" : " has no experts (--experts 0)") << "\n";
+  const bool moe = s.arch == "qwen3moe" || s.arch == "gpt-oss";
+  if (moe != (s.experts > 0) && s.arch != "llama") {
+    std::cerr << "vt-fixture: --arch " << s.arch << (moe ? " needs --experts" : " has no experts (--experts 0)") << "\n";
     return 2;
   }
   std::optional<vt::GgufFile> vocab;
