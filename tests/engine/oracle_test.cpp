@@ -127,8 +127,13 @@ class Oracle : public ::testing::Test {
     nlohmann::json theirs = LlamaCpp(prompt, 32);
     EXPECT_FALSE(theirs.is_discarded()) << what;
     if (theirs.is_discarded()) return a;
-    auto file = std::make_shared<const GgufFile>(GgufFile::Open(path_).value());
-    auto model = LlamaModel::Load(file, Engine{MakeQueue(*GetBackend(DeviceType::kCPU))}).value();
+    auto opened = GgufFile::Open(path_);
+    EXPECT_TRUE(opened.ok()) << what << ": " << opened.status().ToString();
+    if (!opened.ok()) return a;
+    auto loaded = LlamaModel::Load(std::make_shared<const GgufFile>(std::move(opened).value()), Engine{MakeQueue(*GetBackend(DeviceType::kCPU))});
+    EXPECT_TRUE(loaded.ok()) << what << ": " << loaded.status().ToString();
+    if (!loaded.ok()) return a;
+    auto model = std::move(loaded).value();
     auto cache = model->NewCache(128).value();
     auto logits = model->Forward(prompt, cache).value();
     double max = *std::max_element(logits.begin(), logits.end()), sum = 0;
