@@ -104,10 +104,17 @@ TEST_F(Placement, PlacedAndUnplacedArmsAreByteIdentical) {
   EXPECT_EQ(std::memcmp(unplaced.data, via_loopback.data, unplaced.ByteSize()), 0);
 }
 
+// gpt-oss's additions to an MoE block: biases after the router and each expert matmul, and
+// the clamped SwiGLU (absent: llama's MoE).
+struct OaiExtras {
+  const Tensor *router_b, *gate_b, *up_b, *down_b;
+};
+
 // An independent oracle in plain double loops: softmax over all experts, top-k, renormalise,
-// Σ w_e · down_e(silu(gate_e x) * up_e x) (llama.cpp's llama-arch MoE).
+// Σ w_e · down_e(silu(gate_e x) * up_e x) (llama.cpp's llama-arch MoE); with `oai`, gpt-oss's:
+// each matmul's bias added, and min(g, 7)·σ(1.702·min(g, 7))·(clamp(u, ±7) + 1) as the gate.
 std::vector<float> MoeByHand(const Tensor& router, const Tensor& gate, const Tensor& up, const Tensor& down,
-                             const Tensor& x, int k) {
+                             const Tensor& x, int k, const OaiExtras* oai = nullptr) {
   auto at = [](const Tensor& t, int64_t i0, int64_t i1, int64_t i2) {
     const char* p = static_cast<const char*>(t.data) + i0 * t.nb[0] + i1 * t.nb[1] + i2 * t.nb[2];
     uint16_t h;
@@ -122,6 +129,7 @@ std::vector<float> MoeByHand(const Tensor& router, const Tensor& gate, const Ten
     double max = -1e300, sum = 0;
     for (int64_t e = 0; e < kE; ++e) {
       for (int64_t d = 0; d < kD; ++d) p[e] += at(router, d, e, 0) * at(x, d, t, 0);
+      if (oai) p[e] += at(*oai->router_b, e, 0, 0);
       max = std::max(max, p[e]);
     }
     for (double& v : p) sum += (v = std::exp(v - max));
@@ -140,11 +148,18 @@ std::vector<float> MoeByHand(const Tensor& router, const Tensor& gate, const Ten
           g += at(gate, d, f, e) * at(x, d, t, 0);
           u += at(up, d, f, e) * at(x, d, t, 0);
         }
-        h[f] = g / (1 + std::exp(-g)) * u;
+        if (!oai) {
+          h[f] = g / (1 + std::exp(-g)) * u;
+          continue;
+        }
+        g = std::min(g + at(*oai->gate_b, f, e, 0), 7.0);
+        u = std::clamp(u + at(*oai->up_b, f, e, 0), -7.0, 7.0);
+        h[f] = g / (1 + std::exp(-1.702 * g)) * (u + 1);
       }
       for (int64_t d = 0; d < kD; ++d) {
         double o = 0;
         for (int64_t f = 0; f < kF; ++f) o += at(down, f, d, e) * h[f];
+        if (oai) o += at(*oai->down_b, d, e, 0);
         y[t * kD + d] += static_cast<float>(p[e] / chosen * o);
       }
     }
@@ -262,6 +277,42 @@ TEST_F(Placement, MoeMatchesAnIndependentFloat64Oracle) {
   std::vector<float> want = MoeByHand(router_, gate_, up_, down_, x_, 2);
   std::vector<float> b(static_cast<const float*>(got.data), static_cast<const float*>(got.data) + kD * kT);
   EXPECT_LT(testing::Nmse(want, b), testing::kTierGeneral);
+}
+
+// gpt-oss's MoE (biased router and experts, the clamped SwiGLU; gates wide enough that some
+// pass the limit): the placed, unplaced and loopback arms byte-identical, the biases on the
+// experts' side of the seam, and the result the plain double loops'.
+TEST_F(Placement, GptOssExpertsWithBiasesCrossTheSeamAndMatchTheFloat64Oracle) {
+  std::mt19937 rng(12);
+  Tensor rb = testing::RandomTensor(DType::kF32, {kE, 1, 1, 1}, rng), gb = testing::RandomTensor(DType::kF32, {kF, kE, 1, 1}, rng);
+  Tensor ub = testing::RandomTensor(DType::kF32, {kF, kE, 1, 1}, rng), db = testing::RandomTensor(DType::kF32, {kD, kE, 1, 1}, rng);
+  Tensor wide = testing::RandomTensor(DType::kF32, {kD, kT, 1, 1}, rng, -4, 4);
+  MoeWeights w = weights_;
+  w.router_b = &rb;
+  w.gate_b = &gb;
+  w.up_b = &ub;
+  w.down_b = &db;
+  w.swiglu_oai = true;
+  Engine cpu{MakeQueue(Cpu())};
+  PlacementQueue placement = CpuPlacement();
+  Tensor unplaced = Output(Cpu()), placed = Output(Cpu()), via_loopback = Output(Cpu());
+  ASSERT_TRUE(RunMoe(cpu, nullptr, w, wide, unplaced).ok());
+  ASSERT_TRUE(RunMoe(cpu, &placement, w, wide, placed).ok());
+  auto loop = MakeLoopbackBackend();
+  Engine engine{MakeQueue(*loop)};
+  Tensor x = NewTensor(*loop, DType::kF32, wide.ne).value(), y = Output(*loop);
+  ASSERT_TRUE(CopyTensor(wide, x).ok());
+  MoeCopies copies;
+  ASSERT_TRUE(RunMoe(engine, &placement, w, x, y, &copies).ok());
+  ASSERT_TRUE(CopyTensor(y, via_loopback).ok());
+  EXPECT_EQ(copies.count, 2) << "the activations there and back, and nothing else";
+  EXPECT_EQ(std::memcmp(unplaced.data, placed.data, unplaced.ByteSize()), 0);
+  EXPECT_EQ(std::memcmp(unplaced.data, via_loopback.data, unplaced.ByteSize()), 0);
+  OaiExtras extras{&rb, &gb, &ub, &db};
+  std::vector<float> want = MoeByHand(router_, gate_, up_, down_, wide, 2, &extras), plain = MoeByHand(router_, gate_, up_, down_, wide, 2);
+  std::vector<float> got(static_cast<const float*>(unplaced.data), static_cast<const float*>(unplaced.data) + kD * kT);
+  EXPECT_LT(testing::Nmse(want, got), testing::kTierGeneral);
+  EXPECT_GT(testing::Nmse(want, plain), 1e-2) << "gpt-oss's additions changed nothing";
 }
 
 }  // namespace

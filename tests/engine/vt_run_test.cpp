@@ -190,7 +190,8 @@ TEST_F(VtRun, CudaWithoutADeviceExitsTwoSayingWhy) {
 
 namespace {
 
-// vt-fixture writes each architecture vt runs, and vt-run runs it as a user would.
+// vt-fixture writes each architecture vt runs, vt-run runs it and vt-bench measures it, as a
+// user would.
 TEST(VtRunArchitectures, RunsEveryArchitectureVtFixtureWrites) {
   const std::string dir = std::filesystem::temp_directory_path() / ("vt-run-arch-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
@@ -202,6 +203,9 @@ TEST(VtRunArchitectures, RunsEveryArchitectureVtFixtureWrites) {
     Result run = Sh(std::string(VT_RUN_BIN) + " -m " + model + " -p Hello -n 8 --ignore-eos --json -t 1");
     EXPECT_EQ(run.code, 0) << arch << ": " << run.err;
     EXPECT_EQ(nlohmann::json::parse(run.out, nullptr, false)["tokens"].size(), 8u) << arch << ": " << run.out;
+    Result bench = Sh(std::string(VT_BENCH_BIN) + " -m " + model + " -p 16 -n 4 -r 1 -t 1 -o json");  // vt-bench measures it too
+    EXPECT_EQ(bench.code, 0) << arch << ": " << bench.err;
+    EXPECT_EQ(nlohmann::json::parse(bench.out, nullptr, false).size(), 2u) << arch << ": " << bench.out;
   }
   Result moe = Sh(std::string(VT_FIXTURE_BIN) + " -o " + dir + "/y.gguf --arch qwen3moe");
   EXPECT_EQ(moe.code, 2) << "a qwen3moe fixture without experts: " << moe.err;
