@@ -282,6 +282,17 @@ TEST(Model, RopeAndHeadKeysItCannotRunAreRefusedByName) {
   EXPECT_EQ(load(with(Dense(), "llama.rope.scaling.type", GgufValue::String("longrope"))),
             "gguf: llama.rope.scaling.type \"longrope\" is not supported (vt scales RoPE linearly, by YaRN or not at all)");
   EXPECT_EQ(load(with(Dense(), "llama.rope.scaling.type", GgufValue::String("linear"))), "loaded");
+  // A number key present must be one, finite and in range: never its default, never NaN.
+  auto number = [](double v) { return GgufValue::Float(GgufType::kF32, v); };
+  const std::string base = "gguf: llama.rope.freq_base must be a finite number above 0";
+  EXPECT_EQ(load(with(Dense(), "llama.rope.freq_base", number(0))), base);
+  EXPECT_EQ(load(with(Dense(), "llama.rope.freq_base", number(-10000))), base);
+  EXPECT_EQ(load(with(Dense(), "llama.rope.freq_base", GgufValue::String("10000"))), base);
+  const std::string eps = "gguf: llama.attention.layer_norm_rms_epsilon must be a finite number at least 0";
+  EXPECT_EQ(load(with(Dense(), "llama.attention.layer_norm_rms_epsilon", number(std::nan("")))), eps);
+  EXPECT_EQ(load(with(Dense(), "llama.attention.layer_norm_rms_epsilon", GgufValue::String("1e-5"))), eps);
+  EXPECT_EQ(load(with(Dense(), "llama.attention.layer_norm_rms_epsilon", number(0))), "loaded");
+  EXPECT_EQ(load(with(Dense(), "llama.rope.scaling.factor", GgufValue::String("8"))), "gguf: llama.rope.scaling.factor must be a positive number");
   EXPECT_EQ(load(with(Llama3(), "llama.attention.value_length", GgufValue::Uint(GgufType::kU32, 16))),
             "gguf: llama.attention.value_length 16 differs from the key length 32 (vt's llama, as llama.cpp's, needs them equal)");
   EXPECT_EQ(load(with(Dense(), "llama.rope.dimension_count", GgufValue::Uint(GgufType::kU32, 15))),

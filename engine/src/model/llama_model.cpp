@@ -26,6 +26,19 @@ float FloatKey(const GgufFile& f, const std::string& key, float fallback) {
   return v && v->AsFloat() ? static_cast<float>(*v->AsFloat()) : fallback;
 }
 
+// A number key, or `fallback` where absent; present, it must be a finite number above `min`
+// (at least `min` where `or_equal`), or the file is refused naming it, never read as the default.
+StatusOr<float> NumberKey(const GgufFile& f, const std::string& key, float fallback, float min, bool or_equal) {
+  const GgufValue* v = f.Find(key);
+  if (!v) return fallback;
+  std::optional<double> x = v->AsFloat();
+  if (!x || !std::isfinite(*x) || *x < min || (!or_equal && *x == min)) {
+    return Status(StatusCode::kInvalidArgument, "gguf: " + key + " must be a finite number " + (or_equal ? "at least " : "above ") +
+                                                    std::to_string(static_cast<int>(min)));
+  }
+  return static_cast<float>(*x);
+}
+
 std::string Shape(const std::array<int64_t, 4>& ne) {
   return "[" + std::to_string(ne[0]) + "," + std::to_string(ne[1]) + "," + std::to_string(ne[2]) + "]";
 }
@@ -64,12 +77,14 @@ Status RopeScaling(const GgufFile& f, const std::string& a, LlamaHparams* hp) {
     return Status(StatusCode::kUnimplemented, "gguf: " + a + ".rope.scaling.type " + name + " is not supported (vt scales RoPE linearly, by YaRN or not at all)");
   }
   float factor = FloatKey(f, a + ".rope.scaling.factor", FloatKey(f, a + ".rope.scale_linear", 0.0f));
-  if (!(factor >= 0) || std::isinf(factor)) {
+  const GgufValue* given = f.Find(a + ".rope.scaling.factor");
+  if (!(factor >= 0) || std::isinf(factor) || (given && !given->AsFloat())) {
     return Status(StatusCode::kInvalidArgument, "gguf: " + a + ".rope.scaling.factor must be a positive number");
   }
   hp->rope_freq_scale = factor == 0 || kind == "none" ? 1.0f : 1.0f / factor;
   float attn_factor = FloatKey(f, a + ".rope.scaling.attn_factor", 1.0f);
-  if (!(attn_factor > 0) || std::isinf(attn_factor)) {
+  const GgufValue* attn_given = f.Find(a + ".rope.scaling.attn_factor");
+  if (!(attn_factor > 0) || std::isinf(attn_factor) || (attn_given && !attn_given->AsFloat())) {
     return Status(StatusCode::kInvalidArgument, "gguf: " + a + ".rope.scaling.attn_factor must be a positive number");
   }
   hp->rope_mscale = attn_factor;
@@ -130,9 +145,9 @@ StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& f) {
     return Status(StatusCode::kInvalidArgument, "gguf: " + a + ".rope.dimension_count " + std::to_string(hp.n_rot) +
                                                     " must be even and at most the head size " + std::to_string(hp.head_dim()));
   }
-  hp.rope_freq_base = FloatKey(f, a + ".rope.freq_base", 10000.0f);
+  VT_ASSIGN_OR_RETURN(hp.rope_freq_base, NumberKey(f, a + ".rope.freq_base", 10000.0f, 0, false));
   VT_RETURN_IF_ERROR(RopeScaling(f, a, &hp));
-  hp.rms_eps = FloatKey(f, a + ".attention.layer_norm_rms_epsilon", 1e-5f);
+  VT_ASSIGN_OR_RETURN(hp.rms_eps, NumberKey(f, a + ".attention.layer_norm_rms_epsilon", 1e-5f, 0, true));
   const GgufTensorInfo* embd = f.FindTensor("token_embd.weight");
   if (!embd) return Missing("tensor token_embd.weight");
   hp.n_vocab = embd->ne[1];
