@@ -59,8 +59,9 @@ VT_HD inline float E8M0Half(uint8_t e) { return FloatOfBits(e < 2 ? 0x00200000u 
 
 // E2M1 values doubled (ggml's kvalues_mxfp4): 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives.
 VT_HD inline int Mxfp4Value(unsigned nibble) {
-  const int magnitude[8] = {0, 1, 2, 3, 4, 6, 8, 12};
-  return (nibble & 8u) ? -magnitude[nibble & 7u] : magnitude[nibble & 7u];
+  const unsigned m = nibble & 7u;
+  const int magnitude = m < 4u ? static_cast<int>(m) : static_cast<int>((2u | (m & 1u)) << ((m >> 1) - 1u));  // 4, 6, 8, 12
+  return (nibble & 8u) ? -magnitude : magnitude;
 }
 
 // block_q2_K: scales[16] (low nibble scale, high nibble min), qs[64], d, dmin.
