@@ -249,7 +249,7 @@ void AddRequestOptions(CLI::App& app, BenchOptions& o) {
 }
 
 int main(int argc, char** argv) {
-  CLI::App app{"vt-bench: prompt processing and generation speed of a GGUF llama model"};
+  CLI::App app{"vt-bench: prompt processing and generation speed of a GGUF model"};
   BenchOptions o;
   app.add_option("-m,--model", o.model, "GGUF model file")->required();
   app.add_option("-p,--n-prompt", o.n_prompt, "Prompt lengths to measure (pp), e.g. -p 128,512")->delimiter(',')->check(CLI::Range(1, 1 << 20));

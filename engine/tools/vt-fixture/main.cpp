@@ -41,7 +41,7 @@ vt::DType DTypeNamed(const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"vt-fixture: write a deterministic tiny GGUF model (llama, qwen2, qwen3, qwen3moe) for tests"};
+  CLI::App app{"vt-fixture: write a deterministic tiny GGUF model of any architecture vt runs (see --arch), for tests"};
   vt::FixtureSpec s;
   std::string out, dtype = "f32", vocab_path;
   app.add_option("--out,-o", out, "Output .gguf file")->required();
@@ -67,8 +67,8 @@ int main(int argc, char** argv) {
   app.add_flag("--rope-freqs", s.rope_freqs, "Write a rope_freqs.weight of Llama 3's kind (frequency factors 1 to 8)");
   app.add_flag("--biases", s.biases, "Attention biases (and the dense feed-forward's)");
   app.add_flag("--fused-qkv", s.fused_qkv, "One attn_qkv.weight instead of attn_q/k/v.weight");
-  app.add_option("--sliding-window", s.sliding_window, "gemma3, olmo2: attention window of the windowed layers (0: none)")->check(CLI::Range(0, 1 << 20));
-  app.add_option("--swa-pattern", s.swa_pattern, "gemma3, olmo2: every Nth layer attends globally (0: not written, llama.cpp's 6 or 4)")->check(CLI::Range(0, 256));
+  app.add_option("--sliding-window", s.sliding_window, "gemma3, olmo2, gpt-oss (which needs it): attention window of the windowed layers (0: none)")->check(CLI::Range(0, 1 << 20));
+  app.add_option("--swa-pattern", s.swa_pattern, "gemma3, olmo2, gpt-oss: every Nth layer attends globally (0: not written, llama.cpp's 6, 4 or 2)")->check(CLI::Range(0, 256));
   auto* scale = app.add_option("--rope-scale", s.rope_scale, "Linear RoPE scaling factor (0: none)")->check(CLI::Range(0.0f, 1024.0f));
   app.add_flag("--yarn", s.yarn, "Scale RoPE by YaRN (--rope-scale's factor, trained at 4096 positions)")->needs(scale);
   app.add_option("--softcap", s.logit_softcap, "gemma3: final logit soft-capping (0: none)")->check(CLI::Range(0.0f, 1e6f));

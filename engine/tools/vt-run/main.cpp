@@ -95,7 +95,7 @@ int Run(const Flags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"vt-run: generate text with a GGUF llama model"};
+  CLI::App app{"vt-run: generate text with a GGUF model"};
   Flags f;
   f.sampling.temperature = 0;  // vt-run is greedy unless asked, and generates 64 tokens
   f.sampling.max_tokens = 64;

@@ -87,7 +87,7 @@ int Run(Flags f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"vt-serve: an OpenAI-compatible server for a GGUF llama model"};
+  CLI::App app{"vt-serve: an OpenAI-compatible server for a GGUF model"};
   Flags f;
   app.add_option("-m,--model", f.model, "GGUF model file")->required();
   app.add_option("--host", f.http.host, "Address to listen on (default 127.0.0.1)");
