@@ -57,6 +57,12 @@ TEST_F(VtRun, BadInputExitsTwoWithAMessage) {
   EXPECT_EQ(garbage.code, 2);
   EXPECT_NE(garbage.err.find("bad magic (not a GGUF file)"), std::string::npos) << garbage.err;
   EXPECT_EQ(Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p x -n 0").code, 2);
+  // A whole-text vocabulary has no token for these bytes: refused, not run without them.
+  Result text_vocab = Sh(std::string(VT_FIXTURE_BIN) + " -o " + model_ + " --layers 1 --dim 32 --heads 2 --kv-heads 1 --text-vocab");
+  ASSERT_EQ(text_vocab.code, 0) << text_vocab.err;
+  Result lost = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'ab\xc3\xa9' -n 1");
+  EXPECT_EQ(lost.code, 2);
+  EXPECT_EQ(lost.err, "vt-run: --prompt holds bytes the model's vocabulary has no token for (no byte tokens, no unknown token): \\xc3\\xa9\n");
 }
 
 TEST_F(VtRun, ASeedGivesTheSameSampledTokensAndAnotherSeedOthers) {

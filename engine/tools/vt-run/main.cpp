@@ -1,6 +1,7 @@
 // vt-run: load a GGUF llama model, generate greedily, print the text and the speed, the way
 // llama.cpp's CLI does (text on stdout, timings on stderr; --json: one document on stdout).
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -55,6 +56,17 @@ void Report(const Flags& f, const vt::Generation& g, const std::string& text, co
                g.DecodeTokensPerSecond());
 }
 
+// Bytes as \xHH each: what the vocabulary could not take, shown whatever they are.
+std::string Hex(const std::string& bytes) {
+  std::string out;
+  char hex[8];
+  for (unsigned char c : bytes) {
+    std::snprintf(hex, sizeof hex, "\\x%02x", c);
+    out += hex;
+  }
+  return out;
+}
+
 int Run(const Flags& f) {
   if (f.threads > 0) setenv("VT_THREADS", std::to_string(f.threads).c_str(), 1);  // before the CPU backend starts
   auto loaded = vttools::LoadModel(f.model, f.device, f.cpu_moe || f.moe_on == "cpu");
@@ -63,7 +75,9 @@ int Run(const Flags& f) {
   const vt::Backend* device = loaded.value()->device;
   auto tokenizer = vt::Tokenizer::FromGguf(*loaded.value()->file);
   if (!tokenizer.ok()) return Fail(f.model + ": " + tokenizer.status().message(), 2);
-  std::vector<int32_t> ids = tokenizer->Encode(f.prompt, /*add_special=*/!f.no_bos, /*parse_special=*/false);
+  std::string lost;
+  std::vector<int32_t> ids = tokenizer->Encode(f.prompt, /*add_special=*/!f.no_bos, /*parse_special=*/false, &lost);
+  if (!lost.empty()) return Fail("--prompt holds bytes the model's vocabulary has no token for (no byte tokens, no unknown token): " + Hex(lost), 2);
   if (ids.empty()) return Fail("empty prompt", 2);
   int64_t ctx = f.ctx > 0 ? f.ctx : static_cast<int64_t>(ids.size()) + f.sampling.max_tokens;
   auto cache = model->NewCache(ctx);
