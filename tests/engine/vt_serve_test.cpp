@@ -296,6 +296,16 @@ TEST_F(VtServe, VtBenchAgainstItMeasuresEveryRequest) {
   EXPECT_NE(metrics.find("finished_reason=\"length\"} 8"), std::string::npos) << metrics;
 }
 
+// A template file that does not parse stops the server before it listens, naming the file.
+TEST_F(VtServe, AChatTemplateThatDoesNotParseIsRefusedAtStartup) {
+  std::ofstream(*dir_ + "/broken.jinja") << "{% for m in messages %}{{ m.content }}";
+  // (timeout: a server that started would serve until killed)
+  auto r = vt::testing::Sh("timeout 20 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ + "/m.gguf --port 0 --chat-template " + *dir_ + "/broken.jinja");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--chat-template " + *dir_ + "/broken.jinja: "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("listening"), std::string::npos) << r.err;
+}
+
 TEST_F(VtServe, VtBenchRefusesServerFlagsThatWouldDoNothingAndNamesAnUnreachableServer) {
   std::string bench = std::string(VT_BENCH_BIN) + " -m " + *dir_ + "/m.gguf ";
   const std::pair<std::string, std::string> refused[] = {

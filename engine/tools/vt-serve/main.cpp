@@ -12,6 +12,7 @@
 #include "device_flag.h"
 #include "model_loader.h"
 #include "http_server.h"
+#include "vt/jinja.h"
 
 namespace {
 
@@ -68,6 +69,9 @@ int Run(Flags f) {
     text << in.rdbuf();
     if (!in) return Fail("--chat-template " + f.chat_template + ": cannot read", 2);
     o.chat_template = text.str();
+    // The user's file, wrong from the start: refused now, not as each chat request's 400.
+    auto parsed = vt::jinja::Template::Parse(o.chat_template);
+    if (!parsed.ok()) return Fail("--chat-template " + f.chat_template + ": " + parsed.status().message(), 2);
   }
   auto loaded = vttools::LoadModel(f.model, f.device, f.cpu_moe);
   if (!loaded.ok()) return Fail(loaded.status().message(), 2);
