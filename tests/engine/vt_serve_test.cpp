@@ -300,7 +300,7 @@ TEST_F(VtServe, VtBenchAgainstItMeasuresEveryRequest) {
 TEST_F(VtServe, AChatTemplateThatDoesNotParseIsRefusedAtStartup) {
   std::ofstream(*dir_ + "/broken.jinja") << "{% for m in messages %}{{ m.content }}";
   // (timeout: a server that started would serve until killed)
-  auto r = vt::testing::Sh("timeout 20 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ + "/m.gguf --port 0 --chat-template " + *dir_ + "/broken.jinja");
+  auto r = vt::testing::Sh("timeout 5 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ + "/m.gguf --port 0 --chat-template " + *dir_ + "/broken.jinja");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("--chat-template " + *dir_ + "/broken.jinja: "), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("listening"), std::string::npos) << r.err;
