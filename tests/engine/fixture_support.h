@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,6 +51,25 @@ inline GgufWriter Relabelled(const FixtureSpec& spec, const std::string& to) {
   }
   for (const GgufTensorInfo& t : file.tensors()) w.AddTensor(t.name, t.dtype, t.ne, t.n_dims, file.TensorView(t.name).value().data);
   return w;
+}
+
+// `w` again, the same metadata, each f32 tensor's values first passed through
+// `edit(name, values)` (other tensors as they are): weights changed to see that they matter.
+inline GgufWriter WithF32Tensors(const GgufWriter& w, const std::function<void(const std::string&, std::vector<float>&)>& edit) {
+  auto file = GgufFile::FromBytes(w.Bytes()).value();
+  GgufWriter out;
+  for (const auto& [k, v] : file.metadata()) out.Set(k, v);
+  for (const GgufTensorInfo& t : file.tensors()) {
+    const void* data = file.TensorView(t.name).value().data;
+    std::vector<float> values;
+    if (t.dtype == DType::kF32) {
+      values.assign(static_cast<const float*>(data), static_cast<const float*>(data) + t.bytes / 4);
+      edit(t.name, values);
+      data = values.data();
+    }
+    out.AddTensor(t.name, t.dtype, t.ne, t.n_dims, data);
+  }
+  return out;
 }
 
 // `w` with its metadata key `key` set to `value` (or removed, with no value): the same weights.

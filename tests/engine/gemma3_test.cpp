@@ -39,18 +39,10 @@ GgufValue F32(double v) { return GgufValue::Float(GgufType::kF32, v); }
 
 // `w` with every f32 tensor whose name holds `part` multiplied by `factor`.
 GgufWriter Scaled(const GgufWriter& w, const std::string& part, float factor) {
-  auto file = GgufFile::FromBytes(w.Bytes()).value();
-  GgufWriter out;
-  for (const auto& [k, v] : file.metadata()) out.Set(k, v);
-  for (const GgufTensorInfo& t : file.tensors()) {
-    const auto* data = static_cast<const float*>(file.TensorView(t.name).value().data);
-    std::vector<float> values(data, data + t.bytes / 4);
-    if (t.name.find(part) != std::string::npos && t.dtype == DType::kF32) {
-      for (float& x : values) x *= factor;
-    }
-    out.AddTensor(t.name, t.dtype, t.ne, t.n_dims, t.dtype == DType::kF32 ? static_cast<const void*>(values.data()) : data);
-  }
-  return out;
+  return testing::WithF32Tensors(w, [&](const std::string& name, std::vector<float>& values) {
+    if (name.find(part) == std::string::npos) return;
+    for (float& x : values) x *= factor;
+  });
 }
 
 // With the window's base made the global one, the window is all that differs from a file

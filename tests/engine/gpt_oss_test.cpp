@@ -4,6 +4,7 @@
 // the clamped SwiGLU and YaRN on every layer included, is Oracle.GptOssMatchesLlamaCpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "fixture_support.h"
@@ -26,19 +27,11 @@ std::vector<float> Logits(const GgufWriter& w) { return AllLogits(w, ReferenceBa
 
 // `w` with every f32 tensor whose name ends in `suffix` set to `value`.
 GgufWriter Filled(const GgufWriter& w, const std::string& suffix, float value) {
-  auto file = GgufFile::FromBytes(w.Bytes()).value();
-  GgufWriter out;
-  for (const auto& [k, v] : file.metadata()) out.Set(k, v);
-  for (const GgufTensorInfo& t : file.tensors()) {
-    const void* data = file.TensorView(t.name).value().data;
-    std::vector<float> values;
-    if (t.dtype == DType::kF32 && t.name.size() >= suffix.size() && t.name.compare(t.name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      values.assign(t.bytes / 4, value);
-      data = values.data();
+  return testing::WithF32Tensors(w, [&](const std::string& name, std::vector<float>& values) {
+    if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      std::fill(values.begin(), values.end(), value);
     }
-    out.AddTensor(t.name, t.dtype, t.ne, t.n_dims, data);
-  }
-  return out;
+  });
 }
 
 // A sink of -1000 weighs nothing: the file's own sinks (near 2) must change the logits.

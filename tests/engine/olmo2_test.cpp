@@ -40,10 +40,7 @@ TEST(Olmo2, NormalisesQAndKAcrossAllOfTheirHeads) {
 
 // Neither block has a norm before it: a file with one is refused, never ignored.
 TEST(Olmo2, ANormBeforeABlockIsRefused) {
-  auto file = GgufFile::FromBytes(MakeFixture(Olmo2()).Bytes()).value();
-  GgufWriter w;
-  for (const auto& [k, v] : file.metadata()) w.Set(k, v);
-  for (const GgufTensorInfo& t : file.tensors()) w.AddTensor(t.name, t.dtype, t.ne, t.n_dims, file.TensorView(t.name).value().data);
+  GgufWriter w = testing::WithF32Tensors(MakeFixture(Olmo2()), [](const std::string&, std::vector<float>&) {});
   std::vector<float> ones(64, 1.0f);
   w.AddTensor("blk.0.attn_norm.weight", DType::kF32, {64, 1, 1, 1}, 1, ones.data());
   EXPECT_EQ(LoadError(w), "gguf: tensor blk.0.attn_norm.weight is not one vt's olmo2 reads (refused rather than ignored)");
