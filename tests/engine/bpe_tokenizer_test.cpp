@@ -103,6 +103,21 @@ TEST(BpeTokenizer, QwenSplitsSingleDigitsAndGpt2ContractionsOnlyInLowerCase) {
   EXPECT_EQ(Words("gpt-2", "DON'T it's 1234"), (Strings{"DON", "'", "T", " it", "'s", " 1234"}));
 }
 
+// o200k (gpt-oss): a word's capitals lead its lower-case letters, so a new capital starts a new
+// word; a combining mark stays on its word; contractions stay on theirs.
+TEST(BpeTokenizer, Gpt4oSplitsWordsAtCapitalsAndKeepsMarksAndContractions) {
+  EXPECT_EQ(Words("gpt-4o", "CamelCase HTTPServer"), (Strings{"Camel", "Case", " HTTPServer"}));
+  EXPECT_EQ(Words("gpt-4o", "DON'T it's 12345"), (Strings{"DON'T", " it's", " ", "123", "45"}));
+  EXPECT_EQ(Words("gpt-4o", "e\xcc\x81\\n ->/x"), (Strings{"e\xcc\x81", "\\n", " ->/", "x"}));
+}
+
+// dbrx (Phi-4's and OLMo 2's cl100k) splits as llama3 but merges: no whole-word lookup.
+TEST(BpeTokenizer, DbrxSplitsAsLlama3ButMergesEveryWord) {
+  EXPECT_EQ(Words("dbrx", "DON'T 1234"), Words("llama-bpe", "DON'T 1234"));
+  EXPECT_EQ(Load("dbrx").Encode("xyz", false, false), (Ids{Byte('x'), Byte('y'), Byte('z')}));
+  EXPECT_EQ(Load("gpt-4o").Encode("xyz", false, false), (Ids{kXyz}));
+}
+
 // llama.cpp's default list: punctuation runs, GPT-2's words, digit runs, then ASCII digits in threes.
 TEST(BpeTokenizer, TheDefaultPreTokenizerAppliesItsRegexesInTurn) {
   EXPECT_EQ(Words("default", "a+=b 12345"), (Strings{"a", "+=", "b", " ", "123", "45"}));

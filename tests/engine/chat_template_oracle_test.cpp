@@ -96,6 +96,10 @@ TEST_F(ChatTemplateOracle, ChatMl) { Compare("chatml", Read(kOracle + "/template
 TEST_F(ChatTemplateOracle, Llama31WithTools) { Compare("llama31", Read(kOracle + "/templates/llama31.jinja")); }
 TEST_F(ChatTemplateOracle, MistralRaisesOnRolesThatDoNotAlternate) { Compare("mistral", Read(kOracle + "/templates/mistral.jinja")); }
 TEST_F(ChatTemplateOracle, FeaturesTemplate) { Compare("features", Read(kOracle + "/templates/features.jinja")); }
+TEST_F(ChatTemplateOracle, GptOssHarmony) { Compare("gpt-oss", Read(kOracle + "/templates/gpt-oss.jinja")); }
+TEST_F(ChatTemplateOracle, Qwen25) { Compare("qwen25", Read(kOracle + "/templates/qwen25.jinja")); }
+TEST_F(ChatTemplateOracle, Phi35) { Compare("phi35", Read(kOracle + "/templates/phi35.jinja")); }
+TEST_F(ChatTemplateOracle, SmolLm3) { Compare("smollm3", Read(kOracle + "/templates/smollm3.jinja")); }
 TEST_F(ChatTemplateOracle, Llama3FromItsPackage) { Compare("llama3", FromPackage("llama3")); }
 TEST_F(ChatTemplateOracle, Qwen3WithThinkingAndToolsFromItsPackage) { Compare("qwen3", FromPackage("qwen3")); }
 TEST_F(ChatTemplateOracle, Gemma3FromItsPackage) { Compare("gemma3", FromPackage("gemma3")); }

@@ -110,7 +110,7 @@ const char* None(const std::string&) { return nullptr; }
 // accent, and a literal U+2581 in text, which SentencePiece vocabularies read as their own
 // space mark (Hugging Face's decoder turns it into a space too).
 TEST_F(TokenizerOracle, EveryCorpusTextSurvivesEncodeThenStreamingDecode) {
-  for (const char* name : {"llama3", "qwen3", "llama2", "gemma3"}) {
+  for (const char* name : {"llama3", "qwen3", "llama2", "gemma3", "gptoss"}) {
     auto file = GgufFile::Open(Convert(name));
     ASSERT_TRUE(file.ok());
     auto t = Tokenizer::FromGguf(file.value());
@@ -139,10 +139,21 @@ TEST_F(TokenizerOracle, Llama3MatchesTransformersJs) { VersusTransformersJs("lla
 TEST_F(TokenizerOracle, Qwen3MatchesTransformersJs) { VersusTransformersJs("qwen3"); }
 TEST_F(TokenizerOracle, Llama2MatchesTransformersJs) { VersusTransformersJs("llama2"); }
 TEST_F(TokenizerOracle, Gemma3MatchesTransformersJs) { VersusTransformersJs("gemma3"); }
+// gpt-oss's o200k: tokenizer.ggml.pre gpt-4o, its letter-case word regex.
+TEST_F(TokenizerOracle, GptOssMatchesTransformersJs) { VersusTransformersJs("gptoss"); }
 
 TEST_F(TokenizerOracle, Llama3MatchesLlamaCpp) { VersusLlamaCpp("llama3", None); }
 TEST_F(TokenizerOracle, Llama2MatchesLlamaCpp) { VersusLlamaCpp("llama2", None); }
 TEST_F(TokenizerOracle, Gemma3MatchesLlamaCpp) { VersusLlamaCpp("gemma3", None); }
+// llama.cpp runs o200k's regex as its own adaptation, whose letter classes leave out the
+// combining marks (\p{M}) tokenizer.json's keep on a word: vt follows tokenizer.json (and
+// transformers.js agrees), so a decomposed accent before a non-letter is split differently.
+TEST_F(TokenizerOracle, GptOssMatchesLlamaCppApartFromCombiningMarks) {
+  VersusLlamaCpp("gptoss", [](const std::string& text) -> const char* {
+    return text.find("\xcc\x81") != std::string::npos ? "a combining mark, kept on its word by tokenizer.json's regex only"
+                                                      : nullptr;
+  });
+}
 
 // llama.cpp forces "control-looking" tokens (Qwen's normal token `</s>`) to control, so it
 // parses them out of text, and it skips Qwen's NFC: in both vt follows tokenizer.json.

@@ -2,7 +2,7 @@
 // string of a JSON corpus: prints a JSON array of id lists (special tokens in the text are
 // parsed, as tokenizers always does; BOS/EOS as the tokenizer's template adds them), or with
 // --repeat N the encode throughput as JSON.
-//   node tokenize.mjs llama3|qwen3|llama2|gemma3 CORPUS.json [--repeat N]
+//   node tokenize.mjs llama3|qwen3|llama2|gemma3|gptoss CORPUS.json [--repeat N]
 import { readFileSync } from "node:fs";
 
 const [name, corpusPath, flag, count] = process.argv.slice(2);

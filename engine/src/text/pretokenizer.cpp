@@ -18,18 +18,34 @@ const char* const kQwen2 =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
     "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 const char* const kGpt2 = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+// o200k (gpt-oss, Llama 4): a word is an optional non-letter, then upper-case letters and lower-case
+// ones in either order of preference (so "HelloWorld" is two words), with the contraction kept on it.
+const char* const kGpt4o =
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|"
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|"
+    "\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 
-const std::map<std::string, std::vector<const char*>>& Known() {
-  static const std::map<std::string, std::vector<const char*>> known = [] {
-    std::map<std::string, std::vector<const char*>> m;
-    for (const char* n : {"llama3", "llama-v3", "llama-bpe", "falcon3", "pixtral"}) m[n] = {kLlama3};
-    for (const char* n : {"qwen2", "deepseek-r1-qwen", "megrez"}) m[n] = {kQwen2};
+// A family: its regexes in order, whether a whole word is looked up before merging (tokenizer.json's
+// ignore_merges, which llama.cpp sets for the llama3 names only), whether text is composed to NFC.
+struct Family {
+  std::vector<const char*> regexes;
+  bool ignore_merges = false, nfc = false;
+};
+
+const std::map<std::string, Family>& Known() {
+  static const std::map<std::string, Family> known = [] {
+    std::map<std::string, Family> m;
+    for (const char* n : {"llama3", "llama-v3", "llama-bpe", "falcon3", "pixtral"}) m[n] = {{kLlama3}, true};
+    // cl100k's regex is llama3's; llama.cpp merges these (Phi-4's and OLMo 2's files name dbrx).
+    for (const char* n : {"dbrx", "smaug-bpe"}) m[n] = {{kLlama3}};
+    for (const char* n : {"qwen2", "deepseek-r1-qwen", "megrez"}) m[n] = {{kQwen2}, false, true};
+    for (const char* n : {"gpt-4o", "llama4"}) m[n] = {{kGpt4o}, true};
     for (const char* n : {"gpt-2", "phi-2", "roberta-bpe", "jina-es", "jina-de", "jina-v1-en", "jina-v2-es",
                           "jina-v2-de", "smollm", "codeshell"}) {
-      m[n] = {kGpt2};
+      m[n] = {{kGpt2}};
     }
     // llama.cpp's "default": punctuation runs first, then GPT-2's words, then digits in threes.
-    m["default"] = {"[\\p{P}\\$\\+<=>\\^~\\|]+", kGpt2, "\\p{N}+", "[0-9][0-9][0-9]"};
+    m["default"] = {{"[\\p{P}\\$\\+<=>\\^~\\|]+", kGpt2, "\\p{N}+", "[0-9][0-9][0-9]"}};
     return m;
   }();
   return known;
@@ -41,6 +57,7 @@ std::string PreTokenizer::NameForPattern(const std::string& regex) {
   if (regex == kLlama3) return "llama-bpe";
   if (regex == kQwen2) return "qwen2";
   if (regex == kGpt2) return "gpt-2";
+  if (regex == kGpt4o) return "gpt-4o";
   return "";
 }
 
@@ -58,9 +75,9 @@ StatusOr<std::shared_ptr<const PreTokenizer>> PreTokenizer::ForName(const std::s
   }
   std::shared_ptr<PreTokenizer> p(new PreTokenizer());
   p->name_ = found->first;
-  p->ignore_merges_ = found->second.front() == kLlama3;
-  p->nfc_ = found->second.front() == kQwen2;
-  for (const char* pattern : found->second) {
+  p->ignore_merges_ = found->second.ignore_merges;
+  p->nfc_ = found->second.nfc;
+  for (const char* pattern : found->second.regexes) {
     int error = 0;
     PCRE2_SIZE at = 0;
     // Invalid UTF-8 in the input never matches and so stays in a gap of its own.
