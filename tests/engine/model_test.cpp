@@ -320,6 +320,32 @@ TEST(Model, RopeAndHeadKeysItCannotRunAreRefusedByName) {
   EXPECT_EQ(old->rope_freq_scale, 0.25f);
 }
 
+// Counts of nothing, a name that is not a string and a vocabulary with more tokens than
+// embedding rows are refused naming their key, never met later as a division or a bad row.
+TEST(Model, ZeroCountsAndAVocabularyWithoutItsRowsAreRefusedByName) {
+  auto load = [](GgufWriter w) {
+    auto hp = ReadLlamaHparams(GgufFile::FromBytes(w.Bytes()).value());
+    return hp.ok() ? std::string("loaded") : std::string(hp.status().message());
+  };
+  auto with = [](const std::string& key, GgufValue v) {
+    GgufWriter w = MakeFixture(Dense());
+    w.Set(key, std::move(v));
+    return w;
+  };
+  auto u32 = [](uint64_t v) { return GgufValue::Uint(GgufType::kU32, v); };
+  for (const char* key : {"llama.block_count", "llama.embedding_length", "llama.attention.head_count",
+                          "llama.attention.head_count_kv", "llama.attention.key_length"}) {
+    EXPECT_EQ(load(with(key, u32(0))), std::string("gguf: key ") + key + " is not a positive integer");
+  }
+  EXPECT_EQ(load(with("general.architecture", u32(1))), "gguf: general.architecture is not a string");
+  GgufWriter more = MakeFixture(Dense());
+  const size_t rows = static_cast<size_t>(ReadLlamaHparams(GgufFile::FromBytes(more.Bytes()).value()).value().n_vocab);
+  std::vector<GgufValue> tokens(rows + 1, GgufValue::String("t"));
+  more.Set("tokenizer.ggml.tokens", GgufValue::Array(GgufType::kString, tokens));
+  EXPECT_EQ(load(std::move(more)), "gguf: token_embd.weight has " + std::to_string(rows) + " rows, but tokenizer.ggml.tokens has " +
+                                       std::to_string(rows + 1) + " tokens (one row per token)");
+}
+
 TEST(Model, AFullCacheIsAnErrorNotAnOverrun) {
   auto m = Load(Dense(), Cpu());
   auto cache = m->NewCache(4);

@@ -143,6 +143,16 @@ TEST(Tokenizer, OtherModelsAndMalformedVocabulariesAreNamedErrors) {
   auto short_scores = Load(w);
   ASSERT_FALSE(short_scores.ok());
   EXPECT_EQ(short_scores.status().code(), StatusCode::kInvalidArgument);
+  // A BOS past the vocabulary is refused when the vocabulary loads, not met at generation.
+  GgufWriter far = Vocab();
+  const size_t n = testing::LoadTokenizer(Vocab()).value().size();
+  far.Set("tokenizer.ggml.bos_token_id", GgufValue::Uint(GgufType::kU32, n));
+  auto bos = Load(far);
+  ASSERT_FALSE(bos.ok());
+  EXPECT_EQ(bos.status().message(), "gguf: tokenizer.ggml.bos_token_id " + std::to_string(n) + " is not a token id (the vocabulary has " +
+                                        std::to_string(n) + " tokens)");
+  far.Set("tokenizer.ggml.bos_token_id", GgufValue::Uint(GgufType::kU32, n - 1));
+  EXPECT_TRUE(Load(far).ok());
 }
 
 }  // namespace

@@ -10,14 +10,16 @@ namespace {
 
 Status Missing(const std::string& what) { return Status(StatusCode::kInvalidArgument, "gguf: missing " + what); }
 
-StatusOr<int64_t> IntKey(const GgufFile& f, const std::string& key, std::optional<int64_t> fallback = std::nullopt) {
+// An integer key, or `fallback` where absent; present, it must be at least `min` (a count of
+// 0 layers or heads is refused naming its key, not met later as a shape or division error).
+StatusOr<int64_t> IntKey(const GgufFile& f, const std::string& key, std::optional<int64_t> fallback = std::nullopt, int64_t min = 0) {
   const GgufValue* v = f.Find(key);
   if (!v) {
     if (fallback) return *fallback;
     return Missing("key " + key);
   }
   auto i = v->AsInt();
-  if (!i || *i < 0) return Status(StatusCode::kInvalidArgument, "gguf: key " + key + " is not a non-negative integer");
+  if (!i || *i < min) return Status(StatusCode::kInvalidArgument, "gguf: key " + key + (min > 0 ? " is not a positive integer" : " is not a non-negative integer"));
   return *i;
 }
 
@@ -49,7 +51,7 @@ Status HeadSizes(const GgufFile& f, const std::string& a, LlamaHparams* hp) {
   if (hp->n_head == 0 || hp->n_head_kv == 0 || hp->n_head % hp->n_head_kv) {
     return Status(StatusCode::kInvalidArgument, "gguf: " + a + ".attention.head_count_kv must divide " + a + ".attention.head_count");
   }
-  auto key = IntKey(f, a + ".attention.key_length", 0);
+  auto key = IntKey(f, a + ".attention.key_length", 0, 1);  // absent: n_embd / n_head; present: > 0
   if (!key.ok()) return key.status();
   if (key.value() == 0 && hp->n_embd % hp->n_head) {
     return Status(StatusCode::kInvalidArgument, "gguf: head counts do not divide the embedding");
@@ -124,7 +126,8 @@ Status Experts(const GgufFile& f, const Architecture& arch, LlamaHparams* hp) {
 // Keys as llama.cpp names them (LLM_KV_NAMES): the architecture's name, then the key.
 StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& f) {
   const GgufValue* name = f.Find("general.architecture");
-  if (!name || !name->AsString()) return Missing("key general.architecture");
+  if (!name) return Missing("key general.architecture");
+  if (!name->AsString()) return Status(StatusCode::kInvalidArgument, "gguf: general.architecture is not a string");
   const Architecture* arch = FindArchitecture(*name->AsString());
   if (!arch) {
     return Status(StatusCode::kUnimplemented, "unsupported architecture \"" + *name->AsString() + "\" (vt runs " + SupportedArchitectures() + ")");
@@ -132,11 +135,11 @@ StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& f) {
   const std::string a = arch->name;
   LlamaHparams hp;
   hp.arch = arch;
-  VT_ASSIGN_OR_RETURN(hp.n_embd, IntKey(f, a + ".embedding_length"));
-  VT_ASSIGN_OR_RETURN(hp.n_layer, IntKey(f, a + ".block_count"));
-  VT_ASSIGN_OR_RETURN(hp.n_head, IntKey(f, a + ".attention.head_count"));
+  VT_ASSIGN_OR_RETURN(hp.n_embd, IntKey(f, a + ".embedding_length", std::nullopt, 1));
+  VT_ASSIGN_OR_RETURN(hp.n_layer, IntKey(f, a + ".block_count", std::nullopt, 1));
+  VT_ASSIGN_OR_RETURN(hp.n_head, IntKey(f, a + ".attention.head_count", std::nullopt, 1));
   VT_ASSIGN_OR_RETURN(hp.n_ff, IntKey(f, a + ".feed_forward_length"));
-  VT_ASSIGN_OR_RETURN(hp.n_head_kv, IntKey(f, a + ".attention.head_count_kv", hp.n_head));
+  VT_ASSIGN_OR_RETURN(hp.n_head_kv, IntKey(f, a + ".attention.head_count_kv", hp.n_head, 1));
   VT_ASSIGN_OR_RETURN(hp.n_ctx_train, IntKey(f, a + ".context_length", 2048));
   VT_RETURN_IF_ERROR(Experts(f, *arch, &hp));
   VT_RETURN_IF_ERROR(HeadSizes(f, a, &hp));
@@ -151,6 +154,14 @@ StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& f) {
   const GgufTensorInfo* embd = f.FindTensor("token_embd.weight");
   if (!embd) return Missing("tensor token_embd.weight");
   hp.n_vocab = embd->ne[1];
+  // One embedding row per token, as llama.cpp requires: a token past the rows would be read
+  // out of bounds, and found only when generation met it.
+  const GgufValue* tokens = f.Find("tokenizer.ggml.tokens");
+  if (tokens && tokens->AsArray() && static_cast<int64_t>(tokens->AsArray()->size()) != hp.n_vocab) {
+    return Status(StatusCode::kInvalidArgument, "gguf: token_embd.weight has " + std::to_string(hp.n_vocab) +
+                                                    " rows, but tokenizer.ggml.tokens has " +
+                                                    std::to_string(tokens->AsArray()->size()) + " tokens (one row per token)");
+  }
   if (arch->read_keys) VT_RETURN_IF_ERROR(arch->read_keys(f, &hp));
   return hp;
 }

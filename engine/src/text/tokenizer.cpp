@@ -68,6 +68,13 @@ StatusOr<Tokenizer> Tokenizer::FromGguf(const GgufFile& file) {
   t.bos_ = Id(file, "tokenizer.ggml.bos_token_id");
   t.eos_ = Id(file, "tokenizer.ggml.eos_token_id");
   t.unk_ = Id(file, "tokenizer.ggml.unknown_token_id");
+  // A special id past the vocabulary is refused here, not met as an out-of-range row later.
+  for (const auto& [key, id] : {std::pair{"bos", t.bos_}, {"eos", t.eos_}, {"unknown", t.unk_}}) {
+    if (id >= static_cast<int64_t>(n)) {
+      return Bad(std::string("tokenizer.ggml.") + key + "_token_id " + std::to_string(id) + " is not a token id (the vocabulary has " +
+                 std::to_string(n) + " tokens)");
+    }
+  }
   t.add_bos_ = Flag(file, "tokenizer.ggml.add_bos_token", true);
   t.add_eos_ = Flag(file, "tokenizer.ggml.add_eos_token", false);
   // llama.cpp's defaults differ by model: SentencePiece prefixes a space, byte-level BPE does not.
