@@ -36,6 +36,28 @@ TEST_F(VtRun, GeneratesTheRequestedTokensAndReportsBothSpeeds) {
   EXPECT_GT(j["decode_tokens_per_s"].get<double>(), 0);
 }
 
+// A --ctx-size shorter than prompt + n ends the generation when the cache is full, with
+// finish "length" and the report: a cache of 10 holds the 6-token prompt and 4 more, and the
+// last token sampled needs no room (an outside tester's run lost its --json report).
+TEST_F(VtRun, AFullContextEndsTheGenerationWithItsReport) {
+  Result r = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hello' -n 20 -c 10 --ignore-eos --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["generated_tokens"], 5);
+  EXPECT_EQ(j["finish_reason"], "length");
+  Result small = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hello' -n 20 -c 5 --json");
+  EXPECT_EQ(small.code, 2);
+  EXPECT_NE(small.err.find("--ctx-size 5 holds fewer than the prompt's 6 tokens"), std::string::npos) << small.err;
+}
+
+// The report names the threads the CPU ran with, VT_THREADS's or -t's, never 0.
+TEST_F(VtRun, TheJsonReportNamesTheThreadsUsed) {
+  std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 2 --json";
+  EXPECT_EQ(nlohmann::json::parse(Sh("VT_THREADS=3 " + run).out)["threads"], 3);
+  EXPECT_EQ(nlohmann::json::parse(Sh(run + " -t 2").out)["threads"], 2);
+  EXPECT_GE(nlohmann::json::parse(Sh("env -u VT_THREADS " + run).out)["threads"].get<int>(), 1);
+}
+
 TEST_F(VtRun, TextGoesToStdoutAndTimingsToStderr) {
   Result r = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 5 -t 1");
   ASSERT_EQ(r.code, 0) << r.err;

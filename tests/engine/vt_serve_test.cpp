@@ -11,6 +11,7 @@
 
 #include "http_client.h"
 #include "tool_support.h"
+#include "vt/fixture.h"
 
 namespace {
 
@@ -177,6 +178,45 @@ TEST_F(VtServe, BadRequestsGetOpenAiErrorsWithTheirStatusAndField) {
     EXPECT_FALSE(e["error"]["message"].get<std::string>().empty());
     EXPECT_EQ(e["error"]["param"].is_null() ? "" : e["error"]["param"].get<std::string>(), c.param) << r.body;
   }
+}
+
+// A model whose own template does not parse still serves completions; the operator is told at
+// startup, naming the key and the line, and each chat request is a 400 on messages.
+TEST_F(VtServe, AModelsOwnBrokenTemplateIsNamedAtStartupAndCompletionsStillServe) {
+  vt::GgufWriter w = vt::MakeFixture(vt::FixtureSpec{});
+  w.Set("tokenizer.chat_template", vt::GgufValue::String("{% for m in messages %}[{{ m.role }}]"));
+  const std::string path = *dir_ + "/broken-template.gguf";
+  const std::vector<uint8_t> bytes = w.Bytes();
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  std::string error;
+  auto server = ServeProcess::Start(VT_SERVE_BIN, {"-m", path, "--served-model-name", "tiny", "-t", "1"}, &error);
+  ASSERT_TRUE(server) << error;
+  EXPECT_EQ(server->Post("/v1/completions", R"({"prompt": "hi", "max_tokens": 2})").status, 200);
+  HttpReply chat = server->Post("/v1/chat/completions", R"({"messages": [{"role": "user", "content": "hi"}]})");
+  EXPECT_EQ(chat.status, 400);
+  EXPECT_EQ(Parse(chat)["error"]["param"], "messages") << chat.body;
+  EXPECT_NE(server->Log().find("warning: the model's chat template (tokenizer.chat_template) does not parse: template:1:"),
+            std::string::npos)
+      << server->Log();
+}
+
+// What an outside tester's numbers got told: a whole number written as a float is an integer
+// (its range is what is wrong, or nothing is), a number past double is named as such, and a
+// prompt too long by itself is the prompt's fault even beside a max_tokens.
+TEST_F(VtServe, NumbersAndLengthsAreBlamedPrecisely) {
+  auto server = Serve({"--max-model-len", "64"});
+  ASSERT_TRUE(server);
+  auto message = [&](const std::string& body) {
+    Json e = Parse(server->Post("/v1/completions", body));
+    return e.contains("error") ? e["error"]["message"].get<std::string>() + " @" + e["error"]["param"].dump() : e.dump().substr(0, 40);
+  };
+  EXPECT_EQ(message(R"({"prompt": "x", "max_tokens": 1e20})"), "max_tokens must be between 1 and 1073741824 @\"max_tokens\"");
+  EXPECT_EQ(message(R"({"prompt": "x", "max_tokens": 2.5})"), "max_tokens must be an integer @\"max_tokens\"");
+  EXPECT_EQ(Parse(server->Post("/v1/completions", R"({"prompt": "x", "max_tokens": 2.0})"))["usage"]["completion_tokens"], 2);
+  EXPECT_EQ(message(R"({"prompt": "x", "temperature": 1e309})"), "malformed JSON in the request body: number overflow parsing '1e309' @null");
+  std::string over = message("{\"prompt\": \"" + std::string(80, 'x') + "\", \"max_tokens\": 1}");
+  EXPECT_NE(over.find("maximum context length is 64 tokens"), std::string::npos) << over;
+  EXPECT_NE(over.find("@\"prompt\""), std::string::npos) << over;
 }
 
 TEST_F(VtServe, AnApiKeyGuardsEveryV1Route) {

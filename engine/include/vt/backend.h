@@ -57,5 +57,8 @@ Status CopyTensor(const Tensor& src, Tensor& dst);
 Backend* GetBackend(DeviceType type);
 void RegisterBackend(DeviceType type, Backend* backend);
 Backend& ReferenceBackend();  // float64 truth, host memory, device kCPU
+// The threads the CPU backend runs with: VT_THREADS when set (≥ 1), else the CPUs this
+// process may run on (its affinity), read when the backend starts.
+int CpuThreads();
 
 }  // namespace vt

@@ -46,4 +46,6 @@ Backend& CpuBackendInstance() {
   return instance;
 }
 
+int CpuThreads() { return ThreadPool::DefaultThreads(); }
+
 }  // namespace vt

@@ -7,13 +7,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <thread>
 
 #include "bench_options.h"
 #include "device_flag.h"
 #include "model_loader.h"
 #include "request_bench.h"
 #include "server_bench.h"
+#include "vt/backend.h"
 #include "vt/model.h"
 #include "vt/sampling.h"
 #include "vt/tokenizer.h"
@@ -217,8 +217,7 @@ int Run(BenchOptions o) {
     }
     results.push_back(r);
   }
-  const char* env_threads = std::getenv("VT_THREADS");  // else the CPU backend takes every CPU
-  int threads = env_threads ? std::atoi(env_threads) : static_cast<int>(std::thread::hardware_concurrency());
+  int threads = vt::CpuThreads();
   auto settings = vtbench::Settings(o, used, device_name, /*rendered=*/false);
   settings.push_back({"weights", "", vttools::WeightMix(*shared)});
   Print(o, results, settings, threads);

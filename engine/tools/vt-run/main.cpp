@@ -1,6 +1,7 @@
 // vt-run: load a GGUF llama model, generate greedily, print the text and the speed, the way
 // llama.cpp's CLI does (text on stdout, timings on stderr; --json: one document on stdout).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -8,6 +9,7 @@
 
 #include "device_flag.h"
 #include "model_loader.h"
+#include "vt/backend.h"
 #include "vt/generate.h"
 #include "vt/sampling.h"
 #include "vt/tokenizer.h"
@@ -79,7 +81,13 @@ int Run(const Flags& f) {
   std::vector<int32_t> ids = tokenizer->Encode(f.prompt, /*add_special=*/!f.no_bos, /*parse_special=*/false, &lost);
   if (!lost.empty()) return Fail("--prompt holds bytes the model's vocabulary has no token for (no byte tokens, no unknown token): " + Hex(lost), 2);
   if (ids.empty()) return Fail("empty prompt", 2);
-  int64_t ctx = f.ctx > 0 ? f.ctx : static_cast<int64_t>(ids.size()) + f.sampling.max_tokens;
+  const int64_t prompt = static_cast<int64_t>(ids.size()), ctx = f.ctx > 0 ? f.ctx : prompt + f.sampling.max_tokens;
+  if (prompt > ctx) {
+    return Fail("--ctx-size " + std::to_string(ctx) + " holds fewer than the prompt's " + std::to_string(prompt) + " tokens", 2);
+  }
+  // A full cache ends the generation ("length", as a max_tokens limit does): the last token
+  // sampled needs no room of its own, so a cache of ctx holds ctx - prompt + 1 new tokens.
+  const int n = static_cast<int>(std::min<int64_t>(f.sampling.max_tokens, ctx - prompt + 1));
   auto cache = model->NewCache(ctx);
   if (!cache.ok()) return Fail(cache.status().message(), 1);
   auto sampler = vt::Sampler::Create(f.sampling);
@@ -93,7 +101,7 @@ int Run(const Flags& f) {
     text += piece;
     if (!f.json) std::cout << piece << std::flush;
   };
-  auto g = vt::Generate(*model, cache.value(), ids, f.sampling.max_tokens, sampler->AsTokenSampler(), [&](int32_t id) {
+  auto g = vt::Generate(*model, cache.value(), ids, n, sampler->AsTokenSampler(), [&](int32_t id) {
     eos = id == tokenizer->eos() && !f.sampling.ignore_eos;
     if (!eos) show(stops.Push(decoder.Push(id)));
     return !eos && !stops.stopped();
@@ -101,7 +109,7 @@ int Run(const Flags& f) {
   if (!g.ok()) return Fail(g.status().message(), 1);
   if (!stops.stopped()) show(stops.Push(decoder.Flush()) + stops.Flush());  // what was held back
   const char* finish = eos || stops.stopped() ? "stop" : "length";  // vLLM's finish_reason
-  Report(f, g.value(), text, finish, std::atoi(std::getenv("VT_THREADS") ? std::getenv("VT_THREADS") : "0"), *device,
+  Report(f, g.value(), text, finish, vt::CpuThreads(), *device,
          model->moe_copies(), vttools::WeightMix(*loaded.value()->file));
   return 0;
 }

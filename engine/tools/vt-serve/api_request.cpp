@@ -1,5 +1,6 @@
 #include "api_request.h"
 
+#include <cmath>
 #include <limits>
 #include <set>
 
@@ -33,6 +34,17 @@ bool ReadDouble(const Json& j, const char* key, double* out, ApiError* e) {
 bool ReadInt(const Json& j, const char* key, int64_t lo, int64_t hi, std::optional<int64_t>* out, ApiError* e) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return true;
+  // A whole number written as a float (1e20, 5.0) is an integer too, as pydantic reads it for
+  // vLLM: then its range is what is wrong.
+  if (it->is_number_float()) {
+    const double d = it->get<double>();
+    if (d != std::floor(d)) return *e = Bad(key, std::string(key) + " must be an integer"), false;
+    if (d < static_cast<double>(lo) || d > static_cast<double>(hi)) {
+      return *e = Bad(key, std::string(key) + " must be between " + std::to_string(lo) + " and " + std::to_string(hi)), false;
+    }
+    *out = static_cast<int64_t>(d);
+    return true;
+  }
   if (!it->is_number_integer() && !it->is_number_unsigned()) return *e = Bad(key, std::string(key) + " must be an integer"), false;
   if (it->is_number_unsigned() ? it->get<uint64_t>() > static_cast<uint64_t>(hi) : it->get<int64_t>() < lo || it->get<int64_t>() > hi) {
     return *e = Bad(key, std::string(key) + " must be between " + std::to_string(lo) + " and " + std::to_string(hi)), false;
@@ -163,9 +175,18 @@ Json ParseBody(const std::string& body, ApiError* e) {
     *e = Bad("", "the request body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     return Json::value_t::discarded;
   }
-  Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) *e = Bad("", "malformed JSON in the request body");
-  else if (!j.is_object()) *e = Bad("", "the request body must be a JSON object"), j = Json::value_t::discarded;
+  Json j;
+  try {
+    j = Json::parse(body);
+  } catch (const Json::exception& error) {  // parse_error, and out_of_range for a number past double
+    // nlohmann's own words say where and why ("number overflow", "unexpected '}'"); only the
+    // library's prefix is dropped.
+    std::string why = error.what();
+    if (size_t at = why.find("] "); at != std::string::npos) why = why.substr(at + 2);
+    *e = Bad("", "malformed JSON in the request body: " + why);
+    return Json::value_t::discarded;
+  }
+  if (!j.is_object()) *e = Bad("", "the request body must be a JSON object"), j = Json::value_t::discarded;
   return j;
 }
 

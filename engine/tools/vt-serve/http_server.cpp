@@ -252,6 +252,12 @@ std::string FramingError(const httplib::Request& req) {
   return "";
 }
 
+// A Content-Length (digits only: FramingError saw to it) above `limit`, however many digits.
+bool Exceeds(const std::string& digits, size_t limit) {
+  const std::string n = digits.substr(std::min(digits.find_first_not_of('0'), digits.size()));
+  return n.size() > 19 || (!n.empty() && std::stoull(n) > limit);
+}
+
 // What httplib answers itself (no route, a body over the limit, a request it could not parse)
 // gets OpenAI's error object; after any but a 404 the connection closes, since what is left of
 // the request would be read as the next one.
@@ -345,6 +351,14 @@ void HttpServer::Routes() {
     if (std::string framing = FramingError(req); !framing.empty()) {
       if (current_client) current_client->CloseAfterResponse();
       SendError(res, ApiError{400, "the request's framing is ambiguous: " + framing, ""});
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    // A body announced past the limit is answered now, before httplib would read (and drop)
+    // all of it: a client that waits for an answer before sending got one only at the read
+    // timeout (an outside tester's find). Its unread body ends the connection.
+    if (req.has_header("Content-Length") && Exceeds(req.get_header_value("Content-Length"), options_.max_body_bytes)) {
+      if (current_client) current_client->CloseAfterResponse();
+      SendError(res, ApiError{413, "the request body is larger than --max-body-bytes", "", "invalid_request_error"});
       return httplib::Server::HandlerResponse::Handled;
     }
     if (options_.api_key.empty() || req.path.rfind("/v1/", 0) != 0) return httplib::Server::HandlerResponse::Unhandled;

@@ -77,6 +77,14 @@ int Run(Flags f) {
   if (!loaded.ok()) return Fail(loaded.status().message(), 2);
   auto engine = vtserve::ServeEngine::Start(loaded.value()->file, std::move(loaded.value()->model), o);
   if (!engine.ok()) return Fail(f.model + ": " + engine.status().message(), 2);
+  // The model's own template, broken: completions still serve, chat requests answer 400
+  // naming it; said once now so the operator need not learn it from a client.
+  if (const std::string& own = engine.value()->options().chat_template; f.chat_template.empty() && !own.empty()) {
+    if (auto parsed = vt::jinja::Template::Parse(own); !parsed.ok()) {
+      std::cerr << "vt-serve: warning: the model's chat template (tokenizer.chat_template) does not parse: "
+                << parsed.status().message() << "; chat requests will be refused (start with --chat-template FILE)\n";
+    }
+  }
   if (engine.value()->warmup_ms() >= 0) std::cerr << "vt-serve: warmed up in " << static_cast<int64_t>(engine.value()->warmup_ms()) << " ms\n";
   vtserve::HttpServer server(*engine.value(), f.http);
   auto port = server.Bind();

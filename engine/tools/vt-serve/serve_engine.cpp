@@ -123,7 +123,8 @@ std::variant<std::shared_ptr<Job>, ApiError> ServeEngine::Submit(const ServeRequ
                              std::to_string(n + std::max<int64_t>(want, 1)) + " tokens (" + std::to_string(n) +
                              " in the prompt, " + std::to_string(std::max<int64_t>(want, 1)) + " in the completion). "
                              "Please reduce the length of the prompt or of max_tokens.",
-                    r.max_tokens ? "max_tokens" : (r.endpoint == Endpoint::kChat ? "messages" : "prompt")};
+                    // the prompt alone too long is the prompt's fault, whatever max_tokens says
+                    r.max_tokens && n < len ? "max_tokens" : (r.endpoint == Endpoint::kChat ? "messages" : "prompt")};
   }
   vt::SamplingParams sampling = r.sampling;
   sampling.max_tokens = static_cast<int>(want);
