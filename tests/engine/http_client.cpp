@@ -144,9 +144,9 @@ int ServeProcess::SendRaw(const std::string& request) const {
   return fd;
 }
 
-std::string ReadUntil(int fd, const std::string& needle) {
+std::string ReadUntil(int fd, const std::string& needle, int wait_s) {
   std::string got;
-  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(wait_s);
   while (got.find(needle) == std::string::npos && std::chrono::steady_clock::now() < end) {
     pollfd p{fd, POLLIN, 0};
     if (poll(&p, 1, 100) <= 0) continue;

@@ -48,7 +48,7 @@ class ServeProcess {
   std::string log_;
 };
 
-// Reads from `fd` until `needle` has arrived (or 30 s pass); everything read.
-std::string ReadUntil(int fd, const std::string& needle);
+// Reads from `fd` until `needle` has arrived (or `wait_s` seconds pass); everything read.
+std::string ReadUntil(int fd, const std::string& needle, int wait_s = 30);
 
 }  // namespace vt::testing
