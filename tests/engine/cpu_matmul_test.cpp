@@ -221,7 +221,7 @@ double Q8_1Correction(DType t, const uint8_t* row, const float* x, int64_t K) {
 }
 
 TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
-  // Every kernel set's quant_gemv for Q8_0, Q4_0, Q5_0, Q4_1 and Q5_1 (q8_0 activations, K =
+  // Every kernel set's quant_gemv for Q8_0, Q4_0, Q5_0, Q4_1, Q5_1 and MXFP4 (q8_0 activations, K =
   // 352: eleven blocks, an odd one for the pairs of Q4_0 and Q5_0)
   // and Q2_K, Q3_K, Q4_K, Q5_K, Q6_K (q8_K activations, K = 512: two super-blocks), M = 1, 3 and 6 (a
   // group of four activation rows and two), columns 2..9 of 11:
@@ -230,7 +230,7 @@ TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
   const int64_t N = 11;
   int ran = 0;
   for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ5_0, DType::kQ4_1, DType::kQ5_1, DType::kQ2_K, DType::kQ3_K, DType::kQ4_K,
-                  DType::kQ5_K, DType::kQ6_K}) {
+                  DType::kQ5_K, DType::kQ6_K, DType::kMXFP4}) {
     const bool k_quant = BlockSize(t) == 256;
     const int64_t K = k_quant ? 512 : 352;
     for (int64_t M : {1, 3, 6}) {
@@ -277,7 +277,7 @@ TEST(CpuMatmul, ABatchOfQuantizedDecodesGetsEachRowsNumbersAlone) {
   const int64_t M = 7, K = 768, N = 5;
   int ran = 0;
   for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ5_0, DType::kQ4_1, DType::kQ5_1, DType::kQ2_K, DType::kQ3_K, DType::kQ4_K,
-                  DType::kQ5_K, DType::kQ6_K}) {
+                  DType::kQ5_K, DType::kQ6_K, DType::kMXFP4}) {
     Problem p = MakeProblem(M, K, N, DType::kF32);
     std::vector<uint8_t> w(RowBytes(t, K) * N);
     for (int64_t n = 0; n < N; ++n) ASSERT_TRUE(QuantizeRow(t, p.wf.data() + n * K, w.data() + n * RowBytes(t, K), K).ok());

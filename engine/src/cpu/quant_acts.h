@@ -23,15 +23,15 @@ struct QuantActs {
   int64_t q_row, d_row, sums_row;  // int8s, floats, bytes
 };
 
-// Where each part lies for M rows of K: q8_0 (32 per block, no sums) for Q8_0, Q4_0 and Q5_0;
+// Where each part lies for M rows of K: q8_0 (32 per block, no sums) for Q8_0, MXFP4, Q4_0 and Q5_0;
 // q8_K (256 per block) with sums per 32 for Q4_K and Q5_K (whose rows also hold each block's
 // groups of 32 in the order 0, 2, 1, 3, 4, 6, 5, 7: a 64-byte load of their nibbles yields
 // the low nibbles of groups 0 and 2, the high nibbles those of 1 and 3), sums per 16 for Q6_K;
 // q8_K in plain order with sums per 32 for q4_Kx16.
-// Q4_0 and Q5_0 take their blocks in pairs (b, b + 1), a 64-byte vector each, laid out as its nibbles
+// Q4_0, Q5_0 and MXFP4 take their blocks in pairs (b, b + 1), a 64-byte vector each, laid out as its nibbles
 // come: values 0-15 of b, 0-15 of b + 1, 16-31 of b, 16-31 of b + 1 (an odd last block is
 // paired with zeros). Per pair, its 16 int32 lanes of vpdpbusd: the scale of each lane's block
-// (d), and the start of its sums, -8·Σx (Q5_0: -16·Σx) of the block in lane 0 (b) and lane 4
+// (d), and the start of its sums, -8·Σx (Q5_0: -16·Σx, MXFP4: -12·Σx) of the block in lane 0 (b) and lane 4
 // (b + 1), so that the sums come out as Σ(q - 8)·x.
 struct QuantActsLayout {
   int64_t block, sums_per_block, q_row, d_row, sums_row;
@@ -48,7 +48,7 @@ inline QuantActsLayout LayoutOfQuantActs(DType wtype, int64_t M, int64_t K) {
     l.sums_per_block = 1;
     l.sums_row = blocks * 4;
   }
-  if (wtype == DType::kQ4_0 || wtype == DType::kQ5_0) {
+  if (wtype == DType::kQ4_0 || wtype == DType::kQ5_0 || wtype == DType::kMXFP4) {
     const int64_t pairs = (blocks + 1) / 2;
     l.q_row = 64 * pairs;
     l.d_row = 16 * pairs;
@@ -80,7 +80,7 @@ inline QuantActsLayout LayoutOfPlainQuantActs(DType wtype, int64_t M, int64_t K)
   const bool per16 = wtype == DType::kQ6_K || wtype == DType::kQ2_K || wtype == DType::kQ3_K;
   const bool k_quant = per16 || wtype == DType::kQ4_K || wtype == DType::kQ5_K;
   const int64_t block = k_quant ? 256 : 32;
-  const int64_t per_block = per16 ? 16 : k_quant ? 8 : wtype == DType::kQ8_0 ? 0 : 1;
+  const int64_t per_block = per16 ? 16 : k_quant ? 8 : wtype == DType::kQ8_0 || wtype == DType::kMXFP4 ? 0 : 1;
   QuantActsLayout l{block, per_block, K, K / block * (HasQ8_1Sums(wtype) ? 2 : 1), K / block * per_block * 2, 0, 0, 0};
   l.d_offset = (static_cast<size_t>(M * K) + 63) / 64 * 64;
   l.sums_offset = l.d_offset + static_cast<size_t>(M * l.d_row) * sizeof(float);
@@ -99,7 +99,12 @@ struct PlainRowKernels {
   float (*q6_k)(const uint8_t* w, const QuantActs& x, int64_t m);
   float (*q2_k)(const uint8_t* w, const QuantActs& x, int64_t m);
   float (*q3_k)(const uint8_t* w, const QuantActs& x, int64_t m);
+  float (*mxfp4)(const uint8_t* w, const QuantActs& x, int64_t m);
 };
+
+// One MXFP4 weight row against plain q8_0 activation row m (cpu/quant_dot_portable.cpp; the
+// AVX2 set shares it).
+float RowMxfp4(const uint8_t* w, const QuantActs& x, int64_t m);
 
 // Columns [n0, n1) of a decode over plain-layout activations, one row at a time with `rows`
 // (cpu/quant_dot_portable.cpp).

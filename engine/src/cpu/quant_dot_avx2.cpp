@@ -184,7 +184,7 @@ float RowQ23K(const uint8_t* w, const QuantActs& x, int64_t m) {
 void QuantGemvAvx2(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
   PlainQuantGemv(a, acts, n0, n1,
                  {RowQ8_0, RowPairs<false, false>, RowPairs<true, false>, RowPairs<false, true>, RowPairs<true, true>, RowQ45K,
-                  RowQ6K, RowQ23K<false>, RowQ23K<true>});
+                  RowQ6K, RowQ23K<false>, RowQ23K<true>, RowMxfp4});
 }
 
 }  // namespace vt::cpu

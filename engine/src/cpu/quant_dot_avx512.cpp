@@ -1,10 +1,10 @@
 // Decode (M <= kGemvMaxRows) of quantized weights with integer dot products, as ggml's
 // q8_0 / q8_K dot products do. The activation rows are rounded once per Matmul (before the op
-// is split among threads) into the layout of cpu/quant_acts.h: q8_0 for Q8_0, Q4_0 and Q5_0
+// is split among threads) into the layout of cpu/quant_acts.h: q8_0 for Q8_0, MXFP4, Q4_0 and Q5_0
 // (scale amax/127 kept as f16, values rounded to nearest even), q8_K for the K-quants (whose
 // dot products are in cpu/quant_kdot_avx512.cpp). Q8_0: each block's 32 products summed
-// exactly in int32 by vpdpwssd over sign-extended 16-bit pairs; Q4_0 / Q5_0: vpdpbusd of
-// their unsigned values, two blocks per vector; then scaled by f16(dw)·f16(dx) in f32 into 16
+// exactly in int32 by vpdpwssd over sign-extended 16-bit pairs; Q4_0 / Q5_0 / MXFP4: vpdpbusd of
+// their unsigned values (MXFP4's looked up), two blocks per vector; then scaled by f16(dw)·f16(dx) in f32 into 16
 // float lanes reduced once per row. Weights are read once at their block size and unpacked
 // once for up to four activation rows. Q2_K, Q3_K, Q4_1 and Q5_1 go to the AVX2 code over the
 // portable rounding (cpu/quant_dot_avx2.cpp). Compiled with AVX-512 VNNI flags and chosen only
@@ -58,14 +58,27 @@ void TileQ8_0(const uint8_t* row, const QuantActs& x, int64_t m0, float* out, si
   for (int i = 0; i < kRows; ++i) out[i * out_stride] = _mm512_reduce_add_ps(acc[i]);
 }
 
-// The same for Q4_0 and Q5_0, two blocks per vector (cpu/quant_acts.h's pairs): their values
-// as unsigned bytes (Q5_0: the nibble plus 16 for its bit of qh), vpdpbusd with the
-// activations starting from -8·Σx (Q5_0: -16·Σx) so each block sums Σ(q - 8)·x exactly, each
-// lane scaled by its block's dw·dx.
-// Pair p of a weight row (block b = 2p, and b + 1 when `two`) into every row's accumulator.
-template <bool kFive, int kRows>
-inline void PairInto(const uint8_t* block, bool two, const QuantActs& x, int64_t m0, int64_t p, __m512* acc) {
-  constexpr int64_t kBytes = kFive ? 22 : 18, kQs = kFive ? 6 : 2;
+// The same for Q4_0, Q5_0 and MXFP4, two blocks per vector (cpu/quant_acts.h's pairs): their
+// values as unsigned bytes (Q5_0: the nibble plus 16 for its bit of qh; MXFP4: the doubled
+// E2M1 value plus 12, looked up with vpshufb), vpdpbusd with the activations starting from
+// -8·Σx (Q5_0: -16·Σx, MXFP4: -12·Σx) so each block sums Σ(q - 8)·x exactly, each lane
+// scaled by its block's dw·dx (MXFP4's dw: E8M0Half of its scale byte).
+// E8M0Half of every scale byte: two loads per pair, where the bit arithmetic (a branch for
+// the subnormal scales) was a tenth of an MXFP4 decode's profile.
+const struct E8M0HalfTable {
+  float v[256];
+  E8M0HalfTable() {
+    for (int e = 0; e < 256; ++e) v[e] = quant::E8M0Half(static_cast<uint8_t>(e));
+  }
+  float operator[](uint8_t e) const { return v[e]; }
+} kE8M0Half;
+
+// Pair p of a weight row (block b = 2p, and b + 1 when `two`): its 64 values as unsigned
+// bytes and each lane's block scale.
+template <DType T>
+inline void PairWeights(const uint8_t* block, bool two, __m512i* w_out, __m512* dw_out) {
+  constexpr bool kFive = T == DType::kQ5_0, kMx = T == DType::kMXFP4;
+  constexpr int64_t kBytes = kFive ? 22 : kMx ? 17 : 18, kQs = kFive ? 6 : kMx ? 1 : 2;
   const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + kQs));
   const __m128i v1 = two ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + kBytes + kQs)) : _mm_setzero_si128();
   const __m256i v = _mm256_set_m128i(v1, v0);
@@ -77,35 +90,53 @@ inline void PairInto(const uint8_t* block, bool two, const QuantActs& x, int64_t
     const uint64_t bits = (h0 & 0xFFFFu) | uint64_t{h1 & 0xFFFFu} << 16 | uint64_t{h0 >> 16} << 32 | uint64_t{h1 >> 16} << 48;
     w = _mm512_mask_add_epi8(w, _cvtu64_mask64(bits), w, _mm512_set1_epi8(16));
   }
-  // The two f16 scales converted together, then spread: lanes 0-3 and 8-11 are block b's.
-  const __m128i halves = _mm_cvtsi32_si128(static_cast<int>(quant::Half(block) | (two ? uint32_t{quant::Half(block + kBytes)} << 16 : 0u)));
-  const __m512 dw = _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1),
-                                          _mm512_castps128_ps512(_mm_cvtph_ps(halves)));
-  for (int i = 0; i < kRows; ++i) {
-    const int64_t m = m0 + i;
-    __m512i start = _mm512_loadu_si512(x.sums + m * x.sums_row + 64 * p);
-    __m512i sums = _mm512_dpbusd_epi32(start, w, _mm512_loadu_si512(x.q + m * x.q_row + 64 * p));
-    __m512 scale = _mm512_mul_ps(dw, _mm512_loadu_ps(x.d + m * x.d_row + 16 * p));
-    acc[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), scale, acc[i]);
+  if constexpr (kMx) {  // kvalues_mxfp4 + 12, in every 128-bit lane
+    w = _mm512_shuffle_epi8(_mm512_broadcast_i32x4(_mm_setr_epi8(12, 13, 14, 15, 16, 18, 20, 24, 12, 11, 10, 9, 8, 6, 4, 0)), w);
   }
+  // The two scales converted together, then spread: lanes 0-3 and 8-11 are block b's.
+  __m128 scales;
+  if constexpr (kMx) {
+    scales = _mm_setr_ps(kE8M0Half[block[0]], two ? kE8M0Half[block[kBytes]] : 0.0f, 0.0f, 0.0f);
+  } else {
+    scales = _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(quant::Half(block) | (two ? uint32_t{quant::Half(block + kBytes)} << 16 : 0u))));
+  }
+  *w_out = w;
+  *dw_out = _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1), _mm512_castps128_ps512(scales));
 }
 
-template <bool kFive, int kRows>
+// One pair's products of weights w (scales dw) with activation row m, into acc.
+inline __m512 PairDot(__m512i w, __m512 dw, const QuantActs& x, int64_t m, int64_t p, __m512 acc) {
+  __m512i start = _mm512_loadu_si512(x.sums + m * x.sums_row + 64 * p);
+  __m512i sums = _mm512_dpbusd_epi32(start, w, _mm512_loadu_si512(x.q + m * x.q_row + 64 * p));
+  __m512 scale = _mm512_mul_ps(dw, _mm512_loadu_ps(x.d + m * x.d_row + 16 * p));
+  return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), scale, acc);
+}
+
+// Pair p of a weight row into every activation row's accumulator.
+template <DType T, int kRows>
+inline void PairInto(const uint8_t* block, bool two, const QuantActs& x, int64_t m0, int64_t p, __m512* acc) {
+  __m512i w;
+  __m512 dw;
+  PairWeights<T>(block, two, &w, &dw);
+  for (int i = 0; i < kRows; ++i) acc[i] = PairDot(w, dw, x, m0 + i, p, acc[i]);
+}
+
+template <DType T, int kRows>
 void TilePairs(const uint8_t* row, const QuantActs& x, int64_t m0, float* out, size_t out_stride) {
-  constexpr int64_t kBytes = kFive ? 22 : 18;
+  constexpr int64_t kBytes = T == DType::kQ5_0 ? 22 : T == DType::kMXFP4 ? 17 : 18;
   __m512 acc[kRows];
   for (int i = 0; i < kRows; ++i) acc[i] = _mm512_setzero_ps();
   int64_t b = 0;
 #pragma GCC unroll 2
-  for (; b + 1 < x.blocks; b += 2) PairInto<kFive, kRows>(row + b * kBytes, true, x, m0, b / 2, acc);
-  if (b < x.blocks) PairInto<kFive, kRows>(row + b * kBytes, false, x, m0, b / 2, acc);  // an odd last block
+  for (; b + 1 < x.blocks; b += 2) PairInto<T, kRows>(row + b * kBytes, true, x, m0, b / 2, acc);
+  if (b < x.blocks) PairInto<T, kRows>(row + b * kBytes, false, x, m0, b / 2, acc);  // an odd last block
   for (int i = 0; i < kRows; ++i) out[i * out_stride] = _mm512_reduce_add_ps(acc[i]);
 }
 
 template <DType T, int kRows>
 void Tile(const uint8_t* row, const QuantActs& x, int64_t m0, float* out, size_t out_stride) {
   if constexpr (T == DType::kQ8_0) TileQ8_0<kRows>(row, x, m0, out, out_stride);
-  else TilePairs<T == DType::kQ5_0, kRows>(row, x, m0, out, out_stride);
+  else TilePairs<T, kRows>(row, x, m0, out, out_stride);
 }
 
 template <DType T>
@@ -180,7 +211,7 @@ bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
   if (ByAvx2(a.wtype)) return QuantizeActivationsPortable(a, acts);
   const bool k_quant = a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K || a.wtype == DType::kQ6_K || a.wtype == DType::kQ4_Kx16;
   if (!k_quant && a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0 && a.wtype != DType::kQ5_0 &&
-      a.wtype != DType::kQ4_0x16) {
+      a.wtype != DType::kQ4_0x16 && a.wtype != DType::kMXFP4) {
     return false;
   }
   const QuantActsLayout l = LayoutOfQuantActs(a.wtype, a.M, a.K);
@@ -201,13 +232,13 @@ bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
         for (int j = 0; j < 32; ++j) sum += q[m * l.q_row + 32 * b + j];
         start[b] = -8 * sum;
       }
-    } else if (a.wtype == DType::kQ4_0 || a.wtype == DType::kQ5_0) {
+    } else if (a.wtype == DType::kQ4_0 || a.wtype == DType::kQ5_0 || a.wtype == DType::kMXFP4) {
       thread_local std::vector<int8_t> plain_q;
       thread_local std::vector<float> plain_d;
       plain_q.resize(static_cast<size_t>(a.K));
       plain_d.resize(static_cast<size_t>(blocks));
       QuantizeQ8_0(row, a.K, plain_q.data(), plain_d.data());
-      Pair(plain_q.data(), plain_d.data(), blocks, a.wtype == DType::kQ4_0 ? 8 : 16, q + m * l.q_row, d + m * l.d_row,
+      Pair(plain_q.data(), plain_d.data(), blocks, a.wtype == DType::kQ4_0 ? 8 : a.wtype == DType::kMXFP4 ? 12 : 16, q + m * l.q_row, d + m * l.d_row,
                   reinterpret_cast<int32_t*>(acts->data() + l.sums_offset + m * l.sums_row));
     } else {
       const bool permuted = a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K;
@@ -245,6 +276,7 @@ void QuantGemvAvx512(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t
         case DType::kQ8_0: Rows<DType::kQ8_0>(w, a.w_stride, count, x, m0, rows, out, a.out_stride); break;
         case DType::kQ4_0: Rows<DType::kQ4_0>(w, a.w_stride, count, x, m0, rows, out, a.out_stride); break;
         case DType::kQ5_0: Rows<DType::kQ5_0>(w, a.w_stride, count, x, m0, rows, out, a.out_stride); break;
+        case DType::kMXFP4: Rows<DType::kMXFP4>(w, a.w_stride, count, x, m0, rows, out, a.out_stride); break;
         default: KQuantRowsAvx512(a.wtype, w, a.w_stride, count, x, m0, rows, out, a.out_stride); break;
       }
     }

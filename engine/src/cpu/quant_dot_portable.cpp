@@ -72,6 +72,24 @@ float RowQ8_0(const uint8_t* w, const QuantActs& x, int64_t m) {
   return total;
 }
 
+}  // namespace
+
+// MXFP4: element j < 16 is the low nibble of byte 1 + j, j + 16 the high one, each an index
+// into the doubled E2M1 values; a block's sum times E8M0Half(e)·dx, as ggml's scalar dot.
+float RowMxfp4(const uint8_t* w, const QuantActs& x, int64_t m) {
+  float total = 0;
+  for (int64_t b = 0; b < x.blocks; ++b) {
+    const uint8_t* block = w + 17 * b;
+    const int8_t* q = x.q + m * x.q_row + 32 * b;
+    int32_t s = 0;
+    for (int j = 0; j < 16; ++j) s += quant::Mxfp4Value(block[1 + j] & 0xFu) * q[j] + quant::Mxfp4Value(block[1 + j] >> 4) * q[j + 16];
+    total += quant::E8M0Half(block[0]) * x.d[m * x.d_row + b] * static_cast<float>(s);
+  }
+  return total;
+}
+
+namespace {
+
 // Q4_0 / Q5_0 (and Q4_1 / Q5_1, kMin): element j < 16 is the low nibble of byte j, element
 // j + 16 the high one (Q5_x: plus 16 where bit j, or j + 16, of qh is set), stored with an
 // offset of 8 (16); the _1 types have no offset but a min m after d, adding m·s (q8_1's s).
@@ -208,7 +226,7 @@ float RowQ3K(const uint8_t* w, const QuantActs& x, int64_t m) {
 bool QuantizeActivationsPortable(const GemmArgs& a, std::vector<uint8_t>* acts) {
   switch (a.wtype) {
     case DType::kQ8_0: case DType::kQ4_0: case DType::kQ5_0: case DType::kQ4_1: case DType::kQ5_1: case DType::kQ2_K:
-    case DType::kQ3_K: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: break;
+    case DType::kQ3_K: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K: case DType::kMXFP4: break;
     default: return false;
   }
   if (a.M > kGemvMaxRows) return false;
@@ -240,6 +258,7 @@ void PlainQuantGemv(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t 
                 : a.wtype == DType::kQ6_K ? rows.q6_k(w, x, m)
                 : a.wtype == DType::kQ2_K ? rows.q2_k(w, x, m)
                 : a.wtype == DType::kQ3_K ? rows.q3_k(w, x, m)
+                : a.wtype == DType::kMXFP4 ? rows.mxfp4(w, x, m)
                                           : rows.q45_k(w, a.wtype == DType::kQ5_K, x, m);
       a.out[m * a.out_stride + n] = r;
     }
@@ -249,7 +268,7 @@ void PlainQuantGemv(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t 
 void QuantGemvPortable(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1) {
   PlainQuantGemv(a, acts, n0, n1,
                  {RowQ8_0, RowPairs<false, false>, RowPairs<true, false>, RowPairs<false, true>, RowPairs<true, true>, RowQ45K,
-                  RowQ6K, RowQ2K, RowQ3K});
+                  RowQ6K, RowQ2K, RowQ3K, RowMxfp4});
 }
 
 }  // namespace vt::cpu
