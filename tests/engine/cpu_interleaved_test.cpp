@@ -1,4 +1,4 @@
-// Q4_0 and Q4_K interleaved in groups of 16 rows (DType::kQ4_0x16, kQ4_Kx16, vt/quant.h,
+// Q4_0, Q4_K and MXFP4 interleaved in groups of 16 rows (DType::kQ4_0x16, kQ4_Kx16, kMXFP4x16, vt/quant.h,
 // specs/quantized.md): the layouts and their way back, the AVX-512 VNNI decodes against the
 // block formula, the CPU's Matmul over them against the same rows plain (Parity.*: run once
 // per forced kernel set), and which weights the CPU interleaves and which backends refuse them.
@@ -68,6 +68,24 @@ TEST(Quant, InterleavingQ4_0RestoresEveryRowByteForByte) {
   ExpectEveryRowBack(DType::kQ4_0x16, plain, mixed, N, K);
 }
 
+TEST(Quant, InterleavingMxfp4RestoresEveryRowByteForByte) {
+  // As Q4_0's, with one scale byte per row: group 1, block 2, row 5 (row 21): its scale at 5
+  // of the block's 272 bytes, its nibble byte 6 in chunk 1 at 16 + 64 + 4·5 + 2.
+  const int64_t N = 37, K = 96;
+  const size_t row = RowBytes(DType::kMXFP4, K);
+  std::vector<uint8_t> plain(row * N);
+  std::mt19937 rng(4);
+  for (uint8_t& b : plain) b = static_cast<uint8_t>(rng());  // any bytes are blocks
+  std::vector<uint8_t> mixed(plain.size());
+  InterleaveMXFP4(plain.data(), mixed.data(), N, K);
+  const uint8_t* group1 = mixed.data() + 16 * row;
+  const uint8_t* block = plain.data() + 21 * row + 2 * 17;
+  EXPECT_EQ(group1[2 * 272 + 5], block[0]);
+  EXPECT_EQ(group1[2 * 272 + 16 + 64 + 20 + 2], block[1 + 6]);
+  EXPECT_EQ(0, std::memcmp(mixed.data() + 32 * row, plain.data() + 32 * row, 5 * row)) << "the rows past the groups stay plain";
+  ExpectEveryRowBack(DType::kMXFP4x16, plain, mixed, N, K);
+}
+
 TEST(Quant, InterleavingQ4_KRestoresEveryRowByteForByte) {
   // 37 rows: two whole groups and five plain rows past them; K = 768: three super-blocks.
   // Any bytes are blocks: the twelve scale bytes use all their 96 bits.
@@ -104,8 +122,11 @@ void ExpectDecodeIsTheBlockFormula(DType t, int64_t N, int64_t K) {
   const int64_t n0 = 5, n1 = 50;
   const DType plain_type = PlainOf(t);
   std::vector<uint8_t> plain = QuantRows(plain_type, N, K), mixed(plain.size());
-  Interleave(plain_type, plain.data(), mixed.data(), N, K);
   const size_t row = RowBytes(plain_type, K);
+  if (plain_type == DType::kMXFP4) {  // E8M0's subnormal halves (e 0 and 1) and a large one
+    plain[5 * row + 0 * 17] = 0, plain[6 * row + 1 * 17] = 1, plain[7 * row + 2 * 17] = 140;  // columns n0..n0 + 2
+  }
+  Interleave(plain_type, plain.data(), mixed.data(), N, K);
   int sets = 0;
   for (const MatmulKernels* k : KernelSets()) {
     if (!k->interleaved) continue;
@@ -141,6 +162,12 @@ void ExpectDecodeIsTheBlockFormula(DType t, int64_t N, int64_t K) {
 
 TEST(CpuMatmul, AnInterleavedQ4_0DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
   ExpectDecodeIsTheBlockFormula(DType::kQ4_0x16, 53, 352);  // K: eleven blocks
+}
+
+// Scales across E8M0's whole range come from QuantizeRow's blocks (U(-1, 1): e near 126); the
+// subnormal scales (e < 2) and the largest are set by hand in some rows' blocks.
+TEST(CpuMatmul, AnInterleavedMxfp4DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
+  ExpectDecodeIsTheBlockFormula(DType::kMXFP4x16, 53, 352);  // K: eleven blocks
 }
 
 TEST(CpuMatmul, AnInterleavedQ4_KDecodeIsTheBlockFormulaOnQ8RoundedActivations) {
@@ -203,6 +230,8 @@ TEST(Parity, InterleavedQ4_0MatmulsAreTheirPlainRowsMatmuls) { ExpectPlainRowsMa
 
 TEST(Parity, InterleavedQ4_KMatmulsAreTheirPlainRowsMatmuls) { ExpectPlainRowsMatmul(DType::kQ4_Kx16, 768); }
 
+TEST(Parity, InterleavedMxfp4MatmulsAreTheirPlainRowsMatmuls) { ExpectPlainRowsMatmul(DType::kMXFP4x16, 352); }
+
 // The CPU's AdoptMatmulWeight of two experts' N x K matrices of plain type t: interleaved
 // where the best set reads them, each expert's matrix on its own; fewer rows than a group,
 // and other types, left as they are.
@@ -232,13 +261,15 @@ TEST(CpuMatmul, TheCpuInterleavesQ4_0MatmulWeightsOnlyWhereItsSetReadsThem) { Ex
 
 TEST(CpuMatmul, TheCpuInterleavesQ4_KMatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kQ4_K, 256); }
 
+TEST(CpuMatmul, TheCpuInterleavesMxfp4MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kMXFP4, 64); }
+
 TEST(CpuMatmul, TheCpuPanelsF16MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kF16, 64); }
 
 TEST(CpuMatmul, TheCpuPanelsBf16MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kBF16, 64); }
 
 TEST(CpuMatmul, OnlyTheCpuTakesInterleavedQ4_0AndNeverAsAGetRowsTable) {
   Backend& cpu = *GetBackend(DeviceType::kCPU);
-  for (DType t : {DType::kQ4_0x16, DType::kQ4_Kx16, DType::kF16x16, DType::kBF16x16}) {
+  for (DType t : {DType::kQ4_0x16, DType::kQ4_Kx16, DType::kF16x16, DType::kBF16x16, DType::kMXFP4x16}) {
     SCOPED_TRACE(std::string(DTypeName(t)));
     Tensor w = NewTensor(cpu, t, {256, 32, 1, 1}).value(), x = NewTensor(cpu, DType::kF32, {256, 1, 1, 1}).value();
     Tensor out = NewTensor(cpu, DType::kF32, {32, 1, 1, 1}).value();

@@ -22,12 +22,14 @@ enum class DType : uint8_t {
   kF16x16, kBF16x16,
   // OCP's MXFP4 (gpt-oss's experts): 32-element blocks of an E8M0 scale and 32 E2M1 nibbles.
   kMXFP4,
+  // MXFP4 with its rows interleaved in groups of 16, as Q4_0's (vt/quant.h): the CPU's own.
+  kMXFP4x16,
 };
 
 std::string_view DTypeName(DType t);
 
-// The interleaved type of a plain one (q4_0 → q4_0x16, q4_K → q4_Kx16, f16 → f16x16,
-// bf16 → bf16x16), else `t` itself.
+// The interleaved type of a plain one (q4_0 → q4_0x16, q4_K → q4_Kx16, mxfp4 → mxfp4x16,
+// f16 → f16x16, bf16 → bf16x16), else `t` itself.
 DType InterleavedOf(DType t);
 // The plain type an interleaved one holds the rows of, else `t` itself.
 DType PlainOf(DType t);

@@ -29,6 +29,13 @@ void InterleaveQ4_0(const void* src, void* dst, int64_t N, int64_t K);
 // Row n of the N x K q4_0x16 matrix at src, as a plain Q4_0 row, to dst.
 void PlainRowOfQ4_0x16(const void* src, int64_t N, int64_t K, int64_t n, void* dst);
 
+// DType::kMXFP4x16: MXFP4 rows in groups of 16 the same way: per block b of 32 columns a group
+// holds the 16 rows' E8M0 scale bytes (row r's at r), then Q4_0's four 64-byte chunks of
+// nibbles: 272 bytes, as many as the 16 rows' blocks. Rows past the last whole group are plain.
+inline constexpr size_t kInterleavedMxfp4BlockBytes = 16 * 17;
+void InterleaveMXFP4(const void* src, void* dst, int64_t N, int64_t K);
+void PlainRowOfMXFP4x16(const void* src, int64_t N, int64_t K, int64_t n, void* dst);
+
 // DType::kQ4_Kx16: Q4_K rows in groups of 16 the same way. Per super-block b of 256 columns
 // a group holds 2304 bytes: the 16 rows' d (f16, row r's at 2r), their dmin (at 32 + 2r),
 // their eight 6-bit scales (at 64) and mins (at 160), then at 256 the nibbles: for each pair

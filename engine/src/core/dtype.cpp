@@ -27,6 +27,7 @@ std::string_view DTypeName(DType t) {
     case DType::kF16x16: return "f16x16";
     case DType::kBF16x16: return "bf16x16";
     case DType::kMXFP4: return "mxfp4";
+    case DType::kMXFP4x16: return "mxfp4x16";
   }
   return "?";
 }
@@ -35,6 +36,7 @@ DType InterleavedOf(DType t) {
   switch (t) {
     case DType::kQ4_0: return DType::kQ4_0x16;
     case DType::kQ4_K: return DType::kQ4_Kx16;
+    case DType::kMXFP4: return DType::kMXFP4x16;
     case DType::kF16: return DType::kF16x16;
     case DType::kBF16: return DType::kBF16x16;
     default: return t;
@@ -45,6 +47,7 @@ DType PlainOf(DType t) {
   switch (t) {
     case DType::kQ4_0x16: return DType::kQ4_0;
     case DType::kQ4_Kx16: return DType::kQ4_K;
+    case DType::kMXFP4x16: return DType::kMXFP4;
     case DType::kF16x16: return DType::kF16;
     case DType::kBF16x16: return DType::kBF16;
     default: return t;
@@ -56,7 +59,7 @@ bool IsQuantized(DType t) { return BlockSize(t) > 1; }
 int64_t BlockSize(DType t) {
   switch (t) {
     case DType::kQ8_0: case DType::kQ4_0: case DType::kQ4_1: case DType::kQ5_0: case DType::kQ5_1:
-    case DType::kQ4_0x16: case DType::kMXFP4: return 32;
+    case DType::kQ4_0x16: case DType::kMXFP4: case DType::kMXFP4x16: return 32;
     case DType::kQ2_K: case DType::kQ3_K: case DType::kQ4_K: case DType::kQ5_K: case DType::kQ6_K:
     case DType::kQ4_Kx16: return 256;
     default: return 1;
@@ -83,6 +86,7 @@ size_t BlockBytes(DType t) {
     case DType::kQ5_K: return 4 + 12 + 32 + 128;  // + the fifth bits
     case DType::kQ6_K: return 128 + 64 + 16 + 2;  // low 4 bits, high 2 bits, int8 scales, d
     case DType::kMXFP4: return 1 + 32 / 2;        // E8M0 scale + 32 E2M1 nibbles
+    case DType::kMXFP4x16: return 1 + 32 / 2;     // the same, 16 rows' blocks interleaved
   }
   return 0;
 }

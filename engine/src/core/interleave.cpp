@@ -1,4 +1,4 @@
-// Q4_0 and Q4_K rows interleaved in groups of 16 (DType::kQ4_0x16, kQ4_Kx16, vt/quant.h),
+// Q4_0, MXFP4 and Q4_K rows interleaved in groups of 16 (DType::kQ4_0x16, kMXFP4x16, kQ4_Kx16, vt/quant.h),
 // f16 and bf16 rows as k-major panels of 16 (kF16x16, kBF16x16), and back. The CPU's decode reads one 64-byte
 // chunk for 16 rows at once (cpu/q4_0x16_avx512.cpp, q4_kx16_avx512.cpp, panels_avx512.cpp);
 // every other reader takes a row back in plain order.
@@ -11,49 +11,59 @@
 namespace vt {
 namespace {
 
-constexpr size_t kBlock = 18;  // a Q4_0 block: f16 scale, 16 nibble bytes
-
-// Where block b's byte `i` (0-1 scale, 2-17 nibbles) of row r of a group lies in the group.
-size_t InGroup(int64_t b, int64_t r, size_t i) {
-  const size_t base = static_cast<size_t>(b) * kInterleavedBlockBytes;
-  if (i < 2) return base + 2 * static_cast<size_t>(r) + i;
-  const size_t q = i - 2;  // nibble byte 0..15
-  return base + 32 + 64 * (q / 4) + 4 * static_cast<size_t>(r) + q % 4;
+// Where block b's byte `i` (the first `s` the scale: 2 for Q4_0, 1 for MXFP4; then 16 nibble
+// bytes) of row r of a group lies in the group.
+size_t InGroup(int64_t b, int64_t r, size_t i, size_t s) {
+  const size_t base = static_cast<size_t>(b) * 16 * (s + 16);
+  if (i < s) return base + s * static_cast<size_t>(r) + i;
+  const size_t q = i - s;  // nibble byte 0..15
+  return base + 16 * s + 64 * (q / 4) + 4 * static_cast<size_t>(r) + q % 4;
 }
 
-}  // namespace
-
-void InterleaveQ4_0(const void* src, void* dst, int64_t N, int64_t K) {
+// Q4_0 and MXFP4 (`plain`): blocks of a scale and the same 16 nibble bytes.
+void InterleaveNibbleBlocks(DType plain, const void* src, void* dst, int64_t N, int64_t K) {
   const auto* from = static_cast<const uint8_t*>(src);
   auto* to = static_cast<uint8_t*>(dst);
-  const size_t row_bytes = RowBytes(DType::kQ4_0, K);
+  const size_t row_bytes = RowBytes(plain, K), s = plain == DType::kQ4_0 ? 2 : 1, block = s + 16;
   const int64_t blocks = K / 32, grouped = N / kInterleavedRows * kInterleavedRows;
   for (int64_t n = 0; n < grouped; ++n) {
     uint8_t* group = to + static_cast<size_t>(n / kInterleavedRows * kInterleavedRows) * row_bytes;
     const uint8_t* row = from + static_cast<size_t>(n) * row_bytes;
     for (int64_t b = 0; b < blocks; ++b) {
       // Four bytes at a time: a chunk's four bytes of a row are adjacent in both orders.
-      std::memcpy(group + InGroup(b, n % kInterleavedRows, 0), row + b * kBlock, 2);
-      for (size_t q = 0; q < 16; q += 4) std::memcpy(group + InGroup(b, n % kInterleavedRows, 2 + q), row + b * kBlock + 2 + q, 4);
+      std::memcpy(group + InGroup(b, n % kInterleavedRows, 0, s), row + b * block, s);
+      for (size_t q = 0; q < 16; q += 4) std::memcpy(group + InGroup(b, n % kInterleavedRows, s + q, s), row + b * block + s + q, 4);
     }
   }
   std::memcpy(to + static_cast<size_t>(grouped) * row_bytes, from + static_cast<size_t>(grouped) * row_bytes,
               static_cast<size_t>(N - grouped) * row_bytes);
 }
 
-void PlainRowOfQ4_0x16(const void* src, int64_t N, int64_t K, int64_t n, void* dst) {
+void PlainRowOfNibbleBlocks(DType plain, const void* src, int64_t N, int64_t K, int64_t n, void* dst) {
   const auto* from = static_cast<const uint8_t*>(src);
   auto* to = static_cast<uint8_t*>(dst);
-  const size_t row_bytes = RowBytes(DType::kQ4_0, K);
+  const size_t row_bytes = RowBytes(plain, K), s = plain == DType::kQ4_0 ? 2 : 1, block = s + 16;
   if (n >= N / kInterleavedRows * kInterleavedRows) {
     std::memcpy(to, from + static_cast<size_t>(n) * row_bytes, row_bytes);
     return;
   }
   const uint8_t* group = from + static_cast<size_t>(n / kInterleavedRows * kInterleavedRows) * row_bytes;
   for (int64_t b = 0; b < K / 32; ++b) {
-    std::memcpy(to + b * kBlock, group + InGroup(b, n % kInterleavedRows, 0), 2);
-    for (size_t q = 0; q < 16; q += 4) std::memcpy(to + b * kBlock + 2 + q, group + InGroup(b, n % kInterleavedRows, 2 + q), 4);
+    std::memcpy(to + b * block, group + InGroup(b, n % kInterleavedRows, 0, s), s);
+    for (size_t q = 0; q < 16; q += 4) std::memcpy(to + b * block + s + q, group + InGroup(b, n % kInterleavedRows, s + q, s), 4);
   }
+}
+
+}  // namespace
+
+void InterleaveQ4_0(const void* src, void* dst, int64_t N, int64_t K) { InterleaveNibbleBlocks(DType::kQ4_0, src, dst, N, K); }
+void InterleaveMXFP4(const void* src, void* dst, int64_t N, int64_t K) { InterleaveNibbleBlocks(DType::kMXFP4, src, dst, N, K); }
+
+void PlainRowOfQ4_0x16(const void* src, int64_t N, int64_t K, int64_t n, void* dst) {
+  PlainRowOfNibbleBlocks(DType::kQ4_0, src, N, K, n, dst);
+}
+void PlainRowOfMXFP4x16(const void* src, int64_t N, int64_t K, int64_t n, void* dst) {
+  PlainRowOfNibbleBlocks(DType::kMXFP4, src, N, K, n, dst);
 }
 
 namespace {
@@ -169,6 +179,7 @@ void PlainRowsOf(DType t, const void* src, int64_t N, int64_t K, int64_t n0, int
   for (int64_t n = n0; n < n1;) {
     if (n >= grouped) {  // plain rows, or Q4_0's (a row's blocks are copies, nothing to unpack)
       if (t == DType::kQ4_0x16) PlainRowOfQ4_0x16(src, N, K, n, to + (n - n0) * row_bytes);
+      else if (t == DType::kMXFP4x16) PlainRowOfMXFP4x16(src, N, K, n, to + (n - n0) * row_bytes);
       else std::memcpy(to + (n - n0) * row_bytes, from + n * row_bytes, row_bytes);
       ++n;
       continue;
@@ -182,6 +193,7 @@ void PlainRowsOf(DType t, const void* src, int64_t N, int64_t K, int64_t n0, int
 void Interleave(DType plain, const void* src, void* dst, int64_t N, int64_t K) {
   if (plain == DType::kQ4_0) InterleaveQ4_0(src, dst, N, K);
   else if (plain == DType::kQ4_K) InterleaveQ4_K(src, dst, N, K);
+  else if (plain == DType::kMXFP4) InterleaveMXFP4(src, dst, N, K);
   else if (IsPanels(InterleavedOf(plain))) InterleavePanels(src, dst, N, K);
   else std::memcpy(dst, src, RowBytes(plain, K) * static_cast<size_t>(N));
 }

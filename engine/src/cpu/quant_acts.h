@@ -44,7 +44,7 @@ inline QuantActsLayout LayoutOfQuantActs(DType wtype, int64_t M, int64_t K) {
   const int64_t blocks = K / l.block;
   l.d_row = blocks;
   l.sums_row = blocks * l.sums_per_block * 2;
-  if (wtype == DType::kQ4_0x16) {  // plain q8_0 rows; per block -8·Σq as int32
+  if (wtype == DType::kQ4_0x16 || wtype == DType::kMXFP4x16) {  // plain q8_0 rows; per block -8·Σq (-12·Σq) as int32
     l.sums_per_block = 1;
     l.sums_row = blocks * 4;
   }
@@ -128,6 +128,7 @@ inline void WithRowCount(int rows, F&& f) {
 // activations in LayoutOfQuantActs(kQ4_0x16)'s layout; the same for kQ4_Kx16
 // (cpu/q4_kx16_avx512.cpp).
 void QuantGemvQ4_0x16(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1);
+void QuantGemvMXFP4x16(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1);
 void QuantGemvQ4_Kx16(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t n1);
 
 // Rows [n0, n1) of interleaved weights (at most one group's worth, any of them past the last

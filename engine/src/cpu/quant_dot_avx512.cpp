@@ -211,7 +211,7 @@ bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
   if (ByAvx2(a.wtype)) return QuantizeActivationsPortable(a, acts);
   const bool k_quant = a.wtype == DType::kQ4_K || a.wtype == DType::kQ5_K || a.wtype == DType::kQ6_K || a.wtype == DType::kQ4_Kx16;
   if (!k_quant && a.wtype != DType::kQ8_0 && a.wtype != DType::kQ4_0 && a.wtype != DType::kQ5_0 &&
-      a.wtype != DType::kQ4_0x16 && a.wtype != DType::kMXFP4) {
+      a.wtype != DType::kQ4_0x16 && a.wtype != DType::kMXFP4 && a.wtype != DType::kMXFP4x16) {
     return false;
   }
   const QuantActsLayout l = LayoutOfQuantActs(a.wtype, a.M, a.K);
@@ -224,13 +224,14 @@ bool QuantizeActivationsAvx512(const GemmArgs& a, std::vector<uint8_t>* acts) {
     const float* row = a.x + m * a.x_stride;
     if (a.wtype == DType::kQ8_0) {
       QuantizeQ8_0(row, a.K, q + m * l.q_row, d + m * l.d_row);
-    } else if (a.wtype == DType::kQ4_0x16) {
+    } else if (a.wtype == DType::kQ4_0x16 || a.wtype == DType::kMXFP4x16) {
       QuantizeQ8_0(row, a.K, q + m * l.q_row, d + m * l.d_row);
+      const int32_t offset = a.wtype == DType::kQ4_0x16 ? 8 : 12;  // the unsigned values' offset
       auto* start = reinterpret_cast<int32_t*>(acts->data() + l.sums_offset + m * l.sums_row);
       for (int64_t b = 0; b < blocks; ++b) {
         int32_t sum = 0;
         for (int j = 0; j < 32; ++j) sum += q[m * l.q_row + 32 * b + j];
-        start[b] = -8 * sum;
+        start[b] = -offset * sum;
       }
     } else if (a.wtype == DType::kQ4_0 || a.wtype == DType::kQ5_0 || a.wtype == DType::kMXFP4) {
       thread_local std::vector<int8_t> plain_q;
@@ -256,6 +257,10 @@ void QuantGemvAvx512(const GemmArgs& a, const uint8_t* acts, int64_t n0, int64_t
   }
   if (a.wtype == DType::kQ4_0x16) {
     QuantGemvQ4_0x16(a, acts, n0, n1);
+    return;
+  }
+  if (a.wtype == DType::kMXFP4x16) {
+    QuantGemvMXFP4x16(a, acts, n0, n1);
     return;
   }
   if (a.wtype == DType::kQ4_Kx16) {
