@@ -232,17 +232,17 @@ TEST(Parity, InterleavedQ4_KMatmulsAreTheirPlainRowsMatmuls) { ExpectPlainRowsMa
 
 TEST(Parity, InterleavedMxfp4MatmulsAreTheirPlainRowsMatmuls) { ExpectPlainRowsMatmul(DType::kMXFP4x16, 352); }
 
-// The CPU's AdoptMatmulWeight of two experts' N x K matrices of plain type t: interleaved
-// where the best set reads them, each expert's matrix on its own; fewer rows than a group,
+// The CPU's AdoptMatmulWeight of two experts' N x K matrices of plain type t: interleaved (as
+// `interleaved`, named here, not asked of InterleavedOf) where the best set reads them, each expert's matrix on its own; fewer rows than a group,
 // and other types, left as they are.
-void ExpectAdopted(DType t, int64_t K) {
+void ExpectAdopted(DType t, DType interleaved, int64_t K) {
   Backend& cpu = *GetBackend(DeviceType::kCPU);
   Tensor w = NewTensor(cpu, t, {K, 48, 2, 1}).value();  // two experts of 48 rows
   std::vector<uint8_t> rows = QuantRows(t, 96, K);
   std::memcpy(w.data, rows.data(), rows.size());
   Tensor adopted = cpu.AdoptMatmulWeight(w).value();
-  const bool reads = IsPanels(InterleavedOf(t)) ? BestKernels().panels : BestKernels().interleaved;
-  EXPECT_EQ(adopted.dtype, reads ? InterleavedOf(t) : t);
+  const bool reads = IsPanels(interleaved) ? BestKernels().panels : BestKernels().interleaved;
+  EXPECT_EQ(adopted.dtype, reads ? interleaved : t);
   EXPECT_EQ(adopted.ne, w.ne);
   std::vector<uint8_t> back(RowBytes(t, K));
   for (int64_t e = 0; e < 2 && adopted.dtype != t; ++e) {
@@ -257,15 +257,15 @@ void ExpectAdopted(DType t, int64_t K) {
   EXPECT_EQ(cpu.AdoptMatmulWeight(q8).value().data, q8.data);
 }
 
-TEST(CpuMatmul, TheCpuInterleavesQ4_0MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kQ4_0, 64); }
+TEST(CpuMatmul, TheCpuInterleavesQ4_0MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kQ4_0, DType::kQ4_0x16, 64); }
 
-TEST(CpuMatmul, TheCpuInterleavesQ4_KMatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kQ4_K, 256); }
+TEST(CpuMatmul, TheCpuInterleavesQ4_KMatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kQ4_K, DType::kQ4_Kx16, 256); }
 
-TEST(CpuMatmul, TheCpuInterleavesMxfp4MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kMXFP4, 64); }
+TEST(CpuMatmul, TheCpuInterleavesMxfp4MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kMXFP4, DType::kMXFP4x16, 64); }
 
-TEST(CpuMatmul, TheCpuPanelsF16MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kF16, 64); }
+TEST(CpuMatmul, TheCpuPanelsF16MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kF16, DType::kF16x16, 64); }
 
-TEST(CpuMatmul, TheCpuPanelsBf16MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kBF16, 64); }
+TEST(CpuMatmul, TheCpuPanelsBf16MatmulWeightsOnlyWhereItsSetReadsThem) { ExpectAdopted(DType::kBF16, DType::kBF16x16, 64); }
 
 TEST(CpuMatmul, OnlyTheCpuTakesInterleavedQ4_0AndNeverAsAGetRowsTable) {
   Backend& cpu = *GetBackend(DeviceType::kCPU);
