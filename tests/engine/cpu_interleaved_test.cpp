@@ -233,8 +233,8 @@ TEST(Parity, InterleavedQ4_KMatmulsAreTheirPlainRowsMatmuls) { ExpectPlainRowsMa
 TEST(Parity, InterleavedMxfp4MatmulsAreTheirPlainRowsMatmuls) { ExpectPlainRowsMatmul(DType::kMXFP4x16, 352); }
 
 // The CPU's AdoptMatmulWeight of two experts' N x K matrices of plain type t: interleaved (as
-// `interleaved`, named here, not asked of InterleavedOf) where the best set reads them, each expert's matrix on its own; fewer rows than a group,
-// and other types, left as they are.
+// `interleaved`, named here, not asked of InterleavedOf) where the best set reads them, each
+// expert's matrix on its own; fewer rows than a group, and other types, left as they are.
 void ExpectAdopted(DType t, DType interleaved, int64_t K) {
   Backend& cpu = *GetBackend(DeviceType::kCPU);
   Tensor w = NewTensor(cpu, t, {K, 48, 2, 1}).value();  // two experts of 48 rows
