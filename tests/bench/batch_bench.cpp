@@ -20,7 +20,7 @@ namespace {
 constexpr int64_t kPrompt = 32, kCtx = 256;
 
 struct Loaded {
-  std::unique_ptr<vt::LlamaModel> model;
+  std::unique_ptr<vt::Model> model;
   std::string error;
 };
 
@@ -43,7 +43,7 @@ Loaded& Model() {
       return l;
     }
     auto shared = std::make_shared<const vt::GgufFile>(std::move(file).value());
-    auto model = vt::LlamaModel::Load(shared, vt::Engine{vt::MakeQueue(*vt::GetBackend(vt::DeviceType::kCPU))});
+    auto model = vt::Model::Load(shared, vt::Engine{vt::MakeQueue(*vt::GetBackend(vt::DeviceType::kCPU))});
     if (!model.ok()) {
       l.error = model.status().message();
       return l;

@@ -38,7 +38,7 @@ FixtureSpec Gemma3() {
   return FixtureSpec{.arch = "gemma3", .seed = 27, .sliding_window = 4, .swa_pattern = 2, .rope_scale = 2, .logit_softcap = 30};
 }
 
-StatusOr<std::unique_ptr<LlamaModel>> LoadFile(const GgufWriter& w, Backend& b) { return testing::LoadWriter(w, b); }
+StatusOr<std::unique_ptr<Model>> LoadFile(const GgufWriter& w, Backend& b) { return testing::LoadWriter(w, b); }
 std::vector<float> Logits(const GgufWriter& w, Backend& b) { return testing::AllLogits(w, b, kPrompt); }
 
 
@@ -52,7 +52,7 @@ TEST(Architecture, AnUnsupportedOneIsRefusedNamingItAndTheSupportedOnes) {
 }
 
 TEST(Architecture, KeysAreReadWithTheArchitecturesOwnPrefix) {
-  auto hp = ReadLlamaHparams(*FixtureFile(Qwen3Moe()));
+  auto hp = ReadHparams(*FixtureFile(Qwen3Moe()));
   ASSERT_TRUE(hp.ok()) << hp.status().ToString();
   EXPECT_EQ(hp->n_layer, 2);
   EXPECT_EQ(hp->n_expert, 4);
@@ -60,7 +60,7 @@ TEST(Architecture, KeysAreReadWithTheArchitecturesOwnPrefix) {
   // A qwen3 file whose keys say llama.*: its own are missing, and named.
   GgufWriter w = Relabelled(Qwen3(), "llama");
   w.Set("general.architecture", GgufValue::String("qwen3"));  // Set replaces the value
-  auto wrong = ReadLlamaHparams(GgufFile::FromBytes(w.Bytes()).value());
+  auto wrong = ReadHparams(GgufFile::FromBytes(w.Bytes()).value());
   EXPECT_EQ(wrong.status().message(), "gguf: missing key qwen3.embedding_length");
 }
 

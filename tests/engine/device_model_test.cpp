@@ -25,7 +25,7 @@ struct Outcome {
 };
 
 Outcome Greedy(const FixtureSpec& spec, Backend& b, DType cache_dtype, const PlacementQueue* placement = nullptr) {
-  auto m = LlamaModel::Load(FixtureFile(spec), Engine{MakeQueue(b)}, placement);
+  auto m = Model::Load(FixtureFile(spec), Engine{MakeQueue(b)}, placement);
   EXPECT_TRUE(m.ok()) << b.name() << ": " << m.status().ToString();
   if (!m.ok()) return {};
   auto cache = m.value()->NewCache(64, cache_dtype);

@@ -21,10 +21,10 @@ inline std::shared_ptr<const GgufFile> FixtureFile(const FixtureSpec& spec) {
 }
 
 // The model of the GGUF bytes `w` would write, on `b`.
-inline StatusOr<std::unique_ptr<LlamaModel>> LoadWriter(const GgufWriter& w, Backend& b) {
+inline StatusOr<std::unique_ptr<Model>> LoadWriter(const GgufWriter& w, Backend& b) {
   auto file = GgufFile::FromBytes(w.Bytes());
   if (!file.ok()) return file.status();
-  return LlamaModel::Load(std::make_shared<const GgufFile>(std::move(file).value()), Engine{MakeQueue(b)});
+  return Model::Load(std::make_shared<const GgufFile>(std::move(file).value()), Engine{MakeQueue(b)});
 }
 
 // Every position's logits of `prompt` through `w`'s model on `b` (empty, and a failure, if it

@@ -61,17 +61,17 @@ TEST(Gemma3, WindowedLayersSeeOnlyTheLastWindowPositions) {
 // llama.cpp's pattern: layer l is windowed when l % period < period - 1 (0: every layer),
 // 6 when the key is absent or an array.
 TEST(Gemma3, AllButEveryPatternthLayerAreWindowed) {
-  auto hp = ReadLlamaHparams(*FixtureFile(Gemma3())).value();
+  auto hp = ReadHparams(*FixtureFile(Gemma3())).value();
   EXPECT_TRUE(hp.is_swa(0));
   EXPECT_FALSE(hp.is_swa(1));
   FixtureSpec seven = Gemma3();
   seven.layers = 7;
   seven.swa_pattern = 0;
-  auto six = ReadLlamaHparams(*FixtureFile(seven)).value();
+  auto six = ReadHparams(*FixtureFile(seven)).value();
   for (int64_t l = 0; l < 7; ++l) EXPECT_EQ(six.is_swa(l), l != 5) << l;
   GgufWriter array = WithKey(MakeFixture(seven), "gemma3.attention.sliding_window_pattern",
                              GgufValue::Array(GgufType::kU32, {U32(1), U32(0)}));
-  EXPECT_EQ(ReadLlamaHparams(GgufFile::FromBytes(array.Bytes()).value()).value().swa_period, 6);
+  EXPECT_EQ(ReadHparams(GgufFile::FromBytes(array.Bytes()).value()).value().swa_period, 6);
   GgufWriter base = WithKey(MakeFixture(Gemma3()), "gemma3.rope.freq_base_swa", F32(1e6));
   std::vector<float> one_global = Logits(base), none_global = Logits(WithKey(base, "gemma3.attention.sliding_window_pattern", U32(0)));
   EXPECT_GT(Nmse(one_global, none_global), 1e-3) << "windowing layer 1 too changed nothing";
@@ -81,7 +81,7 @@ TEST(Gemma3, AllButEveryPatternthLayerAreWindowed) {
 // the global ones with rope.freq_base and the linear factor.
 TEST(Gemma3, WindowedLayersRotateWithTheirOwnBaseUnscaled) {
   GgufWriter w = MakeFixture(Gemma3());
-  auto hp = ReadLlamaHparams(GgufFile::FromBytes(w.Bytes()).value()).value();
+  auto hp = ReadHparams(GgufFile::FromBytes(w.Bytes()).value()).value();
   EXPECT_EQ(hp.rope_freq_base_swa, 10000.0f);
   EXPECT_EQ(hp.rope_freq_base, 1e6f);
   EXPECT_GT(Nmse(Logits(w), Logits(WithKey(w, "gemma3.rope.freq_base_swa", F32(1e6)))), 1e-3) << "the window's base changed nothing";
@@ -120,9 +120,9 @@ TEST(Gemma3, SoftcappedLogitsAreCTimesTanhOfLogitsOverC) {
 // n_embd / n_head, every other by the head size.
 TEST(Gemma3, QueriesAreScaledByTheHeadSizeButThe27BsByTheEmbeddingPerHead) {
   FixtureSpec s{.arch = "gemma3", .layers = 61, .dim = 64, .heads = 4, .kv_heads = 2, .ff = 16, .head_dim = 32};
-  EXPECT_EQ(ReadLlamaHparams(*FixtureFile(s)).value().attention_scale, 1 / std::sqrt(32.0f));
+  EXPECT_EQ(ReadHparams(*FixtureFile(s)).value().attention_scale, 1 / std::sqrt(32.0f));
   s.layers = 62;
-  EXPECT_EQ(ReadLlamaHparams(*FixtureFile(s)).value().attention_scale, 1 / std::sqrt(16.0f));
+  EXPECT_EQ(ReadHparams(*FixtureFile(s)).value().attention_scale, 1 / std::sqrt(16.0f));
 }
 
 TEST(Gemma3, BadKeysAndMissingNormsAreNamed) {

@@ -61,10 +61,10 @@ class GgufSplit : public ::testing::Test {
 };
 
 std::vector<int32_t> Greedy(std::shared_ptr<const GgufFile> file) {
-  auto m = LlamaModel::Load(std::move(file), Engine{MakeQueue(*GetBackend(DeviceType::kCPU))});
+  auto m = Model::Load(std::move(file), Engine{MakeQueue(*GetBackend(DeviceType::kCPU))});
   EXPECT_TRUE(m.ok()) << m.status().ToString();
   if (!m.ok()) return {};
-  LlamaModel& model = *m.value();
+  Model& model = *m.value();
   auto cache = model.NewCache(64);
   auto g = Generate(model, cache.value(), {kFixtureBos, 's', 'p', 'l', 'i', 't'}, 12);
   EXPECT_TRUE(g.ok()) << g.status().ToString();

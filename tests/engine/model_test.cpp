@@ -24,13 +24,13 @@ using testing::FixtureFile;
 Engine On(Backend& b) { return Engine{MakeQueue(b)}; }
 Backend& Cpu() { return *GetBackend(DeviceType::kCPU); }
 
-std::unique_ptr<LlamaModel> Load(const FixtureSpec& spec, Backend& b, const PlacementQueue* placement = nullptr) {
-  auto m = LlamaModel::Load(FixtureFile(spec), On(b), placement);
+std::unique_ptr<Model> Load(const FixtureSpec& spec, Backend& b, const PlacementQueue* placement = nullptr) {
+  auto m = Model::Load(FixtureFile(spec), On(b), placement);
   EXPECT_TRUE(m.ok()) << m.status().ToString();
   return m.ok() ? std::move(m).value() : nullptr;
 }
 
-std::vector<int32_t> Greedy(LlamaModel& m, const std::vector<int32_t>& prompt, int n, DType cache_dtype = DType::kF32) {
+std::vector<int32_t> Greedy(Model& m, const std::vector<int32_t>& prompt, int n, DType cache_dtype = DType::kF32) {
   auto cache = m.NewCache(128, cache_dtype);
   auto g = Generate(m, cache.value(), prompt, n);
   EXPECT_TRUE(g.ok()) << g.status().ToString();
@@ -48,7 +48,7 @@ FixtureSpec Biased() { return FixtureSpec{.seed = 4, .biases = true, .fused_qkv 
 
 TEST(Model, ReadsLlamaHyperparametersFromTheFixture) {
   FixtureSpec s = Moe();
-  auto hp = ReadLlamaHparams(*FixtureFile(s));
+  auto hp = ReadHparams(*FixtureFile(s));
   ASSERT_TRUE(hp.ok());
   EXPECT_EQ(hp->n_embd, 64);
   EXPECT_EQ(hp->n_head_kv, 2);
@@ -105,7 +105,7 @@ TEST(Model, ACopiedWeightGivesItsMappedPagesBack) {
     std::remove(path.c_str());  // the mapping keeps the file's pages
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     auto file = std::make_shared<const GgufFile>(std::move(opened).value());
-    auto m = LlamaModel::Load(file, On(Cpu()));
+    auto m = Model::Load(file, On(Cpu()));
     ASSERT_TRUE(m.ok()) << m.status().ToString();
     int64_t matrices = 0;
     for (const GgufTensorInfo& info : file->tensors()) {
@@ -218,7 +218,7 @@ TEST(Model, TiedOutputUsesTheEmbedding) {
   s.tied_output = true;
   auto file = FixtureFile(s);
   EXPECT_EQ(file->FindTensor("output.weight"), nullptr);
-  auto m = LlamaModel::Load(file, On(Cpu()));
+  auto m = Model::Load(file, On(Cpu()));
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ(Greedy(*m.value(), kPrompt, 8).size(), 8u);
 }
@@ -259,19 +259,19 @@ TEST(Model, AMissingOrMisshapenTensorIsANamedError) {
   GgufWriter mixed = MakeFixture(Dense());
   mixed.Set("llama.attention.head_count_kv", GgufValue::Uint(GgufType::kU32, 4));
   auto file = GgufFile::FromBytes(mixed.Bytes());
-  auto m = LlamaModel::Load(std::make_shared<const GgufFile>(std::move(file).value()), On(Cpu()));
+  auto m = Model::Load(std::make_shared<const GgufFile>(std::move(file).value()), On(Cpu()));
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().message(), "gguf: blk.0.attn_k.weight has shape [64,32,1], expected [64,64,1]");
   GgufWriter other = MakeFixture(Dense());
   other.Set("general.architecture", GgufValue::String("gpt2"));
-  auto o = LlamaModel::Load(std::make_shared<const GgufFile>(GgufFile::FromBytes(other.Bytes()).value()), On(Cpu()));
+  auto o = Model::Load(std::make_shared<const GgufFile>(GgufFile::FromBytes(other.Bytes()).value()), On(Cpu()));
   EXPECT_EQ(o.status().message(), "unsupported architecture \"gpt2\" (vt runs llama, qwen2, qwen3, qwen3moe, phi3, gemma3, olmo2, gpt-oss)");
 }
 
 // Keys vt cannot honour are refused by name, never run with the wrong angles or shapes.
 TEST(Model, RopeAndHeadKeysItCannotRunAreRefusedByName) {
   auto load = [](GgufWriter w) {
-    auto m = LlamaModel::Load(std::make_shared<const GgufFile>(GgufFile::FromBytes(w.Bytes()).value()), On(Cpu()));
+    auto m = Model::Load(std::make_shared<const GgufFile>(GgufFile::FromBytes(w.Bytes()).value()), On(Cpu()));
     return m.ok() ? std::string("loaded") : std::string(m.status().message());
   };
   auto with = [](FixtureSpec s, const std::string& key, GgufValue v) {
@@ -313,8 +313,8 @@ TEST(Model, RopeAndHeadKeysItCannotRunAreRefusedByName) {
   f16_bias.AddTensor("blk.1.attn_output.bias", DType::kF16, {64, 1, 1, 1}, 1, factors);
   EXPECT_EQ(load(std::move(f16_bias)), "gguf: blk.1.attn_output.bias must be f32 [64], not f16 [64,1,1]");
   // A scaling factor of 0 means none, as llama.cpp reads it; the older key still counts.
-  auto none = ReadLlamaHparams(GgufFile::FromBytes(with(Dense(), "llama.rope.scaling.factor", GgufValue::Float(GgufType::kF32, 0)).Bytes()).value());
-  auto old = ReadLlamaHparams(GgufFile::FromBytes(with(Dense(), "llama.rope.scale_linear", GgufValue::Float(GgufType::kF32, 4)).Bytes()).value());
+  auto none = ReadHparams(GgufFile::FromBytes(with(Dense(), "llama.rope.scaling.factor", GgufValue::Float(GgufType::kF32, 0)).Bytes()).value());
+  auto old = ReadHparams(GgufFile::FromBytes(with(Dense(), "llama.rope.scale_linear", GgufValue::Float(GgufType::kF32, 4)).Bytes()).value());
   ASSERT_TRUE(none.ok() && old.ok());
   EXPECT_EQ(none->rope_freq_scale, 1.0f);
   EXPECT_EQ(old->rope_freq_scale, 0.25f);
@@ -324,7 +324,7 @@ TEST(Model, RopeAndHeadKeysItCannotRunAreRefusedByName) {
 // embedding rows are refused naming their key, never met later as a division or a bad row.
 TEST(Model, ZeroCountsAndAVocabularyWithoutItsRowsAreRefusedByName) {
   auto load = [](GgufWriter w) {
-    auto hp = ReadLlamaHparams(GgufFile::FromBytes(w.Bytes()).value());
+    auto hp = ReadHparams(GgufFile::FromBytes(w.Bytes()).value());
     return hp.ok() ? std::string("loaded") : std::string(hp.status().message());
   };
   auto with = [](const std::string& key, GgufValue v) {
@@ -339,7 +339,7 @@ TEST(Model, ZeroCountsAndAVocabularyWithoutItsRowsAreRefusedByName) {
   }
   EXPECT_EQ(load(with("general.architecture", u32(1))), "gguf: general.architecture is not a string");
   GgufWriter more = MakeFixture(Dense());
-  const size_t rows = static_cast<size_t>(ReadLlamaHparams(GgufFile::FromBytes(more.Bytes()).value()).value().n_vocab);
+  const size_t rows = static_cast<size_t>(ReadHparams(GgufFile::FromBytes(more.Bytes()).value()).value().n_vocab);
   std::vector<GgufValue> tokens(rows + 1, GgufValue::String("t"));
   more.Set("tokenizer.ggml.tokens", GgufValue::Array(GgufType::kString, tokens));
   EXPECT_EQ(load(std::move(more)), "gguf: token_embd.weight has " + std::to_string(rows) + " rows, but tokenizer.ggml.tokens has " +

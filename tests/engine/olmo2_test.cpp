@@ -54,7 +54,7 @@ TEST(Olmo2, Olmo3WindowsAllButEveryFourthLayerWithTheGlobalBase) {
   s.sliding_window = 4;
   GgufWriter w = WithKey(MakeFixture(s), "olmo2.attention.sliding_window_pattern",
                          GgufValue::Array(GgufType::kBool, {GgufValue::Bool(true), GgufValue::Bool(false)}));
-  auto hp = ReadLlamaHparams(GgufFile::FromBytes(w.Bytes()).value());
+  auto hp = ReadHparams(GgufFile::FromBytes(w.Bytes()).value());
   ASSERT_TRUE(hp.ok()) << hp.status().ToString();
   for (int64_t l = 0; l < 5; ++l) EXPECT_EQ(hp->is_swa(l), l != 3) << l;
   EXPECT_EQ(hp->rope_freq_base_swa, hp->rope_freq_base);

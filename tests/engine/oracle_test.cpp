@@ -130,7 +130,7 @@ class Oracle : public ::testing::Test {
     auto opened = GgufFile::Open(path_);
     EXPECT_TRUE(opened.ok()) << what << ": " << opened.status().ToString();
     if (!opened.ok()) return a;
-    auto loaded = LlamaModel::Load(std::make_shared<const GgufFile>(std::move(opened).value()), Engine{MakeQueue(*GetBackend(DeviceType::kCPU))});
+    auto loaded = Model::Load(std::make_shared<const GgufFile>(std::move(opened).value()), Engine{MakeQueue(*GetBackend(DeviceType::kCPU))});
     EXPECT_TRUE(loaded.ok()) << what << ": " << loaded.status().ToString();
     if (!loaded.ok()) return a;
     auto model = std::move(loaded).value();

@@ -103,7 +103,7 @@ std::vector<std::pair<std::string, std::string>> RunAll(Batcher& batcher, const 
 TEST(Batcher, AStepThatFailsForOneRequestFailsOnlyThatOne) {
   vt::FixtureSpec spec;
   auto file = vt::testing::FixtureFile(spec);
-  auto model = vt::LlamaModel::Load(file, vt::Engine{vt::MakeQueue(*vt::GetBackend(vt::DeviceType::kCPU))});
+  auto model = vt::Model::Load(file, vt::Engine{vt::MakeQueue(*vt::GetBackend(vt::DeviceType::kCPU))});
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   auto tokenizer = vt::Tokenizer::FromGguf(*file);
   ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().ToString();

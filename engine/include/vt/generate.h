@@ -24,7 +24,7 @@ struct Generation {
 // Prefills `prompt` as one batch, then decodes up to `n` tokens one at a time. `on_token` sees
 // each new token as it is chosen and returns false to stop there (the caller decides what EOS
 // means: the library never stops on its own).
-StatusOr<Generation> Generate(LlamaModel& model, KvCache& cache, const std::vector<int32_t>& prompt, int n,
+StatusOr<Generation> Generate(Model& model, KvCache& cache, const std::vector<int32_t>& prompt, int n,
                               const TokenSampler& sample = GreedyToken,
                               const std::function<bool(int32_t)>& on_token = nullptr);
 

@@ -1,5 +1,8 @@
-// A model of one of the architectures vt runs (llama, qwen2, qwen3, qwen3moe, phi3, gemma3:
-// dense or mixture of experts) loaded from GGUF, and its forward pass over a KV cache.
+// vt::Model: a model of any architecture vt runs (llama, qwen2, qwen3, qwen3moe, phi3, gemma3,
+// olmo2, gpt-oss: dense or mixture of experts) loaded from GGUF, and its forward pass over a KV
+// cache. What an architecture changes is its registry entry's traits
+// (engine/src/model/architecture.h, one arch_*.cpp file each), composed by the shared blocks of
+// engine/src/model/forward.cpp: the tools and the placement seam see only this class.
 #pragma once
 
 #include <memory>
@@ -15,7 +18,7 @@ namespace vt {
 
 struct Architecture;  // engine/src/model/architecture.h: what an architecture's graph does
 
-struct LlamaHparams {
+struct Hparams {
   const Architecture* arch = nullptr;  // general.architecture's entry in the registry
   int64_t n_vocab = 0, n_embd = 0, n_layer = 0, n_head = 0, n_head_kv = 0, n_ff = 0;
   int64_t n_ctx_train = 0, n_rot = 0, n_expert = 0, n_expert_used = 0;
@@ -38,7 +41,7 @@ struct LlamaHparams {
   int64_t q_dim() const { return n_head * head_dim(); }  // the queries' and attention output's width
 };
 
-struct LlamaLayer {
+struct LayerWeights {
   Tensor attn_norm, wq, wk, wv, wo, ffn_norm;
   Tensor attn_q_norm, attn_k_norm;                                   // per-head Q/K RMSNorm (qwen3)
   Tensor attn_post_norm, ffn_post_norm;                              // sandwich norms (gemma3)
@@ -63,17 +66,17 @@ struct BatchEntry {
   KvCache* cache = nullptr;
 };
 
-class LlamaModel {
+class Model {
  public:
   // Reads hyper-parameters and weights. Weights live on the engine's device (views of the
   // mapped file when that is the CPU); experts live on `placement` when given.
-  static StatusOr<std::unique_ptr<LlamaModel>> Load(std::shared_ptr<const GgufFile> file, Engine engine,
+  static StatusOr<std::unique_ptr<Model>> Load(std::shared_ptr<const GgufFile> file, Engine engine,
                                                     const PlacementQueue* placement = nullptr);
 
-  const LlamaHparams& hparams() const { return hp_; }
+  const Hparams& hparams() const { return hp_; }
   const GgufFile& file() const { return *file_; }
   // The weights as the backends read them (the CPU's Q4_0 matmul weights interleaved).
-  const std::vector<LlamaLayer>& layers() const { return layers_; }
+  const std::vector<LayerWeights>& layers() const { return layers_; }
   const Tensor& token_embedding() const { return tok_embd_; }
   const Tensor& output() const { return output_; }
   bool is_moe() const { return hp_.n_expert > 0; }
@@ -90,14 +93,14 @@ class LlamaModel {
   StatusOr<std::vector<std::vector<float>>> ForwardBatch(const std::vector<BatchEntry>& batch);
 
  private:
-  LlamaModel() = default;
+  Model() = default;
   Status LoadWeights();
   Status LoadRopeFactors();
   Status LoadLayer(int64_t l);
-  Status LoadAttention(const std::string& prefix, LlamaLayer& layer);
-  Status LoadExpertBiases(const std::string& prefix, LlamaLayer& layer);
-  Status LoadFusedQkv(const std::string& prefix, LlamaLayer& layer);
-  Status LoadFusedGateUp(const std::string& prefix, LlamaLayer& layer);
+  Status LoadAttention(const std::string& prefix, LayerWeights& layer);
+  Status LoadExpertBiases(const std::string& prefix, LayerWeights& layer);
+  Status LoadFusedQkv(const std::string& prefix, LayerWeights& layer);
+  Status LoadFusedGateUp(const std::string& prefix, LayerWeights& layer);
   Status MissingTensor(const std::string& name, std::array<int64_t, 4> ne) const;
   Status LoadTensor(const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed = false, bool matrix = true);
   Status LoadBias(const std::string& name, Tensor* out, int64_t n, bool read = true);
@@ -114,12 +117,12 @@ class LlamaModel {
   Status Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vector<Segment>& segments);
   Status Attend(int64_t l, const Tensor& q3, const Tensor& k3, const Tensor& v3, const Segment& s, Tensor& a);
   StatusOr<std::vector<float>> Logits(const Tensor& x);
-  Status FeedForward(const LlamaLayer& layer, const Tensor& h, Tensor& out);
+  Status FeedForward(const LayerWeights& layer, const Tensor& h, Tensor& out);
 
   std::shared_ptr<const GgufFile> file_;
   Engine engine_;
   const PlacementQueue* placement_ = nullptr;
-  LlamaHparams hp_;
+  Hparams hp_;
   Tensor tok_embd_, output_norm_, output_;
   std::vector<float> rope_factors_;  // rope_freqs.weight (Llama 3), or empty
   std::set<std::string> read_;       // the file's tensors the model has read (any other: refused)
@@ -127,13 +130,13 @@ class LlamaModel {
   // given back once every weight is loaded, since reading the next tensor maps its neighbours'
   // pages again (the kernel's fault-around, 64 KiB) and would undo an earlier release.
   std::vector<std::string> copied_;
-  std::vector<LlamaLayer> layers_;
+  std::vector<LayerWeights> layers_;
   MoeCopies moe_copies_;
 };
 
 // The hyper-parameters of any registered architecture, read with its own key prefix; an
 // architecture vt does not run is kUnimplemented naming it and the ones it does.
-StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& file);
+StatusOr<Hparams> ReadHparams(const GgufFile& file);
 // The architectures vt runs ("llama, qwen2, ..."), for messages and --help.
 std::string SupportedArchitectures();
 

@@ -15,7 +15,7 @@ Status Bad(const std::string& key, const std::string& what) {
   return Status(StatusCode::kInvalidArgument, "gguf: gemma3." + key + " " + what);
 }
 
-Status ReadGemma3Keys(const GgufFile& f, LlamaHparams* hp) {
+Status ReadGemma3Keys(const GgufFile& f, Hparams* hp) {
   // Windowed layers: all but every 6th unless the key says; base 10000 unless it says.
   VT_RETURN_IF_ERROR(ReadSlidingWindow(f, "gemma3", 6, 10000.0f, hp));
   if (const GgufValue* cap = f.Find("gemma3.final_logit_softcapping")) {

@@ -10,7 +10,7 @@
 namespace vt {
 namespace {
 
-Status ReadGptOssKeys(const GgufFile& f, LlamaHparams* hp) {
+Status ReadGptOssKeys(const GgufFile& f, Hparams* hp) {
   VT_RETURN_IF_ERROR(ReadSlidingWindow(f, "gpt-oss", 2, hp->rope_freq_base, hp));
   if (hp->n_swa == 0) {  // llama.cpp requires the key, and a window of 0 would mask every key
     return Status(StatusCode::kInvalidArgument, "gguf: gpt-oss.attention.sliding_window must be given and positive");

@@ -9,7 +9,7 @@
 namespace vt {
 namespace {
 
-Status ReadOlmo2Keys(const GgufFile& f, LlamaHparams* hp) {
+Status ReadOlmo2Keys(const GgufFile& f, Hparams* hp) {
   return ReadSlidingWindow(f, "olmo2", 4, hp->rope_freq_base, hp);
 }
 

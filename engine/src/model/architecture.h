@@ -12,7 +12,7 @@
 namespace vt {
 
 class GgufFile;
-struct LlamaHparams;
+struct Hparams;
 
 struct Architecture {
   enum class Experts { kNone, kOptional, kRequired };
@@ -37,13 +37,13 @@ struct Architecture {
   const char* ffn_norm;  // the FFN's norm tensor ("ffn_norm"; gpt-oss: "post_attention_norm")
   // Keys of the architecture's own (llama.cpp's load_arch_hparams), read after the shared
   // ones; null: none.
-  Status (*read_keys)(const GgufFile& f, LlamaHparams* hp);
+  Status (*read_keys)(const GgufFile& f, Hparams* hp);
 };
 
 // <arch>.attention.sliding_window and what goes with a window (gemma3's and olmo2's keys):
 // `period` where no scalar sliding_window_pattern gives it, `base` for the windowed layers'
 // RoPE where no rope.freq_base_swa does.
-Status ReadSlidingWindow(const GgufFile& f, const std::string& arch, int64_t period, float base, LlamaHparams* hp);
+Status ReadSlidingWindow(const GgufFile& f, const std::string& arch, int64_t period, float base, Hparams* hp);
 
 extern const Architecture kLlamaArch, kQwen2Arch, kQwen3Arch, kQwen3MoeArch, kPhi3Arch, kGemma3Arch, kOlmo2Arch, kGptOssArch;
 

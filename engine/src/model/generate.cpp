@@ -10,7 +10,7 @@ int32_t GreedyToken(const std::vector<float>& logits) {
   return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
 }
 
-StatusOr<Generation> Generate(LlamaModel& model, KvCache& cache, const std::vector<int32_t>& prompt, int n,
+StatusOr<Generation> Generate(Model& model, KvCache& cache, const std::vector<int32_t>& prompt, int n,
                               const TokenSampler& sample, const std::function<bool(int32_t)>& on_token) {
   using Clock = std::chrono::steady_clock;
   Generation g;

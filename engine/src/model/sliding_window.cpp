@@ -7,7 +7,7 @@
 
 namespace vt {
 
-Status ReadSlidingWindow(const GgufFile& f, const std::string& arch, int64_t period, float base, LlamaHparams* hp) {
+Status ReadSlidingWindow(const GgufFile& f, const std::string& arch, int64_t period, float base, Hparams* hp) {
   auto bad = [&](const std::string& key, const std::string& what) {
     return Status(StatusCode::kInvalidArgument, "gguf: " + arch + "." + key + " " + what);
   };

@@ -24,7 +24,7 @@ vt::StatusOr<std::unique_ptr<LoadedModel>> LoadModel(const std::string& path, co
     if (!placement.ok()) return placement.status();
     out->placement.emplace(std::move(placement).value());
   }
-  auto model = vt::LlamaModel::Load(out->file, vt::Engine{vt::MakeQueue(*out->device)},
+  auto model = vt::Model::Load(out->file, vt::Engine{vt::MakeQueue(*out->device)},
                                     out->placement ? &*out->placement : nullptr);
   if (!model.ok()) return vt::Status(model.status().code(), path + ": " + model.status().message());
   out->model = std::move(model).value();

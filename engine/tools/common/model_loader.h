@@ -17,7 +17,7 @@ struct LoadedModel {
   std::unique_ptr<vt::Backend> opened;  // a GPU backend opened for --device; null for cpu
   vt::Backend* device = nullptr;
   std::optional<vt::PlacementQueue> placement;
-  std::unique_ptr<vt::LlamaModel> model;
+  std::unique_ptr<vt::Model> model;
 };
 
 // The file's tensor types with their bytes, largest first, and the total:

@@ -48,7 +48,7 @@ int Fail(const std::string& message, int code) {
 double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
 
 // pp N: N random tokens in one batch on an empty cache.
-vt::StatusOr<double> PromptRate(vt::LlamaModel& model, int n, int rep) {
+vt::StatusOr<double> PromptRate(vt::Model& model, int n, int rep) {
   std::mt19937 rng(1234 + rep);
   std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(model.hparams().n_vocab - 1));
   std::vector<int32_t> tokens(static_cast<size_t>(n));
@@ -62,7 +62,7 @@ vt::StatusOr<double> PromptRate(vt::LlamaModel& model, int n, int rep) {
 
 // tg N: after one prompt token, N tokens one at a time (greedy); EOS ends it early unless the
 // resolved SamplingParams say ignore_eos.
-vt::StatusOr<double> GenerateRate(vt::LlamaModel& model, const vt::SamplingParams& p, int32_t bos, int32_t eos) {
+vt::StatusOr<double> GenerateRate(vt::Model& model, const vt::SamplingParams& p, int32_t bos, int32_t eos) {
   auto cache = model.NewCache(p.max_tokens + 1);
   auto sampler = vt::Sampler::Create(p);
   if (!cache.ok() || !sampler.ok()) return cache.ok() ? sampler.status() : cache.status();
@@ -139,7 +139,7 @@ vt::SamplingParams Used(const BenchOptions& o) {
 
 // Server mode: the dataset goes to --base-url; only the tokenizer and vocabulary are read here.
 int RunServerMode(const BenchOptions& o, const vt::GgufFile& file) {
-  auto hparams = vt::ReadLlamaHparams(file);
+  auto hparams = vt::ReadHparams(file);
   if (!hparams.ok()) return Fail(o.model + ": " + hparams.status().message(), 2);
   auto tokenizer = vt::Tokenizer::FromGguf(file);
   if (o.TextPrompts() && !tokenizer.ok()) return Fail(o.model + ": " + tokenizer.status().message(), 2);
@@ -158,7 +158,7 @@ int RunServerMode(const BenchOptions& o, const vt::GgufFile& file) {
 }
 
 // Request mode: the dataset's prompts one request at a time (specs/vt-bench.md).
-int RunRequestMode(const BenchOptions& o, const vt::GgufFile& file, vt::LlamaModel& model, const vt::StatusOr<vt::Tokenizer>& tokenizer,
+int RunRequestMode(const BenchOptions& o, const vt::GgufFile& file, vt::Model& model, const vt::StatusOr<vt::Tokenizer>& tokenizer,
                    const vt::SamplingParams& used, const std::string& device) {
   if (o.TextPrompts() && !tokenizer.ok()) return Fail(o.model + ": " + tokenizer.status().message(), 2);
   const vt::GgufValue* tmpl = file.Find("tokenizer.chat_template");
@@ -188,7 +188,7 @@ int Run(BenchOptions o) {
   auto device = vttools::OpenDevice(o.device, opened);
   if (!device.ok()) return Fail(device.status().message(), 2);
   auto placement = vt::PlacementQueue::Create(*vt::GetBackend(vt::DeviceType::kCPU));
-  auto model = vt::LlamaModel::Load(shared, vt::Engine{vt::MakeQueue(*device.value())}, o.moe_on.empty() ? nullptr : &placement.value());
+  auto model = vt::Model::Load(shared, vt::Engine{vt::MakeQueue(*device.value())}, o.moe_on.empty() ? nullptr : &placement.value());
   if (!model.ok()) return Fail(o.model + ": " + model.status().message(), 2);
   std::string device_name = device.value()->name();
   auto tokenizer = vt::Tokenizer::FromGguf(*shared);

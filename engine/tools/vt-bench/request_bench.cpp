@@ -13,7 +13,7 @@ using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-vt::StatusOr<RequestTiming> RunOne(vt::LlamaModel& model, const Request& r, const vt::SamplingParams& base, int32_t eos) {
+vt::StatusOr<RequestTiming> RunOne(vt::Model& model, const Request& r, const vt::SamplingParams& base, int32_t eos) {
   vt::SamplingParams p = base;
   p.max_tokens = r.output_len;
   auto cache = model.NewCache(static_cast<int>(r.prompt.size()) + r.output_len + 1);
@@ -66,7 +66,7 @@ void AddStats(const std::string& name, const std::vector<double>& seconds, const
 
 }  // namespace
 
-vt::StatusOr<std::vector<RequestTiming>> RunRequests(vt::LlamaModel& model, const Dataset& dataset,
+vt::StatusOr<std::vector<RequestTiming>> RunRequests(vt::Model& model, const Dataset& dataset,
                                                      const vt::SamplingParams& sampling, int32_t eos, double* duration_s) {
   std::vector<RequestTiming> out;
   auto start = Clock::now();

@@ -19,7 +19,7 @@ struct RequestTiming {
 };
 
 // Greedy unless `sampling` says otherwise; EOS ends a request early unless ignore_eos.
-vt::StatusOr<std::vector<RequestTiming>> RunRequests(vt::LlamaModel& model, const Dataset& dataset,
+vt::StatusOr<std::vector<RequestTiming>> RunRequests(vt::Model& model, const Dataset& dataset,
                                                      const vt::SamplingParams& sampling, int32_t eos, double* duration_s);
 
 // vLLM's result names → values, in print order (ms for latencies).

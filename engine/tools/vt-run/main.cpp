@@ -73,7 +73,7 @@ int Run(const Flags& f) {
   if (f.threads > 0) setenv("VT_THREADS", std::to_string(f.threads).c_str(), 1);  // before the CPU backend starts
   auto loaded = vttools::LoadModel(f.model, f.device, f.cpu_moe || f.moe_on == "cpu");
   if (!loaded.ok()) return Fail(loaded.status().message(), 2);
-  vt::LlamaModel* model = loaded.value()->model.get();
+  vt::Model* model = loaded.value()->model.get();
   const vt::Backend* device = loaded.value()->device;
   auto tokenizer = vt::Tokenizer::FromGguf(*loaded.value()->file);
   if (!tokenizer.ok()) return Fail(f.model + ": " + tokenizer.status().message(), 2);

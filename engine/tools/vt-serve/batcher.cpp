@@ -21,7 +21,7 @@ struct Batcher::Sequence {
   bool decoding() const { return prefilled == job->prompt.size(); }
 };
 
-Batcher::Batcher(vt::LlamaModel& model, const vt::Tokenizer& tokenizer, std::vector<vt::KvCache> slots,
+Batcher::Batcher(vt::Model& model, const vt::Tokenizer& tokenizer, std::vector<vt::KvCache> slots,
                  int max_batched_tokens, ServeMetrics& metrics)
     : model_(model), tokenizer_(tokenizer), slots_(std::move(slots)), slot_used_(slots_.size(), false),
       max_batched_tokens_(max_batched_tokens), metrics_(metrics) {}

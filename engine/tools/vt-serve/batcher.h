@@ -1,5 +1,5 @@
 // Continuous batching: the running sequences, each in a KV-cache slot of its own, advance
-// together, one forward pass per step (vt::LlamaModel::ForwardBatch). A step gives every
+// together, one forward pass per step (vt::Model::ForwardBatch). A step gives every
 // decoding sequence its next token and spends what is left of the token budget on prompt
 // chunks, first come first served; a sequence that finishes leaves its slot at once.
 //
@@ -22,7 +22,7 @@ namespace vtserve {
 
 class Batcher {
  public:
-  Batcher(vt::LlamaModel& model, const vt::Tokenizer& tokenizer, std::vector<vt::KvCache> slots, int max_batched_tokens,
+  Batcher(vt::Model& model, const vt::Tokenizer& tokenizer, std::vector<vt::KvCache> slots, int max_batched_tokens,
           ServeMetrics& metrics);
   ~Batcher();
   Batcher(const Batcher&) = delete;
@@ -47,7 +47,7 @@ class Batcher {
   void Accept(Sequence& s, const std::vector<float>& logits);
   std::vector<vt::StatusOr<std::vector<float>>> Forward(const std::vector<vt::BatchEntry>& batch);
 
-  vt::LlamaModel& model_;
+  vt::Model& model_;
   const vt::Tokenizer& tokenizer_;
   std::vector<vt::KvCache> slots_;
   std::vector<bool> slot_used_;

@@ -9,7 +9,7 @@
 namespace vtserve {
 
 vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<const vt::GgufFile> file,
-                                                              std::unique_ptr<vt::LlamaModel> model, ServeOptions options) {
+                                                              std::unique_ptr<vt::Model> model, ServeOptions options) {
   auto tokenizer = vt::Tokenizer::FromGguf(*file);
   if (!tokenizer.ok()) return tokenizer.status();
   int64_t trained = model->hparams().n_ctx_train;
@@ -30,7 +30,7 @@ vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<co
   return engine;
 }
 
-ServeEngine::ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::LlamaModel> model,
+ServeEngine::ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::Model> model,
                          vt::Tokenizer tokenizer, std::vector<vt::KvCache> slots, ServeOptions options)
     : file_(std::move(file)), model_(std::move(model)), tokenizer_(std::move(tokenizer)), options_(std::move(options)),
       batcher_(*model_, tokenizer_, std::move(slots), options_.max_num_batched_tokens, metrics_) {

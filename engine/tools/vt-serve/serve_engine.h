@@ -37,7 +37,7 @@ struct ServeOptions {
 class ServeEngine {
  public:
   static vt::StatusOr<std::unique_ptr<ServeEngine>> Start(std::shared_ptr<const vt::GgufFile> file,
-                                                          std::unique_ptr<vt::LlamaModel> model, ServeOptions options);
+                                                          std::unique_ptr<vt::Model> model, ServeOptions options);
   ~ServeEngine();
   ServeEngine(const ServeEngine&) = delete;
   ServeEngine& operator=(const ServeEngine&) = delete;
@@ -52,7 +52,7 @@ class ServeEngine {
   double warmup_ms() const { return warmup_ms_; }  // -1: no warm-up ran (read after Start)
 
  private:
-  ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::LlamaModel> model, vt::Tokenizer tokenizer,
+  ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::Model> model, vt::Tokenizer tokenizer,
               std::vector<vt::KvCache> slots, ServeOptions options);
   std::variant<std::vector<int32_t>, ApiError> PromptOf(const ServeRequest& r) const;
   std::variant<std::vector<int32_t>, ApiError> Encode(const std::string& text, bool add_special, const std::string& param) const;
@@ -61,7 +61,7 @@ class ServeEngine {
   void UpdateGauges();  // callers hold mutex_
 
   std::shared_ptr<const vt::GgufFile> file_;
-  std::unique_ptr<vt::LlamaModel> model_;
+  std::unique_ptr<vt::Model> model_;
   vt::Tokenizer tokenizer_;
   ServeOptions options_;
   ServeMetrics metrics_;

@@ -47,7 +47,7 @@ std::string Shape(const std::array<int64_t, 4>& ne) {
 
 // Head counts, and the head size: <arch>.attention.key_length where given (it may differ from
 // n_embd / n_head), the values' the same (llama.cpp's llama builds assert it too).
-Status HeadSizes(const GgufFile& f, const std::string& a, LlamaHparams* hp) {
+Status HeadSizes(const GgufFile& f, const std::string& a, Hparams* hp) {
   if (hp->n_head == 0 || hp->n_head_kv == 0 || hp->n_head % hp->n_head_kv) {
     return Status(StatusCode::kInvalidArgument, "gguf: " + a + ".attention.head_count_kv must divide " + a + ".attention.head_count");
   }
@@ -71,7 +71,7 @@ Status HeadSizes(const GgufFile& f, const std::string& a, LlamaHparams* hp) {
 // <arch>.rope.scale_linear; 0 means none, as in llama.cpp); YaRN mixes that with the unscaled
 // angle pair by pair (vt/ops.h). Other scaling types (LongRoPE) change the angles in ways vt
 // does not compute: refused, not run wrong.
-Status RopeScaling(const GgufFile& f, const std::string& a, LlamaHparams* hp) {
+Status RopeScaling(const GgufFile& f, const std::string& a, Hparams* hp) {
   const GgufValue* type = f.Find(a + ".rope.scaling.type");
   std::string kind = type && type->AsString() ? *type->AsString() : "linear";
   if (type && (!type->AsString() || (kind != "none" && kind != "linear" && kind != "yarn"))) {
@@ -103,7 +103,7 @@ Status RopeScaling(const GgufFile& f, const std::string& a, LlamaHparams* hp) {
 
 // The experts: <arch>.expert_count and _used_count, and their width (<arch>.expert_feed_forward_length
 // where the architecture has it, else feed_forward_length), as the architecture allows them.
-Status Experts(const GgufFile& f, const Architecture& arch, LlamaHparams* hp) {
+Status Experts(const GgufFile& f, const Architecture& arch, Hparams* hp) {
   const std::string a = arch.name;
   VT_ASSIGN_OR_RETURN(hp->n_expert, IntKey(f, a + ".expert_count", 0));
   VT_ASSIGN_OR_RETURN(hp->n_expert_used, IntKey(f, a + ".expert_used_count", 0));
@@ -124,7 +124,7 @@ Status Experts(const GgufFile& f, const Architecture& arch, LlamaHparams* hp) {
 }  // namespace
 
 // Keys as llama.cpp names them (LLM_KV_NAMES): the architecture's name, then the key.
-StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& f) {
+StatusOr<Hparams> ReadHparams(const GgufFile& f) {
   const GgufValue* name = f.Find("general.architecture");
   if (!name) return Missing("key general.architecture");
   if (!name->AsString()) return Status(StatusCode::kInvalidArgument, "gguf: general.architecture is not a string");
@@ -133,7 +133,7 @@ StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& f) {
     return Status(StatusCode::kUnimplemented, "unsupported architecture \"" + *name->AsString() + "\" (vt runs " + SupportedArchitectures() + ")");
   }
   const std::string a = arch->name;
-  LlamaHparams hp;
+  Hparams hp;
   hp.arch = arch;
   VT_ASSIGN_OR_RETURN(hp.n_embd, IntKey(f, a + ".embedding_length", std::nullopt, 1));
   VT_ASSIGN_OR_RETURN(hp.n_layer, IntKey(f, a + ".block_count", std::nullopt, 1));
@@ -166,11 +166,11 @@ StatusOr<LlamaHparams> ReadLlamaHparams(const GgufFile& f) {
   return hp;
 }
 
-StatusOr<std::unique_ptr<LlamaModel>> LlamaModel::Load(std::shared_ptr<const GgufFile> file, Engine engine,
+StatusOr<std::unique_ptr<Model>> Model::Load(std::shared_ptr<const GgufFile> file, Engine engine,
                                                        const PlacementQueue* placement) {
-  auto hp = ReadLlamaHparams(*file);
+  auto hp = ReadHparams(*file);
   if (!hp.ok()) return hp.status();
-  std::unique_ptr<LlamaModel> m(new LlamaModel());
+  std::unique_ptr<Model> m(new Model());
   m->file_ = std::move(file);
   m->engine_ = engine;
   m->placement_ = placement;
@@ -179,7 +179,7 @@ StatusOr<std::unique_ptr<LlamaModel>> LlamaModel::Load(std::shared_ptr<const Ggu
   return m;
 }
 
-StatusOr<Tensor> LlamaModel::Weight(const std::string& name, bool on_placement, bool optional, bool matmul) {
+StatusOr<Tensor> Model::Weight(const std::string& name, bool on_placement, bool optional, bool matmul) {
   if (optional && !file_->FindTensor(name)) return Tensor{};
   auto view = file_->TensorView(name);
   if (!view.ok()) return view.status();
@@ -190,7 +190,7 @@ StatusOr<Tensor> LlamaModel::Weight(const std::string& name, bool on_placement, 
   return placed;
 }
 
-StatusOr<Tensor> LlamaModel::Place(const Tensor& view, bool on_placement, bool matmul) {
+StatusOr<Tensor> Model::Place(const Tensor& view, bool on_placement, bool matmul) {
   const Queue& q = on_placement && placement_ ? placement_->q() : engine_.q;
   // The mapping is the weight, no copy, unless the CPU reads a matmul's weights in its own
   // order (Q4_0 interleaved: vt/quant.h).
@@ -202,12 +202,12 @@ StatusOr<Tensor> LlamaModel::Place(const Tensor& view, bool on_placement, bool m
 }
 
 // A tensor the architecture reads is not in the file: named, with the shape it must have.
-Status LlamaModel::MissingTensor(const std::string& name, std::array<int64_t, 4> ne) const {
+Status Model::MissingTensor(const std::string& name, std::array<int64_t, 4> ne) const {
   return Status(StatusCode::kInvalidArgument, "gguf: missing tensor " + name + " (" + hp_.arch->name + " reads it, shape " + Shape(ne) + ")");
 }
 
 // `matrix`: a matmul's weights (not a norm, nor the token embedding's GetRows table).
-Status LlamaModel::LoadTensor(const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed, bool matrix) {
+Status Model::LoadTensor(const std::string& name, Tensor* out, std::array<int64_t, 4> ne, bool placed, bool matrix) {
   if (!file_->FindTensor(name)) return MissingTensor(name, ne);
   auto t = Weight(name, placed, false, matrix);
   if (!t.ok()) return t.status();
@@ -218,7 +218,7 @@ Status LlamaModel::LoadTensor(const std::string& name, Tensor* out, std::array<i
 
 // An optional bias, added after its matmul: f32 (llama.cpp's converters keep 1-D tensors so).
 // `read` false: the architecture has no such bias (a file that has one is refused, as unread).
-Status LlamaModel::LoadBias(const std::string& name, Tensor* out, int64_t n, bool read) {
+Status Model::LoadBias(const std::string& name, Tensor* out, int64_t n, bool read) {
   const GgufTensorInfo* info = file_->FindTensor(name);
   if (!info || !read) return Status();
   if (info->dtype != DType::kF32 || info->ne != std::array<int64_t, 4>{n, 1, 1, 1}) {
@@ -231,7 +231,7 @@ Status LlamaModel::LoadBias(const std::string& name, Tensor* out, int64_t n, boo
   return Status();
 }
 
-Status LlamaModel::LoadWeights() {
+Status Model::LoadWeights() {
   int64_t d = hp_.n_embd;
   VT_RETURN_IF_ERROR(LoadTensor("token_embd.weight", &tok_embd_, {d, hp_.n_vocab, 1, 1}, false, false));
   VT_RETURN_IF_ERROR(LoadTensor("output_norm.weight", &output_norm_, {d, 1, 1, 1}, false, false));
@@ -253,10 +253,10 @@ Status LlamaModel::LoadWeights() {
   return Status();
 }
 
-Status LlamaModel::LoadLayer(int64_t l) {
+Status Model::LoadLayer(int64_t l) {
   int64_t d = hp_.n_embd, e = hp_.n_expert;
   std::string p = "blk." + std::to_string(l) + ".";
-  LlamaLayer& L = layers_[l];
+  LayerWeights& L = layers_[l];
   if (hp_.arch->pre_norms) {
     VT_RETURN_IF_ERROR(LoadTensor(p + "attn_norm.weight", &L.attn_norm, {d, 1, 1, 1}, false, false));
     VT_RETURN_IF_ERROR(LoadTensor(p + hp_.arch->ffn_norm + ".weight", &L.ffn_norm, {d, 1, 1, 1}, false, false));
@@ -284,7 +284,7 @@ Status LlamaModel::LoadLayer(int64_t l) {
   return LoadTensor(p + "ffn_down_exps.weight", &L.ffn_down_exps, {f, d, e, 1}, true);
 }
 
-Status LlamaModel::LoadAttention(const std::string& p, LlamaLayer& L) {
+Status Model::LoadAttention(const std::string& p, LayerWeights& L) {
   int64_t d = hp_.n_embd, qd = hp_.q_dim(), kv = hp_.head_dim() * hp_.n_head_kv;
   if (file_->FindTensor(p + "attn_qkv.weight")) {
     VT_RETURN_IF_ERROR(LoadFusedQkv(p, L));
@@ -312,7 +312,7 @@ Status LlamaModel::LoadAttention(const std::string& p, LlamaLayer& L) {
 
 // gpt-oss's router and expert biases, f32 beside the experts (on the placement device):
 // the router's [E], the gate's and up's [F, E], the down's [D, E].
-Status LlamaModel::LoadExpertBiases(const std::string& p, LlamaLayer& L) {
+Status Model::LoadExpertBiases(const std::string& p, LayerWeights& L) {
   const int64_t d = hp_.n_embd, e = hp_.n_expert, f = hp_.n_ff_exp;
   const std::pair<const char*, std::pair<Tensor*, std::array<int64_t, 4>>> biases[] = {
       {"ffn_gate_inp.bias", {&L.ffn_gate_inp_b, {e, 1, 1, 1}}}, {"ffn_gate_exps.bias", {&L.ffn_gate_exps_b, {f, e, 1, 1}}},
@@ -329,7 +329,7 @@ Status LlamaModel::LoadExpertBiases(const std::string& p, LlamaLayer& L) {
 
 // One attn_qkv.weight whose rows are Q's, then K's, then V's (and its bias likewise): split
 // into views of the mapping, each placed as its own matmul weight (the CPU interleaves each).
-Status LlamaModel::LoadFusedQkv(const std::string& p, LlamaLayer& L) {
+Status Model::LoadFusedQkv(const std::string& p, LayerWeights& L) {
   const int64_t d = hp_.n_embd, qd = hp_.q_dim(), kv = hp_.head_dim() * hp_.n_head_kv, rows[3] = {qd, kv, kv};
   auto fused = file_->TensorView(p + "attn_qkv.weight");
   if (!fused.ok()) return fused.status();
@@ -353,7 +353,7 @@ Status LlamaModel::LoadFusedQkv(const std::string& p, LlamaLayer& L) {
 
 // phi3's ffn_up.weight: the gate's n_ff rows, then the up's, split into two views of the
 // mapping, each placed as its own matmul weight (no copy on the CPU but its own order's).
-Status LlamaModel::LoadFusedGateUp(const std::string& p, LlamaLayer& L) {
+Status Model::LoadFusedGateUp(const std::string& p, LayerWeights& L) {
   const int64_t d = hp_.n_embd, f = hp_.n_ff;
   const std::string name = p + "ffn_up.weight";
   if (!file_->FindTensor(name)) return MissingTensor(name, {d, 2 * f, 1, 1});
@@ -375,7 +375,7 @@ Status LlamaModel::LoadFusedGateUp(const std::string& p, LlamaLayer& L) {
 
 // Llama 3's frequency factors: one f32 divisor per rotated pair, read to host memory (every
 // backend builds its angle table on the host from them).
-Status LlamaModel::LoadRopeFactors() {
+Status Model::LoadRopeFactors() {
   const char* name = "rope_freqs.weight";
   if (!file_->FindTensor(name) || !hp_.arch->rope_freqs) return Status();
   auto view = file_->TensorView(name);
@@ -394,7 +394,7 @@ Status LlamaModel::LoadRopeFactors() {
   return Status();
 }
 
-StatusOr<KvCache> LlamaModel::NewCache(int64_t n_ctx, DType dtype) {
+StatusOr<KvCache> Model::NewCache(int64_t n_ctx, DType dtype) {
   if (dtype != DType::kF32 && dtype != DType::kF16) return Status(StatusCode::kInvalidArgument, "KV cache must be f32 or f16");
   KvCache c;
   c.n_ctx = n_ctx;

@@ -66,7 +66,7 @@ Status AddBias(Graph& g, Tensor& x, const Tensor& b) { return b.data ? g.Run(OpK
 
 }  // namespace
 
-Status LlamaModel::FeedForward(const LlamaLayer& L, const Tensor& h, Tensor& out) {
+Status Model::FeedForward(const LayerWeights& L, const Tensor& h, Tensor& out) {
   Graph g(*engine_.q.backend);
   if (is_moe()) {
     MoeWeights w{&L.ffn_gate_inp, &L.ffn_gate_exps, &L.ffn_up_exps, &L.ffn_down_exps, static_cast<int>(hp_.n_expert_used)};
@@ -93,7 +93,7 @@ Status LlamaModel::FeedForward(const LlamaLayer& L, const Tensor& h, Tensor& out
 // One sequence's keys and values into its cache, then its queries over that cache: the only
 // part of a layer a batch runs sequence by sequence. Its tokens are columns
 // [offset, offset + t) of q3/k3/v3 and of the output `a`.
-Status LlamaModel::Attend(int64_t l, const Tensor& q3, const Tensor& k3, const Tensor& v3, const Segment& s, Tensor& a) {
+Status Model::Attend(int64_t l, const Tensor& q3, const Tensor& k3, const Tensor& v3, const Segment& s, Tensor& a) {
   Graph g(*engine_.q.backend);
   KvCache& cache = *s.cache;
   int64_t hd = hp_.head_dim(), hkv = hp_.n_head_kv;
@@ -117,8 +117,8 @@ Status LlamaModel::Attend(int64_t l, const Tensor& q3, const Tensor& k3, const T
 
 // The attention block of layer l over the normalised hidden state h: its output projection,
 // into `o` [n_embd, T].
-Status LlamaModel::SelfAttention(int64_t l, const Tensor& h, const Tensor& pos, const std::vector<Segment>& segments, Tensor& o) {
-  const LlamaLayer& L = layers_[l];
+Status Model::SelfAttention(int64_t l, const Tensor& h, const Tensor& pos, const std::vector<Segment>& segments, Tensor& o) {
+  const LayerWeights& L = layers_[l];
   Graph g(*engine_.q.backend);
   int64_t hd = hp_.head_dim(), hkv = hp_.n_head_kv, t = h.ne[1];
   auto qkv = g.Matmuls({&L.wq, &L.wk, &L.wv}, h);
@@ -160,8 +160,8 @@ Status LlamaModel::SelfAttention(int64_t l, const Tensor& h, const Tensor& pos, 
   return AddBias(g, o, L.bo);
 }
 
-Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vector<Segment>& segments) {
-  const LlamaLayer& L = layers_[l];
+Status Model::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vector<Segment>& segments) {
+  const LayerWeights& L = layers_[l];
   Graph g(*engine_.q.backend);
   int64_t d = hp_.n_embd, t = x.ne[1];
   // olmo2 has no norm before either block: each reads the residual stream itself.
@@ -185,7 +185,7 @@ Status LlamaModel::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vec
 
 // The hidden state [n_embd, T] after every layer, each segment's tokens at its own cache's
 // positions; every cache then advances by its segment.
-StatusOr<Tensor> LlamaModel::Hidden(const std::vector<int32_t>& tokens, const std::vector<Segment>& segments) {
+StatusOr<Tensor> Model::Hidden(const std::vector<int32_t>& tokens, const std::vector<Segment>& segments) {
   int64_t t = static_cast<int64_t>(tokens.size());
   Backend& b = *engine_.q.backend;
   Graph g(b);
@@ -209,7 +209,7 @@ StatusOr<Tensor> LlamaModel::Hidden(const std::vector<int32_t>& tokens, const st
 }
 
 // Final norm and output projection of x's columns, copied out: [n_vocab] per column.
-StatusOr<std::vector<float>> LlamaModel::Logits(const Tensor& x) {
+StatusOr<std::vector<float>> Model::Logits(const Tensor& x) {
   Backend& b = *engine_.q.backend;
   Graph g(b);
   VT_ASSIGN(n, NormMul(g, x, output_norm_, hp_.rms_eps));
@@ -223,7 +223,7 @@ StatusOr<std::vector<float>> LlamaModel::Logits(const Tensor& x) {
   return out;
 }
 
-StatusOr<std::vector<float>> LlamaModel::Forward(const std::vector<int32_t>& tokens, KvCache& cache, bool all_logits) {
+StatusOr<std::vector<float>> Model::Forward(const std::vector<int32_t>& tokens, KvCache& cache, bool all_logits) {
   int64_t t = static_cast<int64_t>(tokens.size());
   if (t == 0) return Status(StatusCode::kInvalidArgument, "Forward: no tokens");
   if (cache.n_past + t > cache.n_ctx) return Status(StatusCode::kOutOfRange, "Forward: the KV cache is full");
@@ -234,7 +234,7 @@ StatusOr<std::vector<float>> LlamaModel::Forward(const std::vector<int32_t>& tok
   return Logits(all_logits ? x : View(x, {hp_.n_embd, 1, 1, 1}, x.nb, (t - 1) * x.nb[1]));
 }
 
-Status LlamaModel::CheckBatch(const std::vector<BatchEntry>& batch) const {
+Status Model::CheckBatch(const std::vector<BatchEntry>& batch) const {
   if (batch.empty()) return Status(StatusCode::kInvalidArgument, "ForwardBatch: no sequences");
   for (size_t i = 0; i < batch.size(); ++i) {
     const BatchEntry& e = batch[i];
@@ -254,7 +254,7 @@ Status LlamaModel::CheckBatch(const std::vector<BatchEntry>& batch) const {
   return Status();
 }
 
-StatusOr<std::vector<std::vector<float>>> LlamaModel::ForwardBatch(const std::vector<BatchEntry>& batch) {
+StatusOr<std::vector<std::vector<float>>> Model::ForwardBatch(const std::vector<BatchEntry>& batch) {
   VT_RETURN_IF_ERROR(CheckBatch(batch));
   std::vector<int32_t> tokens;
   std::vector<Segment> segments;
