@@ -46,6 +46,22 @@ TEST(Jinja, RunawayNestingAndRecursionAreErrorsNotCrashes) {
   EXPECT_EQ(Render("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}").substr(0, 50), "ERROR: template:1:21: macro 'f' recursed too deepl");
 }
 
+// Runaway work is an error within budgets (statements, range() items, bytes of a string or of
+// the output), not a request that takes every byte and second (an outside tester's
+// range(100000000) took 16 GB); the ordinary sizes are well inside them.
+TEST(Jinja, RunawayLoopsAndStringsAreErrorsWithinTheirBudgets) {
+  EXPECT_EQ(Render("{% for i in range(100000000) %}{{ i }}{% endfor %}"),
+            "ERROR: template:1:13: range() of 100000000 items: more than 1000000");
+  EXPECT_EQ(Render("{% for i in range(1000000) %}{% for j in range(1000000) %}{% endfor %}{% endfor %}"),
+            "ERROR: template:1:30: the template ran past 10000000 steps");
+  EXPECT_EQ(Render("{% for i in range(1000000) %}{{ 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }}{% endfor %}"),
+            "ERROR: template:1:30: the template's output passed 16777216 bytes");
+  EXPECT_EQ(Render("{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s + ns.s %}{% endfor %}").substr(0, 36),
+            "ERROR: template:1:74: a string past ");
+  EXPECT_EQ(Render("{{ 'ab' * 100000000 }}"), "ERROR: template:1:9: a string past 16777216 bytes");
+  EXPECT_EQ(Render("{{ range(1000000) | length }} {{ ('ab' * 1000) | length }}"), "1000000 2000");
+}
+
 // Hostile input: soups of template fragments parse or fail, render or fail, and never crash.
 TEST(Jinja, FragmentSoupNeverCrashes) {
   const char* pieces[] = {"{{", "}}", "{%", "%}", "{#", "#}", "-", "if", "for", "in", "endif", "endfor", "set", "=", "x", "ns",

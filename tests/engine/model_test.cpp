@@ -338,6 +338,9 @@ TEST(Model, ZeroCountsAndAVocabularyWithoutItsRowsAreRefusedByName) {
     EXPECT_EQ(load(with(key, u32(0))), std::string("gguf: key ") + key + " is not a positive integer");
   }
   EXPECT_EQ(load(with("general.architecture", u32(1))), "gguf: general.architecture is not a string");
+  const size_t tensors = GgufFile::FromBytes(MakeFixture(Dense()).Bytes()).value().tensors().size();
+  EXPECT_EQ(load(with("llama.block_count", GgufValue::Uint(GgufType::kU64, 10000000))),
+            "gguf: key llama.block_count 10000000 is more layers than the file's " + std::to_string(tensors) + " tensors can hold");
   GgufWriter more = MakeFixture(Dense());
   const size_t rows = static_cast<size_t>(ReadHparams(GgufFile::FromBytes(more.Bytes()).value()).value().n_vocab);
   std::vector<GgufValue> tokens(rows + 1, GgufValue::String("t"));

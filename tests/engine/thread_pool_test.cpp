@@ -91,6 +91,8 @@ TEST(ThreadPool, EachThreadRunsItsOwnRangeFromTheFrontAndStealsFromTheBack) {
 TEST(ThreadPool, VtThreadsSetsTheDefaultSize) {
   setenv("VT_THREADS", "3", 1);
   EXPECT_EQ(ThreadPool::DefaultThreads(), 3);
+  setenv("VT_THREADS", "99999", 1);  // as -t's limit: so many threads failed to start
+  EXPECT_EQ(ThreadPool::DefaultThreads(), ThreadPool::kMaxThreads);
   unsetenv("VT_THREADS");
   EXPECT_GE(ThreadPool::DefaultThreads(), 1);
 }

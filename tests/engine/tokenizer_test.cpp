@@ -20,7 +20,7 @@ constexpr int32_t kXy = 269, kBc = 272, kZ = 275, kA = 276, kTool = 279, kSpaces
 
 int32_t Byte(unsigned char b) { return 3 + b; }
 
-GgufWriter Vocab(const std::string& model = "llama") {
+GgufWriter Vocab(const std::string& model = "llama", const std::vector<std::string>& controls = {}) {
   std::vector<GgufValue> tokens, scores, types;
   auto add = [&](const std::string& text, float score, TokenType type) {
     tokens.push_back(GgufValue::String(text));
@@ -38,6 +38,7 @@ GgufWriter Vocab(const std::string& model = "llama") {
   for (const auto& [text, score] : kWords) add(text, score, TokenType::kNormal);
   add("<tool>", 0, TokenType::kUserDefined);
   add("\xe2\x96\x81\xe2\x96\x81", 0, TokenType::kUserDefined);  // Gemma has such space runs
+  for (const std::string& text : controls) add(text, 0, TokenType::kControl);
   GgufWriter w;
   w.Set("tokenizer.ggml.model", GgufValue::String(model));
   w.Set("tokenizer.ggml.tokens", GgufValue::Array(GgufType::kString, tokens));
@@ -131,6 +132,30 @@ TEST(Tokenizer, TheVocabularyDecidesBosAndEos) {
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->Encode("hello", true, false), (std::vector<int32_t>{kSpaceHel, kLo, 2}));
   EXPECT_EQ(t->Encode("hello", false, false), (std::vector<int32_t>{kSpaceHel, kLo}));
+}
+
+// The tokens that end a generation, as llama.cpp's special_eog_ids: eos, an eot id, and the
+// end-of-turn spellings; gpt-oss's <|end|> is not one where <|return|> and <|call|> are there.
+TEST(Tokenizer, EndOfTurnTokensEndAGenerationButHarmonysEndOfMessage) {
+  auto eog = [](const GgufWriter& w, const std::string& text) {
+    Tokenizer t = Load(w).value();
+    return t.IsEog(t.Find(text));
+  };
+  const GgufWriter harmony = Vocab("llama", {"<|return|>", "<|call|>", "<|end|>", "<end_of_turn>", "<|channel|>"});
+  EXPECT_TRUE(eog(harmony, "</s>"));  // the eos
+  EXPECT_TRUE(eog(harmony, "<|return|>"));
+  EXPECT_TRUE(eog(harmony, "<|call|>"));
+  EXPECT_TRUE(eog(harmony, "<end_of_turn>"));
+  EXPECT_FALSE(eog(harmony, "<|end|>"));
+  EXPECT_FALSE(eog(harmony, "<|channel|>"));
+  EXPECT_FALSE(eog(harmony, "<s>"));
+  EXPECT_TRUE(eog(Vocab("llama", {"<|end|>"}), "<|end|>"));  // Phi's end of turn
+  GgufWriter eot = Vocab();
+  const int32_t hello = Load(eot).value().Find("xy");
+  ASSERT_GE(hello, 0);
+  eot.Set("tokenizer.ggml.eot_token_id", GgufValue::Uint(GgufType::kU32, static_cast<uint64_t>(hello)));
+  EXPECT_TRUE(eog(eot, "xy"));
+  EXPECT_FALSE(Load(Vocab()).value().IsEog(-1));
 }
 
 TEST(Tokenizer, OtherModelsAndMalformedVocabulariesAreNamedErrors) {

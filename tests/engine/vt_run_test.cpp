@@ -9,6 +9,8 @@
 
 #include "tool_support.h"
 #include "vt/cuda.h"
+#include "vt/fixture.h"
+#include "vt/gguf.h"
 
 namespace {
 
@@ -56,6 +58,33 @@ TEST_F(VtRun, TheJsonReportNamesTheThreadsUsed) {
   EXPECT_EQ(nlohmann::json::parse(Sh("VT_THREADS=3 " + run).out)["threads"], 3);
   EXPECT_EQ(nlohmann::json::parse(Sh(run + " -t 2").out)["threads"], 2);
   EXPECT_GE(nlohmann::json::parse(Sh("env -u VT_THREADS " + run).out)["threads"].get<int>(), 1);
+}
+
+// A token spelled as an end of turn ends the generation as eos does (llama.cpp's EOG list):
+// the token vt-run generates first on a fixture, respelled "<end_of_turn>" (control) in the
+// vocabulary, stops it there with finish "stop" (a Gemma 3 turn ends so; its eos is <eos>).
+TEST_F(VtRun, ATokenSpelledAsAnEndOfTurnEndsTheGeneration) {
+  vt::GgufWriter w = vt::MakeFixture(vt::FixtureSpec{});
+  auto write = [&](const std::string& path) {
+    const std::vector<uint8_t> bytes = w.Bytes();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  };
+  write(model_);
+  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 6 --json";
+  nlohmann::json before = nlohmann::json::parse(Sh(run).out);
+  ASSERT_EQ(before["generated_tokens"], 6) << "the fixture stopped on its own eos: pick another prompt";
+  const int first = before["tokens"][0];
+  auto file = vt::GgufFile::FromBytes(w.Bytes());
+  ASSERT_TRUE(file.ok());
+  std::vector<vt::GgufValue> tokens = *file->Find("tokenizer.ggml.tokens")->AsArray(), types = *file->Find("tokenizer.ggml.token_type")->AsArray();
+  tokens[static_cast<size_t>(first)] = vt::GgufValue::String("<end_of_turn>");
+  types[static_cast<size_t>(first)] = vt::GgufValue::Int(vt::GgufType::kI32, 3);  // control
+  w.Set("tokenizer.ggml.tokens", vt::GgufValue::Array(vt::GgufType::kString, tokens));
+  w.Set("tokenizer.ggml.token_type", vt::GgufValue::Array(vt::GgufType::kI32, types));
+  write(model_);
+  nlohmann::json after = nlohmann::json::parse(Sh(run).out);
+  EXPECT_EQ(after["tokens"], nlohmann::json::array({first}));
+  EXPECT_EQ(after["finish_reason"], "stop");
 }
 
 TEST_F(VtRun, TextGoesToStdoutAndTimingsToStderr) {

@@ -272,6 +272,7 @@ TEST_F(VtServeHostile, ALengthPastTheLimitIsA413WithoutItsBody) {
   std::string got = vt::testing::ReadUntil(fd, "\x01 the connection's end", 10);
   close(fd);
   EXPECT_EQ(StatusOf(got), 413) << got.substr(0, 300);
+  EXPECT_NE(got.find("Connection: close\r\n"), std::string::npos) << "the connection ends: the answer says so\n" << got.substr(0, 300);
 }
 
 // A request httplib cannot parse is answered 400 and its connection closed: the bytes after it

@@ -4,6 +4,8 @@
 // within the pre-tokenizer's words for `gpt2` vocabularies.
 #pragma once
 
+#include <algorithm>
+
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -39,6 +41,10 @@ class Tokenizer {
 
   int32_t bos() const { return bos_; }
   int32_t eos() const { return eos_; }
+  // Whether `id` ends a generation: eos, eot, eom, or a token spelled as an end of turn
+  // (specs/tokenizer.md), as llama.cpp's special_eog_ids; eog() lists them.
+  bool IsEog(int32_t id) const { return std::find(eog_.begin(), eog_.end(), id) != eog_.end(); }
+  const std::vector<int32_t>& eog() const { return eog_; }
   bool add_space_prefix() const { return add_space_prefix_; }
   size_t size() const { return texts_.size(); }
   TokenType type(int32_t id) const { return types_[static_cast<size_t>(id)]; }
@@ -73,6 +79,8 @@ class Tokenizer {
   std::shared_ptr<const PreTokenizer> pre_;
   bool bpe_ = false, ignore_merges_ = false;
   int32_t bos_ = -1, eos_ = -1, unk_ = -1;
+  std::vector<int32_t> eog_;
+  void FindEog(const GgufFile& file);
   bool add_bos_ = true, add_eos_ = false, add_space_prefix_ = true;
 };
 

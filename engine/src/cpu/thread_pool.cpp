@@ -35,7 +35,7 @@ ThreadPool::~ThreadPool() {
 int ThreadPool::DefaultThreads() {
   if (const char* env = std::getenv("VT_THREADS")) {
     int n = std::atoi(env);
-    if (n >= 1) return n;
+    if (n >= 1) return std::min(n, kMaxThreads);  // as the tools' -t: 99999 threads failed to start
   }
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));

@@ -33,8 +33,9 @@ class ThreadPool {
   // except the last, and a thread may run several chunks.
   void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t, int)>& fn);
 
-  // VT_THREADS when set (≥ 1), else the CPUs this process may run on.
+  // VT_THREADS when set (≥ 1, at most kMaxThreads), else the CPUs this process may run on.
   static int DefaultThreads();
+  static constexpr int kMaxThreads = 1024;
 
   // Chunks per thread: enough that a preempted thread's share is taken over by the others,
   // few enough that each chunk of a matmul is a long sequential stream of weight rows.

@@ -182,6 +182,10 @@ void Interp::InstallGlobals() {
     int64_t start = args.size() > 1 ? args[0].AsInt() : 0, stop = args.empty() ? 0 : args[args.size() > 1 ? 1 : 0].AsInt();
     int64_t step = args.size() > 2 ? args[2].AsInt() : 1;
     if (step == 0) return Status(StatusCode::kInvalidArgument, "range() arg 3 must not be zero");
+    const int64_t count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0) : (start > stop ? (start - stop - step - 1) / -step : 0);
+    if (count > kMaxRangeItems) {
+      return Status(StatusCode::kInvalidArgument, "range() of " + std::to_string(count) + " items: more than " + std::to_string(kMaxRangeItems));
+    }
     Array out;
     for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) out.push_back(Value::Int(i));
     return Value::MakeArray(std::move(out));

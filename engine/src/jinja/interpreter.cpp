@@ -37,13 +37,14 @@ StatusOr<Interp::Flow> Interp::ExecBlock(const Node& n) {
 }
 
 StatusOr<Interp::Flow> Interp::Exec(const Node& n) {
+  if (++steps_ > kMaxSteps) return TemplateError(n.line, n.col, "the template ran past " + std::to_string(kMaxSteps) + " steps");
   switch (n.kind) {
-    case Node::Kind::kText: out_ += n.text; return Flow::kNormal;
+    case Node::Kind::kText: out_ += n.text; break;
     case Node::Kind::kOutput: {
       auto v = Eval(*n.kids[0]);
       if (!v.ok()) return v.status();
       out_ += v.value().Str();
-      return Flow::kNormal;
+      break;
     }
     case Node::Kind::kBlock: return ExecBlock(n);
     case Node::Kind::kIf: return ExecIf(n);
@@ -67,6 +68,8 @@ StatusOr<Interp::Flow> Interp::Exec(const Node& n) {
     }
     default: return TemplateError(n.line, n.col, "not a statement");
   }
+  if (out_.size() > kMaxTextBytes) return TemplateError(n.line, n.col, "the template's output passed " + std::to_string(kMaxTextBytes) + " bytes");
+  return Flow::kNormal;
 }
 
 StatusOr<Interp::Flow> Interp::ExecIf(const Node& n) {
@@ -143,6 +146,7 @@ StatusOr<Interp::Flow> Interp::ExecFor(const Node& n) {
     if (keep.value().Truthy()) items.push_back(item);
   }
   for (size_t i = 0; i < items.size(); ++i) {
+    if (++steps_ > kMaxSteps) return TemplateError(n.line, n.col, "the template ran past " + std::to_string(kMaxSteps) + " steps");
     Assign("loop", LoopObject(items, i));
     VT_RETURN_IF_ERROR(bind(items[i]));
     auto flow = ExecBlock(*n.kids[1]);

@@ -48,9 +48,18 @@ class Interp {
   // Macro calls recurse on the C++ stack: the bound keeps a runaway recursion an error.
   static constexpr int kMaxCallDepth = 200;
   int call_depth_ = 0;
+  int64_t steps_ = 0;  // statements run, against kMaxSteps
   std::vector<Scope> scopes_;
   std::string out_;
 };
+
+// Budgets that keep a runaway template (a loop of 10^8, a string doubled in a loop) an error,
+// not a server spending every byte and second on one request: statements run, the items of
+// one range(), and the bytes of the output or of any string or list built (an outside tester's
+// range(100000000) took 16 GB and outlived SIGTERM).
+inline constexpr int64_t kMaxSteps = 10'000'000;
+inline constexpr int64_t kMaxRangeItems = 1'000'000;
+inline constexpr size_t kMaxTextBytes = size_t{16} << 20;
 
 // Binary arithmetic and comparison, Python's rules (builtins.cpp).
 StatusOr<Value> Arithmetic(const std::string& op, const Value& a, const Value& b, const Node& at);

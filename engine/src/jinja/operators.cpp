@@ -98,16 +98,25 @@ StatusOr<Value> Arithmetic(const std::string& op, const Value& a, const Value& b
   }
   if (op == "~") return Value::String(a.Str() + b.Str());
   if (op == "+" && a.is_array() && b.is_array()) {
+    if (a.array().size() + b.array().size() > kMaxTextBytes) return TemplateError(at.line, at.col, "a list past " + std::to_string(kMaxTextBytes) + " items");
     Array items = a.array();
     items.insert(items.end(), b.array().begin(), b.array().end());
     return Value::MakeArray(std::move(items));
   }
   // A string with anything concatenates their str(), as @huggingface/jinja does.
-  if (op == "+" && (a.is_string() || b.is_string())) return Value::String(a.Str() + b.Str());
+  if (op == "+" && (a.is_string() || b.is_string())) {
+    std::string joined = a.Str() + b.Str();
+    if (joined.size() > kMaxTextBytes) return TemplateError(at.line, at.col, "a string past " + std::to_string(kMaxTextBytes) + " bytes");
+    return Value::String(std::move(joined));
+  }
   if (op == "*" && (a.is_string() || b.is_string()) && (a.kind() == Value::Kind::kInt || b.kind() == Value::Kind::kInt)) {
     const Value& s = a.is_string() ? a : b;
+    const int64_t times = (a.is_string() ? b : a).AsInt();
+    if (times > 0 && s.AsString().size() > kMaxTextBytes / static_cast<size_t>(times)) {
+      return TemplateError(at.line, at.col, "a string past " + std::to_string(kMaxTextBytes) + " bytes");
+    }
     std::string out;
-    for (int64_t k = 0; k < (a.is_string() ? b : a).AsInt(); ++k) out += s.AsString();
+    for (int64_t k = 0; k < times; ++k) out += s.AsString();
     return Value::String(out);
   }
   if (Numeric(a) && Numeric(b)) return Numbers(op, a, b, at);

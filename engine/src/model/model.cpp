@@ -137,6 +137,12 @@ StatusOr<Hparams> ReadHparams(const GgufFile& f) {
   hp.arch = arch;
   VT_ASSIGN_OR_RETURN(hp.n_embd, IntKey(f, a + ".embedding_length", std::nullopt, 1));
   VT_ASSIGN_OR_RETURN(hp.n_layer, IntKey(f, a + ".block_count", std::nullopt, 1));
+  // Every layer has tensors of its own: a count past the file's tensors is a wrong key, refused
+  // before a vector of that many layers is allocated (10^7 of them threw bad_alloc).
+  if (hp.n_layer > static_cast<int64_t>(f.tensors().size())) {
+    return Status(StatusCode::kInvalidArgument, "gguf: key " + a + ".block_count " + std::to_string(hp.n_layer) + " is more layers than the file's " +
+                                                    std::to_string(f.tensors().size()) + " tensors can hold");
+  }
   VT_ASSIGN_OR_RETURN(hp.n_head, IntKey(f, a + ".attention.head_count", std::nullopt, 1));
   VT_ASSIGN_OR_RETURN(hp.n_ff, IntKey(f, a + ".feed_forward_length"));
   VT_ASSIGN_OR_RETURN(hp.n_head_kv, IntKey(f, a + ".attention.head_count_kv", hp.n_head, 1));

@@ -75,6 +75,7 @@ StatusOr<Tokenizer> Tokenizer::FromGguf(const GgufFile& file) {
                  std::to_string(n) + " tokens)");
     }
   }
+  t.FindEog(file);
   t.add_bos_ = Flag(file, "tokenizer.ggml.add_bos_token", true);
   t.add_eos_ = Flag(file, "tokenizer.ggml.add_eos_token", false);
   // llama.cpp's defaults differ by model: SentencePiece prefixes a space, byte-level BPE does not.
@@ -82,6 +83,26 @@ StatusOr<Tokenizer> Tokenizer::FromGguf(const GgufFile& file) {
   t.add_space_prefix_ = Flag(file, "tokenizer.ggml.add_space_prefix", !t.bpe_);
   if (t.bpe_) VT_RETURN_IF_ERROR(ReadMerges(file, &t));
   return t;
+}
+
+// llama.cpp's special_eog_ids (llama-vocab.cpp): the spellings it takes for an end of turn,
+// the eos/eot/eom ids, and gpt-oss's exception (its <|end|> closes a message, not the turn).
+void Tokenizer::FindEog(const GgufFile& file) {
+  static const char* const kEnds[] = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>",
+                                      "<|calls|>", "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>",
+                                      "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>", "<end_of_utterance>",
+                                      "\xef\xbd\x9c" "end" "\xe2\x96\x81" "of" "\xe2\x96\x81" "sentence" "\xef\xbd\x9c"};  // DeepSeek's
+  auto add = [&](int32_t id) {
+    if (id >= 0 && id < static_cast<int32_t>(texts_.size()) && !IsEog(id)) eog_.push_back(id);
+  };
+  for (const char* end : kEnds) add(Find(end));
+  add(eos_);
+  add(Id(file, "tokenizer.ggml.eot_token_id"));
+  add(Id(file, "tokenizer.ggml.eom_token_id"));
+  const int32_t end = Find("<|end|>");
+  if (Find("<|return|>") >= 0 && Find("<|call|>") >= 0 && end >= 0) {
+    eog_.erase(std::remove(eog_.begin(), eog_.end(), end), eog_.end());
+  }
 }
 
 int32_t Tokenizer::Find(const std::string& text) const {

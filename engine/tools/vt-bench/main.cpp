@@ -1,6 +1,7 @@
 // vt-bench: llama-bench's prompt-processing (pp) and token-generation (tg) measurements, with
 // vLLM's flag names for the settings that change what is measured (specs/vt-bench.md).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -62,7 +63,7 @@ vt::StatusOr<double> PromptRate(vt::Model& model, int n, int rep) {
 
 // tg N: after one prompt token, N tokens one at a time (greedy); EOS ends it early unless the
 // resolved SamplingParams say ignore_eos.
-vt::StatusOr<double> GenerateRate(vt::Model& model, const vt::SamplingParams& p, int32_t bos, int32_t eos) {
+vt::StatusOr<double> GenerateRate(vt::Model& model, const vt::SamplingParams& p, int32_t bos, const std::vector<int32_t>& eog) {
   auto cache = model.NewCache(p.max_tokens + 1);
   auto sampler = vt::Sampler::Create(p);
   if (!cache.ok() || !sampler.ok()) return cache.ok() ? sampler.status() : cache.status();
@@ -71,7 +72,7 @@ vt::StatusOr<double> GenerateRate(vt::Model& model, const vt::SamplingParams& p,
   auto start = Clock::now();
   while (logits.ok() && made < p.max_tokens) {
     int32_t next = sampler->Sample(logits.value());
-    if (next == eos && !p.ignore_eos) break;
+    if (!p.ignore_eos && std::find(eog.begin(), eog.end(), next) != eog.end()) break;
     logits = model.Forward({next}, cache.value());
     ++made;
   }
@@ -167,7 +168,7 @@ int RunRequestMode(const BenchOptions& o, const vt::GgufFile& file, vt::Model& m
                                       model.hparams().n_vocab);
   if (!dataset.ok()) return Fail(dataset.status().message(), dataset.status().code() == vt::StatusCode::kUnavailable ? 1 : 2);
   double duration = 0;
-  auto timings = vtbench::RunRequests(model, dataset.value(), used, tokenizer.ok() ? tokenizer->eos() : -1, &duration);
+  auto timings = vtbench::RunRequests(model, dataset.value(), used, tokenizer.ok() ? tokenizer->eog() : std::vector<int32_t>{}, &duration);
   if (!timings.ok()) return Fail(timings.status().message(), 1);
   auto settings = vtbench::Settings(o, used, device, dataset.value().rendered, dataset.value().enable_thinking);
   settings.push_back({"weights", "", vttools::WeightMix(file)});
@@ -192,7 +193,8 @@ int Run(BenchOptions o) {
   if (!model.ok()) return Fail(o.model + ": " + model.status().message(), 2);
   std::string device_name = device.value()->name();
   auto tokenizer = vt::Tokenizer::FromGguf(*shared);
-  int32_t bos = tokenizer.ok() ? tokenizer->bos() : -1, eos = tokenizer.ok() ? tokenizer->eos() : -1;
+  const int32_t bos = tokenizer.ok() ? tokenizer->bos() : -1;
+  const std::vector<int32_t> eog = tokenizer.ok() ? tokenizer->eog() : std::vector<int32_t>{};
   vt::SamplingParams used = Used(o);
   if (o.RequestMode()) return RunRequestMode(o, *shared, *model.value(), tokenizer, used, device_name);
   std::vector<Result> results;
@@ -209,9 +211,9 @@ int Run(BenchOptions o) {
   for (int n : o.n_gen) {
     Result r{"tg" + std::to_string(n), 0, n, {}};
     used.max_tokens = n;
-    if (!GenerateRate(*model.value(), used, bos, eos).ok()) return Fail("tg" + std::to_string(n) + " failed", 1);  // warm-up
+    if (!GenerateRate(*model.value(), used, bos, eog).ok()) return Fail("tg" + std::to_string(n) + " failed", 1);  // warm-up
     for (int rep = 0; rep < o.repetitions; ++rep) {
-      auto rate = GenerateRate(*model.value(), used, bos, eos);
+      auto rate = GenerateRate(*model.value(), used, bos, eog);
       if (!rate.ok()) return Fail(rate.status().message(), 1);
       r.tokens_per_s.push_back(rate.value());
     }

@@ -13,7 +13,7 @@ using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-vt::StatusOr<RequestTiming> RunOne(vt::Model& model, const Request& r, const vt::SamplingParams& base, int32_t eos) {
+vt::StatusOr<RequestTiming> RunOne(vt::Model& model, const Request& r, const vt::SamplingParams& base, const std::vector<int32_t>& eog) {
   vt::SamplingParams p = base;
   p.max_tokens = r.output_len;
   auto cache = model.NewCache(static_cast<int>(r.prompt.size()) + r.output_len + 1);
@@ -31,7 +31,7 @@ vt::StatusOr<RequestTiming> RunOne(vt::Model& model, const Request& r, const vt:
     if (t.output_tokens > 0) t.itl_s.push_back(std::chrono::duration<double>(now - last).count());
     last = now;
     ++t.output_tokens;
-    if ((next == eos && !p.ignore_eos) || t.output_tokens == r.output_len) break;
+    if ((!p.ignore_eos && std::find(eog.begin(), eog.end(), next) != eog.end()) || t.output_tokens == r.output_len) break;
     logits = model.Forward({next}, cache.value());
   }
   if (!logits.ok()) return logits.status();
@@ -67,11 +67,12 @@ void AddStats(const std::string& name, const std::vector<double>& seconds, const
 }  // namespace
 
 vt::StatusOr<std::vector<RequestTiming>> RunRequests(vt::Model& model, const Dataset& dataset,
-                                                     const vt::SamplingParams& sampling, int32_t eos, double* duration_s) {
+                                                     const vt::SamplingParams& sampling, const std::vector<int32_t>& eog,
+                                                     double* duration_s) {
   std::vector<RequestTiming> out;
   auto start = Clock::now();
   for (const Request& r : dataset.requests) {
-    auto t = RunOne(model, r, sampling, eos);
+    auto t = RunOne(model, r, sampling, eog);
     if (!t.ok()) return t.status();
     out.push_back(t.value());
   }

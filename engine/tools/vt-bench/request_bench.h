@@ -18,9 +18,11 @@ struct RequestTiming {
   std::vector<double> itl_s;  // between consecutive output tokens
 };
 
-// Greedy unless `sampling` says otherwise; EOS ends a request early unless ignore_eos.
+// Greedy unless `sampling` says otherwise; an end of generation (`eog`: the tokenizer's) ends
+// a request early unless ignore_eos.
 vt::StatusOr<std::vector<RequestTiming>> RunRequests(vt::Model& model, const Dataset& dataset,
-                                                     const vt::SamplingParams& sampling, int32_t eos, double* duration_s);
+                                                     const vt::SamplingParams& sampling, const std::vector<int32_t>& eog,
+                                                     double* duration_s);
 
 // vLLM's result names → values, in print order (ms for latencies).
 std::vector<std::pair<std::string, double>> Summarize(const std::vector<RequestTiming>& timings, double duration_s,

@@ -102,7 +102,7 @@ int Run(const Flags& f) {
     if (!f.json) std::cout << piece << std::flush;
   };
   auto g = vt::Generate(*model, cache.value(), ids, n, sampler->AsTokenSampler(), [&](int32_t id) {
-    eos = id == tokenizer->eos() && !f.sampling.ignore_eos;
+    eos = tokenizer->IsEog(id) && !f.sampling.ignore_eos;
     if (!eos) show(stops.Push(decoder.Push(id)));
     return !eos && !stops.stopped();
   });

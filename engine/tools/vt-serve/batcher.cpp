@@ -68,7 +68,7 @@ void Batcher::Accept(Sequence& s, const std::vector<float>& logits) {
   int32_t id = s.sampler.Sample(logits);
   s.sampler.Accept(id);
   if (++s.generated == 1) s.job->MarkFirstToken();
-  bool eos = id == tokenizer_.eos() && !s.job->sampling.ignore_eos;
+  bool eos = tokenizer_.IsEog(id) && !s.job->sampling.ignore_eos;
   s.job->Emit(eos ? "" : s.stops.Push(s.decoder.Push(id)), s.generated);
   if (eos || s.stops.stopped()) return Finish(s, "stop");
   if (s.generated >= s.job->sampling.max_tokens) return Finish(s, "length");

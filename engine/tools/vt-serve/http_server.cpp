@@ -107,6 +107,13 @@ namespace {
 // What a JSON answer holds of a client's bytes is valid UTF-8 (nlohmann throws on anything else).
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
+// The connection ends after this response (what is left of the request would be read as the
+// next one): said in the response too, not answered with httplib's Keep-Alive header.
+void CloseAfter(httplib::Response& res) {
+  if (current_client) current_client->CloseAfterResponse();
+  res.set_header("Connection", "close");
+}
+
 void SendError(httplib::Response& res, const ApiError& e) {
   LogLine("refused " + std::to_string(e.status) + (e.param.empty() ? "" : " " + Printable(e.param)) + ": " + Printable(e.message));
   res.status = e.status;
@@ -282,7 +289,7 @@ void AnswerHttpError(const httplib::Request& req, httplib::Response& res) {
                                    "MethodNotAllowedError"});
   }
   const bool over = current_client && current_client->over_budget();
-  if (current_client && res.status != 404) current_client->CloseAfterResponse();
+  if (res.status != 404) CloseAfter(res);
   if (over) res.status = 413;  // a chunked body past the limit: no length told it in advance
   std::string message = res.status == 413 ? "the request body is larger than --max-body-bytes"
                         : res.status == 404 ? "no route " + req.method + " " + req.path
@@ -349,7 +356,7 @@ void HttpServer::Routes() {
       return httplib::Server::HandlerResponse::Handled;
     }
     if (std::string framing = FramingError(req); !framing.empty()) {
-      if (current_client) current_client->CloseAfterResponse();
+      CloseAfter(res);
       SendError(res, ApiError{400, "the request's framing is ambiguous: " + framing, ""});
       return httplib::Server::HandlerResponse::Handled;
     }
@@ -357,7 +364,7 @@ void HttpServer::Routes() {
     // all of it: a client that waits for an answer before sending got one only at the read
     // timeout (an outside tester's find). Its unread body ends the connection.
     if (req.has_header("Content-Length") && Exceeds(req.get_header_value("Content-Length"), options_.max_body_bytes)) {
-      if (current_client) current_client->CloseAfterResponse();
+      CloseAfter(res);
       SendError(res, ApiError{413, "the request body is larger than --max-body-bytes", "", "invalid_request_error"});
       return httplib::Server::HandlerResponse::Handled;
     }
