@@ -47,6 +47,7 @@ class Tokenizer {
   const std::vector<int32_t>& eog() const { return eog_; }
   bool add_space_prefix() const { return add_space_prefix_; }
   size_t size() const { return texts_.size(); }
+  int32_t Find(const std::string& text) const;  // the token spelled `text` (the first such), or -1
   TokenType type(int32_t id) const { return types_[static_cast<size_t>(id)]; }
 
  private:
@@ -58,7 +59,6 @@ class Tokenizer {
   std::string BpePiece(const std::string& text) const;
   int32_t ByteToken(unsigned char byte) const;  // or Lost(byte)
   static int32_t Lost(unsigned char byte) { return -1 - static_cast<int32_t>(byte); }
-  int32_t Find(const std::string& text) const;
 
   std::vector<std::string> texts_;
   std::vector<float> scores_;

@@ -57,7 +57,7 @@ class Interp {
 // not a server spending every byte and second on one request: statements run, the items of
 // one range(), and the bytes of the output or of any string or list built (an outside tester's
 // range(100000000) took 16 GB and outlived SIGTERM).
-inline constexpr int64_t kMaxSteps = 10'000'000;
+inline constexpr int64_t kMaxSteps = 2'000'000;
 inline constexpr int64_t kMaxRangeItems = 1'000'000;
 inline constexpr size_t kMaxTextBytes = size_t{16} << 20;
 
