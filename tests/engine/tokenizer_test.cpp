@@ -178,6 +178,14 @@ TEST(Tokenizer, OtherModelsAndMalformedVocabulariesAreNamedErrors) {
                                         std::to_string(n) + " tokens)");
   far.Set("tokenizer.ggml.bos_token_id", GgufValue::Uint(GgufType::kU32, n - 1));
   EXPECT_TRUE(Load(far).ok());
+  // A token type past llama.cpp's seven (0 undefined .. 6 byte) names its index.
+  GgufWriter typed = Vocab();
+  std::vector<GgufValue> types(n, GgufValue::Int(GgufType::kI32, 1));
+  types[5] = GgufValue::Int(GgufType::kI32, 99);
+  typed.Set("tokenizer.ggml.token_type", GgufValue::Array(GgufType::kI32, types));
+  auto bad_type = Load(typed);
+  ASSERT_FALSE(bad_type.ok());
+  EXPECT_EQ(bad_type.status().message(), "gguf: tokenizer.ggml.token_type[5] is 99, not a token type (0-6)");
 }
 
 }  // namespace

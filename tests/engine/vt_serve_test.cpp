@@ -198,6 +198,13 @@ TEST_F(VtServe, AModelsOwnBrokenTemplateIsNamedAtStartupAndCompletionsStillServe
   EXPECT_NE(server->Log().find("warning: the model's chat template (tokenizer.chat_template) does not parse: template:1:"),
             std::string::npos)
       << server->Log();
+  // A template key that is not a string: warned too, not taken silently as none.
+  w.Set("tokenizer.chat_template", vt::GgufValue::Uint(vt::GgufType::kU32, 7));
+  const std::vector<uint8_t> number = w.Bytes();
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(number.data()), static_cast<std::streamsize>(number.size()));
+  auto numbered = ServeProcess::Start(VT_SERVE_BIN, {"-m", path, "--served-model-name", "tiny", "-t", "1"}, &error);
+  ASSERT_TRUE(numbered) << error;
+  EXPECT_NE(numbered->Log().find("warning: the model's tokenizer.chat_template is not a string"), std::string::npos) << numbered->Log();
 }
 
 // What an outside tester's numbers got told: a whole number written as a float is an integer

@@ -53,7 +53,9 @@ StatusOr<Tokenizer> Tokenizer::FromGguf(const GgufFile& file) {
     if (!s) return Bad("tokenizer.ggml.tokens[" + std::to_string(i) + "] is not a string");
     t.texts_.push_back(*s);
     t.scores_.push_back(scores ? static_cast<float>((*scores->AsArray())[i].AsFloat().value_or(0)) : 0.f);
-    t.types_.push_back(types ? static_cast<TokenType>((*types->AsArray())[i].AsInt().value_or(1)) : TokenType::kNormal);
+    const int64_t code = types ? (*types->AsArray())[i].AsInt().value_or(-1) : 1;
+    if (code < 0 || code > 6) return Bad("tokenizer.ggml.token_type[" + std::to_string(i) + "] is " + std::to_string(code) + ", not a token type (0-6)");
+    t.types_.push_back(static_cast<TokenType>(code));
     t.ids_.emplace(*s, static_cast<int32_t>(i));  // the first of duplicate texts wins, as in llama.cpp
     TokenType type = t.types_.back();
     if (type == TokenType::kControl || type == TokenType::kUnknown || type == TokenType::kUserDefined) t.specials_.push_back(static_cast<int32_t>(i));

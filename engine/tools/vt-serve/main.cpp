@@ -79,6 +79,10 @@ int Run(Flags f) {
   if (!engine.ok()) return Fail(f.model + ": " + engine.status().message(), 2);
   // The model's own template, broken: completions still serve, chat requests answer 400
   // naming it; said once now so the operator need not learn it from a client.
+  if (const vt::GgufValue* key = loaded.value()->file->Find("tokenizer.chat_template"); f.chat_template.empty() && key && !key->AsString()) {
+    std::cerr << "vt-serve: warning: the model's tokenizer.chat_template is not a string; chat requests will be refused "
+                 "(start with --chat-template FILE)\n";
+  }
   if (const std::string& own = engine.value()->options().chat_template; f.chat_template.empty() && !own.empty()) {
     if (auto parsed = vt::jinja::Template::Parse(own); !parsed.ok()) {
       std::cerr << "vt-serve: warning: the model's chat template (tokenizer.chat_template) does not parse: "
