@@ -65,11 +65,7 @@ TEST_F(VtRun, TheJsonReportNamesTheThreadsUsed) {
 // vocabulary, stops it there with finish "stop" (a Gemma 3 turn ends so; its eos is <eos>).
 TEST_F(VtRun, ATokenSpelledAsAnEndOfTurnEndsTheGeneration) {
   vt::GgufWriter w = vt::MakeFixture(vt::FixtureSpec{});
-  auto write = [&](const std::string& path) {
-    const std::vector<uint8_t> bytes = w.Bytes();
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  };
-  write(model_);
+  ASSERT_TRUE(w.Write(model_).ok());
   const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 6 --json";
   nlohmann::json before = nlohmann::json::parse(Sh(run).out);
   ASSERT_EQ(before["generated_tokens"], 6) << "the fixture stopped on its own eos: pick another prompt";
@@ -81,7 +77,7 @@ TEST_F(VtRun, ATokenSpelledAsAnEndOfTurnEndsTheGeneration) {
   types[static_cast<size_t>(first)] = vt::GgufValue::Int(vt::GgufType::kI32, 3);  // control
   w.Set("tokenizer.ggml.tokens", vt::GgufValue::Array(vt::GgufType::kString, tokens));
   w.Set("tokenizer.ggml.token_type", vt::GgufValue::Array(vt::GgufType::kI32, types));
-  write(model_);
+  ASSERT_TRUE(w.Write(model_).ok());
   nlohmann::json after = nlohmann::json::parse(Sh(run).out);
   EXPECT_EQ(after["tokens"], nlohmann::json::array({first}));
   EXPECT_EQ(after["finish_reason"], "stop");

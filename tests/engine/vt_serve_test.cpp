@@ -186,8 +186,7 @@ TEST_F(VtServe, AModelsOwnBrokenTemplateIsNamedAtStartupAndCompletionsStillServe
   vt::GgufWriter w = vt::MakeFixture(vt::FixtureSpec{});
   w.Set("tokenizer.chat_template", vt::GgufValue::String("{% for m in messages %}[{{ m.role }}]"));
   const std::string path = *dir_ + "/broken-template.gguf";
-  const std::vector<uint8_t> bytes = w.Bytes();
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(w.Write(path).ok());
   std::string error;
   auto server = ServeProcess::Start(VT_SERVE_BIN, {"-m", path, "--served-model-name", "tiny", "-t", "1"}, &error);
   ASSERT_TRUE(server) << error;
@@ -200,8 +199,7 @@ TEST_F(VtServe, AModelsOwnBrokenTemplateIsNamedAtStartupAndCompletionsStillServe
       << server->Log();
   // A template key that is not a string: warned too, not taken silently as none.
   w.Set("tokenizer.chat_template", vt::GgufValue::Uint(vt::GgufType::kU32, 7));
-  const std::vector<uint8_t> number = w.Bytes();
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(number.data()), static_cast<std::streamsize>(number.size()));
+  ASSERT_TRUE(w.Write(path).ok());
   auto numbered = ServeProcess::Start(VT_SERVE_BIN, {"-m", path, "--served-model-name", "tiny", "-t", "1"}, &error);
   ASSERT_TRUE(numbered) << error;
   EXPECT_NE(numbered->Log().find("warning: the model's tokenizer.chat_template is not a string"), std::string::npos) << numbered->Log();
