@@ -4,7 +4,8 @@
 // softmax (in its max and sum) that weighs no value. A workgroup per (head, token);
 // keys in chunks of 128 (one score per invocation, in shared memory) with an online softmax,
 // so any context length fits; each invocation accumulates up to 4 output dims (head_dim ≤ 512).
-// The cache is read as 32-bit words: f32 (kv_type 0) or f16 pairs (kv_type 1).
+// The cache is read as 32-bit words: f32 (kv_type 0) or f16 pairs (kv_type 1). With has_rows,
+// position j's key and value are row rows[j] of the cache (a paged cache's block table).
 #version 450
 layout(local_size_x = 128) in;
 layout(std430, binding = 0) readonly buffer Q { float q[]; };
@@ -12,6 +13,7 @@ layout(std430, binding = 1) readonly buffer K { uint kc[]; };
 layout(std430, binding = 2) readonly buffer V { uint vc[]; };
 layout(std430, binding = 3) writeonly buffer O { float o[]; };
 layout(std430, binding = 4) readonly buffer S { float sinks[]; };
+layout(std430, binding = 5) readonly buffer R { uint rows[]; };
 layout(push_constant) uniform Params {
   uint hd, heads, kv_heads, tokens, n_past, kv_type;
   float scale;
@@ -21,11 +23,14 @@ layout(push_constant) uniform Params {
   uint o_off, o1, o2;
   uint window;
   uint has_sinks, sink_off;
+  uint has_rows, rows_off;
 } p;
 
 shared float qs[512];
 shared float scores[128];
 #define kNegInf uintBitsToFloat(0xff800000u)
+
+uint Row(uint j) { return p.has_rows != 0u ? rows[p.rows_off + j] : j; }
 
 float Cache(uint e, bool is_k) {
   if (p.kv_type == 0u) return uintBitsToFloat(is_k ? kc[e] : vc[e]);
@@ -47,7 +52,7 @@ void main() {
       uint j = c0 + tid, cn = min(128u, n - c0);
       float s = kNegInf;
       if (j < n) {
-        uint kb = p.k_off + g * p.k1 + j * p.k2;
+        uint kb = p.k_off + g * p.k1 + Row(j) * p.k2;
         s = 0.0;
         for (uint d = 0u; d < p.hd; ++d) s += qs[d] * Cache(kb + d, true);
         s *= p.scale;
@@ -62,7 +67,7 @@ void main() {
       for (uint i = 0u; i < cn; ++i) {
         float w = exp(scores[i] - mn);
         l += w;
-        uint vb = p.v_off + g * p.v1 + (c0 + i) * p.v2;
+        uint vb = p.v_off + g * p.v1 + Row(c0 + i) * p.v2;
         for (uint x = 0u; x < 4u; ++x) {
           uint d = tid + 128u * x;
           if (d < p.hd) acc[x] += w * Cache(vb + d, false);

@@ -111,19 +111,16 @@ TEST(Batcher, AStepThatFailsForOneRequestFailsOnlyThatOne) {
   greedy.temperature = 0;
   greedy.ignore_eos = true;
   greedy.max_tokens = 8;
-  auto Slots = [&](int n) {
-    std::vector<vt::KvCache> slots;
-    for (int i = 0; i < n; ++i) slots.push_back(model.value()->NewCache(64).value());
-    return slots;
-  };
+  const KvOptions kv{8, 16, true};  // 128 positions
+  auto Pool = [&] { return model.value()->NewKvPool(kv.n_blocks, kv.block_size).value(); };
   const std::vector<int32_t> good = {vt::kFixtureBos, 'H', 'i'};
   ServeMetrics metrics;
-  Batcher alone(*model.value(), tokenizer.value(), Slots(1), 64, metrics);
+  Batcher alone(*model.value(), tokenizer.value(), Pool(), kv, {1, 64}, metrics);
   auto solo = RunAll(alone, {std::make_shared<Job>(good, greedy)});
   ASSERT_EQ(solo[0].second, "length");
   // The bad prompt's id is past the model's rows (vt-serve refuses such ids before queueing;
   // this is whatever a forward may still refuse).
-  Batcher both(*model.value(), tokenizer.value(), Slots(2), 64, metrics);
+  Batcher both(*model.value(), tokenizer.value(), Pool(), kv, {2, 64}, metrics);
   auto run = RunAll(both, {std::make_shared<Job>(std::vector<int32_t>{vt::kFixtureBos, 9999}, greedy), std::make_shared<Job>(good, greedy)});
   EXPECT_EQ(run[0].second.substr(0, 5), "error") << run[0].second;
   EXPECT_NE(run[0].second.find("out of range"), std::string::npos) << run[0].second;

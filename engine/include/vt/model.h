@@ -54,9 +54,15 @@ struct LayerWeights {
 };
 
 struct KvCache {
-  std::vector<Tensor> k, v;  // per layer [head_dim, n_head_kv, n_ctx]
-  int64_t n_ctx = 0;
+  std::vector<Tensor> k, v;  // per layer [head_dim, n_head_kv, rows]
+  int64_t n_ctx = 0;         // positions this sequence may fill
   int64_t n_past = 0;        // positions filled
+  // Paged (block_size > 0): k and v are a pool of blocks that many sequences' caches share,
+  // and position p lives in row blocks[p / block_size] · block_size + p % block_size; n_ctx is
+  // at most blocks.size() · block_size. Otherwise position p is row p.
+  std::vector<int32_t> blocks;
+  int64_t block_size = 0;
+  int64_t Row(int64_t p) const { return block_size > 0 ? blocks[p / block_size] * block_size + p % block_size : p; }
 };
 
 // One sequence's share of a batched forward pass: the tokens it adds (a chunk of its prompt,
@@ -85,6 +91,11 @@ class Model {
   const MoeCopies& moe_copies() const { return moe_copies_; }
 
   StatusOr<KvCache> NewCache(int64_t n_ctx, DType dtype = DType::kF32);
+  // A pool of `n_blocks` blocks of `block_size` positions (no table, n_ctx 0): a sequence runs
+  // on a copy given its own block table and n_ctx (vt/serve/executor.h).
+  StatusOr<KvCache> NewKvPool(int64_t n_blocks, int64_t block_size, DType dtype = DType::kF32);
+  // The bytes one position takes in a cache of `dtype`: keys and values of every layer.
+  int64_t KvBytesPerPosition(DType dtype = DType::kF32) const;
   // Runs `tokens` at positions cache.n_past.. and advances the cache. Returns logits
   // [n_vocab, T] for every position (all_logits) or [n_vocab, 1] for the last one.
   StatusOr<std::vector<float>> Forward(const std::vector<int32_t>& tokens, KvCache& cache, bool all_logits = false);
@@ -110,9 +121,13 @@ class Model {
   struct Segment {
     KvCache* cache;
     int64_t offset, t;
+    Tensor rows;  // a paged cache's rows of positions [0, n_past + t), i32 on the device
   };
+  Status WriteKv(const Tensor& src, const Segment& s, Tensor& cache);
   Status CheckBatch(const std::vector<BatchEntry>& batch) const;
-  StatusOr<Tensor> Hidden(const std::vector<int32_t>& tokens, const std::vector<Segment>& segments);
+  StatusOr<Tensor> Hidden(const std::vector<int32_t>& tokens, std::vector<Segment>& segments);
+  Status PagedRows(Segment& s);
+  Status CheckBlocks(const KvCache& c, const std::string& entry) const;
   Status SelfAttention(int64_t l, const Tensor& h, const Tensor& pos, const std::vector<Segment>& segments, Tensor& o);
   Status Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vector<Segment>& segments);
   Status Attend(int64_t l, const Tensor& q3, const Tensor& k3, const Tensor& v3, const Segment& s, Tensor& a);

@@ -23,8 +23,10 @@ enum class OpKind {
   kSwiglu,     // silu(a) * b
   kGetRows,    // out[K,n] = table[K,V] rows ids[n] (i32), table f32/f16/bf16
   kTopK,       // out[k,T] i32: indices of the k largest of each row, descending
-  kAttention,  // q[hd,H,T] over k/v cache [hd,Hkv,ctx] (f32/f16), causal from n_past; an
-               // optional 4th input sinks[H] f32: a logit per head in each softmax, on no value
+  kAttention,  // q[hd,H,T] over k/v cache [hd,Hkv,ctx] (f32/f16), causal from n_past; then
+               // optional inputs (AttentionExtras): sinks[H] f32, a logit per head in each
+               // softmax on no value; rows[n_past + T] i32, where position j's key and value
+               // are row rows[j] of k and v (a paged cache's block table; absent: row j)
   kCopy,       // out = a converted to params.out_dtype (f32/f16/bf16), same shape
   // A MoE layer's routed experts: out[d,T] = Σ_j weights[j,t] · down[ids[j,t]]ᵀ·swiglu(
   // gate[ids[j,t]]ᵀ·x_t, up[ids[j,t]]ᵀ·x_t). src: x[d,T] f32, ids[k,T] i32, weights[k,T] f32,
@@ -36,6 +38,13 @@ enum class OpKind {
 };
 
 std::string_view OpName(OpKind kind);
+
+// Attention's optional inputs after q, k and v, told apart by dtype (sinks f32, rows i32).
+struct AttentionExtras {
+  const Tensor* sinks = nullptr;
+  const Tensor* rows = nullptr;
+};
+AttentionExtras AttentionExtrasOf(const std::vector<const Tensor*>& src);
 // Experts: token `token`'s id `id` names none of the `experts` (ids are data, read by each
 // backend that runs the op; every one says so in these words).
 Status ExpertIdError(int64_t token, int64_t id, int64_t experts);  // "Matmul", "Add", ...

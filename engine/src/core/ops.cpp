@@ -36,6 +36,15 @@ double RopeMagnitude(const OpParams& p) {
   return p.ext_factor != 0 ? p.mscale * (1 + 0.1 * std::log(1.0 / p.freq_scale)) : p.mscale;
 }
 
+AttentionExtras AttentionExtrasOf(const std::vector<const Tensor*>& src) {
+  AttentionExtras x;
+  for (size_t i = 3; i < src.size(); ++i) {
+    if (src[i] && src[i]->dtype == DType::kI32) x.rows = src[i];
+    else x.sinks = src[i];
+  }
+  return x;
+}
+
 std::string_view OpName(OpKind kind) {
   switch (kind) {
     case OpKind::kMatmul: return "Matmul";
@@ -104,8 +113,27 @@ StatusOr<Tensor> BroadcastSpec(OpKind kind, const Tensor& a, const Tensor& b) {
   return Spec(DType::kF32, a.ne);
 }
 
-StatusOr<Tensor> AttentionSpec(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* sinks, const OpParams& p) {
+// The optional inputs: at most one sinks (f32 [heads]) and one rows (i32 [n_past + T]).
+Status AttentionExtrasSpec(const Tensor& q, const Tensor& k, const std::vector<const Tensor*>& src, const OpParams& p) {
   OpKind kind = OpKind::kAttention;
+  AttentionExtras x = AttentionExtrasOf(src);
+  if (src.size() - 3 != (x.sinks ? 1u : 0u) + (x.rows ? 1u : 0u)) return Bad(kind, "after q, k, v: at most one f32 sinks and one i32 rows");
+  const Tensor* sinks = x.sinks;
+  if (sinks && (sinks->dtype != DType::kF32 || sinks->ne != std::array<int64_t, 4>{q.ne[1], 1, 1, 1} || !sinks->IsContiguous())) {
+    return Bad(kind, "sinks must be f32 [heads]: " + Describe(*sinks));
+  }
+  if (x.rows && (x.rows->ne != std::array<int64_t, 4>{p.n_past + q.ne[2], 1, 1, 1} || !x.rows->IsContiguous())) {
+    return Bad(kind, "rows must be i32 [n_past + tokens]: " + Describe(*x.rows));
+  }
+  // Without rows, position j is row j; with them, the rows' values index k (each backend's
+  // caller, the model, keeps them below k.ne[2]).
+  if (!x.rows && p.n_past + q.ne[2] > k.ne[2]) return Bad(kind, "n_past + tokens exceeds the cache");
+  return Status();
+}
+
+StatusOr<Tensor> AttentionSpec(const std::vector<const Tensor*>& src, const OpParams& p) {
+  OpKind kind = OpKind::kAttention;
+  const Tensor &q = *src[0], &k = *src[1], &v = *src[2];
   if (q.dtype != DType::kF32) return Bad(kind, "q must be f32");
   if ((k.dtype != DType::kF32 && k.dtype != DType::kF16) || v.dtype != k.dtype) {
     return Bad(kind, "k and v caches must both be f32 or both f16");
@@ -114,11 +142,9 @@ StatusOr<Tensor> AttentionSpec(const Tensor& q, const Tensor& k, const Tensor& v
     return Bad(kind, "q, k, v shapes disagree: " + Describe(q) + " " + Describe(k) + " " + Describe(v));
   }
   if (q.ne[1] % k.ne[1] != 0) return Bad(kind, "heads are not a multiple of kv heads");
-  if (p.n_past < 0 || p.n_past + q.ne[2] > k.ne[2]) return Bad(kind, "n_past + tokens exceeds the cache");
+  if (p.n_past < 0) return Bad(kind, "n_past must not be negative");
   if (p.window < 0) return Bad(kind, "the window must be 0 (none) or positive");
-  if (sinks && (sinks->dtype != DType::kF32 || sinks->ne != std::array<int64_t, 4>{q.ne[1], 1, 1, 1} || !sinks->IsContiguous())) {
-    return Bad(kind, "sinks must be f32 [heads]: " + Describe(*sinks));
-  }
+  VT_RETURN_IF_ERROR(AttentionExtrasSpec(q, k, src, p));
   return Spec(DType::kF32, q.ne);
 }
 
@@ -157,7 +183,7 @@ size_t Arity(OpKind kind) {
 
 StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, const OpParams& p) {
   size_t need = Arity(kind);
-  bool optional_input = (kind == OpKind::kSoftmax && src.size() == 1) || (kind == OpKind::kAttention && src.size() == 4);
+  bool optional_input = (kind == OpKind::kSoftmax && src.size() == 1) || (kind == OpKind::kAttention && (src.size() == 4 || src.size() == 5));
   if (src.size() != need && !optional_input) return Bad(kind, "wrong number of inputs");
   for (const Tensor* t : src) {
     if (!t || !t->data) return Bad(kind, "missing input");
@@ -193,7 +219,7 @@ StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, 
     case OpKind::kTopK:
       if (a.dtype != DType::kF32 || p.k < 1 || p.k > a.ne[0]) return Bad(kind, "k must be in 1..ne0 of an f32 input");
       return Spec(DType::kI32, {p.k, a.ne[1], a.ne[2], a.ne[3]});
-    case OpKind::kAttention: return AttentionSpec(a, *src[1], *src[2], src.size() > 3 ? src[3] : nullptr, p);
+    case OpKind::kAttention: return AttentionSpec(src, p);
     case OpKind::kCopy:
       if (!IsFloatWeight(a.dtype) || !IsFloatWeight(p.out_dtype)) return Bad(kind, "copies f32/f16/bf16 only");
       return Spec(p.out_dtype, a.ne);

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "cpu/cpu_ops.h"
@@ -87,6 +88,29 @@ void HeadBlock(const HeadWork& w, int64_t h, int64_t t0, int64_t t1) {
 // enough that each block's packed keys serve many rows.
 constexpr int64_t kAttentionBlock = 96;
 
+// A paged cache's visible rows in position order, the layout the kernels read: where the row
+// map is one run (a sequence whose blocks follow each other) a view of it, otherwise a copy
+// into `scratch`. Either way the arithmetic below is the contiguous cache's, bit for bit.
+Tensor PositionOrder(const Tensor& cache, const int32_t* rows, int64_t visible, std::vector<char>& scratch, ThreadPool& pool) {
+  Tensor t = cache;
+  t.ne[2] = visible;
+  bool run = true;
+  for (int64_t j = 1; j < visible && run; ++j) run = rows[j] == rows[0] + j;
+  if (run) {
+    t.data = static_cast<char*>(cache.data) + static_cast<size_t>(rows[0]) * cache.nb[2];
+    return t;
+  }
+  scratch.resize(static_cast<size_t>(visible) * cache.nb[2]);
+  t.data = scratch.data();
+  t.nb[3] = static_cast<size_t>(visible) * cache.nb[2];
+  pool.ParallelFor(visible, 64, [&](int64_t j0, int64_t j1, int) {
+    for (int64_t j = j0; j < j1; ++j) {
+      std::memcpy(scratch.data() + j * cache.nb[2], static_cast<const char*>(cache.data) + static_cast<size_t>(rows[j]) * cache.nb[2], cache.nb[2]);
+    }
+  });
+  return t;
+}
+
 }  // namespace
 
 // Causal attention over the cache (over a sliding window where op.params.window says), one
@@ -96,13 +120,18 @@ constexpr int64_t kAttentionBlock = 96;
 // values: a second matmul for a prompt, one pass over the value rows (the kernel set's
 // weighted_rows) for a decode step.
 void Attention(const Op& op, ThreadPool& pool) {
-  const Tensor &q = *op.src[0], &k = *op.src[1], &v = *op.src[2];
-  int64_t hd = q.ne[0], heads = q.ne[1], tokens = q.ne[2], group = q.ne[1] / k.ne[1];
+  const Tensor& q = *op.src[0];
+  int64_t hd = q.ne[0], heads = q.ne[1], tokens = q.ne[2], group = q.ne[1] / op.src[1]->ne[1];
   int64_t visible = op.params.n_past + tokens;
+  const AttentionExtras extras = AttentionExtrasOf(op.src);
+  thread_local std::vector<char> k_rows, v_rows;
+  const int32_t* rows = extras.rows ? static_cast<const int32_t*>(extras.rows->data) : nullptr;
+  const Tensor k = rows ? PositionOrder(*op.src[1], rows, visible, k_rows, pool) : *op.src[1];
+  const Tensor v = rows ? PositionOrder(*op.src[2], rows, visible, v_rows, pool) : *op.src[2];
   float scale = op.params.scale != 0 ? op.params.scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(hd)));
   pool.ParallelFor(heads, 1, [&](int64_t h0, int64_t h1, int) {
     std::vector<float> scores(static_cast<size_t>(tokens * visible)), acc(hd), vt;
-    const float* sinks = op.src.size() > 3 ? static_cast<const float*>(op.src[3]->data) : nullptr;
+    const float* sinks = extras.sinks ? static_cast<const float*>(extras.sinks->data) : nullptr;
     HeadWork w{q, k, v, tokens, visible, op.params.n_past, op.params.window, scale, sinks, static_cast<float*>(op.out->data),
                static_cast<size_t>(heads * hd), scores, acc, vt};
     int64_t transposed = -1;  // heads of one KV group share its transposed values

@@ -179,7 +179,10 @@ struct AttentionArgs {
   int n_past, window;
   float scale;
   const float* sinks;  // [heads] f32, or null
+  const int32_t* rows;  // position j's cache row (a paged cache's block table), or null: j
 };
+
+__device__ int64_t CacheRow(const AttentionArgs& a, int64_t j) { return a.rows ? a.rows[j] : j; }
 
 // A block (128 threads) per (head, token): keys in chunks of 128, one score per thread,
 // online softmax; each thread accumulates up to 4 output dims (head_dim <= 512).
@@ -199,7 +202,7 @@ __global__ void AttentionKernel(const AttentionArgs a) {
     float s = -INFINITY;
     if (j < n) {
       s = 0;
-      for (int64_t d = 0; d < hd; ++d) s += qs[d] * LoadF(a.k, At(a.k, d, g, j));
+      for (int64_t d = 0; d < hd; ++d) s += qs[d] * LoadF(a.k, At(a.k, d, g, CacheRow(a, j)));
       s *= a.scale;
     }
     scores[tid] = s;
@@ -214,7 +217,7 @@ __global__ void AttentionKernel(const AttentionArgs a) {
       l += w;
       for (int x = 0; x < 4; ++x) {
         int64_t d = tid + 128 * x;
-        if (d < hd) acc[x] += w * LoadF(a.v, At(a.v, d, g, c0 + i));
+        if (d < hd) acc[x] += w * LoadF(a.v, At(a.v, d, g, CacheRow(a, c0 + i)));
       }
     }
     m = mn;
@@ -291,8 +294,10 @@ cudaError_t LaunchTopK(const Op& op, cudaStream_t stream) {
 cudaError_t LaunchAttention(const Op& op, cudaStream_t stream) {
   const Tensor& q = *op.src[0];
   float scale = op.params.scale != 0 ? op.params.scale : static_cast<float>(1 / std::sqrt(static_cast<double>(q.ne[0])));
+  const AttentionExtras extras = AttentionExtrasOf(op.src);
   AttentionArgs a{ToDev4(q), ToDev4(*op.src[1]), ToDev4(*op.src[2]), ToDev4(*op.out), op.params.n_past, op.params.window, scale,
-                  op.src.size() > 3 ? static_cast<const float*>(op.src[3]->data) : nullptr};
+                  extras.sinks ? static_cast<const float*>(extras.sinks->data) : nullptr,
+                  extras.rows ? static_cast<const int32_t*>(extras.rows->data) : nullptr};
   AttentionKernel<<<static_cast<unsigned>(q.ne[1] * q.ne[2]), 128, 0, stream>>>(a);
   return cudaGetLastError();
 }

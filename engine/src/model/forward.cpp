@@ -96,23 +96,36 @@ Status Model::FeedForward(const LayerWeights& L, const Tensor& h, Tensor& out) {
 Status Model::Attend(int64_t l, const Tensor& q3, const Tensor& k3, const Tensor& v3, const Segment& s, Tensor& a) {
   Graph g(*engine_.q.backend);
   KvCache& cache = *s.cache;
-  int64_t hd = hp_.head_dim(), hkv = hp_.n_head_kv;
+  const int64_t hd = hp_.head_dim();
   auto cols = [&](const Tensor& t) { return View(t, {hd, t.ne[1], s.t, 1}, t.nb, s.offset * t.nb[2]); };
   Tensor q = cols(q3), k = cols(k3), v = cols(v3), out = cols(a);
-  // The new positions' keys and values go into the cache, converted to its dtype.
-  OpParams copy;
-  copy.out_dtype = cache.k[l].dtype;
-  Tensor kslot = View(cache.k[l], {hd, hkv, s.t, 1}, cache.k[l].nb, cache.n_past * cache.k[l].nb[2]);
-  Tensor vslot = View(cache.v[l], {hd, hkv, s.t, 1}, cache.v[l].nb, cache.n_past * cache.v[l].nb[2]);
-  VT_RETURN_IF_ERROR(g.Run(OpKind::kCopy, {&k}, kslot, copy));
-  VT_RETURN_IF_ERROR(g.Run(OpKind::kCopy, {&v}, vslot, copy));
+  VT_RETURN_IF_ERROR(WriteKv(k, s, cache.k[l]));
+  VT_RETURN_IF_ERROR(WriteKv(v, s, cache.v[l]));
   OpParams attn;
   attn.n_past = static_cast<int>(cache.n_past);
   attn.scale = hp_.attention_scale;  // 0: 1/sqrt(head_dim)
   attn.window = hp_.is_swa(l) ? static_cast<int>(hp_.n_swa) : 0;
   std::vector<const Tensor*> src{&q, &cache.k[l], &cache.v[l]};
   if (layers_[l].attn_sinks.data) src.push_back(&layers_[l].attn_sinks);  // gpt-oss
+  if (s.rows.data) src.push_back(&s.rows);
   return g.Run(OpKind::kAttention, std::move(src), out, attn);
+}
+
+// A segment's new keys (or values) `src` [hd, hkv, t] into the rows of its positions, converted
+// to the cache's dtype: one copy, or one per run of consecutive rows in a paged cache.
+Status Model::WriteKv(const Tensor& src, const Segment& s, Tensor& cache) {
+  Graph g(*engine_.q.backend);
+  OpParams copy;
+  copy.out_dtype = cache.dtype;
+  const KvCache& c = *s.cache;
+  for (int64_t i0 = 0, i1; i0 < s.t; i0 = i1) {
+    const int64_t row = c.Row(c.n_past + i0);
+    for (i1 = i0 + 1; i1 < s.t && c.Row(c.n_past + i1) == row + (i1 - i0);) ++i1;
+    Tensor from = View(src, {src.ne[0], src.ne[1], i1 - i0, 1}, src.nb, i0 * src.nb[2]);
+    Tensor to = View(cache, from.ne, cache.nb, row * cache.nb[2]);
+    VT_RETURN_IF_ERROR(g.Run(OpKind::kCopy, {&from}, to, copy));
+  }
+  return Status();
 }
 
 // The attention block of layer l over the normalised hidden state h: its output projection,
@@ -183,9 +196,22 @@ Status Model::Layer(int64_t l, Tensor& x, const Tensor& pos, const std::vector<S
   return g.Run(OpKind::kAdd, {&x, &f}, x);
 }
 
+// A paged segment's row map on the device, once for all its layers' attention.
+Status Model::PagedRows(Segment& s) {
+  const KvCache& c = *s.cache;
+  if (c.block_size <= 0) return Status();
+  std::vector<int32_t> rows(static_cast<size_t>(c.n_past + s.t));
+  for (size_t j = 0; j < rows.size(); ++j) rows[j] = static_cast<int32_t>(c.Row(static_cast<int64_t>(j)));
+  Graph g(*engine_.q.backend);
+  VT_ASSIGN(t, g.New(DType::kI32, {static_cast<int64_t>(rows.size()), 1, 1, 1}));
+  VT_RETURN_IF_ERROR(g.backend().CopyIn(t.data, rows.data(), 4 * rows.size()));
+  s.rows = std::move(t);
+  return Status();
+}
+
 // The hidden state [n_embd, T] after every layer, each segment's tokens at its own cache's
 // positions; every cache then advances by its segment.
-StatusOr<Tensor> Model::Hidden(const std::vector<int32_t>& tokens, const std::vector<Segment>& segments) {
+StatusOr<Tensor> Model::Hidden(const std::vector<int32_t>& tokens, std::vector<Segment>& segments) {
   int64_t t = static_cast<int64_t>(tokens.size());
   Backend& b = *engine_.q.backend;
   Graph g(b);
@@ -198,6 +224,7 @@ StatusOr<Tensor> Model::Hidden(const std::vector<int32_t>& tokens, const std::ve
   VT_RETURN_IF_ERROR(b.CopyIn(ids.data, tokens.data(), 4 * t));
   VT_RETURN_IF_ERROR(b.CopyIn(pos.data, positions.data(), 4 * t));
   VT_ASSIGN(x, g.Apply(OpKind::kGetRows, {&tok_embd_, &ids}, {hp_.n_embd, t, 1, 1}));
+  for (Segment& s : segments) VT_RETURN_IF_ERROR(PagedRows(s));
   if (hp_.arch->embedding_scale) {  // Gemma: √n_embd, in f32 as ggml_scale's sqrtf
     OpParams scale;
     scale.scale = std::sqrt(static_cast<float>(hp_.n_embd));
@@ -227,10 +254,12 @@ StatusOr<std::vector<float>> Model::Forward(const std::vector<int32_t>& tokens, 
   int64_t t = static_cast<int64_t>(tokens.size());
   if (t == 0) return Status(StatusCode::kInvalidArgument, "Forward: no tokens");
   if (cache.n_past + t > cache.n_ctx) return Status(StatusCode::kOutOfRange, "Forward: the KV cache is full");
+  VT_RETURN_IF_ERROR(CheckBlocks(cache, "Forward: "));
   for (int32_t id : tokens) {
     if (id < 0 || id >= hp_.n_vocab) return Status(StatusCode::kInvalidArgument, "Forward: token id " + std::to_string(id) + " out of range");
   }
-  VT_ASSIGN(x, Hidden(tokens, {Segment{&cache, 0, t}}));
+  std::vector<Segment> segments{Segment{&cache, 0, t, {}}};
+  VT_ASSIGN(x, Hidden(tokens, segments));
   return Logits(all_logits ? x : View(x, {hp_.n_embd, 1, 1, 1}, x.nb, (t - 1) * x.nb[1]));
 }
 
@@ -244,6 +273,7 @@ Status Model::CheckBatch(const std::vector<BatchEntry>& batch) const {
     if (e.cache->n_past + static_cast<int64_t>(e.tokens.size()) > e.cache->n_ctx) {
       return Status(StatusCode::kOutOfRange, entry + "the KV cache is full");
     }
+    VT_RETURN_IF_ERROR(CheckBlocks(*e.cache, entry));
     for (size_t j = 0; j < i; ++j) {
       if (batch[j].cache == e.cache) return Status(StatusCode::kInvalidArgument, entry + "its cache is entry " + std::to_string(j) + "'s too");
     }
@@ -254,12 +284,27 @@ Status Model::CheckBatch(const std::vector<BatchEntry>& batch) const {
   return Status();
 }
 
+// A paged cache's table covers n_ctx and names only blocks of its pool.
+Status Model::CheckBlocks(const KvCache& c, const std::string& entry) const {
+  if (c.block_size <= 0) return Status();
+  if (c.n_ctx > static_cast<int64_t>(c.blocks.size()) * c.block_size || c.k.empty()) {
+    return Status(StatusCode::kInvalidArgument, entry + "the block table is shorter than n_ctx");
+  }
+  const int64_t n_blocks = c.k[0].ne[2] / c.block_size;
+  for (int32_t b : c.blocks) {
+    if (b < 0 || b >= n_blocks) {
+      return Status(StatusCode::kInvalidArgument, entry + "block " + std::to_string(b) + " is outside the pool of " + std::to_string(n_blocks));
+    }
+  }
+  return Status();
+}
+
 StatusOr<std::vector<std::vector<float>>> Model::ForwardBatch(const std::vector<BatchEntry>& batch) {
   VT_RETURN_IF_ERROR(CheckBatch(batch));
   std::vector<int32_t> tokens;
   std::vector<Segment> segments;
   for (const BatchEntry& e : batch) {
-    segments.push_back(Segment{e.cache, static_cast<int64_t>(tokens.size()), static_cast<int64_t>(e.tokens.size())});
+    segments.push_back(Segment{e.cache, static_cast<int64_t>(tokens.size()), static_cast<int64_t>(e.tokens.size()), {}});
     tokens.insert(tokens.end(), e.tokens.begin(), e.tokens.end());
   }
   VT_ASSIGN(x, Hidden(tokens, segments));

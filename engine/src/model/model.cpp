@@ -415,4 +415,17 @@ StatusOr<KvCache> Model::NewCache(int64_t n_ctx, DType dtype) {
   return c;
 }
 
+StatusOr<KvCache> Model::NewKvPool(int64_t n_blocks, int64_t block_size, DType dtype) {
+  if (n_blocks < 1 || block_size < 1) return Status(StatusCode::kInvalidArgument, "a KV pool needs at least one block of one position");
+  auto pool = NewCache(n_blocks * block_size, dtype);
+  if (!pool.ok()) return pool.status();
+  pool->n_ctx = 0;
+  pool->block_size = block_size;
+  return pool;
+}
+
+int64_t Model::KvBytesPerPosition(DType dtype) const {
+  return 2 * hp_.n_layer * static_cast<int64_t>(RowBytes(dtype, hp_.head_dim() * hp_.n_head_kv));
+}
+
 }  // namespace vt

@@ -168,17 +168,20 @@ void Attention(const Op& op) {
   const Tensor &q = *op.src[0], &k = *op.src[1], &v = *op.src[2];
   int64_t hd = q.ne[0], group = q.ne[1] / k.ne[1];
   double scale = op.params.scale != 0 ? op.params.scale : 1 / std::sqrt(static_cast<double>(hd));
+  const AttentionExtras extras = AttentionExtrasOf(op.src);
+  // Position j's row of the cache: through a paged cache's row map, or j itself.
+  auto row = [&](int64_t j) { return extras.rows ? static_cast<const int32_t*>(extras.rows->data)[j] : j; };
   for (int64_t t = 0; t < q.ne[2]; ++t) {
     for (int64_t h = 0; h < q.ne[1]; ++h) {
       int64_t n = op.params.n_past + t + 1, g = h / group;
       int64_t first = op.params.window > 0 ? std::max<int64_t>(0, n - op.params.window) : 0;
       std::vector<double> s(n, -INFINITY);
       // A sink: one more logit in the softmax, weighing no value.
-      double sink = op.src.size() > 3 ? Get(*op.src[3], h, 0) : -INFINITY;
+      double sink = extras.sinks ? Get(*extras.sinks, h, 0) : -INFINITY;
       double max = sink;
       for (int64_t j = first; j < n; ++j) {
         double dot = 0;
-        for (int64_t d = 0; d < hd; ++d) dot += Get(q, d, h, t) * Get(k, d, g, j);
+        for (int64_t d = 0; d < hd; ++d) dot += Get(q, d, h, t) * Get(k, d, g, row(j));
         s[j] = dot * scale;
         max = std::max(max, s[j]);
       }
@@ -186,7 +189,7 @@ void Attention(const Op& op) {
       for (double& x : s) sum += (x = std::exp(x - max));
       for (int64_t d = 0; d < hd; ++d) {
         double acc = 0;
-        for (int64_t j = first; j < n; ++j) acc += s[j] * Get(v, d, g, j);
+        for (int64_t j = first; j < n; ++j) acc += s[j] * Get(v, d, g, row(j));
         Set(*op.out, d, h, t, 0, acc / sum);
       }
     }

@@ -16,7 +16,7 @@
 
 namespace vt::vulkan {
 
-inline constexpr uint32_t kBindings = 5;  // attention: q, k, v, out and its sinks
+inline constexpr uint32_t kBindings = 6;  // attention: q, k, v, out, its sinks and its rows
 inline constexpr uint32_t kMaxSets = 256;                       // descriptor sets per submission
 inline constexpr size_t kCacheBytes = size_t{512} << 20;   // freed buffers kept for reuse
 inline constexpr uint64_t kWaitNanos = 600ull * 1000 * 1000 * 1000;  // a kernel batch that takes 10 min is hung

@@ -254,6 +254,7 @@ struct AttentionParams {
   uint32_t q[3], k[3], v[3], o[3];
   uint32_t window;
   uint32_t has_sinks, sink_off;
+  uint32_t has_rows, rows_off;
 };
 
 Status Attention(Device& device, const Op& op) {
@@ -262,16 +263,17 @@ Status Attention(Device& device, const Op& op) {
   VT_PLACE(pk, k);
   VT_PLACE(pv, v);
   VT_PLACE(po, *op.out);
-  const bool has_sinks = op.src.size() > 3;
-  VT_PLACE(ps, has_sinks ? *op.src[3] : q);  // no sinks: q stands in for the unread binding
+  const AttentionExtras extras = AttentionExtrasOf(op.src);
+  VT_PLACE(ps, extras.sinks ? *extras.sinks : q);  // absent: q stands in for the unread binding
+  VT_PLACE(pr, extras.rows ? *extras.rows : q);
   float scale = op.params.scale != 0 ? op.params.scale : static_cast<float>(1 / std::sqrt(static_cast<double>(q.ne[0])));
   AttentionParams p{U(q.ne[0]), U(q.ne[1]), U(k.ne[1]), U(q.ne[2]), U(op.params.n_past), TypeCode(k.dtype), scale,
-                    {}, {}, {}, {}, U(op.params.window), has_sinks ? 1u : 0u, ps.at[0]};
+                    {}, {}, {}, {}, U(op.params.window), extras.sinks ? 1u : 0u, ps.at[0], extras.rows ? 1u : 0u, pr.at[0]};
   std::copy(pq.at, pq.at + 3, p.q);
   std::copy(pk.at, pk.at + 3, p.k);
   std::copy(pv.at, pv.at + 3, p.v);
   std::copy(po.at, po.at + 3, p.o);
-  return Queue(device, Kernel::kAttention, {pq.buffer, pk.buffer, pv.buffer, po.buffer, ps.buffer}, p, Groups(q.ne[1] * q.ne[2], 1), op);
+  return Queue(device, Kernel::kAttention, {pq.buffer, pk.buffer, pv.buffer, po.buffer, ps.buffer, pr.buffer}, p, Groups(q.ne[1] * q.ne[2], 1), op);
 }
 
 struct CopyParams {

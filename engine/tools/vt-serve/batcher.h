@@ -1,60 +1,68 @@
-// Continuous batching: the running sequences, each in a KV-cache slot of its own, advance
-// together, one forward pass per step (vt::Model::ForwardBatch). A step gives every
-// decoding sequence its next token and spends what is left of the token budget on prompt
-// chunks, first come first served; a sequence that finishes leaves its slot at once.
-//
-// Fixed slots rather than paged blocks: each sequence's cache stays one contiguous tensor,
-// so every backend's attention reads it as it reads a lone sequence's. Memory is
-// max_num_seqs × max_model_len positions, bounded by the flags; paging (sharing that memory
-// among more, shorter sequences) is owed.
+// The engine thread's step over the serving core (vt/serve/): the scheduler decides which
+// requests run and with how many tokens over the paged KV pool, the model executor runs that
+// plan as one batched forward pass and samples, and the scheduler's update applies the tokens;
+// this file turns each token into a job's text (detokenized, stop strings, EOS) and each
+// finished request into its job's end and metrics.
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
-#include <vector>
 
 #include "job.h"
 #include "serve_metrics.h"
 #include "vt/model.h"
+#include "vt/serve/executor.h"
+#include "vt/serve/scheduler.h"
 #include "vt/tokenizer.h"
 
 namespace vtserve {
 
+struct KvOptions {
+  int64_t n_blocks = 0, block_size = 16;
+  bool prefix_caching = true;
+};
+
 class Batcher {
  public:
-  Batcher(vt::Model& model, const vt::Tokenizer& tokenizer, std::vector<vt::KvCache> slots, int max_batched_tokens,
-          ServeMetrics& metrics);
+  // `pool`: Model::NewKvPool(options.n_blocks, options.block_size).
+  Batcher(vt::Model& model, const vt::Tokenizer& tokenizer, vt::KvCache pool, const KvOptions& kv,
+          const vt::serve::SchedulerConfig& config, ServeMetrics& metrics);
   ~Batcher();
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
 
+  // The scheduler holds as many requests as may run at once (--max-num-seqs), running or
+  // waiting for blocks; the rest wait in the server's queue.
   bool Full() const;
-  bool Empty() const { return running_.empty(); }
-  // Takes a free slot (callers check Full first); the job's sampler starts here.
+  bool Empty() const { return scheduler_.empty(); }
+  // Hands a job to the scheduler; its sampler starts here.
   void Admit(std::shared_ptr<Job> job);
-  // One forward pass over every running sequence; cancelled and finished ones leave.
+  // One step: cancelled requests leave, the plan runs, finished requests end.
   void Step();
-  // llama-server's warm-up, before any request: a prompt of up to 32 `token`s and one decode
-  // step through the same ForwardBatch path, in the first slot (emptied again on admission).
-  // The weights are read from the file and the engine thread's and the pool's buffers made
-  // here rather than during the first request (specs/vt-serve.md).
+  // llama-server's warm-up before any request (vt/serve/executor.h).
   vt::Status WarmUp(int32_t token);
-  double kv_usage() const { return kv_usage_; }  // positions filled / all slots' positions
+  double kv_usage() const { return kv_usage_; }  // blocks held / all blocks
+  int64_t capacity_tokens() const { return kv_.capacity_tokens(); }
+  // As of the last step, for other threads' gauges.
+  int num_running() const { return running_now_; }
+  int num_waiting() const { return waiting_now_; }
 
  private:
   struct Sequence;
+  bool Accept(Sequence& s, int32_t id);
   void Finish(Sequence& s, const std::string& reason, const std::string& error = "");
-  void Accept(Sequence& s, const std::vector<float>& logits);
-  std::vector<vt::StatusOr<std::vector<float>>> Forward(const std::vector<vt::BatchEntry>& batch);
 
-  vt::Model& model_;
   const vt::Tokenizer& tokenizer_;
-  std::vector<vt::KvCache> slots_;
-  std::vector<bool> slot_used_;
-  int max_batched_tokens_;
   ServeMetrics& metrics_;
-  std::vector<std::unique_ptr<Sequence>> running_;  // in arrival order
+  vt::serve::SchedulerConfig config_;
+  vt::serve::KvCacheManager kv_;
+  vt::serve::Scheduler scheduler_;
+  vt::serve::ModelExecutor executor_;
+  std::map<vt::serve::RequestId, std::unique_ptr<Sequence>> sequences_;
+  vt::serve::RequestId next_id_ = 1;
   std::atomic<double> kv_usage_{0};
+  std::atomic<int> running_now_{0}, waiting_now_{0};
 };
 
 }  // namespace vtserve

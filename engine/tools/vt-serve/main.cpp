@@ -22,7 +22,8 @@ struct Flags {
   int threads = 0;
   vtserve::HttpOptions http;
   int max_queued = 64, max_num_seqs = 8, max_num_batched_tokens = 2048;
-  bool cpu_moe = false, no_warmup = false;
+  bool cpu_moe = false, no_warmup = false, prefix_caching = true;
+  int64_t kv_cache_memory_bytes = 0, block_size = 16;
   double keep_alive_s = 5, request_read_s = 10;
 };
 
@@ -62,7 +63,7 @@ int Run(Flags f) {
                 2);
   }
   vtserve::ServeOptions o{f.served_name.empty() ? f.model : f.served_name, f.max_model_len, f.max_queued, "",
-                          f.max_num_seqs, f.max_num_batched_tokens, !f.no_warmup};
+                          f.max_num_seqs, f.max_num_batched_tokens, !f.no_warmup, f.kv_cache_memory_bytes, f.block_size, f.prefix_caching};
   if (!f.chat_template.empty()) {
     std::ifstream in(f.chat_template, std::ios::binary);
     std::stringstream text;
@@ -89,6 +90,11 @@ int Run(Flags f) {
                 << parsed.status().message() << "; chat requests will be refused (start with --chat-template FILE)\n";
     }
   }
+  const vtserve::KvPoolInfo& kv = engine.value()->kv_pool();
+  std::cerr << "vt-serve: KV cache: " << kv.n_blocks << " blocks of " << kv.block_size << " positions (" << kv.bytes / (1 << 20)
+            << " MiB), " << kv.n_blocks * kv.block_size << " positions in all; the longest context " << engine.value()->options().max_model_len
+            << (kv.max_model_len_lowered ? " (lowered to fit: --kv-cache-memory-bytes)" : "") << "; prefix caching "
+            << (f.prefix_caching ? "on" : "off") << "\n";
   if (engine.value()->warmup_ms() >= 0) std::cerr << "vt-serve: warmed up in " << static_cast<int64_t>(engine.value()->warmup_ms()) << " ms\n";
   vtserve::HttpServer server(*engine.value(), f.http);
   auto port = server.Bind();
@@ -112,12 +118,19 @@ int main(int argc, char** argv) {
   app.add_option("--max-model-len,--ctx", f.max_model_len, "Context length (default: the model's)")->check(CLI::Range(1, 1 << 24));
   app.add_option("--api-key", f.http.api_key, "Ask every /v1 request for Authorization: Bearer KEY");
   app.add_option("--chat-template", f.chat_template, "Chat template file (default: the model's)");
-  app.add_option("--max-num-seqs", f.max_num_seqs, "Sequences run together (KV-cache slots; default 8)")->check(CLI::Range(1, 4096));
+  app.add_option("--max-num-seqs", f.max_num_seqs, "Sequences run together (default 8)")->check(CLI::Range(1, 4096));
   app.add_option("--max-num-batched-tokens", f.max_num_batched_tokens, "Tokens per step (default 2048)")->check(CLI::Range(1, 1 << 24));
   app.add_option("--max-queued-requests", f.max_queued, "Requests waiting at most; more get 503")->check(CLI::Range(0, 1 << 20));
   app.add_option("--max-body-bytes", f.http.max_body_bytes, "Largest request body; larger gets 413")->check(CLI::Range(1, 1 << 30));
   app.add_option("-t,--threads", f.threads, "CPU threads (default: VT_THREADS or all)")->check(CLI::Range(1, 1024));
   app.add_option("--device", f.device, vttools::kDeviceHelp);
+  app.add_option("--kv-cache-memory-bytes", f.kv_cache_memory_bytes,
+                 "KV cache size, e.g. 4GiB (default: --max-num-seqs full contexts, at most half the free memory)")
+      ->transform(CLI::AsSizeValue(false))
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
+  app.add_option("--block-size", f.block_size, "Positions per KV-cache block (default 16)")->check(CLI::Range(1, 4096));
+  app.add_flag("--enable-prefix-caching,!--no-enable-prefix-caching", f.prefix_caching,
+               "Reuse the KV blocks of prompts' shared prefixes (default on)");
   app.add_flag("--cpu-moe", f.cpu_moe, "Place MoE experts on the CPU (llama.cpp's --cpu-moe)");
   app.add_flag("--no-warmup", f.no_warmup, "Skip the warm-up run before listening (llama-server's flag)");
   app.add_option("--max-connections", f.http.max_connections, "Connections served at once, a thread each (1024); idle ones yield to new ones")

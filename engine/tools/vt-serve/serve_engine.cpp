@@ -1,6 +1,8 @@
 #include "serve_engine.h"
 
 #include <algorithm>
+#include <climits>
+#include <fstream>
 
 #include "json_value.h"
 #include "vt/chat_template.h"
@@ -8,32 +10,75 @@
 
 namespace vtserve {
 
+namespace {
+
+// MemAvailable from /proc/meminfo in bytes, or 0 where it cannot be read.
+int64_t AvailableMemoryBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  int64_t kib = 0;
+  while (in >> key >> kib) {
+    if (key == "MemAvailable:") return kib * 1024;
+    in.ignore(256, '\n');
+  }
+  return 0;
+}
+
+// The pool's blocks: the flag's bytes, or by default every sequence's whole context capped at
+// half the memory available now. A default context the budget cannot hold is lowered to what
+// it holds; a context the user chose is refused.
+vt::StatusOr<KvPoolInfo> PlanPool(const vt::Model& model, ServeOptions& o) {
+  const int64_t trained = model.hparams().n_ctx_train;
+  const bool chosen = o.max_model_len > 0;
+  if (!chosen) o.max_model_len = trained > 0 ? trained : 2048;
+  const int64_t per_block = o.block_size * model.KvBytesPerPosition();
+  int64_t bytes = o.kv_cache_memory_bytes;
+  if (bytes <= 0) {
+    bytes = o.max_num_seqs * o.max_model_len * model.KvBytesPerPosition();
+    if (int64_t half = AvailableMemoryBytes() / 2; half > 0) bytes = std::min(bytes, std::max(half, per_block));
+  }
+  KvPoolInfo info{bytes / per_block, o.block_size, bytes / per_block * per_block, false};
+  if (info.n_blocks < 1 || info.n_blocks > INT32_MAX) {
+    return vt::Status(vt::StatusCode::kInvalidArgument, "--kv-cache-memory-bytes " + std::to_string(bytes) + " is not between one block (" +
+                                                            std::to_string(per_block) + " bytes of " + std::to_string(o.block_size) + " positions) and 2^31 blocks");
+  }
+  const int64_t holds = info.n_blocks * o.block_size;
+  if (o.max_model_len > holds && chosen) {
+    return vt::Status(vt::StatusCode::kInvalidArgument, "--max-model-len " + std::to_string(o.max_model_len) + " is longer than the KV cache holds: " +
+                                                            std::to_string(holds) + " positions in " + std::to_string(info.bytes) +
+                                                            " bytes (--kv-cache-memory-bytes)");
+  }
+  info.max_model_len_lowered = o.max_model_len > holds;
+  o.max_model_len = std::min(o.max_model_len, holds);
+  return info;
+}
+
+}  // namespace
+
 vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<const vt::GgufFile> file,
                                                               std::unique_ptr<vt::Model> model, ServeOptions options) {
   auto tokenizer = vt::Tokenizer::FromGguf(*file);
   if (!tokenizer.ok()) return tokenizer.status();
-  int64_t trained = model->hparams().n_ctx_train;
-  if (options.max_model_len <= 0) options.max_model_len = trained > 0 ? trained : 2048;
-  std::vector<vt::KvCache> slots;
-  for (int i = 0; i < options.max_num_seqs; ++i) {
-    auto cache = model->NewCache(options.max_model_len);
-    if (!cache.ok()) return cache.status();
-    slots.push_back(std::move(cache).value());
-  }
+  auto info = PlanPool(*model, options);
+  if (!info.ok()) return info.status();
+  auto pool = model->NewKvPool(info->n_blocks, info->block_size);
+  if (!pool.ok()) return pool.status();
   if (options.chat_template.empty()) {
     const vt::GgufValue* tmpl = file->Find("tokenizer.chat_template");
     if (tmpl && tmpl->AsString()) options.chat_template = *tmpl->AsString();
   }
   std::unique_ptr<ServeEngine> engine(new ServeEngine(std::move(file), std::move(model), std::move(tokenizer).value(),
-                                                      std::move(slots), std::move(options)));
+                                                      std::move(pool).value(), info.value(), std::move(options)));
   VT_RETURN_IF_ERROR(engine->warmed_.get());
   return engine;
 }
 
 ServeEngine::ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::Model> model,
-                         vt::Tokenizer tokenizer, std::vector<vt::KvCache> slots, ServeOptions options)
+                         vt::Tokenizer tokenizer, vt::KvCache pool, KvPoolInfo info, ServeOptions options)
     : file_(std::move(file)), model_(std::move(model)), tokenizer_(std::move(tokenizer)), options_(std::move(options)),
-      batcher_(*model_, tokenizer_, std::move(slots), options_.max_num_batched_tokens, metrics_) {
+      kv_pool_(info),
+      batcher_(*model_, tokenizer_, std::move(pool), KvOptions{info.n_blocks, info.block_size, options_.prefix_caching},
+               vt::serve::SchedulerConfig{options_.max_num_seqs, options_.max_num_batched_tokens}, metrics_) {
   std::promise<vt::Status> warmed;
   warmed_ = warmed.get_future();
   // The warm-up runs on the engine thread: the buffers it makes are that thread's own.
@@ -155,7 +200,7 @@ void ServeEngine::DropCancelled() {
 }
 
 void ServeEngine::UpdateGauges() {
-  metrics_.SetQueue(static_cast<int>(running_.size()), static_cast<int>(waiting_.size()), batcher_.kv_usage());
+  metrics_.SetQueue(batcher_.num_running(), static_cast<int>(waiting_.size()) + batcher_.num_waiting(), batcher_.kv_usage());
 }
 
 // Admits what fits, steps the batch without the lock (HTTP threads keep queueing), then

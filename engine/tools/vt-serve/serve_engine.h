@@ -1,6 +1,6 @@
 // The model behind the server: requests are tokenized (chat through the template), queued
-// first come first served, and admitted into the running batch (batcher.h) as KV-cache slots
-// free up; one engine thread steps the batch. The HTTP side waits on a Job for its text.
+// first come first served, and handed to the scheduler (batcher.h), which runs them as the
+// paged KV cache's blocks allow; one engine thread steps the batch. The HTTP side waits on a Job for its text.
 #pragma once
 
 #include <atomic>
@@ -32,6 +32,15 @@ struct ServeOptions {
   int max_num_seqs = 8;             // sequences running at once (KV-cache slots)
   int max_num_batched_tokens = 2048;  // tokens per step, at least max_num_seqs
   bool warmup = true;               // a prompt and a decode step before the first request
+  int64_t kv_cache_memory_bytes = 0;  // the KV pool; 0: max_num_seqs × max_model_len, at most half of MemAvailable
+  int64_t block_size = 16;            // positions per KV block
+  bool prefix_caching = true;
+};
+
+// The KV pool Start made, for the start-up line.
+struct KvPoolInfo {
+  int64_t n_blocks = 0, block_size = 0, bytes = 0;
+  bool max_model_len_lowered = false;  // the default context did not fit the default budget
 };
 
 class ServeEngine {
@@ -50,10 +59,11 @@ class ServeEngine {
   const ServeOptions& options() const { return options_; }
   std::string MetricsText() const { return metrics_.Text(options_.served_name); }
   double warmup_ms() const { return warmup_ms_; }  // -1: no warm-up ran (read after Start)
+  const KvPoolInfo& kv_pool() const { return kv_pool_; }
 
  private:
   ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::Model> model, vt::Tokenizer tokenizer,
-              std::vector<vt::KvCache> slots, ServeOptions options);
+              vt::KvCache pool, KvPoolInfo info, ServeOptions options);
   std::variant<std::vector<int32_t>, ApiError> PromptOf(const ServeRequest& r) const;
   std::variant<std::vector<int32_t>, ApiError> Encode(const std::string& text, bool add_special, const std::string& param) const;
   void DropCancelled();  // callers hold mutex_
@@ -64,6 +74,7 @@ class ServeEngine {
   std::unique_ptr<vt::Model> model_;
   vt::Tokenizer tokenizer_;
   ServeOptions options_;
+  KvPoolInfo kv_pool_;
   ServeMetrics metrics_;
   Batcher batcher_;  // the engine thread's alone
   std::mutex mutex_;

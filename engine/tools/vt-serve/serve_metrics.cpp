@@ -48,6 +48,11 @@ void ServeMetrics::Step(int sequences, int tokens) {
   batch_sequences_.Observe(sequences);
 }
 
+void ServeMetrics::SetCacheCounters(uint64_t queries, uint64_t hits, uint64_t preemptions) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  prefix_queries_ = queries, prefix_hits_ = hits, preemptions_ = preemptions;
+}
+
 void ServeMetrics::SetQueue(int running, int waiting, double kv_usage) {
   std::lock_guard<std::mutex> lock(mutex_);
   running_ = running, waiting_ = waiting, kv_usage_ = kv_usage;
@@ -76,7 +81,10 @@ std::string ServeMetrics::Text(const std::string& model) const {
                     gauge("vllm:num_requests_waiting", "Requests waiting in the queue.", waiting_) +
                     gauge("vllm:kv_cache_usage_perc", "Share of the KV cache in use (1 = full).", kv_usage_) +
                     counter("vllm:prompt_tokens_total", "Prompt tokens processed.", prompt_tokens_) +
-                    counter("vllm:generation_tokens_total", "Tokens generated.", generation_tokens_);
+                    counter("vllm:generation_tokens_total", "Tokens generated.", generation_tokens_) +
+                    counter("vllm:prefix_cache_queries_total", "Prompt tokens looked up in the prefix cache.", prefix_queries_) +
+                    counter("vllm:prefix_cache_hits_total", "Prompt tokens found in the prefix cache.", prefix_hits_) +
+                    counter("vllm:num_preemptions_total", "Requests preempted for KV blocks (recomputed later).", preemptions_);
   out += "# HELP vllm:request_success_total Finished requests, by finish reason.\n# TYPE vllm:request_success_total counter\n";
   for (const auto& [reason, n] : finished_) {
     out += "vllm:request_success_total{" + label + ",finished_reason=\"" + reason + "\"} " + std::to_string(n) + "\n";

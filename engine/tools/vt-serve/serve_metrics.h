@@ -34,6 +34,8 @@ class ServeMetrics {
   void Finished(int64_t prompt_tokens, int64_t generated, const std::string& reason, double ttft_s, double e2e_s);
   // One engine step: how many sequences ran together, and their tokens.
   void Step(int sequences, int tokens);
+  // The KV cache's running totals: prefix-cache queries and hits (tokens), preemptions.
+  void SetCacheCounters(uint64_t queries, uint64_t hits, uint64_t preemptions);
   std::string Text(const std::string& model) const;
 
  private:
@@ -41,6 +43,7 @@ class ServeMetrics {
   int running_ = 0, waiting_ = 0;
   double kv_usage_ = 0;
   uint64_t prompt_tokens_ = 0, generation_tokens_ = 0;
+  uint64_t prefix_queries_ = 0, prefix_hits_ = 0, preemptions_ = 0;
   std::map<std::string, uint64_t> finished_;
   Histogram ttft_, tpot_, e2e_, iteration_tokens_, batch_sequences_;
 };
