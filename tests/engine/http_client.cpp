@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 namespace vt::testing {
@@ -156,6 +157,19 @@ std::string ReadUntil(int fd, const std::string& needle, int wait_s) {
     got.append(buf, static_cast<size_t>(n));
   }
   return got;
+}
+
+std::string TextOf(const HttpReply& r) {
+  if (r.status == 0) return "no answer: " + r.error + " after " + std::to_string(r.seconds) + " s";
+  nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
+  if (!j.is_object() || !j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) return r.body;
+  const nlohmann::json& choice = j["choices"][0];
+  return choice.contains("text") && choice["text"].is_string() ? choice["text"].get<std::string>() : r.body;
+}
+
+double Metric(const std::string& text, const std::string& name) {
+  size_t at = text.find("\n" + name + " ");
+  return at == std::string::npos ? -1 : std::atof(text.c_str() + at + name.size() + 2);
 }
 
 }  // namespace vt::testing

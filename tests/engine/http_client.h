@@ -48,6 +48,11 @@ class ServeProcess {
   std::string log_;
 };
 
+// A completion's text (choices[0].text), or what explains its absence (the body, the error).
+std::string TextOf(const HttpReply& r);
+// The number after `name` in Prometheus text ("name 12"), or -1.
+double Metric(const std::string& text, const std::string& name);
+
 // Reads from `fd` until `needle` has arrived (or `wait_s` seconds pass); everything read.
 std::string ReadUntil(int fd, const std::string& needle, int wait_s = 30);
 

@@ -17,6 +17,8 @@ namespace {
 
 using Json = nlohmann::json;
 using vt::testing::HttpReply;
+using vt::testing::Metric;
+using vt::testing::TextOf;
 using vt::testing::ServeProcess;
 
 // A byte-vocabulary chat template: "[role]content" per message, then "[assistant]".
@@ -244,20 +246,6 @@ TEST_F(VtServe, TokenizeAndDetokenizeRoundTrip) {
 
 // The first choice's text, or the whole body when the answer is not a completion (or what
 // went wrong, and when, where there was none).
-std::string TextOf(const HttpReply& r) {
-  if (r.status == 0) return "no answer: " + r.error + " after " + std::to_string(r.seconds) + " s";
-  Json j = Json::parse(r.body, nullptr, false);
-  if (!j.is_object() || !j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) return r.body;
-  const Json& choice = j["choices"][0];
-  return choice.contains("text") && choice["text"].is_string() ? choice["text"].get<std::string>() : r.body;
-}
-
-// The number after `name` in Prometheus text ("name 12"), or -1.
-double Metric(const std::string& text, const std::string& name) {
-  size_t at = text.find("\n" + name + " ");
-  return at == std::string::npos ? -1 : std::atof(text.c_str() + at + name.size() + 2);
-}
-
 // Continuous batching changes no token: 16 greedy requests at once (prompt chunks of at most
 // 64 tokens mixed with decodes) get the text each gets alone.
 TEST_F(VtServe, SixteenConcurrentGreedyRequestsGetTheTextEachGetsAlone) {

@@ -32,8 +32,7 @@ bool Scheduler::Fit(Request& r, int64_t n, Plan& plan) {
   while (!kv_.Grow(r, n)) {
     std::unique_ptr<Request> victim = std::move(running_.back());
     running_.pop_back();
-    kv_.Free(*victim);
-    victim->num_computed = 0;  // recomputed from its first token when it runs again
+    kv_.Free(*victim);  // recomputed from its first token (or a prefix hit) when admitted again
     victim->preemptions++;
     ++preemptions_;
     plan.preempted.push_back(victim->id);

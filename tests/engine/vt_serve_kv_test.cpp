@@ -1,0 +1,93 @@
+// vt-serve's paged KV cache as a client sees it (specs/serve-scheduler.md): a prefix shared by
+// requests is computed once, and a budget far below the load preempts without changing a token.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "http_client.h"
+#include "tool_support.h"
+
+namespace {
+
+using Json = nlohmann::json;
+using vt::testing::Metric;
+using vt::testing::ServeProcess;
+using vt::testing::TextOf;
+
+class VtServeKv : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string((std::filesystem::temp_directory_path() / ("vt-serve-kv-test-" + std::to_string(getpid()))).string());
+    std::filesystem::create_directories(*dir_);
+    // 2 layers of 2 KV heads of 16 dims, f32: 512 bytes of KV cache per position.
+    auto r = vt::testing::Sh(std::string(VT_FIXTURE_BIN) + " -o " + *dir_ + "/m.gguf --layers 2 --dim 64 --heads 4 --kv-heads 2");
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*dir_);
+    delete dir_;
+  }
+  std::unique_ptr<ServeProcess> Serve(std::vector<std::string> more) {
+    std::vector<std::string> args = {"-m", *dir_ + "/m.gguf", "--served-model-name", "tiny", "-t", "1"};
+    args.insert(args.end(), more.begin(), more.end());
+    std::string error;
+    auto server = ServeProcess::Start(VT_SERVE_BIN, args, &error);
+    EXPECT_TRUE(server) << error;
+    return server;
+  }
+  static std::string Greedy(const std::string& prompt, int max_tokens) {
+    return Json{{"prompt", prompt}, {"max_tokens", max_tokens}, {"temperature", 0}, {"ignore_eos", true}}.dump();
+  }
+  static std::string* dir_;
+};
+std::string* VtServeKv::dir_ = nullptr;
+
+constexpr char kHits[] = "vllm:prefix_cache_hits_total{model_name=\"tiny\"}";
+
+// BOS and 320 shared bytes: 20 full blocks of 16 the second request takes from the first.
+TEST_F(VtServeKv, APrefixSharedByRequestsIsComputedOnce) {
+  const std::string prefix(320, 'x'), a = prefix + " the first question", b = prefix + " and the second";
+  auto cached = Serve({"--max-model-len", "1024"});
+  ASSERT_TRUE(cached);
+  EXPECT_NE(cached->Log().find("prefix caching on"), std::string::npos) << cached->Log();
+  TextOf(cached->Post("/v1/completions", Greedy(a, 8)));
+  EXPECT_EQ(Metric(cached->Get("/metrics").body, kHits), 0);
+  const std::string shared = TextOf(cached->Post("/v1/completions", Greedy(b, 8)));
+  EXPECT_EQ(Metric(cached->Get("/metrics").body, kHits), 320);
+  auto fresh = Serve({"--max-model-len", "1024", "--no-enable-prefix-caching"});
+  ASSERT_TRUE(fresh);
+  TextOf(fresh->Post("/v1/completions", Greedy(a, 8)));
+  EXPECT_EQ(TextOf(fresh->Post("/v1/completions", Greedy(b, 8))), shared) << "the cached prefix changed the answer";
+  EXPECT_EQ(Metric(fresh->Get("/metrics").body, kHits), 0);
+}
+
+// 16 requests of about 70 tokens need about 80 blocks; the budget holds 20 (163840 bytes).
+TEST_F(VtServeKv, ABudgetOfAQuarterPreemptsAndEveryAnswerIsWhole) {
+  auto server = Serve({"--max-num-seqs", "16", "--max-num-batched-tokens", "64", "--max-model-len", "128", "--kv-cache-memory-bytes",
+                       "160KiB", "--no-enable-prefix-caching"});
+  ASSERT_TRUE(server);
+  EXPECT_NE(server->Log().find("KV cache: 20 blocks of 16 positions"), std::string::npos) << server->Log();
+  std::vector<std::string> bodies, alone, together(16);
+  for (int i = 0; i < 16; ++i) bodies.push_back(Greedy("Request " + std::to_string(i) + std::string(static_cast<size_t>(i), '.'), 48));
+  for (const std::string& body : bodies) alone.push_back(TextOf(server->Post("/v1/completions", body)));
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 16; ++i) clients.emplace_back([&, i] { together[i] = TextOf(server->Post("/v1/completions", bodies[i])); });
+  for (std::thread& c : clients) c.join();
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(together[i], alone[i]) << "request " << i << " changed under preemption";
+  EXPECT_GT(Metric(server->Get("/metrics").body, "vllm:num_preemptions_total{model_name=\"tiny\"}"), 0);
+}
+
+TEST_F(VtServeKv, ABudgetThatCannotHoldTheContextIsRefusedAtStartup) {
+  const std::string serve = "timeout 5 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ + "/m.gguf --port 0 ";
+  auto r = vt::testing::Sh(serve + "--kv-cache-memory-bytes 160KiB --max-model-len 1024");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--max-model-len 1024 is longer than the KV cache holds: 320 positions"), std::string::npos) << r.err;
+  r = vt::testing::Sh(serve + "--kv-cache-memory-bytes 1000");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--kv-cache-memory-bytes 1000 is not between one block (8192 bytes"), std::string::npos) << r.err;
+}
+
+}  // namespace
