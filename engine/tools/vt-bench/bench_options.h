@@ -26,6 +26,7 @@ struct BenchOptions {
   std::string dataset_name;  // "", "custom" or "random"
   std::string dataset_path;
   int num_prompts = 100, random_input_len = 1024, random_output_len = 128, custom_output_len = 256;
+  int random_prefix_len = 0;  // tokens every random prompt starts with (vLLM's --random-prefix-len)
   uint64_t seed = 0;
   std::string percentile_metrics = "ttft,tpot,itl", metric_percentiles = "99";
   // Server mode (`vllm bench serve`): the dataset goes to an OpenAI-compatible server.

@@ -106,9 +106,12 @@ vt::StatusOr<Dataset> LoadDataset(const BenchOptions& o, const vt::Tokenizer& to
   Dataset d;
   std::mt19937_64 rng(o.seed);
   std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(n_vocab - 1));
+  std::vector<int32_t> prefix(static_cast<size_t>(o.random_prefix_len));
+  for (int32_t& id : prefix) id = pick(rng);
   for (int i = 0; i < o.num_prompts; ++i) {
     Request r{std::vector<int32_t>(static_cast<size_t>(o.random_input_len)), o.random_output_len};
     for (int32_t& id : r.prompt) id = pick(rng);
+    r.prompt.insert(r.prompt.begin(), prefix.begin(), prefix.end());
     d.requests.push_back(std::move(r));
   }
   return d;

@@ -151,10 +151,16 @@ int RunServerMode(const BenchOptions& o, const vt::GgufFile& file) {
   if (!dataset.ok()) return Fail(dataset.status().message(), dataset.status().code() == vt::StatusCode::kUnavailable ? 1 : 2);
   vt::SamplingParams used = Used(o);
   double duration = 0;
+  const auto before = vtbench::PrefixCacheCounters(o);
   auto timings = vtbench::RunAgainstServer(o, dataset.value(), used, &duration);
   if (!timings.ok()) return Fail(timings.status().message(), timings.status().code() == vt::StatusCode::kInvalidArgument ? 2 : 1);
-  PrintRequests(o, vtbench::Summarize(timings.value(), duration, o.percentile_metrics, o.metric_percentiles),
-                vtbench::Settings(o, used, "server", dataset.value().rendered, dataset.value().enable_thinking));
+  auto summary = vtbench::Summarize(timings.value(), duration, o.percentile_metrics, o.metric_percentiles);
+  // A server that counts its prefix cache (vt-serve, vLLM): the share of this run's prompt
+  // tokens it found there.
+  if (const auto after = vtbench::PrefixCacheCounters(o); before && after && after->first > before->first) {
+    summary.push_back({"prefix_cache_hit_rate", (after->second - before->second) / (after->first - before->first)});
+  }
+  PrintRequests(o, summary, vtbench::Settings(o, used, "server", dataset.value().rendered, dataset.value().enable_thinking));
   return 0;
 }
 
@@ -235,6 +241,8 @@ void AddRequestOptions(CLI::App& app, BenchOptions& o) {
   app.add_option("--dataset-path", o.dataset_path, "JSON lines with a \"prompt\" (request mode, custom)");
   app.add_option("--num-prompts", o.num_prompts, "Requests to run (default 100)")->check(CLI::Range(1, 1000000));
   app.add_option("--random-input-len", o.random_input_len, "Prompt tokens of random requests (default 1024)")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--random-prefix-len", o.random_prefix_len, "Tokens every random prompt shares before its own (default 0)")
+      ->check(CLI::Range(0, 1 << 20));
   app.add_option("--random-output-len", o.random_output_len, "Output tokens of random requests (default 128)")->check(CLI::Range(1, 1 << 20));
   app.add_option("--custom-output-len", o.custom_output_len, "Output tokens of custom/pretokenized requests (default 256)")
       ->check(CLI::Range(1, 1 << 20));
@@ -284,7 +292,7 @@ int main(int argc, char** argv) {
   for (const char* flag : {"-t", "--device", "--moe-on"}) o.local_flags = o.local_flags || app.get_option(flag)->count() > 0;
   // A server with no dataset named gets random prompts, as `vllm bench serve` does.
   if (!o.base_url.empty() && o.dataset_name.empty() && o.dataset_path.empty() && o.pretokenized.empty()) o.dataset_name = "random";
-  for (const char* flag : {"--num-prompts", "--random-input-len", "--random-output-len", "--custom-output-len",
+  for (const char* flag : {"--num-prompts", "--random-input-len", "--random-prefix-len", "--random-output-len", "--custom-output-len",
                            "--percentile-metrics", "--metric-percentiles", "--seed"}) {
     o.request_flags = o.request_flags || app.get_option(flag)->count() > 0;
   }

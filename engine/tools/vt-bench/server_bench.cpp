@@ -157,4 +157,23 @@ vt::StatusOr<std::vector<RequestTiming>> RunAgainstServer(const BenchOptions& o,
   return out;
 }
 
+std::optional<std::pair<double, double>> PrefixCacheCounters(const BenchOptions& o) {
+  auto url = ParseUrl(o.base_url);
+  if (!url.ok()) return std::nullopt;
+  httplib::Client client(url->host, url->port);
+  auto res = client.Get("/metrics");
+  if (!res || res->status != 200) return std::nullopt;
+  // "name{labels} value" lines of Prometheus text; the first series of each name.
+  auto value = [&](const std::string& name) -> std::optional<double> {
+    size_t at = res->body.find("\n" + name + "{");
+    if (at == std::string::npos) return std::nullopt;
+    size_t space = res->body.find("} ", at);
+    if (space == std::string::npos) return std::nullopt;
+    return std::atof(res->body.c_str() + space + 2);
+  };
+  auto queries = value("vllm:prefix_cache_queries_total"), hits = value("vllm:prefix_cache_hits_total");
+  if (!queries || !hits) return std::nullopt;
+  return std::make_pair(*queries, *hits);
+}
+
 }  // namespace vtbench

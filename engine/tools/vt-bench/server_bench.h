@@ -2,6 +2,8 @@
 // `vllm bench serve` runs it: streamed requests, arrivals at a rate, at most N in flight.
 #pragma once
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "bench_options.h"
@@ -14,5 +16,9 @@ namespace vtbench {
 // URL for a refused connection or a non-200 answer.
 vt::StatusOr<std::vector<RequestTiming>> RunAgainstServer(const BenchOptions& o, const Dataset& dataset,
                                                           const vt::SamplingParams& sampling, double* duration_s);
+
+// The server's vllm:prefix_cache_queries_total and vllm:prefix_cache_hits_total from its
+// /metrics, or nothing when it has no such counters (llama-server) or does not answer.
+std::optional<std::pair<double, double>> PrefixCacheCounters(const BenchOptions& o);
 
 }  // namespace vtbench
