@@ -90,4 +90,20 @@ TEST_F(VtServeKv, ABudgetThatCannotHoldTheContextIsRefusedAtStartup) {
   EXPECT_NE(r.err.find("--kv-cache-memory-bytes 1000 is not between one block (8192 bytes"), std::string::npos) << r.err;
 }
 
+// vt-bench's shared prefix against vt-serve: 4 prompts of the same 32 ids and 4 of their own,
+// one at a time; the last 3 find the prefix's 2 blocks, so 96 of the 144 prompt tokens hit.
+TEST_F(VtServeKv, VtBenchReportsTheHitRateOfASharedRandomPrefix) {
+  auto server = Serve({"--max-model-len", "256"});
+  ASSERT_TRUE(server);
+  auto r = vt::testing::Sh(std::string(VT_BENCH_BIN) + " -m " + *dir_ + "/m.gguf --base-url http://127.0.0.1:" + std::to_string(server->port()) +
+                           " --served-model-name tiny --dataset-name random --num-prompts 4 --random-prefix-len 32 --random-input-len 4"
+                           " --random-output-len 2 --max-concurrency 1 -o json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  Json j = Json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_EQ(j["total_input_tokens"], 4 * 36);
+  ASSERT_TRUE(j.contains("prefix_cache_hit_rate")) << r.out;
+  EXPECT_NEAR(j["prefix_cache_hit_rate"].get<double>(), 96.0 / 144.0, 1e-9);
+}
+
 }  // namespace
