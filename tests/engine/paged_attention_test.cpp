@@ -64,7 +64,7 @@ struct Case {
 };
 const Case kCases[] = {{64, 8, 2, 1, 250, 0, DType::kF16, false},  {64, 4, 2, 1, 77, 0, DType::kF32, true},
                        {64, 4, 2, 130, 30, 0, DType::kF32, false}, {32, 4, 1, 100, 20, 48, DType::kF16, true},
-                       {32, 6, 3, 5, 3, 0, DType::kF32, false}};
+                       {32, 6, 3, 5, 3, 0, DType::kF32, false},    {64, 4, 2, 12, 60, 0, DType::kF16, true}};
 
 // The reference reads the rows it is given, and every backend agrees with it.
 TEST(PagedAttention, EveryBackendReadsTheRowsTheTableNames) {

@@ -37,7 +37,34 @@ void TransposeValues(const Tensor& v, const char* vrows, int64_t visible, std::v
   }
 }
 
+// Positions [pos, pos + n) of a sequence, in rows [row, row + n) of its cache.
+struct Run {
+  int64_t pos, n, row;
+};
+
+// A row map's runs of consecutive rows (a paged cache's blocks, merged where they follow each
+// other); no map: one run, position j in row j.
+std::vector<Run> RunsOf(const int32_t* rows, int64_t visible) {
+  if (!rows) return {Run{0, visible, 0}};
+  std::vector<Run> runs;
+  for (int64_t j = 0; j < visible; ++j) {
+    if (!runs.empty() && rows[j] == runs.back().row + runs.back().n) ++runs.back().n;
+    else runs.push_back(Run{j, 1, rows[j]});
+  }
+  return runs;
+}
+
+// Calls f(run, first, count) for the part of each run inside positions [lo, hi).
+template <typename F>
+void ForRuns(const std::vector<Run>& runs, int64_t lo, int64_t hi, F f) {
+  for (const Run& r : runs) {
+    int64_t s0 = std::max(lo, r.pos), s1 = std::min(hi, r.pos + r.n);
+    if (s0 < s1) f(r.row + (s0 - r.pos), s0, s1 - s0);
+  }
+}
+
 struct HeadWork {
+  const std::vector<Run>& runs;  // where k's and v's rows are (decode steps read through them)
   const Tensor &q, &k, &v;
   int64_t tokens, visible, n_past, window;
   float scale;
@@ -59,9 +86,13 @@ void HeadBlock(const HeadWork& w, int64_t h, int64_t t0, int64_t t1) {
   const MatmulKernels& kernels = BestKernels();
   int64_t hd = w.q.ne[0], g = h / (w.q.ne[1] / w.k.ne[1]), vis = w.n_past + t1, rows = t1 - t0, lo = FirstVisible(w, t0);
   float* scores = w.scores.data() + t0 * w.visible;
-  GemmArgs a{static_cast<const char*>(w.k.data) + g * w.k.nb[1], w.k.dtype, w.k.nb[2], w.q.Row<const float>(h, t0),
-             w.q.nb[2] / sizeof(float), scores, static_cast<size_t>(w.visible), rows, vis, hd};
-  GemmRange(a, lo, vis);
+  // Each key's score is its own dot product (the gemv kernels give a key the same bits
+  // whichever keys share its call), so a run at a time is the contiguous cache's arithmetic.
+  ForRuns(w.runs, lo, vis, [&](int64_t row, int64_t first, int64_t n) {
+    GemmArgs a{static_cast<const char*>(w.k.data) + g * w.k.nb[1] + row * w.k.nb[2], w.k.dtype, w.k.nb[2],
+               w.q.Row<const float>(h, t0), w.q.nb[2] / sizeof(float), scores + first, static_cast<size_t>(w.visible), rows, n, hd};
+    GemmRange(a, 0, n);
+  });
   for (int64_t t = t0; t < t1; ++t) {
     SoftmaxRange(kernels, scores + (t - t0) * w.visible, lo, FirstVisible(w, t), w.n_past + t + 1, vis, w.scale,
                  w.sinks ? w.sinks[h] : -INFINITY);
@@ -75,10 +106,11 @@ void HeadBlock(const HeadWork& w, int64_t h, int64_t t0, int64_t t1) {
   }
   const char* vrows = static_cast<const char*>(w.v.data) + g * w.v.nb[1];
   for (int64_t t = t0; t < t1; ++t) {
-    int64_t first = FirstVisible(w, t);
     std::fill(w.acc.begin(), w.acc.end(), 0.0f);
-    kernels.weighted_rows(vrows + first * w.v.nb[2], w.v.dtype, w.v.nb[2], scores + (t - t0) * w.visible + first,
-                          w.n_past + t + 1 - first, w.acc.data(), hd);
+    // weighted_rows adds row after row into acc: run after run is the same order of sums.
+    ForRuns(w.runs, FirstVisible(w, t), w.n_past + t + 1, [&](int64_t row, int64_t first, int64_t n) {
+      kernels.weighted_rows(vrows + row * w.v.nb[2], w.v.dtype, w.v.nb[2], scores + (t - t0) * w.visible + first, n, w.acc.data(), hd);
+    });
     std::copy(w.acc.begin(), w.acc.end(), out + (t - t0) * w.out_stride);
   }
 }
@@ -88,18 +120,12 @@ void HeadBlock(const HeadWork& w, int64_t h, int64_t t0, int64_t t1) {
 // enough that each block's packed keys serve many rows.
 constexpr int64_t kAttentionBlock = 96;
 
-// A paged cache's visible rows in position order, the layout the kernels read: where the row
-// map is one run (a sequence whose blocks follow each other) a view of it, otherwise a copy
-// into `scratch`. Either way the arithmetic below is the contiguous cache's, bit for bit.
-Tensor PositionOrder(const Tensor& cache, const int32_t* rows, int64_t visible, std::vector<char>& scratch, ThreadPool& pool) {
+// A paged cache's visible rows gathered in position order into `scratch`, the layout the
+// prompt path's gemms read (their tiles are not split at a run's end: gathered, the
+// arithmetic is the contiguous cache's, bit for bit).
+Tensor Gathered(const Tensor& cache, const int32_t* rows, int64_t visible, std::vector<char>& scratch, ThreadPool& pool) {
   Tensor t = cache;
   t.ne[2] = visible;
-  bool run = true;
-  for (int64_t j = 1; j < visible && run; ++j) run = rows[j] == rows[0] + j;
-  if (run) {
-    t.data = static_cast<char*>(cache.data) + static_cast<size_t>(rows[0]) * cache.nb[2];
-    return t;
-  }
   scratch.resize(static_cast<size_t>(visible) * cache.nb[2]);
   t.data = scratch.data();
   t.nb[3] = static_cast<size_t>(visible) * cache.nb[2];
@@ -124,15 +150,19 @@ void Attention(const Op& op, ThreadPool& pool) {
   int64_t hd = q.ne[0], heads = q.ne[1], tokens = q.ne[2], group = q.ne[1] / op.src[1]->ne[1];
   int64_t visible = op.params.n_past + tokens;
   const AttentionExtras extras = AttentionExtrasOf(op.src);
-  thread_local std::vector<char> k_rows, v_rows;
   const int32_t* rows = extras.rows ? static_cast<const int32_t*>(extras.rows->data) : nullptr;
-  const Tensor k = rows ? PositionOrder(*op.src[1], rows, visible, k_rows, pool) : *op.src[1];
-  const Tensor v = rows ? PositionOrder(*op.src[2], rows, visible, v_rows, pool) : *op.src[2];
+  std::vector<Run> runs = RunsOf(rows, visible);
+  // Decode steps read a paged cache run by run; a prompt over scattered blocks reads a copy.
+  thread_local std::vector<char> k_rows, v_rows;
+  const bool gather = tokens > kGemvMaxRows && runs.size() > 1;
+  const Tensor k = gather ? Gathered(*op.src[1], rows, visible, k_rows, pool) : *op.src[1];
+  const Tensor v = gather ? Gathered(*op.src[2], rows, visible, v_rows, pool) : *op.src[2];
+  if (gather) runs = {Run{0, visible, 0}};
   float scale = op.params.scale != 0 ? op.params.scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(hd)));
   pool.ParallelFor(heads, 1, [&](int64_t h0, int64_t h1, int) {
     std::vector<float> scores(static_cast<size_t>(tokens * visible)), acc(hd), vt;
     const float* sinks = extras.sinks ? static_cast<const float*>(extras.sinks->data) : nullptr;
-    HeadWork w{q, k, v, tokens, visible, op.params.n_past, op.params.window, scale, sinks, static_cast<float*>(op.out->data),
+    HeadWork w{runs, q, k, v, tokens, visible, op.params.n_past, op.params.window, scale, sinks, static_cast<float*>(op.out->data),
                static_cast<size_t>(heads * hd), scores, acc, vt};
     int64_t transposed = -1;  // heads of one KV group share its transposed values
     for (int64_t h = h0; h < h1; ++h) {
@@ -140,8 +170,8 @@ void Attention(const Op& op, ThreadPool& pool) {
         HeadBlock(w, h, 0, tokens);
         continue;
       }
-      if (h / group != transposed) {
-        TransposeValues(v, static_cast<const char*>(v.data) + h / group * v.nb[1], visible, vt);
+      if (h / group != transposed) {  // (a prompt reads one run: the cache, a gathered copy or one run of blocks)
+        TransposeValues(v, static_cast<const char*>(v.data) + runs[0].row * v.nb[2] + h / group * v.nb[1], visible, vt);
         transposed = h / group;
       }
       for (int64_t t0 = 0; t0 < tokens; t0 += kAttentionBlock) HeadBlock(w, h, t0, std::min(tokens, t0 + kAttentionBlock));
