@@ -90,6 +90,20 @@ TEST_F(VtServeKv, ABudgetThatCannotHoldTheContextIsRefusedAtStartup) {
   EXPECT_NE(r.err.find("--kv-cache-memory-bytes 1000 is not between one block (8192 bytes"), std::string::npos) << r.err;
 }
 
+// No --max-model-len: the model's 512 positions are lowered to the 320 the budget holds, and a
+// request past them is a 400 naming both.
+TEST_F(VtServeKv, ADefaultContextIsLoweredToTheBudgetAndARequestPastItNamesTheBudget) {
+  auto server = Serve({"--kv-cache-memory-bytes", "160KiB"});
+  ASSERT_TRUE(server);
+  EXPECT_NE(server->Log().find("the longest context 320 (lowered to fit: --kv-cache-memory-bytes)"), std::string::npos) << server->Log();
+  auto r = server->Post("/v1/completions", Json{{"prompt", std::string(300, 'x')}, {"max_tokens", 40}}.dump());
+  EXPECT_EQ(r.status, 400) << r.body;
+  EXPECT_NE(r.body.find("maximum context length is 320 tokens"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("what the KV cache holds: 163840 bytes, --kv-cache-memory-bytes"), std::string::npos) << r.body;
+  Json fits = Json::parse(server->Post("/v1/completions", Greedy(std::string(200, 'x'), 100)).body, nullptr, false);
+  EXPECT_EQ(fits["usage"]["completion_tokens"], 100) << "one that fits runs: " << fits.dump();
+}
+
 // vt-bench's shared prefix against vt-serve: 4 prompts of the same 32 ids and 4 of their own,
 // one at a time; the last 3 find the prefix's 2 blocks, so 96 of the 144 prompt tokens hit.
 TEST_F(VtServeKv, VtBenchReportsTheHitRateOfASharedRandomPrefix) {

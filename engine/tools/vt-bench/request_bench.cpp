@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "vt/serve/executor.h"
+
 namespace vtbench {
 namespace {
 
@@ -13,28 +15,43 @@ using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// One request alone through the serving core (vt/serve/), as vt-serve runs a request: a pool
+// of blocks for its prompt and output, its prompt in one chunk, then a token per step.
 vt::StatusOr<RequestTiming> RunOne(vt::Model& model, const Request& r, const vt::SamplingParams& base, const std::vector<int32_t>& eog) {
   vt::SamplingParams p = base;
   p.max_tokens = r.output_len;
-  auto cache = model.NewCache(static_cast<int>(r.prompt.size()) + r.output_len + 1);
   auto sampler = vt::Sampler::Create(p);
-  if (!cache.ok() || !sampler.ok()) return cache.ok() ? sampler.status() : cache.status();
+  if (!sampler.ok()) return sampler.status();
+  constexpr int64_t kBlock = 16;
+  const int64_t blocks = (static_cast<int64_t>(r.prompt.size()) + r.output_len + kBlock) / kBlock;
+  auto pool = model.NewKvPool(blocks, kBlock);
+  if (!pool.ok()) return pool.status();
+  vt::serve::KvCacheManager kv(static_cast<int32_t>(blocks), kBlock, /*prefix_caching=*/false);
+  vt::serve::Scheduler scheduler({1, std::max<int64_t>(1, static_cast<int64_t>(r.prompt.size()))}, kv);
+  vt::serve::ModelExecutor executor(model, std::move(pool).value());
   RequestTiming t;
   t.input_tokens = static_cast<int>(r.prompt.size());
-  auto start = Clock::now();
-  auto logits = model.Forward(r.prompt, cache.value());
-  auto last = Clock::now();
-  while (logits.ok() && t.output_tokens < r.output_len) {
-    int32_t next = sampler->Sample(logits.value());
+  auto request = std::make_unique<vt::serve::Request>();
+  request->tokens = r.prompt;
+  request->num_prompt = r.prompt.size();
+  request->max_tokens = r.output_len;
+  for (int32_t id : r.prompt) sampler->Accept(id);
+  request->sampler = std::move(sampler).value();
+  auto start = Clock::now(), last = start;
+  request->on_token = [&](int32_t id) {
     auto now = Clock::now();
-    if (t.output_tokens == 0) t.ttft_s = std::chrono::duration<double>(now - start).count();
-    if (t.output_tokens > 0) t.itl_s.push_back(std::chrono::duration<double>(now - last).count());
+    if (t.output_tokens++ == 0) t.ttft_s = std::chrono::duration<double>(now - start).count();
+    else t.itl_s.push_back(std::chrono::duration<double>(now - last).count());
     last = now;
-    ++t.output_tokens;
-    if ((!p.ignore_eos && std::find(eog.begin(), eog.end(), next) != eog.end()) || t.output_tokens == r.output_len) break;
-    logits = model.Forward({next}, cache.value());
+    return p.ignore_eos || std::find(eog.begin(), eog.end(), id) == eog.end();
+  };
+  VT_RETURN_IF_ERROR(scheduler.Add(std::move(request)));
+  while (!scheduler.empty()) {
+    vt::serve::Plan plan = scheduler.Schedule();
+    for (const vt::serve::Finished& f : scheduler.Update(plan, executor.Execute(plan))) {
+      if (f.reason == "error") return vt::Status(vt::StatusCode::kInternal, f.error);
+    }
   }
-  if (!logits.ok()) return logits.status();
   t.e2el_s = Since(start);
   return t;
 }

@@ -1,4 +1,5 @@
-// Runs the request mode's requests one at a time and summarises them as vLLM's benchmarks do:
+// Runs the request mode's requests one at a time through the serving core (vt/serve/, as
+// vt-serve runs them) and summarises them as vLLM's benchmarks do:
 // TTFT, TPOT, ITL and end-to-end latency, throughputs, and percentiles.
 #pragma once
 

@@ -167,7 +167,10 @@ std::variant<std::shared_ptr<Job>, ApiError> ServeEngine::Submit(const ServeRequ
     return ApiError{400, "This model's maximum context length is " + std::to_string(len) + " tokens. However, you requested " +
                              std::to_string(n + std::max<int64_t>(want, 1)) + " tokens (" + std::to_string(n) +
                              " in the prompt, " + std::to_string(std::max<int64_t>(want, 1)) + " in the completion). "
-                             "Please reduce the length of the prompt or of max_tokens.",
+                             "Please reduce the length of the prompt or of max_tokens." +
+                             (kv_pool_.max_model_len_lowered ? " (The context is what the KV cache holds: " + std::to_string(kv_pool_.bytes) +
+                                                                    " bytes, --kv-cache-memory-bytes.)"
+                                                              : std::string()),
                     // the prompt alone too long is the prompt's fault, whatever max_tokens says
                     r.max_tokens && n < len ? "max_tokens" : (r.endpoint == Endpoint::kChat ? "messages" : "prompt")};
   }
