@@ -57,6 +57,18 @@ TEST_F(VtBench, DefaultsKeepWhatOlderScriptsReliedOnAndSayWhatWasResolved) {
   EXPECT_EQ(Setting(asked, "ignore_eos")["resolved"], "false");  // read back from the SamplingParams used
 }
 
+TEST_F(VtBench, KvCacheDtypeIsReportedRequestedAndResolved) {
+  auto plain = nlohmann::json::parse(Bench("-p 8 -n 4 -r 1 -o json").out);
+  EXPECT_EQ(Setting(plain, "kv_cache_dtype")["requested"], "auto (default)");
+  EXPECT_EQ(Setting(plain, "kv_cache_dtype")["resolved"], "f32");
+  auto half = nlohmann::json::parse(Bench("-p 8 -n 4 -r 1 -o json --kv-cache-dtype float16").out);
+  EXPECT_EQ(Setting(half, "kv_cache_dtype")["requested"], "float16");
+  EXPECT_EQ(Setting(half, "kv_cache_dtype")["resolved"], "f16");
+  Result bad = Bench("-p 8 -n 0 -r 1 --kv-cache-dtype q8_0");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--kv-cache-dtype q8_0: the KV cache's type must be auto, f32 (float32) or f16 (float16)"), std::string::npos) << bad.err;
+}
+
 TEST_F(VtBench, CombinationsThatWouldBeSilentlyIgnoredAreRefusedNamingBothFlags) {
   Result tpl = Bench("--chat-template t.jinja");
   EXPECT_EQ(tpl.code, 2);

@@ -53,6 +53,19 @@ TEST_F(VtRun, AFullContextEndsTheGenerationWithItsReport) {
 }
 
 // The report names the threads the CPU ran with, VT_THREADS's or -t's, never 0.
+TEST_F(VtRun, CacheTypesAreLlamaCppsFlagsAndMustAgree) {
+  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 2 --json";
+  EXPECT_EQ(nlohmann::json::parse(Sh(run).out)["kv_cache_dtype"], "f32");
+  EXPECT_EQ(nlohmann::json::parse(Sh(run + " -ctk f16 -ctv f16").out)["kv_cache_dtype"], "f16");
+  EXPECT_EQ(nlohmann::json::parse(Sh(run + " --cache-type-k float16 --cache-type-v f16").out)["kv_cache_dtype"], "f16");
+  Result mixed = Sh(run + " -ctk f16");
+  EXPECT_EQ(mixed.code, 2);
+  EXPECT_NE(mixed.err.find("--cache-type-k f16 and --cache-type-v f32 differ"), std::string::npos) << mixed.err;
+  Result unknown = Sh(run + " -ctk q4_0 -ctv q4_0");
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("--cache-type-k q4_0: the KV cache's type must be"), std::string::npos) << unknown.err;
+}
+
 TEST_F(VtRun, TheJsonReportNamesTheThreadsUsed) {
   std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 2 --json";
   EXPECT_EQ(nlohmann::json::parse(Sh("VT_THREADS=3 " + run).out)["threads"], 3);

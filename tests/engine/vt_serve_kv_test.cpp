@@ -104,6 +104,23 @@ TEST_F(VtServeKv, ADefaultContextIsLoweredToTheBudgetAndARequestPastItNamesTheBu
   EXPECT_EQ(fits["usage"]["completion_tokens"], 100) << "one that fits runs: " << fits.dump();
 }
 
+// An f16 pool holds twice the positions of an f32 one in the same bytes, and answers as vt-run
+// does over an f16 cache.
+TEST_F(VtServeKv, AnF16CacheHoldsTwiceThePositionsAndAnswersAsVtRunDoes) {
+  auto server = Serve({"--kv-cache-memory-bytes", "160KiB", "--kv-cache-dtype", "f16", "--max-model-len", "256"});
+  ASSERT_TRUE(server);
+  EXPECT_NE(server->Log().find("KV cache: 40 blocks of 16 positions (0 MiB, f16, 256 bytes per position)"), std::string::npos) << server->Log();
+  const std::string text = TextOf(server->Post("/v1/completions", Greedy("Hello", 24)));
+  auto run = vt::testing::Sh(std::string(VT_RUN_BIN) + " -m " + *dir_ + "/m.gguf -p Hello -n 24 --ignore-eos --json -ctk f16 -ctv f16");
+  ASSERT_EQ(run.code, 0) << run.err;
+  Json j = Json::parse(run.out, nullptr, false);
+  EXPECT_EQ(j["kv_cache_dtype"], "f16");
+  EXPECT_EQ(j["text"], text);
+  auto bad = vt::testing::Sh("timeout 5 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ + "/m.gguf --port 0 --kv-cache-dtype bf16");
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--kv-cache-dtype bf16: the KV cache's type must be auto, f32 (float32) or f16 (float16)"), std::string::npos) << bad.err;
+}
+
 // vt-bench's shared prefix against vt-serve: 4 prompts of the same 32 ids and 4 of their own,
 // one at a time; the last 3 find the prefix's 2 blocks, so 96 of the 144 prompt tokens hit.
 TEST_F(VtServeKv, VtBenchReportsTheHitRateOfASharedRandomPrefix) {

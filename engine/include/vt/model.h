@@ -149,6 +149,11 @@ class Model {
   MoeCopies moe_copies_;
 };
 
+// A KV cache type as a flag names it (`flag`: the flag, for the message): auto and f32/float32
+// are f32, f16/float16 is f16; any other is kInvalidArgument naming the flag, the value and
+// the types there are.
+StatusOr<DType> ParseKvCacheDtype(const std::string& text, const std::string& flag);
+
 // The hyper-parameters of any registered architecture, read with its own key prefix; an
 // architecture vt does not run is kUnimplemented naming it and the ones it does.
 StatusOr<Hparams> ReadHparams(const GgufFile& file);

@@ -428,4 +428,11 @@ int64_t Model::KvBytesPerPosition(DType dtype) const {
   return 2 * hp_.n_layer * static_cast<int64_t>(RowBytes(dtype, hp_.head_dim() * hp_.n_head_kv));
 }
 
+StatusOr<DType> ParseKvCacheDtype(const std::string& text, const std::string& flag) {
+  if (text == "auto" || text == "f32" || text == "float32") return DType::kF32;
+  if (text == "f16" || text == "float16") return DType::kF16;
+  return Status(StatusCode::kInvalidArgument,
+                flag + " " + text + ": the KV cache's type must be auto, f32 (float32) or f16 (float16)");
+}
+
 }  // namespace vt

@@ -49,7 +49,7 @@ vt::Status CheckModes(const BenchOptions& o) {
     return Refuse("--endpoint, --served-model-name, --max-concurrency and --request-rate need --base-url (a server to send to)");
   }
   if (!o.base_url.empty() && o.local_flags) {
-    return Refuse("-t, --device and --moe-on do nothing with --base-url " + o.base_url + ": the server runs the model");
+    return Refuse("-t, --device, --moe-on and --kv-cache-dtype do nothing with --base-url " + o.base_url + ": the server runs the model");
   }
   if (o.endpoint != "/v1/completions" && o.endpoint != "/v1/chat/completions") {
     return Refuse("--endpoint " + o.endpoint + ": expected /v1/completions or /v1/chat/completions");
@@ -109,7 +109,10 @@ std::vector<Setting> Settings(const BenchOptions& o, const vt::SamplingParams& u
       {"skip_chat_template", Requested(o.skip_chat_template, kDefaultSkipChatTemplate), rendered ? "false" : "true"},
       {"enable_thinking", o.enable_thinking ? (*o.enable_thinking ? "true" : "false") : "unset (default)", thinking},
   };
-  if (o.base_url.empty()) return out;
+  if (o.base_url.empty()) {
+    out.push_back({"kv_cache_dtype", o.kv_cache_dtype == "auto" ? "auto (default)" : o.kv_cache_dtype, std::string(vt::DTypeName(o.kv_dtype))});
+    return out;
+  }
   std::ostringstream rate;
   rate << o.request_rate;
   out.push_back({"server", o.base_url + o.endpoint, o.base_url + o.endpoint});

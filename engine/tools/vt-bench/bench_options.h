@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "vt/dtype.h"
 #include "vt/sampling.h"
 #include "vt/status.h"
 
@@ -18,6 +19,8 @@ struct BenchOptions {
   int repetitions = 5, threads = 0;
   std::string output = "md";  // md, json, csv
   std::string device = "cpu", moe_on;  // --device, --moe-on (tools/common/device_flag.h)
+  std::string kv_cache_dtype = "auto";  // --kv-cache-dtype, as given
+  vt::DType kv_dtype = vt::DType::kF32;  // what it resolved to (vt::ParseKvCacheDtype)
   // Requested; unset means the default, which keeps what older scripts relied on.
   std::optional<bool> ignore_eos, skip_chat_template, enable_thinking;
   std::string chat_template;  // --chat-template FILE

@@ -49,12 +49,12 @@ int Fail(const std::string& message, int code) {
 double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
 
 // pp N: N random tokens in one batch on an empty cache.
-vt::StatusOr<double> PromptRate(vt::Model& model, int n, int rep) {
+vt::StatusOr<double> PromptRate(vt::Model& model, int n, int rep, vt::DType kv) {
   std::mt19937 rng(1234 + rep);
   std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(model.hparams().n_vocab - 1));
   std::vector<int32_t> tokens(static_cast<size_t>(n));
   for (int32_t& t : tokens) t = pick(rng);
-  auto cache = model.NewCache(n);
+  auto cache = model.NewCache(n, kv);
   if (!cache.ok()) return cache.status();
   auto start = Clock::now();
   VT_RETURN_IF_ERROR(model.Forward(tokens, cache.value()).status());
@@ -63,8 +63,9 @@ vt::StatusOr<double> PromptRate(vt::Model& model, int n, int rep) {
 
 // tg N: after one prompt token, N tokens one at a time (greedy); EOS ends it early unless the
 // resolved SamplingParams say ignore_eos.
-vt::StatusOr<double> GenerateRate(vt::Model& model, const vt::SamplingParams& p, int32_t bos, const std::vector<int32_t>& eog) {
-  auto cache = model.NewCache(p.max_tokens + 1);
+vt::StatusOr<double> GenerateRate(vt::Model& model, const vt::SamplingParams& p, int32_t bos, const std::vector<int32_t>& eog,
+                                  vt::DType kv) {
+  auto cache = model.NewCache(p.max_tokens + 1, kv);
   auto sampler = vt::Sampler::Create(p);
   if (!cache.ok() || !sampler.ok()) return cache.ok() ? sampler.status() : cache.status();
   auto logits = model.Forward({bos >= 0 ? bos : 0}, cache.value());
@@ -174,7 +175,8 @@ int RunRequestMode(const BenchOptions& o, const vt::GgufFile& file, vt::Model& m
                                       model.hparams().n_vocab);
   if (!dataset.ok()) return Fail(dataset.status().message(), dataset.status().code() == vt::StatusCode::kUnavailable ? 1 : 2);
   double duration = 0;
-  auto timings = vtbench::RunRequests(model, dataset.value(), used, tokenizer.ok() ? tokenizer->eog() : std::vector<int32_t>{}, &duration);
+  auto timings = vtbench::RunRequests(model, dataset.value(), used, tokenizer.ok() ? tokenizer->eog() : std::vector<int32_t>{}, o.kv_dtype,
+                                     &duration);
   if (!timings.ok()) return Fail(timings.status().message(), 1);
   auto settings = vtbench::Settings(o, used, device, dataset.value().rendered, dataset.value().enable_thinking);
   settings.push_back({"weights", "", vttools::WeightMix(file)});
@@ -190,6 +192,9 @@ int Run(BenchOptions o) {
   auto shared = std::make_shared<const vt::GgufFile>(std::move(file).value());
   vt::Status combos = vtbench::CheckCombinations(o, shared->Find("tokenizer.chat_template") != nullptr);
   if (!combos.ok()) return Fail(combos.message(), 2);
+  auto kv = vt::ParseKvCacheDtype(o.kv_cache_dtype, "--kv-cache-dtype");
+  if (!kv.ok()) return Fail(kv.status().message(), 2);
+  o.kv_dtype = kv.value();
   if (!o.base_url.empty()) return RunServerMode(o, *shared);
   std::unique_ptr<vt::Backend> opened;
   auto device = vttools::OpenDevice(o.device, opened);
@@ -206,9 +211,9 @@ int Run(BenchOptions o) {
   std::vector<Result> results;
   for (int n : o.n_prompt) {
     Result r{"pp" + std::to_string(n), n, 0, {}};
-    if (!PromptRate(*model.value(), n, -1).ok()) return Fail("pp" + std::to_string(n) + " failed", 1);  // warm-up, as llama-bench
+    if (!PromptRate(*model.value(), n, -1, o.kv_dtype).ok()) return Fail("pp" + std::to_string(n) + " failed", 1);  // warm-up, as llama-bench
     for (int rep = 0; rep < o.repetitions; ++rep) {
-      auto rate = PromptRate(*model.value(), n, rep);
+      auto rate = PromptRate(*model.value(), n, rep, o.kv_dtype);
       if (!rate.ok()) return Fail(rate.status().message(), 1);
       r.tokens_per_s.push_back(rate.value());
     }
@@ -217,9 +222,9 @@ int Run(BenchOptions o) {
   for (int n : o.n_gen) {
     Result r{"tg" + std::to_string(n), 0, n, {}};
     used.max_tokens = n;
-    if (!GenerateRate(*model.value(), used, bos, eog).ok()) return Fail("tg" + std::to_string(n) + " failed", 1);  // warm-up
+    if (!GenerateRate(*model.value(), used, bos, eog, o.kv_dtype).ok()) return Fail("tg" + std::to_string(n) + " failed", 1);  // warm-up
     for (int rep = 0; rep < o.repetitions; ++rep) {
-      auto rate = GenerateRate(*model.value(), used, bos, eog);
+      auto rate = GenerateRate(*model.value(), used, bos, eog, o.kv_dtype);
       if (!rate.ok()) return Fail(rate.status().message(), 1);
       r.tokens_per_s.push_back(rate.value());
     }
@@ -267,6 +272,7 @@ int main(int argc, char** argv) {
   app.add_option("-t,--threads", o.threads, "CPU threads (default: VT_THREADS or all)")->check(CLI::Range(1, 1024));
   app.add_option("--device", o.device, vttools::kDeviceHelp);
   app.add_option("--moe-on", o.moe_on, "Where MoE experts run when not on --device: cpu")->check(CLI::IsMember({"cpu"}));
+  app.add_option("--kv-cache-dtype", o.kv_cache_dtype, "KV cache type: auto (f32), f32 or f16");
   app.add_option("-o,--output", o.output, "md, json or csv")->check(CLI::IsMember({"md", "json", "csv"}));
   // Each setting as a yes/no pair; neither given leaves it unset (the default applies).
   auto pair = [&](const char* yes, const char* no, std::optional<bool>& into, const char* about) {
@@ -289,7 +295,7 @@ int main(int argc, char** argv) {
   for (const char* flag : {"--endpoint", "--served-model-name", "--max-concurrency", "--request-rate"}) {
     o.server_flags = o.server_flags || app.get_option(flag)->count() > 0;
   }
-  for (const char* flag : {"-t", "--device", "--moe-on"}) o.local_flags = o.local_flags || app.get_option(flag)->count() > 0;
+  for (const char* flag : {"-t", "--device", "--moe-on", "--kv-cache-dtype"}) o.local_flags = o.local_flags || app.get_option(flag)->count() > 0;
   // A server with no dataset named gets random prompts, as `vllm bench serve` does.
   if (!o.base_url.empty() && o.dataset_name.empty() && o.dataset_path.empty() && o.pretokenized.empty()) o.dataset_name = "random";
   for (const char* flag : {"--num-prompts", "--random-input-len", "--random-prefix-len", "--random-output-len", "--custom-output-len",

@@ -17,14 +17,15 @@ double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 // One request alone through the serving core (vt/serve/), as vt-serve runs a request: a pool
 // of blocks for its prompt and output, its prompt in one chunk, then a token per step.
-vt::StatusOr<RequestTiming> RunOne(vt::Model& model, const Request& r, const vt::SamplingParams& base, const std::vector<int32_t>& eog) {
+vt::StatusOr<RequestTiming> RunOne(vt::Model& model, const Request& r, const vt::SamplingParams& base, const std::vector<int32_t>& eog,
+                                   vt::DType kv_dtype) {
   vt::SamplingParams p = base;
   p.max_tokens = r.output_len;
   auto sampler = vt::Sampler::Create(p);
   if (!sampler.ok()) return sampler.status();
   constexpr int64_t kBlock = 16;
   const int64_t blocks = (static_cast<int64_t>(r.prompt.size()) + r.output_len + kBlock) / kBlock;
-  auto pool = model.NewKvPool(blocks, kBlock);
+  auto pool = model.NewKvPool(blocks, kBlock, kv_dtype);
   if (!pool.ok()) return pool.status();
   vt::serve::KvCacheManager kv(static_cast<int32_t>(blocks), kBlock, /*prefix_caching=*/false);
   vt::serve::Scheduler scheduler({1, std::max<int64_t>(1, static_cast<int64_t>(r.prompt.size()))}, kv);
@@ -85,11 +86,11 @@ void AddStats(const std::string& name, const std::vector<double>& seconds, const
 
 vt::StatusOr<std::vector<RequestTiming>> RunRequests(vt::Model& model, const Dataset& dataset,
                                                      const vt::SamplingParams& sampling, const std::vector<int32_t>& eog,
-                                                     double* duration_s) {
+                                                     vt::DType kv_dtype, double* duration_s) {
   std::vector<RequestTiming> out;
   auto start = Clock::now();
   for (const Request& r : dataset.requests) {
-    auto t = RunOne(model, r, sampling, eog);
+    auto t = RunOne(model, r, sampling, eog, kv_dtype);
     if (!t.ok()) return t.status();
     out.push_back(t.value());
   }

@@ -23,7 +23,7 @@ struct RequestTiming {
 // a request early unless ignore_eos.
 vt::StatusOr<std::vector<RequestTiming>> RunRequests(vt::Model& model, const Dataset& dataset,
                                                      const vt::SamplingParams& sampling, const std::vector<int32_t>& eog,
-                                                     double* duration_s);
+                                                     vt::DType kv_dtype, double* duration_s);
 
 // vLLM's result names → values, in print order (ms for latencies).
 std::vector<std::pair<std::string, double>> Summarize(const std::vector<RequestTiming>& timings, double duration_s,

@@ -19,6 +19,7 @@ namespace {
 struct Flags {
   std::string model, prompt, device = "cpu", moe_on;
   int threads = 0, ctx = 0;
+  std::string cache_type_k = "f32", cache_type_v = "f32";  // llama.cpp's default is f16; vt's has been f32
   bool json = false, cpu_moe = false, no_bos = false;
   vt::SamplingParams sampling;  // temperature 0 unless asked: vt-run stays greedy by default
 };
@@ -29,7 +30,7 @@ int Fail(const std::string& message, int code) {
 }
 
 void Report(const Flags& f, const vt::Generation& g, const std::string& text, const char* finish, int threads,
-            const vt::Backend& device, const vt::MoeCopies& copies, const std::string& weights) {
+            const vt::Backend& device, const vt::MoeCopies& copies, const std::string& weights, vt::DType kv_dtype) {
   if (f.json) {
     nlohmann::json j = {{"model", f.model},
                         {"device", device.name()},
@@ -45,7 +46,8 @@ void Report(const Flags& f, const vt::Generation& g, const std::string& text, co
                         {"decode_s", g.decode_s},
                         {"prompt_tokens_per_s", g.PromptTokensPerSecond()},
                         {"decode_tokens_per_s", g.DecodeTokensPerSecond()},
-                        {"weights", weights}};
+                        {"weights", weights},
+                        {"kv_cache_dtype", vt::DTypeName(kv_dtype)}};  // read back from the cache that ran
     // Random fixtures produce bytes that are not UTF-8: replace them rather than throw.
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
@@ -69,7 +71,22 @@ std::string Hex(const std::string& bytes) {
   return out;
 }
 
+// -ctk and -ctv: one type for both (vt's attention reads keys and values of one type).
+vt::StatusOr<vt::DType> CacheType(const Flags& f) {
+  auto k = vt::ParseKvCacheDtype(f.cache_type_k, "--cache-type-k");
+  if (!k.ok()) return k.status();
+  auto v = vt::ParseKvCacheDtype(f.cache_type_v, "--cache-type-v");
+  if (!v.ok()) return v.status();
+  if (k.value() != v.value()) {
+    return vt::Status(vt::StatusCode::kInvalidArgument, "--cache-type-k " + f.cache_type_k + " and --cache-type-v " + f.cache_type_v +
+                                                            " differ: vt's caches hold keys and values of one type");
+  }
+  return k;
+}
+
 int Run(const Flags& f) {
+  auto cache_type = CacheType(f);
+  if (!cache_type.ok()) return Fail(cache_type.status().message(), 2);
   if (f.threads > 0) setenv("VT_THREADS", std::to_string(f.threads).c_str(), 1);  // before the CPU backend starts
   auto loaded = vttools::LoadModel(f.model, f.device, f.cpu_moe || f.moe_on == "cpu");
   if (!loaded.ok()) return Fail(loaded.status().message(), 2);
@@ -88,7 +105,7 @@ int Run(const Flags& f) {
   // A full cache ends the generation ("length", as a max_tokens limit does): the last token
   // sampled needs no room of its own, so a cache of ctx holds ctx - prompt + 1 new tokens.
   const int n = static_cast<int>(std::min<int64_t>(f.sampling.max_tokens, ctx - prompt + 1));
-  auto cache = model->NewCache(ctx);
+  auto cache = model->NewCache(ctx, cache_type.value());
   if (!cache.ok()) return Fail(cache.status().message(), 1);
   auto sampler = vt::Sampler::Create(f.sampling);
   if (!sampler.ok()) return Fail(sampler.status().message(), 2);
@@ -110,7 +127,7 @@ int Run(const Flags& f) {
   if (!stops.stopped()) show(stops.Push(decoder.Flush()) + stops.Flush());  // what was held back
   const char* finish = eos || stops.stopped() ? "stop" : "length";  // vLLM's finish_reason
   Report(f, g.value(), text, finish, vt::CpuThreads(), *device,
-         model->moe_copies(), vttools::WeightMix(*loaded.value()->file));
+         model->moe_copies(), vttools::WeightMix(*loaded.value()->file), cache->k.empty() ? cache_type.value() : cache->k[0].dtype);
   return 0;
 }
 
@@ -126,6 +143,8 @@ int main(int argc, char** argv) {
   app.add_option("-n,--n-predict,--max-tokens", f.sampling.max_tokens, "Tokens to generate")->check(CLI::Range(1, 1 << 20));
   app.add_option("-t,--threads", f.threads, "CPU threads (default: VT_THREADS or all)")->check(CLI::Range(1, 1024));
   app.add_option("-c,--ctx-size", f.ctx, "KV cache size (default: prompt + n-predict)")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--cache-type-k", f.cache_type_k, "KV cache type of keys (-ctk): f32 (default) or f16");
+  app.add_option("--cache-type-v", f.cache_type_v, "KV cache type of values (-ctv): f32 (default) or f16");
   app.add_flag("--json", f.json, "Print one JSON document instead of text and timings");
   app.add_flag("--ignore-eos", f.sampling.ignore_eos, "Keep generating past the end-of-sequence token");
   app.add_option("--stop", f.sampling.stop, "Stop when the text contains this string (repeatable; not printed)");
@@ -140,7 +159,14 @@ int main(int argc, char** argv) {
   app.add_option("--seed", f.sampling.seed, "Seed: the same seed gives the same tokens");
   app.add_option("--repetition-penalty", f.sampling.repetition_penalty, "Penalty on tokens already seen (1: off)");
   try {
-    app.parse(argc, argv);
+    // llama.cpp's -ctk and -ctv: CLI11 names a short flag with one letter, so they are
+    // spelled out before parsing.
+    std::vector<std::string> args;
+    for (int i = argc - 1; i > 0; --i) {
+      const std::string a = argv[i];
+      args.push_back(a == "-ctk" ? "--cache-type-k" : a == "-ctv" ? "--cache-type-v" : a);
+    }
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }

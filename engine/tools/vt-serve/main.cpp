@@ -24,6 +24,7 @@ struct Flags {
   int max_queued = 64, max_num_seqs = 8, max_num_batched_tokens = 2048;
   bool cpu_moe = false, no_warmup = false, prefix_caching = true;
   int64_t kv_cache_memory_bytes = 0, block_size = 16;
+  std::string kv_cache_dtype = "auto";
   double keep_alive_s = 5, request_read_s = 10;
 };
 
@@ -62,8 +63,11 @@ int Run(Flags f) {
                     std::to_string(f.max_num_seqs) + ": every running sequence needs a token each step",
                 2);
   }
+  auto kv_dtype = vt::ParseKvCacheDtype(f.kv_cache_dtype, "--kv-cache-dtype");
+  if (!kv_dtype.ok()) return Fail(kv_dtype.status().message(), 2);
   vtserve::ServeOptions o{f.served_name.empty() ? f.model : f.served_name, f.max_model_len, f.max_queued, "",
-                          f.max_num_seqs, f.max_num_batched_tokens, !f.no_warmup, f.kv_cache_memory_bytes, f.block_size, f.prefix_caching};
+                          f.max_num_seqs, f.max_num_batched_tokens, !f.no_warmup, f.kv_cache_memory_bytes, f.block_size, f.prefix_caching,
+                          kv_dtype.value()};
   if (!f.chat_template.empty()) {
     std::ifstream in(f.chat_template, std::ios::binary);
     std::stringstream text;
@@ -92,7 +96,7 @@ int Run(Flags f) {
   }
   const vtserve::KvPoolInfo& kv = engine.value()->kv_pool();
   std::cerr << "vt-serve: KV cache: " << kv.n_blocks << " blocks of " << kv.block_size << " positions (" << kv.bytes / (1 << 20)
-            << " MiB), " << kv.n_blocks * kv.block_size << " positions in all; the longest context " << engine.value()->options().max_model_len
+            << " MiB, " << vt::DTypeName(kv.dtype) << ", " << kv.bytes_per_position << " bytes per position), " << kv.n_blocks * kv.block_size << " positions in all; the longest context " << engine.value()->options().max_model_len
             << (kv.max_model_len_lowered ? " (lowered to fit: --kv-cache-memory-bytes)" : "") << "; prefix caching "
             << (f.prefix_caching ? "on" : "off") << "\n";
   if (engine.value()->warmup_ms() >= 0) std::cerr << "vt-serve: warmed up in " << static_cast<int64_t>(engine.value()->warmup_ms()) << " ms\n";
@@ -128,6 +132,7 @@ int main(int argc, char** argv) {
                  "KV cache size, e.g. 4GiB (default: --max-num-seqs full contexts, at most half the free memory)")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
+  app.add_option("--kv-cache-dtype", f.kv_cache_dtype, "KV cache type: auto (f32), f32 or f16");
   app.add_option("--block-size", f.block_size, "Positions per KV-cache block (default 16)")->check(CLI::Range(1, 4096));
   app.add_flag("--enable-prefix-caching,!--no-enable-prefix-caching", f.prefix_caching,
                "Reuse the KV blocks of prompts' shared prefixes (default on)");

@@ -31,13 +31,13 @@ vt::StatusOr<KvPoolInfo> PlanPool(const vt::Model& model, ServeOptions& o) {
   const int64_t trained = model.hparams().n_ctx_train;
   const bool chosen = o.max_model_len > 0;
   if (!chosen) o.max_model_len = trained > 0 ? trained : 2048;
-  const int64_t per_block = o.block_size * model.KvBytesPerPosition();
+  const int64_t per_position = model.KvBytesPerPosition(o.kv_dtype), per_block = o.block_size * per_position;
   int64_t bytes = o.kv_cache_memory_bytes;
   if (bytes <= 0) {
-    bytes = o.max_num_seqs * o.max_model_len * model.KvBytesPerPosition();
+    bytes = o.max_num_seqs * o.max_model_len * per_position;
     if (int64_t half = AvailableMemoryBytes() / 2; half > 0) bytes = std::min(bytes, std::max(half, per_block));
   }
-  KvPoolInfo info{bytes / per_block, o.block_size, bytes / per_block * per_block, false};
+  KvPoolInfo info{bytes / per_block, o.block_size, bytes / per_block * per_block, per_position, o.kv_dtype, false};
   if (info.n_blocks < 1 || info.n_blocks > INT32_MAX) {
     return vt::Status(vt::StatusCode::kInvalidArgument, "--kv-cache-memory-bytes " + std::to_string(bytes) + " is not between one block (" +
                                                             std::to_string(per_block) + " bytes of " + std::to_string(o.block_size) + " positions) and 2^31 blocks");
@@ -61,8 +61,9 @@ vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<co
   if (!tokenizer.ok()) return tokenizer.status();
   auto info = PlanPool(*model, options);
   if (!info.ok()) return info.status();
-  auto pool = model->NewKvPool(info->n_blocks, info->block_size);
+  auto pool = model->NewKvPool(info->n_blocks, info->block_size, options.kv_dtype);
   if (!pool.ok()) return pool.status();
+  if (!pool->k.empty()) info->dtype = pool->k[0].dtype;
   if (options.chat_template.empty()) {
     const vt::GgufValue* tmpl = file->Find("tokenizer.chat_template");
     if (tmpl && tmpl->AsString()) options.chat_template = *tmpl->AsString();

@@ -35,11 +35,13 @@ struct ServeOptions {
   int64_t kv_cache_memory_bytes = 0;  // the KV pool; 0: max_num_seqs × max_model_len, at most half of MemAvailable
   int64_t block_size = 16;            // positions per KV block
   bool prefix_caching = true;
+  vt::DType kv_dtype = vt::DType::kF32;  // --kv-cache-dtype
 };
 
 // The KV pool Start made, for the start-up line.
 struct KvPoolInfo {
-  int64_t n_blocks = 0, block_size = 0, bytes = 0;
+  int64_t n_blocks = 0, block_size = 0, bytes = 0, bytes_per_position = 0;
+  vt::DType dtype = vt::DType::kF32;  // read back from the pool made
   bool max_model_len_lowered = false;  // the default context did not fit the default budget
 };
 
