@@ -233,6 +233,7 @@ TEST(Scheduler, WhenBlocksRunOutTheLatestAdmittedIsPreemptedAndRecomputesToTheSa
     EXPECT_EQ(done[id].request->tokens, Alone(Prompt(8, static_cast<int32_t>(id)), 12)) << "request " << id;
   }
   EXPECT_EQ(kv.pool().num_free(), 6) << "every block back";
+  EXPECT_EQ(kv.queries(), 16u) << "a preempted request's return is not another lookup";
 }
 
 TEST(Scheduler, APreemptedRequestResumesBeforeTheOnesThatWaitedBehindIt) {

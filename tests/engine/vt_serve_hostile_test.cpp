@@ -368,6 +368,8 @@ TEST_F(VtServeHostile, AWaitingRequestWhoseClientHungUpGivesUpItsPlace) {
   close(whole);
   close(streamed);
   ASSERT_EQ(AwaitMetric(*server, kWaiting, 0, 2), 0) << "the hung-up requests kept their places";
+  EXPECT_EQ(Metric(*server, "vllm:request_success_total{model_name=\"tiny\",finished_reason=\"abort\"}"), 2)
+      << "the hung-up waiting requests were not counted as aborted";
   HttpReply next, after;
   std::thread a([&] { next = server->Post("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4})"); });
   std::thread b([&] { after = server->Post("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4})"); });

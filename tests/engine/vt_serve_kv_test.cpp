@@ -90,6 +90,20 @@ TEST_F(VtServeKv, ABudgetThatCannotHoldTheContextIsRefusedAtStartup) {
   EXPECT_NE(r.err.find("--kv-cache-memory-bytes 1000 is not between one block (8192 bytes"), std::string::npos) << r.err;
 }
 
+// The default budget is whole blocks: 2 contexts of 17 positions take 2 blocks each, and one
+// context of 15 still has its block. A budget past the host's memory is refused at start.
+TEST_F(VtServeKv, TheDefaultBudgetHoldsEveryContextInWholeBlocks) {
+  auto two = Serve({"--max-model-len", "17", "--max-num-seqs", "2", "--no-warmup"});
+  ASSERT_TRUE(two);
+  EXPECT_NE(two->Log().find("KV cache: 4 blocks of 16 positions (32.0 KiB"), std::string::npos) << two->Log();
+  auto one = Serve({"--max-model-len", "15", "--max-num-seqs", "1", "--no-warmup"});
+  ASSERT_TRUE(one);
+  EXPECT_NE(one->Log().find("KV cache: 1 block of 16 positions (8.0 KiB"), std::string::npos) << one->Log();
+  auto r = vt::testing::Sh("timeout 5 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ + "/m.gguf --port 0 --kv-cache-memory-bytes 512TiB");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--kv-cache-memory-bytes 562949953421312 is more than the memory available now ("), std::string::npos) << r.err;
+}
+
 // No --max-model-len: the model's 512 positions are lowered to the 320 the budget holds, and a
 // request past them is a 400 naming both.
 TEST_F(VtServeKv, ADefaultContextIsLoweredToTheBudgetAndARequestPastItNamesTheBudget) {
@@ -109,7 +123,7 @@ TEST_F(VtServeKv, ADefaultContextIsLoweredToTheBudgetAndARequestPastItNamesTheBu
 TEST_F(VtServeKv, AnF16CacheHoldsTwiceThePositionsAndAnswersAsVtRunDoes) {
   auto server = Serve({"--kv-cache-memory-bytes", "160KiB", "--kv-cache-dtype", "f16", "--max-model-len", "256"});
   ASSERT_TRUE(server);
-  EXPECT_NE(server->Log().find("KV cache: 40 blocks of 16 positions (0 MiB, f16, 256 bytes per position)"), std::string::npos) << server->Log();
+  EXPECT_NE(server->Log().find("KV cache: 40 blocks of 16 positions (160.0 KiB, f16, 256 bytes per position)"), std::string::npos) << server->Log();
   const std::string text = TextOf(server->Post("/v1/completions", Greedy("Hello", 24)));
   auto run = vt::testing::Sh(std::string(VT_RUN_BIN) + " -m " + *dir_ + "/m.gguf -p Hello -n 24 --ignore-eos --json -ctk f16 -ctv f16");
   ASSERT_EQ(run.code, 0) << run.err;

@@ -369,6 +369,13 @@ TEST_F(VtServe, SigtermDrainsTheRequestInFlightThenExitsZero) {
   std::string got = vt::testing::ReadUntil(fd, "data: ");
   ASSERT_NE(got.find("data: "), std::string::npos);
   std::thread stop([&] { EXPECT_EQ(server->Terminate(), 0) << "vt-serve did not exit 0 after the drain"; });
+  // A new connection during the drain is told so (503), not closed unanswered.
+  int health = 200;
+  for (int i = 0; i < 500 && health == 200; ++i) {
+    health = server->Get("/health").status;
+    if (health == 200) usleep(10000);
+  }
+  EXPECT_EQ(health, 503) << "a new connection during the drain";
   got += vt::testing::ReadUntil(fd, "data: [DONE]");
   close(fd);
   stop.join();

@@ -42,8 +42,10 @@ int64_t KvCacheManager::Admit(Request& r, int64_t budget) {
   pool_.Take(need, r.blocks);
   r.num_computed = computed;
   r.num_cached_blocks = hit.size();
-  queries_ += static_cast<uint64_t>(r.num_tokens());
-  hits_ += static_cast<uint64_t>(computed);
+  if (r.preemptions == 0) {  // a preempted request's recompute is no new lookup (vLLM counts it apart)
+    queries_ += static_cast<uint64_t>(r.num_tokens());
+    hits_ += static_cast<uint64_t>(computed);
+  }
   return n;
 }
 

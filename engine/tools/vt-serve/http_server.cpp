@@ -79,15 +79,17 @@ class ConnectionServer : public httplib::Server {
   // A connection waiting for its next request gives its thread up when the server stops or
   // drains, or when connections are waiting for a thread (an idle one costs a thread that a
   // request, or /health, needs).
-  bool Idle() const {
+  // A new connection waits for its first request even while draining, to answer it 503.
+  bool Idle(bool first) const {
     ConnectionThreads* threads = threads_;
-    return svr_sock_ == INVALID_SOCKET || draining_ || (threads && threads->saturated());
+    return svr_sock_ == INVALID_SOCKET || (draining_ && !first) || (threads && threads->saturated());
   }
   bool process_and_close_socket(socket_t sock) override {
     ClientSocket client(sock, timeouts_, max_request_bytes_);
     SocketStream stream(client);
     bool ok = false;
-    for (size_t left = keep_alive_max_count_; left > 0 && client.AwaitRequest([this] { return Idle(); }); --left) {
+    for (size_t left = keep_alive_max_count_; left > 0 && client.AwaitRequest([this, &left] { return Idle(left == keep_alive_max_count_); });
+         --left) {
       bool closed = false;
       current_client = &client;
       ok = process_request(stream, left == 1 || draining_, closed, nullptr);

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -27,6 +28,20 @@ struct Flags {
   std::string kv_cache_dtype = "auto";
   double keep_alive_s = 5, request_read_s = 10;
 };
+
+// "1 block", "20 blocks".
+std::string Count(int64_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
+// Bytes as a person reads them: "160.0 KiB", "1.5 GiB".
+std::string Size(int64_t bytes) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  for (; v >= 1024 && u < 4; ++u) v /= 1024;
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return text;
+}
 
 int Fail(const std::string& message, int code) {
   std::cerr << "vt-serve: " << message << "\n";
@@ -67,7 +82,7 @@ int Run(Flags f) {
   if (!kv_dtype.ok()) return Fail(kv_dtype.status().message(), 2);
   vtserve::ServeOptions o{f.served_name.empty() ? f.model : f.served_name, f.max_model_len, f.max_queued, "",
                           f.max_num_seqs, f.max_num_batched_tokens, !f.no_warmup, f.kv_cache_memory_bytes, f.block_size, f.prefix_caching,
-                          kv_dtype.value()};
+                          kv_dtype.value(), f.device == "cpu"};
   if (!f.chat_template.empty()) {
     std::ifstream in(f.chat_template, std::ios::binary);
     std::stringstream text;
@@ -95,8 +110,9 @@ int Run(Flags f) {
     }
   }
   const vtserve::KvPoolInfo& kv = engine.value()->kv_pool();
-  std::cerr << "vt-serve: KV cache: " << kv.n_blocks << " blocks of " << kv.block_size << " positions (" << kv.bytes / (1 << 20)
-            << " MiB, " << vt::DTypeName(kv.dtype) << ", " << kv.bytes_per_position << " bytes per position), " << kv.n_blocks * kv.block_size << " positions in all; the longest context " << engine.value()->options().max_model_len
+  std::cerr << "vt-serve: KV cache: " << Count(kv.n_blocks, "block") << " of " << Count(kv.block_size, "position") << " ("
+            << Size(kv.bytes) << ", " << vt::DTypeName(kv.dtype) << ", " << kv.bytes_per_position << " bytes per position), "
+            << Count(kv.n_blocks * kv.block_size, "position") << " in all; the longest context " << engine.value()->options().max_model_len
             << (kv.max_model_len_lowered ? " (lowered to fit: --kv-cache-memory-bytes)" : "") << "; prefix caching "
             << (f.prefix_caching ? "on" : "off") << "\n";
   if (engine.value()->warmup_ms() >= 0) std::cerr << "vt-serve: warmed up in " << static_cast<int64_t>(engine.value()->warmup_ms()) << " ms\n";

@@ -24,18 +24,26 @@ int64_t AvailableMemoryBytes() {
   return 0;
 }
 
-// The pool's blocks: the flag's bytes, or by default every sequence's whole context capped at
-// half the memory available now. A default context the budget cannot hold is lowered to what
-// it holds; a context the user chose is refused.
+// The default budget: every sequence's whole context, in whole blocks, capped at half the
+// memory available now (`available`, 0: unknown) but never below one block.
+int64_t DefaultBudget(const ServeOptions& o, int64_t per_block, int64_t available) {
+  const int64_t bytes = o.max_num_seqs * ((o.max_model_len + o.block_size - 1) / o.block_size) * per_block;
+  return available > 0 ? std::min(bytes, std::max(available / 2, per_block)) : bytes;
+}
+
+// The pool's blocks: the flag's bytes, or the default budget. A default context the budget
+// cannot hold is lowered to what it holds; a context the user chose is refused, as is a
+// budget on the host past the memory available.
 vt::StatusOr<KvPoolInfo> PlanPool(const vt::Model& model, ServeOptions& o) {
-  const int64_t trained = model.hparams().n_ctx_train;
-  const bool chosen = o.max_model_len > 0;
+  const int64_t trained = model.hparams().n_ctx_train, available = AvailableMemoryBytes();
+  const bool chosen = o.max_model_len > 0, flagged = o.kv_cache_memory_bytes > 0;
   if (!chosen) o.max_model_len = trained > 0 ? trained : 2048;
   const int64_t per_position = model.KvBytesPerPosition(o.kv_dtype), per_block = o.block_size * per_position;
-  int64_t bytes = o.kv_cache_memory_bytes;
-  if (bytes <= 0) {
-    bytes = o.max_num_seqs * o.max_model_len * per_position;
-    if (int64_t half = AvailableMemoryBytes() / 2; half > 0) bytes = std::min(bytes, std::max(half, per_block));
+  const int64_t bytes = flagged ? o.kv_cache_memory_bytes : DefaultBudget(o, per_block, available);
+  const std::string budget = flagged ? "--kv-cache-memory-bytes" : "the default budget, half the memory available: set --kv-cache-memory-bytes";
+  if (flagged && o.kv_on_host && available > 0 && bytes > available) {
+    return vt::Status(vt::StatusCode::kInvalidArgument, "--kv-cache-memory-bytes " + std::to_string(bytes) +
+                                                            " is more than the memory available now (" + std::to_string(available) + " bytes)");
   }
   KvPoolInfo info{bytes / per_block, o.block_size, bytes / per_block * per_block, per_position, o.kv_dtype, false};
   if (info.n_blocks < 1 || info.n_blocks > INT32_MAX) {
@@ -45,8 +53,7 @@ vt::StatusOr<KvPoolInfo> PlanPool(const vt::Model& model, ServeOptions& o) {
   const int64_t holds = info.n_blocks * o.block_size;
   if (o.max_model_len > holds && chosen) {
     return vt::Status(vt::StatusCode::kInvalidArgument, "--max-model-len " + std::to_string(o.max_model_len) + " is longer than the KV cache holds: " +
-                                                            std::to_string(holds) + " positions in " + std::to_string(info.bytes) +
-                                                            " bytes (--kv-cache-memory-bytes)");
+                                                            std::to_string(holds) + " positions in " + std::to_string(info.bytes) + " bytes (" + budget + ")");
   }
   info.max_model_len_lowered = o.max_model_len > holds;
   o.max_model_len = std::min(o.max_model_len, holds);
@@ -62,7 +69,7 @@ vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<co
   auto info = PlanPool(*model, options);
   if (!info.ok()) return info.status();
   auto pool = model->NewKvPool(info->n_blocks, info->block_size, options.kv_dtype);
-  if (!pool.ok()) return pool.status();
+  if (!pool.ok()) return vt::Status(pool.status().code(), "the KV cache (--kv-cache-memory-bytes " + std::to_string(info->bytes) + "): " + pool.status().message());
   if (!pool->k.empty()) info->dtype = pool->k[0].dtype;
   if (options.chat_template.empty()) {
     const vt::GgufValue* tmpl = file->Find("tokenizer.chat_template");
@@ -111,7 +118,7 @@ ServeEngine::~ServeEngine() {
 void ServeEngine::CancelAll() {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& job : running_) job->Cancel();
-  for (auto& job : waiting_) job->Finish("abort");
+  for (auto& job : waiting_) Abort(*job);
   waiting_.clear();
   UpdateGauges();
 }
@@ -195,10 +202,17 @@ std::variant<std::shared_ptr<Job>, ApiError> ServeEngine::Submit(const ServeRequ
   return job;
 }
 
+// A request that ends before it runs: aborted, and counted as the running ones are.
+void ServeEngine::Abort(Job& job) {
+  const double waited = std::chrono::duration<double>(Job::Clock::now() - job.arrived).count();
+  metrics_.Finished(static_cast<int64_t>(job.prompt.size()), 0, "abort", waited, waited);
+  job.Finish("abort");
+}
+
 // A waiting request whose client hung up holds no place in the queue.
 void ServeEngine::DropCancelled() {
   for (auto& job : waiting_) {
-    if (job->cancelled()) job->Finish("abort");
+    if (job->cancelled()) Abort(*job);
   }
   waiting_.erase(std::remove_if(waiting_.begin(), waiting_.end(), [](const auto& j) { return j->cancelled(); }), waiting_.end());
 }
@@ -216,7 +230,7 @@ void ServeEngine::Loop() {
     while (!waiting_.empty() && !batcher_.Full()) {
       running_.push_back(waiting_.front());
       waiting_.pop_front();
-      if (running_.back()->cancelled()) running_.back()->Finish("abort");
+      if (running_.back()->cancelled()) Abort(*running_.back());
       else batcher_.Admit(running_.back());
     }
     running_.erase(std::remove_if(running_.begin(), running_.end(), [](const auto& j) { return j->done(); }), running_.end());

@@ -36,6 +36,7 @@ struct ServeOptions {
   int64_t block_size = 16;            // positions per KV block
   bool prefix_caching = true;
   vt::DType kv_dtype = vt::DType::kF32;  // --kv-cache-dtype
+  bool kv_on_host = true;                // the pool is host memory (--device cpu): bounded by MemAvailable
 };
 
 // The KV pool Start made, for the start-up line.
@@ -69,6 +70,7 @@ class ServeEngine {
   std::variant<std::vector<int32_t>, ApiError> PromptOf(const ServeRequest& r) const;
   std::variant<std::vector<int32_t>, ApiError> Encode(const std::string& text, bool add_special, const std::string& param) const;
   void DropCancelled();  // callers hold mutex_
+  void Abort(Job& job);
   void Loop();
   void UpdateGauges();  // callers hold mutex_
 

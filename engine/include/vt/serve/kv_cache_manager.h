@@ -29,8 +29,10 @@ class KvCacheManager {
   int64_t capacity_tokens() const { return static_cast<int64_t>(pool_.size()) * pool_.block_size(); }
   double usage() const { return 1.0 - static_cast<double>(pool_.num_free()) / pool_.size(); }
   bool prefix_caching() const { return prefix_caching_; }
-  uint64_t hits() const { return hits_; }        // tokens admitted from the cache
-  uint64_t queries() const { return queries_; }  // tokens of the admitted requests
+  // Tokens admitted from the cache, and tokens of the admitted requests: first admissions
+  // only, not a preempted request's return.
+  uint64_t hits() const { return hits_; }
+  uint64_t queries() const { return queries_; }
   const BlockPool& pool() const { return pool_; }
 
  private:
