@@ -103,6 +103,22 @@ TEST(Sampling, RepetitionPenaltyDividesPositiveAndMultipliesNegativeLogitsOfSeen
   EXPECT_EQ(s.Sample({-1.0f, -1.1f}), 1);    // -1.0 × 1.2 < -1.1
 }
 
+TEST(Sampling, PresenceAndFrequencyPenaltiesWeighGeneratedTokensOnly) {
+  Sampler presence = Make({.temperature = 0, .presence_penalty = 0.2});
+  presence.Accept(0);  // a prompt token: no presence penalty
+  EXPECT_EQ(presence.Sample({1.0f, 0.9f}), 0);
+  presence.AcceptGenerated(0);
+  EXPECT_EQ(presence.Sample({1.0f, 0.9f}), 1);  // 1.0 - 0.2 < 0.9
+  Sampler frequency = Make({.temperature = 0, .frequency_penalty = 0.06});
+  frequency.AcceptGenerated(0);
+  EXPECT_EQ(frequency.Sample({1.0f, 0.9f}), 0);  // 1.0 - 0.06 > 0.9
+  frequency.AcceptGenerated(0);
+  EXPECT_EQ(frequency.Sample({1.0f, 0.9f}), 1);  // 1.0 - 2 x 0.06 < 0.9
+  SamplingParams far;
+  far.frequency_penalty = 2.5;
+  EXPECT_EQ(far.Validate().message(), "frequency_penalty must be in [-2, 2], got 2.5");
+}
+
 TEST(Sampling, StopStringsHoldBackWhatMightStartOneAndCutAtTheFirst) {
   StopStrings s({"END", "\n\n"});
   EXPECT_EQ(s.Push("hello E"), "hello ");  // "E" might start END

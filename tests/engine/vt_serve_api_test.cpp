@@ -64,4 +64,22 @@ TEST_F(VtServeApi, AKnownRouteAskedWithTheWrongMethodIs405NamingTheRightOne) {
   EXPECT_EQ(server->Get("/v1/models/").status, 404);  // and so is a model with no id
 }
 
+// OpenAI's clients send presence_penalty and frequency_penalty, often as 0: both are read, 0
+// changes nothing, a value outside [-2, 2] is a 400 naming it.
+TEST_F(VtServeApi, PresenceAndFrequencyPenaltiesAreOpenAis) {
+  auto server = Serve("tiny");
+  ASSERT_TRUE(server);
+  const std::string plain = R"({"prompt": "Hello", "max_tokens": 64, "temperature": 0, "ignore_eos": true)";
+  auto text = [&](const std::string& more) { return Json::parse(server->Post("/v1/completions", plain + more + "}").body, nullptr, false); };
+  Json none = text(""), zero = text(R"(, "presence_penalty": 0, "frequency_penalty": 0)");
+  ASSERT_TRUE(none.contains("choices")) << none.dump();
+  EXPECT_EQ(zero["choices"][0]["text"], none["choices"][0]["text"]);
+  Json penalised = text(R"(, "frequency_penalty": 2)");  // 64 greedy tokens repeat some: penalised, they change
+  ASSERT_TRUE(penalised.contains("choices")) << penalised.dump();
+  EXPECT_NE(penalised["choices"][0]["text"], none["choices"][0]["text"]) << "the penalty did not reach the sampler";
+  auto bad = server->Post("/v1/completions", plain + R"(, "presence_penalty": -2.5})");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("presence_penalty must be in [-2, 2]"), std::string::npos) << bad.body;
+}
+
 }  // namespace

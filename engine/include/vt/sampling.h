@@ -5,6 +5,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -24,6 +25,8 @@ struct SamplingParams {
   bool ignore_eos = false;
   std::vector<std::string> stop{};  // applied by callers that decode text
   double repetition_penalty = 1.0;  // > 0; 1: off
+  // OpenAI's, over the generated tokens only: logit − presence·[count > 0] − frequency·count.
+  double presence_penalty = 0.0, frequency_penalty = 0.0;  // [-2, 2]; 0: off
 
   // kInvalidArgument naming the field and its value, for what vLLM refuses too.
   Status Validate() const;
@@ -35,6 +38,11 @@ class Sampler {
 
   // A token the repetition penalty must know about: each prompt token and each generated one.
   void Accept(int32_t token) { seen_.insert(token); }
+  // A generated token: seen, and counted for the presence and frequency penalties.
+  void AcceptGenerated(int32_t token) {
+    seen_.insert(token);
+    ++generated_[token];
+  }
   // The next token for these logits (penalty, temperature, top-k, top-p, min-p, one draw).
   int32_t Sample(const std::vector<float>& logits);
   // For Generate(): samples, then accepts what it chose.
@@ -48,6 +56,7 @@ class Sampler {
   uint64_t seed_ = 0;
   std::mt19937_64 rng_;
   std::unordered_set<int32_t> seen_;
+  std::unordered_map<int32_t, int> generated_;
   std::vector<std::pair<double, int32_t>> candidates_;  // reused: no allocation per token
 };
 

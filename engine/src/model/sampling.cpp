@@ -28,6 +28,8 @@ Status SamplingParams::Validate() const {
   if (!(top_p > 0 && top_p <= 1)) return Bad("top_p must be in (0, 1]", top_p);
   if (!(min_p >= 0 && min_p <= 1)) return Bad("min_p must be in [0, 1]", min_p);
   if (!(repetition_penalty > 0)) return Bad("repetition_penalty must be > 0", repetition_penalty);
+  if (!(presence_penalty >= -2 && presence_penalty <= 2)) return Bad("presence_penalty must be in [-2, 2]", presence_penalty);
+  if (!(frequency_penalty >= -2 && frequency_penalty <= 2)) return Bad("frequency_penalty must be in [-2, 2]", frequency_penalty);
   if (max_tokens < 1) return Bad("max_tokens must be at least 1", max_tokens);
   for (const std::string& s : stop) {
     if (s.empty()) return Status(StatusCode::kInvalidArgument, "stop strings must not be empty");
@@ -53,6 +55,11 @@ int32_t Sampler::Sample(const std::vector<float>& logits) {
       l = l > 0 ? l / p.repetition_penalty : l * p.repetition_penalty;
     }
     candidates_[i] = {l, static_cast<int32_t>(i)};
+  }
+  if (p.presence_penalty != 0 || p.frequency_penalty != 0) {
+    for (const auto& [id, count] : generated_) {
+      if (static_cast<size_t>(id) < candidates_.size()) candidates_[static_cast<size_t>(id)].first -= p.presence_penalty + p.frequency_penalty * count;
+    }
   }
   // Most likely first; equal logits keep the lower id first, as GreedyToken does.
   auto better = [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); };
@@ -82,7 +89,7 @@ int32_t Sampler::Sample(const std::vector<float>& logits) {
 TokenSampler Sampler::AsTokenSampler() {
   return [this](const std::vector<float>& logits) {
     int32_t id = Sample(logits);
-    Accept(id);
+    AcceptGenerated(id);
     return id;
   };
 }

@@ -61,7 +61,7 @@ std::vector<StepResult> ModelExecutor::Execute(const Plan& plan) {
       continue;
     }
     results[i].token = r.sampler->Sample(logits[i].value());
-    r.sampler->Accept(results[i].token);
+    r.sampler->AcceptGenerated(results[i].token);
   }
   return results;
 }

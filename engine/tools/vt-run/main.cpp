@@ -157,6 +157,8 @@ int main(int argc, char** argv) {
   app.add_option("--top-p", f.sampling.top_p, "Keep the most likely tokens up to this mass");
   app.add_option("--min-p", f.sampling.min_p, "Drop tokens below this share of the top one");
   app.add_option("--seed", f.sampling.seed, "Seed: the same seed gives the same tokens");
+  app.add_option("--presence-penalty", f.sampling.presence_penalty, "Subtract this from each generated token's logit (0: off)");
+  app.add_option("--frequency-penalty", f.sampling.frequency_penalty, "Subtract this times each generated token's count (0: off)");
   app.add_option("--repetition-penalty", f.sampling.repetition_penalty, "Penalty on tokens already seen (1: off)");
   try {
     // llama.cpp's -ctk and -ctv: CLI11 names a short flag with one letter, so they are

@@ -14,8 +14,8 @@ using Json = nlohmann::json;
 // The fields each endpoint honours. Anything else is refused: a field the server ignored
 // would change what the client believes it asked for (vLLM warns; we say no).
 const std::set<std::string> kSampling = {"model", "max_tokens", "temperature", "top_p", "top_k", "min_p", "seed",
-                                         "stop", "repetition_penalty", "ignore_eos", "n", "stream", "stream_options",
-                                         "user"};
+                                         "stop", "repetition_penalty", "presence_penalty", "frequency_penalty",
+                                         "ignore_eos", "n", "stream", "stream_options", "user"};
 const std::set<std::string> kCompletionOnly = {"prompt"};
 const std::set<std::string> kChatOnly = {"messages", "max_completion_tokens", "chat_template_kwargs",
                                          "add_generation_prompt"};
@@ -78,6 +78,7 @@ bool ReadSampling(const Json& j, ServeRequest* r, ApiError* e) {
   std::optional<int64_t> top_k, seed, n, max_tokens, max_completion;
   if (!ReadDouble(j, "temperature", &s.temperature, e) || !ReadDouble(j, "top_p", &s.top_p, e) ||
       !ReadDouble(j, "min_p", &s.min_p, e) || !ReadDouble(j, "repetition_penalty", &s.repetition_penalty, e) ||
+      !ReadDouble(j, "presence_penalty", &s.presence_penalty, e) || !ReadDouble(j, "frequency_penalty", &s.frequency_penalty, e) ||
       !ReadInt(j, "top_k", -1, std::numeric_limits<int>::max(), &top_k, e) ||
       !ReadInt(j, "seed", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), &seed, e) ||
       !ReadInt(j, "n", 1, 1 << 20, &n, e) || !ReadInt(j, "max_tokens", 1, 1 << 30, &max_tokens, e) ||
