@@ -29,6 +29,13 @@ std::vector<int32_t> ShuffledBlocks(int64_t n_blocks, std::mt19937& rng) {
   return blocks;
 }
 
+// The row map of a block table: position j in row blocks[j / bs] · bs + j % bs.
+std::vector<int32_t> RowsOf(const std::vector<int32_t>& blocks, int64_t visible, int64_t bs) {
+  std::vector<int32_t> rows(static_cast<size_t>(visible));
+  for (int64_t j = 0; j < visible; ++j) rows[static_cast<size_t>(j)] = static_cast<int32_t>(blocks[static_cast<size_t>(j / bs)] * bs + j % bs);
+  return rows;
+}
+
 // A pool of random rows with `cache`'s rows [0, n) copied to rows[j]: any other row read is noise.
 Tensor PoolOf(const Tensor& cache, const std::vector<int32_t>& rows, int64_t pool_rows, std::mt19937& rng) {
   Tensor pool = RandomTensor(cache.dtype, {cache.ne[0], cache.ne[1], pool_rows, 1}, rng);
@@ -76,8 +83,7 @@ TEST(PagedAttention, EveryBackendReadsTheRowsTheTableNames) {
     Tensor k = RandomTensor(c.cache, {c.hd, c.kv_heads, visible, 1}, rng);
     Tensor v = RandomTensor(c.cache, {c.hd, c.kv_heads, visible, 1}, rng);
     Tensor sinks = RandomTensor(DType::kF32, {c.heads, 1, 1, 1}, rng, 0, 4);
-    std::vector<int32_t> blocks = ShuffledBlocks(n_blocks, rng), rows(static_cast<size_t>(visible));
-    for (int64_t j = 0; j < visible; ++j) rows[static_cast<size_t>(j)] = static_cast<int32_t>(blocks[static_cast<size_t>(j / bs)] * bs + j % bs);
+    const std::vector<int32_t> rows = RowsOf(ShuffledBlocks(n_blocks, rng), visible, bs);
     Tensor kp = PoolOf(k, rows, n_blocks * bs, rng), vp = PoolOf(v, rows, n_blocks * bs, rng), map = IntTensor(rows);
     OpParams p;
     p.n_past = c.n_past;
@@ -110,8 +116,7 @@ TEST(PagedAttention, TheCpuIsBitIdenticalToTheContiguousCache) {
     std::vector<int32_t> scattered = ShuffledBlocks(n_blocks, rng), run(static_cast<size_t>(n_blocks));
     std::iota(run.begin(), run.end(), 2);  // blocks 2, 3, ...: one run of rows
     for (const std::vector<int32_t>* blocks : {&scattered, &run}) {
-      std::vector<int32_t> rows(static_cast<size_t>(visible));
-      for (int64_t j = 0; j < visible; ++j) rows[static_cast<size_t>(j)] = static_cast<int32_t>((*blocks)[static_cast<size_t>(j / bs)] * bs + j % bs);
+      const std::vector<int32_t> rows = RowsOf(*blocks, visible, bs);
       const int64_t pool_rows = (n_blocks + 2) * bs;
       EXPECT_EQ(RunOnBackend(Cpu(), {q, PoolOf(k, rows, pool_rows, rng), PoolOf(v, rows, pool_rows, rng), IntTensor(rows)}, p), flat)
           << "tokens=" << c.tokens << " n_past=" << c.n_past << (blocks == &run ? " (one run)" : " (scattered)");

@@ -1,5 +1,7 @@
 #include "tool_support.h"
 
+#include <gtest/gtest.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +23,14 @@ ToolResult Sh(const std::string& cmd) {
     std::filesystem::remove(path);
   }
   return r;
+}
+
+std::string TinyFixtureDir(const std::string& prefix) {
+  std::string dir = (std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(getpid()))).string();
+  std::filesystem::create_directories(dir);
+  ToolResult r = Sh(std::string(VT_FIXTURE_BIN) + " -o " + dir + "/m.gguf --layers 2 --dim 64 --heads 4 --kv-heads 2");
+  EXPECT_EQ(r.code, 0) << r.err;
+  return dir;
 }
 
 }  // namespace vt::testing

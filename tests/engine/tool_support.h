@@ -12,4 +12,9 @@ struct ToolResult {
 
 ToolResult Sh(const std::string& cmd);
 
+// A fresh directory `prefix`-PID under the temp directory holding vt-fixture's `m.gguf` of
+// the usual tiny shape (2 layers of 64, 4 heads, 2 KV heads: 512 bytes of f32 KV cache per
+// position); its path (a test failure where vt-fixture fails). The caller removes it.
+std::string TinyFixtureDir(const std::string& prefix);
+
 }  // namespace vt::testing

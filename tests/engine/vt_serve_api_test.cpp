@@ -18,10 +18,7 @@ using vt::testing::ServeProcess;
 class VtServeApi : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new std::string((std::filesystem::temp_directory_path() / ("vt-serve-api-" + std::to_string(getpid()))).string());
-    std::filesystem::create_directories(*dir_);
-    auto r = vt::testing::Sh(std::string(VT_FIXTURE_BIN) + " -o " + *dir_ + "/m.gguf --layers 2 --dim 64 --heads 4 --kv-heads 2");
-    ASSERT_EQ(r.code, 0) << r.err;
+    dir_ = new std::string(vt::testing::TinyFixtureDir("vt-serve-api"));
   }
   static void TearDownTestSuite() {
     std::filesystem::remove_all(*dir_);

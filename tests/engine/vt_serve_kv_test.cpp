@@ -20,11 +20,7 @@ using vt::testing::TextOf;
 class VtServeKv : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new std::string((std::filesystem::temp_directory_path() / ("vt-serve-kv-test-" + std::to_string(getpid()))).string());
-    std::filesystem::create_directories(*dir_);
-    // 2 layers of 2 KV heads of 16 dims, f32: 512 bytes of KV cache per position.
-    auto r = vt::testing::Sh(std::string(VT_FIXTURE_BIN) + " -o " + *dir_ + "/m.gguf --layers 2 --dim 64 --heads 4 --kv-heads 2");
-    ASSERT_EQ(r.code, 0) << r.err;
+    dir_ = new std::string(vt::testing::TinyFixtureDir("vt-serve-kv-test"));
   }
   static void TearDownTestSuite() {
     std::filesystem::remove_all(*dir_);

@@ -28,10 +28,7 @@ const char kTemplate[] =
 class VtServe : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new std::string((std::filesystem::temp_directory_path() / ("vt-serve-test-" + std::to_string(getpid()))).string());
-    std::filesystem::create_directories(*dir_);
-    auto r = vt::testing::Sh(std::string(VT_FIXTURE_BIN) + " -o " + *dir_ + "/m.gguf --layers 2 --dim 64 --heads 4 --kv-heads 2");
-    ASSERT_EQ(r.code, 0) << r.err;
+    dir_ = new std::string(vt::testing::TinyFixtureDir("vt-serve-test"));
     std::ofstream(*dir_ + "/chat.jinja") << kTemplate;
   }
   static void TearDownTestSuite() {
