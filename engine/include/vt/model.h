@@ -70,6 +70,7 @@ struct KvCache {
 struct BatchEntry {
   std::vector<int32_t> tokens;
   KvCache* cache = nullptr;
+  int64_t n_logits = 1;  // the logits of its last n_logits positions (drafted tokens' verification)
 };
 
 class Model {
@@ -100,7 +101,8 @@ class Model {
   // [n_vocab, T] for every position (all_logits) or [n_vocab, 1] for the last one.
   StatusOr<std::vector<float>> Forward(const std::vector<int32_t>& tokens, KvCache& cache, bool all_logits = false);
   // Every entry's tokens in one pass (each weight read once for all of them); each entry's
-  // last-position logits [n_vocab], in order. Each cache advances by its entry's tokens.
+  // logits of its last n_logits positions ([n_vocab, n_logits]), in order. Each cache advances
+  // by its entry's tokens.
   StatusOr<std::vector<std::vector<float>>> ForwardBatch(const std::vector<BatchEntry>& batch);
 
  private:

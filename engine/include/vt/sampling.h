@@ -45,6 +45,11 @@ class Sampler {
   }
   // The next token for these logits (penalty, temperature, top-k, top-p, min-p, one draw).
   int32_t Sample(const std::vector<float>& logits);
+  // Speculative decoding's rejection step for a drafted token proposed with certainty (a
+  // drafter's argmax): accepted with probability p(draft) under this sampler's distribution
+  // for `logits`; otherwise a draw from that distribution without `draft`. Either way the
+  // token returned is distributed as Sample's. Accepts nothing itself (as Sample).
+  int32_t Verify(const std::vector<float>& logits, int32_t draft, bool* accepted);
   // For Generate(): samples, then accepts what it chose.
   TokenSampler AsTokenSampler();
 
@@ -52,6 +57,9 @@ class Sampler {
   uint64_t seed() const { return seed_; }
 
  private:
+  double Weigh(const std::vector<float>& logits);
+  int32_t Draw(double mass, int32_t skip);
+
   SamplingParams params_;
   uint64_t seed_ = 0;
   std::mt19937_64 rng_;

@@ -270,6 +270,10 @@ Status Model::CheckBatch(const std::vector<BatchEntry>& batch) const {
     std::string entry = "ForwardBatch: entry " + std::to_string(i) + ": ";
     if (!e.cache) return Status(StatusCode::kInvalidArgument, entry + "no cache");
     if (e.tokens.empty()) return Status(StatusCode::kInvalidArgument, entry + "no tokens");
+    if (e.n_logits < 1 || e.n_logits > static_cast<int64_t>(e.tokens.size())) {
+      return Status(StatusCode::kInvalidArgument, entry + "n_logits " + std::to_string(e.n_logits) + " is not in [1, its " +
+                                                      std::to_string(e.tokens.size()) + " tokens]");
+    }
     if (e.cache->n_past + static_cast<int64_t>(e.tokens.size()) > e.cache->n_ctx) {
       return Status(StatusCode::kOutOfRange, entry + "the KV cache is full");
     }
@@ -308,20 +312,29 @@ StatusOr<std::vector<std::vector<float>>> Model::ForwardBatch(const std::vector<
     tokens.insert(tokens.end(), e.tokens.begin(), e.tokens.end());
   }
   VT_ASSIGN(x, Hidden(tokens, segments));
-  // Each sequence's last column, side by side: one output projection for all of them.
+  // Each sequence's last n_logits columns, side by side: one output projection for all.
   Graph g(*engine_.q.backend);
-  int64_t d = hp_.n_embd, n = static_cast<int64_t>(batch.size());
+  int64_t d = hp_.n_embd, n = 0;
+  for (const BatchEntry& e : batch) n += e.n_logits;
   VT_ASSIGN(last, g.New(DType::kF32, {d, n, 1, 1}));
-  for (int64_t i = 0; i < n; ++i) {
-    Tensor row = View(x, {d, 1, 1, 1}, x.nb, (segments[i].offset + segments[i].t - 1) * x.nb[1]);
-    Tensor slot = View(last, {d, 1, 1, 1}, last.nb, i * last.nb[1]);
-    VT_RETURN_IF_ERROR(g.Run(OpKind::kCopy, {&row}, slot));
+  int64_t col = 0;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const int64_t k = batch[i].n_logits, from = segments[i].offset + segments[i].t - k;
+    Tensor rows = View(x, {d, k, 1, 1}, x.nb, from * x.nb[1]);
+    Tensor slot = View(last, {d, k, 1, 1}, last.nb, col * last.nb[1]);
+    VT_RETURN_IF_ERROR(g.Run(OpKind::kCopy, {&rows}, slot));
+    col += k;
   }
   auto flat = Logits(last);
   if (!flat.ok()) return flat.status();
-  std::vector<std::vector<float>> out(static_cast<size_t>(n));
-  size_t vocab = static_cast<size_t>(hp_.n_vocab);
-  for (size_t i = 0; i < out.size(); ++i) out[i].assign(flat->begin() + i * vocab, flat->begin() + (i + 1) * vocab);
+  std::vector<std::vector<float>> out(batch.size());
+  const size_t vocab = static_cast<size_t>(hp_.n_vocab);
+  size_t at = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const size_t size = static_cast<size_t>(batch[i].n_logits) * vocab;
+    out[i].assign(flat->begin() + static_cast<long>(at), flat->begin() + static_cast<long>(at + size));
+    at += size;
+  }
   return out;
 }
 

@@ -46,7 +46,9 @@ StatusOr<Sampler> Sampler::Create(const SamplingParams& params) {
   return s;
 }
 
-int32_t Sampler::Sample(const std::vector<float>& logits) {
+// The sampler's distribution over these logits as candidates_ (weight, id), most likely first,
+// every weight > 0; returns their total. Greedy: the argmax alone.
+double Sampler::Weigh(const std::vector<float>& logits) {
   const SamplingParams& p = params_;
   candidates_.resize(logits.size());
   for (size_t i = 0; i < logits.size(); ++i) {
@@ -63,7 +65,10 @@ int32_t Sampler::Sample(const std::vector<float>& logits) {
   }
   // Most likely first; equal logits keep the lower id first, as GreedyToken does.
   auto better = [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); };
-  if (p.temperature < kGreedyBelow) return std::min_element(candidates_.begin(), candidates_.end(), better)->second;
+  if (p.temperature < kGreedyBelow) {
+    candidates_ = {{1.0, std::min_element(candidates_.begin(), candidates_.end(), better)->second}};
+    return 1.0;
+  }
   size_t keep = candidates_.size();
   if (p.top_k > 0 && static_cast<size_t>(p.top_k) < keep) keep = static_cast<size_t>(p.top_k);
   std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<long>(keep), candidates_.end(), better);
@@ -79,11 +84,33 @@ int32_t Sampler::Sample(const std::vector<float>& logits) {
     mass -= candidates_.back().first;
     candidates_.pop_back();
   }
+  return mass;
+}
+
+// One draw from candidates_ of total weight `mass`, leaving out `skip`.
+int32_t Sampler::Draw(double mass, int32_t skip) {
   double u = Uniform(rng_) * mass;
+  int32_t last = -1;
   for (const auto& [w, id] : candidates_) {
+    if (id == skip) continue;
+    last = id;
     if ((u -= w) < 0) return id;
   }
-  return candidates_.back().second;  // rounding left u a hair above the total
+  return last;  // rounding left u a hair above the total
+}
+
+int32_t Sampler::Sample(const std::vector<float>& logits) { return Draw(Weigh(logits), -1); }
+
+int32_t Sampler::Verify(const std::vector<float>& logits, int32_t draft, bool* accepted) {
+  const double mass = Weigh(logits);
+  double w = 0;
+  for (const auto& [weight, id] : candidates_) {
+    if (id == draft) w = weight;
+  }
+  // p(draft) = w / mass: certain (greedy's argmax, or the only candidate) takes no draw.
+  *accepted = w >= mass || (w > 0 && Uniform(rng_) * mass < w);
+  if (*accepted) return draft;
+  return Draw(mass - w, draft);
 }
 
 TokenSampler Sampler::AsTokenSampler() {
