@@ -66,6 +66,47 @@ TEST_F(VtRun, CacheTypesAreLlamaCppsFlagsAndMustAgree) {
   EXPECT_NE(unknown.err.find("--cache-type-k q4_0: the KV cache's type must be"), std::string::npos) << unknown.err;
 }
 
+// llama.cpp's speculation flags: n-gram lookup and a draft model (here the target itself, so
+// every draft is right) give the tokens vt-run gives without them, and say what they drafted.
+TEST_F(VtRun, SpeculationGivesTheSameTokensAndCountsItsDrafts) {
+  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hello' -n 60 --ignore-eos --json";
+  nlohmann::json plain = nlohmann::json::parse(Sh(run).out);
+  EXPECT_EQ(plain["spec_type"], "none");
+  EXPECT_EQ(plain["draft_tokens"], 0);
+  Result ngram = Sh(run + " --spec-type ngram-simple --draft-max 6 --spec-ngram-simple-size-n 3");
+  ASSERT_EQ(ngram.code, 0) << ngram.err;
+  nlohmann::json n = nlohmann::json::parse(ngram.out);
+  EXPECT_EQ(n["tokens"], plain["tokens"]);
+  EXPECT_EQ(n["spec_type"], "ngram-simple");
+  EXPECT_GT(n["drafts"].get<int>(), 0);
+  Result self = Sh(run + " -md " + model_ + " --draft-max 4");
+  ASSERT_EQ(self.code, 0) << self.err;
+  nlohmann::json d = nlohmann::json::parse(self.out);
+  EXPECT_EQ(d["tokens"], plain["tokens"]);
+  EXPECT_EQ(d["spec_type"], "draft-simple");
+  EXPECT_GT(d["draft_tokens"].get<int>(), 0);
+  EXPECT_EQ(d["accepted_tokens"], d["draft_tokens"]);
+}
+
+TEST_F(VtRun, SpeculationFlagsThatCannotWorkAreRefusedNamingTheFlag) {
+  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 4";
+  Result alone = Sh(run + " --spec-type draft-simple");
+  EXPECT_EQ(alone.code, 2);
+  EXPECT_NE(alone.err.find("--spec-type draft-simple needs --model-draft"), std::string::npos) << alone.err;
+  Result order = Sh(run + " --spec-type ngram-simple --draft-min 5 --draft-max 2");
+  EXPECT_EQ(order.code, 2);
+  EXPECT_NE(order.err.find("--draft-min 5 is more than --draft-max 2"), std::string::npos) << order.err;
+  const std::string other = model_ + ".text.gguf";
+  ASSERT_EQ(Sh(std::string(VT_FIXTURE_BIN) + " -o " + other + " --text-vocab").code, 0);
+  Result vocab = Sh(run + " -md " + other);
+  std::filesystem::remove(other);
+  EXPECT_EQ(vocab.code, 2);
+  EXPECT_NE(vocab.err.find("--model-draft " + other + ": the draft's vocabulary differs from the target's at token 0"), std::string::npos) << vocab.err;
+  Result missing = Sh(run + " -md /nonexistent.gguf");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("--model-draft /nonexistent.gguf"), std::string::npos) << missing.err;
+}
+
 TEST_F(VtRun, TheJsonReportNamesTheThreadsUsed) {
   std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 2 --json";
   EXPECT_EQ(nlohmann::json::parse(Sh("VT_THREADS=3 " + run).out)["threads"], 3);

@@ -48,6 +48,7 @@ class Tokenizer {
   bool add_space_prefix() const { return add_space_prefix_; }
   size_t size() const { return texts_.size(); }
   int32_t Find(const std::string& text) const;  // the token spelled `text` (the first such), or -1
+  const std::string& text(int32_t id) const { return texts_[static_cast<size_t>(id)]; }  // as the file spells it
   TokenType type(int32_t id) const { return types_[static_cast<size_t>(id)]; }
 
  private:

@@ -28,7 +28,8 @@ Status CheckDraftVocabulary(const Tokenizer& target, const Tokenizer& draft) {
   }
   for (size_t i = 0; i < target.size(); ++i) {
     const int32_t id = static_cast<int32_t>(i);
-    const std::string a = target.Piece(id, true), b = draft.Piece(id, true);
+    const std::string& a = target.text(id);
+    const std::string& b = draft.text(id);
     if (a != b || target.type(id) != draft.type(id)) {
       return Status(StatusCode::kInvalidArgument, "the draft's vocabulary differs from the target's at token " + std::to_string(id) +
                                                       ": the target's is \"" + a + "\" (type " + std::to_string(static_cast<int>(target.type(id))) +

@@ -9,6 +9,7 @@
 
 #include "device_flag.h"
 #include "model_loader.h"
+#include "speculation.h"
 #include "vt/backend.h"
 #include "vt/generate.h"
 #include "vt/sampling.h"
@@ -22,6 +23,7 @@ struct Flags {
   std::string cache_type_k = "f32", cache_type_v = "f32";  // llama.cpp's default is f16; vt's has been f32
   bool json = false, cpu_moe = false, no_bos = false;
   vt::SamplingParams sampling;  // temperature 0 unless asked: vt-run stays greedy by default
+  vtrun::SpeculationFlags spec;
 };
 
 int Fail(const std::string& message, int code) {
@@ -29,8 +31,15 @@ int Fail(const std::string& message, int code) {
   return code;
 }
 
+// What speculation did: llama.cpp's --spec-type name and the counts of its drafts.
+struct SpecReport {
+  std::string type;
+  vt::SpeculationCounts counts;
+};
+
 void Report(const Flags& f, const vt::Generation& g, const std::string& text, const char* finish, int threads,
-            const vt::Backend& device, const vt::MoeCopies& copies, const std::string& weights, vt::DType kv_dtype) {
+            const vt::Backend& device, const vt::MoeCopies& copies, const std::string& weights, vt::DType kv_dtype,
+            const SpecReport& spec) {
   if (f.json) {
     nlohmann::json j = {{"model", f.model},
                         {"device", device.name()},
@@ -47,7 +56,11 @@ void Report(const Flags& f, const vt::Generation& g, const std::string& text, co
                         {"prompt_tokens_per_s", g.PromptTokensPerSecond()},
                         {"decode_tokens_per_s", g.DecodeTokensPerSecond()},
                         {"weights", weights},
-                        {"kv_cache_dtype", vt::DTypeName(kv_dtype)}};  // read back from the cache that ran
+                        {"kv_cache_dtype", vt::DTypeName(kv_dtype)},  // read back from the cache that ran
+                        {"spec_type", spec.type},
+                        {"drafts", spec.counts.drafts},
+                        {"draft_tokens", spec.counts.draft_tokens},
+                        {"accepted_tokens", spec.counts.accepted_tokens}};
     // Random fixtures produce bytes that are not UTF-8: replace them rather than throw.
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return;
@@ -58,6 +71,11 @@ void Report(const Flags& f, const vt::Generation& g, const std::string& text, co
                g.prompt_s * 1e3, g.PromptTokensPerSecond());
   std::fprintf(stderr, "decode:      %zu tokens in %.2f ms (%.1f tokens/s)\n", g.tokens.size() - 1, g.decode_s * 1e3,
                g.DecodeTokensPerSecond());
+  if (spec.type != "none") {
+    const vt::SpeculationCounts& c = spec.counts;
+    std::fprintf(stderr, "draft:       %s, %lld tokens drafted, %lld accepted (%.1f%%)\n", spec.type.c_str(), static_cast<long long>(c.draft_tokens),
+                 static_cast<long long>(c.accepted_tokens), c.draft_tokens > 0 ? 100.0 * c.accepted_tokens / c.draft_tokens : 0.0);
+  }
 }
 
 // Bytes as \xHH each: what the vocabulary could not take, shown whatever they are.
@@ -105,6 +123,8 @@ int Run(const Flags& f) {
   // A full cache ends the generation ("length", as a max_tokens limit does): the last token
   // sampled needs no room of its own, so a cache of ctx holds ctx - prompt + 1 new tokens.
   const int n = static_cast<int>(std::min<int64_t>(f.sampling.max_tokens, ctx - prompt + 1));
+  auto speculation = vtrun::MakeSpeculation(f.spec, f.device, tokenizer.value(), ctx);
+  if (!speculation.ok()) return Fail(speculation.status().message(), 2);
   auto cache = model->NewCache(ctx, cache_type.value());
   if (!cache.ok()) return Fail(cache.status().message(), 1);
   auto sampler = vt::Sampler::Create(f.sampling);
@@ -118,16 +138,21 @@ int Run(const Flags& f) {
     text += piece;
     if (!f.json) std::cout << piece << std::flush;
   };
-  auto g = vt::Generate(*model, cache.value(), ids, n, sampler->AsTokenSampler(), [&](int32_t id) {
+  auto on_token = [&](int32_t id) {
     eos = tokenizer->IsEog(id) && !f.sampling.ignore_eos;
     if (!eos) show(stops.Push(decoder.Push(id)));
     return !eos && !stops.stopped();
-  });
+  };
+  SpecReport spec{speculation.value()->type, {}};
+  auto g = speculation.value()->config.enabled()
+               ? vt::GenerateSpeculative(*model, cache.value(), ids, n, sampler.value(), on_token, speculation.value()->config,
+                                         speculation.value()->propose, &spec.counts)
+               : vt::Generate(*model, cache.value(), ids, n, sampler->AsTokenSampler(), on_token);
   if (!g.ok()) return Fail(g.status().message(), 1);
   if (!stops.stopped()) show(stops.Push(decoder.Flush()) + stops.Flush());  // what was held back
   const char* finish = eos || stops.stopped() ? "stop" : "length";  // vLLM's finish_reason
   Report(f, g.value(), text, finish, vt::CpuThreads(), *device,
-         model->moe_copies(), vttools::WeightMix(*loaded.value()->file), cache->k.empty() ? cache_type.value() : cache->k[0].dtype);
+         model->moe_copies(), vttools::WeightMix(*loaded.value()->file), cache->k.empty() ? cache_type.value() : cache->k[0].dtype, spec);
   return 0;
 }
 
@@ -160,13 +185,20 @@ int main(int argc, char** argv) {
   app.add_option("--presence-penalty", f.sampling.presence_penalty, "Subtract this from each generated token's logit (0: off)");
   app.add_option("--frequency-penalty", f.sampling.frequency_penalty, "Subtract this times each generated token's count (0: off)");
   app.add_option("--repetition-penalty", f.sampling.repetition_penalty, "Penalty on tokens already seen (1: off)");
+  app.add_option("--model-draft,--spec-draft-model", f.spec.model_draft, "Draft model for speculative decoding (-md; same vocabulary)");
+  app.add_option("--spec-type", f.spec.type, "Speculative decoding: draft-simple (with --model-draft) or ngram-simple")
+      ->check(CLI::IsMember({"none", "draft-simple", "ngram-simple"}));
+  app.add_option("--draft-max,--draft,--spec-draft-n-max", f.spec.draft_max, "Tokens drafted per step at most (default 3)")->check(CLI::Range(0, 64));
+  app.add_option("--draft-min,--spec-draft-n-min", f.spec.draft_min, "A shorter draft is not verified (default 0)")->check(CLI::Range(0, 64));
+  app.add_option("--spec-ngram-simple-size-n", f.spec.ngram_size_n, "ngram-simple: the longest n-gram looked up (default 12)")
+      ->check(CLI::Range(1, 1024));
   try {
-    // llama.cpp's -ctk and -ctv: CLI11 names a short flag with one letter, so they are
+    // llama.cpp's -ctk, -ctv and -md: CLI11 names a short flag with one letter, so they are
     // spelled out before parsing.
     std::vector<std::string> args;
     for (int i = argc - 1; i > 0; --i) {
       const std::string a = argv[i];
-      args.push_back(a == "-ctk" ? "--cache-type-k" : a == "-ctv" ? "--cache-type-v" : a);
+      args.push_back(a == "-ctk" ? "--cache-type-k" : a == "-ctv" ? "--cache-type-v" : a == "-md" ? "--model-draft" : a);
     }
     app.parse(args);
   } catch (const CLI::ParseError& e) {
