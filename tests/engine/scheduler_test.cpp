@@ -36,12 +36,39 @@ class FakeExecutor : public Executor {
       for (int64_t p = r.num_computed; p < end; ++p) rows_[Row(r, p)] = r.tokens[static_cast<size_t>(p)];
       if (fail.count(r.id)) out[i].status = Status(StatusCode::kInternal, "this request fails");
       if (end < r.num_tokens()) continue;
-      std::vector<int32_t> seen;  // what attention would read: every position through the table
-      for (int64_t p = 0; p < end; ++p) seen.push_back(rows_[Row(r, p)]);
-      out[i].token = NextOf(seen);
+      std::vector<int32_t> draft = Draft(r, plan.entries[i].num_draft);
+      for (size_t j = 0; j < draft.size(); ++j) rows_[Row(r, end + static_cast<int64_t>(j))] = draft[j];  // as a model writes their keys
+      // Each position's "sample" from what attention would read there through the table;
+      // drafts kept while they are what it samples.
+      for (size_t j = 0; j <= draft.size(); ++j) {
+        std::vector<int32_t> seen;
+        for (int64_t p = 0; p < end + static_cast<int64_t>(j); ++p) seen.push_back(rows_[Row(r, p)]);
+        const int32_t next = NextOf(seen);
+        if (j == draft.size() || draft[j] != next) {
+          out[i].token = next;
+          break;
+        }
+        out[i].accepted.push_back(next);
+      }
+      drafted += draft.size();
+      kept += out[i].accepted.size();
     }
     return out;
   }
+  // Drafts (when drafting): the request's true continuation for a random length, then a wrong token.
+  std::vector<int32_t> Draft(const Request& r, int64_t room) {
+    std::vector<int32_t> draft, text = r.tokens;
+    if (!drafting || room == 0) return draft;
+    const int64_t right = static_cast<int64_t>(rng() % static_cast<uint64_t>(room + 1));
+    for (int64_t j = 0; j < room; ++j) {
+      text.push_back(j < right ? NextOf(text) : NextOf(text) + 1);
+      draft.push_back(text.back());
+    }
+    return draft;
+  }
+  bool drafting = false;
+  std::mt19937_64 rng{5};
+  uint64_t drafted = 0, kept = 0;
   int steps = 0;
   std::vector<int64_t> tokens_per_step;
   std::set<RequestId> fail;
@@ -168,7 +195,7 @@ TEST(Scheduler, DecodesComeFirstThenPromptChunksWithinTheBudget) {
   ASSERT_TRUE(s.Add(MakeRequest(1, Prompt(3, 1), 5)).ok());
   Plan first = s.Schedule();
   ASSERT_EQ(first.entries.size(), 1u);
-  s.Update(first, {StepResult{Status(), 7}});  // request 1 decodes from now on
+  s.Update(first, {StepResult{Status(), 7, {}}});  // request 1 decodes from now on
   ASSERT_TRUE(s.Add(MakeRequest(2, Prompt(25, 2), 5)).ok());
   ASSERT_TRUE(s.Add(MakeRequest(3, Prompt(4, 3), 5)).ok());
   Plan plan = s.Schedule();
@@ -178,7 +205,7 @@ TEST(Scheduler, DecodesComeFirstThenPromptChunksWithinTheBudget) {
   EXPECT_EQ(plan.entries[1].request->id, 2u);
   EXPECT_EQ(plan.entries[1].num_tokens, 9) << "a chunk of what the budget leaves";
   EXPECT_EQ(plan.num_tokens, 10);
-  s.Update(plan, {StepResult{Status(), 7}, StepResult{}});
+  s.Update(plan, {StepResult{Status(), 7, {}}, StepResult{}});
   Plan next = s.Schedule();
   ASSERT_EQ(next.entries.size(), 2u);
   EXPECT_EQ(next.entries[1].num_tokens, 9) << "a running prompt's next chunk is what the budget leaves too";
@@ -202,7 +229,7 @@ TEST(Scheduler, ARequestThatDoesNotFitWaitsAndKeepsTheOnesBehindItWaiting) {
   KvCacheManager kv(8, 4, false);
   Scheduler s({8, 100}, kv);
   ASSERT_TRUE(s.Add(MakeRequest(1, Prompt(20, 1), 4)).ok());  // 5 blocks now, 6 by its end
-  s.Update(s.Schedule(), {StepResult{Status(), 1}});
+  s.Update(s.Schedule(), {StepResult{Status(), 1, {}}});
   ASSERT_TRUE(s.Add(MakeRequest(2, Prompt(16, 2), 4)).ok());  // needs 4 blocks: 3 are free
   ASSERT_TRUE(s.Add(MakeRequest(3, Prompt(2, 3), 4)).ok());   // would fit, but comes after 2
   Plan plan = s.Schedule();
@@ -299,6 +326,81 @@ TEST(Scheduler, OverloadAnswersEveryRequestWithItsTextAlone) {
   EXPECT_GT(s.preemptions(), 0u);
   EXPECT_GT(kv.hits(), 0u) << "the requests that share a prompt hit the cache";
   EXPECT_EQ(kv.pool().num_free(), n_blocks);
+}
+
+// Speculation: every other request drafts up to 4 tokens (the fake drafts its true text for a
+// random length, then a wrong token, into the rows past its last token); under the same
+// overload every request still gets its text alone, so kept drafts stay in the cache and the
+// rows of rejected ones are written over.
+TEST(Scheduler, DraftedTokensKeepEveryRequestsTextAlone) {
+  std::mt19937 rng(300);
+  std::vector<std::pair<std::vector<int32_t>, int>> wants;
+  for (int i = 0; i < 120; ++i) wants.push_back({Prompt(4 + rng() % 40, i % 5 == 0 ? 1 : i), static_cast<int>(1 + rng() % 40)});
+  KvCacheManager kv(60, 16, true);
+  Scheduler s({32, 128}, kv);
+  FakeExecutor e(60, 16);
+  e.drafting = true;
+  for (size_t i = 0; i < wants.size(); ++i) {
+    auto r = MakeRequest(i, wants[i].first, wants[i].second);
+    r->num_speculative = i % 2 ? 4 : 0;
+    ASSERT_TRUE(s.Add(std::move(r)).ok());
+  }
+  auto done = RunAll(s, e);
+  ASSERT_EQ(done.size(), wants.size());
+  for (size_t i = 0; i < wants.size(); ++i) {
+    ASSERT_EQ(done[i].reason, "length") << i;
+    ASSERT_EQ(done[i].request->tokens, Alone(wants[i].first, wants[i].second)) << "request " << i;
+  }
+  EXPECT_GT(e.kept, 0u);
+  EXPECT_LT(e.kept, e.drafted);
+  EXPECT_GT(s.preemptions(), 0u);
+  EXPECT_EQ(kv.pool().num_free(), 60);
+}
+
+// A decode's room for drafts is at most what max_tokens leaves after the token it samples, and
+// what the step's budget leaves; prompt chunks draft nothing.
+TEST(Scheduler, DraftRoomStaysWithinMaxTokensAndTheBudget) {
+  KvCacheManager kv(32, 4, true);
+  Scheduler s({8, 6}, kv);
+  FakeExecutor e(32, 4);
+  auto a = MakeRequest(1, Prompt(5, 1), 3), b = MakeRequest(2, Prompt(3, 2), 20);
+  a->num_speculative = b->num_speculative = 8;
+  ASSERT_TRUE(s.Add(std::move(a)).ok());
+  ASSERT_TRUE(s.Add(std::move(b)).ok());
+  Plan first = s.Schedule();
+  ASSERT_EQ(first.entries.size(), 2u);
+  EXPECT_EQ(first.entries[0].num_draft, 0) << "a prompt drafts nothing";
+  s.Update(first, e.Execute(first));
+  Plan second = s.Schedule();  // a: decode with 1 of 3 generated; b: the last of its prompt
+  ASSERT_EQ(second.entries.size(), 2u);
+  EXPECT_EQ(second.entries[0].num_draft, 1) << "max_tokens 3 leaves one drafted token after the decode's";
+  EXPECT_EQ(second.entries[1].num_draft, 0);
+  EXPECT_EQ(second.num_tokens, 2 + second.entries[1].num_tokens);
+  s.Update(second, e.Execute(second));
+  Plan third = s.Schedule();  // both decode: a has 1 token left, b 5 of the budget's 6
+  ASSERT_EQ(third.entries.size(), 2u);
+  EXPECT_EQ(third.entries[0].num_draft, 0) << "a's last token leaves no room for drafts";
+  EXPECT_EQ(third.entries[1].num_draft, 4) << "b's decode and 4 drafts use the budget a left";
+}
+
+// A stop among kept drafts ends the request there: the tokens after it are not its own.
+TEST(Scheduler, AStopAmongKeptDraftsEndsTheRequestThere) {
+  KvCacheManager kv(8, 4, true);
+  Scheduler s({8, 64}, kv);
+  auto r = MakeRequest(1, Prompt(6, 1), 20);
+  r->num_speculative = 4;
+  int seen = 0;
+  r->on_token = [&seen](int32_t) { return ++seen < 3; };
+  ASSERT_TRUE(s.Add(std::move(r)).ok());
+  Plan prompt = s.Schedule();
+  EXPECT_TRUE(s.Update(prompt, {StepResult{Status(), 11, {}}}).empty());
+  Plan decode = s.Schedule();
+  ASSERT_EQ(decode.entries[0].num_draft, 4);
+  auto done = s.Update(decode, {StepResult{Status(), 40, {21, 22, 23}}});
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].reason, "stop");
+  EXPECT_EQ(std::vector<int32_t>(done[0].request->tokens.begin() + 6, done[0].request->tokens.end()), (std::vector<int32_t>{11, 21, 22}));
+  EXPECT_EQ(kv.pool().num_free(), 8);
 }
 
 TEST(Scheduler, AStopEndsARequestAndFreesItsBlocksAtOnce) {

@@ -20,7 +20,8 @@ TEST(Speculative, NgramDraftFollowsTheLongestMostRecentMatch) {
   // [4 2 3] occurred only at 0; [2 3] more recently at 5: the longer match is taken.
   EXPECT_EQ(NgramDraft({4, 2, 3, 8, 1, 2, 3, 9, 4, 2, 3}, 2, 1, 3), (std::vector<int32_t>{8, 1}));
   EXPECT_EQ(NgramDraft({4, 2, 3, 8, 1, 2, 3, 9, 4, 2, 3}, 2, 1, 2), (std::vector<int32_t>{9, 4}));
-  EXPECT_EQ(NgramDraft({5, 6, 5}, 4, 1, 3), (std::vector<int32_t>{6, 5})) << "a draft stops where the sequence ends";
+  EXPECT_EQ(NgramDraft({5, 6, 5}, 4, 1, 3), (std::vector<int32_t>{6, 5, 6, 5})) << "past the end, the match's period repeats";
+  EXPECT_EQ(NgramDraft({9, 7, 7, 7}, 3, 1, 2), (std::vector<int32_t>{7, 7, 7})) << "a run continues";
   EXPECT_TRUE(NgramDraft({1, 2, 3, 4}, 3, 1, 3).empty()) << "nothing repeats";
   EXPECT_TRUE(NgramDraft({1, 2, 9, 1, 2}, 3, 3, 5).empty()) << "the 2-gram repeats, but 3 is the shortest asked for";
 }

@@ -26,7 +26,8 @@ struct SpeculativeConfig {
 };
 
 // N-gram prompt lookup: for n from max_n down to min_n, the most recent earlier occurrence of
-// the last n tokens; the (at most k) tokens that followed it. Empty when nothing matches.
+// the last n tokens; the k tokens that followed it (where the sequence ends first, the draft
+// repeats with the match's period). Empty when nothing matches.
 std::vector<int32_t> NgramDraft(const std::vector<int32_t>& tokens, int k, int min_n, int max_n);
 
 // A draft model must spell every id as the target does: kInvalidArgument naming the first id

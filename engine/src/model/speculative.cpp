@@ -14,8 +14,11 @@ std::vector<int32_t> NgramDraft(const std::vector<int32_t>& tokens, int k, int m
     for (int64_t start = size - n - 1; start >= 0; --start) {
       auto at = tokens.begin() + start;
       if (!std::equal(suffix, tokens.end(), at)) continue;
-      const int64_t from = start + n, to = std::min(from + k, size);
-      return std::vector<int32_t>(tokens.begin() + from, tokens.begin() + to);
+      // What followed it; past the sequence's end, what the draft itself repeats (a match
+      // p tokens back continues with period p, as the lookup on the drafted text would).
+      std::vector<int32_t> out;
+      for (int64_t j = 0, from = start + n; j < k; ++j) out.push_back(from + j < size ? tokens[from + j] : out[from + j - size]);
+      return out;
     }
   }
   return {};

@@ -4,17 +4,6 @@
 
 namespace vt::serve {
 
-KvCache ModelExecutor::CacheOf(const std::vector<int32_t>& blocks, int64_t n_past) const {
-  KvCache c;
-  c.k = pool_.k;  // the pool's tensors, shared
-  c.v = pool_.v;
-  c.block_size = pool_.block_size;
-  c.blocks = blocks;
-  c.n_ctx = static_cast<int64_t>(blocks.size()) * pool_.block_size;
-  c.n_past = n_past;
-  return c;
-}
-
 // Each entry's logits. A failed batch fails no one yet: each entry runs alone (positions past
 // its n_past are overwritten later), so a failure ends only the requests that fail by themselves.
 std::vector<StatusOr<std::vector<float>>> ModelExecutor::Forward(const std::vector<BatchEntry>& batch) {
@@ -36,15 +25,60 @@ std::vector<StatusOr<std::vector<float>>> ModelExecutor::Forward(const std::vect
   return out;
 }
 
+// Each drafting entry's draft, as long as the room it was given and no shorter than draft_min.
+std::vector<std::vector<int32_t>> ModelExecutor::Drafts(const Plan& plan) {
+  if (!drafter_) return std::vector<std::vector<int32_t>>(plan.entries.size());
+  std::vector<std::vector<int32_t>> drafts = drafter_->Propose(plan);
+  for (size_t i = 0; i < drafts.size(); ++i) {
+    if (static_cast<int64_t>(drafts[i].size()) > plan.entries[i].num_draft) drafts[i].resize(static_cast<size_t>(plan.entries[i].num_draft));
+    if (static_cast<int>(drafts[i].size()) < draft_min_) drafts[i].clear();
+  }
+  return drafts;
+}
+
+// The token after a request's last one, and before it the drafted tokens the target agrees
+// with: logits holds one row per position, the last token's first.
+StepResult ModelExecutor::Verify(Request& r, const std::vector<float>& logits, const std::vector<int32_t>& draft) {
+  const size_t vocab = logits.size() / (draft.size() + 1);
+  std::vector<float> row(vocab);
+  StepResult result;
+  for (size_t i = 0; i <= draft.size(); ++i) {
+    std::copy_n(logits.begin() + static_cast<long>(i * vocab), vocab, row.begin());
+    bool kept = false;
+    int32_t token = GreedyToken(row);
+    if (!r.sampler) {
+      kept = i < draft.size() && token == draft[i];
+    } else {
+      token = i < draft.size() ? r.sampler->Verify(row, draft[i], &kept) : r.sampler->Sample(row);
+      r.sampler->AcceptGenerated(token);
+    }
+    if (!kept) {
+      result.token = token;
+      break;
+    }
+    result.accepted.push_back(token);
+  }
+  if (!draft.empty()) {
+    spec_counts_.drafts++;
+    spec_counts_.draft_tokens += draft.size();
+    spec_counts_.accepted_tokens += result.accepted.size();
+  }
+  return result;
+}
+
 std::vector<StepResult> ModelExecutor::Execute(const Plan& plan) {
+  std::vector<std::vector<int32_t>> drafts = Drafts(plan);
   std::vector<KvCache> caches;
   caches.reserve(plan.entries.size());  // the batch points into it
   std::vector<BatchEntry> batch;
-  for (const Scheduled& s : plan.entries) {
+  for (size_t i = 0; i < plan.entries.size(); ++i) {
+    const Scheduled& s = plan.entries[i];
     const Request& r = *s.request;
-    caches.push_back(CacheOf(r.blocks, r.num_computed));
+    caches.push_back(PagedCache(pool_, r.blocks, r.num_computed));
     auto first = r.tokens.begin() + r.num_computed;
-    batch.push_back(BatchEntry{std::vector<int32_t>(first, first + s.num_tokens), &caches.back()});
+    BatchEntry e{std::vector<int32_t>(first, first + s.num_tokens), &caches.back(), 1 + static_cast<int64_t>(drafts[i].size())};
+    e.tokens.insert(e.tokens.end(), drafts[i].begin(), drafts[i].end());
+    batch.push_back(std::move(e));
   }
   std::vector<StepResult> results(plan.entries.size());
   if (batch.empty()) return results;
@@ -56,12 +90,7 @@ std::vector<StepResult> ModelExecutor::Execute(const Plan& plan) {
       continue;
     }
     if (r.num_computed + plan.entries[i].num_tokens < r.num_tokens()) continue;  // mid-prompt: no token
-    if (!r.sampler) {
-      results[i].token = GreedyToken(logits[i].value());
-      continue;
-    }
-    results[i].token = r.sampler->Sample(logits[i].value());
-    r.sampler->AcceptGenerated(results[i].token);
+    results[i] = Verify(r, logits[i].value(), drafts[i]);
   }
   return results;
 }
@@ -70,7 +99,7 @@ Status ModelExecutor::WarmUp(int32_t token, int64_t n) {
   const int64_t blocks = std::min<int64_t>((n + 1 + pool_.block_size - 1) / pool_.block_size, pool_.k[0].ne[2] / pool_.block_size);
   std::vector<int32_t> table(static_cast<size_t>(blocks));
   std::iota(table.begin(), table.end(), 0);
-  KvCache cache = CacheOf(table, 0);
+  KvCache cache = PagedCache(pool_, table, 0);
   n = std::min(n, cache.n_ctx - 1);
   std::vector<BatchEntry> batch{{std::vector<int32_t>(static_cast<size_t>(std::max<int64_t>(n, 0)), token), &cache}};
   for (int step = 0; step < 2 && !batch[0].tokens.empty(); ++step) {

@@ -64,14 +64,18 @@ Plan Scheduler::Schedule() {
   // is left of a prompt or a recompute.
   for (size_t i = 0; i < running_.size() && budget > 0; ++i) {
     Request& r = *running_[i];
-    const int64_t n = std::min(r.num_tokens() - r.num_computed, budget);
-    if (!Fit(r, n, plan)) break;
-    plan.entries.push_back({&r, n});
-    budget -= n;
+    const int64_t left = r.num_tokens() - r.num_computed, n = std::min(left, budget);
+    // A decode's drafted tokens: within the budget, and never past max_tokens (a step that
+    // keeps every draft adds one token more).
+    int64_t d = 0;
+    if (left == 1 && r.num_speculative > 0) d = std::max<int64_t>(0, std::min<int64_t>({r.num_speculative, r.max_tokens - r.generated() - 1, budget - 1}));
+    if (!Fit(r, n + d, plan)) break;
+    plan.entries.push_back({&r, n, d});
+    budget -= n + d;
   }
   // vLLM admits nothing in a step that preempted: the memory it freed is the running ones'.
   if (plan.preempted.empty()) AdmitWaiting(budget, plan);
-  for (const Scheduled& s : plan.entries) plan.num_tokens += s.num_tokens;
+  for (const Scheduled& s : plan.entries) plan.num_tokens += s.num_tokens + s.num_draft;
   return plan;
 }
 
@@ -83,6 +87,23 @@ Finished Scheduler::End(Request* r, std::string reason, std::string error) {
   return f;
 }
 
+// The tokens a step gave a request that computed its last one: the drafts kept, then the one
+// sampled, each shown to on_token in order until one ends the request.
+std::optional<Finished> Scheduler::Emit(Request& r, const StepResult& result) {
+  const size_t n = result.accepted.size();
+  for (size_t j = 0; j <= n; ++j) {
+    const int32_t token = j < n ? result.accepted[j] : result.token;
+    if (j == n) r.tokens.push_back(token);
+    const size_t later = j < n ? n - j - 1 : 0;  // kept drafts after this one
+    const bool stop = r.on_token && !r.on_token(token);
+    if (stop || r.generated() - static_cast<int64_t>(later) >= r.max_tokens) {
+      r.tokens.resize(r.tokens.size() - later);  // what follows the end is not the request's
+      return End(&r, stop ? "stop" : "length");
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<Finished> Scheduler::Update(const Plan& plan, const std::vector<StepResult>& results) {
   std::vector<Finished> done;
   for (size_t i = 0; i < plan.entries.size(); ++i) {
@@ -91,12 +112,12 @@ std::vector<Finished> Scheduler::Update(const Plan& plan, const std::vector<Step
       done.push_back(End(&r, "error", results[i].status.message()));
       continue;
     }
-    r.num_computed += plan.entries[i].num_tokens;
+    // Kept drafts are the sequence's tokens now, with their keys and values in the cache.
+    r.tokens.insert(r.tokens.end(), results[i].accepted.begin(), results[i].accepted.end());
+    r.num_computed += plan.entries[i].num_tokens + static_cast<int64_t>(results[i].accepted.size());
     kv_.Cache(r);
     if (r.num_computed < r.num_tokens()) continue;  // more of its prompt (or recompute) to come
-    r.tokens.push_back(results[i].token);
-    if (r.on_token && !r.on_token(results[i].token)) done.push_back(End(&r, "stop"));
-    else if (r.generated() >= r.max_tokens) done.push_back(End(&r, "length"));
+    if (auto ended = Emit(r, results[i])) done.push_back(std::move(*ended));
   }
   return done;
 }

@@ -14,10 +14,11 @@ struct Batcher::Sequence {
 };
 
 Batcher::Batcher(vt::Model& model, const vt::Tokenizer& tokenizer, vt::KvCache pool, const KvOptions& kv,
-                 const vt::serve::SchedulerConfig& config, ServeMetrics& metrics)
+                 const vt::serve::SchedulerConfig& config, ServeMetrics& metrics, SpecOptions spec)
     : tokenizer_(tokenizer), metrics_(metrics), config_(config),
       kv_(static_cast<int32_t>(kv.n_blocks), static_cast<int32_t>(kv.block_size), kv.prefix_caching), scheduler_(config, kv_),
-      executor_(model, std::move(pool)) {}
+      executor_(model, std::move(pool), std::move(spec.drafter), spec.draft_min),
+      num_speculative_(spec.num_speculative) {}
 
 Batcher::~Batcher() = default;
 
@@ -35,6 +36,7 @@ void Batcher::Admit(std::shared_ptr<Job> job) {
   r->num_prompt = job->prompt.size();
   r->max_tokens = job->sampling.max_tokens;
   r->sampler = std::move(sampler).value();
+  r->num_speculative = num_speculative_;
   auto s = std::make_unique<Sequence>(job, tokenizer_);
   r->on_token = [this, seq = s.get()](int32_t id) { return Accept(*seq, id); };
   const vt::serve::RequestId id = r->id;
@@ -83,6 +85,8 @@ void Batcher::Step() {
     }
   }
   metrics_.SetCacheCounters(kv_.queries(), kv_.hits(), scheduler_.preemptions());
+  const vt::serve::ModelExecutor::SpecCounts& spec = executor_.spec_counts();
+  metrics_.SetSpecCounters(spec.drafts, spec.draft_tokens, spec.accepted_tokens);
   kv_usage_ = kv_.usage();
   running_now_ = static_cast<int>(scheduler_.num_running());
   waiting_now_ = static_cast<int>(scheduler_.num_waiting());

@@ -23,11 +23,17 @@ struct KvOptions {
   bool prefix_caching = true;
 };
 
+// Speculative decoding: the drafter (null: none) and how much each decode may draft.
+struct SpecOptions {
+  std::unique_ptr<vt::serve::Drafter> drafter;
+  int num_speculative = 0, draft_min = 0;
+};
+
 class Batcher {
  public:
   // `pool`: Model::NewKvPool(options.n_blocks, options.block_size).
   Batcher(vt::Model& model, const vt::Tokenizer& tokenizer, vt::KvCache pool, const KvOptions& kv,
-          const vt::serve::SchedulerConfig& config, ServeMetrics& metrics);
+          const vt::serve::SchedulerConfig& config, ServeMetrics& metrics, SpecOptions spec = {});
   ~Batcher();
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
@@ -61,6 +67,7 @@ class Batcher {
   vt::serve::ModelExecutor executor_;
   std::map<vt::serve::RequestId, std::unique_ptr<Sequence>> sequences_;
   vt::serve::RequestId next_id_ = 1;
+  int num_speculative_ = 0;
   std::atomic<double> kv_usage_{0};
   std::atomic<int> running_now_{0}, waiting_now_{0};
 };

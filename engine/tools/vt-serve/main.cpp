@@ -13,6 +13,7 @@
 #include "device_flag.h"
 #include "model_loader.h"
 #include "http_server.h"
+#include "speculative_config.h"
 #include "vt/jinja.h"
 
 namespace {
@@ -26,6 +27,7 @@ struct Flags {
   bool cpu_moe = false, no_warmup = false, prefix_caching = true;
   int64_t kv_cache_memory_bytes = 0, block_size = 16;
   std::string kv_cache_dtype = "auto";
+  std::string speculative_config;
   double keep_alive_s = 5, request_read_s = 10;
 };
 
@@ -63,6 +65,19 @@ void StopOnSignal(vtserve::HttpServer& server, vtserve::ServeEngine& engine, sig
   }).detach();
 }
 
+// --speculative-config's draft model: on the target's device, its vocabulary the target's.
+vt::StatusOr<std::unique_ptr<vttools::LoadedModel>> LoadDraft(const std::string& path, const Flags& f, const vt::GgufFile& target) {
+  auto draft = vttools::LoadModel(path, f.device, f.cpu_moe);
+  if (!draft.ok()) return vt::Status(draft.status().code(), "--speculative-config model " + draft.status().message());
+  auto ours = vt::Tokenizer::FromGguf(target);
+  auto theirs = vt::Tokenizer::FromGguf(*draft.value()->file);
+  if (!ours.ok() || !theirs.ok()) return vt::Status(vt::StatusCode::kInvalidArgument, "--speculative-config model " + path + ": " + (ours.ok() ? theirs : ours).status().message());
+  if (vt::Status same = vt::CheckDraftVocabulary(ours.value(), theirs.value()); !same.ok()) {
+    return vt::Status(same.code(), "--speculative-config model " + path + ": " + same.message());
+  }
+  return draft;
+}
+
 int Run(Flags f) {
   sigset_t stops;
   sigemptyset(&stops);
@@ -82,7 +97,7 @@ int Run(Flags f) {
   if (!kv_dtype.ok()) return Fail(kv_dtype.status().message(), 2);
   vtserve::ServeOptions o{f.served_name.empty() ? f.model : f.served_name, f.max_model_len, f.max_queued, "",
                           f.max_num_seqs, f.max_num_batched_tokens, !f.no_warmup, f.kv_cache_memory_bytes, f.block_size, f.prefix_caching,
-                          kv_dtype.value(), f.device == "cpu"};
+                          kv_dtype.value(), f.device == "cpu", {}};
   if (!f.chat_template.empty()) {
     std::ifstream in(f.chat_template, std::ios::binary);
     std::stringstream text;
@@ -93,9 +108,21 @@ int Run(Flags f) {
     auto parsed = vt::jinja::Template::Parse(o.chat_template);
     if (!parsed.ok()) return Fail("--chat-template " + f.chat_template + ": " + parsed.status().message(), 2);
   }
+  if (!f.speculative_config.empty()) {
+    auto spec = vtserve::ParseSpeculativeConfig(f.speculative_config);
+    if (!spec.ok()) return Fail(spec.status().message(), 2);
+    o.speculative = spec.value();
+  }
   auto loaded = vttools::LoadModel(f.model, f.device, f.cpu_moe);
   if (!loaded.ok()) return Fail(loaded.status().message(), 2);
-  auto engine = vtserve::ServeEngine::Start(loaded.value()->file, std::move(loaded.value()->model), o);
+  std::unique_ptr<vttools::LoadedModel> draft;  // owns what the draft model points into
+  if (o.speculative.method == vt::SpeculativeConfig::Method::kDraftModel) {
+    auto d = LoadDraft(o.speculative.draft_model, f, *loaded.value()->file);
+    if (!d.ok()) return Fail(d.status().message(), 2);
+    draft = std::move(d).value();
+  }
+  auto engine = vtserve::ServeEngine::Start(loaded.value()->file, std::move(loaded.value()->model), o,
+                                            draft ? std::move(draft->model) : nullptr);
   if (!engine.ok()) return Fail(f.model + ": " + engine.status().message(), 2);
   // The model's own template, broken: completions still serve, chat requests answer 400
   // naming it; said once now so the operator need not learn it from a client.
@@ -115,6 +142,13 @@ int Run(Flags f) {
             << Count(kv.n_blocks * kv.block_size, "position") << " in all; the longest context " << engine.value()->options().max_model_len
             << (kv.max_model_len_lowered ? " (lowered to fit: --kv-cache-memory-bytes)" : "") << "; prefix caching "
             << (f.prefix_caching ? "on" : "off") << "\n";
+  if (o.speculative.enabled()) {
+    std::cerr << "vt-serve: speculative decoding: "
+              << (o.speculative.method == vt::SpeculativeConfig::Method::kNgram
+                      ? "n-gram lookup (" + std::to_string(o.speculative.prompt_lookup_min) + " to " + std::to_string(o.speculative.prompt_lookup_max) + " tokens)"
+                      : "draft model " + o.speculative.draft_model)
+              << ", " << o.speculative.num_speculative_tokens << " tokens per step at most\n";
+  }
   if (engine.value()->warmup_ms() >= 0) std::cerr << "vt-serve: warmed up in " << static_cast<int64_t>(engine.value()->warmup_ms()) << " ms\n";
   vtserve::HttpServer server(*engine.value(), f.http);
   auto port = server.Bind();
@@ -149,6 +183,9 @@ int main(int argc, char** argv) {
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
   app.add_option("--kv-cache-dtype", f.kv_cache_dtype, "KV cache type: auto (f32), f32 or f16");
+  app.add_option("--speculative-config", f.speculative_config,
+                 "Speculative decoding, vLLM's JSON: {\"method\": \"ngram\", \"num_speculative_tokens\": 4, \"prompt_lookup_max\": 5} "
+                 "or {\"model\": \"draft.gguf\", \"num_speculative_tokens\": 4}");
   app.add_option("--block-size", f.block_size, "Positions per KV-cache block (default 16)")->check(CLI::Range(1, 4096));
   app.add_flag("--enable-prefix-caching,!--no-enable-prefix-caching", f.prefix_caching,
                "Reuse the KV blocks of prompts' shared prefixes (default on)");

@@ -34,11 +34,12 @@ int64_t DefaultBudget(const ServeOptions& o, int64_t per_block, int64_t availabl
 // The pool's blocks: the flag's bytes, or the default budget. A default context the budget
 // cannot hold is lowered to what it holds; a context the user chose is refused, as is a
 // budget on the host past the memory available.
-vt::StatusOr<KvPoolInfo> PlanPool(const vt::Model& model, ServeOptions& o) {
+vt::StatusOr<KvPoolInfo> PlanPool(const vt::Model& model, const vt::Model* draft, ServeOptions& o) {
   const int64_t trained = model.hparams().n_ctx_train, available = AvailableMemoryBytes();
   const bool chosen = o.max_model_len > 0, flagged = o.kv_cache_memory_bytes > 0;
   if (!chosen) o.max_model_len = trained > 0 ? trained : 2048;
-  const int64_t per_position = model.KvBytesPerPosition(o.kv_dtype), per_block = o.block_size * per_position;
+  const int64_t per_position = model.KvBytesPerPosition(o.kv_dtype) + (draft ? draft->KvBytesPerPosition(o.kv_dtype) : 0);
+  const int64_t per_block = o.block_size * per_position;
   const int64_t bytes = flagged ? o.kv_cache_memory_bytes : DefaultBudget(o, per_block, available);
   const std::string budget = flagged ? "--kv-cache-memory-bytes" : "the default budget, half the memory available: set --kv-cache-memory-bytes";
   if (flagged && o.kv_on_host && available > 0 && bytes > available) {
@@ -60,13 +61,33 @@ vt::StatusOr<KvPoolInfo> PlanPool(const vt::Model& model, ServeOptions& o) {
   return info;
 }
 
+// The drafter --speculative-config asks for: n-gram lookup, or the draft model over a pool of
+// the target's blocks.
+vt::StatusOr<SpecOptions> MakeSpec(const ServeOptions& o, vt::Model* draft, const KvPoolInfo& info) {
+  SpecOptions spec;
+  const vt::SpeculativeConfig& c = o.speculative;
+  if (!c.enabled()) return spec;
+  spec.num_speculative = c.num_speculative_tokens;
+  spec.draft_min = c.draft_min;
+  if (c.method == vt::SpeculativeConfig::Method::kNgram) {
+    spec.drafter = std::make_unique<vt::serve::NgramDrafter>(c.prompt_lookup_min, c.prompt_lookup_max);
+    return spec;
+  }
+  if (!draft) return vt::Status(vt::StatusCode::kInvalidArgument, "--speculative-config: a draft model was asked for and none was loaded");
+  auto pool = draft->NewKvPool(info.n_blocks, info.block_size, o.kv_dtype);
+  if (!pool.ok()) return vt::Status(pool.status().code(), "the draft model's KV cache: " + pool.status().message());
+  spec.drafter = std::make_unique<vt::serve::ModelDrafter>(*draft, std::move(pool).value());
+  return spec;
+}
+
 }  // namespace
 
 vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<const vt::GgufFile> file,
-                                                              std::unique_ptr<vt::Model> model, ServeOptions options) {
+                                                              std::unique_ptr<vt::Model> model, ServeOptions options,
+                                                              std::unique_ptr<vt::Model> draft) {
   auto tokenizer = vt::Tokenizer::FromGguf(*file);
   if (!tokenizer.ok()) return tokenizer.status();
-  auto info = PlanPool(*model, options);
+  auto info = PlanPool(*model, draft.get(), options);
   if (!info.ok()) return info.status();
   auto pool = model->NewKvPool(info->n_blocks, info->block_size, options.kv_dtype);
   if (!pool.ok()) return vt::Status(pool.status().code(), "the KV cache (--kv-cache-memory-bytes " + std::to_string(info->bytes) + "): " + pool.status().message());
@@ -75,18 +96,22 @@ vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<co
     const vt::GgufValue* tmpl = file->Find("tokenizer.chat_template");
     if (tmpl && tmpl->AsString()) options.chat_template = *tmpl->AsString();
   }
+  auto spec = MakeSpec(options, draft.get(), info.value());
+  if (!spec.ok()) return spec.status();
   std::unique_ptr<ServeEngine> engine(new ServeEngine(std::move(file), std::move(model), std::move(tokenizer).value(),
-                                                      std::move(pool).value(), info.value(), std::move(options)));
+                                                      std::move(pool).value(), info.value(), std::move(options), std::move(draft),
+                                                      std::move(spec).value()));
   VT_RETURN_IF_ERROR(engine->warmed_.get());
   return engine;
 }
 
 ServeEngine::ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::Model> model,
-                         vt::Tokenizer tokenizer, vt::KvCache pool, KvPoolInfo info, ServeOptions options)
-    : file_(std::move(file)), model_(std::move(model)), tokenizer_(std::move(tokenizer)), options_(std::move(options)),
-      kv_pool_(info),
+                         vt::Tokenizer tokenizer, vt::KvCache pool, KvPoolInfo info, ServeOptions options,
+                         std::unique_ptr<vt::Model> draft, SpecOptions spec)
+    : file_(std::move(file)), model_(std::move(model)), draft_(std::move(draft)), tokenizer_(std::move(tokenizer)),
+      options_(std::move(options)), kv_pool_(info),
       batcher_(*model_, tokenizer_, std::move(pool), KvOptions{info.n_blocks, info.block_size, options_.prefix_caching},
-               vt::serve::SchedulerConfig{options_.max_num_seqs, options_.max_num_batched_tokens}, metrics_) {
+               vt::serve::SchedulerConfig{options_.max_num_seqs, options_.max_num_batched_tokens}, metrics_, std::move(spec)) {
   std::promise<vt::Status> warmed;
   warmed_ = warmed.get_future();
   // The warm-up runs on the engine thread: the buffers it makes are that thread's own.

@@ -20,6 +20,7 @@
 #include "job.h"
 #include "serve_metrics.h"
 #include "vt/model.h"
+#include "vt/speculative.h"
 #include "vt/tokenizer.h"
 
 namespace vtserve {
@@ -37,6 +38,7 @@ struct ServeOptions {
   bool prefix_caching = true;
   vt::DType kv_dtype = vt::DType::kF32;  // --kv-cache-dtype
   bool kv_on_host = true;                // the pool is host memory (--device cpu): bounded by MemAvailable
+  vt::SpeculativeConfig speculative;     // --speculative-config (a draft model's is Start's `draft`)
 };
 
 // The KV pool Start made, for the start-up line.
@@ -48,8 +50,11 @@ struct KvPoolInfo {
 
 class ServeEngine {
  public:
+  // `draft`: the draft model when options.speculative names one (its vocabulary checked by
+  // the caller); its KV pool has the target's blocks and counts in the budget.
   static vt::StatusOr<std::unique_ptr<ServeEngine>> Start(std::shared_ptr<const vt::GgufFile> file,
-                                                          std::unique_ptr<vt::Model> model, ServeOptions options);
+                                                          std::unique_ptr<vt::Model> model, ServeOptions options,
+                                                          std::unique_ptr<vt::Model> draft = nullptr);
   ~ServeEngine();
   ServeEngine(const ServeEngine&) = delete;
   ServeEngine& operator=(const ServeEngine&) = delete;
@@ -66,7 +71,7 @@ class ServeEngine {
 
  private:
   ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::Model> model, vt::Tokenizer tokenizer,
-              vt::KvCache pool, KvPoolInfo info, ServeOptions options);
+              vt::KvCache pool, KvPoolInfo info, ServeOptions options, std::unique_ptr<vt::Model> draft, SpecOptions spec);
   std::variant<std::vector<int32_t>, ApiError> PromptOf(const ServeRequest& r) const;
   std::variant<std::vector<int32_t>, ApiError> Encode(const std::string& text, bool add_special, const std::string& param) const;
   void DropCancelled();  // callers hold mutex_
@@ -76,6 +81,7 @@ class ServeEngine {
 
   std::shared_ptr<const vt::GgufFile> file_;
   std::unique_ptr<vt::Model> model_;
+  std::unique_ptr<vt::Model> draft_;  // before batcher_, whose drafter reads it
   vt::Tokenizer tokenizer_;
   ServeOptions options_;
   KvPoolInfo kv_pool_;

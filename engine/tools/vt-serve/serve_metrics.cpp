@@ -53,6 +53,11 @@ void ServeMetrics::SetCacheCounters(uint64_t queries, uint64_t hits, uint64_t pr
   prefix_queries_ = queries, prefix_hits_ = hits, preemptions_ = preemptions;
 }
 
+void ServeMetrics::SetSpecCounters(uint64_t drafts, uint64_t draft_tokens, uint64_t accepted_tokens) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  spec_drafts_ = drafts, spec_draft_tokens_ = draft_tokens, spec_accepted_tokens_ = accepted_tokens;
+}
+
 void ServeMetrics::SetQueue(int running, int waiting, double kv_usage) {
   std::lock_guard<std::mutex> lock(mutex_);
   running_ = running, waiting_ = waiting, kv_usage_ = kv_usage;
@@ -84,7 +89,10 @@ std::string ServeMetrics::Text(const std::string& model) const {
                     counter("vllm:generation_tokens_total", "Tokens generated.", generation_tokens_) +
                     counter("vllm:prefix_cache_queries_total", "Prompt tokens looked up in the prefix cache.", prefix_queries_) +
                     counter("vllm:prefix_cache_hits_total", "Prompt tokens found in the prefix cache.", prefix_hits_) +
-                    counter("vllm:num_preemptions_total", "Requests preempted for KV blocks (recomputed later).", preemptions_);
+                    counter("vllm:num_preemptions_total", "Requests preempted for KV blocks (recomputed later).", preemptions_) +
+                    counter("vllm:spec_decode_num_drafts_total", "Drafts verified (speculative decoding).", spec_drafts_) +
+                    counter("vllm:spec_decode_num_draft_tokens_total", "Drafted tokens verified.", spec_draft_tokens_) +
+                    counter("vllm:spec_decode_num_accepted_tokens_total", "Drafted tokens the target kept.", spec_accepted_tokens_);
   out += "# HELP vllm:request_success_total Finished requests, by finish reason.\n# TYPE vllm:request_success_total counter\n";
   for (const auto& [reason, n] : finished_) {
     out += "vllm:request_success_total{" + label + ",finished_reason=\"" + reason + "\"} " + std::to_string(n) + "\n";

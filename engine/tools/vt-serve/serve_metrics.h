@@ -36,6 +36,8 @@ class ServeMetrics {
   void Step(int sequences, int tokens);
   // The KV cache's running totals: prefix-cache queries and hits (tokens), preemptions.
   void SetCacheCounters(uint64_t queries, uint64_t hits, uint64_t preemptions);
+  // Speculative decoding's running totals: drafts verified, their tokens, the tokens kept.
+  void SetSpecCounters(uint64_t drafts, uint64_t draft_tokens, uint64_t accepted_tokens);
   std::string Text(const std::string& model) const;
 
  private:
@@ -44,6 +46,7 @@ class ServeMetrics {
   double kv_usage_ = 0;
   uint64_t prompt_tokens_ = 0, generation_tokens_ = 0;
   uint64_t prefix_queries_ = 0, prefix_hits_ = 0, preemptions_ = 0;
+  uint64_t spec_drafts_ = 0, spec_draft_tokens_ = 0, spec_accepted_tokens_ = 0;
   std::map<std::string, uint64_t> finished_;
   Histogram ttft_, tpot_, e2e_, iteration_tokens_, batch_sequences_;
 };

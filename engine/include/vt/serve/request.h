@@ -24,6 +24,7 @@ struct Request {
   // EOS and stop strings). Null: only max_tokens ends it.
   std::function<bool(int32_t)> on_token;
   std::optional<Sampler> sampler;  // the executor's; a fake executor may leave it unset
+  int num_speculative = 0;         // drafted tokens a decode step may verify (0: no speculation)
 
   // The core's state.
   int64_t num_computed = 0;          // tokens[0, num_computed) are in the cache
@@ -31,6 +32,7 @@ struct Request {
   std::vector<BlockHash> hashes;     // the hash chain of tokens' full blocks, as far as computed
   size_t num_cached_blocks = 0;      // blocks registered in the prefix cache
   int preemptions = 0;
+  int64_t draft_computed = 0;        // a draft model's: tokens[0, draft_computed) are in its cache
 
   int64_t generated() const { return static_cast<int64_t>(tokens.size() - num_prompt); }
   int64_t num_tokens() const { return static_cast<int64_t>(tokens.size()); }

@@ -22,23 +22,27 @@ struct SchedulerConfig {
   int64_t max_num_batched_tokens = 2048;  // tokens per step
 };
 
-// One request's share of a step: tokens [num_computed, num_computed + num_tokens) of it.
+// One request's share of a step: tokens [num_computed, num_computed + num_tokens) of it, and
+// room for up to num_draft drafted tokens after a decode's one (speculative decoding).
 struct Scheduled {
   Request* request;
   int64_t num_tokens;
+  int64_t num_draft = 0;
 };
 
 struct Plan {
   std::vector<Scheduled> entries;  // decodes and recomputes of running requests first, then admissions
-  int64_t num_tokens = 0;
+  int64_t num_tokens = 0;          // with the drafted tokens' room
   std::vector<RequestId> preempted;  // this step, most recently admitted first
 };
 
 // What a step did for one plan entry: an error of its own, or the token sampled when the
-// entry computed its request's last token (mid-prompt chunks sample nothing).
+// entry computed its request's last token (mid-prompt chunks sample nothing), after the
+// drafted tokens verification kept (in the cache now, and in the sequence before `token`).
 struct StepResult {
   Status status;
   int32_t token = -1;
+  std::vector<int32_t> accepted;
 };
 
 struct Finished {
@@ -70,6 +74,7 @@ class Scheduler {
   bool Fit(Request& r, int64_t n, Plan& plan);
   void AdmitWaiting(int64_t& budget, Plan& plan);
   Finished End(Request* r, std::string reason, std::string error = "");
+  std::optional<Finished> Emit(Request& r, const StepResult& result);
 
   SchedulerConfig config_;
   KvCacheManager& kv_;
