@@ -107,6 +107,28 @@ TEST_F(VtServeSpec, ADraftModelsCacheCountsInTheBudget) {
       << server->Log();
 }
 
+// vt-bench against a speculating vt-serve reports vLLM's acceptance rate and length: the
+// target drafting for itself greedily keeps every draft, so each verifying step yields more
+// than one token; a server that drafts nothing reports neither.
+TEST_F(VtServeSpec, VtBenchReportsTheAcceptanceOfTheServersDrafts) {
+  auto bench = [&](ServeProcess& server) {
+    auto r = Sh(std::string(VT_BENCH_BIN) + " -m " + *dir_ + "/m.gguf --base-url http://127.0.0.1:" + std::to_string(server.port()) +
+                " --served-model-name tiny --dataset-name random --num-prompts 3 --random-input-len 8 --random-output-len 24"
+                " --ignore-eos --max-concurrency 2 -o json");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return Json::parse(r.out, nullptr, false);
+  };
+  auto spec = Serve({"--speculative-config", R"({"model": ")" + *dir_ + R"(/m.gguf", "num_speculative_tokens": 3})"});
+  ASSERT_TRUE(spec);
+  Json j = bench(*spec);
+  ASSERT_TRUE(j.contains("spec_decode_acceptance_rate")) << j.dump();
+  EXPECT_EQ(j["spec_decode_acceptance_rate"].get<double>(), 1.0);
+  EXPECT_GT(j["spec_decode_acceptance_length"].get<double>(), 2.0);
+  auto plain = Serve({});
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(bench(*plain).contains("spec_decode_acceptance_rate"));
+}
+
 TEST_F(VtServeSpec, ASpeculativeConfigThatCannotWorkIsRefusedNamingTheKey) {
   const std::string serve = "timeout 10 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ + "/m.gguf --port 0 --speculative-config ";
   auto refused = [&](const std::string& config, const std::string& message) {

@@ -152,15 +152,13 @@ int RunServerMode(const BenchOptions& o, const vt::GgufFile& file) {
   if (!dataset.ok()) return Fail(dataset.status().message(), dataset.status().code() == vt::StatusCode::kUnavailable ? 1 : 2);
   vt::SamplingParams used = Used(o);
   double duration = 0;
-  const auto before = vtbench::PrefixCacheCounters(o);
+  const auto before = vtbench::ServerCounters(o);
   auto timings = vtbench::RunAgainstServer(o, dataset.value(), used, &duration);
   if (!timings.ok()) return Fail(timings.status().message(), timings.status().code() == vt::StatusCode::kInvalidArgument ? 2 : 1);
   auto summary = vtbench::Summarize(timings.value(), duration, o.percentile_metrics, o.metric_percentiles);
-  // A server that counts its prefix cache (vt-serve, vLLM): the share of this run's prompt
-  // tokens it found there.
-  if (const auto after = vtbench::PrefixCacheCounters(o); before && after && after->first > before->first) {
-    summary.push_back({"prefix_cache_hit_rate", (after->second - before->second) / (after->first - before->first)});
-  }
+  // A server that counts its prefix cache and drafts (vt-serve, vLLM): this run's hit rate
+  // and acceptance.
+  vtbench::AddServerRates(before, vtbench::ServerCounters(o), &summary);
   PrintRequests(o, summary, vtbench::Settings(o, used, "server", dataset.value().rendered, dataset.value().enable_thinking));
   return 0;
 }

@@ -157,12 +157,13 @@ vt::StatusOr<std::vector<RequestTiming>> RunAgainstServer(const BenchOptions& o,
   return out;
 }
 
-std::optional<std::pair<double, double>> PrefixCacheCounters(const BenchOptions& o) {
+std::map<std::string, double> ServerCounters(const BenchOptions& o) {
+  std::map<std::string, double> out;
   auto url = ParseUrl(o.base_url);
-  if (!url.ok()) return std::nullopt;
+  if (!url.ok()) return out;
   httplib::Client client(url->host, url->port);
   auto res = client.Get("/metrics");
-  if (!res || res->status != 200) return std::nullopt;
+  if (!res || res->status != 200) return out;
   // "name{labels} value" lines of Prometheus text; the first series of each name.
   auto value = [&](const std::string& name) -> std::optional<double> {
     size_t at = res->body.find("\n" + name + "{");
@@ -171,9 +172,28 @@ std::optional<std::pair<double, double>> PrefixCacheCounters(const BenchOptions&
     if (space == std::string::npos) return std::nullopt;
     return std::atof(res->body.c_str() + space + 2);
   };
-  auto queries = value("vllm:prefix_cache_queries_total"), hits = value("vllm:prefix_cache_hits_total");
-  if (!queries || !hits) return std::nullopt;
-  return std::make_pair(*queries, *hits);
+  for (const char* name : {"vllm:prefix_cache_queries_total", "vllm:prefix_cache_hits_total", "vllm:spec_decode_num_drafts_total",
+                           "vllm:spec_decode_num_draft_tokens_total", "vllm:spec_decode_num_accepted_tokens_total"}) {
+    if (auto v = value(name)) out[name] = *v;
+  }
+  return out;
+}
+
+void AddServerRates(const std::map<std::string, double>& before, const std::map<std::string, double>& after,
+                    std::vector<std::pair<std::string, double>>* summary) {
+  auto grew = [&](const std::string& name) {
+    auto a = after.find(name), b = before.find(name);
+    return a != after.end() && b != before.end() ? a->second - b->second : 0.0;
+  };
+  if (const double queries = grew("vllm:prefix_cache_queries_total"); queries > 0) {
+    summary->push_back({"prefix_cache_hit_rate", grew("vllm:prefix_cache_hits_total") / queries});
+  }
+  if (const double drafted = grew("vllm:spec_decode_num_draft_tokens_total"); drafted > 0) {
+    const double kept = grew("vllm:spec_decode_num_accepted_tokens_total"), drafts = grew("vllm:spec_decode_num_drafts_total");
+    summary->push_back({"spec_decode_acceptance_rate", kept / drafted});
+    // vLLM's "acceptance length": tokens a verifying step yields, the kept drafts and one more.
+    if (drafts > 0) summary->push_back({"spec_decode_acceptance_length", 1 + kept / drafts});
+  }
 }
 
 }  // namespace vtbench

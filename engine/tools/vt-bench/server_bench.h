@@ -2,6 +2,7 @@
 // `vllm bench serve` runs it: streamed requests, arrivals at a rate, at most N in flight.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -17,8 +18,12 @@ namespace vtbench {
 vt::StatusOr<std::vector<RequestTiming>> RunAgainstServer(const BenchOptions& o, const Dataset& dataset,
                                                           const vt::SamplingParams& sampling, double* duration_s);
 
-// The server's vllm:prefix_cache_queries_total and vllm:prefix_cache_hits_total from its
-// /metrics, or nothing when it has no such counters (llama-server) or does not answer.
-std::optional<std::pair<double, double>> PrefixCacheCounters(const BenchOptions& o);
+// The server's /metrics counters vt-bench reads (prefix cache, speculative decoding), by name;
+// those it does not serve are absent.
+std::map<std::string, double> ServerCounters(const BenchOptions& o);
+// The rates a run moved them by: prefix_cache_hit_rate (hits per prompt token looked up),
+// spec_decode_acceptance_rate (kept per drafted token) and spec_decode_acceptance_length.
+void AddServerRates(const std::map<std::string, double>& before, const std::map<std::string, double>& after,
+                    std::vector<std::pair<std::string, double>>* summary);
 
 }  // namespace vtbench
