@@ -383,6 +383,26 @@ TEST(Scheduler, DraftRoomStaysWithinMaxTokensAndTheBudget) {
   EXPECT_EQ(third.entries[1].num_draft, 4) << "b's decode and 4 drafts use the budget a left";
 }
 
+// Kept drafts are computed: the step after them is a decode of the one token sampled after
+// them (with room for drafts again), not a recompute of the drafts.
+TEST(Scheduler, KeptDraftsAreInTheCacheAndTheNextStepDecodes) {
+  KvCacheManager kv(8, 4, true);
+  Scheduler s({8, 64}, kv);
+  auto r = MakeRequest(1, Prompt(6, 1), 20);
+  r->num_speculative = 4;
+  Request* request = r.get();
+  ASSERT_TRUE(s.Add(std::move(r)).ok());
+  s.Update(s.Schedule(), {StepResult{Status(), 11, {}}});
+  Plan decode = s.Schedule();
+  EXPECT_TRUE(s.Update(decode, {StepResult{Status(), 40, {21, 22, 23}}}).empty());
+  EXPECT_EQ(std::vector<int32_t>(request->tokens.begin() + 6, request->tokens.end()), (std::vector<int32_t>{11, 21, 22, 23, 40}));
+  EXPECT_EQ(request->num_computed, 10);
+  Plan next = s.Schedule();
+  ASSERT_EQ(next.entries.size(), 1u);
+  EXPECT_EQ(next.entries[0].num_tokens, 1);
+  EXPECT_EQ(next.entries[0].num_draft, 4);
+}
+
 // A stop among kept drafts ends the request there: the tokens after it are not its own.
 TEST(Scheduler, AStopAmongKeptDraftsEndsTheRequestThere) {
   KvCacheManager kv(8, 4, true);

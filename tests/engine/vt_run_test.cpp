@@ -88,6 +88,17 @@ TEST_F(VtRun, SpeculationGivesTheSameTokensAndCountsItsDrafts) {
   EXPECT_EQ(d["accepted_tokens"], d["draft_tokens"]);
 }
 
+// --draft-min: a draft shorter than it is not verified. 9 tokens drafting 4 for itself: the
+// prompt's token, 4 kept and one more, then only 2 may be drafted before max_tokens (6 drafted
+// in all); with --draft-min 4 those 2 (and the 1 after) are plain decodes (4 drafted).
+TEST_F(VtRun, DraftsShorterThanDraftMinAreNotVerified) {
+  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hello' -n 9 --ignore-eos --json -md " + model_ + " --draft-max 4";
+  nlohmann::json all = nlohmann::json::parse(Sh(run).out), min = nlohmann::json::parse(Sh(run + " --draft-min 4").out);
+  EXPECT_EQ(all["draft_tokens"], 6);
+  EXPECT_EQ(min["draft_tokens"], 4);
+  EXPECT_EQ(min["tokens"], all["tokens"]);
+}
+
 TEST_F(VtRun, SpeculationFlagsThatCannotWorkAreRefusedNamingTheFlag) {
   const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 4";
   Result alone = Sh(run + " --spec-type draft-simple");

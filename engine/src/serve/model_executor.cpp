@@ -25,13 +25,12 @@ std::vector<StatusOr<std::vector<float>>> ModelExecutor::Forward(const std::vect
   return out;
 }
 
-// Each drafting entry's draft, as long as the room it was given and no shorter than draft_min.
+// Each drafting entry's draft, no longer than the room it was given.
 std::vector<std::vector<int32_t>> ModelExecutor::Drafts(const Plan& plan) {
   if (!drafter_) return std::vector<std::vector<int32_t>>(plan.entries.size());
   std::vector<std::vector<int32_t>> drafts = drafter_->Propose(plan);
   for (size_t i = 0; i < drafts.size(); ++i) {
     if (static_cast<int64_t>(drafts[i].size()) > plan.entries[i].num_draft) drafts[i].resize(static_cast<size_t>(plan.entries[i].num_draft));
-    if (static_cast<int>(drafts[i].size()) < draft_min_) drafts[i].clear();
   }
   return drafts;
 }

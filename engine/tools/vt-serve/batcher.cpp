@@ -17,7 +17,7 @@ Batcher::Batcher(vt::Model& model, const vt::Tokenizer& tokenizer, vt::KvCache p
                  const vt::serve::SchedulerConfig& config, ServeMetrics& metrics, SpecOptions spec)
     : tokenizer_(tokenizer), metrics_(metrics), config_(config),
       kv_(static_cast<int32_t>(kv.n_blocks), static_cast<int32_t>(kv.block_size), kv.prefix_caching), scheduler_(config, kv_),
-      executor_(model, std::move(pool), std::move(spec.drafter), spec.draft_min),
+      executor_(model, std::move(pool), std::move(spec.drafter)),
       num_speculative_(spec.num_speculative) {}
 
 Batcher::~Batcher() = default;

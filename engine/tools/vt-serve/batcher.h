@@ -26,7 +26,7 @@ struct KvOptions {
 // Speculative decoding: the drafter (null: none) and how much each decode may draft.
 struct SpecOptions {
   std::unique_ptr<vt::serve::Drafter> drafter;
-  int num_speculative = 0, draft_min = 0;
+  int num_speculative = 0;
 };
 
 class Batcher {

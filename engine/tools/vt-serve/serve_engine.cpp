@@ -68,7 +68,6 @@ vt::StatusOr<SpecOptions> MakeSpec(const ServeOptions& o, vt::Model* draft, cons
   const vt::SpeculativeConfig& c = o.speculative;
   if (!c.enabled()) return spec;
   spec.num_speculative = c.num_speculative_tokens;
-  spec.draft_min = c.draft_min;
   if (c.method == vt::SpeculativeConfig::Method::kNgram) {
     spec.drafter = std::make_unique<vt::serve::NgramDrafter>(c.prompt_lookup_min, c.prompt_lookup_max);
     return spec;

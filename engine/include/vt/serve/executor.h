@@ -25,9 +25,8 @@ class Executor {
 // (Sampler::Verify): the step keeps those the target agrees with and one token more.
 class ModelExecutor : public Executor {
  public:
-  // `draft_min`: a shorter draft is not verified (llama.cpp's --draft-min).
-  ModelExecutor(Model& model, KvCache pool, std::unique_ptr<Drafter> drafter = nullptr, int draft_min = 0)
-      : model_(model), pool_(std::move(pool)), drafter_(std::move(drafter)), draft_min_(draft_min) {}
+  ModelExecutor(Model& model, KvCache pool, std::unique_ptr<Drafter> drafter = nullptr)
+      : model_(model), pool_(std::move(pool)), drafter_(std::move(drafter)) {}
   std::vector<StepResult> Execute(const Plan& plan) override;
   // llama-server's warm-up before any request: `n` copies of `token` and one decode step in
   // the pool's first blocks (later requests overwrite them), so the weights are read and the
@@ -47,7 +46,6 @@ class ModelExecutor : public Executor {
   Model& model_;
   KvCache pool_;
   std::unique_ptr<Drafter> drafter_;
-  int draft_min_ = 0;
   SpecCounts spec_counts_;
 };
 
