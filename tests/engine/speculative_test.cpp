@@ -7,6 +7,8 @@
 
 #include "fixture_support.h"
 #include "vt/fixture.h"
+#include "vt/serve/executor.h"
+#include "vt/serve/kv_cache_manager.h"
 #include "vt/speculative.h"
 
 namespace vt {
@@ -185,6 +187,62 @@ TEST(Speculative, ADraftWhoseVocabularyDiffersIsRefusedNamingTheToken) {
   EXPECT_TRUE(CheckDraftVocabulary(target.value(), same.value()).ok());
   const std::string message = CheckDraftVocabulary(target.value(), text.value()).message();
   EXPECT_NE(message.find("differs from the target's at token "), std::string::npos) << message;
+}
+
+// Drafts each request's known text for two tokens, then a token it does not hold.
+class ScriptedDrafter : public serve::Drafter {
+ public:
+  explicit ScriptedDrafter(const std::map<serve::RequestId, std::vector<int32_t>>& texts) : texts_(texts) {}
+  std::vector<std::vector<int32_t>> Propose(const serve::Plan& plan) override {
+    std::vector<std::vector<int32_t>> out(plan.entries.size());
+    for (size_t i = 0; i < out.size(); ++i) {
+      const serve::Request& r = *plan.entries[i].request;
+      const std::vector<int32_t>& text = texts_.at(r.id);
+      for (int64_t j = 0; j < plan.entries[i].num_draft; ++j) {
+        const size_t at = r.tokens.size() + static_cast<size_t>(j);
+        out[i].push_back(j < 2 && at < text.size() ? text[at] : (at < text.size() ? text[at] + 1 : 1) % 256);
+      }
+    }
+    return out;
+  }
+
+ private:
+  const std::map<serve::RequestId, std::vector<int32_t>>& texts_;
+};
+
+// Requests with no sampler through the serving core's executor, greedily, with `drafter`
+// (null: none): each request's whole text by id.
+std::map<serve::RequestId, std::vector<int32_t>> Served(Model& m, std::unique_ptr<serve::Drafter> drafter, serve::ModelExecutor::SpecCounts* counts) {
+  serve::KvCacheManager kv(64, 4, false);
+  serve::Scheduler s({4, 64}, kv);
+  serve::ModelExecutor executor(m, m.NewKvPool(64, 4).value(), std::move(drafter));
+  for (serve::RequestId id = 1; id <= 3; ++id) {
+    auto r = std::make_unique<serve::Request>();
+    r->id = id;
+    r->tokens = {kFixtureBos, static_cast<int32_t>('a' + id), 'b', 'c'};
+    r->num_prompt = r->tokens.size();
+    r->max_tokens = 12;
+    r->num_speculative = 4;
+    EXPECT_TRUE(s.Add(std::move(r)).ok());
+  }
+  std::map<serve::RequestId, std::vector<int32_t>> texts;
+  while (!s.empty()) {
+    serve::Plan plan = s.Schedule();
+    for (serve::Finished& f : s.Update(plan, executor.Execute(plan))) texts[f.request->id] = f.request->tokens;
+  }
+  if (counts) *counts = executor.spec_counts();
+  return texts;
+}
+
+// A request without a sampler is decoded greedily: a draft is kept only where it is the
+// target's argmax, so drafts right for two tokens and then wrong leave every text as it is.
+TEST(Speculative, AnExecutorWithoutSamplersKeepsOnlyTheDraftsItWouldChoose) {
+  auto m = Load(FixtureSpec{});
+  const auto plain = Served(*m, nullptr, nullptr);
+  serve::ModelExecutor::SpecCounts counts;
+  EXPECT_EQ(Served(*m, std::make_unique<ScriptedDrafter>(plain), &counts), plain);
+  EXPECT_GT(counts.accepted_tokens, 0u);
+  EXPECT_LT(counts.accepted_tokens, counts.draft_tokens);
 }
 
 }  // namespace

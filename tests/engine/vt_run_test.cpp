@@ -113,6 +113,16 @@ TEST_F(VtRun, SpeculationFlagsThatCannotWorkAreRefusedNamingTheFlag) {
   std::filesystem::remove(other);
   EXPECT_EQ(vocab.code, 2);
   EXPECT_NE(vocab.err.find("--model-draft " + other + ": the draft's vocabulary differs from the target's at token 0"), std::string::npos) << vocab.err;
+  // Flags that would change nothing (a typo would go unseen).
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {" --draft-max 4", "--draft-max does nothing without --spec-type or --model-draft"},
+           {" -md ''", "--model-draft needs a GGUF file"},
+           {" --spec-type ngram-simple --draft-max 0", "--draft-max 0 drafts nothing"},
+           {" -md " + model_ + " --spec-ngram-simple-size-n 3", "--spec-ngram-simple-size-n is for --spec-type ngram-simple only"}}) {
+    Result r = Sh(run + flags);
+    EXPECT_EQ(r.code, 2) << flags;
+    EXPECT_NE(r.err.find(message), std::string::npos) << flags << ": " << r.err;
+  }
   Result missing = Sh(run + " -md /nonexistent.gguf");
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("--model-draft /nonexistent.gguf"), std::string::npos) << missing.err;

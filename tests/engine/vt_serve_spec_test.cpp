@@ -103,7 +103,7 @@ TEST_F(VtServeSpec, ADraftModelsCacheCountsInTheBudget) {
   auto server = Serve({"--kv-cache-memory-bytes", "320KiB", "--speculative-config",
                        R"({"model": ")" + *dir_ + R"(/m.gguf", "num_speculative_tokens": 2})"});
   ASSERT_TRUE(server);
-  EXPECT_NE(server->Log().find("KV cache: 20 blocks of 16 positions (320.0 KiB, f32, 1024 bytes per position)"), std::string::npos)
+  EXPECT_NE(server->Log().find("KV cache: 20 blocks of 16 positions (320.0 KiB, f32, 1024 bytes per position, 512 of them the draft model's)"), std::string::npos)
       << server->Log();
 }
 
@@ -144,6 +144,8 @@ TEST_F(VtServeSpec, ASpeculativeConfigThatCannotWorkIsRefusedNamingTheKey) {
   refused(R"({"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_min": 4, "prompt_lookup_max": 2})",
           "\"prompt_lookup_min\" 4 is more than \"prompt_lookup_max\" 2");
   refused(R"({"model": "/nonexistent.gguf", "num_speculative_tokens": 2})", "--speculative-config model /nonexistent.gguf");
+  refused(R"({"method": "ngram", "model": "d.gguf", "num_speculative_tokens": 2})", "\"model\" d.gguf is a draft model; method ngram drafts without one");
+  refused("", "--speculative-config: not a JSON object");
   const std::string text = *dir_ + "/text.gguf";
   ASSERT_EQ(Sh(std::string(VT_FIXTURE_BIN) + " -o " + text + " --text-vocab").code, 0);
   refused(R"({"model": ")" + text + R"(", "num_speculative_tokens": 2})", "the draft's vocabulary differs from the target's at token 0");

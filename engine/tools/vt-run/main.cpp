@@ -204,5 +204,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  for (const char* flag : {"--model-draft", "--draft-max", "--draft-min", "--spec-ngram-simple-size-n"}) {
+    if (app.count(flag) > 0) f.spec.given.push_back(flag);
+  }
   return Run(f);
 }

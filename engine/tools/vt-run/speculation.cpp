@@ -1,5 +1,7 @@
 #include "speculation.h"
 
+#include <algorithm>
+
 namespace vtrun {
 namespace {
 
@@ -26,10 +28,23 @@ vt::Status LoadDraft(const SpeculationFlags& flags, const std::string& device, c
 
 }  // namespace
 
+// Flags that would change nothing are refused, as a typo in them would otherwise go unseen.
+vt::Status CheckGiven(const SpeculationFlags& flags, const std::string& type) {
+  auto given = [&](const std::string& flag) { return std::find(flags.given.begin(), flags.given.end(), flag) != flags.given.end(); };
+  if (given("--model-draft") && flags.model_draft.empty()) return Bad("--model-draft needs a GGUF file");
+  for (const char* flag : {"--draft-max", "--draft-min", "--spec-ngram-simple-size-n"}) {
+    if (type == "none" && given(flag)) return Bad(std::string(flag) + " does nothing without --spec-type or --model-draft");
+  }
+  if (type != "ngram-simple" && given("--spec-ngram-simple-size-n")) return Bad("--spec-ngram-simple-size-n is for --spec-type ngram-simple only");
+  if (type != "none" && flags.draft_max == 0) return Bad("--draft-max 0 drafts nothing: leave out --spec-type and --model-draft to decode without speculation");
+  return vt::Status();
+}
+
 vt::StatusOr<std::unique_ptr<Speculation>> MakeSpeculation(const SpeculationFlags& flags, const std::string& device,
                                                              const vt::Tokenizer& target, int64_t ctx) {
   auto s = std::make_unique<Speculation>();
   s->type = !flags.type.empty() ? flags.type : !flags.model_draft.empty() ? "draft-simple" : "none";
+  VT_RETURN_IF_ERROR(CheckGiven(flags, s->type));
   if (s->type != "none" && s->type != "draft-simple" && s->type != "ngram-simple") {
     return Bad("--spec-type " + flags.type + ": vt runs draft-simple (with --model-draft) and ngram-simple");
   }

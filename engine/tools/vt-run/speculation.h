@@ -15,6 +15,7 @@ struct SpeculationFlags {
   std::string type;         // --spec-type: draft-simple (with -md) or ngram-simple
   int draft_max = 3, draft_min = 0;  // llama.cpp's defaults
   int ngram_size_n = 12;    // --spec-ngram-simple-size-n: the longest n-gram looked up
+  std::vector<std::string> given;  // the speculation flags on the command line, by long name
 };
 
 // The drafter the flags choose, and what it needs kept alive (the draft model).

@@ -4,8 +4,10 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -348,8 +350,12 @@ void HttpServer::Routes() {
   s.set_payload_max_length(options_.max_body_bytes);
   // httplib listens with a backlog of 5, fixed in Debian's compiled library: 16 clients
   // connecting at once overflowed it and lost handshakes. Bind() listens again with ours.
+  // SO_REUSEADDR alone: a restart binds past TIME_WAIT, but a second server on a port in use
+  // fails (httplib's default adds SO_REUSEPORT, and two vt-serves shared a port, requests
+  // split between them).
   s.set_socket_options([this](socket_t sock) {
-    httplib::default_socket_options(sock);
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     listen_fd_ = sock;
   });
   s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
@@ -404,7 +410,9 @@ vt::StatusOr<int> HttpServer::Bind() {
   int port = options_.port == 0 ? server_->bind_to_any_port(options_.host)
                                 : (server_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
   if (port < 0) {
-    return vt::Status(vt::StatusCode::kUnavailable, "cannot listen on " + options_.host + ":" + std::to_string(options_.port));
+    const int error = errno;  // bind's, where the socket was made
+    return vt::Status(vt::StatusCode::kUnavailable, "cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
+                                                        (error != 0 ? std::string(": ") + std::strerror(error) : std::string()));
   }
   if (listen_fd_ < 0 || ::listen(listen_fd_, options_.backlog) != 0) {
     return vt::Status(vt::StatusCode::kUnavailable, "cannot set a listen backlog of " + std::to_string(options_.backlog) +

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -28,6 +30,7 @@ struct Flags {
   int64_t kv_cache_memory_bytes = 0, block_size = 16;
   std::string kv_cache_dtype = "auto";
   std::string speculative_config;
+  bool speculative_given = false;  // --speculative-config on the command line (even empty: refused)
   double keep_alive_s = 5, request_read_s = 10;
 };
 
@@ -52,16 +55,31 @@ int Fail(const std::string& message, int code) {
 
 // SIGINT and SIGTERM are waited for on a thread of their own (nothing runs in a signal
 // handler). The first stops listening and lets every accepted request finish (the drain);
-// a second one cancels what is still running, so the drain ends at the next token.
-void StopOnSignal(vtserve::HttpServer& server, vtserve::ServeEngine& engine, sigset_t set) {
-  std::thread([&server, &engine, set] {
+// a second one cancels what is still running, so the drain ends at the next token. The
+// waiting thread outlives Run: it reaches the server and engine only through `targets`,
+// which Run empties (and whose drain it joins) before they are destroyed; a second signal
+// after that finds nothing to cancel (it once found a destroyed engine: exit 134 or 139).
+struct SignalTargets {
+  std::mutex mutex;
+  vtserve::HttpServer* server = nullptr;
+  vtserve::ServeEngine* engine = nullptr;
+  std::thread drain;
+};
+
+void StopOnSignal(std::shared_ptr<SignalTargets> targets, sigset_t set) {
+  std::thread([targets, set] {
     int sig = 0;
     sigwait(&set, &sig);
     std::cerr << "vt-serve: " << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ": draining the requests in flight\n";
-    std::thread([&server] { server.Drain(); }).detach();
+    {
+      std::lock_guard<std::mutex> lock(targets->mutex);
+      if (targets->server) targets->drain = std::thread([server = targets->server] { server->Drain(); });
+    }
     sigwait(&set, &sig);
+    std::lock_guard<std::mutex> lock(targets->mutex);
+    if (!targets->engine) return;
     std::cerr << "vt-serve: a second signal: cancelling them\n";
-    engine.CancelAll();
+    targets->engine->CancelAll();
   }).detach();
 }
 
@@ -108,7 +126,7 @@ int Run(Flags f) {
     auto parsed = vt::jinja::Template::Parse(o.chat_template);
     if (!parsed.ok()) return Fail("--chat-template " + f.chat_template + ": " + parsed.status().message(), 2);
   }
-  if (!f.speculative_config.empty()) {
+  if (f.speculative_given) {
     auto spec = vtserve::ParseSpeculativeConfig(f.speculative_config);
     if (!spec.ok()) return Fail(spec.status().message(), 2);
     o.speculative = spec.value();
@@ -138,7 +156,8 @@ int Run(Flags f) {
   }
   const vtserve::KvPoolInfo& kv = engine.value()->kv_pool();
   std::cerr << "vt-serve: KV cache: " << Count(kv.n_blocks, "block") << " of " << Count(kv.block_size, "position") << " ("
-            << Size(kv.bytes) << ", " << vt::DTypeName(kv.dtype) << ", " << kv.bytes_per_position << " bytes per position), "
+            << Size(kv.bytes) << ", " << vt::DTypeName(kv.dtype) << ", " << kv.bytes_per_position << " bytes per position"
+            << (kv.draft_bytes_per_position > 0 ? ", " + std::to_string(kv.draft_bytes_per_position) + " of them the draft model's" : "") << "), "
             << Count(kv.n_blocks * kv.block_size, "position") << " in all; the longest context " << engine.value()->options().max_model_len
             << (kv.max_model_len_lowered ? " (lowered to fit: --kv-cache-memory-bytes)" : "") << "; prefix caching "
             << (f.prefix_caching ? "on" : "off") << "\n";
@@ -153,11 +172,23 @@ int Run(Flags f) {
   vtserve::HttpServer server(*engine.value(), f.http);
   auto port = server.Bind();
   if (!port.ok()) return Fail(port.status().message(), 1);
-  StopOnSignal(server, *engine.value(), stops);
+  auto targets = std::make_shared<SignalTargets>();
+  targets->server = &server;
+  targets->engine = engine.value().get();
+  StopOnSignal(targets, stops);
   std::cerr << "vt-serve: serving " << o.served_name << " (max_model_len " << engine.value()->options().max_model_len
             << ") on " << loaded.value()->device->name() << "\n";
   std::cerr << "vt-serve: listening on http://" << f.http.host << ":" << port.value() << std::endl;
-  return server.Serve() ? 0 : 1;  // after the drain, every accepted request answered whole
+  const bool served = server.Serve();  // after the drain, every accepted request answered whole
+  std::thread drain;
+  {
+    std::lock_guard<std::mutex> lock(targets->mutex);
+    targets->server = nullptr;
+    targets->engine = nullptr;
+    drain = std::move(targets->drain);
+  }
+  if (drain.joinable()) drain.join();
+  return served ? 0 : 1;
 }
 
 }  // namespace
@@ -203,5 +234,6 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   if (const char* key = std::getenv("VLLM_API_KEY"); key && f.http.api_key.empty()) f.http.api_key = key;
+  f.speculative_given = app.count("--speculative-config") > 0;
   return Run(std::move(f));
 }

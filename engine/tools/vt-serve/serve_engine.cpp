@@ -46,7 +46,8 @@ vt::StatusOr<KvPoolInfo> PlanPool(const vt::Model& model, const vt::Model* draft
     return vt::Status(vt::StatusCode::kInvalidArgument, "--kv-cache-memory-bytes " + std::to_string(bytes) +
                                                             " is more than the memory available now (" + std::to_string(available) + " bytes)");
   }
-  KvPoolInfo info{bytes / per_block, o.block_size, bytes / per_block * per_block, per_position, o.kv_dtype, false};
+  KvPoolInfo info{bytes / per_block, o.block_size, bytes / per_block * per_block, per_position, o.kv_dtype, false,
+                  draft ? draft->KvBytesPerPosition(o.kv_dtype) : 0};
   if (info.n_blocks < 1 || info.n_blocks > INT32_MAX) {
     return vt::Status(vt::StatusCode::kInvalidArgument, "--kv-cache-memory-bytes " + std::to_string(bytes) + " is not between one block (" +
                                                             std::to_string(per_block) + " bytes of " + std::to_string(o.block_size) + " positions) and 2^31 blocks");
@@ -200,8 +201,9 @@ std::variant<std::shared_ptr<Job>, ApiError> ServeEngine::Submit(const ServeRequ
                              std::to_string(n + std::max<int64_t>(want, 1)) + " tokens (" + std::to_string(n) +
                              " in the prompt, " + std::to_string(std::max<int64_t>(want, 1)) + " in the completion). "
                              "Please reduce the length of the prompt or of max_tokens." +
-                             (kv_pool_.max_model_len_lowered ? " (The context is what the KV cache holds: " + std::to_string(kv_pool_.bytes) +
-                                                                    " bytes, --kv-cache-memory-bytes.)"
+                             (kv_pool_.max_model_len_lowered ? " (The context is what the KV cache holds: " + std::to_string(kv_pool_.bytes) + " bytes" +
+                                                                    (kv_pool_.draft_bytes_per_position > 0 ? ", the draft model's cache included" : "") +
+                                                                    ", --kv-cache-memory-bytes.)"
                                                               : std::string()),
                     // the prompt alone too long is the prompt's fault, whatever max_tokens says
                     r.max_tokens && n < len ? "max_tokens" : (r.endpoint == Endpoint::kChat ? "messages" : "prompt")};

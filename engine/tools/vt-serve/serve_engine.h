@@ -46,6 +46,7 @@ struct KvPoolInfo {
   int64_t n_blocks = 0, block_size = 0, bytes = 0, bytes_per_position = 0;
   vt::DType dtype = vt::DType::kF32;  // read back from the pool made
   bool max_model_len_lowered = false;  // the default context did not fit the default budget
+  int64_t draft_bytes_per_position = 0;  // of bytes_per_position, the draft model's (speculation)
 };
 
 class ServeEngine {

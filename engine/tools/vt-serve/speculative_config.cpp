@@ -50,6 +50,7 @@ vt::StatusOr<vt::SpeculativeConfig> ParseSpeculativeConfig(const std::string& te
   if (method.empty()) method = model == "ngram" || model == "[ngram]" ? "ngram" : model.empty() ? "" : "draft_model";
   vt::SpeculativeConfig c;
   if (method == "ngram") {
+    if (!model.empty() && model != "ngram" && model != "[ngram]") return Bad("\"model\" " + model + " is a draft model; method ngram drafts without one");
     c.method = vt::SpeculativeConfig::Method::kNgram;
     VT_RETURN_IF_ERROR(NgramWindow(j, c));
   } else if (method == "draft_model") {
