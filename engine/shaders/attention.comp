@@ -4,7 +4,7 @@
 // softmax (in its max and sum) that weighs no value. A workgroup per (head, token);
 // keys in chunks of 128 (one score per invocation, in shared memory) with an online softmax,
 // so any context length fits; each invocation accumulates up to 4 output dims (head_dim ≤ 512).
-// The cache is read as 32-bit words: f32 (kv_type 0) or f16 pairs (kv_type 1). With has_rows,
+// The cache is read as 32-bit words: f32 (kv_type 0), f16 pairs (1) or bf16 pairs (2). With has_rows,
 // position j's key and value are row rows[j] of the cache (a paged cache's block table).
 #version 450
 layout(local_size_x = 128) in;
@@ -35,7 +35,8 @@ uint Row(uint j) { return p.has_rows != 0u ? rows[p.rows_off + j] : j; }
 float Cache(uint e, bool is_k) {
   if (p.kv_type == 0u) return uintBitsToFloat(is_k ? kc[e] : vc[e]);
   uint word = is_k ? kc[e >> 1] : vc[e >> 1];
-  return unpackHalf2x16((e & 1u) == 1u ? word >> 16 : word & 0xFFFFu).x;
+  uint half_bits = (e & 1u) == 1u ? word >> 16 : word & 0xFFFFu;
+  return p.kv_type == 2u ? uintBitsToFloat(half_bits << 16) : unpackHalf2x16(half_bits).x;
 }
 
 void main() {

@@ -1,5 +1,7 @@
 #include "parity_support.h"
 
+#include "vt/quant.h"
+
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -101,6 +103,14 @@ std::vector<Backend*> KernelBackends() {
 Tensor RandomTensor(DType dtype, std::array<int64_t, 4> ne, std::mt19937& rng, float lo, float hi) {
   Tensor t = NewTensor(Cpu(), dtype, ne).value();
   std::uniform_real_distribution<float> dist(lo, hi);
+  if (IsQuantized(dtype)) {  // random rows rounded to the type's blocks (a q8_0 KV cache)
+    std::vector<float> row(static_cast<size_t>(ne[0]));
+    for (int64_t r = 0; r < t.NumElements() / ne[0]; ++r) {
+      for (float& v : row) v = dist(rng);
+      EXPECT_TRUE(QuantizeRow(dtype, row.data(), static_cast<char*>(t.data) + r * RowBytes(dtype, ne[0]), ne[0]).ok());
+    }
+    return t;
+  }
   for (int64_t i = 0; i < t.NumElements(); ++i) {
     float v = dist(rng);
     char* p = static_cast<char*>(t.data) + i * BlockBytes(dtype);

@@ -64,9 +64,11 @@ TEST_F(VtBench, KvCacheDtypeIsReportedRequestedAndResolved) {
   auto half = nlohmann::json::parse(Bench("-p 8 -n 4 -r 1 -o json --kv-cache-dtype float16").out);
   EXPECT_EQ(Setting(half, "kv_cache_dtype")["requested"], "float16");
   EXPECT_EQ(Setting(half, "kv_cache_dtype")["resolved"], "f16");
-  Result bad = Bench("-p 8 -n 0 -r 1 --kv-cache-dtype q8_0");
+  auto brain = nlohmann::json::parse(Bench("-p 8 -n 4 -r 1 -o json --kv-cache-dtype bfloat16").out);
+  EXPECT_EQ(Setting(brain, "kv_cache_dtype")["resolved"], "bf16");
+  Result bad = Bench("-p 8 -n 0 -r 1 --kv-cache-dtype fp8");
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.err.find("--kv-cache-dtype q8_0: the KV cache's type must be auto, f32 (float32) or f16 (float16)"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--kv-cache-dtype fp8: the KV cache's type must be auto, f32 (float32), f16 (float16), bf16 (bfloat16) or q8_0"), std::string::npos) << bad.err;
 }
 
 TEST_F(VtBench, CombinationsThatWouldBeSilentlyIgnoredAreRefusedNamingBothFlags) {

@@ -61,6 +61,11 @@ TEST_F(VtRun, CacheTypesAreLlamaCppsFlagsAndMustAgree) {
   Result mixed = Sh(run + " -ctk f16");
   EXPECT_EQ(mixed.code, 2);
   EXPECT_NE(mixed.err.find("--cache-type-k f16 and --cache-type-v f32 differ"), std::string::npos) << mixed.err;
+  EXPECT_EQ(nlohmann::json::parse(Sh(run + " -ctk bf16 -ctv bfloat16").out)["kv_cache_dtype"], "bf16");
+  Result blocks = Sh(run + " -ctk q8_0 -ctv q8_0");  // this fixture's heads are 16 wide
+  EXPECT_EQ(blocks.code, 2);
+  EXPECT_NE(blocks.err.find("-ctk q8_0: a q8_0 KV cache needs a head dimension that is a multiple of 32; this model's is 16"), std::string::npos)
+      << blocks.err;
   Result unknown = Sh(run + " -ctk q4_0 -ctv q4_0");
   EXPECT_EQ(unknown.code, 2);
   EXPECT_NE(unknown.err.find("--cache-type-k q4_0: the KV cache's type must be"), std::string::npos) << unknown.err;

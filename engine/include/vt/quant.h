@@ -17,6 +17,12 @@ void DequantizeRow(DType t, const void* src, float* dst, int64_t n);
 // is not a block type or n is not a multiple of its block size.
 Status QuantizeRow(DType t, const float* src, void* dst, int64_t n);
 
+// ggml's quantize_row_q8_0 as llama.cpp's CPU runs it (a KV cache's keys and values, a
+// decode's activations): per block of 32, d = amax / 127 stored as f16, each value x / d
+// (by the unrounded d) rounded to nearest even. QuantizeRow's q8_0 divides by the stored d,
+// as fixture files need no more; n a multiple of 32.
+void QuantizeRowQ8_0Ggml(const float* src, void* dst, int64_t n);
+
 // DType::kQ4_0x16: an N x K matrix of Q4_0 rows whose rows [0, N / 16 * 16) are stored in
 // groups of 16. Group g starts where its first row would (g * 16 rows in); per block b of
 // 32 columns it holds the 16 rows' f16 scales (row r's at 2r), then four 64-byte chunks,

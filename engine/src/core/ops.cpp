@@ -135,9 +135,9 @@ StatusOr<Tensor> AttentionSpec(const std::vector<const Tensor*>& src, const OpPa
   OpKind kind = OpKind::kAttention;
   const Tensor &q = *src[0], &k = *src[1], &v = *src[2];
   if (q.dtype != DType::kF32) return Bad(kind, "q must be f32");
-  if ((k.dtype != DType::kF32 && k.dtype != DType::kF16) || v.dtype != k.dtype) {
-    return Bad(kind, "k and v caches must both be f32 or both f16");
-  }
+  const bool cache_type = k.dtype == DType::kF32 || k.dtype == DType::kF16 || k.dtype == DType::kBF16 || k.dtype == DType::kQ8_0;
+  if (!cache_type || v.dtype != k.dtype) return Bad(kind, "k and v caches must be of one type: f32, f16, bf16 or q8_0");
+  if (IsQuantized(k.dtype) && k.ne[0] % BlockSize(k.dtype) != 0) return Bad(kind, "a q8_0 cache's head dimension is whole blocks of 32");
   if (k.ne[0] != q.ne[0] || v.ne[0] != q.ne[0] || k.ne[1] != v.ne[1] || k.ne[2] != v.ne[2]) {
     return Bad(kind, "q, k, v shapes disagree: " + Describe(q) + " " + Describe(k) + " " + Describe(v));
   }
@@ -221,7 +221,9 @@ StatusOr<Tensor> OutputSpec(OpKind kind, const std::vector<const Tensor*>& src, 
       return Spec(DType::kI32, {p.k, a.ne[1], a.ne[2], a.ne[3]});
     case OpKind::kAttention: return AttentionSpec(src, p);
     case OpKind::kCopy:
-      if (!IsFloatWeight(a.dtype) || !IsFloatWeight(p.out_dtype)) return Bad(kind, "copies f32/f16/bf16 only");
+      // q8_0 out: a KV cache's new rows, quantized as ggml's quantize_row_q8_0.
+      if (!IsFloatWeight(a.dtype) || !(IsFloatWeight(p.out_dtype) || p.out_dtype == DType::kQ8_0)) return Bad(kind, "copies f32/f16/bf16 (or into q8_0) only");
+      if (IsQuantized(p.out_dtype) && a.ne[0] % BlockSize(p.out_dtype) != 0) return Bad(kind, "a q8_0 row is whole blocks of 32: " + Describe(a));
       return Spec(p.out_dtype, a.ne);
     case OpKind::kExperts: return ExpertsSpec(src);
   }

@@ -188,6 +188,18 @@ void Mxfp4(const float* x, uint8_t* b) {
 
 }  // namespace
 
+void QuantizeRowQ8_0Ggml(const float* src, void* dst, int64_t n) {
+  uint8_t* b = static_cast<uint8_t*>(dst);
+  for (int64_t i = 0; i < n / 32; ++i, b += 34) {
+    const float* x = src + 32 * i;
+    float amax = 0;
+    for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
+    const float d = amax / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+    PutHalf(b, d);
+    for (int j = 0; j < 32; ++j) b[2 + j] = static_cast<uint8_t>(static_cast<int8_t>(std::nearbyint(x[j] * id)));  // ties to even
+  }
+}
+
 Status QuantizeRow(DType t, const float* src, void* dst, int64_t n) {
   if (!IsQuantized(t)) return Status(StatusCode::kInvalidArgument, std::string(DTypeName(t)) + " is not a block type");
   const int64_t bs = BlockSize(t);

@@ -5,13 +5,101 @@
 
 #include "cpu/cpu_ops.h"
 #include "cpu/matmul_kernels.h"
+#include "vt/quant.h"
 
 namespace vt::cpu {
 namespace {
 
+// Element d of a cache row: f32, f16, bf16, or a q8_0 block's int8 times its f16 scale.
 float CacheValue(const Tensor& v, const char* row, int64_t d) {
-  if (v.dtype == DType::kF32) return reinterpret_cast<const float*>(row)[d];
-  return F16ToF32(reinterpret_cast<const uint16_t*>(row)[d]);
+  uint16_t h;
+  switch (v.dtype) {
+    case DType::kF32: return reinterpret_cast<const float*>(row)[d];
+    case DType::kBF16: std::memcpy(&h, row + 2 * d, 2); return BF16ToF32(h);
+    case DType::kQ8_0: {
+      const char* block = row + d / 32 * BlockBytes(DType::kQ8_0);
+      std::memcpy(&h, block, 2);
+      return F16ToF32(h) * static_cast<float>(static_cast<int8_t>(block[2 + d % 32]));
+    }
+    default: std::memcpy(&h, row + 2 * d, 2); return F16ToF32(h);
+  }
+}
+
+// A q8_0 cache's rows are read a chunk at a time, dequantized into f32 here: one call of the
+// f32 kernels per chunk (a call per row, as a block-type matmul's path makes it, cost more
+// than the keys' dot products at long contexts).
+constexpr int64_t kDequantizedRows = 256;
+
+// Rows [0, n) of a cache from `rows` (its stride apart) as f32 rows of its ne[0], into `out`
+// (a bf16 row's values exactly: bf16 is f32's top half).
+const char* DequantizedRows(const MatmulKernels& kernels, const Tensor& t, const char* rows, int64_t n, std::vector<float>& out) {
+  const int64_t hd = t.ne[0];
+  out.resize(static_cast<size_t>(n * hd));
+  for (int64_t j = 0; j < n; ++j) {
+    const char* row = rows + j * t.nb[2];
+    float* to = out.data() + j * hd;
+    if (t.dtype == DType::kBF16) {
+      for (int64_t d = 0; d < hd; ++d) to[d] = CacheValue(t, row, d);
+    } else if (!kernels.dequantize || !kernels.dequantize(t.dtype, row, to, hd)) {
+      DequantizeRow(t.dtype, row, to, hd);
+    }
+  }
+  return reinterpret_cast<const char*>(out.data());
+}
+
+// acc[d] += Σ_j p[j]·row_j[d] over n value rows from `rows`: the same sums, row after row,
+// whether or not the rows were dequantized first.
+void WeightedValues(const MatmulKernels& kernels, const Tensor& v, const char* rows, const float* p, int64_t n, float* acc) {
+  const int64_t hd = v.ne[0];
+  if (!IsQuantized(v.dtype)) return kernels.weighted_rows(rows, v.dtype, v.nb[2], p, n, acc, hd);
+  thread_local std::vector<float> plain;
+  for (int64_t j0 = 0; j0 < n; j0 += kDequantizedRows) {
+    const int64_t m = std::min(kDequantizedRows, n - j0);
+    const char* f32 = DequantizedRows(kernels, v, rows + j0 * v.nb[2], m, plain);
+    kernels.weighted_rows(f32, DType::kF32, static_cast<size_t>(hd) * sizeof(float), p + j0, m, acc, hd);
+  }
+}
+
+// Scores of `a`'s query rows against its n key rows (a.N = n) with the keys dequantized a chunk
+// at a time, each chunk one f32 matmul.
+void DequantizedScores(const MatmulKernels& kernels, const Tensor& k, GemmArgs a) {
+  thread_local std::vector<float> plain;
+  const int64_t n = a.N;
+  const char* rows = a.w;
+  float* out = a.out;
+  for (int64_t j0 = 0; j0 < n; j0 += kDequantizedRows) {
+    a.N = std::min(kDequantizedRows, n - j0);
+    a.w = DequantizedRows(kernels, k, rows + j0 * k.nb[2], a.N, plain);
+    a.wtype = DType::kF32;
+    a.w_stride = static_cast<size_t>(k.ne[0]) * sizeof(float);
+    a.out = out + j0;
+    GemmRange(a, 0, a.N);
+  }
+}
+
+// Scores of `a`'s query rows against its n key rows (a.N = n). A q8_0 cache's keys meet the
+// queries as ggml's flash attention has them meet: the queries rounded to 8-bit blocks, integer
+// dot products (the kernel set's decode path, 16 query rows at a time), so greedy tokens follow
+// llama.cpp's with the same -ctk; a set without that path dequantizes the keys. A bf16 cache's
+// keys are read as f32 for a prompt, whose bf16 gemm (AVX512_BF16's dot product) would round
+// the queries to bf16.
+void KeyScores(const MatmulKernels& kernels, const Tensor& k, GemmArgs a) {
+  if (!IsQuantized(k.dtype)) {
+    if (k.dtype == DType::kBF16 && a.M > kGemvMaxRows) return DequantizedScores(kernels, k, a);
+    return GemmRange(a, 0, a.N);
+  }
+  thread_local std::vector<uint8_t> acts;
+  const int64_t rows = a.M;
+  const float* x = a.x;
+  float* out = a.out;
+  for (int64_t m0 = 0; m0 < rows; m0 += kGemvMaxRows) {
+    a.M = std::min(kGemvMaxRows, rows - m0);
+    a.x = x + m0 * a.x_stride;
+    a.out = out + m0 * a.out_stride;
+    const DecodeRows d = PrepareDecode(a, &acts);
+    if (d.acts) DecodeRange(d, 0, a.N);
+    else DequantizedScores(kernels, k, a);
+  }
 }
 
 // s[first, n) scaled, exponentiated against their max and normalised (a sink, -inf where
@@ -91,7 +179,7 @@ void HeadBlock(const HeadWork& w, int64_t h, int64_t t0, int64_t t1) {
   ForRuns(w.runs, lo, vis, [&](int64_t row, int64_t first, int64_t n) {
     GemmArgs a{static_cast<const char*>(w.k.data) + g * w.k.nb[1] + row * w.k.nb[2], w.k.dtype, w.k.nb[2],
                w.q.Row<const float>(h, t0), w.q.nb[2] / sizeof(float), scores + first, static_cast<size_t>(w.visible), rows, n, hd};
-    GemmRange(a, 0, n);
+    KeyScores(kernels, w.k, a);
   });
   for (int64_t t = t0; t < t1; ++t) {
     SoftmaxRange(kernels, scores + (t - t0) * w.visible, lo, FirstVisible(w, t), w.n_past + t + 1, vis, w.scale,
@@ -109,7 +197,7 @@ void HeadBlock(const HeadWork& w, int64_t h, int64_t t0, int64_t t1) {
     std::fill(w.acc.begin(), w.acc.end(), 0.0f);
     // weighted_rows adds row after row into acc: run after run is the same order of sums.
     ForRuns(w.runs, FirstVisible(w, t), w.n_past + t + 1, [&](int64_t row, int64_t first, int64_t n) {
-      kernels.weighted_rows(vrows + row * w.v.nb[2], w.v.dtype, w.v.nb[2], scores + (t - t0) * w.visible + first, n, w.acc.data(), hd);
+      WeightedValues(kernels, w.v, vrows + row * w.v.nb[2], scores + (t - t0) * w.visible + first, n, w.acc.data());
     });
     std::copy(w.acc.begin(), w.acc.end(), out + (t - t0) * w.out_stride);
   }

@@ -184,7 +184,23 @@ void TopK(const Op& op) {
   }
 }
 
+// Rows of a into q8_0 blocks (a KV cache's new keys or values), as llama.cpp's CPU writes them.
+void CopyToBlocks(const Op& op, ThreadPool& pool) {
+  const Tensor& a = *op.src[0];
+  char* out = static_cast<char*>(op.out->data);
+  const size_t row_bytes = RowBytes(op.out->dtype, a.ne[0]);
+  pool.ParallelFor(a.Rows(), RowGrain(a.ne[0]), [&](int64_t r0, int64_t r1, int) {
+    std::vector<float> row(static_cast<size_t>(a.ne[0]));
+    for (int64_t r = r0; r < r1; ++r) {
+      const char* in = FlatRow<const char>(a, r);
+      for (int64_t i = 0; i < a.ne[0]; ++i) row[static_cast<size_t>(i)] = static_cast<float>(LoadElement(a.dtype, in + i * a.nb[0]));
+      QuantizeRowQ8_0Ggml(row.data(), out + r * row_bytes, a.ne[0]);  // ValidateOp checked the row length
+    }
+  });
+}
+
 void Copy(const Op& op, ThreadPool& pool) {
+  if (IsQuantized(op.out->dtype)) return CopyToBlocks(op, pool);
   const Tensor& a = *op.src[0];
   char* out = static_cast<char*>(op.out->data);
   size_t in_size = BlockBytes(a.dtype), out_size = BlockBytes(op.out->dtype);

@@ -306,6 +306,7 @@ void WeightedRowsAs(const char* rows, size_t stride, const float* p, int64_t n, 
 
 void WeightedRows(const char* rows, DType t, size_t stride, const float* p, int64_t n, float* acc, int64_t hd) {
   if (t == DType::kF16) WeightedRowsAs<DType::kF16>(rows, stride, p, n, acc, hd);
+  else if (t == DType::kBF16) WeightedRowsAs<DType::kBF16>(rows, stride, p, n, acc, hd);  // a bf16 KV cache
   else WeightedRowsAs<DType::kF32>(rows, stride, p, n, acc, hd);
 }
 

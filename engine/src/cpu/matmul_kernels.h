@@ -57,7 +57,7 @@ struct MatmulKernels {
   void (*gemm)(const GemmArgs& a, int64_t n0, int64_t n1, float* scratch);
   // Columns [n0, n1) of every output row, for M <= kGemvMaxRows.
   void (*gemv)(const GemmArgs& a, int64_t n0, int64_t n1);
-  // acc[d] += Σ_{j<n} p[j]·row_j[d] for d < hd, row j at rows + j·stride, f32 or f16: a decode
+  // acc[d] += Σ_{j<n} p[j]·row_j[d] for d < hd, row j at rows + j·stride, f32, f16 or bf16: a decode
   // token's weighted sum of cached values, one pass over each row's hd values.
   void (*weighted_rows)(const char* rows, DType t, size_t stride, const float* p, int64_t n, float* acc, int64_t hd);
   // s[j] = exp(s[j] - shift) for j < n, returning their sum: a softmax row's exponentials.

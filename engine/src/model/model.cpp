@@ -401,7 +401,13 @@ Status Model::LoadRopeFactors() {
 }
 
 StatusOr<KvCache> Model::NewCache(int64_t n_ctx, DType dtype) {
-  if (dtype != DType::kF32 && dtype != DType::kF16) return Status(StatusCode::kInvalidArgument, "KV cache must be f32 or f16");
+  if (dtype != DType::kF32 && dtype != DType::kF16 && dtype != DType::kBF16 && dtype != DType::kQ8_0) {
+    return Status(StatusCode::kInvalidArgument, "a KV cache is f32, f16, bf16 or q8_0, not " + std::string(DTypeName(dtype)));
+  }
+  if (IsQuantized(dtype) && hp_.head_dim() % BlockSize(dtype) != 0) {
+    return Status(StatusCode::kInvalidArgument, "a " + std::string(DTypeName(dtype)) + " KV cache needs a head dimension that is a multiple of " +
+                                                    std::to_string(BlockSize(dtype)) + "; this model's is " + std::to_string(hp_.head_dim()));
+  }
   KvCache c;
   c.n_ctx = n_ctx;
   for (int64_t l = 0; l < hp_.n_layer; ++l) {
@@ -431,8 +437,10 @@ int64_t Model::KvBytesPerPosition(DType dtype) const {
 StatusOr<DType> ParseKvCacheDtype(const std::string& text, const std::string& flag) {
   if (text == "auto" || text == "f32" || text == "float32") return DType::kF32;
   if (text == "f16" || text == "float16") return DType::kF16;
+  if (text == "bf16" || text == "bfloat16") return DType::kBF16;
+  if (text == "q8_0") return DType::kQ8_0;
   return Status(StatusCode::kInvalidArgument,
-                flag + " " + text + ": the KV cache's type must be auto, f32 (float32) or f16 (float16)");
+                flag + " " + text + ": the KV cache's type must be auto, f32 (float32), f16 (float16), bf16 (bfloat16) or q8_0");
 }
 
 }  // namespace vt

@@ -180,24 +180,34 @@ void Attention(const Op& op) {
       double sink = extras.sinks ? Get(*extras.sinks, h, 0) : -INFINITY;
       double max = sink;
       for (int64_t j = first; j < n; ++j) {
+        const std::vector<double> key = WeightRow(k, g, row(j));  // a q8_0 cache's rows dequantized whole
         double dot = 0;
-        for (int64_t d = 0; d < hd; ++d) dot += Get(q, d, h, t) * Get(k, d, g, row(j));
+        for (int64_t d = 0; d < hd; ++d) dot += Get(q, d, h, t) * key[static_cast<size_t>(d)];
         s[j] = dot * scale;
         max = std::max(max, s[j]);
       }
       double sum = std::exp(sink - max);  // 0 without a sink
       for (double& x : s) sum += (x = std::exp(x - max));
-      for (int64_t d = 0; d < hd; ++d) {
-        double acc = 0;
-        for (int64_t j = first; j < n; ++j) acc += s[j] * Get(v, d, g, row(j));
-        Set(*op.out, d, h, t, 0, acc / sum);
+      std::vector<double> acc(static_cast<size_t>(hd), 0.0);
+      for (int64_t j = first; j < n; ++j) {
+        const std::vector<double> value = WeightRow(v, g, row(j));
+        for (int64_t d = 0; d < hd; ++d) acc[static_cast<size_t>(d)] += s[j] * value[static_cast<size_t>(d)];
       }
+      for (int64_t d = 0; d < hd; ++d) Set(*op.out, d, h, t, 0, acc[static_cast<size_t>(d)] / sum);
     }
   }
 }
 
 void Copy(const Op& op) {
   const Tensor& a = *op.src[0];
+  if (IsQuantized(op.out->dtype)) {  // into q8_0 blocks, as llama.cpp's CPU writes them (the backends' bytes exactly)
+    std::vector<float> row(static_cast<size_t>(a.ne[0]));
+    ForEachRow(a, [&](int64_t i1, int64_t i2, int64_t i3) {
+      for (int64_t i0 = 0; i0 < a.ne[0]; ++i0) row[static_cast<size_t>(i0)] = static_cast<float>(Get(a, i0, i1, i2, i3));
+      QuantizeRowQ8_0Ggml(row.data(), const_cast<char*>(At(*op.out, 0, i1, i2, i3)), a.ne[0]);
+    });
+    return;
+  }
   ForEachRow(a, [&](int64_t i1, int64_t i2, int64_t i3) {
     for (int64_t i0 = 0; i0 < a.ne[0]; ++i0) Set(*op.out, i0, i1, i2, i3, Get(a, i0, i1, i2, i3));
   });

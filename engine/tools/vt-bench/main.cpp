@@ -270,7 +270,7 @@ int main(int argc, char** argv) {
   app.add_option("-t,--threads", o.threads, "CPU threads (default: VT_THREADS or all)")->check(CLI::Range(1, 1024));
   app.add_option("--device", o.device, vttools::kDeviceHelp);
   app.add_option("--moe-on", o.moe_on, "Where MoE experts run when not on --device: cpu")->check(CLI::IsMember({"cpu"}));
-  app.add_option("--kv-cache-dtype", o.kv_cache_dtype, "KV cache type: auto (f32), f32 or f16");
+  app.add_option("--kv-cache-dtype", o.kv_cache_dtype, "KV cache type: auto (f32), f32, f16, bf16 or q8_0");
   app.add_option("-o,--output", o.output, "md, json or csv")->check(CLI::IsMember({"md", "json", "csv"}));
   // Each setting as a yes/no pair; neither given leaves it unset (the default applies).
   auto pair = [&](const char* yes, const char* no, std::optional<bool>& into, const char* about) {

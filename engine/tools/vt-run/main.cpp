@@ -126,6 +126,7 @@ int Run(const Flags& f) {
   auto speculation = vtrun::MakeSpeculation(f.spec, f.device, tokenizer.value(), ctx);
   if (!speculation.ok()) return Fail(speculation.status().message(), 2);
   auto cache = model->NewCache(ctx, cache_type.value());
+  if (!cache.ok() && cache.status().code() == vt::StatusCode::kInvalidArgument) return Fail("-ctk " + f.cache_type_k + ": " + cache.status().message(), 2);
   if (!cache.ok()) return Fail(cache.status().message(), 1);
   auto sampler = vt::Sampler::Create(f.sampling);
   if (!sampler.ok()) return Fail(sampler.status().message(), 2);
@@ -168,8 +169,8 @@ int main(int argc, char** argv) {
   app.add_option("-n,--n-predict,--max-tokens", f.sampling.max_tokens, "Tokens to generate")->check(CLI::Range(1, 1 << 20));
   app.add_option("-t,--threads", f.threads, "CPU threads (default: VT_THREADS or all)")->check(CLI::Range(1, 1024));
   app.add_option("-c,--ctx-size", f.ctx, "KV cache size (default: prompt + n-predict)")->check(CLI::Range(1, 1 << 20));
-  app.add_option("--cache-type-k", f.cache_type_k, "KV cache type of keys (-ctk): f32 (default) or f16");
-  app.add_option("--cache-type-v", f.cache_type_v, "KV cache type of values (-ctv): f32 (default) or f16");
+  app.add_option("--cache-type-k", f.cache_type_k, "KV cache type of keys (-ctk): f32 (default), f16, bf16 or q8_0");
+  app.add_option("--cache-type-v", f.cache_type_v, "KV cache type of values (-ctv): the same as -ctk");
   app.add_flag("--json", f.json, "Print one JSON document instead of text and timings");
   app.add_flag("--ignore-eos", f.sampling.ignore_eos, "Keep generating past the end-of-sequence token");
   app.add_option("--stop", f.sampling.stop, "Stop when the text contains this string (repeatable; not printed)");

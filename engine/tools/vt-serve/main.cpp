@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
                  "KV cache size, e.g. 4GiB (default: --max-num-seqs full contexts, at most half the free memory)")
       ->transform(CLI::AsSizeValue(false))
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 50));
-  app.add_option("--kv-cache-dtype", f.kv_cache_dtype, "KV cache type: auto (f32), f32 or f16");
+  app.add_option("--kv-cache-dtype", f.kv_cache_dtype, "KV cache type: auto (f32), f32, f16, bf16 or q8_0");
   app.add_option("--speculative-config", f.speculative_config,
                  "Speculative decoding, vLLM's JSON: {\"method\": \"ngram\", \"num_speculative_tokens\": 4, \"prompt_lookup_max\": 5} "
                  "or {\"model\": \"draft.gguf\", \"num_speculative_tokens\": 4}");
