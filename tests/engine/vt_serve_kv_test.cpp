@@ -153,6 +153,13 @@ TEST_F(VtServeKv, AQ8_0CacheHoldsMorePositionsAndAnswersAsVtRunDoes) {
   EXPECT_EQ(bad.code, 2) << bad.err;
   EXPECT_NE(bad.err.find("--kv-cache-dtype q8_0: a q8_0 KV cache needs a head dimension that is a multiple of 32; this model's is 16"),
             std::string::npos) << bad.err;
+  // A backend without q8_0 attention (Vulkan) is named before anything runs, where there is one.
+  const std::string on_vulkan = std::string(VT_RUN_BIN) + " -m " + model + " -p Hi -n 2 --device vulkan";
+  if (vt::testing::Sh(on_vulkan).code == 0) {
+    auto refused = vt::testing::Sh(on_vulkan + " -ctk q8_0 -ctv q8_0");
+    EXPECT_EQ(refused.code, 2) << refused.err;
+    EXPECT_NE(refused.err.find("has no kernel to write such a cache (the CPU has: --device cpu)"), std::string::npos) << refused.err;
+  }
 }
 
 // vt-bench's shared prefix against vt-serve: 4 prompts of the same 32 ids and 4 of their own,

@@ -50,4 +50,32 @@ std::string WeightMix(const vt::GgufFile& file) {
   return out + " (" + mib(total) + " in " + std::to_string(file.tensors().size()) + " tensors)";
 }
 
+vt::Status CheckKvCacheDtype(const vt::Model& model, vt::Backend& backend, vt::DType dtype, const std::string& flag) {
+  const vt::Hparams& hp = model.hparams();
+  const std::string what = flag + " " + std::string(vt::DTypeName(dtype)) + ": ";
+  if (vt::IsQuantized(dtype) && hp.head_dim() % vt::BlockSize(dtype) != 0) {
+    return vt::Status(vt::StatusCode::kInvalidArgument, what + "a " + std::string(vt::DTypeName(dtype)) + " KV cache needs a head dimension that is a multiple of " +
+                                                            std::to_string(vt::BlockSize(dtype)) + "; this model's is " + std::to_string(hp.head_dim()));
+  }
+  // The two ops a cache of this type meets, as shapes only (Supports reads no data).
+  auto shaped = [](vt::DType t, std::array<int64_t, 4> ne) {
+    vt::Tensor x;
+    x.dtype = t;
+    x.ne = ne;
+    x.nb = vt::ContiguousStrides(t, ne);
+    return x;
+  };
+  vt::Tensor q = shaped(vt::DType::kF32, {hp.head_dim(), hp.n_head, 1, 1}), out = q;
+  vt::Tensor fresh = shaped(vt::DType::kF32, {hp.head_dim(), hp.n_head_kv, 1, 1}), cache = shaped(dtype, fresh.ne);
+  vt::OpParams into;
+  into.out_dtype = dtype;
+  const bool writes = backend.Supports(vt::Op{vt::OpKind::kCopy, {&fresh}, &cache, into});
+  const bool reads = backend.Supports(vt::Op{vt::OpKind::kAttention, {&q, &cache, &cache}, &out, {}});
+  if (!writes || !reads) {
+    return vt::Status(vt::StatusCode::kInvalidArgument, what + backend.name() + " has no kernel to " + (writes ? "read" : "write") +
+                                                            " such a cache (the CPU has: --device cpu)");
+  }
+  return vt::Status();
+}
+
 }  // namespace vttools

@@ -27,4 +27,9 @@ std::string WeightMix(const vt::GgufFile& file);
 // Statuses name the file ("F: ...") or the flag ("--device ...").
 vt::StatusOr<std::unique_ptr<LoadedModel>> LoadModel(const std::string& path, const std::string& device, bool experts_on_cpu);
 
+// Whether `model`'s KV cache can be of `dtype` on `backend`, before anything runs: a q8_0
+// cache needs heads of whole 32-value blocks, and a backend that cannot write or read it
+// (Vulkan, CUDA: q8_0) is named. kInvalidArgument "FLAG TYPE: why".
+vt::Status CheckKvCacheDtype(const vt::Model& model, vt::Backend& backend, vt::DType dtype, const std::string& flag);
+
 }  // namespace vttools

@@ -200,6 +200,7 @@ int Run(BenchOptions o) {
   auto placement = vt::PlacementQueue::Create(*vt::GetBackend(vt::DeviceType::kCPU));
   auto model = vt::Model::Load(shared, vt::Engine{vt::MakeQueue(*device.value())}, o.moe_on.empty() ? nullptr : &placement.value());
   if (!model.ok()) return Fail(o.model + ": " + model.status().message(), 2);
+  if (vt::Status kv = vttools::CheckKvCacheDtype(*model.value(), *device.value(), o.kv_dtype, "--kv-cache-dtype"); !kv.ok()) return Fail(kv.message(), 2);
   std::string device_name = device.value()->name();
   auto tokenizer = vt::Tokenizer::FromGguf(*shared);
   const int32_t bos = tokenizer.ok() ? tokenizer->bos() : -1;

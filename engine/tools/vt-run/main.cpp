@@ -125,8 +125,8 @@ int Run(const Flags& f) {
   const int n = static_cast<int>(std::min<int64_t>(f.sampling.max_tokens, ctx - prompt + 1));
   auto speculation = vtrun::MakeSpeculation(f.spec, f.device, tokenizer.value(), ctx);
   if (!speculation.ok()) return Fail(speculation.status().message(), 2);
+  if (vt::Status kv = vttools::CheckKvCacheDtype(*model, *loaded.value()->device, cache_type.value(), "-ctk"); !kv.ok()) return Fail(kv.message(), 2);
   auto cache = model->NewCache(ctx, cache_type.value());
-  if (!cache.ok() && cache.status().code() == vt::StatusCode::kInvalidArgument) return Fail("-ctk " + f.cache_type_k + ": " + cache.status().message(), 2);
   if (!cache.ok()) return Fail(cache.status().message(), 1);
   auto sampler = vt::Sampler::Create(f.sampling);
   if (!sampler.ok()) return Fail(sampler.status().message(), 2);

@@ -133,11 +133,17 @@ int Run(Flags f) {
   }
   auto loaded = vttools::LoadModel(f.model, f.device, f.cpu_moe);
   if (!loaded.ok()) return Fail(loaded.status().message(), 2);
+  if (vt::Status kv = vttools::CheckKvCacheDtype(*loaded.value()->model, *loaded.value()->device, o.kv_dtype, "--kv-cache-dtype"); !kv.ok()) {
+    return Fail(kv.message(), 2);
+  }
   std::unique_ptr<vttools::LoadedModel> draft;  // owns what the draft model points into
   if (o.speculative.method == vt::SpeculativeConfig::Method::kDraftModel) {
     auto d = LoadDraft(o.speculative.draft_model, f, *loaded.value()->file);
     if (!d.ok()) return Fail(d.status().message(), 2);
     draft = std::move(d).value();
+    if (vt::Status kv = vttools::CheckKvCacheDtype(*draft->model, *draft->device, o.kv_dtype, "--kv-cache-dtype"); !kv.ok()) {
+      return Fail(kv.message() + " (the draft model " + o.speculative.draft_model + ")", 2);
+    }
   }
   auto engine = vtserve::ServeEngine::Start(loaded.value()->file, std::move(loaded.value()->model), o,
                                             draft ? std::move(draft->model) : nullptr);

@@ -90,9 +90,6 @@ vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<co
   auto info = PlanPool(*model, draft.get(), options);
   if (!info.ok()) return info.status();
   auto pool = model->NewKvPool(info->n_blocks, info->block_size, options.kv_dtype);
-  if (!pool.ok() && pool.status().code() == vt::StatusCode::kInvalidArgument) {  // a type this model's cache cannot have
-    return vt::Status(pool.status().code(), "--kv-cache-dtype " + std::string(vt::DTypeName(options.kv_dtype)) + ": " + pool.status().message());
-  }
   if (!pool.ok()) return vt::Status(pool.status().code(), "the KV cache (--kv-cache-memory-bytes " + std::to_string(info->bytes) + "): " + pool.status().message());
   if (!pool->k.empty()) info->dtype = pool->k[0].dtype;
   if (options.chat_template.empty()) {
