@@ -94,7 +94,8 @@ TEST(Parity, AttentionWithSinks) {
 // NMSE 2-4e-5): their tier is the block types' 1e-4.
 TEST(Parity, AttentionOverBf16AndQ8_0Caches) {
   struct Case { int64_t hd, heads, kv_heads, tokens, ctx; int n_past; };
-  const Case cases[] = {{64, 8, 2, 1, 300, 250}, {128, 4, 1, 3, 16, 13}, {64, 4, 2, 40, 96, 50}, {32, 4, 2, 200, 256, 30}};
+  // (past 256 positions a q8_0 decode's values are dequantized in more than one chunk)
+  const Case cases[] = {{64, 8, 2, 1, 300, 250}, {64, 4, 2, 1, 600, 520}, {128, 4, 1, 3, 16, 13}, {64, 4, 2, 40, 96, 50}, {32, 4, 2, 200, 256, 30}};
   for (DType cache : {DType::kBF16, DType::kQ8_0}) {
     for (Backend* b : KernelBackends()) {
       for (const Case& c : cases) {
