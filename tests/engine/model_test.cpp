@@ -46,6 +46,15 @@ FixtureSpec Llama3() { return FixtureSpec{.seed = 3, .head_dim = 32, .rope_freqs
 // Every optional tensor of llama.cpp's llama graph: biases, and Q/K/V fused in one matrix.
 FixtureSpec Biased() { return FixtureSpec{.seed = 4, .biases = true, .fused_qkv = true}; }
 
+// A q8_0 cache holds whole blocks of 32 values per head: 16-wide heads are refused naming the
+// head dimension (a library caller's guard; the tools check before they get here).
+TEST(Model, AQ8_0CacheNeedsHeadsOfWholeBlocks) {
+  auto narrow = Load(Dense(), Cpu());
+  auto cache = narrow->NewCache(8, DType::kQ8_0);
+  EXPECT_EQ(cache.status().message(), "a q8_0 KV cache needs a head dimension that is a multiple of 32; this model's is 16");
+  EXPECT_TRUE(Load(FixtureSpec{.dim = 128}, Cpu())->NewCache(8, DType::kQ8_0).ok());
+}
+
 TEST(Model, ReadsLlamaHyperparametersFromTheFixture) {
   FixtureSpec s = Moe();
   auto hp = ReadHparams(*FixtureFile(s));
