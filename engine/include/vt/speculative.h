@@ -49,6 +49,16 @@ class DraftModel {
   std::vector<int32_t> seen_;  // the tokens whose keys and values cache_ holds, in order
 };
 
+// What one verification gives: the drafted tokens kept, in order, then the token after them.
+struct Verified {
+  std::vector<int32_t> accepted;
+  int32_t token = -1;
+};
+// `logits` holds one row per position (the last token's first, then each drafted token's).
+// With a sampler, Sampler::Verify keeps or replaces each draft and every token is counted as
+// generated; without one (null), greedily: a draft is kept where it is the argmax.
+Verified VerifyDraft(const std::vector<float>& logits, const std::vector<int32_t>& draft, Sampler* sampler);
+
 // Proposes up to k tokens to follow a sequence (the prompt and every token so far).
 using Proposer = std::function<StatusOr<std::vector<int32_t>>(const std::vector<int32_t>& tokens, int k)>;
 

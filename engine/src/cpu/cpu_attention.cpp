@@ -47,34 +47,39 @@ const char* DequantizedRows(const MatmulKernels& kernels, const Tensor& t, const
   return reinterpret_cast<const char*>(out.data());
 }
 
+// f(j0, m, f32) for rows [0, n) of a cache from `rows`, kDequantizedRows at a time: rows
+// [j0, j0 + m) as f32 rows of its ne[0].
+template <typename F>
+void ForDequantizedChunks(const MatmulKernels& kernels, const Tensor& t, const char* rows, int64_t n, F f) {
+  thread_local std::vector<float> plain;
+  for (int64_t j0 = 0; j0 < n; j0 += kDequantizedRows) {
+    const int64_t m = std::min(kDequantizedRows, n - j0);
+    f(j0, m, DequantizedRows(kernels, t, rows + j0 * t.nb[2], m, plain));
+  }
+}
+
 // acc[d] += Σ_j p[j]·row_j[d] over n value rows from `rows`: the same sums, row after row,
 // whether or not the rows were dequantized first.
 void WeightedValues(const MatmulKernels& kernels, const Tensor& v, const char* rows, const float* p, int64_t n, float* acc) {
   const int64_t hd = v.ne[0];
   if (!IsQuantized(v.dtype)) return kernels.weighted_rows(rows, v.dtype, v.nb[2], p, n, acc, hd);
-  thread_local std::vector<float> plain;
-  for (int64_t j0 = 0; j0 < n; j0 += kDequantizedRows) {
-    const int64_t m = std::min(kDequantizedRows, n - j0);
-    const char* f32 = DequantizedRows(kernels, v, rows + j0 * v.nb[2], m, plain);
+  ForDequantizedChunks(kernels, v, rows, n, [&](int64_t j0, int64_t m, const char* f32) {
     kernels.weighted_rows(f32, DType::kF32, static_cast<size_t>(hd) * sizeof(float), p + j0, m, acc, hd);
-  }
+  });
 }
 
 // Scores of `a`'s query rows against its n key rows (a.N = n) with the keys dequantized a chunk
 // at a time, each chunk one f32 matmul.
-void DequantizedScores(const MatmulKernels& kernels, const Tensor& k, GemmArgs a) {
-  thread_local std::vector<float> plain;
-  const int64_t n = a.N;
-  const char* rows = a.w;
-  float* out = a.out;
-  for (int64_t j0 = 0; j0 < n; j0 += kDequantizedRows) {
-    a.N = std::min(kDequantizedRows, n - j0);
-    a.w = DequantizedRows(kernels, k, rows + j0 * k.nb[2], a.N, plain);
-    a.wtype = DType::kF32;
-    a.w_stride = static_cast<size_t>(k.ne[0]) * sizeof(float);
-    a.out = out + j0;
-    GemmRange(a, 0, a.N);
-  }
+void DequantizedScores(const MatmulKernels& kernels, const Tensor& k, const GemmArgs& a) {
+  ForDequantizedChunks(kernels, k, a.w, a.N, [&](int64_t j0, int64_t m, const char* f32) {
+    GemmArgs chunk = a;
+    chunk.w = f32;
+    chunk.wtype = DType::kF32;
+    chunk.w_stride = static_cast<size_t>(k.ne[0]) * sizeof(float);
+    chunk.out = a.out + j0;
+    chunk.N = m;
+    GemmRange(chunk, 0, m);
+  });
 }
 
 // Scores of `a`'s query rows against its n key rows (a.N = n). A q8_0 cache's keys meet the

@@ -61,6 +61,30 @@ StatusOr<std::vector<int32_t>> DraftModel::Propose(const std::vector<int32_t>& t
   return out;
 }
 
+Verified VerifyDraft(const std::vector<float>& logits, const std::vector<int32_t>& draft, Sampler* sampler) {
+  const size_t vocab = logits.size() / (draft.size() + 1);
+  std::vector<float> row(vocab);
+  Verified v;
+  for (size_t i = 0; i <= draft.size(); ++i) {
+    std::copy_n(logits.begin() + static_cast<long>(i * vocab), vocab, row.begin());
+    bool kept = false;
+    int32_t token;
+    if (!sampler) {
+      token = GreedyToken(row);
+      kept = i < draft.size() && token == draft[i];
+    } else {
+      token = i < draft.size() ? sampler->Verify(row, draft[i], &kept) : sampler->Sample(row);
+      sampler->AcceptGenerated(token);
+    }
+    if (!kept) {
+      v.token = token;
+      break;
+    }
+    v.accepted.push_back(token);
+  }
+  return v;
+}
+
 namespace {
 
 // One verification step: the last token and `draft` at positions cache.n_past.., the accepted
@@ -73,18 +97,13 @@ StatusOr<bool> VerifyStep(Model& model, KvCache& cache, int32_t last, const std:
   const int64_t before = cache.n_past;
   auto logits = model.ForwardBatch({entry});
   if (!logits.ok()) return logits.status();
-  const size_t vocab = static_cast<size_t>(model.hparams().n_vocab);
-  std::vector<float> row(vocab);
+  const Verified v = VerifyDraft(logits->front(), draft, &sampler);
   size_t accepted = 0;
   bool more = true;
-  for (size_t i = 0; i <= draft.size() && more; ++i) {
-    std::copy_n(logits->front().begin() + static_cast<long>(i * vocab), vocab, row.begin());
-    bool ok = false;
-    const int32_t token = i < draft.size() ? sampler.Verify(row, draft[i], &ok) : sampler.Sample(row);
-    sampler.AcceptGenerated(token);
-    more = emit(token);
-    if (!ok) break;
-    ++accepted;
+  for (size_t i = 0; i <= v.accepted.size() && more; ++i) {
+    const bool kept = i < v.accepted.size();
+    more = emit(kept ? v.accepted[i] : v.token);
+    accepted += kept;
   }
   if (!draft.empty()) {
     counts.drafts++;

@@ -1,4 +1,5 @@
 #include "vt/serve/executor.h"
+#include "vt/speculative.h"
 
 #include <numeric>
 
@@ -36,32 +37,17 @@ std::vector<std::vector<int32_t>> ModelExecutor::Drafts(const Plan& plan) {
 }
 
 // The token after a request's last one, and before it the drafted tokens the target agrees
-// with: logits holds one row per position, the last token's first.
+// with (vt::VerifyDraft; greedy without a sampler).
 StepResult ModelExecutor::Verify(Request& r, const std::vector<float>& logits, const std::vector<int32_t>& draft) {
-  const size_t vocab = logits.size() / (draft.size() + 1);
-  std::vector<float> row(vocab);
-  StepResult result;
-  for (size_t i = 0; i <= draft.size(); ++i) {
-    std::copy_n(logits.begin() + static_cast<long>(i * vocab), vocab, row.begin());
-    bool kept = false;
-    int32_t token = GreedyToken(row);
-    if (!r.sampler) {
-      kept = i < draft.size() && token == draft[i];
-    } else {
-      token = i < draft.size() ? r.sampler->Verify(row, draft[i], &kept) : r.sampler->Sample(row);
-      r.sampler->AcceptGenerated(token);
-    }
-    if (!kept) {
-      result.token = token;
-      break;
-    }
-    result.accepted.push_back(token);
-  }
+  Verified v = VerifyDraft(logits, draft, r.sampler ? &*r.sampler : nullptr);
   if (!draft.empty()) {
     spec_counts_.drafts++;
     spec_counts_.draft_tokens += draft.size();
-    spec_counts_.accepted_tokens += result.accepted.size();
+    spec_counts_.accepted_tokens += v.accepted.size();
   }
+  StepResult result;
+  result.token = v.token;
+  result.accepted = std::move(v.accepted);
   return result;
 }
 
