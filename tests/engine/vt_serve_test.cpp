@@ -99,7 +99,7 @@ TEST_F(VtServe, APortInUseIsRefused) {
   auto first = Serve();
   ASSERT_TRUE(first);
   const std::string port = std::to_string(first->port());
-  auto second = vt::testing::Sh("timeout 20 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ + "/m.gguf -t 1 --no-warmup --port " + port);
+  auto second = vt::testing::Sh("timeout 5 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ + "/m.gguf -t 1 --no-warmup --port " + port);
   EXPECT_EQ(second.code, 1) << second.err;
   EXPECT_NE(second.err.find("cannot listen on 127.0.0.1:" + port + ": Address already in use"), std::string::npos) << second.err;
   EXPECT_EQ(first->Get("/health").status, 200);
