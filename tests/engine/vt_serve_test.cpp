@@ -1,6 +1,7 @@
 // vt-serve as a client sees it: a real process on 127.0.0.1 serving a vt-fixture model, asked
 // over real HTTP.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -376,27 +377,35 @@ TEST_F(VtServe, VtBenchRefusesServerFlagsThatWouldDoNothingAndNamesAnUnreachable
 // 2,000 tokens take a second or more, so the drain has to wait for them (300 were done before a
 // stop that did not wait could cut them, on a busy machine).
 TEST_F(VtServe, SigtermDrainsTheRequestInFlightThenExitsZero) {
+  // 4,000 tokens: the drain lasts a second or more (the last thousands attend to a long
+  // context), longer than the new connection below needs.
   auto server = Serve({"--max-model-len", "4096"});
   ASSERT_TRUE(server);
-  int fd = server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 2000, "ignore_eos": true, "stream": true,
+  int fd = server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4000, "ignore_eos": true, "stream": true,
     "stream_options": {"include_usage": true}})");
   ASSERT_GE(fd, 0);
   std::string got = vt::testing::ReadUntil(fd, "data: ");
   ASSERT_NE(got.find("data: "), std::string::npos);
   std::thread stop([&] { EXPECT_EQ(server->Terminate(), 0) << "vt-serve did not exit 0 after the drain"; });
-  // A new connection during the drain is told so (503), not closed unanswered.
-  int health = 200;
-  for (int i = 0; i < 500 && health == 200; ++i) {
-    health = server->Get("/health").status;
-    if (health == 200) usleep(10000);
-  }
-  EXPECT_EQ(health, 503) << "a new connection during the drain";
+  // The drain has begun once /health stops answering 200.
+  for (int i = 0; i < 500 && server->Get("/health").status == 200; ++i) usleep(10000);
+  // A new connection during the drain is read and told so (503), not closed unanswered: it
+  // sends its request 300 ms after connecting, so the server has surely looked at it before
+  // any byte came (a request sent with the connect was read before the check, whatever it did).
+  int late = server->SendRaw("");
+  ASSERT_GE(late, 0);
+  usleep(300000);
+  const std::string get = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  const bool sent = send(late, get.data(), get.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(get.size());
+  const std::string answer = sent ? vt::testing::ReadUntil(late, "\r\n\r\n") : "";
+  close(late);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 503", 0), 0u) << "a new connection during the drain: " << answer;
   got += vt::testing::ReadUntil(fd, "data: [DONE]");
   close(fd);
   stop.join();
-  EXPECT_NE(got.find("\"completion_tokens\":2000"), std::string::npos) << "the request was not drained whole: " << got.substr(got.size() > 400 ? got.size() - 400 : 0);
+  EXPECT_NE(got.find("\"completion_tokens\":4000"), std::string::npos) << "the request was not drained whole: " << got.substr(got.size() > 400 ? got.size() - 400 : 0);
   std::string log = server->Log();
-  EXPECT_NE(log.find("prompt=3 completion=2000 ttft="), std::string::npos) << log;
+  EXPECT_NE(log.find("prompt=3 completion=4000 ttft="), std::string::npos) << log;
   EXPECT_NE(log.find("finish=length"), std::string::npos) << log;
 }
 
