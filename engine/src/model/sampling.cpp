@@ -2,18 +2,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace vt {
 namespace {
 
 // vLLM treats temperatures below this as greedy.
 constexpr double kGreedyBelow = 1e-5;
+// vLLM's default max_logprobs.
+constexpr int kMaxLogprobs = 20;
+// Greedy asks the grammar about this many of the best tokens before computing its mask.
+constexpr int kGreedyTries = 8;
 
 Status Bad(const std::string& what, double value) {
   std::string v = std::to_string(value);
   v.erase(v.find_last_not_of('0') + 1);
   if (!v.empty() && v.back() == '.') v.pop_back();
   return Status(StatusCode::kInvalidArgument, what + ", got " + v);
+}
+
+// Most likely first; equal logits keep the lower id first, as GreedyToken does.
+bool Better(const std::pair<double, int32_t>& a, const std::pair<double, int32_t>& b) {
+  return a.first > b.first || (a.first == b.first && a.second < b.second);
 }
 
 // [0, 1) from the generator's top 53 bits: the same on every standard library, unlike
@@ -31,6 +41,11 @@ Status SamplingParams::Validate() const {
   if (!(presence_penalty >= -2 && presence_penalty <= 2)) return Bad("presence_penalty must be in [-2, 2]", presence_penalty);
   if (!(frequency_penalty >= -2 && frequency_penalty <= 2)) return Bad("frequency_penalty must be in [-2, 2]", frequency_penalty);
   if (max_tokens < 1) return Bad("max_tokens must be at least 1", max_tokens);
+  for (const auto& [id, bias] : logit_bias) {
+    if (id < 0) return Bad("logit_bias keys must be token ids >= 0", id);
+    if (!(bias >= -100 && bias <= 100)) return Bad("logit_bias values must be in [-100, 100]", bias);
+  }
+  if (logprobs && (*logprobs < 0 || *logprobs > kMaxLogprobs)) return Bad("logprobs must be in [0, 20]", *logprobs);
   for (const std::string& s : stop) {
     if (s.empty()) return Status(StatusCode::kInvalidArgument, "stop strings must not be empty");
   }
@@ -63,15 +78,17 @@ double Sampler::Weigh(const std::vector<float>& logits) {
       if (static_cast<size_t>(id) < candidates_.size()) candidates_[static_cast<size_t>(id)].first -= p.presence_penalty + p.frequency_penalty * count;
     }
   }
-  // Most likely first; equal logits keep the lower id first, as GreedyToken does.
-  auto better = [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); };
+  for (const auto& [id, bias] : p.logit_bias) {
+    if (static_cast<size_t>(id) < candidates_.size()) candidates_[static_cast<size_t>(id)].first += bias;
+  }
+  if (constraint_ && !ApplyConstraint(p.temperature < kGreedyBelow)) return 0;
   if (p.temperature < kGreedyBelow) {
-    candidates_ = {{1.0, std::min_element(candidates_.begin(), candidates_.end(), better)->second}};
+    candidates_ = {{1.0, std::min_element(candidates_.begin(), candidates_.end(), Better)->second}};
     return 1.0;
   }
   size_t keep = candidates_.size();
   if (p.top_k > 0 && static_cast<size_t>(p.top_k) < keep) keep = static_cast<size_t>(p.top_k);
-  std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<long>(keep), candidates_.end(), better);
+  std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<long>(keep), candidates_.end(), Better);
   candidates_.resize(keep);
   double top = candidates_.front().first, total = 0;
   for (auto& [l, id] : candidates_) total += (l = std::exp((l - top) / p.temperature));
@@ -87,6 +104,30 @@ double Sampler::Weigh(const std::vector<float>& logits) {
   return mass;
 }
 
+// Leaves in candidates_ only what the constraint allows; false (status_ says why) when that is
+// nothing. Greedy asks about its best few first, so the mask is computed only when they are
+// all refused.
+bool Sampler::ApplyConstraint(bool greedy) {
+  for (int tries = 0; greedy && tries < kGreedyTries; ++tries) {
+    auto best = std::min_element(candidates_.begin(), candidates_.end(), Better);
+    if (best == candidates_.end() || std::isinf(best->first)) break;
+    if (constraint_->Allows(best->second)) {
+      candidates_ = {*best};
+      return true;
+    }
+    best->first = -std::numeric_limits<double>::infinity();
+  }
+  const std::vector<uint64_t>& mask = constraint_->Mask();
+  std::erase_if(candidates_, [&](const std::pair<double, int32_t>& c) {
+    const auto id = static_cast<size_t>(c.second);
+    return id >= mask.size() * 64 || !((mask[id >> 6] >> (id & 63)) & 1);
+  });
+  if (!candidates_.empty()) return true;
+  status_ = !constraint_->status().ok() ? constraint_->status()
+                                        : Status(StatusCode::kInvalidArgument, "the grammar allows no token of the vocabulary here");
+  return false;
+}
+
 // One draw from candidates_ of total weight `mass`, leaving out `skip`.
 int32_t Sampler::Draw(double mass, int32_t skip) {
   double u = Uniform(rng_) * mass;
@@ -99,18 +140,59 @@ int32_t Sampler::Draw(double mass, int32_t skip) {
   return last;  // rounding left u a hair above the total
 }
 
-int32_t Sampler::Sample(const std::vector<float>& logits) { return Draw(Weigh(logits), -1); }
+int32_t Sampler::Sample(const std::vector<float>& logits) {
+  const double mass = Weigh(logits);
+  return Chosen(logits, mass > 0 ? Draw(mass, -1) : -1);
+}
 
 int32_t Sampler::Verify(const std::vector<float>& logits, int32_t draft, bool* accepted) {
   const double mass = Weigh(logits);
+  *accepted = false;
+  if (!(mass > 0)) return -1;
   double w = 0;
   for (const auto& [weight, id] : candidates_) {
     if (id == draft) w = weight;
   }
   // p(draft) = w / mass: certain (greedy's argmax, or the only candidate) takes no draw.
   *accepted = w >= mass || (w > 0 && Uniform(rng_) * mass < w);
-  if (*accepted) return draft;
-  return Draw(mass - w, draft);
+  return Chosen(logits, *accepted ? draft : Draw(mass - w, draft));
+}
+
+// `token`, its log-probabilities recorded first when asked for.
+int32_t Sampler::Chosen(const std::vector<float>& logits, int32_t token) {
+  if (!params_.logprobs || token < 0) return token;
+  double top = -std::numeric_limits<double>::infinity(), sum = 0;
+  for (float l : logits) top = std::max(top, static_cast<double>(l));
+  for (float l : logits) sum += std::exp(static_cast<double>(l) - top);
+  const double lse = top + std::log(sum);
+  TokenLogprobs out;
+  out.token = token;
+  out.logprob = static_cast<float>(logits[static_cast<size_t>(token)] - lse);
+  std::vector<int32_t> ids(logits.size());
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
+  const auto n = static_cast<long>(std::min<size_t>(static_cast<size_t>(*params_.logprobs), ids.size()));
+  std::partial_sort(ids.begin(), ids.begin() + n, ids.end(), [&](int32_t a, int32_t b) {
+    const float la = logits[static_cast<size_t>(a)], lb = logits[static_cast<size_t>(b)];
+    return la > lb || (la == lb && a < b);
+  });
+  for (long i = 0; i < n; ++i) out.top.push_back({ids[static_cast<size_t>(i)], static_cast<float>(logits[static_cast<size_t>(ids[static_cast<size_t>(i)])] - lse)});
+  logprobs_.push_back(std::move(out));
+  return token;
+}
+
+void Sampler::AcceptGenerated(int32_t token) {
+  seen_.insert(token);
+  ++generated_[token];
+  if (!constraint_) return;
+  constraint_->Accept(token);
+  if (status_.ok() && !constraint_->status().ok()) status_ = constraint_->status();
+}
+
+std::optional<TokenLogprobs> Sampler::TakeLogprobs() {
+  if (logprobs_.empty()) return std::nullopt;
+  TokenLogprobs front = std::move(logprobs_.front());
+  logprobs_.pop_front();
+  return front;
 }
 
 TokenSampler Sampler::AsTokenSampler() {

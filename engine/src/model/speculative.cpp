@@ -74,6 +74,10 @@ Verified VerifyDraft(const std::vector<float>& logits, const std::vector<int32_t
       kept = i < draft.size() && token == draft[i];
     } else {
       token = i < draft.size() ? sampler->Verify(row, draft[i], &kept) : sampler->Sample(row);
+      if (token < 0) {  // nothing may come next (Sampler::status says why)
+        v.token = token;
+        break;
+      }
       sampler->AcceptGenerated(token);
     }
     if (!kept) {
@@ -87,6 +91,11 @@ Verified VerifyDraft(const std::vector<float>& logits, const std::vector<int32_t
 
 namespace {
 
+// A sampler that returned no token says why (a grammar that allows none).
+Status NoTokenStatus(const Sampler& sampler) {
+  return sampler.status().ok() ? Status(StatusCode::kInvalidArgument, "the sampler chose no token") : sampler.status();
+}
+
 // One verification step: the last token and `draft` at positions cache.n_past.., the accepted
 // tokens and the one after them handed to `emit` in order (false: stop), the cache rolled back
 // past the rejected ones. Returns whether generation goes on.
@@ -98,6 +107,7 @@ StatusOr<bool> VerifyStep(Model& model, KvCache& cache, int32_t last, const std:
   auto logits = model.ForwardBatch({entry});
   if (!logits.ok()) return logits.status();
   const Verified v = VerifyDraft(logits->front(), draft, &sampler);
+  if (v.token < 0) return NoTokenStatus(sampler);
   size_t accepted = 0;
   bool more = true;
   for (size_t i = 0; i <= v.accepted.size() && more; ++i) {
@@ -134,6 +144,7 @@ StatusOr<Generation> GenerateSpeculative(Model& model, KvCache& cache, const std
   if (!logits.ok()) return logits.status();
   g.prompt_s = std::chrono::duration<double>(Clock::now() - start).count();
   const int32_t first = sampler.Sample(logits.value());
+  if (first < 0) return NoTokenStatus(sampler);
   sampler.AcceptGenerated(first);
   bool more = emit(first);
   SpeculationCounts local;

@@ -48,6 +48,10 @@ StepResult ModelExecutor::Verify(Request& r, const std::vector<float>& logits, c
   StepResult result;
   result.token = v.token;
   result.accepted = std::move(v.accepted);
+  if (v.token < 0) {  // the sampler chose nothing (a grammar that allows no token): says why
+    result.status = r.sampler && !r.sampler->status().ok() ? r.sampler->status()
+                                                           : Status(StatusCode::kInvalidArgument, "the sampler chose no token");
+  }
   return result;
 }
 
