@@ -38,8 +38,10 @@ struct Grammar {
 };
 
 // A regular expression (vLLM's `regex`) as a GBNF rule body; kInvalidArgument naming the
-// offset and why for what it cannot express (backreferences, lookaround).
-StatusOr<std::string> RegexToGbnf(std::string_view regex);
+// offset and why for what it cannot express (backreferences, lookaround). `json_string`: the
+// text inside a JSON string (a schema's `pattern`): `"`, `\` and control characters written
+// as JSON escapes, and never produced by a class or `.`.
+StatusOr<std::string> RegexToGbnf(std::string_view regex, bool json_string = false);
 // `text` as a GBNF literal, quoted and escaped.
 std::string GbnfLiteral(std::string_view text);
 

@@ -1,6 +1,8 @@
 // A regular expression (vLLM's `regex`, Python's and JavaScript's common syntax) → a GBNF
 // expression: the same language, for Grammar::FromGbnf.
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <utility>
 #include <vector>
@@ -18,7 +20,30 @@ std::string Escaped(uint32_t cp) {
   return buf;
 }
 
-std::string ClassText(const Ranges& ranges, bool negated) {
+// What a JSON string cannot hold unescaped.
+const Ranges kJsonUnsafe = {{0, 0x1F}, {'"', '"'}, {'\\', '\\'}};
+
+// `ranges` without anything in `cut` (both sorted).
+Ranges Subtract(const Ranges& ranges, const Ranges& cut) {
+  Ranges out;
+  for (auto [lo, hi] : ranges) {
+    for (auto [clo, chi] : cut) {
+      if (chi < lo || clo > hi) continue;
+      if (clo > lo) out.push_back({lo, clo - 1});
+      lo = chi + 1;
+      if (lo > hi || chi == UINT32_MAX) break;
+    }
+    if (lo <= hi) out.push_back({lo, hi});
+  }
+  return out;
+}
+
+std::string ClassText(Ranges ranges, bool negated, bool json) {
+  if (json && negated) ranges.insert(ranges.end(), kJsonUnsafe.begin(), kJsonUnsafe.end());
+  if (json && !negated) {
+    std::sort(ranges.begin(), ranges.end());
+    ranges = Subtract(ranges, kJsonUnsafe);
+  }
   std::string out = negated ? "[^" : "[";
   for (auto [lo, hi] : ranges) {
     out += Escaped(lo);
@@ -39,7 +64,7 @@ bool Shorthand(char c, Ranges* out) {
 
 class RegexParser {
  public:
-  explicit RegexParser(std::string_view re) : re_(re) {}
+  RegexParser(std::string_view re, bool json) : re_(re), json_(json) {}
 
   StatusOr<std::string> Parse() {
     if (Peek() == '^') ++pos_;
@@ -104,16 +129,14 @@ class RegexParser {
     const char c = Peek();
     if (c == '(') return Group(out);
     if (c == '[') return Class(out);
-    if (c == '.') return ++pos_, *out = "[^\\n]", Status();
+    if (c == '.') return ++pos_, *out = ClassText({{'\n', '\n'}}, true, json_), Status();
     if (c == '*' || c == '+' || c == '?' || c == '{') return Fail(at, "a quantifier with nothing before it");
     if (c == '^' || c == '$') return Fail(at, "anchors inside the expression are not supported (only ^ first and $ last)");
     uint32_t cp = 0;
     Ranges ranges;
     VT_RETURN_IF_ERROR(Char(&cp, &ranges));
-    if (!ranges.empty()) return *out = ClassText(ranges, std::isupper(static_cast<unsigned char>(re_[pos_ - 1])) != 0), Status();
-    std::string bytes;
-    grammar::AppendUtf8(cp, &bytes);
-    *out = GbnfLiteral(bytes);
+    if (!ranges.empty()) return *out = ClassText(ranges, std::isupper(static_cast<unsigned char>(re_[pos_ - 1])) != 0, json_), Status();
+    *out = Literal(cp);
     return Status();
   }
 
@@ -164,7 +187,7 @@ class RegexParser {
       ranges.push_back({lo, hi});
     }
     ++pos_;
-    *out = ClassText(ranges, negated);
+    *out = ClassText(ranges, negated, json_);
     return Status();
   }
 
@@ -210,7 +233,21 @@ class RegexParser {
     return Status();
   }
 
+  // One character as a literal: in a JSON string, as JSON writes it.
+  std::string Literal(uint32_t cp) const {
+    std::string bytes;
+    if (json_ && (cp < 0x20 || cp == '"' || cp == '\\')) {
+      const char* named = cp == '"' ? "\\\"" : cp == '\\' ? "\\\\" : cp == '\n' ? "\\n" : cp == '\t' ? "\\t" : cp == '\r' ? "\\r" : nullptr;
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "\\u%04X", cp);
+      return GbnfLiteral(named ? named : buf);
+    }
+    grammar::AppendUtf8(cp, &bytes);
+    return GbnfLiteral(bytes);
+  }
+
   std::string_view re_;
+  bool json_;
   size_t pos_ = 0;
 };
 
@@ -233,6 +270,6 @@ std::string GbnfLiteral(std::string_view text) {
   return out + "\"";
 }
 
-StatusOr<std::string> RegexToGbnf(std::string_view regex) { return RegexParser(regex).Parse(); }
+StatusOr<std::string> RegexToGbnf(std::string_view regex, bool json_string) { return RegexParser(regex, json_string).Parse(); }
 
 }  // namespace vt
