@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "tool_support.h"
 #include "vt/cuda.h"
@@ -345,6 +346,37 @@ TEST(VtRunArchitectures, RunsEveryArchitectureVtFixtureWrites) {
   Result window = Sh(std::string(VT_FIXTURE_BIN) + " -o " + dir + "/w.gguf --arch qwen3 --sliding-window 4");
   EXPECT_EQ(window.code, 2) << "a window on an architecture without one: " << window.err;
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+// llama.cpp's -j/--json-schema and --grammar: every sampled output is what they allow, ending
+// once nothing more may come; a bad one is exit 2 naming its flag.
+TEST_F(VtRun, AJsonSchemaOrAGrammarShapesTheOutput) {
+  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 200 --temperature 1 --json";
+  const std::string schema = R"('{"type": "object", "properties": {"n": {"type": "integer", "minimum": -5, "maximum": 5},
+    "b": {"type": "boolean"}}, "required": ["n", "b"]}')";
+  for (int seed = 1; seed <= 4; ++seed) {
+    Result r = Sh(run + " --seed " + std::to_string(seed) + " -j " + schema);
+    ASSERT_EQ(r.code, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["finish_reason"], "stop");
+    nlohmann::json out = nlohmann::json::parse(j["text"].get<std::string>(), nullptr, false);
+    ASSERT_TRUE(out.is_object()) << j["text"];
+    EXPECT_EQ(out.size(), 2u) << out.dump();
+    EXPECT_TRUE(out["n"].is_number_integer() && std::abs(out["n"].get<int>()) <= 5) << out.dump();
+    EXPECT_TRUE(out["b"].is_boolean()) << out.dump();
+    Result g = Sh(run + " --seed " + std::to_string(seed) + " --grammar 'root ::= \"<\" [xy]{2,4} \">\"'");
+    EXPECT_TRUE(std::regex_match(nlohmann::json::parse(g.out)["text"].get<std::string>(), std::regex("<[xy]{2,4}>"))) << g.out;
+  }
+  Result bad = Sh(run + " --grammar 'root ::= x'");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--grammar: line 1, column 10: rule 'x' is not defined"), std::string::npos) << bad.err;
+  Result two = Sh(run + " --grammar 'root ::= \"a\"' -j '{}'");
+  EXPECT_EQ(two.code, 2);
+  EXPECT_NE(two.err.find("give one of --grammar"), std::string::npos) << two.err;
 }
 
 }  // namespace

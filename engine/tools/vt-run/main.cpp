@@ -8,11 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "device_flag.h"
+#include "grammar_flags.h"
 #include "model_loader.h"
 #include "speculation.h"
 #include "vt/backend.h"
 #include "vt/generate.h"
 #include "vt/sampling.h"
+#include "vt/token_constraint.h"
 #include "vt/tokenizer.h"
 
 namespace {
@@ -24,6 +26,7 @@ struct Flags {
   bool json = false, cpu_moe = false, no_bos = false;
   vt::SamplingParams sampling;  // temperature 0 unless asked: vt-run stays greedy by default
   vtrun::SpeculationFlags spec;
+  vtrun::GrammarFlags grammar;
 };
 
 int Fail(const std::string& message, int code) {
@@ -131,6 +134,10 @@ int Run(const Flags& f) {
   auto sampler = vt::Sampler::Create(f.sampling);
   if (!sampler.ok()) return Fail(sampler.status().message(), 2);
   for (int32_t id : ids) sampler->Accept(id);
+  auto grammar = vtrun::LoadGrammar(f.grammar);
+  if (!grammar.ok()) return Fail(grammar.status().message(), 2);
+  if (grammar.value()) sampler->Constrain(std::make_shared<vt::GrammarConstraint>(grammar.value(), vt::VocabTrie::Build(tokenizer.value())));
+  const auto& constraint = sampler->constraint();
   std::string text;
   vt::StreamDecoder decoder(tokenizer.value());
   vt::StopStrings stops(f.sampling.stop);
@@ -142,6 +149,7 @@ int Run(const Flags& f) {
   auto on_token = [&](int32_t id) {
     eos = tokenizer->IsEog(id) && !f.sampling.ignore_eos;
     if (!eos) show(stops.Push(decoder.Push(id)));
+    eos = eos || (constraint && constraint->Complete());  // the grammar allows nothing more
     return !eos && !stops.stopped();
   };
   SpecReport spec{speculation.value()->type, {}};
@@ -149,7 +157,7 @@ int Run(const Flags& f) {
                ? vt::GenerateSpeculative(*model, cache.value(), ids, n, sampler.value(), on_token, speculation.value()->config,
                                          speculation.value()->propose, &spec.counts)
                : vt::Generate(*model, cache.value(), ids, n, sampler->AsTokenSampler(), on_token);
-  if (!g.ok()) return Fail(g.status().message(), 1);
+  if (!g.ok()) return Fail(sampler->status().ok() ? g.status().message() : sampler->status().message(), 1);
   if (!stops.stopped()) show(stops.Push(decoder.Flush()) + stops.Flush());  // what was held back
   const char* finish = eos || stops.stopped() ? "stop" : "length";  // vLLM's finish_reason
   Report(f, g.value(), text, finish, vt::CpuThreads(), *device,
@@ -186,6 +194,10 @@ int main(int argc, char** argv) {
   app.add_option("--presence-penalty", f.sampling.presence_penalty, "Subtract this from each generated token's logit (0: off)");
   app.add_option("--frequency-penalty", f.sampling.frequency_penalty, "Subtract this times each generated token's count (0: off)");
   app.add_option("--repetition-penalty", f.sampling.repetition_penalty, "Penalty on tokens already seen (1: off)");
+  app.add_option("--grammar", f.grammar.grammar, "Constrain the output to this GBNF grammar (llama.cpp's format)");
+  app.add_option("--grammar-file", f.grammar.grammar_file, "Constrain the output to the GBNF grammar in this file");
+  app.add_option("-j,--json-schema", f.grammar.json_schema, "Constrain the output to JSON this JSON Schema allows");
+  app.add_option("--json-schema-file", f.grammar.json_schema_file, "Constrain the output to the JSON Schema in this file");
   app.add_option("--model-draft,--spec-draft-model", f.spec.model_draft, "Draft model for speculative decoding (-md; same vocabulary)");
   app.add_option("--spec-type", f.spec.type, "Speculative decoding: draft-simple (with --model-draft) or ngram-simple")
       ->check(CLI::IsMember({"none", "draft-simple", "ngram-simple"}));

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "client_text.h"
+#include "structured_request.h"
 
 namespace vtserve {
 namespace {
@@ -15,10 +16,10 @@ using Json = nlohmann::json;
 // would change what the client believes it asked for (vLLM warns; we say no).
 const std::set<std::string> kSampling = {"model", "max_tokens", "temperature", "top_p", "top_k", "min_p", "seed",
                                          "stop", "repetition_penalty", "presence_penalty", "frequency_penalty",
-                                         "ignore_eos", "n", "stream", "stream_options", "user"};
+                                         "ignore_eos", "n", "stream", "stream_options", "user", "logit_bias", "logprobs"};
 const std::set<std::string> kCompletionOnly = {"prompt"};
 const std::set<std::string> kChatOnly = {"messages", "max_completion_tokens", "chat_template_kwargs",
-                                         "add_generation_prompt"};
+                                         "add_generation_prompt", "top_logprobs"};
 
 ApiError Bad(const std::string& param, const std::string& message) { return ApiError{400, message, param}; }
 
@@ -73,6 +74,35 @@ bool ReadStop(const Json& j, std::vector<std::string>* out, ApiError* e) {
   return true;
 }
 
+// {"token id": bias, ...}: keys are ids written as decimal strings, as OpenAI's are.
+bool ReadLogitBias(const Json& j, vt::SamplingParams* s, ApiError* e) {
+  auto it = j.find("logit_bias");
+  if (it == j.end() || it->is_null()) return true;
+  if (!it->is_object()) return *e = Bad("logit_bias", "logit_bias must be an object of token ids to numbers"), false;
+  for (const auto& [key, value] : it->items()) {
+    const bool digits = !key.empty() && key.size() <= 9 && key.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) return *e = Bad("logit_bias", "logit_bias keys must be token ids, got \"" + key + "\""), false;
+    if (!value.is_number()) return *e = Bad("logit_bias", "logit_bias values must be numbers"), false;
+    s->logit_bias.push_back({std::stoi(key), value.get<float>()});
+  }
+  return true;
+}
+
+// Completions: logprobs N (0..20). Chat: logprobs true, and top_logprobs N beside it.
+bool ReadLogprobs(const Json& j, Endpoint endpoint, vt::SamplingParams* s, ApiError* e) {
+  std::optional<int64_t> n, top;
+  if (endpoint == Endpoint::kCompletions) {
+    if (!ReadInt(j, "logprobs", 0, 20, &n, e)) return false;
+    if (n) s->logprobs = static_cast<int>(*n);
+    return true;
+  }
+  bool on = false;
+  if (!ReadBool(j, "logprobs", &on, e) || !ReadInt(j, "top_logprobs", 0, 20, &top, e)) return false;
+  if (top && !on) return *e = Bad("top_logprobs", "top_logprobs needs logprobs: true"), false;
+  if (on) s->logprobs = static_cast<int>(top.value_or(0));
+  return true;
+}
+
 bool ReadSampling(const Json& j, ServeRequest* r, ApiError* e) {
   vt::SamplingParams& s = r->sampling;
   std::optional<int64_t> top_k, seed, n, max_tokens, max_completion;
@@ -86,6 +116,7 @@ bool ReadSampling(const Json& j, ServeRequest* r, ApiError* e) {
       !ReadBool(j, "ignore_eos", &s.ignore_eos, e) || !ReadBool(j, "stream", &r->stream, e) || !ReadStop(j, &s.stop, e)) {
     return false;
   }
+  if (!ReadLogitBias(j, &s, e) || !ReadLogprobs(j, r->endpoint, &s, e)) return false;
   if (n && *n != 1) return *e = Bad("n", "n must be 1: vt-serve returns one choice per request"), false;
   if (top_k) s.top_k = static_cast<int>(*top_k);
   if (seed) s.seed = static_cast<uint64_t>(*seed);
@@ -209,7 +240,7 @@ ParsedRequest ParseRequest(Endpoint endpoint, const std::string& body, const std
   if (j.is_discarded()) return out;
   const std::set<std::string>& own = endpoint == Endpoint::kChat ? kChatOnly : kCompletionOnly;
   for (const auto& [key, value] : j.items()) {
-    if (!kSampling.count(key) && !own.count(key)) return out.error = Bad(key, "unknown field \"" + key + "\""), out;
+    if (!kSampling.count(key) && !own.count(key) && !IsStructuredField(key)) return out.error = Bad(key, "unknown field \"" + key + "\""), out;
   }
   ServeRequest r;
   r.endpoint = endpoint;
@@ -222,7 +253,7 @@ ParsedRequest ParseRequest(Endpoint endpoint, const std::string& body, const std
   }
   ApiError e;
   bool ok = ReadSampling(j, &r, &e) && ReadStreamOptions(j, &r, &e) &&
-            (endpoint == Endpoint::kChat ? ReadMessages(j, &r, &e) : ReadPrompt(j, &r, &e));
+            (endpoint == Endpoint::kChat ? ReadMessages(j, &r, &e) : ReadPrompt(j, &r, &e)) && ReadStructured(j, body, &r.grammar, &e);
   if (!ok) return out.error = e, out;
   out.request = std::move(r);
   return out;

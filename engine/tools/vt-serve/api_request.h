@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "vt/grammar.h"
 #include "vt/sampling.h"
 
 namespace vtserve {
@@ -36,7 +38,8 @@ struct ServeRequest {
   std::optional<bool> enable_thinking;         // chat_template_kwargs
   bool add_generation_prompt = true;
   std::optional<int> max_tokens;               // unset: the rest of the context
-  vt::SamplingParams sampling;
+  vt::SamplingParams sampling;            // logprobs: chat's top_logprobs when logprobs is true
+  std::shared_ptr<const vt::Grammar> grammar;  // response_format / structured_outputs (null: none)
   bool stream = false;
   bool include_usage = false;
 };

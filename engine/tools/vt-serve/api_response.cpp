@@ -1,5 +1,6 @@
 #include "api_response.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -21,7 +22,46 @@ Json Envelope(const ResponseHead& head, const char* object) {
   return {{"id", head.id}, {"object", object}, {"created", head.created}, {"model", head.model}};
 }
 
+// vLLM's stand-in for a log-probability of -inf, which JSON cannot write.
+double Finite(float lp) { return std::max(static_cast<double>(lp), -9999.0); }
+
+Json Bytes(const std::string& s) {
+  Json out = Json::array();
+  for (unsigned char c : s) out.push_back(c);
+  return out;
+}
+
+// Characters (code points) in `s`, as Python counts a string's length for text_offset.
+int64_t Characters(const std::string& s) {
+  int64_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
 }  // namespace
+
+Json LogprobsJson(Endpoint endpoint, const std::vector<LogprobEntry>& entries, int64_t* offset) {
+  if (endpoint == Endpoint::kChat) {
+    Json content = Json::array();
+    for (const LogprobEntry& e : entries) {
+      Json top = Json::array();
+      for (const auto& [token, lp] : e.top) top.push_back({{"token", token}, {"logprob", Finite(lp)}, {"bytes", Bytes(token)}});
+      content.push_back({{"token", e.token}, {"logprob", Finite(e.logprob)}, {"bytes", Bytes(e.token)}, {"top_logprobs", top}});
+    }
+    return {{"content", content}};
+  }
+  Json tokens = Json::array(), lps = Json::array(), tops = Json::array(), offsets = Json::array();
+  for (const LogprobEntry& e : entries) {
+    tokens.push_back(e.token);
+    lps.push_back(Finite(e.logprob));
+    Json top = Json::object();
+    for (const auto& [token, lp] : e.top) top[token] = Finite(lp);
+    tops.push_back(top);
+    offsets.push_back(*offset);
+    *offset += Characters(e.token);
+  }
+  return {{"tokens", tokens}, {"token_logprobs", lps}, {"top_logprobs", tops}, {"text_offset", offsets}};
+}
 
 ResponseHead NewHead(Endpoint endpoint, const std::string& model) {
   static std::atomic<uint64_t> counter{0};
@@ -33,8 +73,9 @@ ResponseHead NewHead(Endpoint endpoint, const std::string& model) {
   return ResponseHead{endpoint, id, std::chrono::duration_cast<std::chrono::seconds>(now).count(), model};
 }
 
-Json FullResponse(const ResponseHead& head, const std::string& text, const std::string& finish_reason, const Usage& usage) {
-  Json choice = {{"index", 0}, {"finish_reason", Reason(finish_reason)}, {"logprobs", nullptr}};
+Json FullResponse(const ResponseHead& head, const std::string& text, const std::string& finish_reason, const Usage& usage,
+                  const Json& logprobs) {
+  Json choice = {{"index", 0}, {"finish_reason", Reason(finish_reason)}, {"logprobs", logprobs}};
   if (head.endpoint == Endpoint::kChat) {
     choice["message"] = {{"role", "assistant"}, {"content", text}};
   } else {
@@ -46,8 +87,8 @@ Json FullResponse(const ResponseHead& head, const std::string& text, const std::
   return j;
 }
 
-Json Chunk(const ResponseHead& head, const std::string& text, const std::string& finish_reason, bool first) {
-  Json choice = {{"index", 0}, {"finish_reason", Reason(finish_reason)}, {"logprobs", nullptr}};
+Json Chunk(const ResponseHead& head, const std::string& text, const std::string& finish_reason, bool first, const Json& logprobs) {
+  Json choice = {{"index", 0}, {"finish_reason", Reason(finish_reason)}, {"logprobs", logprobs}};
   if (head.endpoint == Endpoint::kChat) {
     Json delta = {{"content", text}};
     if (first) delta["role"] = "assistant";

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api_request.h"
+#include "job.h"
 
 namespace vtserve {
 
@@ -23,11 +24,17 @@ struct Usage {
   int64_t prompt_tokens = 0, completion_tokens = 0;
 };
 
-// The whole answer of a request that did not stream.
-nlohmann::json FullResponse(const ResponseHead& head, const std::string& text, const std::string& finish_reason, const Usage& usage);
+// The whole answer of a request that did not stream; `logprobs` its choice's (LogprobsJson).
+nlohmann::json FullResponse(const ResponseHead& head, const std::string& text, const std::string& finish_reason, const Usage& usage,
+                            const nlohmann::json& logprobs = nullptr);
 // One SSE chunk's JSON: text so far (chat's first chunk also carries the role), and the
 // finish reason on the last one ("" before it).
-nlohmann::json Chunk(const ResponseHead& head, const std::string& text, const std::string& finish_reason, bool first);
+nlohmann::json Chunk(const ResponseHead& head, const std::string& text, const std::string& finish_reason, bool first,
+                     const nlohmann::json& logprobs = nullptr);
+// A choice's `logprobs` for these tokens: chat's {"content": [...]}, or completions' tokens,
+// token_logprobs, top_logprobs and text_offset (characters from the completion's start;
+// `*offset` carries them from chunk to chunk).
+nlohmann::json LogprobsJson(Endpoint endpoint, const std::vector<LogprobEntry>& entries, int64_t* offset);
 // The last chunk when stream_options.include_usage: empty choices and the usage.
 nlohmann::json UsageChunk(const ResponseHead& head, const Usage& usage);
 // "data: <json>\n\n", with bytes that are not UTF-8 replaced rather than thrown on.

@@ -8,6 +8,7 @@ namespace vtserve {
 struct Batcher::Sequence {
   Sequence(std::shared_ptr<Job> j, const vt::Tokenizer& t) : job(std::move(j)), decoder(t), stops(job->sampling.stop) {}
   std::shared_ptr<Job> job;
+  vt::Sampler* sampler = nullptr;  // the request's, which the scheduler holds
   vt::StreamDecoder decoder;
   vt::StopStrings stops;
   int generated = 0;
@@ -30,6 +31,10 @@ void Batcher::Admit(std::shared_ptr<Job> job) {
   auto sampler = vt::Sampler::Create(job->sampling);
   if (!sampler.ok()) return job->Finish("error", sampler.status().message());
   for (int32_t id : job->prompt) sampler->Accept(id);
+  if (job->grammar) {
+    if (!trie_) trie_ = vt::VocabTrie::Build(tokenizer_);
+    sampler->Constrain(std::make_shared<vt::GrammarConstraint>(job->grammar, trie_));
+  }
   auto r = std::make_unique<vt::serve::Request>();
   r->id = next_id_++;
   r->tokens = job->prompt;
@@ -38,6 +43,7 @@ void Batcher::Admit(std::shared_ptr<Job> job) {
   r->sampler = std::move(sampler).value();
   r->num_speculative = num_speculative_;
   auto s = std::make_unique<Sequence>(job, tokenizer_);
+  s->sampler = &*r->sampler;
   r->on_token = [this, seq = s.get()](int32_t id) { return Accept(*seq, id); };
   const vt::serve::RequestId id = r->id;
   if (vt::Status added = scheduler_.Add(std::move(r)); !added.ok()) return job->Finish("error", added.message());
@@ -54,12 +60,24 @@ void Batcher::Finish(Sequence& s, const std::string& reason, const std::string& 
   s.job->Finish(reason, error);
 }
 
-// A sampled token as text; false ends the request ("stop": EOS or a stop string).
+// The log-probabilities of the token just sampled, with each token as its bytes.
+std::optional<LogprobEntry> Batcher::Logprobs(Sequence& s) {
+  std::optional<vt::TokenLogprobs> t = s.sampler->TakeLogprobs();
+  if (!t) return std::nullopt;
+  LogprobEntry e{tokenizer_.Piece(t->token, /*special=*/true), t->logprob, {}};
+  for (const auto& [id, lp] : t->top) e.top.push_back({tokenizer_.Piece(id, /*special=*/true), lp});
+  return e;
+}
+
+// A sampled token as text; false ends the request ("stop": EOS, a stop string, or a grammar
+// that cannot go on).
 bool Batcher::Accept(Sequence& s, int32_t id) {
   if (++s.generated == 1) s.job->MarkFirstToken();
   bool eos = tokenizer_.IsEog(id) && !s.job->sampling.ignore_eos;
-  s.job->Emit(eos ? "" : s.stops.Push(s.decoder.Push(id)), s.generated);
-  return !eos && !s.stops.stopped();
+  std::optional<LogprobEntry> logprobs = Logprobs(s);
+  s.job->Emit(eos ? "" : s.stops.Push(s.decoder.Push(id)), s.generated, eos ? std::nullopt : std::move(logprobs));
+  const auto& grammar = s.sampler->constraint();
+  return !eos && !s.stops.stopped() && !(grammar && grammar->Complete());
 }
 
 void Batcher::Step() {

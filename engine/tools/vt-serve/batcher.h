@@ -14,6 +14,7 @@
 #include "vt/model.h"
 #include "vt/serve/executor.h"
 #include "vt/serve/scheduler.h"
+#include "vt/token_constraint.h"
 #include "vt/tokenizer.h"
 
 namespace vtserve {
@@ -59,7 +60,10 @@ class Batcher {
   bool Accept(Sequence& s, int32_t id);
   void Finish(Sequence& s, const std::string& reason, const std::string& error = "");
 
+  std::optional<LogprobEntry> Logprobs(Sequence& s);
+
   const vt::Tokenizer& tokenizer_;
+  std::shared_ptr<const vt::VocabTrie> trie_;  // made at the first request with a grammar
   ServeMetrics& metrics_;
   vt::serve::SchedulerConfig config_;
   vt::serve::KvCacheManager kv_;

@@ -150,8 +150,9 @@ class Streamer {
   bool Next(httplib::DataSink& sink) {
     if (!sink.is_writable()) return Abandon();
     Job::Update u = job_->Take(std::chrono::milliseconds(100));
-    if (!u.text.empty() && !Write(sink, SseEvent(Chunk(head_, u.text, "", first_)))) return Abandon();
-    if (!u.text.empty()) first_ = false;
+    const bool some = !u.text.empty() || !u.logprobs.empty();
+    if (some && !Write(sink, SseEvent(Chunk(head_, u.text, "", first_, Logprobs(u))))) return Abandon();
+    if (some) first_ = false;
     if (!u.done) return true;
     if (!Write(sink, Last(u))) return Abandon();
     finish_ = u.finish_reason;  // the whole answer is written
@@ -171,6 +172,10 @@ class Streamer {
     return false;
   }
   static bool Write(httplib::DataSink& sink, const std::string& s) { return sink.write(s.data(), s.size()); }
+  // The chunk's logprobs: null unless the request asked for them.
+  Json Logprobs(const Job::Update& u) {
+    return job_->sampling.logprobs ? LogprobsJson(head_.endpoint, u.logprobs, &offset_) : Json();
+  }
 
   // The end: an engine failure as an error object (the status line is already sent), else the
   // finish reason (and usage).
@@ -187,6 +192,7 @@ class Streamer {
   bool include_usage_;
   std::atomic<int>& in_flight_;
   bool first_ = true;
+  int64_t offset_ = 0;  // completions' text_offset so far
   std::string finish_;
 };
 
@@ -207,10 +213,12 @@ class Counted {
 // with an error body; a client that hangs up meanwhile cancels it (queued or running).
 void Answer(const std::shared_ptr<Job>& job, const ResponseHead& head, httplib::Response& res) {
   std::string text;
+  std::vector<LogprobEntry> logprobs;
   Job::Update u;
   while (!u.done) {
     u = job->Take(std::chrono::milliseconds(100));
     text += u.text;
+    logprobs.insert(logprobs.end(), u.logprobs.begin(), u.logprobs.end());
     if (!u.done && current_client && current_client->PeerGone()) {
       // Not a success, and nothing more on this connection (a half-closed client can still
       // read this; nginx's 499, "client closed request").
@@ -225,7 +233,9 @@ void Answer(const std::shared_ptr<Job>& job, const ResponseHead& head, httplib::
     SendError(res, ApiError{500, u.error, "", "InternalServerError"});
   } else {
     Usage usage{static_cast<int64_t>(job->prompt.size()), job->completion_tokens()};
-    res.set_content(Dump(FullResponse(head, text, u.finish_reason, usage)), "application/json");
+    int64_t offset = 0;
+    const Json lp = job->sampling.logprobs ? LogprobsJson(head.endpoint, logprobs, &offset) : Json();
+    res.set_content(Dump(FullResponse(head, text, u.finish_reason, usage, lp)), "application/json");
   }
   LogRequest(head, *job, u.finish_reason);
 }

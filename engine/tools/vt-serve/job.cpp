@@ -4,21 +4,23 @@ namespace vtserve {
 
 Job::Update Job::Take(std::chrono::milliseconds wait) {
   std::unique_lock<std::mutex> lock(mutex_);
-  cv_.wait_for(lock, wait, [this] { return done_ || !pending_.empty(); });
+  cv_.wait_for(lock, wait, [this] { return done_ || !pending_.empty() || !pending_logprobs_.empty(); });
   Update u;
   u.text = std::move(pending_);
   pending_.clear();
+  u.logprobs.swap(pending_logprobs_);
   u.done = done_;
   u.finish_reason = finish_reason_;
   u.error = error_;
   return u;
 }
 
-void Job::Emit(const std::string& text, int tokens_so_far) {
+void Job::Emit(const std::string& text, int tokens_so_far, std::optional<LogprobEntry> logprobs) {
   completion_tokens_ = tokens_so_far;
-  if (text.empty()) return;
+  if (text.empty() && !logprobs) return;
   std::lock_guard<std::mutex> lock(mutex_);
   pending_ += text;
+  if (logprobs) pending_logprobs_.push_back(std::move(*logprobs));
   cv_.notify_all();
 }
 

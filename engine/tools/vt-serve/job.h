@@ -5,20 +5,30 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "vt/grammar.h"
 #include "vt/sampling.h"
 
 namespace vtserve {
+
+// One generated token's log-probability, and the likeliest tokens' (as their bytes).
+struct LogprobEntry {
+  std::string token;
+  float logprob = 0;
+  std::vector<std::pair<std::string, float>> top;
+};
 
 class Job {
  public:
   using Clock = std::chrono::steady_clock;
   struct Update {
     std::string text;           // new text since the last update
+    std::vector<LogprobEntry> logprobs;  // the tokens generated since the last update (when asked for)
     bool done = false;
     std::string finish_reason;  // when done: "stop" or "length" (vLLM's), "error" on failure
     std::string error;
@@ -34,11 +44,12 @@ class Job {
   bool done();  // Finish has been called
 
   // The worker's side.
-  void Emit(const std::string& text, int tokens_so_far);
+  void Emit(const std::string& text, int tokens_so_far, std::optional<LogprobEntry> logprobs = std::nullopt);
   void Finish(const std::string& reason, const std::string& error = "");
 
   const std::vector<int32_t> prompt;
   const vt::SamplingParams sampling;  // max_tokens resolved against the context
+  std::shared_ptr<const vt::Grammar> grammar;  // set before the job is queued (null: none)
   const Clock::time_point arrived = Clock::now();
   void MarkFirstToken();               // the engine's side, at the first token
   double SecondsToFirstToken();        // -1 before the first token
@@ -47,6 +58,7 @@ class Job {
   std::mutex mutex_;
   std::condition_variable cv_;
   std::string pending_;
+  std::vector<LogprobEntry> pending_logprobs_;
   bool done_ = false;
   std::string finish_reason_, error_;
   std::optional<Clock::time_point> first_token_;

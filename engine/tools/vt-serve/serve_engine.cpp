@@ -210,7 +210,14 @@ std::variant<std::shared_ptr<Job>, ApiError> ServeEngine::Submit(const ServeRequ
   }
   vt::SamplingParams sampling = r.sampling;
   sampling.max_tokens = static_cast<int>(want);
+  for (const auto& [id, bias] : sampling.logit_bias) {
+    if (static_cast<size_t>(id) >= tokenizer_.size()) {
+      return ApiError{400, "logit_bias names token " + std::to_string(id) + ", outside the vocabulary (" + std::to_string(tokenizer_.size()) + " tokens)",
+                      "logit_bias"};
+    }
+  }
   auto job = std::make_shared<Job>(std::move(ids), std::move(sampling));
+  job->grammar = r.grammar;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     DropCancelled();
