@@ -112,6 +112,7 @@ TEST(JsonSchemaGrammar, StringsCountCharactersAndFollowPatternsAndFormats) {
   EXPECT_TRUE(Matches(pattern, R"("AB-12\"")"));  // the pattern's quote, escaped in JSON
   EXPECT_FALSE(Matches(pattern, R"("AB-12"")"));
   EXPECT_FALSE(Matches(pattern, R"("ab-12")"));
+  EXPECT_FALSE(Matches(pattern, R"("xAB-12")"));  // anchored: nothing before
   auto anywhere = FromSchema(R"({"type": "string", "pattern": "ok"})");
   EXPECT_TRUE(Matches(anywhere, R"("it is ok here")"));
   EXPECT_FALSE(Matches(anywhere, R"("it is o.k.")"));

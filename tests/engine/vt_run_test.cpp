@@ -355,7 +355,8 @@ namespace {
 // llama.cpp's -j/--json-schema and --grammar: every sampled output is what they allow, ending
 // once nothing more may come; a bad one is exit 2 naming its flag.
 TEST_F(VtRun, AJsonSchemaOrAGrammarShapesTheOutput) {
-  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 200 --temperature 1 --json";
+  // --ignore-eos: only the grammar's end may stop it.
+  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 200 --temperature 1 --ignore-eos --json";
   const std::string schema = R"('{"type": "object", "properties": {"n": {"type": "integer", "minimum": -5, "maximum": 5},
     "b": {"type": "boolean"}}, "required": ["n", "b"]}')";
   for (int seed = 1; seed <= 4; ++seed) {

@@ -94,6 +94,10 @@ TEST_F(VtServeStructured, ChoicesRegexesAndGrammarsConstrainCompletions) {
     HttpReply c = server->Post("/v1/completions", R"({"prompt": "Colour:", "max_tokens": 20, "seed": )" + s +
                                                        R"(, "structured_outputs": {"choice": ["red", "green", "blue"]}})");
     EXPECT_TRUE(choices.count(vt::testing::TextOf(c))) << c.body;
+    // Past the grammar's end nothing may come, EOS included when it is ignored: the request stops.
+    HttpReply ignoring = server->Post("/v1/completions", R"({"prompt": "Colour:", "max_tokens": 20, "ignore_eos": true, "seed": )" + s +
+                                                              R"(, "structured_outputs": {"choice": ["red", "green", "blue"]}})");
+    EXPECT_TRUE(choices.count(vt::testing::TextOf(ignoring))) << ignoring.body;
     HttpReply old = server->Post("/v1/completions", R"({"prompt": "Colour:", "max_tokens": 20, "seed": )" + s +
                                                          R"(, "guided_choice": ["red", "green", "blue"]})");
     EXPECT_EQ(vt::testing::TextOf(old), vt::testing::TextOf(c)) << "vLLM's older name is the same constraint";
@@ -179,9 +183,12 @@ TEST_F(VtServeStructured, LogprobsAreTheModelsAndGreedyTakesTheLikeliest) {
   ASSERT_EQ(lp["tokens"].size(), 6u) << completion.body;
   ASSERT_EQ(lp["text_offset"].size(), 6u);
   EXPECT_EQ(lp["text_offset"][0], 0);
+  int64_t offset = 0;  // each token's offset: the characters of the tokens before it
   for (size_t i = 0; i < 6; ++i) {
     EXPECT_EQ(lp["top_logprobs"][i].size(), 2u);
     EXPECT_EQ(lp["top_logprobs"][i][lp["tokens"][i].get<std::string>()], lp["token_logprobs"][i]);
+    EXPECT_EQ(lp["text_offset"][i], offset) << "text_offset of token " << i << ": " << lp.dump();
+    for (unsigned char c : lp["tokens"][i].get<std::string>()) offset += (c & 0xC0) != 0x80;
   }
 }
 

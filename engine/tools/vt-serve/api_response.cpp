@@ -1,5 +1,7 @@
 #include "api_response.h"
 
+#include "client_text.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -31,10 +33,11 @@ Json Bytes(const std::string& s) {
   return out;
 }
 
-// Characters (code points) in `s`, as Python counts a string's length for text_offset.
+// Characters (code points) in `s` as the client reads it (bytes that are not UTF-8 each one
+// U+FFFD), as Python counts a string's length for text_offset.
 int64_t Characters(const std::string& s) {
   int64_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  for (unsigned char c : ValidUtf8(s)) n += (c & 0xC0) != 0x80;
   return n;
 }
 
