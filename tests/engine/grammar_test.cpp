@@ -209,6 +209,9 @@ TEST(Grammar, TheFirstPiecesSpaceThatTheDecoderDropsIsSkipped) {
   EXPECT_FALSE(c.Allows(t.Find("\xe2\x96\x81{")));
   EXPECT_TRUE(c.Allows(t.Find("<0x65>")));
   EXPECT_FALSE(c.Allows(t.Find("<0x20>")));  // no longer first: a space is a space
+  GrammarConstraint later(Compile(R"(root ::= "tru" " true")"), VocabTrie::Build(t));
+  later.Accept(t.Find("tru"));
+  EXPECT_TRUE(later.Allows(t.Find("\xe2\x96\x81true"))) << "past the first piece, \" true\" keeps its space";
 }
 
 TEST(Grammar, ARefusedTokenIsAnErrorOfTheConstraint) {
