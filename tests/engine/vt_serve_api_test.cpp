@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "http_client.h"
@@ -77,6 +78,85 @@ TEST_F(VtServeApi, PresenceAndFrequencyPenaltiesAreOpenAis) {
   auto bad = server->Post("/v1/completions", plain + R"(, "presence_penalty": -2.5})");
   EXPECT_EQ(bad.status, 400);
   EXPECT_NE(bad.body.find("presence_penalty must be in [-2, 2]"), std::string::npos) << bad.body;
+}
+
+}  // namespace
+
+namespace {
+
+// A completion's choices by index, whole or streamed.
+std::map<int, std::string> ChoiceTexts(const HttpReply& r) {
+  std::map<int, std::string> out;
+  if (r.body.rfind("data: ", 0) == 0) {
+    for (size_t at = r.body.find("data: {"); at != std::string::npos; at = r.body.find("data: {", at + 1)) {
+      Json chunk = Json::parse(r.body.substr(at + 6, r.body.find("\n\n", at) - at - 6), nullptr, false);
+      for (const Json& c : chunk["choices"]) out[c["index"].get<int>()] += c["text"].get<std::string>();
+    }
+    return out;
+  }
+  const Json whole = Json::parse(r.body);
+  for (const Json& c : whole["choices"]) out[c["index"].get<int>()] = c["text"].get<std::string>();
+  return out;
+}
+
+// OpenAI's prompt list and n: choice p × n + i is prompt p's i-th, sampled with seed + i as
+// vLLM does, the same whole or streamed; each prompt's tokens are counted once.
+TEST_F(VtServeApi, PromptListsAndNAnswerEachChoiceAtItsIndex) {
+  auto server = Serve("tiny");
+  ASSERT_TRUE(server);
+  const std::string common = R"("max_tokens": 5, "temperature": 1.0, "seed": 7, "ignore_eos": true)";
+  HttpReply both = server->Post("/v1/completions", R"({"prompt": ["Hi", [72, 105, 33]], "n": 2, )" + common + "}");
+  ASSERT_EQ(both.status, 200) << both.body;
+  std::map<int, std::string> texts = ChoiceTexts(both);
+  ASSERT_EQ(texts.size(), 4u) << both.body;
+  const std::vector<std::string> prompts = {R"("Hi")", "[72, 105, 33]"};
+  for (int index = 0; index < 4; ++index) {
+    HttpReply alone = server->Post("/v1/completions", R"({"prompt": )" + prompts[static_cast<size_t>(index / 2)] + R"(, "max_tokens": 5,
+      "temperature": 1.0, "ignore_eos": true, "seed": )" + std::to_string(7 + index % 2) + "}");
+    EXPECT_EQ(texts[index], vt::testing::TextOf(alone)) << "choice " << index;
+  }
+  EXPECT_NE(texts[0], texts[1]) << "n's choices are sampled apart";
+  Json usage = Json::parse(both.body)["usage"];
+  EXPECT_EQ(usage["prompt_tokens"], 3 + 3);  // <s>Hi and the three ids, once each
+  EXPECT_EQ(usage["completion_tokens"], 20);
+  HttpReply streamed = server->Post("/v1/completions", R"({"prompt": ["Hi", [72, 105, 33]], "n": 2, "stream": true, )" + common + "}");
+  EXPECT_EQ(ChoiceTexts(streamed), texts);
+  HttpReply too_many = server->Post("/v1/completions", R"({"prompt": ["a", "b", "c"], "n": 50})");
+  EXPECT_EQ(too_many.status, 400);
+  EXPECT_EQ(Json::parse(too_many.body)["error"]["param"], "n");
+}
+
+TEST_F(VtServeApi, EchoRepeatsThePromptBeforeItsCompletion) {
+  auto server = Serve("tiny");
+  ASSERT_TRUE(server);
+  const std::string plain = vt::testing::TextOf(server->Post("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4, "temperature": 0, "ignore_eos": true})"));
+  HttpReply echo = server->Post("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4, "temperature": 0, "ignore_eos": true, "echo": true})");
+  EXPECT_EQ(vt::testing::TextOf(echo), "Hi" + plain);
+  HttpReply ids = server->Post("/v1/completions", R"({"prompt": [72, 105], "max_tokens": 1, "echo": true, "stream": true})");
+  EXPECT_EQ(ChoiceTexts(ids)[0].substr(0, 2), "Hi") << ids.body;
+  HttpReply with_logprobs = server->Post("/v1/completions", R"({"prompt": "Hi", "echo": true, "logprobs": 1})");
+  EXPECT_EQ(with_logprobs.status, 400);
+  EXPECT_EQ(Json::parse(with_logprobs.body)["error"]["param"], "echo");
+}
+
+// vLLM's stop_reason: the stop string that ended a choice, null when EOS or the length did.
+TEST_F(VtServeApi, StopReasonNamesTheStopStringThatEndedIt) {
+  auto server = Serve("tiny");
+  ASSERT_TRUE(server);
+  const std::string body = R"({"prompt": "Hi", "max_tokens": 12, "temperature": 0, "ignore_eos": true)";
+  HttpReply plain = server->Post("/v1/completions", body + "}");
+  Json choice = Json::parse(plain.body)["choices"][0];
+  EXPECT_EQ(choice["finish_reason"], "length");
+  EXPECT_TRUE(choice["stop_reason"].is_null()) << plain.body;
+  const std::string text = choice["text"].get<std::string>();
+  size_t at = 1;  // two ASCII characters past the first: a stop string that is whole text
+  while (at + 1 < text.size() && !(std::isprint(static_cast<unsigned char>(text[at])) && std::isprint(static_cast<unsigned char>(text[at + 1])))) ++at;
+  ASSERT_LT(at + 1, text.size()) << text;
+  const std::string stop = text.substr(at, 2);
+  HttpReply stopped = server->Post("/v1/completions", body + R"(, "stop": ["never seen", )" + Json(stop).dump() + "]}");
+  Json s = Json::parse(stopped.body)["choices"][0];
+  EXPECT_EQ(s["finish_reason"], "stop") << stopped.body;
+  EXPECT_EQ(s["stop_reason"], stop) << stopped.body;
 }
 
 }  // namespace

@@ -103,11 +103,12 @@ class StopStrings {
   explicit StopStrings(std::vector<std::string> stops) : stops_(std::move(stops)) {}
   std::string Push(const std::string& piece);  // what may be shown now
   bool stopped() const { return stopped_; }
+  const std::string& matched() const { return matched_; }  // the stop string it stopped at
   std::string Flush();  // the held-back tail, once generation ended without a stop
 
  private:
   std::vector<std::string> stops_;
-  std::string held_;
+  std::string held_, matched_;
   bool stopped_ = false;
 };
 

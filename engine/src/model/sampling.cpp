@@ -208,7 +208,8 @@ std::string StopStrings::Push(const std::string& piece) {
   held_ += piece;
   size_t first = std::string::npos;
   for (const std::string& stop : stops_) {
-    if (!stop.empty()) first = std::min(first, held_.find(stop));
+    const size_t at = stop.empty() ? std::string::npos : held_.find(stop);
+    if (at < first) first = at, matched_ = stop;
   }
   if (first != std::string::npos) {
     stopped_ = true;

@@ -17,11 +17,14 @@ using Json = nlohmann::json;
 const std::set<std::string> kSampling = {"model", "max_tokens", "temperature", "top_p", "top_k", "min_p", "seed",
                                          "stop", "repetition_penalty", "presence_penalty", "frequency_penalty",
                                          "ignore_eos", "n", "stream", "stream_options", "user", "logit_bias", "logprobs"};
-const std::set<std::string> kCompletionOnly = {"prompt"};
+const std::set<std::string> kCompletionOnly = {"prompt", "echo"};
 const std::set<std::string> kChatOnly = {"messages", "max_completion_tokens", "chat_template_kwargs",
                                          "add_generation_prompt", "top_logprobs"};
 
 ApiError Bad(const std::string& param, const std::string& message) { return ApiError{400, message, param}; }
+
+// Choices per request (prompts times n), each a job in the queue.
+constexpr int64_t kMaxChoices = 128;
 
 // Each reader leaves `*out` alone when the field is absent or null, and says what is wrong.
 bool ReadDouble(const Json& j, const char* key, double* out, ApiError* e) {
@@ -111,13 +114,13 @@ bool ReadSampling(const Json& j, ServeRequest* r, ApiError* e) {
       !ReadDouble(j, "presence_penalty", &s.presence_penalty, e) || !ReadDouble(j, "frequency_penalty", &s.frequency_penalty, e) ||
       !ReadInt(j, "top_k", -1, std::numeric_limits<int>::max(), &top_k, e) ||
       !ReadInt(j, "seed", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), &seed, e) ||
-      !ReadInt(j, "n", 1, 1 << 20, &n, e) || !ReadInt(j, "max_tokens", 1, 1 << 30, &max_tokens, e) ||
+      !ReadInt(j, "n", 1, kMaxChoices, &n, e) || !ReadInt(j, "max_tokens", 1, 1 << 30, &max_tokens, e) ||
       !ReadInt(j, "max_completion_tokens", 1, 1 << 30, &max_completion, e) ||
       !ReadBool(j, "ignore_eos", &s.ignore_eos, e) || !ReadBool(j, "stream", &r->stream, e) || !ReadStop(j, &s.stop, e)) {
     return false;
   }
   if (!ReadLogitBias(j, &s, e) || !ReadLogprobs(j, r->endpoint, &s, e)) return false;
-  if (n && *n != 1) return *e = Bad("n", "n must be 1: vt-serve returns one choice per request"), false;
+  if (n) r->n = static_cast<int>(*n);
   if (top_k) s.top_k = static_cast<int>(*top_k);
   if (seed) s.seed = static_cast<uint64_t>(*seed);
   if (max_completion) max_tokens = max_completion;  // OpenAI's newer name wins, as in vLLM
@@ -139,22 +142,43 @@ bool ReadStreamOptions(const Json& j, ServeRequest* r, ApiError* e) {
   return ReadBool(*it, "include_usage", &r->include_usage, e);
 }
 
+// One prompt: a string, or an array of token ids.
+bool ReadOnePrompt(const Json& p, ServeRequest::Prompt* out) {
+  if (p.is_string()) return out->text = p.get<std::string>(), true;
+  if (!p.is_array() || p.empty()) return false;
+  std::vector<int32_t> ids;
+  for (const Json& id : p) {
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > std::numeric_limits<int32_t>::max()) return false;
+    ids.push_back(static_cast<int32_t>(id.get<int64_t>()));
+  }
+  out->ids = std::move(ids);
+  return true;
+}
+
+// OpenAI's four shapes: a string, an array of ids, an array of strings, an array of id arrays.
 bool ReadPrompt(const Json& j, ServeRequest* r, ApiError* e) {
   auto it = j.find("prompt");
   if (it == j.end()) return *e = Bad("prompt", "prompt is required"), false;
-  if (it->is_string()) return r->prompt = it->get<std::string>(), true;
-  if (it->is_array() && !it->empty() && it->front().is_number_integer()) {
-    std::vector<int32_t> ids;
-    for (const Json& id : *it) {
-      if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
-        return *e = Bad("prompt", "prompt must be a string or one array of token ids"), false;
-      }
-      ids.push_back(static_cast<int32_t>(id.get<int64_t>()));
+  const char* shapes = "prompt must be a string, an array of token ids, or an array of either";
+  ServeRequest::Prompt one;
+  if (it->is_string() || (it->is_array() && !it->empty() && it->front().is_number())) {
+    if (!ReadOnePrompt(*it, &one)) return *e = Bad("prompt", shapes), false;
+    r->prompts.push_back(std::move(one));
+  } else {
+    if (!it->is_array() || it->empty()) return *e = Bad("prompt", shapes), false;
+    if (it->size() > kMaxChoices) return *e = Bad("prompt", "at most " + std::to_string(kMaxChoices) + " prompts per request"), false;
+    for (const Json& p : *it) {
+      ServeRequest::Prompt each;
+      if (!ReadOnePrompt(p, &each)) return *e = Bad("prompt", shapes), false;
+      r->prompts.push_back(std::move(each));
     }
-    r->prompt_ids = std::move(ids);
-    return true;
   }
-  return *e = Bad("prompt", "prompt must be a string or one array of token ids (one prompt per request)"), false;
+  if (static_cast<int64_t>(r->prompts.size()) * r->n > kMaxChoices) {
+    return *e = Bad("n", "at most " + std::to_string(kMaxChoices) + " choices per request (prompts times n)"), false;
+  }
+  if (!ReadBool(j, "echo", &r->echo, e)) return false;
+  if (r->echo && r->sampling.logprobs) return *e = Bad("echo", "echo with logprobs is not supported (the prompt's logprobs)"), false;
+  return true;
 }
 
 // Text parts are joined into one string, as vLLM does for text-only models.

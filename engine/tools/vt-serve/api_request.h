@@ -32,8 +32,15 @@ enum class Endpoint { kCompletions, kChat };
 struct ServeRequest {
   Endpoint endpoint = Endpoint::kCompletions;
   std::string model;
-  std::string prompt;                          // completions: text to tokenize
-  std::optional<std::vector<int32_t>> prompt_ids;  // completions: ids given as they are
+  // Completions: each prompt, text to tokenize or ids given as they are (a list of prompts is
+  // one choice per prompt and per n).
+  struct Prompt {
+    std::string text;
+    std::optional<std::vector<int32_t>> ids;
+  };
+  std::vector<Prompt> prompts;
+  int n = 1;                                   // choices per prompt
+  bool echo = false;                           // completions: the prompt before its completion
   nlohmann::json messages;                     // chat: content flattened to strings
   std::optional<bool> enable_thinking;         // chat_template_kwargs
   bool add_generation_prompt = true;

@@ -76,28 +76,34 @@ ResponseHead NewHead(Endpoint endpoint, const std::string& model) {
   return ResponseHead{endpoint, id, std::chrono::duration_cast<std::chrono::seconds>(now).count(), model};
 }
 
-Json FullResponse(const ResponseHead& head, const std::string& text, const std::string& finish_reason, const Usage& usage,
-                  const Json& logprobs) {
-  Json choice = {{"index", 0}, {"finish_reason", Reason(finish_reason)}, {"logprobs", logprobs}};
-  if (head.endpoint == Endpoint::kChat) {
-    choice["message"] = {{"role", "assistant"}, {"content", text}};
-  } else {
-    choice["text"] = text;
+// A choice's fields common to answers and chunks.
+Json ChoiceJson(const ChoiceOut& c) {
+  return {{"index", c.index}, {"finish_reason", Reason(c.finish_reason)}, {"logprobs", c.logprobs},
+          {"stop_reason", c.stop_reason ? Json(*c.stop_reason) : Json()}};
+}
+
+Json FullResponse(const ResponseHead& head, const std::vector<ChoiceOut>& choices, const Usage& usage) {
+  Json list = Json::array();
+  for (const ChoiceOut& c : choices) {
+    Json choice = ChoiceJson(c);
+    if (head.endpoint == Endpoint::kChat) choice["message"] = {{"role", "assistant"}, {"content", c.text}};
+    else choice["text"] = c.text;
+    list.push_back(std::move(choice));
   }
   Json j = Envelope(head, head.endpoint == Endpoint::kChat ? "chat.completion" : "text_completion");
-  j["choices"] = Json::array({choice});
+  j["choices"] = std::move(list);
   j["usage"] = UsageJson(usage);
   return j;
 }
 
-Json Chunk(const ResponseHead& head, const std::string& text, const std::string& finish_reason, bool first, const Json& logprobs) {
-  Json choice = {{"index", 0}, {"finish_reason", Reason(finish_reason)}, {"logprobs", logprobs}};
+Json Chunk(const ResponseHead& head, const ChoiceOut& c, bool first) {
+  Json choice = ChoiceJson(c);
   if (head.endpoint == Endpoint::kChat) {
-    Json delta = {{"content", text}};
+    Json delta = {{"content", c.text}};
     if (first) delta["role"] = "assistant";
     choice["delta"] = delta;
   } else {
-    choice["text"] = text;
+    choice["text"] = c.text;
   }
   Json j = Envelope(head, head.endpoint == Endpoint::kChat ? "chat.completion.chunk" : "text_completion");
   j["choices"] = Json::array({choice});

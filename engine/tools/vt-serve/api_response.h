@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,13 +26,20 @@ struct Usage {
   int64_t prompt_tokens = 0, completion_tokens = 0;
 };
 
-// The whole answer of a request that did not stream; `logprobs` its choice's (LogprobsJson).
-nlohmann::json FullResponse(const ResponseHead& head, const std::string& text, const std::string& finish_reason, const Usage& usage,
-                            const nlohmann::json& logprobs = nullptr);
-// One SSE chunk's JSON: text so far (chat's first chunk also carries the role), and the
-// finish reason on the last one ("" before it).
-nlohmann::json Chunk(const ResponseHead& head, const std::string& text, const std::string& finish_reason, bool first,
-                     const nlohmann::json& logprobs = nullptr);
+// One choice of an answer, or of a chunk.
+struct ChoiceOut {
+  int index = 0;
+  std::string text;
+  std::string finish_reason;                     // "" before the last chunk
+  std::optional<std::string> stop_reason;        // the stop string that ended it (vLLM's)
+  nlohmann::json logprobs;                       // LogprobsJson's, or null when not asked for
+};
+
+// The whole answer of a request that did not stream.
+nlohmann::json FullResponse(const ResponseHead& head, const std::vector<ChoiceOut>& choices, const Usage& usage);
+// One SSE chunk's JSON: one choice's new text (chat's first chunk of a choice also carries the
+// role), and its finish reason on its last one.
+nlohmann::json Chunk(const ResponseHead& head, const ChoiceOut& choice, bool first);
 // A choice's `logprobs` for these tokens: chat's {"content": [...]}, or completions' tokens,
 // token_logprobs, top_logprobs and text_offset (characters from the completion's start;
 // `*offset` carries them from chunk to chunk).

@@ -57,7 +57,7 @@ void Batcher::Finish(Sequence& s, const std::string& reason, const std::string& 
   double e2e = std::chrono::duration<double>(now - s.job->arrived).count();
   double ttft = s.generated > 0 ? s.job->SecondsToFirstToken() : e2e;
   metrics_.Finished(static_cast<int64_t>(s.job->prompt.size()), s.generated, reason, ttft, e2e);
-  s.job->Finish(reason, error);
+  s.job->Finish(reason, error, s.stops.stopped() ? std::optional<std::string>(s.stops.matched()) : std::nullopt);
 }
 
 // The log-probabilities of the token just sampled, with each token as its bytes.

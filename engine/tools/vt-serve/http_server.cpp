@@ -14,6 +14,7 @@
 
 #include "api_response.h"
 #include "client_text.h"
+#include "generation.h"
 #include "connection_threads.h"
 
 namespace vtserve {
@@ -125,22 +126,28 @@ void SendError(httplib::Response& res, const ApiError& e) {
   res.set_content(Dump(e.ToJson()), "application/json");
 }
 
-// The request's line in the log, once it has ended (`finish` empty: the client went away).
-void LogRequest(const ResponseHead& head, Job& job, const std::string& finish) {
-  double ttft = job.SecondsToFirstToken();
-  LogLine(head.id + " prompt=" + std::to_string(job.prompt.size()) + " completion=" + std::to_string(job.completion_tokens()) +
-          " ttft=" + (ttft >= 0 ? Seconds(ttft) : "-") + " e2e=" +
-          Seconds(std::chrono::duration<double>(Job::Clock::now() - job.arrived).count()) + " finish=" +
-          (finish.empty() ? "disconnected" : finish));
+// The request's line in the log, once it has ended (`finish` empty: the client went away);
+// one per choice, numbered when there are several.
+void LogRequest(const Generation& g) {
+  for (size_t i = 0; i < g.parts().size(); ++i) {
+    Job& job = *g.parts()[i].job;
+    const std::string& finish = g.finish(i);
+    double ttft = job.SecondsToFirstToken();
+    LogLine(g.head().id + (g.parts().size() > 1 ? "-" + std::to_string(g.parts()[i].index) : "") + " prompt=" +
+            std::to_string(job.prompt.size()) + " completion=" + std::to_string(job.completion_tokens()) +
+            " ttft=" + (ttft >= 0 ? Seconds(ttft) : "-") + " e2e=" +
+            Seconds(std::chrono::duration<double>(Job::Clock::now() - job.arrived).count()) + " finish=" +
+            (finish.empty() ? "disconnected" : finish));
+  }
 }
 
-// A streaming job's text as SSE chunks, written as it comes. A client that goes away cancels
-// the job: the worker stops at its next token (or the queue lets it go).
+// A streaming request's events, written as they come. A client that goes away cancels its
+// jobs: the worker stops at their next token (or the queue lets them go).
 class Streamer {
  public:
   // `in_flight` counts the responses still being written, for the drain.
-  Streamer(std::shared_ptr<Job> job, ResponseHead head, bool include_usage, std::atomic<int>& in_flight)
-      : job_(std::move(job)), head_(std::move(head)), include_usage_(include_usage), in_flight_(in_flight) {
+  Streamer(std::unique_ptr<Generation> generation, std::atomic<int>& in_flight)
+      : generation_(std::move(generation)), in_flight_(in_flight) {
     ++in_flight_;
   }
   ~Streamer() { --in_flight_; }
@@ -149,51 +156,30 @@ class Streamer {
 
   bool Next(httplib::DataSink& sink) {
     if (!sink.is_writable()) return Abandon();
-    Job::Update u = job_->Take(std::chrono::milliseconds(100));
-    const bool some = !u.text.empty() || !u.logprobs.empty();
-    if (some && !Write(sink, SseEvent(Chunk(head_, u.text, "", first_, Logprobs(u))))) return Abandon();
-    if (some) first_ = false;
-    if (!u.done) return true;
-    if (!Write(sink, Last(u))) return Abandon();
-    finish_ = u.finish_reason;  // the whole answer is written
+    bool done = false;
+    const std::string events = generation_->Events(std::chrono::milliseconds(100), &done);
+    if (!events.empty() && !sink.write(events.data(), events.size())) return Abandon();
+    if (!done) return true;
+    finished_ = true;  // the whole answer is written
     sink.done();
     return true;
   }
-  // The end of the response: a client that went away before the end cancels the job (one that
+  // The end of the response: a client that went away before the end cancels the jobs (one that
   // hung up after the last event, before httplib's closing chunk, was answered whole).
   void Released(bool success) {
-    if (!success && finish_.empty()) job_->Cancel();
-    LogRequest(head_, *job_, finish_);
+    if (!success && !finished_) generation_->Cancel();
+    LogRequest(*generation_);
   }
 
  private:
   bool Abandon() {
-    job_->Cancel();
+    generation_->Cancel();
     return false;
   }
-  static bool Write(httplib::DataSink& sink, const std::string& s) { return sink.write(s.data(), s.size()); }
-  // The chunk's logprobs: null unless the request asked for them.
-  Json Logprobs(const Job::Update& u) {
-    return job_->sampling.logprobs ? LogprobsJson(head_.endpoint, u.logprobs, &offset_) : Json();
-  }
 
-  // The end: an engine failure as an error object (the status line is already sent), else the
-  // finish reason (and usage).
-  std::string Last(const Job::Update& u) const {
-    if (!u.error.empty()) return "data: " + Dump(ApiError{500, u.error, "", "InternalServerError"}.ToJson()) + "\n\ndata: [DONE]\n\n";
-    std::string out = SseEvent(Chunk(head_, "", u.finish_reason, first_));
-    Usage usage{static_cast<int64_t>(job_->prompt.size()), job_->completion_tokens()};
-    if (include_usage_) out += SseEvent(UsageChunk(head_, usage));
-    return out + "data: [DONE]\n\n";
-  }
-
-  std::shared_ptr<Job> job_;
-  ResponseHead head_;
-  bool include_usage_;
+  std::unique_ptr<Generation> generation_;
   std::atomic<int>& in_flight_;
-  bool first_ = true;
-  int64_t offset_ = 0;  // completions' text_offset so far
-  std::string finish_;
+  bool finished_ = false;
 };
 
 // Counted from the handler's first line, so a drain that began meanwhile is seen here or
@@ -209,35 +195,22 @@ class Counted {
   std::atomic<int>& n_;
 };
 
-// A job answered whole: the handler waits for its end, so a failure is a 500 and not a 200
+// A request answered whole: the handler waits for its end, so a failure is a 500 and not a 200
 // with an error body; a client that hangs up meanwhile cancels it (queued or running).
-void Answer(const std::shared_ptr<Job>& job, const ResponseHead& head, httplib::Response& res) {
-  std::string text;
-  std::vector<LogprobEntry> logprobs;
-  Job::Update u;
-  while (!u.done) {
-    u = job->Take(std::chrono::milliseconds(100));
-    text += u.text;
-    logprobs.insert(logprobs.end(), u.logprobs.begin(), u.logprobs.end());
-    if (!u.done && current_client && current_client->PeerGone()) {
-      // Not a success, and nothing more on this connection (a half-closed client can still
-      // read this; nginx's 499, "client closed request").
-      job->Cancel();
-      current_client->CloseAfterResponse();
-      res.status = 499;
-      res.set_content(Dump(ApiError{499, "the client closed the connection", "", "ClientClosedRequest"}.ToJson()), "application/json");
-      return LogRequest(head, *job, "");
-    }
+void Answer(Generation& g, httplib::Response& res) {
+  const bool whole = g.Collect([] { return current_client && current_client->PeerGone(); });
+  if (!whole) {
+    // Not a success, and nothing more on this connection (a half-closed client can still
+    // read this; nginx's 499, "client closed request").
+    current_client->CloseAfterResponse();
+    res.status = 499;
+    res.set_content(Dump(ApiError{499, "the client closed the connection", "", "ClientClosedRequest"}.ToJson()), "application/json");
+    return LogRequest(g);
   }
-  if (!u.error.empty()) {
-    SendError(res, ApiError{500, u.error, "", "InternalServerError"});
-  } else {
-    Usage usage{static_cast<int64_t>(job->prompt.size()), job->completion_tokens()};
-    int64_t offset = 0;
-    const Json lp = job->sampling.logprobs ? LogprobsJson(head.endpoint, logprobs, &offset) : Json();
-    res.set_content(Dump(FullResponse(head, text, u.finish_reason, usage, lp)), "application/json");
-  }
-  LogRequest(head, *job, u.finish_reason);
+  auto answer = g.Whole();
+  if (auto* e = std::get_if<ApiError>(&answer)) SendError(res, *e);
+  else res.set_content(Dump(std::get<Json>(answer)), "application/json");
+  LogRequest(g);
 }
 
 void Generate(ServeEngine& engine, Endpoint endpoint, std::atomic<int>& in_flight, const std::atomic<bool>& draining,
@@ -246,12 +219,12 @@ void Generate(ServeEngine& engine, Endpoint endpoint, std::atomic<int>& in_fligh
   if (draining) return SendError(res, ApiError{503, "the server is shutting down", "", "ServiceUnavailableError"});
   ParsedRequest parsed = ParseRequest(endpoint, req.body, engine.options().served_name);
   if (!parsed.request) return SendError(res, parsed.error);
-  auto submitted = engine.Submit(*parsed.request);
-  if (auto* e = std::get_if<ApiError>(&submitted)) return SendError(res, *e);
   const ServeRequest& r = *parsed.request;
-  auto job = std::get<std::shared_ptr<Job>>(submitted);
-  if (!r.stream) return Answer(job, NewHead(endpoint, r.model), res);
-  auto streamer = std::make_shared<Streamer>(job, NewHead(endpoint, r.model), r.include_usage, in_flight);
+  auto started = Generation::Start(engine, r, NewHead(endpoint, r.model));
+  if (auto* e = std::get_if<ApiError>(&started)) return SendError(res, *e);
+  std::unique_ptr<Generation> g = std::move(std::get<std::unique_ptr<Generation>>(started));
+  if (!r.stream) return Answer(*g, res);
+  auto streamer = std::make_shared<Streamer>(std::move(g), in_flight);
   auto next = [streamer](size_t, httplib::DataSink& sink) { return streamer->Next(sink); };
   auto released = [streamer](bool success) { streamer->Released(success); };
   // HTTP/1.0 has no chunked encoding: its stream is the body up to the connection's close.

@@ -12,6 +12,7 @@ Job::Update Job::Take(std::chrono::milliseconds wait) {
   u.done = done_;
   u.finish_reason = finish_reason_;
   u.error = error_;
+  u.stop_reason = stop_reason_;
   return u;
 }
 
@@ -39,11 +40,12 @@ bool Job::done() {
   return done_;
 }
 
-void Job::Finish(const std::string& reason, const std::string& error) {
+void Job::Finish(const std::string& reason, const std::string& error, std::optional<std::string> stop_reason) {
   std::lock_guard<std::mutex> lock(mutex_);
   done_ = true;
   finish_reason_ = reason;
   error_ = error;
+  stop_reason_ = std::move(stop_reason);
   cv_.notify_all();
 }
 

@@ -32,6 +32,7 @@ class Job {
     bool done = false;
     std::string finish_reason;  // when done: "stop" or "length" (vLLM's), "error" on failure
     std::string error;
+    std::optional<std::string> stop_reason;  // the stop string that ended it (vLLM's stop_reason)
   };
   Job(std::vector<int32_t> prompt, vt::SamplingParams sampling) : prompt(std::move(prompt)), sampling(std::move(sampling)) {}
 
@@ -45,7 +46,7 @@ class Job {
 
   // The worker's side.
   void Emit(const std::string& text, int tokens_so_far, std::optional<LogprobEntry> logprobs = std::nullopt);
-  void Finish(const std::string& reason, const std::string& error = "");
+  void Finish(const std::string& reason, const std::string& error = "", std::optional<std::string> stop_reason = std::nullopt);
 
   const std::vector<int32_t> prompt;
   const vt::SamplingParams sampling;  // max_tokens resolved against the context
@@ -61,6 +62,7 @@ class Job {
   std::vector<LogprobEntry> pending_logprobs_;
   bool done_ = false;
   std::string finish_reason_, error_;
+  std::optional<std::string> stop_reason_;
   std::optional<Clock::time_point> first_token_;
   std::atomic<int> completion_tokens_{0};
   std::atomic<bool> cancelled_{false};

@@ -152,16 +152,17 @@ void ServeEngine::CancelAll() {
 // vocabulary, or messages rendered through the chat template first.
 std::variant<std::vector<int32_t>, ApiError> ServeEngine::PromptOf(const ServeRequest& r) const {
   if (r.endpoint == Endpoint::kCompletions) {
-    if (!r.prompt_ids) return Encode(r.prompt, /*add_special=*/true, "prompt");
+    const ServeRequest::Prompt& p = r.prompts.front();
+    if (!p.ids) return Encode(p.text, /*add_special=*/true, "prompt");
     // The model's rows bound the ids as much as the vocabulary's texts do.
     size_t vocab = std::min(tokenizer_.size(), static_cast<size_t>(model_->hparams().n_vocab));
-    for (int32_t id : *r.prompt_ids) {
+    for (int32_t id : *p.ids) {
       if (static_cast<size_t>(id) >= vocab) {
         return ApiError{400, "token id " + std::to_string(id) + " is outside the vocabulary (" + std::to_string(vocab) + " tokens)",
                         "prompt"};
       }
     }
-    return *r.prompt_ids;
+    return *p.ids;
   }
   if (options_.chat_template.empty()) {
     return ApiError{400, "the model has no chat template: start vt-serve with --chat-template FILE", "messages"};
