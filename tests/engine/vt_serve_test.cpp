@@ -174,6 +174,7 @@ TEST_F(VtServe, BadRequestsGetOpenAiErrorsWithTheirStatusAndField) {
       {"/v1/completions", "{\"prompt\": ", 400, ""},
       {"/v1/completions", R"({"prompt": "x", "temperature": "hot"})", 400, "temperature"},
       {"/v1/completions", R"({"prompt": "x", "temperature": -1})", 400, "temperature"},
+      {"/v1/completions", R"({"prompt": "x", "n": 0})", 400, "n"},
       {"/v1/completions", R"({"prompt": "x", "n": 129})", 400, "n"},
       {"/v1/completions", R"({"prompt": "x", "best_of": 3})", 400, "best_of"},
       {"/v1/completions", R"({"prompt": "x", "max_tokens": 100})", 400, "max_tokens"},
