@@ -50,7 +50,11 @@ bool ReadInt(const Json& j, const char* key, int64_t lo, int64_t hi, std::option
     return true;
   }
   if (!it->is_number_integer() && !it->is_number_unsigned()) return *e = Bad(key, std::string(key) + " must be an integer"), false;
-  if (it->is_number_unsigned() ? it->get<uint64_t>() > static_cast<uint64_t>(hi) : it->get<int64_t>() < lo || it->get<int64_t>() > hi) {
+  // nlohmann reads a non-negative literal as unsigned: compared with both bounds too.
+  const bool out_of_range = it->is_number_unsigned()
+                                ? it->get<uint64_t>() > static_cast<uint64_t>(hi) || (lo > 0 && it->get<uint64_t>() < static_cast<uint64_t>(lo))
+                                : it->get<int64_t>() < lo || it->get<int64_t>() > hi;
+  if (out_of_range) {
     return *e = Bad(key, std::string(key) + " must be between " + std::to_string(lo) + " and " + std::to_string(hi)), false;
   }
   *out = it->is_number_unsigned() ? static_cast<int64_t>(it->get<uint64_t>()) : it->get<int64_t>();
