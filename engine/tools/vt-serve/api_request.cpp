@@ -6,6 +6,7 @@
 
 #include "client_text.h"
 #include "structured_request.h"
+#include "tool_calls.h"
 
 namespace vtserve {
 namespace {
@@ -19,7 +20,7 @@ const std::set<std::string> kSampling = {"model", "max_tokens", "temperature", "
                                          "ignore_eos", "n", "stream", "stream_options", "user", "logit_bias", "logprobs"};
 const std::set<std::string> kCompletionOnly = {"prompt", "echo"};
 const std::set<std::string> kChatOnly = {"messages", "max_completion_tokens", "chat_template_kwargs",
-                                         "add_generation_prompt", "top_logprobs"};
+                                         "add_generation_prompt", "top_logprobs", "tools", "tool_choice", "parallel_tool_calls"};
 
 ApiError Bad(const std::string& param, const std::string& message) { return ApiError{400, message, param}; }
 
@@ -201,6 +202,28 @@ bool ReadContent(const Json& content, size_t index, std::string* out, ApiError* 
   return true;
 }
 
+// An assistant's tool_calls, each call's arguments (a JSON string, as OpenAI sends them) made
+// the object a chat template writes out (as vLLM does before rendering).
+bool ReadToolCalls(const Json& m, const std::string& where, Json* flat, ApiError* e) {
+  auto it = m.find("tool_calls");
+  if (it == m.end() || it->is_null()) return flat->erase("tool_calls"), true;
+  if (!it->is_array()) return *e = Bad(where + ".tool_calls", where + ".tool_calls must be an array"), false;
+  for (size_t k = 0; k < it->size(); ++k) {
+    const Json& call = (*it)[k];
+    const std::string at = where + ".tool_calls[" + std::to_string(k) + "]";
+    if (!call.is_object() || !call.contains("function") || !call["function"].is_object() || !call["function"].contains("name") ||
+        !call["function"]["name"].is_string()) {
+      return *e = Bad(at, at + " must be {\"id\", \"type\": \"function\", \"function\": {\"name\", \"arguments\"}}"), false;
+    }
+    const Json& args = call["function"].contains("arguments") ? call["function"]["arguments"] : Json("{}");
+    if (args.is_string()) {
+      Json parsed = Json::parse(args.get<std::string>(), nullptr, false);
+      if (!parsed.is_discarded()) (*flat)["tool_calls"][k]["function"]["arguments"] = parsed;
+    }
+  }
+  return true;
+}
+
 bool ReadMessages(const Json& j, ServeRequest* r, ApiError* e) {
   auto it = j.find("messages");
   if (it == j.end() || !it->is_array() || it->empty()) return *e = Bad("messages", "messages must be a non-empty array"), false;
@@ -211,8 +234,10 @@ bool ReadMessages(const Json& j, ServeRequest* r, ApiError* e) {
     if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) return *e = Bad(where + ".role", where + ".role must be a string"), false;
     Json flat = m;
     std::string text;
-    if (!ReadContent(m.contains("content") ? m["content"] : Json(""), i, &text, e)) return false;
+    // An assistant's turn that only called tools has content null.
+    if (!ReadContent(m.contains("content") && !m["content"].is_null() ? m["content"] : Json(""), i, &text, e)) return false;
     flat["content"] = text;
+    if (!ReadToolCalls(m, where, &flat, e)) return false;
     r->messages.push_back(std::move(flat));
   }
   auto kwargs = j.find("chat_template_kwargs");
@@ -225,7 +250,7 @@ bool ReadMessages(const Json& j, ServeRequest* r, ApiError* e) {
     if (!ReadBool(*kwargs, "enable_thinking", &thinking, e)) return false;
     if (kwargs->contains("enable_thinking") && !(*kwargs)["enable_thinking"].is_null()) r->enable_thinking = thinking;
   }
-  return ReadBool(j, "add_generation_prompt", &r->add_generation_prompt, e);
+  return ReadBool(j, "add_generation_prompt", &r->add_generation_prompt, e) && ReadTools(j, r, e);
 }
 
 // The body as JSON, refused before parsing when it nests deeper than kMaxJsonDepth: every walk

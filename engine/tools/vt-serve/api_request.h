@@ -47,6 +47,10 @@ struct ServeRequest {
   std::optional<int> max_tokens;               // unset: the rest of the context
   vt::SamplingParams sampling;            // logprobs: chat's top_logprobs when logprobs is true
   std::shared_ptr<const vt::Grammar> grammar;  // response_format / structured_outputs (null: none)
+  nlohmann::ordered_json tools = nlohmann::ordered_json::array();  // chat: the functions offered
+  std::string tool_choice = "none";            // none, auto, required, or "function" (tool_name)
+  std::string tool_name;
+  bool parallel_tool_calls = true;
   bool stream = false;
   bool include_usage = false;
 };

@@ -86,8 +86,12 @@ Json FullResponse(const ResponseHead& head, const std::vector<ChoiceOut>& choice
   Json list = Json::array();
   for (const ChoiceOut& c : choices) {
     Json choice = ChoiceJson(c);
-    if (head.endpoint == Endpoint::kChat) choice["message"] = {{"role", "assistant"}, {"content", c.text}};
-    else choice["text"] = c.text;
+    if (head.endpoint == Endpoint::kChat) {
+      choice["message"] = {{"role", "assistant"}, {"content", c.null_content ? Json() : Json(c.text)}};
+      if (!c.tool_calls.is_null()) choice["message"]["tool_calls"] = c.tool_calls;
+    } else {
+      choice["text"] = c.text;
+    }
     list.push_back(std::move(choice));
   }
   Json j = Envelope(head, head.endpoint == Endpoint::kChat ? "chat.completion" : "text_completion");
@@ -99,7 +103,7 @@ Json FullResponse(const ResponseHead& head, const std::vector<ChoiceOut>& choice
 Json Chunk(const ResponseHead& head, const ChoiceOut& c, bool first) {
   Json choice = ChoiceJson(c);
   if (head.endpoint == Endpoint::kChat) {
-    Json delta = {{"content", c.text}};
+    Json delta = c.tool_calls.is_null() ? Json{{"content", c.text}} : Json{{"tool_calls", c.tool_calls}};
     if (first) delta["role"] = "assistant";
     choice["delta"] = delta;
   } else {

@@ -33,6 +33,8 @@ struct ChoiceOut {
   std::string finish_reason;                     // "" before the last chunk
   std::optional<std::string> stop_reason;        // the stop string that ended it (vLLM's)
   nlohmann::json logprobs;                       // LogprobsJson's, or null when not asked for
+  nlohmann::json tool_calls;                     // chat: the calls parsed (ToolCallsJson), or null
+  bool null_content = false;                     // chat: the message was only calls
 };
 
 // The whole answer of a request that did not stream.

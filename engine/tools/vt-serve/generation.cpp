@@ -16,7 +16,30 @@ std::string EchoOf(const ServeEngine& engine, const ServeRequest::Prompt& p) {
 
 }  // namespace
 
-std::variant<std::unique_ptr<Generation>, ApiError> Generation::Start(ServeEngine& engine, const ServeRequest& r, ResponseHead head) {
+// A required call's grammar (tool_choice "required" or a function), or none for "auto".
+std::variant<std::shared_ptr<const vt::Grammar>, ApiError> Generation::ToolGrammar(ToolFormat format, const ServeRequest& r) {
+  if (r.tool_choice != "required" && r.tool_choice != "function") return std::shared_ptr<const vt::Grammar>();
+  if (r.grammar) return ApiError{400, "tool_choice " + r.tool_choice + " already constrains the output: no response_format beside it", "tool_choice"};
+  auto gbnf = ToolCallGbnf(format, r);
+  if (!gbnf.ok()) return ApiError{400, gbnf.status().message(), "tools"};
+  auto g = vt::Grammar::FromGbnf(gbnf.value());
+  if (!g.ok()) return ApiError{400, "tools: the calls' grammar does not compile: " + g.status().message(), "tools"};
+  return g.value();
+}
+
+std::variant<std::unique_ptr<Generation>, ApiError> Generation::Start(ServeEngine& engine, const ServeRequest& request, ResponseHead head) {
+  ServeRequest r = request;
+  ToolFormat tools = ToolFormat::kNone;
+  if (r.endpoint == Endpoint::kChat && !r.tools.empty() && r.tool_choice != "none") {
+    tools = engine.tool_format();
+    if (tools == ToolFormat::kNone) {
+      return ApiError{400, "the model's chat template has no tool-call format vt-serve parses (Hermes <tool_call>, Llama 3 JSON): "
+                           "start vt-serve with --tool-call-parser hermes or llama3_json", "tools"};
+    }
+    auto grammar = ToolGrammar(tools, r);
+    if (auto* e = std::get_if<ApiError>(&grammar)) return *e;
+    if (auto g = std::get<std::shared_ptr<const vt::Grammar>>(grammar)) r.grammar = g;
+  }
   std::vector<Part> parts;
   const size_t prompts = r.endpoint == Endpoint::kChat ? 1 : r.prompts.size();
   for (size_t p = 0; p < prompts; ++p) {
@@ -29,7 +52,7 @@ std::variant<std::unique_ptr<Generation>, ApiError> Generation::Start(ServeEngin
         for (Part& queued : parts) queued.job->Cancel();
         return *e;
       }
-      Part part{std::get<std::shared_ptr<Job>>(submitted), static_cast<int>(p) * r.n + i, "", i == 0};
+      Part part{std::get<std::shared_ptr<Job>>(submitted), static_cast<int>(p) * r.n + i, "", i == 0, tools};
       if (r.echo) part.echo = EchoOf(engine, r.prompts[p]);
       parts.push_back(std::move(part));
     }
@@ -38,7 +61,11 @@ std::variant<std::unique_ptr<Generation>, ApiError> Generation::Start(ServeEngin
 }
 
 Generation::Generation(ResponseHead head, bool include_usage, std::vector<Part> parts)
-    : head_(std::move(head)), include_usage_(include_usage), parts_(std::move(parts)), states_(parts_.size()) {}
+    : head_(std::move(head)), include_usage_(include_usage), parts_(std::move(parts)), states_(parts_.size()) {
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    if (parts_[i].tools != ToolFormat::kNone) states_[i].tools.emplace(parts_[i].tools);
+  }
+}
 
 Generation::~Generation() = default;
 
@@ -50,22 +77,41 @@ Json Generation::Logprobs(size_t i, const std::vector<LogprobEntry>& entries) {
   return parts_[i].job->sampling.logprobs ? LogprobsJson(head_.endpoint, entries, &states_[i].offset) : Json();
 }
 
-// Part i's update as events: its new text (the echo first), then its end.
+// Part i's update as events: its new text (the echo first; with tools, what cannot start a
+// call), then its end.
 std::string Generation::Step(size_t i, const Job::Update& u) {
   State& s = states_[i];
   std::string out;
-  const std::string text = (s.first ? parts_[i].echo : "") + u.text;
+  std::string text = (s.first ? parts_[i].echo : "") + u.text;
+  if (s.tools) text = s.tools->Push(text);
   if (!text.empty() || !u.logprobs.empty()) {
-    out += SseEvent(Chunk(head_, ChoiceOut{parts_[i].index, text, "", std::nullopt, Logprobs(i, u.logprobs)}, s.first));
+    out += SseEvent(Chunk(head_, ChoiceOut{parts_[i].index, text, "", std::nullopt, Logprobs(i, u.logprobs), Json(), false}, s.first));
     s.first = false;
   }
   if (!u.done) return out;
   s.finish = u.finish_reason;
   s.error = u.error;
-  if (u.error.empty()) {
-    out += SseEvent(Chunk(head_, ChoiceOut{parts_[i].index, "", u.finish_reason, u.stop_reason, Json()}, s.first));
-    s.first = false;
+  return u.error.empty() ? out + End(i, u) : out;
+}
+
+// A part's last events: with tools, the content held back and the calls; then the finish.
+std::string Generation::End(size_t i, const Job::Update& u) {
+  State& s = states_[i];
+  std::string out, finish = u.finish_reason;
+  if (s.tools) {
+    ToolOutput calls = s.tools->Finish();
+    if (calls.content && !calls.content->empty()) {
+      out += SseEvent(Chunk(head_, ChoiceOut{parts_[i].index, *calls.content, "", std::nullopt, Json(), Json(), false}, s.first));
+      s.first = false;
+    }
+    if (!calls.calls.empty()) {
+      out += SseEvent(Chunk(head_, ChoiceOut{parts_[i].index, "", "", std::nullopt, Json(), ToolCallsJson(calls.calls, true), false}, s.first));
+      s.first = false;
+      finish = "tool_calls";
+    }
   }
+  out += SseEvent(Chunk(head_, ChoiceOut{parts_[i].index, "", finish, u.stop_reason, Json(), Json(), false}, s.first));
+  s.first = false;
   return out;
 }
 
@@ -122,7 +168,17 @@ std::variant<Json, ApiError> Generation::Whole() const {
     if (!s.error.empty()) return ApiError{500, s.error, "", "InternalServerError"};
     int64_t offset = 0;
     Json lp = parts_[i].job->sampling.logprobs ? LogprobsJson(head_.endpoint, s.logprobs, &offset) : Json();
-    choices.push_back(ChoiceOut{parts_[i].index, s.text, s.finish, s.stop_reason, std::move(lp)});
+    ChoiceOut c{parts_[i].index, s.text, s.finish, s.stop_reason, std::move(lp), Json(), false};
+    if (parts_[i].tools != ToolFormat::kNone) {
+      ToolOutput calls = ParseToolCalls(parts_[i].tools, s.text);
+      if (!calls.calls.empty()) {
+        c.text = calls.content.value_or("");
+        c.null_content = !calls.content;
+        c.tool_calls = ToolCallsJson(calls.calls, false);
+        c.finish_reason = "tool_calls";
+      }
+    }
+    choices.push_back(std::move(c));
   }
   return FullResponse(head_, choices, TotalUsage());
 }

@@ -12,6 +12,7 @@
 #include "api_response.h"
 #include "job.h"
 #include "serve_engine.h"
+#include "tool_calls.h"
 
 namespace vtserve {
 
@@ -22,6 +23,7 @@ class Generation {
     int index = 0;            // the choice's index: prompt × n + its number
     std::string echo;         // completions' echo: the prompt's text, sent first
     bool counts_prompt = false;  // the first choice of its prompt: its prompt tokens are counted
+    ToolFormat tools = ToolFormat::kNone;  // chat with tools: its output parsed for calls
   };
 
   // Submits one job per prompt and per n (seed + i for the i-th when a seed is given, as
@@ -51,10 +53,13 @@ class Generation {
     std::vector<LogprobEntry> logprobs;
     int64_t offset = 0;  // completions' text_offset so far
     bool first = true;
+    std::optional<ToolStream> tools;  // streaming with tools: what may go out as content
   };
   Generation(ResponseHead head, bool include_usage, std::vector<Part> parts);
   nlohmann::json Logprobs(size_t i, const std::vector<LogprobEntry>& entries);
   std::string Step(size_t i, const Job::Update& u);
+  std::string End(size_t i, const Job::Update& u);
+  static std::variant<std::shared_ptr<const vt::Grammar>, ApiError> ToolGrammar(ToolFormat format, const ServeRequest& r);
   Usage TotalUsage() const;
 
   ResponseHead head_;

@@ -112,6 +112,7 @@ ServeEngine::ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_p
       options_(std::move(options)), kv_pool_(info),
       batcher_(*model_, tokenizer_, std::move(pool), KvOptions{info.n_blocks, info.block_size, options_.prefix_caching},
                vt::serve::SchedulerConfig{options_.max_num_seqs, options_.max_num_batched_tokens}, metrics_, std::move(spec)) {
+  tool_format_ = options_.tool_call_parser.empty() ? DetectToolFormat(options_.chat_template) : ToolFormatNamed(options_.tool_call_parser);
   std::promise<vt::Status> warmed;
   warmed_ = warmed.get_future();
   // The warm-up runs on the engine thread: the buffers it makes are that thread's own.
@@ -174,6 +175,11 @@ std::variant<std::vector<int32_t>, ApiError> ServeEngine::PromptOf(const ServeRe
   chat.enable_thinking = r.enable_thinking;
   chat.bos_token = tokenizer_.bos() >= 0 ? tokenizer_.Piece(tokenizer_.bos(), /*special=*/true) : "";
   chat.eos_token = tokenizer_.eos() >= 0 ? tokenizer_.Piece(tokenizer_.eos(), /*special=*/true) : "";
+  if (!r.tools.empty()) {
+    auto tools = vt::ParseJsonValue(r.tools.dump(), "tools");
+    if (!tools.ok()) return ApiError{400, tools.status().message(), "tools"};
+    chat.tools = tools.value();
+  }
   auto text = vt::RenderChat(options_.chat_template, messages.value(), chat);
   if (!text.ok()) return ApiError{400, "the chat template failed: " + text.status().message(), "messages"};
   // Templates usually write BOS themselves; add it only when this one did not.

@@ -19,6 +19,7 @@
 #include "batcher.h"
 #include "job.h"
 #include "serve_metrics.h"
+#include "tool_calls.h"
 #include "vt/model.h"
 #include "vt/speculative.h"
 #include "vt/tokenizer.h"
@@ -39,6 +40,7 @@ struct ServeOptions {
   vt::DType kv_dtype = vt::DType::kF32;  // --kv-cache-dtype
   bool kv_on_host = true;                // the pool is host memory (--device cpu): bounded by MemAvailable
   vt::SpeculativeConfig speculative;     // --speculative-config (a draft model's is Start's `draft`)
+  std::string tool_call_parser;          // --tool-call-parser; empty: told by the chat template
 };
 
 // The KV pool Start made, for the start-up line.
@@ -69,6 +71,7 @@ class ServeEngine {
   std::string MetricsText() const { return metrics_.Text(options_.served_name); }
   double warmup_ms() const { return warmup_ms_; }  // -1: no warm-up ran (read after Start)
   const KvPoolInfo& kv_pool() const { return kv_pool_; }
+  ToolFormat tool_format() const { return tool_format_; }
 
  private:
   ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_ptr<vt::Model> model, vt::Tokenizer tokenizer,
@@ -86,6 +89,7 @@ class ServeEngine {
   vt::Tokenizer tokenizer_;
   ServeOptions options_;
   KvPoolInfo kv_pool_;
+  ToolFormat tool_format_ = ToolFormat::kNone;
   ServeMetrics metrics_;
   Batcher batcher_;  // the engine thread's alone
   std::mutex mutex_;

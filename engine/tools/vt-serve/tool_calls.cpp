@@ -1,0 +1,215 @@
+#include "tool_calls.h"
+
+#include <cctype>
+#include <random>
+
+#include "json_schema_grammar.h"
+
+namespace vtserve {
+namespace {
+
+using Json = nlohmann::json;
+using Ordered = nlohmann::ordered_json;
+
+const std::string kHermesOpen = "<tool_call>", kHermesClose = "</tool_call>", kPythonTag = "<|python_tag|>";
+
+ApiError Bad(const std::string& param, const std::string& message) { return ApiError{400, message, param}; }
+
+// OpenAI's rule for a function's name.
+bool ValidName(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+std::string Trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r\n"), b = s.find_last_not_of(" \t\r\n");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+// vLLM's id for a call: "chatcmpl-tool-" and 16 hex digits.
+std::string NewCallId() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "chatcmpl-tool-%016llx", static_cast<unsigned long long>(rng()));
+  return buf;
+}
+
+// One call's JSON object: {"name": ..., "arguments" (or Llama's "parameters"): {...}}.
+std::optional<ToolCall> CallOf(const std::string& text) {
+  Ordered j = Ordered::parse(text, nullptr, false);
+  if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) return std::nullopt;
+  const char* key = j.contains("arguments") ? "arguments" : "parameters";
+  if (!j.contains(key)) return std::nullopt;
+  const Ordered& args = j[key];
+  return ToolCall{NewCallId(), j["name"].get<std::string>(), args.is_string() ? args.get<std::string>() : args.dump()};
+}
+
+bool ReadTool(const Ordered& tool, size_t i, ApiError* e) {
+  const std::string where = "tools[" + std::to_string(i) + "]";
+  if (!tool.is_object() || tool.value("type", "") != "function" || !tool.contains("function") || !tool["function"].is_object()) {
+    return *e = Bad(where, where + " must be {\"type\": \"function\", \"function\": {...}}"), false;
+  }
+  const Ordered& f = tool["function"];
+  if (!f.contains("name") || !f["name"].is_string() || !ValidName(f["name"].get<std::string>())) {
+    return *e = Bad(where + ".function.name", where + ".function.name must be 1 to 64 letters, digits, _ or -"), false;
+  }
+  if (f.contains("parameters") && !f["parameters"].is_object()) {
+    return *e = Bad(where + ".function.parameters", where + ".function.parameters must be a JSON Schema object"), false;
+  }
+  return true;
+}
+
+bool ReadToolChoice(const Json& j, ServeRequest* r, ApiError* e) {
+  auto it = j.find("tool_choice");
+  r->tool_choice = r->tools.empty() ? "none" : "auto";
+  if (it == j.end() || it->is_null()) return true;
+  if (it->is_string()) {
+    const std::string c = it->get<std::string>();
+    if (c != "none" && c != "auto" && c != "required") return *e = Bad("tool_choice", "tool_choice must be none, auto, required or a function"), false;
+    r->tool_choice = c;
+  } else if (it->is_object() && it->value("type", "") == "function" && it->contains("function") && (*it)["function"].is_object() &&
+             (*it)["function"].contains("name") && (*it)["function"]["name"].is_string()) {
+    r->tool_choice = "function";
+    r->tool_name = (*it)["function"]["name"].get<std::string>();
+    bool known = false;
+    for (const auto& t : r->tools) known = known || t["function"]["name"] == r->tool_name;
+    if (!known) return *e = Bad("tool_choice", "tool_choice names \"" + r->tool_name + "\", which is not in tools"), false;
+  } else {
+    return *e = Bad("tool_choice", "tool_choice must be none, auto, required or {\"type\": \"function\", \"function\": {\"name\": ...}}"), false;
+  }
+  if (r->tools.empty() && r->tool_choice != "none") return *e = Bad("tool_choice", "tool_choice " + r->tool_choice + " needs tools"), false;
+  return true;
+}
+
+}  // namespace
+
+ToolFormat DetectToolFormat(const std::string& chat_template) {
+  if (chat_template.find(kHermesOpen) != std::string::npos) return ToolFormat::kHermes;
+  if (chat_template.find("\"parameters\": ") != std::string::npos) return ToolFormat::kLlama3Json;
+  return ToolFormat::kNone;
+}
+
+ToolFormat ToolFormatNamed(const std::string& name) {
+  if (name == "hermes") return ToolFormat::kHermes;
+  if (name == "llama3_json") return ToolFormat::kLlama3Json;
+  return ToolFormat::kNone;
+}
+
+bool ReadTools(const Json& j, ServeRequest* r, ApiError* e) {
+  if (j.contains("tools") && !j["tools"].is_null()) {
+    // Parsed again in order: a tool's parameters become a grammar whose members keep it.
+    const Ordered tools = Ordered::parse(j["tools"].dump(), nullptr, false);
+    if (!tools.is_array()) return *e = Bad("tools", "tools must be an array of functions"), false;
+    for (size_t i = 0; i < tools.size(); ++i) {
+      if (!ReadTool(tools[i], i, e)) return false;
+    }
+    r->tools = tools;
+  }
+  auto parallel = j.find("parallel_tool_calls");
+  if (parallel != j.end() && !parallel->is_null()) {
+    if (!parallel->is_boolean()) return *e = Bad("parallel_tool_calls", "parallel_tool_calls must be true or false"), false;
+    r->parallel_tool_calls = parallel->get<bool>();
+  }
+  return ReadToolChoice(j, r, e);
+}
+
+vt::StatusOr<std::string> ToolCallGbnf(ToolFormat format, const ServeRequest& r) {
+  Ordered choices = Ordered::array();
+  for (size_t i = 0; i < r.tools.size(); ++i) {
+    const Ordered& f = r.tools[i]["function"];
+    const std::string name = f["name"].get<std::string>();
+    if (r.tool_choice == "function" && name != r.tool_name) continue;
+    const Ordered params = f.contains("parameters") ? f["parameters"] : Ordered{{"type", "object"}, {"properties", Ordered::object()}};
+    auto checked = vttools::JsonSchemaToGbnf(params, "tools[" + std::to_string(i) + "].function.parameters");
+    if (!checked.ok()) return checked.status();
+    const char* key = format == ToolFormat::kLlama3Json ? "parameters" : "arguments";
+    choices.push_back({{"type", "object"}, {"properties", {{"name", {{"const", name}}}, {key, params}}}, {"required", {"name", key}}});
+  }
+  auto gbnf = vttools::JsonSchemaToGbnf(choices.size() == 1 ? choices[0] : Ordered{{"anyOf", choices}}, "tools");
+  if (!gbnf.ok()) return gbnf.status();
+  std::string text = gbnf.value();
+  const size_t root = text.rfind("root ::= ");
+  text.replace(root, 9, "call ::= ");
+  if (format == ToolFormat::kLlama3Json) return text + "root ::= call\n";
+  const std::string one = "\"<tool_call>\\n\" call \"\\n</tool_call>\"";
+  return text + "root ::= " + one + (r.parallel_tool_calls ? " (\"\\n\" " + one + ")*" : "") + "\n";
+}
+
+ToolOutput ParseToolCalls(ToolFormat format, const std::string& text) {
+  ToolOutput out{text, {}};
+  if (format == ToolFormat::kLlama3Json) {
+    std::string t = Trim(text);
+    if (t.rfind(kPythonTag, 0) == 0) t = Trim(t.substr(kPythonTag.size()));
+    if (t.empty() || t[0] != '{') return out;
+    for (size_t at = 0; at < t.size();) {  // calls separated by ";"
+      size_t end = t.find("};", at);
+      end = end == std::string::npos ? t.size() : end + 1;
+      auto call = CallOf(t.substr(at, end - at));
+      if (!call) return ToolOutput{text, {}};
+      out.calls.push_back(*call);
+      at = t.find_first_not_of("; \n", end);
+    }
+    out.content.reset();
+    return out;
+  }
+  size_t at = text.find(kHermesOpen);
+  if (format != ToolFormat::kHermes || at == std::string::npos) return out;
+  const std::string before = Trim(text.substr(0, at));
+  for (; at != std::string::npos; at = text.find(kHermesOpen, at)) {
+    size_t end = text.find(kHermesClose, at);
+    auto call = CallOf(Trim(text.substr(at + kHermesOpen.size(), (end == std::string::npos ? text.size() : end) - at - kHermesOpen.size())));
+    if (!call) return ToolOutput{text, {}};
+    out.calls.push_back(*call);
+    if (end == std::string::npos) break;
+    at = end + kHermesClose.size();
+  }
+  out.content = before.empty() ? std::nullopt : std::optional<std::string>(before);
+  return out;
+}
+
+std::string ToolStream::Push(const std::string& text) {
+  all_ += text;
+  if (calling_) return "";
+  size_t hold = 0;  // a tail that may start a call
+  if (format_ == ToolFormat::kHermes) {
+    if (size_t at = all_.find(kHermesOpen, sent_); at != std::string::npos) {
+      calling_ = true;
+      hold = all_.size() - at;
+    } else {
+      for (size_t k = std::min(all_.size() - sent_, kHermesOpen.size() - 1); k > 0 && hold == 0; --k) {
+        if (all_.compare(all_.size() - k, k, kHermesOpen, 0, k) == 0) hold = k;
+      }
+    }
+  } else if (format_ == ToolFormat::kLlama3Json) {
+    const size_t first = all_.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) return "";  // only whitespace yet: it may precede a call
+    calling_ = all_[first] == '{' || all_.compare(first, kPythonTag.size(), kPythonTag, 0, std::min(kPythonTag.size(), all_.size() - first)) == 0;
+    if (calling_) hold = all_.size() - sent_;
+  }
+  const std::string out = all_.substr(sent_, all_.size() - sent_ - hold);
+  sent_ += out.size();
+  return out;
+}
+
+ToolOutput ToolStream::Finish() {
+  const std::string rest = all_.substr(sent_);
+  if (!calling_) return ToolOutput{rest, {}};
+  ToolOutput out = ParseToolCalls(format_, rest);
+  if (out.calls.empty()) out.content = rest;
+  return out;
+}
+
+Json ToolCallsJson(const std::vector<ToolCall>& calls, bool delta) {
+  Json out = Json::array();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    Json c = {{"id", calls[i].id}, {"type", "function"}, {"function", {{"name", calls[i].name}, {"arguments", calls[i].arguments}}}};
+    if (delta) c["index"] = i;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace vtserve
