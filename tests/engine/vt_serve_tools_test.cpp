@@ -126,6 +126,12 @@ TEST_F(VtServeTools, ACallAndItsResultAreRenderedThroughTheTemplate) {
       "[tool]-3[assistant]";
   HttpReply ids = server->Post("/tokenize", Json{{"prompt", rendered}}.dump());
   EXPECT_EQ(Parse(r)["usage"]["prompt_tokens"], Parse(ids)["count"]) << "the prompt was not " << rendered;
+  // The tools are the template's too, even with tool_choice none.
+  body["tools"] = Json::parse(kTools);
+  body["tool_choice"] = "none";
+  HttpReply with_tools = server->Post("/v1/chat/completions", body.dump());
+  EXPECT_GT(Parse(with_tools)["usage"]["prompt_tokens"].get<int>(), Parse(r)["usage"]["prompt_tokens"].get<int>() + 200)
+      << "the tools were not rendered: " << with_tools.body;
 }
 
 TEST_F(VtServeTools, BadToolsAndChoicesAre400sNamingTheirField) {
