@@ -1,0 +1,136 @@
+// vt-serve as real clients call it: the official openai package and the AI SDK, each check one
+// claim. Usage: node openai-checks.mjs BASE_URL CHECK   (prints what it saw; exit 1 on a failure)
+// The model is a random-weight fixture: its text means nothing, so each check asserts the shape
+// of the answer, and every constrained output is validated by ajv against its own schema.
+import OpenAI from "openai";
+import { zodResponseFormat } from "openai/helpers/zod";
+import { z } from "zod";
+import Ajv from "ajv";
+import { generateText, generateObject, streamText } from "ai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+
+const [baseURL, check] = process.argv.slice(2);
+const client = new OpenAI({ baseURL, apiKey: "unused", maxRetries: 0 });
+const ajv = new Ajv({ strict: false });
+const messages = [{ role: "user", content: "Hello" }];
+
+function fail(message) {
+  console.error(`${check}: ${message}`);
+  process.exit(1);
+}
+function expect(condition, message) {
+  if (!condition) fail(message);
+}
+function validates(schema, value, what) {
+  const validate = ajv.compile(schema);
+  expect(validate(value), `${what} does not validate: ${JSON.stringify(value)}: ${ajv.errorsText(validate.errors)}`);
+}
+
+const weather = {
+  type: "function",
+  function: {
+    name: "get_weather",
+    description: "The weather in a city",
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string", maxLength: 12 }, unit: { type: "string", enum: ["c", "f"] } },
+      required: ["city", "unit"],
+      additionalProperties: false,
+    },
+  },
+};
+
+const checks = {
+  // chat.completions.create, whole and streamed: the same text for the same seed.
+  async chat() {
+    const whole = await client.chat.completions.create({ model: "tiny", messages, max_tokens: 8, seed: 4 });
+    expect(whole.choices[0].message.role === "assistant", "no assistant message");
+    expect(whole.usage.completion_tokens > 0, "no usage");
+    const stream = await client.chat.completions.create({
+      model: "tiny", messages, max_tokens: 8, seed: 4, stream: true, stream_options: { include_usage: true },
+    });
+    let text = "", usage = null;
+    for await (const chunk of stream) {
+      if (chunk.choices.length) text += chunk.choices[0].delta.content ?? "";
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text === whole.choices[0].message.content, `streamed ${JSON.stringify(text)} != ${JSON.stringify(whole.choices[0].message.content)}`);
+    expect(usage && usage.completion_tokens === whole.usage.completion_tokens, "the streamed usage differs");
+    return { text };
+  },
+
+  // chat.completions.parse with a zod schema: the SDK parses and checks the message itself.
+  async parse() {
+    // A name by a pattern, not .max(): zod counts UTF-16 units where JSON Schema counts characters.
+    const Person = z.object({ name: z.string().regex(/^[A-Za-z]{1,10}$/), age: z.number().int().min(0).max(120), tags: z.array(z.enum(["a", "b"])).max(2) });
+    const format = zodResponseFormat(Person, "person");
+    const seen = [];
+    for (const seed of [1, 2, 3]) {
+      const r = await client.chat.completions.parse({ model: "tiny", messages, max_tokens: 300, seed, temperature: 1, response_format: format });
+      const parsed = r.choices[0].message.parsed;
+      expect(parsed !== null, `no parsed message: ${r.choices[0].message.content}`);
+      validates(format.json_schema.schema, parsed, "the parsed person");
+      seen.push(parsed);
+    }
+    return { seen };
+  },
+
+  // tools with tool_choice required: one call whose arguments are the tool's parameters; the
+  // call and its result sent back are answered.
+  async tools() {
+    const r = await client.chat.completions.create({
+      model: "tiny", messages, max_tokens: 200, seed: 5, tools: [weather], tool_choice: "required", parallel_tool_calls: false,
+    });
+    const message = r.choices[0].message;
+    expect(r.choices[0].finish_reason === "tool_calls", `finish_reason ${r.choices[0].finish_reason}`);
+    expect(message.tool_calls?.length === 1, `tool_calls: ${JSON.stringify(message.tool_calls)}`);
+    const call = message.tool_calls[0];
+    expect(call.function.name === "get_weather", `called ${call.function.name}`);
+    validates(weather.function.parameters, JSON.parse(call.function.arguments), "the arguments");
+    const next = await client.chat.completions.create({
+      model: "tiny", max_tokens: 4, tools: [weather],
+      messages: [...messages, message, { role: "tool", tool_call_id: call.id, content: "-3 degrees" }],
+    });
+    expect(next.choices[0].message.role === "assistant", "the tool's result was not answered");
+    return { call };
+  },
+
+  // logprobs with top_logprobs: one entry per generated token, each with its alternatives.
+  async logprobs() {
+    const r = await client.chat.completions.create({ model: "tiny", messages, max_tokens: 6, temperature: 0, logprobs: true, top_logprobs: 3 });
+    const content = r.choices[0].logprobs.content;
+    expect(content.length === r.usage.completion_tokens, `${content.length} entries for ${r.usage.completion_tokens} tokens`);
+    for (const t of content) {
+      expect(t.top_logprobs.length === 3 && t.top_logprobs[0].logprob === t.logprob && t.logprob <= 0, `entry ${JSON.stringify(t)}`);
+    }
+    return { tokens: content.length };
+  },
+
+  // The AI SDK's generateText and streamText over the OpenAI-compatible provider.
+  async "ai-text"() {
+    const provider = createOpenAICompatible({ name: "vt", baseURL });
+    const r = await generateText({ model: provider("tiny"), prompt: "Hello", maxOutputTokens: 8, seed: 2 });
+    expect(typeof r.text === "string" && r.usage.outputTokens > 0, `generateText: ${JSON.stringify(r.usage)}`);
+    const s = streamText({ model: provider("tiny"), prompt: "Hello", maxOutputTokens: 8, seed: 2 });
+    let text = "";
+    for await (const part of s.textStream) text += part;
+    expect(text === r.text, `streamText ${JSON.stringify(text)} != generateText ${JSON.stringify(r.text)}`);
+    return { text };
+  },
+
+  // The AI SDK's generateObject: a json_schema response_format, the object checked by zod.
+  async "ai-object"() {
+    const provider = createOpenAICompatible({ name: "vt", baseURL, supportsStructuredOutputs: true });
+    const schema = z.object({ city: z.enum(["Oslo", "Lima", "Rome"]), days: z.number().int().min(1).max(7), ok: z.boolean(), note: z.string().regex(/^[a-z ]{0,12}$/) });
+    const r = await generateObject({ model: provider("tiny"), schema, prompt: "Forecast", maxOutputTokens: 200, seed: 3 });
+    expect(schema.safeParse(r.object).success, `object ${JSON.stringify(r.object)}`);
+    return { object: r.object };
+  },
+};
+
+if (!checks[check]) fail(`no such check; the checks: ${Object.keys(checks).join(", ")}`);
+try {
+  console.log(JSON.stringify(await checks[check]()));
+} catch (error) {
+  fail(`${error.constructor.name}: ${error.message}${error.error ? " " + JSON.stringify(error.error) : ""}`);
+}
