@@ -3,7 +3,7 @@
 // The model is a random-weight fixture: its text means nothing, so each check asserts the shape
 // of the answer, and every constrained output is validated by ajv against its own schema.
 import OpenAI from "openai";
-import { zodResponseFormat } from "openai/helpers/zod";
+import { zodResponseFormat, zodTextFormat } from "openai/helpers/zod";
 import { z } from "zod";
 import Ajv from "ajv";
 import { generateText, generateObject, streamText } from "ai";
@@ -104,6 +104,40 @@ const checks = {
       expect(t.top_logprobs.length === 3 && t.top_logprobs[0].logprob === t.logprob && t.logprob <= 0, `entry ${JSON.stringify(t)}`);
     }
     return { tokens: content.length };
+  },
+
+  // responses.create, whole and streamed: output_text, and the deltas that make it.
+  async responses() {
+    const whole = await client.responses.create({ model: "tiny", input: "Hello", instructions: "Be brief", max_output_tokens: 8 });
+    expect(whole.object === "response" && ["completed", "incomplete"].includes(whole.status), `status ${whole.status}`);
+    expect(typeof whole.output_text === "string" && whole.usage.output_tokens > 0, `output ${JSON.stringify(whole.output)}`);
+    const stream = await client.responses.create({ model: "tiny", input: "Hello", max_output_tokens: 8, stream: true });
+    let deltas = "", final = null;
+    for await (const event of stream) {
+      if (event.type === "response.output_text.delta") deltas += event.delta;
+      if (event.type === "response.completed" || event.type === "response.incomplete") final = event.response;
+    }
+    expect(final !== null, "no response.completed or response.incomplete event");
+    expect(deltas === final.output[0].content[0].text, `deltas ${JSON.stringify(deltas)} != the final text`);
+    return { text: whole.output_text };
+  },
+
+  // responses.parse with a zod text format, and a required function call.
+  async "responses-structured"() {
+    const Reply = z.object({ answer: z.enum(["yes", "no"]), confidence: z.number().int().min(0).max(100) });
+    const parsed = await client.responses.parse({ model: "tiny", input: "Sure?", max_output_tokens: 100, text: { format: zodTextFormat(Reply, "reply") } });
+    expect(Reply.safeParse(parsed.output_parsed).success, `output_parsed ${JSON.stringify(parsed.output_parsed)}`);
+    const flat = { type: "function", ...weather.function };
+    const called = await client.responses.create({ model: "tiny", input: "Weather?", max_output_tokens: 200, tools: [flat], tool_choice: "required", parallel_tool_calls: false });
+    const call = called.output.find((item) => item.type === "function_call");
+    expect(call && call.name === "get_weather", `output ${JSON.stringify(called.output)}`);
+    validates(weather.function.parameters, JSON.parse(call.arguments), "the call's arguments");
+    const answered = await client.responses.create({
+      model: "tiny", max_output_tokens: 4, tools: [flat],
+      input: [{ role: "user", content: "Weather?" }, call, { type: "function_call_output", call_id: call.call_id, output: "-3" }],
+    });
+    expect(answered.object === "response", "the call's output was not answered");
+    return { parsed: parsed.output_parsed, call };
   },
 
   // The AI SDK's generateText and streamText over the OpenAI-compatible provider.

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -157,6 +158,40 @@ TEST_F(VtServeApi, StopReasonNamesTheStopStringThatEndedIt) {
   Json s = Json::parse(stopped.body)["choices"][0];
   EXPECT_EQ(s["finish_reason"], "stop") << stopped.body;
   EXPECT_EQ(s["stop_reason"], stop) << stopped.body;
+}
+
+// OpenAI's Responses API over chat: what it cannot do is refused naming the Responses field.
+TEST_F(VtServeApi, TheResponsesApiRefusesWhatItCannotDoNamingItsOwnFields) {
+  auto server = Serve("tiny");
+  ASSERT_TRUE(server);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"input": "x", "previous_response_id": "resp_1"})", "previous_response_id"},
+      {R"({"input": "x", "background": true})", "background"},
+      {R"({"input": []})", "input"},
+      {R"({"input": [{"type": "image", "url": "x"}]})", "input[0].type"},
+      {R"({"input": "x", "max_output_tokens": 0})", "max_output_tokens"},
+      {R"({"input": "x", "tools": [{"type": "web_search"}]})", "tools[0]"},
+      {R"({"input": "x", "text": {"format": {"type": "xml"}}})", "text.format"},
+  };
+  for (const auto& [body, param] : cases) {
+    HttpReply r = server->Post("/v1/responses", body);
+    EXPECT_EQ(r.status, 400) << body << " -> " << r.body;
+    EXPECT_EQ(Json::parse(r.body, nullptr, false)["error"]["param"], param) << body << " -> " << r.body;
+  }
+  HttpReply untemplated = server->Post("/v1/responses", R"({"input": "Hi"})");
+  EXPECT_EQ(Json::parse(untemplated.body, nullptr, false)["error"]["param"], "input") << "chat's messages are the input";
+  std::ofstream(*dir_ + "/chat.jinja") << "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}[assistant]";
+  std::string error;
+  auto chat = ServeProcess::Start(VT_SERVE_BIN, {"-m", *dir_ + "/m.gguf", "-t", "1", "--chat-template", *dir_ + "/chat.jinja"}, &error);
+  ASSERT_TRUE(chat) << error;
+  HttpReply ok = chat->Post("/v1/responses", R"({"input": [{"role": "user", "content": [{"type": "input_text", "text": "Hi"}]}], "max_output_tokens": 2})");
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  Json r = Json::parse(ok.body);
+  EXPECT_EQ(r["object"], "response");
+  EXPECT_EQ(r["status"], "incomplete");
+  EXPECT_EQ(r["incomplete_details"]["reason"], "max_output_tokens");
+  EXPECT_EQ(r["usage"]["output_tokens"], 2);
+  EXPECT_EQ(server->Get("/v1/responses").status, 405);
 }
 
 }  // namespace

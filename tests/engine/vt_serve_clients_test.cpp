@@ -66,6 +66,8 @@ TEST_F(VtServeClients, OpenAiChatCompletionsWholeAndStreamedAgree) { Check("chat
 TEST_F(VtServeClients, OpenAiParseWithAZodSchemaGivesTheParsedObject) { Check("parse"); }
 TEST_F(VtServeClients, OpenAiToolCallsAreMadeAndTheirResultsAnswered) { Check("tools"); }
 TEST_F(VtServeClients, OpenAiLogprobsHaveAnEntryPerToken) { Check("logprobs"); }
+TEST_F(VtServeClients, OpenAiResponsesWholeAndStreamedAgree) { Check("responses"); }
+TEST_F(VtServeClients, OpenAiResponsesParseAndCallFunctions) { Check("responses-structured"); }
 TEST_F(VtServeClients, AiSdkGenerateTextAndStreamTextAgree) { Check("ai-text"); }
 TEST_F(VtServeClients, AiSdkGenerateObjectGivesTheSchemasObject) { Check("ai-object"); }
 

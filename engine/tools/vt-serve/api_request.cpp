@@ -250,7 +250,7 @@ bool ReadMessages(const Json& j, ServeRequest* r, ApiError* e) {
     if (!ReadBool(*kwargs, "enable_thinking", &thinking, e)) return false;
     if (kwargs->contains("enable_thinking") && !(*kwargs)["enable_thinking"].is_null()) r->enable_thinking = thinking;
   }
-  return ReadBool(j, "add_generation_prompt", &r->add_generation_prompt, e) && ReadTools(j, r, e);
+  return ReadBool(j, "add_generation_prompt", &r->add_generation_prompt, e);
 }
 
 // The body as JSON, refused before parsing when it nests deeper than kMaxJsonDepth: every walk
@@ -306,7 +306,8 @@ ParsedRequest ParseRequest(Endpoint endpoint, const std::string& body, const std
   }
   ApiError e;
   bool ok = ReadSampling(j, &r, &e) && ReadStreamOptions(j, &r, &e) &&
-            (endpoint == Endpoint::kChat ? ReadMessages(j, &r, &e) : ReadPrompt(j, &r, &e)) && ReadStructured(j, body, &r.grammar, &e);
+            (endpoint == Endpoint::kChat ? ReadMessages(j, &r, &e) && ReadTools(j, body, &r, &e) : ReadPrompt(j, &r, &e)) &&
+            ReadStructured(j, body, &r.grammar, &e);
   if (!ok) return out.error = e, out;
   out.request = std::move(r);
   return out;

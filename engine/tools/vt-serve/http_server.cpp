@@ -15,6 +15,7 @@
 #include "api_response.h"
 #include "client_text.h"
 #include "generation.h"
+#include "responses_api.h"
 #include "connection_threads.h"
 
 namespace vtserve {
@@ -146,8 +147,10 @@ void LogRequest(const Generation& g) {
 class Streamer {
  public:
   // `in_flight` counts the responses still being written, for the drain.
-  Streamer(std::unique_ptr<Generation> generation, std::atomic<int>& in_flight)
-      : generation_(std::move(generation)), in_flight_(in_flight) {
+  // `translate`: the events as another API writes them (the Responses API's), or null.
+  Streamer(std::unique_ptr<Generation> generation, std::atomic<int>& in_flight,
+           std::function<std::string(const std::string&)> translate = nullptr)
+      : generation_(std::move(generation)), in_flight_(in_flight), translate_(std::move(translate)) {
     ++in_flight_;
   }
   ~Streamer() { --in_flight_; }
@@ -157,7 +160,8 @@ class Streamer {
   bool Next(httplib::DataSink& sink) {
     if (!sink.is_writable()) return Abandon();
     bool done = false;
-    const std::string events = generation_->Events(std::chrono::milliseconds(100), &done);
+    std::string events = generation_->Events(std::chrono::milliseconds(100), &done);
+    if (translate_ && !events.empty()) events = translate_(events);
     if (!events.empty() && !sink.write(events.data(), events.size())) return Abandon();
     if (!done) return true;
     finished_ = true;  // the whole answer is written
@@ -179,6 +183,7 @@ class Streamer {
 
   std::unique_ptr<Generation> generation_;
   std::atomic<int>& in_flight_;
+  std::function<std::string(const std::string&)> translate_;
   bool finished_ = false;
 };
 
@@ -232,6 +237,40 @@ void Generate(ServeEngine& engine, Endpoint endpoint, std::atomic<int>& in_fligh
   res.set_chunked_content_provider("text/event-stream", next, released);
 }
 
+// A Responses API field for the chat field a refusal names.
+std::string ResponsesParam(const std::string& chat) {
+  if (chat.rfind("messages", 0) == 0) return "input" + chat.substr(8);
+  if (chat == "max_tokens") return "max_output_tokens";
+  if (chat.rfind("response_format", 0) == 0) return "text.format";
+  return chat;
+}
+
+// POST /v1/responses: the request as a chat one, its answer as a response (responses_api.h).
+void Responses(ServeEngine& engine, std::atomic<int>& in_flight, const std::atomic<bool>& draining, const httplib::Request& req,
+               httplib::Response& res) {
+  Counted handling(in_flight);
+  if (draining) return SendError(res, ApiError{503, "the server is shutting down", "", "ServiceUnavailableError"});
+  auto chat = ResponsesToChat(req.body);
+  if (auto* e = std::get_if<ApiError>(&chat)) return SendError(res, *e);
+  ParsedRequest parsed = ParseRequest(Endpoint::kChat, std::get<std::string>(chat), engine.options().served_name);
+  if (!parsed.request) return parsed.error.param = ResponsesParam(parsed.error.param), SendError(res, parsed.error);
+  const Json request = Json::parse(req.body);
+  auto started = Generation::Start(engine, *parsed.request, NewHead(Endpoint::kChat, parsed.request->model));
+  if (auto* e = std::get_if<ApiError>(&started)) return e->param = ResponsesParam(e->param), SendError(res, *e);
+  std::unique_ptr<Generation> g = std::move(std::get<std::unique_ptr<Generation>>(started));
+  if (!parsed.request->stream) {
+    if (!g->Collect([] { return current_client && current_client->PeerGone(); })) return g->Cancel(), LogRequest(*g);
+    auto answer = g->Whole();
+    if (auto* e = std::get_if<ApiError>(&answer)) SendError(res, *e);
+    else res.set_content(Dump(ResponseFromChat(std::get<Json>(answer), request)), "application/json");
+    return LogRequest(*g);
+  }
+  auto translator = std::make_shared<ResponseStream>(request);
+  auto streamer = std::make_shared<Streamer>(std::move(g), in_flight, [translator](const std::string& e) { return translator->Translate(e); });
+  res.set_chunked_content_provider("text/event-stream", [streamer](size_t, httplib::DataSink& sink) { return streamer->Next(sink); },
+                                   [streamer](bool success) { streamer->Released(success); });
+}
+
 // A request framed two ways (Content-Lengths that differ, one that is not a number, one beside
 // Transfer-Encoding): where the next request starts would be a guess, so it is refused.
 std::string FramingError(const httplib::Request& req) {
@@ -259,7 +298,7 @@ bool Exceeds(const std::string& digits, size_t limit) {
 // than "no route").
 const char* MethodOf(const std::string& path) {
   static const std::pair<const char*, const char*> kRoutes[] = {
-      {"/v1/completions", "POST"}, {"/v1/chat/completions", "POST"}, {"/tokenize", "POST"}, {"/detokenize", "POST"},
+      {"/v1/completions", "POST"}, {"/v1/chat/completions", "POST"}, {"/v1/responses", "POST"}, {"/tokenize", "POST"}, {"/detokenize", "POST"},
       {"/v1/models", "GET"},       {"/health", "GET"},               {"/metrics", "GET"}};
   for (const auto& [route, method] : kRoutes) {
     if (path == route) return method;
@@ -385,6 +424,7 @@ void HttpServer::Routes() {
   });
   s.Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) { Generate(engine_, Endpoint::kCompletions, in_flight_, draining_, req, res); });
   s.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { Generate(engine_, Endpoint::kChat, in_flight_, draining_, req, res); });
+  s.Post("/v1/responses", [this](const httplib::Request& req, httplib::Response& res) { Responses(engine_, in_flight_, draining_, req, res); });
   s.Post("/tokenize", [this](const httplib::Request& req, httplib::Response& res) { Tokenize(engine_, false, req, res); });
   s.Post("/detokenize", [this](const httplib::Request& req, httplib::Response& res) { Tokenize(engine_, true, req, res); });
 }

@@ -98,10 +98,10 @@ ToolFormat ToolFormatNamed(const std::string& name) {
   return ToolFormat::kNone;
 }
 
-bool ReadTools(const Json& j, ServeRequest* r, ApiError* e) {
+bool ReadTools(const Json& j, const std::string& body, ServeRequest* r, ApiError* e) {
   if (j.contains("tools") && !j["tools"].is_null()) {
     // Parsed again in order: a tool's parameters become a grammar whose members keep it.
-    const Ordered tools = Ordered::parse(j["tools"].dump(), nullptr, false);
+    const Ordered tools = Ordered::parse(body, nullptr, false)["tools"];
     if (!tools.is_array()) return *e = Bad("tools", "tools must be an array of functions"), false;
     for (size_t i = 0; i < tools.size(); ++i) {
       if (!ReadTool(tools[i], i, e)) return false;

@@ -21,8 +21,8 @@ ToolFormat DetectToolFormat(const std::string& chat_template);
 ToolFormat ToolFormatNamed(const std::string& name);
 
 // `tools`, `tool_choice` and `parallel_tool_calls` of a chat request into `r`; false with a 400
-// naming the field.
-bool ReadTools(const nlohmann::json& j, ServeRequest* r, ApiError* e);
+// naming the field. `body` is the request's text: a tool's parameters keep their members' order.
+bool ReadTools(const nlohmann::json& j, const std::string& body, ServeRequest* r, ApiError* e);
 
 // The GBNF of a required call (`tool_choice` "required", or the function it names), one or
 // several when parallel; `where` names the field for a tool's schema the grammar cannot say.
