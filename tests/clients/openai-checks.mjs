@@ -140,6 +140,19 @@ const checks = {
     return { parsed: parsed.output_parsed, call };
   },
 
+  // embeddings.create (the client asks for base64 and decodes it): a unit vector per input.
+  async embeddings() {
+    const r = await client.embeddings.create({ model: "tiny", input: ["Hello", "Bye"] });
+    expect(r.data.length === 2 && r.data[1].index === 1, `data ${JSON.stringify(r.data.map((d) => d.index))}`);
+    for (const d of r.data) {
+      const norm = Math.sqrt(d.embedding.reduce((s, v) => s + v * v, 0));
+      expect(Math.abs(norm - 1) < 1e-5, `norm ${norm}`);
+    }
+    const floats = await client.embeddings.create({ model: "tiny", input: "Hello", encoding_format: "float" });
+    expect(JSON.stringify(floats.data[0].embedding) === JSON.stringify(r.data[0].embedding), "base64 and float differ");
+    return { width: r.data[0].embedding.length };
+  },
+
   // The AI SDK's generateText and streamText over the OpenAI-compatible provider.
   async "ai-text"() {
     const provider = createOpenAICompatible({ name: "vt", baseURL });

@@ -408,3 +408,35 @@ TEST(Fixture, ATextVocabularyDecodesEveryTokenToWholeText) {
 
 }  // namespace
 }  // namespace vt
+
+namespace vt {
+namespace {
+
+// Embeddings pool Hiddens: each position's state after the final norm, which the output
+// projection turns into exactly Forward's logits.
+TEST(Model, HiddensAreWhatTheOutputProjectionMakesTheLogitsOf) {
+  FixtureSpec s = Dense();
+  auto model = Load(s, Cpu());
+  const std::vector<int32_t> prompt = {1, 72, 105, 33};
+  auto c1 = model->NewCache(16), c2 = model->NewCache(16);
+  auto hidden = model->Hiddens(prompt, c1.value());
+  auto logits = model->Forward(prompt, c2.value(), /*all_logits=*/true);
+  ASSERT_TRUE(hidden.ok() && logits.ok()) << hidden.status().message();
+  const int64_t n_embd = model->hparams().n_embd, n_vocab = model->hparams().n_vocab;
+  ASSERT_EQ(hidden->size(), static_cast<size_t>(n_embd * 4));
+  EXPECT_EQ(c1->n_past, 4) << "the cache advances as Forward's";
+  const Tensor& out = model->output();
+  ASSERT_EQ(out.dtype, DType::kF32);
+  const float* w = static_cast<const float*>(out.data);
+  for (int64_t p = 0; p < 4; ++p) {
+    for (int64_t v = 0; v < n_vocab; v += 17) {
+      double dot = 0;
+      for (int64_t i = 0; i < n_embd; ++i) dot += static_cast<double>(w[v * n_embd + i]) * hidden.value()[static_cast<size_t>(p * n_embd + i)];
+      EXPECT_NEAR(dot, logits.value()[static_cast<size_t>(p * n_vocab + v)], 1e-3) << "position " << p << ", token " << v;
+    }
+  }
+  EXPECT_FALSE(model->Hiddens({}, c1.value()).ok());
+}
+
+}  // namespace
+}  // namespace vt

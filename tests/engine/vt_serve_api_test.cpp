@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -192,6 +193,56 @@ TEST_F(VtServeApi, TheResponsesApiRefusesWhatItCannotDoNamingItsOwnFields) {
   EXPECT_EQ(r["incomplete_details"]["reason"], "max_output_tokens");
   EXPECT_EQ(r["usage"]["output_tokens"], 2);
   EXPECT_EQ(server->Get("/v1/responses").status, 405);
+}
+
+// /v1/embeddings: each input's hidden states pooled (mean unless --pooling says) and normalized;
+// a list is each input alone; base64 is the same floats; the engine computes them between the
+// steps of a stream in flight.
+TEST_F(VtServeApi, EmbeddingsArePooledNormalizedAndTheSameAloneOrListed) {
+  auto server = Serve("tiny");
+  ASSERT_TRUE(server);
+  auto vector_of = [](const Json& item) { return item["embedding"].get<std::vector<float>>(); };
+  HttpReply one = server->Post("/v1/embeddings", R"({"input": "Hello"})");
+  ASSERT_EQ(one.status, 200) << one.body;
+  Json a = Json::parse(one.body);
+  const std::vector<float> hello = vector_of(a["data"][0]);
+  ASSERT_EQ(hello.size(), 64u);  // the fixture's width
+  double norm = 0;
+  for (float v : hello) norm += static_cast<double>(v) * v;
+  EXPECT_NEAR(norm, 1.0, 1e-5);
+  EXPECT_EQ(a["usage"]["prompt_tokens"], 6);  // <s>Hello
+  int fd = server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 300, "ignore_eos": true, "stream": true})");
+  ASSERT_GE(fd, 0);
+  HttpReply listed = server->Post("/v1/embeddings", R"({"input": ["Bye", "Hello"], "model": "tiny"})");
+  close(fd);
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  Json b = Json::parse(listed.body);
+  ASSERT_EQ(b["data"].size(), 2u);
+  EXPECT_EQ(b["data"][1]["index"], 1);
+  EXPECT_EQ(vector_of(b["data"][1]), hello) << "listed or alone, the same vector";
+  EXPECT_NE(vector_of(b["data"][0]), hello);
+  Json c = Json::parse(server->Post("/v1/embeddings", R"({"input": "Hello", "encoding_format": "base64"})").body);
+  const std::string b64 = c["data"][0]["embedding"].get<std::string>();
+  std::string bytes;
+  for (size_t i = 0; i + 3 < b64.size(); i += 4) {  // RFC 4648, by hand: 64 floats are 256 bytes
+    uint32_t chunk = 0;
+    for (int k = 0; k < 4; ++k) {
+      const char ch = b64[i + static_cast<size_t>(k)];
+      const size_t at = std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/").find(ch);
+      chunk = chunk << 6 | static_cast<uint32_t>(at == std::string::npos ? 0 : at);
+    }
+    for (int k = 2; k >= 0; --k) bytes += static_cast<char>((chunk >> (8 * k)) & 0xFF);
+  }
+  ASSERT_GE(bytes.size(), 256u);
+  std::vector<float> decoded(64);
+  std::memcpy(decoded.data(), bytes.data(), 256);
+  EXPECT_EQ(decoded, hello);
+  EXPECT_EQ(server->Post("/v1/embeddings", R"({"input": "x", "dimensions": 8})").status, 400);
+  EXPECT_EQ(Json::parse(server->Post("/v1/embeddings", R"({"input": []})").body)["error"]["param"], "input");
+  std::string error;
+  auto last = ServeProcess::Start(VT_SERVE_BIN, {"-m", *dir_ + "/m.gguf", "-t", "1", "--pooling", "last"}, &error);
+  ASSERT_TRUE(last) << error;
+  EXPECT_NE(vector_of(Json::parse(last->Post("/v1/embeddings", R"({"input": "Hello"})").body)["data"][0]), hello) << "last is not mean";
 }
 
 }  // namespace

@@ -68,6 +68,7 @@ TEST_F(VtServeClients, OpenAiToolCallsAreMadeAndTheirResultsAnswered) { Check("t
 TEST_F(VtServeClients, OpenAiLogprobsHaveAnEntryPerToken) { Check("logprobs"); }
 TEST_F(VtServeClients, OpenAiResponsesWholeAndStreamedAgree) { Check("responses"); }
 TEST_F(VtServeClients, OpenAiResponsesParseAndCallFunctions) { Check("responses-structured"); }
+TEST_F(VtServeClients, OpenAiEmbeddingsAreUnitVectorsWhicheverEncoding) { Check("embeddings"); }
 TEST_F(VtServeClients, AiSdkGenerateTextAndStreamTextAgree) { Check("ai-text"); }
 TEST_F(VtServeClients, AiSdkGenerateObjectGivesTheSchemasObject) { Check("ai-object"); }
 

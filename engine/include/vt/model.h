@@ -104,6 +104,9 @@ class Model {
   // logits of its last n_logits positions ([n_vocab, n_logits]), in order. Each cache advances
   // by its entry's tokens.
   StatusOr<std::vector<std::vector<float>>> ForwardBatch(const std::vector<BatchEntry>& batch);
+  // As Forward, but each position's last hidden state after the final norm, before the output
+  // projection ([n_embd, T]): what embeddings are pooled from.
+  StatusOr<std::vector<float>> Hiddens(const std::vector<int32_t>& tokens, KvCache& cache);
 
  private:
   Model() = default;
@@ -127,6 +130,7 @@ class Model {
   };
   Status WriteKv(const Tensor& src, const Segment& s, Tensor& cache);
   Status CheckBatch(const std::vector<BatchEntry>& batch) const;
+  Status CheckTokens(const std::vector<int32_t>& tokens, const KvCache& cache, const char* who) const;
   StatusOr<Tensor> Hidden(const std::vector<int32_t>& tokens, std::vector<Segment>& segments);
   Status PagedRows(Segment& s);
   Status CheckBlocks(const KvCache& c, const std::string& entry) const;

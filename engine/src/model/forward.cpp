@@ -250,17 +250,36 @@ StatusOr<std::vector<float>> Model::Logits(const Tensor& x) {
   return out;
 }
 
-StatusOr<std::vector<float>> Model::Forward(const std::vector<int32_t>& tokens, KvCache& cache, bool all_logits) {
-  int64_t t = static_cast<int64_t>(tokens.size());
-  if (t == 0) return Status(StatusCode::kInvalidArgument, "Forward: no tokens");
-  if (cache.n_past + t > cache.n_ctx) return Status(StatusCode::kOutOfRange, "Forward: the KV cache is full");
-  VT_RETURN_IF_ERROR(CheckBlocks(cache, "Forward: "));
+// What Forward and Hiddens take: some tokens, each in the vocabulary, that fit the cache.
+Status Model::CheckTokens(const std::vector<int32_t>& tokens, const KvCache& cache, const char* who) const {
+  const int64_t t = static_cast<int64_t>(tokens.size());
+  if (t == 0) return Status(StatusCode::kInvalidArgument, std::string(who) + ": no tokens");
+  if (cache.n_past + t > cache.n_ctx) return Status(StatusCode::kOutOfRange, std::string(who) + ": the KV cache is full");
+  VT_RETURN_IF_ERROR(CheckBlocks(cache, std::string(who) + ": "));
   for (int32_t id : tokens) {
-    if (id < 0 || id >= hp_.n_vocab) return Status(StatusCode::kInvalidArgument, "Forward: token id " + std::to_string(id) + " out of range");
+    if (id < 0 || id >= hp_.n_vocab) return Status(StatusCode::kInvalidArgument, std::string(who) + ": token id " + std::to_string(id) + " out of range");
   }
+  return Status();
+}
+
+StatusOr<std::vector<float>> Model::Forward(const std::vector<int32_t>& tokens, KvCache& cache, bool all_logits) {
+  VT_RETURN_IF_ERROR(CheckTokens(tokens, cache, "Forward"));
+  const int64_t t = static_cast<int64_t>(tokens.size());
   std::vector<Segment> segments{Segment{&cache, 0, t, {}}};
   VT_ASSIGN(x, Hidden(tokens, segments));
   return Logits(all_logits ? x : View(x, {hp_.n_embd, 1, 1, 1}, x.nb, (t - 1) * x.nb[1]));
+}
+
+StatusOr<std::vector<float>> Model::Hiddens(const std::vector<int32_t>& tokens, KvCache& cache) {
+  VT_RETURN_IF_ERROR(CheckTokens(tokens, cache, "Hiddens"));
+  std::vector<Segment> segments{Segment{&cache, 0, static_cast<int64_t>(tokens.size()), {}}};
+  VT_ASSIGN(x, Hidden(tokens, segments));
+  Backend& b = *engine_.q.backend;
+  Graph g(b);
+  VT_ASSIGN(n, NormMul(g, x, output_norm_, hp_.rms_eps));
+  std::vector<float> out(static_cast<size_t>(n.NumElements()));
+  VT_RETURN_IF_ERROR(b.CopyOut(out.data(), n.data, n.ByteSize()));
+  return out;
 }
 
 Status Model::CheckBatch(const std::vector<BatchEntry>& batch) const {

@@ -14,6 +14,7 @@
 
 #include "api_response.h"
 #include "client_text.h"
+#include "embeddings_api.h"
 #include "generation.h"
 #include "responses_api.h"
 #include "connection_threads.h"
@@ -271,6 +272,27 @@ void Responses(ServeEngine& engine, std::atomic<int>& in_flight, const std::atom
                                    [streamer](bool success) { streamer->Released(success); });
 }
 
+// POST /v1/embeddings: each input's vector, computed by the engine thread between steps.
+void Embeddings(ServeEngine& engine, std::atomic<int>& in_flight, const std::atomic<bool>& draining, const httplib::Request& req,
+                httplib::Response& res) {
+  Counted handling(in_flight);
+  if (draining) return SendError(res, ApiError{503, "the server is shutting down", "", "ServiceUnavailableError"});
+  ApiError error;
+  auto r = ParseEmbeddings(req.body, engine.options().served_name, &error);
+  if (!r) return SendError(res, error);
+  std::vector<std::vector<float>> vectors;
+  int64_t tokens = 0;
+  for (const ServeRequest::Prompt& input : r->inputs) {
+    int64_t n = 0;
+    auto v = engine.Embed(input, &n);
+    if (auto* e = std::get_if<ApiError>(&v)) return SendError(res, *e);
+    vectors.push_back(std::move(std::get<std::vector<float>>(v)));
+    tokens += n;
+  }
+  LogLine("embeddings inputs=" + std::to_string(vectors.size()) + " prompt=" + std::to_string(tokens) + " pooling=" + engine.pooling());
+  res.set_content(Dump(EmbeddingsResponse(*r, vectors, tokens)), "application/json");
+}
+
 // A request framed two ways (Content-Lengths that differ, one that is not a number, one beside
 // Transfer-Encoding): where the next request starts would be a guess, so it is refused.
 std::string FramingError(const httplib::Request& req) {
@@ -298,7 +320,7 @@ bool Exceeds(const std::string& digits, size_t limit) {
 // than "no route").
 const char* MethodOf(const std::string& path) {
   static const std::pair<const char*, const char*> kRoutes[] = {
-      {"/v1/completions", "POST"}, {"/v1/chat/completions", "POST"}, {"/v1/responses", "POST"}, {"/tokenize", "POST"}, {"/detokenize", "POST"},
+      {"/v1/completions", "POST"}, {"/v1/chat/completions", "POST"}, {"/v1/responses", "POST"}, {"/v1/embeddings", "POST"}, {"/tokenize", "POST"}, {"/detokenize", "POST"},
       {"/v1/models", "GET"},       {"/health", "GET"},               {"/metrics", "GET"}};
   for (const auto& [route, method] : kRoutes) {
     if (path == route) return method;
@@ -424,6 +446,7 @@ void HttpServer::Routes() {
   });
   s.Post("/v1/completions", [this](const httplib::Request& req, httplib::Response& res) { Generate(engine_, Endpoint::kCompletions, in_flight_, draining_, req, res); });
   s.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) { Generate(engine_, Endpoint::kChat, in_flight_, draining_, req, res); });
+  s.Post("/v1/embeddings", [this](const httplib::Request& req, httplib::Response& res) { Embeddings(engine_, in_flight_, draining_, req, res); });
   s.Post("/v1/responses", [this](const httplib::Request& req, httplib::Response& res) { Responses(engine_, in_flight_, draining_, req, res); });
   s.Post("/tokenize", [this](const httplib::Request& req, httplib::Response& res) { Tokenize(engine_, false, req, res); });
   s.Post("/detokenize", [this](const httplib::Request& req, httplib::Response& res) { Tokenize(engine_, true, req, res); });

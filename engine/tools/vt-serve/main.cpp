@@ -21,7 +21,7 @@
 namespace {
 
 struct Flags {
-  std::string model, served_name, chat_template, device = "cpu", tool_call_parser;
+  std::string model, served_name, chat_template, device = "cpu", tool_call_parser, pooling;
   int64_t max_model_len = 0;
   int threads = 0;
   vtserve::HttpOptions http;
@@ -115,7 +115,7 @@ int Run(Flags f) {
   if (!kv_dtype.ok()) return Fail(kv_dtype.status().message(), 2);
   vtserve::ServeOptions o{f.served_name.empty() ? f.model : f.served_name, f.max_model_len, f.max_queued, "",
                           f.max_num_seqs, f.max_num_batched_tokens, !f.no_warmup, f.kv_cache_memory_bytes, f.block_size, f.prefix_caching,
-                          kv_dtype.value(), f.device == "cpu", {}, f.tool_call_parser};
+                          kv_dtype.value(), f.device == "cpu", {}, f.tool_call_parser, f.pooling};
   if (!f.chat_template.empty()) {
     std::ifstream in(f.chat_template, std::ios::binary);
     std::stringstream text;
@@ -211,6 +211,8 @@ int main(int argc, char** argv) {
   app.add_option("--chat-template", f.chat_template, "Chat template file (default: the model's)");
   app.add_option("--tool-call-parser", f.tool_call_parser, "How the model writes tool calls: hermes or llama3_json (default: told by the chat template)")
       ->check(CLI::IsMember({"hermes", "llama3_json"}));
+  app.add_option("--pooling", f.pooling, "How /v1/embeddings pools the hidden states: mean, last or cls (default: the file's, else mean)")
+      ->check(CLI::IsMember({"mean", "last", "cls"}));
   app.add_option("--max-num-seqs", f.max_num_seqs, "Sequences run together (default 8)")->check(CLI::Range(1, 4096));
   app.add_option("--max-num-batched-tokens", f.max_num_batched_tokens, "Tokens per step (default 2048)")->check(CLI::Range(1, 1 << 24));
   app.add_option("--max-queued-requests", f.max_queued, "Requests waiting at most; more get 503")->check(CLI::Range(0, 1 << 20));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <fstream>
 
 #include "json_value.h"
@@ -80,6 +81,30 @@ vt::StatusOr<SpecOptions> MakeSpec(const ServeOptions& o, vt::Model* draft, cons
   return spec;
 }
 
+// The pooling the file asks for (`ARCH.pooling_type`, llama.cpp's: 1 mean, 2 cls, 3 last), else mean.
+std::string FilePooling(const vt::GgufFile& file) {
+  const vt::GgufValue* arch = file.Find("general.architecture");
+  const vt::GgufValue* type = arch && arch->AsString() ? file.Find(*arch->AsString() + ".pooling_type") : nullptr;
+  const int64_t t = type && type->AsInt() ? *type->AsInt() : 1;
+  return t == 2 ? "cls" : t == 3 ? "last" : "mean";
+}
+
+// [n_embd, T] hidden states pooled into one vector of unit length.
+std::vector<float> Pool(const std::vector<float>& hidden, int64_t n_embd, const std::string& pooling) {
+  const int64_t t = static_cast<int64_t>(hidden.size()) / n_embd;
+  std::vector<double> sum(static_cast<size_t>(n_embd), 0.0);
+  const int64_t first = pooling == "last" ? t - 1 : 0, last = pooling == "cls" ? 1 : t;
+  for (int64_t p = first; p < last; ++p) {
+    for (int64_t i = 0; i < n_embd; ++i) sum[static_cast<size_t>(i)] += hidden[static_cast<size_t>(p * n_embd + i)];
+  }
+  double norm = 0;
+  for (double v : sum) norm += v * v;
+  norm = std::sqrt(norm);
+  std::vector<float> out(sum.size());
+  for (size_t i = 0; i < sum.size(); ++i) out[i] = static_cast<float>(norm > 0 ? sum[i] / norm : 0.0);
+  return out;
+}
+
 }  // namespace
 
 vt::StatusOr<std::unique_ptr<ServeEngine>> ServeEngine::Start(std::shared_ptr<const vt::GgufFile> file,
@@ -113,6 +138,7 @@ ServeEngine::ServeEngine(std::shared_ptr<const vt::GgufFile> file, std::unique_p
       batcher_(*model_, tokenizer_, std::move(pool), KvOptions{info.n_blocks, info.block_size, options_.prefix_caching},
                vt::serve::SchedulerConfig{options_.max_num_seqs, options_.max_num_batched_tokens}, metrics_, std::move(spec)) {
   tool_format_ = options_.tool_call_parser.empty() ? DetectToolFormat(options_.chat_template) : ToolFormatNamed(options_.tool_call_parser);
+  pooling_ = options_.pooling.empty() ? FilePooling(*file_) : options_.pooling;
   std::promise<vt::Status> warmed;
   warmed_ = warmed.get_future();
   // The warm-up runs on the engine thread: the buffers it makes are that thread's own.
@@ -242,6 +268,43 @@ std::variant<std::shared_ptr<Job>, ApiError> ServeEngine::Submit(const ServeRequ
   return job;
 }
 
+std::variant<std::vector<float>, ApiError> ServeEngine::Embed(const ServeRequest::Prompt& prompt, int64_t* tokens) {
+  ServeRequest r;
+  r.prompts = {prompt};
+  auto ids = PromptOf(r);
+  if (auto* e = std::get_if<ApiError>(&ids)) return e->param = "input", *e;
+  EmbedTask task{std::move(std::get<std::vector<int32_t>>(ids)), {}};
+  *tokens = static_cast<int64_t>(task.tokens.size());
+  if (task.tokens.empty()) return ApiError{400, "the input is empty", "input"};
+  if (*tokens > options_.max_model_len) {
+    return ApiError{400, "the input is " + std::to_string(*tokens) + " tokens, more than the context (" + std::to_string(options_.max_model_len) + ")", "input"};
+  }
+  auto result = task.done.get_future();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stop_) return ApiError{503, "the server is shutting down", "", "ServiceUnavailableError"};
+    embeds_.push_back(&task);
+  }
+  wake_.notify_all();
+  auto hidden = result.get();
+  if (!hidden.ok()) return ApiError{500, hidden.status().message(), "", "InternalServerError"};
+  return Pool(hidden.value(), model_->hparams().n_embd, pooling_);
+}
+
+// The embeddings asked for since the last step, each in a cache of its own (the serving pool's
+// blocks are the requests'), without the lock.
+void ServeEngine::RunEmbeddings(std::unique_lock<std::mutex>& lock) {
+  while (!embeds_.empty()) {
+    EmbedTask* task = embeds_.front();
+    embeds_.pop_front();
+    lock.unlock();
+    auto cache = model_->NewCache(static_cast<int64_t>(task->tokens.size()), options_.kv_dtype);
+    if (!cache.ok()) task->done.set_value(cache.status());
+    else task->done.set_value(model_->Hiddens(task->tokens, cache.value()));
+    lock.lock();
+  }
+}
+
 // A request that ends before it runs: aborted, and counted as the running ones are.
 void ServeEngine::Abort(Job& job) {
   const double waited = std::chrono::duration<double>(Job::Clock::now() - job.arrived).count();
@@ -266,6 +329,7 @@ void ServeEngine::UpdateGauges() {
 void ServeEngine::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
+    RunEmbeddings(lock);
     DropCancelled();
     while (!waiting_.empty() && !batcher_.Full()) {
       running_.push_back(waiting_.front());
@@ -277,7 +341,7 @@ void ServeEngine::Loop() {
     UpdateGauges();
     if (stop_) return;
     if (batcher_.Empty()) {
-      wake_.wait(lock, [this] { return stop_ || !waiting_.empty(); });
+      wake_.wait(lock, [this] { return stop_ || !waiting_.empty() || !embeds_.empty(); });
       continue;
     }
     lock.unlock();

@@ -41,6 +41,7 @@ struct ServeOptions {
   bool kv_on_host = true;                // the pool is host memory (--device cpu): bounded by MemAvailable
   vt::SpeculativeConfig speculative;     // --speculative-config (a draft model's is Start's `draft`)
   std::string tool_call_parser;          // --tool-call-parser; empty: told by the chat template
+  std::string pooling;                   // --pooling mean, last or cls; empty: the file's, else mean
 };
 
 // The KV pool Start made, for the start-up line.
@@ -64,6 +65,11 @@ class ServeEngine {
 
   // Tokenizes and queues `r`, or says why not (a prompt past the context: 400; full: 503).
   std::variant<std::shared_ptr<Job>, ApiError> Submit(const ServeRequest& r);
+  // An embedding (POST /v1/embeddings): the prompt's final hidden states pooled and
+  // L2-normalized, run on the engine thread between steps; or a 400 (too long, unencodable).
+  // `*tokens`: the prompt's.
+  std::variant<std::vector<float>, ApiError> Embed(const ServeRequest::Prompt& prompt, int64_t* tokens);
+  const std::string& pooling() const { return pooling_; }
   // Shutting down: running requests stop at their next token, waiting ones end as "abort".
   void CancelAll();
   const vt::Tokenizer& tokenizer() const { return tokenizer_; }
@@ -82,6 +88,11 @@ class ServeEngine {
   void Abort(Job& job);
   void Loop();
   void UpdateGauges();  // callers hold mutex_
+  struct EmbedTask {
+    std::vector<int32_t> tokens;
+    std::promise<vt::StatusOr<std::vector<float>>> done;
+  };
+  void RunEmbeddings(std::unique_lock<std::mutex>& lock);  // the engine thread's, lock held on entry
 
   std::shared_ptr<const vt::GgufFile> file_;
   std::unique_ptr<vt::Model> model_;
@@ -95,6 +106,8 @@ class ServeEngine {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::shared_ptr<Job>> waiting_;
+  std::deque<EmbedTask*> embeds_;
+  std::string pooling_ = "mean";
   std::vector<std::shared_ptr<Job>> running_;  // admitted and not yet done
   bool stop_ = false;
   double warmup_ms_ = -1;          // written by the engine thread before warmed_ is set
