@@ -192,6 +192,11 @@ TEST_F(VtServeApi, TheResponsesApiRefusesWhatItCannotDoNamingItsOwnFields) {
   EXPECT_EQ(r["status"], "incomplete");
   EXPECT_EQ(r["incomplete_details"]["reason"], "max_output_tokens");
   EXPECT_EQ(r["usage"]["output_tokens"], 2);
+  HttpReply instructed = chat->Post("/v1/responses", R"({"input": "Hi", "instructions": "Be brief.", "max_output_tokens": 1})");
+  HttpReply plain = chat->Post("/v1/responses", R"({"input": "Hi", "max_output_tokens": 1})");
+  const int system = Json::parse(chat->Post("/tokenize", R"({"prompt": "[system]Be brief.", "add_special_tokens": false})").body)["count"];
+  EXPECT_EQ(Json::parse(instructed.body)["usage"]["input_tokens"].get<int>(), Json::parse(plain.body)["usage"]["input_tokens"].get<int>() + system)
+      << "the instructions are a system message: [system]Be brief.";
   EXPECT_EQ(server->Get("/v1/responses").status, 405);
 }
 
