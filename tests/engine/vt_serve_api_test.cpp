@@ -197,6 +197,12 @@ TEST_F(VtServeApi, TheResponsesApiRefusesWhatItCannotDoNamingItsOwnFields) {
   const int system = Json::parse(chat->Post("/tokenize", R"({"prompt": "[system]Be brief.", "add_special_tokens": false})").body)["count"];
   EXPECT_EQ(Json::parse(instructed.body)["usage"]["input_tokens"].get<int>(), Json::parse(plain.body)["usage"]["input_tokens"].get<int>() + system)
       << "the instructions are a system message: [system]Be brief.";
+  // Fields there with another type than the answer echoes (null) are no crash (scripts/fuzz-serve's
+  // find: the streamed response read "temperature": null as a number and the server aborted).
+  HttpReply nulls = chat->Post("/v1/responses", R"({"input": "Hi", "temperature": null, "top_p": null, "tool_choice": null,
+    "parallel_tool_calls": null, "max_output_tokens": 2, "stream": true})");
+  EXPECT_NE(nulls.body.find("event: response.incomplete"), std::string::npos) << nulls.body;
+  EXPECT_EQ(chat->Get("/health").status, 200);
   EXPECT_EQ(server->Get("/v1/responses").status, 405);
 }
 

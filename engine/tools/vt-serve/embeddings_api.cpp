@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "json_fields.h"
+
 namespace vtserve {
 namespace {
 
@@ -62,7 +64,7 @@ std::optional<EmbeddingsRequest> ParseEmbeddings(const std::string& body, const 
   } else {
     return *error = Bad("input", std::string(shapes) + " (1 to 2048 of them)"), std::nullopt;
   }
-  const std::string format = j.value("encoding_format", "float");
+  const std::string format = j.contains("encoding_format") && !j["encoding_format"].is_null() ? StringField(j, "encoding_format", "?") : "float";
   if (format != "float" && format != "base64") return *error = Bad("encoding_format", "encoding_format must be float or base64"), std::nullopt;
   r.base64 = format == "base64";
   return r;

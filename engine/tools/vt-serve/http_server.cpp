@@ -161,8 +161,14 @@ class Streamer {
   bool Next(httplib::DataSink& sink) {
     if (!sink.is_writable()) return Abandon();
     bool done = false;
-    std::string events = generation_->Events(std::chrono::milliseconds(100), &done);
-    if (translate_ && !events.empty()) events = translate_(events);
+    std::string events;
+    try {  // a bug of ours ends this stream, never the server (httplib catches only in routing)
+      events = generation_->Events(std::chrono::milliseconds(100), &done);
+      if (translate_ && !events.empty()) events = translate_(events);
+    } catch (const std::exception& e) {
+      LogLine(std::string("internal error while streaming: ") + e.what());
+      return Abandon();
+    }
     if (!events.empty() && !sink.write(events.data(), events.size())) return Abandon();
     if (!done) return true;
     finished_ = true;  // the whole answer is written
@@ -426,6 +432,17 @@ void HttpServer::Routes() {
     return httplib::Server::HandlerResponse::Handled;
   });
   s.set_error_handler(AnswerHttpError);
+  // A handler that throws (a bug of ours) answers 500 with the error object, logged.
+  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr thrown) {
+    std::string what = "unknown";
+    try {
+      std::rethrow_exception(thrown);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    SendError(res, ApiError{500, "internal error: " + what, "", "InternalServerError"});
+  });
   s.Get("/health", [](const httplib::Request&, httplib::Response& res) { res.status = 200; });
   auto model = [this] {
     return Json{{"id", engine_.options().served_name}, {"object", "model"}, {"created", NewHead(Endpoint::kCompletions, "").created},

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "client_text.h"
+#include "json_fields.h"
 
 namespace vtserve {
 namespace {
@@ -32,21 +33,21 @@ std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_hand
 bool ItemToMessages(const Ordered& item, size_t i, Ordered& messages, ApiError* e) {
   const std::string where = "input[" + std::to_string(i) + "]";
   if (!item.is_object()) return *e = Bad(where, where + " must be an object"), false;
-  const std::string type = item.value("type", item.contains("role") ? "message" : "");
+  const std::string type = StringField(item, "type", item.contains("role") ? "message" : "");
   if (type == "message") {
     if (!item.contains("role") || !item["role"].is_string()) return *e = Bad(where + ".role", where + ".role must be a string"), false;
     Ordered content = item.contains("content") ? item["content"] : Ordered("");
     if (content.is_array()) {  // input_text / output_text parts, as chat's text parts
       for (auto& part : content) {
-        if (part.is_object() && (part.value("type", "") == "input_text" || part.value("type", "") == "output_text")) part["type"] = "text";
+        if (StringField(part, "type") == "input_text" || StringField(part, "type") == "output_text") part["type"] = "text";
       }
     }
     messages.push_back({{"role", item["role"]}, {"content", content}});
     return true;
   }
   if (type == "function_call") {
-    Ordered call = {{"id", item.value("call_id", "")}, {"type", "function"},
-                    {"function", {{"name", item.value("name", "")}, {"arguments", item.value("arguments", "{}")}}}};
+    Ordered call = {{"id", StringField(item, "call_id")}, {"type", "function"},
+                    {"function", {{"name", StringField(item, "name")}, {"arguments", StringField(item, "arguments", "{}")}}}};
     if (!messages.empty() && messages.back()["role"] == "assistant" && messages.back().contains("tool_calls")) {
       messages.back()["tool_calls"].push_back(call);
     } else {
@@ -56,7 +57,7 @@ bool ItemToMessages(const Ordered& item, size_t i, Ordered& messages, ApiError* 
   }
   if (type == "function_call_output") {
     const Ordered& out = item.contains("output") ? item["output"] : Ordered("");
-    messages.push_back({{"role", "tool"}, {"tool_call_id", item.value("call_id", "")}, {"content", out.is_string() ? out.get<std::string>() : out.dump()}});
+    messages.push_back({{"role", "tool"}, {"tool_call_id", StringField(item, "call_id")}, {"content", out.is_string() ? out.get<std::string>() : out.dump()}});
     return true;
   }
   return *e = Bad(where + ".type", where + ".type " + (type.empty() ? "(none)" : "\"" + type + "\"") + " is not supported"), false;
@@ -87,9 +88,9 @@ bool Messages(const Ordered& j, Ordered& chat, ApiError* e) {
 bool FormatAndTools(const Ordered& j, Ordered& chat, ApiError* e) {
   if (j.contains("text") && j["text"].is_object() && j["text"].contains("format")) {
     const Ordered& f = j["text"]["format"];
-    const std::string type = f.is_object() ? f.value("type", "") : "";
+    const std::string type = StringField(f, "type");
     if (type == "json_object") chat["response_format"] = {{"type", "json_object"}};
-    else if (type == "json_schema") chat["response_format"] = {{"type", "json_schema"}, {"json_schema", {{"name", f.value("name", "output")}, {"schema", f.contains("schema") ? f["schema"] : Ordered::object()}}}};
+    else if (type == "json_schema") chat["response_format"] = {{"type", "json_schema"}, {"json_schema", {{"name", StringField(f, "name", "output")}, {"schema", f.contains("schema") ? f["schema"] : Ordered::object()}}}};
     else if (type != "text") return *e = Bad("text.format", "text.format.type must be text, json_object or json_schema"), false;
   }
   if (j.contains("tools") && !j["tools"].is_null()) {
@@ -97,7 +98,7 @@ bool FormatAndTools(const Ordered& j, Ordered& chat, ApiError* e) {
     Ordered tools = Ordered::array();
     for (size_t i = 0; i < j["tools"].size(); ++i) {
       const Ordered& t = j["tools"][i];
-      if (!t.is_object() || t.value("type", "") != "function") return *e = Bad("tools[" + std::to_string(i) + "]", "only function tools are supported"), false;
+      if (StringField(t, "type") != "function") return *e = Bad("tools[" + std::to_string(i) + "]", "only function tools are supported"), false;
       Ordered f = t;
       f.erase("type");
       tools.push_back({{"type", "function"}, {"function", f}});
@@ -132,7 +133,7 @@ std::variant<std::string, ApiError> ResponsesToChat(const std::string& body) {
            {"user", "user"}, {"parallel_tool_calls", "parallel_tool_calls"}, {"stream", "stream"}}) {
     if (j.contains(from)) chat[to] = j[from];
   }
-  if (j.value("stream", false)) chat["stream_options"] = {{"include_usage", true}};
+  if (Field(j, "stream", Ordered(false)) == true) chat["stream_options"] = {{"include_usage", true}};
   return chat.dump();
 }
 
@@ -154,11 +155,11 @@ Json ResponseFromChat(const Json& chat, const Json& request) {
   return {{"id", "resp_" + chat_id.substr(chat_id.find('-') + 1)}, {"object", "response"}, {"created_at", chat["created"]},
           {"status", cut ? "incomplete" : "completed"}, {"error", nullptr},
           {"incomplete_details", cut ? Json{{"reason", "max_output_tokens"}} : Json()}, {"model", chat["model"]},
-          {"instructions", request.value("instructions", Json())}, {"max_output_tokens", request.value("max_output_tokens", Json())},
-          {"output", output}, {"parallel_tool_calls", request.value("parallel_tool_calls", true)},
-          {"temperature", request.value("temperature", 1.0)}, {"top_p", request.value("top_p", 1.0)},
-          {"tool_choice", request.value("tool_choice", Json("auto"))}, {"tools", request.value("tools", Json::array())},
-          {"text", request.value("text", Json{{"format", {{"type", "text"}}}})}, {"metadata", request.value("metadata", Json::object())},
+          {"instructions", Field(request, "instructions", Json())}, {"max_output_tokens", Field(request, "max_output_tokens", Json())},
+          {"output", output}, {"parallel_tool_calls", Field(request, "parallel_tool_calls", Json(true))},
+          {"temperature", Field(request, "temperature", Json(1.0))}, {"top_p", Field(request, "top_p", Json(1.0))},
+          {"tool_choice", Field(request, "tool_choice", Json("auto"))}, {"tools", Field(request, "tools", Json::array())},
+          {"text", Field(request, "text", Json{{"format", {{"type", "text"}}}})}, {"metadata", Field(request, "metadata", Json::object())},
           {"store", false},
           {"usage", {{"input_tokens", u["prompt_tokens"]}, {"output_tokens", u["completion_tokens"]}, {"total_tokens", u["total_tokens"]},
                      {"input_tokens_details", {{"cached_tokens", 0}}}, {"output_tokens_details", {{"reasoning_tokens", 0}}}}}};
@@ -171,7 +172,7 @@ std::string ResponseStream::Event(Json data) {
 
 // The response so far, as a whole one would read (no usage until it is known).
 Json ResponseStream::Snapshot(const std::string& status) const {
-  Json chat = {{"id", id_.substr(5)}, {"created", created_}, {"model", request_.value("model", "")},
+  Json chat = {{"id", id_.substr(5)}, {"created", created_}, {"model", Field(request_, "model", Json(""))},
                {"choices", {{{"finish_reason", finish_ == "length" ? "length" : "stop"}, {"message", {{"content", ""}}}}}},
                {"usage", usage_.is_null() ? Json{{"prompt_tokens", 0}, {"completion_tokens", 0}, {"total_tokens", 0}} : usage_}};
   Json r = ResponseFromChat(chat, request_);

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <random>
 
+#include "json_fields.h"
 #include "json_schema_grammar.h"
 
 namespace vtserve {
@@ -49,7 +50,7 @@ std::optional<ToolCall> CallOf(const std::string& text) {
 
 bool ReadTool(const Ordered& tool, size_t i, ApiError* e) {
   const std::string where = "tools[" + std::to_string(i) + "]";
-  if (!tool.is_object() || tool.value("type", "") != "function" || !tool.contains("function") || !tool["function"].is_object()) {
+  if (StringField(tool, "type") != "function" || !tool.contains("function") || !tool["function"].is_object()) {
     return *e = Bad(where, where + " must be {\"type\": \"function\", \"function\": {...}}"), false;
   }
   const Ordered& f = tool["function"];
@@ -70,7 +71,7 @@ bool ReadToolChoice(const Json& j, ServeRequest* r, ApiError* e) {
     const std::string c = it->get<std::string>();
     if (c != "none" && c != "auto" && c != "required") return *e = Bad("tool_choice", "tool_choice must be none, auto, required or a function"), false;
     r->tool_choice = c;
-  } else if (it->is_object() && it->value("type", "") == "function" && it->contains("function") && (*it)["function"].is_object() &&
+  } else if (StringField(*it, "type") == "function" && it->contains("function") && (*it)["function"].is_object() &&
              (*it)["function"].contains("name") && (*it)["function"]["name"].is_string()) {
     r->tool_choice = "function";
     r->tool_name = (*it)["function"]["name"].get<std::string>();
