@@ -155,6 +155,20 @@ TEST(JsonSchemaGrammar, WhatTheGrammarCannotSayIsRefusedWithItsPlace) {
             "schema.pattern: regex at offset 0: lookaround and inline flags are not supported");
 }
 
+// 3,000 optional properties: the grammar grows with the members, not with their square.
+TEST(JsonSchemaGrammar, ManyPropertiesMakeAGrammarOfTheirSize) {
+  Json props = Json::object();
+  for (int i = 0; i < 3000; ++i) props["p" + std::to_string(i)] = {{"type", "boolean"}};
+  Json schema = {{"type", "object"}, {"properties", props}};
+  auto gbnf = JsonSchemaToGbnf(schema, "schema");
+  ASSERT_TRUE(gbnf.ok());
+  EXPECT_LT(gbnf.value().size(), 1000000u);
+  auto g = vt::Grammar::FromGbnf(gbnf.value());
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_TRUE(Matches(g.value(), R"({"p5": true, "p2999": false})"));
+  EXPECT_FALSE(Matches(g.value(), R"({"p2999": false, "p5": true})"));
+}
+
 TEST(JsonSchemaGrammar, AnyJsonObjectIsAnObjectOfAnyValues) {
   auto g = vt::Grammar::FromGbnf(AnyJsonGbnf(true));
   ASSERT_TRUE(g.ok()) << g.status().message();

@@ -143,6 +143,11 @@ TEST_F(VtServeStructured, BadConstraintsAre400sNamingTheirField) {
       {R"("logit_bias": {"5": 101})", "logit_bias"},
       {R"("logit_bias": {"999999": 1})", "logit_bias"},
       {R"("logprobs": 21)", "logprobs"},
+      // An outside tester's: nesting that overflowed the parsers' stacks.
+      {R"("structured_outputs": {"json": ")" + std::string(5000, '[') + std::string(5000, ']') + R"("})", "structured_outputs.json"},
+      {R"("structured_outputs": {"regex": ")" + std::string(5000, '(') + "a" + std::string(5000, ')') + R"("})", "structured_outputs.regex"},
+      {R"("structured_outputs": {"grammar": "root ::= )" + std::string(5000, '(') + "x" + std::string(5000, ')') + R"(\nx ::= \"a\""})",
+       "structured_outputs.grammar"},
   };
   for (const auto& [fields, param] : cases) {
     HttpReply r = server->Post("/v1/completions", R"({"prompt": "x", "max_tokens": 4, )" + fields + "}");

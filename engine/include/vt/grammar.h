@@ -49,16 +49,16 @@ class GrammarAutomaton {
  public:
   using State = int32_t;
   static constexpr State kDead = -1;
-  static constexpr size_t kMaxStacks = 4096;  // per state: past it the grammar is too ambiguous
+  static constexpr size_t kMaxStacks = 32768;  // per state: past it the grammar is too ambiguous (3,000 optional members make 6,000)
 
   explicit GrammarAutomaton(std::shared_ptr<const Grammar> grammar);
   State start() const { return start_; }
   // The state after `byte`, or kDead when no stack takes it (or status() failed).
   State Advance(State s, uint8_t byte);
   // The grammar may end here (the root rule is complete).
-  bool Accepting(State s) const { return states_[static_cast<size_t>(s)].accepting; }
+  bool Accepting(State s) const { return s >= 0 && states_[static_cast<size_t>(s)].accepting; }
   // Some stack still takes a byte.
-  bool CanContinue(State s) const { return !states_[static_cast<size_t>(s)].tops.empty(); }
+  bool CanContinue(State s) const { return s >= 0 && !states_[static_cast<size_t>(s)].tops.empty(); }
   const Status& status() const { return status_; }
   size_t num_states() const { return states_.size(); }
 
@@ -74,7 +74,8 @@ class GrammarAutomaton {
     size_t operator()(const std::vector<int32_t>& v) const;
   };
   int32_t Intern(int32_t pos, int32_t parent);
-  void Expand(int32_t pos, int32_t parent, std::vector<int32_t>* tops, bool* accepting);
+  void Expand(int32_t pos, int32_t parent, std::vector<int32_t>* tops, bool* accepting, int depth = 0);
+  static constexpr int kMaxDepth = 20000;  // rules opened before a byte, each a frame of Expand (~3 MB at most)
   State InternState(std::vector<int32_t> tops, bool accepting);
 
   std::shared_ptr<const Grammar> grammar_;

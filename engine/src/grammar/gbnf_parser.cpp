@@ -10,6 +10,7 @@ using grammar::Alternative;
 using grammar::GrammarBuilder;
 
 constexpr int kMaxRepeat = 10000;  // {m,n} past this would make rules by the thousands
+constexpr int kMaxNesting = 256;   // groups in groups: the parser and the automaton recurse
 
 bool NameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; }
 
@@ -36,13 +37,16 @@ class GbnfParser {
   }
 
  private:
+  // "line L, column C: " of `at`, counted on from the last place asked for: parsing goes
+  // forward, so a grammar of a million bytes is counted once (counting from the start for
+  // each rule reference took minutes, an outside tester's find).
   std::string Where(size_t at) const {
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < at && i < text_.size(); ++i) {
-      if (text_[i] == '\n') ++line, col = 1;
-      else ++col;
+    if (at < where_at_) where_at_ = 0, where_line_ = 1, where_col_ = 1;
+    for (; where_at_ < at && where_at_ < text_.size(); ++where_at_) {
+      if (text_[where_at_] == '\n') ++where_line_, where_col_ = 1;
+      else ++where_col_;
     }
-    return "line " + std::to_string(line) + ", column " + std::to_string(col) + ": ";
+    return "line " + std::to_string(where_line_) + ", column " + std::to_string(where_col_) + ": ";
   }
   Status Fail(size_t at, const std::string& why) const { return Status(StatusCode::kInvalidArgument, Where(at) + why); }
   char Peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
@@ -109,6 +113,7 @@ class GbnfParser {
       ++pos_;
       Append(seq, b_.Class({{0, 0x10FFFF}}, false));
     } else if (c == '(') {
+      if (++depth_ > kMaxNesting) return Fail(pos_, "groups nest deeper than " + std::to_string(kMaxNesting) + " levels");
       ++pos_;
       Space(true);
       std::vector<Alternative> alts;
@@ -116,6 +121,7 @@ class GbnfParser {
       Space(true);
       if (Peek() != ')') return Fail(pos_, "expected ')' to close the group opened at " + Where(at));
       ++pos_;
+      --depth_;
       Append(seq, b_.Group(std::move(alts)));
     } else if (NameChar(c)) {
       std::string name = Name();
@@ -254,6 +260,8 @@ class GbnfParser {
   std::string_view text_;
   GrammarBuilder& b_;
   size_t pos_ = 0;
+  int depth_ = 0;  // groups open: the parser recurses into each
+  mutable size_t where_at_ = 0, where_line_ = 1, where_col_ = 1;
 };
 
 }  // namespace

@@ -35,8 +35,12 @@ int32_t GrammarAutomaton::Intern(int32_t pos, int32_t parent) {
 // The stacks that continue at element `pos` over `parent`, each down to a byte set: a rule's
 // reference opens each of its alternatives (pushing where to return, unless the reference ends
 // its own alternative), the end of an alternative returns to the stack below.
-void GrammarAutomaton::Expand(int32_t pos, int32_t parent, std::vector<int32_t>* tops, bool* accepting) {
+void GrammarAutomaton::Expand(int32_t pos, int32_t parent, std::vector<int32_t>* tops, bool* accepting, int depth) {
   const std::vector<Grammar::Element>& el = grammar_->elements;
+  if (depth > kMaxDepth) {  // a chain of rules before any byte: past it, the thread's stack
+    if (status_.ok()) status_ = Status(StatusCode::kInvalidArgument, "the grammar opens more than " + std::to_string(kMaxDepth) + " rules before a byte");
+    return;
+  }
   while (el[static_cast<size_t>(pos)].kind == Grammar::Kind::kEnd) {
     if (parent < 0) {
       *accepting = true;
@@ -53,12 +57,13 @@ void GrammarAutomaton::Expand(int32_t pos, int32_t parent, std::vector<int32_t>*
   }
   const int32_t ret = el[static_cast<size_t>(pos) + 1].kind == Grammar::Kind::kEnd ? parent : Intern(pos + 1, parent);
   for (int32_t start : grammar_->alternatives[static_cast<size_t>(e.value)]) {
-    Expand(start, ret, tops, accepting);
+    Expand(start, ret, tops, accepting, depth + 1);
     if (tops->size() > kMaxStacks) return;
   }
 }
 
 GrammarAutomaton::State GrammarAutomaton::InternState(std::vector<int32_t> tops, bool accepting) {
+  if (!status_.ok()) return kDead;  // the grammar failed on the way here
   std::sort(tops.begin(), tops.end());
   tops.erase(std::unique(tops.begin(), tops.end()), tops.end());
   if (tops.size() > kMaxStacks) {

@@ -1,7 +1,6 @@
 #include "grammar_builder.h"
 
 #include <algorithm>
-#include <functional>
 
 namespace vt::grammar {
 namespace {
@@ -10,6 +9,9 @@ using Element = Grammar::Element;
 using ByteRanges = std::vector<std::pair<uint8_t, uint8_t>>;  // one per byte of a sequence
 
 constexpr uint32_t kMaxCode = 0x10FFFF;
+// The automaton's expansion recurses through a chain of rules at the start of alternatives:
+// bounded, it stays within a thread's stack.
+constexpr size_t kMaxRules = 50000;
 
 Status Invalid(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
 
@@ -192,7 +194,8 @@ Alternative GrammarBuilder::Repeat(const Alternative& item, int min, int max) {
 }
 
 // A rule reachable from itself without a byte between is left recursive: the automaton's
-// expansion would never end.
+// expansion would never end. The search keeps its own stack: a chain of thousands of rules
+// would overflow the thread's.
 Status GrammarBuilder::CheckLeftRecursion() const {
   const size_t n = rules_.size();
   std::vector<bool> nullable(n, false);
@@ -208,27 +211,33 @@ Status GrammarBuilder::CheckLeftRecursion() const {
       }
     }
   }
-  std::vector<int> color(n, 0);  // 0 unseen, 1 on the path, 2 done
-  std::string cycle;
-  std::function<bool(size_t)> visit = [&](size_t r) {
-    color[r] = 1;
+  // The rules each one reaches before any byte.
+  std::vector<std::vector<size_t>> left(n);
+  for (size_t r = 0; r < n; ++r) {
     for (const Alternative& alt : rules_[r]) {
       for (const Element& e : alt) {
         if (e.kind != Grammar::Kind::kRef) break;
-        const auto to = static_cast<size_t>(e.value);
-        if (color[to] == 1) {
-          if (cycle.empty()) cycle = names_[to];
-          return true;
-        }
-        if (color[to] == 0 && visit(to)) return true;
-        if (!nullable[to]) break;
+        left[r].push_back(static_cast<size_t>(e.value));
+        if (!nullable[static_cast<size_t>(e.value)]) break;
       }
     }
-    color[r] = 2;
-    return false;
-  };
-  for (size_t r = 0; r < n; ++r) {
-    if (color[r] == 0 && visit(r)) return Invalid("rule '" + cycle + "' is left recursive (it can reach itself before any byte)");
+  }
+  std::vector<int> color(n, 0);  // 0 unseen, 1 on the path, 2 done
+  for (size_t root = 0; root < n; ++root) {
+    if (color[root] != 0) continue;
+    std::vector<std::pair<size_t, size_t>> path = {{root, 0}};  // (rule, next edge)
+    color[root] = 1;
+    while (!path.empty()) {
+      auto& [r, next] = path.back();
+      if (next == left[r].size()) {
+        color[r] = 2;
+        path.pop_back();
+        continue;
+      }
+      const size_t to = left[r][next++];
+      if (color[to] == 1) return Invalid("rule '" + names_[to] + "' is left recursive (it can reach itself before any byte)");
+      if (color[to] == 0) color[to] = 1, path.push_back({to, 0});
+    }
   }
   return Status();
 }
@@ -239,6 +248,7 @@ StatusOr<std::shared_ptr<const Grammar>> GrammarBuilder::Finish(const std::strin
   for (size_t r = 0; r < rules_.size(); ++r) {
     if (!defined_[r]) return Invalid(first_use_[r] + "rule '" + names_[r] + "' is not defined");
   }
+  if (rules_.size() > kMaxRules) return Invalid("the grammar has more than " + std::to_string(kMaxRules) + " rules (with those its repetitions make)");
   VT_RETURN_IF_ERROR(CheckLeftRecursion());
   auto g = std::make_shared<Grammar>();
   g->byte_sets = sets_;

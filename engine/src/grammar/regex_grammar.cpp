@@ -14,6 +14,8 @@ namespace {
 
 using Ranges = std::vector<std::pair<uint32_t, uint32_t>>;
 
+constexpr int kMaxNesting = 256;  // groups in groups: the parser recurses into each
+
 std::string Escaped(uint32_t cp) {
   char buf[16];
   std::snprintf(buf, sizeof buf, cp > 0xFFFF ? "\\U%08X" : "\\u%04X", cp);
@@ -142,6 +144,7 @@ class RegexParser {
 
   Status Group(std::string* out) {
     const size_t at = pos_++;
+    if (++depth_ > kMaxNesting) return Fail(at, "groups nest deeper than " + std::to_string(kMaxNesting) + " levels");
     if (Peek() == '?') {
       if (Peek(1) == ':') {
         pos_ += 2;
@@ -157,6 +160,7 @@ class RegexParser {
     VT_RETURN_IF_ERROR(Alternation(&inner));
     if (Peek() != ')') return Fail(at, "an unterminated group");
     ++pos_;
+    --depth_;
     *out = "(" + inner + ")";
     return Status();
   }
@@ -249,6 +253,7 @@ class RegexParser {
   std::string_view re_;
   bool json_;
   size_t pos_ = 0;
+  int depth_ = 0;  // groups open: the parser recurses into each
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <set>
 #include <vector>
 
+#include "client_text.h"
 #include "json_schema_grammar.h"
 
 namespace vtserve {
@@ -25,6 +26,10 @@ struct Source {
 bool FromSchema(const Ordered& schema, const std::string& field, std::vector<Source>* out, ApiError* e) {
   Ordered parsed = schema;
   if (schema.is_string()) {
+    // Text inside the body: nested as deep as it likes, so its depth is checked as the body's.
+    if (JsonDepth(schema.get<std::string>(), kMaxJsonDepth) > kMaxJsonDepth) {
+      return *e = Bad(field, field + " nests deeper than " + std::to_string(kMaxJsonDepth) + " levels"), false;
+    }
     parsed = Ordered::parse(schema.get<std::string>(), nullptr, false);
     if (parsed.is_discarded()) return *e = Bad(field, field + " is a string that is not a JSON schema"), false;
   }
