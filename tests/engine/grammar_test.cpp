@@ -236,6 +236,19 @@ TEST(Grammar, TheFirstPiecesSpaceThatTheDecoderDropsIsSkipped) {
   EXPECT_TRUE(later.Allows(t.Find("\xe2\x96\x81true"))) << "past the first piece, \" true\" keeps its space";
 }
 
+// A speculative step accepts several tokens before its caller sees the first: the grammar says
+// after how many it was complete, so the output ends at that token, not at the step's first.
+TEST(Grammar, CompletionIsCountedInTokens) {
+  const Tokenizer t = Vocab();
+  GrammarConstraint c(Compile(R"(root ::= "tru" "e")"), VocabTrie::Build(t));
+  c.Accept(t.Find("tru"));
+  EXPECT_FALSE(c.CompleteAfter(1));
+  c.Accept(t.Find("<0x65>"));
+  EXPECT_TRUE(c.Complete());
+  EXPECT_FALSE(c.CompleteAfter(1)) << "the first token did not complete it";
+  EXPECT_TRUE(c.CompleteAfter(2));
+}
+
 TEST(Grammar, ARefusedTokenIsAnErrorOfTheConstraint) {
   const Tokenizer t = Vocab();
   GrammarConstraint c(Compile(R"(root ::= "ab")"), VocabTrie::Build(t));

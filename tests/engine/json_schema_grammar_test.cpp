@@ -169,6 +169,19 @@ TEST(JsonSchemaGrammar, ManyPropertiesMakeAGrammarOfTheirSize) {
   EXPECT_FALSE(Matches(g.value(), R"({"p2999": false, "p5": true})"));
 }
 
+// OpenAPI's nullable (the openai package's zod helper writes it for .nullable()), and
+// extensions (x-...) and pydantic's discriminator read as annotations.
+TEST(JsonSchemaGrammar, NullableAndExtensionsAreRead) {
+  auto g = FromSchema(R"({"type": "integer", "nullable": true, "x-order": 3, "discriminator": {"propertyName": "k"}})");
+  ASSERT_TRUE(g);
+  EXPECT_TRUE(Matches(g, "null"));
+  EXPECT_TRUE(Matches(g, "-12"));
+  EXPECT_FALSE(Matches(g, "\"x\""));
+  auto big = FromSchema(R"({"type": "number"})");
+  EXPECT_TRUE(Matches(big, "1.5e-12"));
+  EXPECT_FALSE(Matches(big, "6e730")) << "JavaScript reads it as Infinity";
+}
+
 TEST(JsonSchemaGrammar, AnyJsonObjectIsAnObjectOfAnyValues) {
   auto g = vt::Grammar::FromGbnf(AnyJsonGbnf(true));
   ASSERT_TRUE(g.ok()) << g.status().message();

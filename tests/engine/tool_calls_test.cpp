@@ -14,7 +14,7 @@ TEST(ToolCalls, HermesCallsAreParsedAndTheTextBeforeThemIsContent) {
                                                        "{\"city\": \"Oslo\", \"days\": 2}}\n</tool_call>\n<tool_call>\n{\"name\": \"noop\", "
                                                        "\"arguments\": {}}\n</tool_call>");
   ASSERT_EQ(out.calls.size(), 2u);
-  EXPECT_EQ(out.content, "Let me look.");
+  EXPECT_EQ(out.content, "Let me look.\n");  // as it came: what a stream sends before the call
   EXPECT_EQ(out.calls[0].name, "get_weather");
   EXPECT_EQ(out.calls[0].arguments, R"({"city":"Oslo","days":2})");  // members in the model's order
   EXPECT_EQ(out.calls[1].name, "noop");

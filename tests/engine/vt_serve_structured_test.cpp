@@ -143,6 +143,8 @@ TEST_F(VtServeStructured, BadConstraintsAre400sNamingTheirField) {
       {R"("logit_bias": {"5": 101})", "logit_bias"},
       {R"("logit_bias": {"999999": 1})", "logit_bias"},
       {R"("logprobs": 21)", "logprobs"},
+      // An outside tester's: a grammar that matches nothing was a 500 at the first token.
+      {R"("structured_outputs": {"grammar": "root ::= [\\uD800-\\uDFFF]"})", "structured_outputs.grammar"},
       // An outside tester's: nesting that overflowed the parsers' stacks.
       {R"("structured_outputs": {"json": ")" + std::string(5000, '[') + std::string(5000, ']') + R"("})", "structured_outputs.json"},
       {R"("structured_outputs": {"regex": ")" + std::string(5000, '(') + "a" + std::string(5000, ')') + R"("})", "structured_outputs.regex"},

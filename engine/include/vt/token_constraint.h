@@ -45,6 +45,10 @@ class GrammarConstraint {
   void Accept(int32_t token);
   // Nothing may follow: the grammar cannot go on, or an end of generation was accepted.
   bool Complete() const;
+  // Whether it was complete once its first `tokens` accepted tokens were: a speculative step
+  // accepts several before the caller sees the first, and only the one that completed it ends
+  // the output (an outside tester's `{"age":-8999` cut before its `}`).
+  bool CompleteAfter(int64_t tokens) const { return complete_at_ >= 0 && tokens >= complete_at_; }
   // A failure that ends the request: a refused token, a grammar too ambiguous, no token allowed.
   const Status& status() const { return status_; }
 
@@ -56,6 +60,7 @@ class GrammarConstraint {
   GrammarAutomaton automaton_;
   GrammarAutomaton::State state_;
   bool first_ = true, ended_ = false;
+  int64_t accepted_ = 0, complete_at_ = -1;  // tokens accepted; how many when it completed
   std::unordered_map<int64_t, std::vector<uint64_t>> masks_;  // per (state, first)
   Status status_;
 };

@@ -108,6 +108,7 @@ double Sampler::Weigh(const std::vector<float>& logits) {
 // nothing. Greedy asks about its best few first, so the mask is computed only when they are
 // all refused.
 bool Sampler::ApplyConstraint(bool greedy) {
+  if (!constraint_->status().ok()) return status_ = constraint_->status(), false;  // it failed: nothing more
   for (int tries = 0; greedy && tries < kGreedyTries; ++tries) {
     auto best = std::min_element(candidates_.begin(), candidates_.end(), Better);
     if (best == candidates_.end() || std::isinf(best->first)) break;

@@ -15,13 +15,14 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// JSON's own rules. A number has at most 16 digits before its point (and 16 after, 3 in its
-// exponent), so even a model that never stops choosing digits ends one.
+// JSON's own rules. A number has at most 16 digits before its point (and 16 after, 2 in its
+// exponent: JavaScript reads 1e308 past as Infinity), so even a model that never stops choosing
+// digits ends one.
 const char kJsonRules[] = R"(space ::= " "?
 json-char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})
 json-string ::= "\"" json-char* "\""
 json-integer ::= "-"? ("0" | [1-9] [0-9]{0,15})
-json-number ::= json-integer ("." [0-9]{1,16})? ([eE] [-+]? [0-9]{1,3})?
+json-number ::= json-integer ("." [0-9]{1,16})? ([eE] [-+]? [0-9]{1,2})?
 json-boolean ::= "true" | "false"
 json-null ::= "null"
 json-value ::= json-object | json-array | json-string | json-number | json-boolean | json-null
@@ -43,11 +44,11 @@ const std::map<std::string, std::string> kFormats = {
 
 // Keywords that say nothing of which values are valid.
 const std::set<std::string> kAnnotations = {"title", "description", "$schema", "$id", "default", "examples", "$comment",
-                                            "deprecated", "readOnly", "writeOnly", "$defs", "definitions"};
+                                            "deprecated", "readOnly", "writeOnly", "$defs", "definitions", "discriminator"};
 const std::set<std::string> kSupported = {"type", "properties", "required", "additionalProperties", "items", "prefixItems",
                                           "minItems", "maxItems", "enum", "const", "anyOf", "oneOf", "allOf", "$ref",
                                           "minLength", "maxLength", "pattern", "format", "minimum", "maximum",
-                                          "exclusiveMinimum", "exclusiveMaximum", "uniqueItems"};
+                                          "exclusiveMinimum", "exclusiveMaximum", "uniqueItems", "nullable"};
 
 constexpr int64_t kMaxInt = 9999999999999999;  // 16 digits, json-integer's longest
 constexpr int64_t kMaxCount = 10000;            // GBNF's largest {m,n}
@@ -148,7 +149,8 @@ class Converter {
     }
     if (!s.is_object()) return Fail(path, "a schema must be an object or a boolean");
     for (const auto& [key, value] : s.items()) {
-      if (!kAnnotations.count(key) && !kSupported.count(key)) return Fail(path, "\"" + key + "\" is not supported");
+      // x-... are extensions (OpenAPI's, pydantic's): annotations, as xgrammar reads them.
+      if (!kAnnotations.count(key) && !kSupported.count(key) && key.rfind("x-", 0) != 0) return Fail(path, "\"" + key + "\" is not supported");
     }
     if (s.contains("$ref")) return Ref(s["$ref"], path, expr);
     if (s.contains("const")) return *expr = Quote(s["const"].dump()), vt::Status();
@@ -218,6 +220,8 @@ class Converter {
     } else {
       return Fail(path + ".type", "type must be a string or a non-empty array of strings");
     }
+    // OpenAPI's `nullable: true` (what the openai package's zod helper writes for .nullable()).
+    if (s.contains("nullable") && s["nullable"] == true && std::find(types.begin(), types.end(), "null") == types.end()) types.push_back("null");
     std::vector<std::string> alts;
     for (const std::string& type : types) {
       std::string e;

@@ -138,6 +138,7 @@ int Run(const Flags& f) {
   if (!grammar.ok()) return Fail(grammar.status().message(), 2);
   if (grammar.value()) sampler->Constrain(std::make_shared<vt::GrammarConstraint>(grammar.value(), vt::VocabTrie::Build(tokenizer.value())));
   const auto& constraint = sampler->constraint();
+  int64_t generated = 0;  // tokens the loop has shown: a speculative step accepts several at once
   std::string text;
   vt::StreamDecoder decoder(tokenizer.value());
   vt::StopStrings stops(f.sampling.stop);
@@ -149,7 +150,7 @@ int Run(const Flags& f) {
   auto on_token = [&](int32_t id) {
     eos = tokenizer->IsEog(id) && !f.sampling.ignore_eos;
     if (!eos) show(stops.Push(decoder.Push(id)));
-    eos = eos || (constraint && constraint->Complete());  // the grammar allows nothing more
+    eos = eos || (constraint && constraint->CompleteAfter(++generated));  // the grammar allows nothing more
     return !eos && !stops.stopped();
   };
   SpecReport spec{speculation.value()->type, {}};

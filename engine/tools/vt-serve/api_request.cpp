@@ -17,7 +17,9 @@ using Json = nlohmann::json;
 // would change what the client believes it asked for (vLLM warns; we say no).
 const std::set<std::string> kSampling = {"model", "max_tokens", "temperature", "top_p", "top_k", "min_p", "seed",
                                          "stop", "repetition_penalty", "presence_penalty", "frequency_penalty",
-                                         "ignore_eos", "n", "stream", "stream_options", "user", "logit_bias", "logprobs"};
+                                         "ignore_eos", "n", "stream", "stream_options", "user", "logit_bias", "logprobs",
+                                         // OpenAI's bookkeeping, which changes no token: accepted, unused
+                                         "store", "metadata", "service_tier", "prompt_cache_key", "safety_identifier"};
 const std::set<std::string> kCompletionOnly = {"prompt", "echo"};
 const std::set<std::string> kChatOnly = {"messages", "max_completion_tokens", "chat_template_kwargs",
                                          "add_generation_prompt", "top_logprobs", "tools", "tool_choice", "parallel_tool_calls"};

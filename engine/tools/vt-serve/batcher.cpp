@@ -77,7 +77,7 @@ bool Batcher::Accept(Sequence& s, int32_t id) {
   std::optional<LogprobEntry> logprobs = Logprobs(s);
   s.job->Emit(eos ? "" : s.stops.Push(s.decoder.Push(id)), s.generated, eos ? std::nullopt : std::move(logprobs));
   const auto& grammar = s.sampler->constraint();
-  return !eos && !s.stops.stopped() && !(grammar && grammar->Complete());
+  return !eos && !s.stops.stopped() && !(grammar && grammar->CompleteAfter(s.generated));
 }
 
 void Batcher::Step() {

@@ -1,5 +1,7 @@
 #include "generation.h"
 
+#include "structured_request.h"
+
 namespace vtserve {
 namespace {
 
@@ -24,6 +26,7 @@ std::variant<std::shared_ptr<const vt::Grammar>, ApiError> Generation::ToolGramm
   if (!gbnf.ok()) return ApiError{400, gbnf.status().message(), "tools"};
   auto g = vt::Grammar::FromGbnf(gbnf.value());
   if (!g.ok()) return ApiError{400, "tools: the calls' grammar does not compile: " + g.status().message(), "tools"};
+  if (std::string why = StartProblem(g.value()); !why.empty()) return ApiError{400, "tools: " + why, "tools"};
   return g.value();
 }
 

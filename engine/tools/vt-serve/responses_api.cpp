@@ -141,15 +141,15 @@ Json ResponseFromChat(const Json& chat, const Json& request) {
   const Json& choice = chat["choices"][0];
   const Json& message = choice["message"];
   Json output = Json::array();
+  const bool cut = choice["finish_reason"] == "length";
   if (message["content"].is_string() && (!message["content"].get<std::string>().empty() || !message.contains("tool_calls"))) {
-    output.push_back({{"type", "message"}, {"id", "msg_" + Hex16()}, {"status", "completed"}, {"role", "assistant"},
+    output.push_back({{"type", "message"}, {"id", "msg_" + Hex16()}, {"status", cut ? "incomplete" : "completed"}, {"role", "assistant"},
                       {"content", {{{"type", "output_text"}, {"text", message["content"]}, {"annotations", Json::array()}}}}});
   }
   for (const Json& call : message.value("tool_calls", Json::array())) {
     output.push_back({{"type", "function_call"}, {"id", "fc_" + Hex16()}, {"call_id", call["id"]}, {"name", call["function"]["name"]},
                       {"arguments", call["function"]["arguments"]}, {"status", "completed"}});
   }
-  const bool cut = choice["finish_reason"] == "length";
   const Json& u = chat["usage"];
   const std::string chat_id = chat["id"].get<std::string>();
   return {{"id", "resp_" + chat_id.substr(chat_id.find('-') + 1)}, {"object", "response"}, {"created_at", chat["created"]},

@@ -106,6 +106,13 @@ bool ReadStructuredOutputs(const Json& so, const Ordered& ordered, std::vector<S
 
 }  // namespace
 
+std::string StartProblem(const std::shared_ptr<const vt::Grammar>& grammar) {
+  vt::GrammarAutomaton start(grammar);
+  if (!start.status().ok()) return start.status().message();
+  if (!start.CanContinue(start.start()) && !start.Accepting(start.start())) return "the grammar matches nothing (a class with no character?)";
+  return "";
+}
+
 bool IsStructuredField(const std::string& key) { return kFields.count(key) > 0; }
 
 bool ReadStructured(const Json& j, const std::string& body, std::shared_ptr<const vt::Grammar>* grammar, ApiError* e) {
@@ -132,6 +139,7 @@ bool ReadStructured(const Json& j, const std::string& body, std::shared_ptr<cons
   }
   auto g = vt::Grammar::FromGbnf(sources[0].gbnf);
   if (!g.ok()) return *e = Bad(sources[0].field, sources[0].field + ": the grammar does not compile: " + g.status().message()), false;
+  if (std::string why = StartProblem(g.value()); !why.empty()) return *e = Bad(sources[0].field, sources[0].field + ": " + why), false;
   *grammar = g.value();
   return true;
 }

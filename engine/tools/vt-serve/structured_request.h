@@ -12,6 +12,10 @@
 
 namespace vtserve {
 
+// Why a grammar cannot even start (it matches nothing, or its first state is past a limit), or
+// "": the client's 400 before anything is queued, not a 500 at the first token.
+std::string StartProblem(const std::shared_ptr<const vt::Grammar>& grammar);
+
 // The fields this file reads, for the request parser's list of known fields.
 bool IsStructuredField(const std::string& key);
 

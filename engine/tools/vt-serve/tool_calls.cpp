@@ -158,7 +158,8 @@ ToolOutput ParseToolCalls(ToolFormat format, const std::string& text) {
   }
   size_t at = text.find(kHermesOpen);
   if (format != ToolFormat::kHermes || at == std::string::npos) return out;
-  const std::string before = Trim(text.substr(0, at));
+  // The text before the calls as it came (what a stream already sent), null when only space.
+  const std::string before = Trim(text.substr(0, at)).empty() ? "" : text.substr(0, at);
   for (; at != std::string::npos; at = text.find(kHermesOpen, at)) {
     size_t end = text.find(kHermesClose, at);
     auto call = CallOf(Trim(text.substr(at + kHermesOpen.size(), (end == std::string::npos ? text.size() : end) - at - kHermesOpen.size())));
