@@ -14,12 +14,6 @@ namespace {
 
 using vt::testing::ServeProcess;
 
-// A Hermes-style chat template: tools, and each call as <tool_call>{...}</tool_call>.
-const char kHermes[] =
-    "{%- if tools %}<tools>{% for t in tools %}{{ t | tojson }}{% endfor %}</tools>{% endif %}"
-    "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% if m.tool_calls %}{% for tc in m.tool_calls %}"
-    "<tool_call>{\"name\": \"{{ tc.function.name }}\", \"arguments\": {{ tc.function.arguments | tojson }}}</tool_call>"
-    "{% endfor %}{% endif %}{% endfor %}[assistant]";
 
 class VtServeClients : public ::testing::Test {
  protected:
@@ -34,7 +28,7 @@ class VtServeClients : public ::testing::Test {
       return;
     }
     dir_ = new std::string(vt::testing::TinyFixtureDir("vt-serve-clients"));
-    std::ofstream(*dir_ + "/hermes.jinja") << kHermes;
+    std::ofstream(*dir_ + "/hermes.jinja") << vt::testing::kHermesTemplate;
     std::string error;
     server_ = ServeProcess::Start(VT_SERVE_BIN, {"-m", *dir_ + "/m.gguf", "--served-model-name", "tiny", "-t", "1", "--max-model-len", "1024",
                                                  "--chat-template", *dir_ + "/hermes.jinja"}, &error).release();

@@ -16,12 +16,6 @@ using Json = nlohmann::json;
 using vt::testing::HttpReply;
 using vt::testing::ServeProcess;
 
-// A Hermes-style template: tools first, each call as <tool_call>{...}</tool_call>.
-const char kHermes[] =
-    "{%- if tools %}<tools>{% for t in tools %}{{ t | tojson }}{% endfor %}</tools>{% endif %}"
-    "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% if m.tool_calls %}{% for tc in m.tool_calls %}"
-    "<tool_call>{\"name\": \"{{ tc.function.name }}\", \"arguments\": {{ tc.function.arguments | tojson }}}</tool_call>"
-    "{% endfor %}{% endif %}{% endfor %}[assistant]";
 
 const char kTools[] = R"([{"type": "function", "function": {"name": "get_weather", "description": "The weather in a city",
   "parameters": {"type": "object", "properties": {"city": {"type": "string", "maxLength": 12}, "unit": {"enum": ["c", "f"]}},
@@ -31,7 +25,7 @@ class VtServeTools : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new std::string(vt::testing::TinyFixtureDir("vt-serve-tools"));
-    std::ofstream(*dir_ + "/hermes.jinja") << kHermes;
+    std::ofstream(*dir_ + "/hermes.jinja") << vt::testing::kHermesTemplate;
     std::ofstream(*dir_ + "/plain.jinja") << "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}[assistant]";
   }
   static void TearDownTestSuite() {
