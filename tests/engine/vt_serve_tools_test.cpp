@@ -164,4 +164,21 @@ TEST_F(VtServeTools, ATemplateWithoutACallFormatNeedsTheParserFlag) {
   EXPECT_EQ(Parse(r)["choices"][0]["finish_reason"], "tool_calls") << r.body;
 }
 
+// gpt-oss's harmony (--tool-call-parser openai): its headers are control tokens, which no
+// grammar makes, so a required call is a 400; text written without a header is the content.
+TEST_F(VtServeTools, HarmonyRefusesRequiredCallsAndPassesPlainTextAsContent) {
+  auto harmony = Serve("plain.jinja", {"--tool-call-parser", "openai"});
+  ASSERT_TRUE(harmony);
+  HttpReply required = harmony->Post("/v1/chat/completions", Ask(R"("tool_choice": "required")").dump());
+  EXPECT_EQ(required.status, 400) << required.body;
+  EXPECT_NE(required.body.find("harmony"), std::string::npos) << required.body;
+  const std::string chat = R"({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 8, "temperature": 0, "ignore_eos": true})";
+  HttpReply read = harmony->Post("/v1/chat/completions", chat);
+  auto plain = Serve("plain.jinja");
+  ASSERT_TRUE(plain);
+  HttpReply as_is = plain->Post("/v1/chat/completions", chat);
+  EXPECT_EQ(Parse(read)["choices"][0]["message"]["content"], Parse(as_is)["choices"][0]["message"]["content"]) << read.body;
+  EXPECT_FALSE(Parse(read)["choices"][0]["message"].contains("reasoning_content"));
+}
+
 }  // namespace

@@ -47,6 +47,10 @@ struct TokenLogprobs {
   std::vector<std::pair<int32_t, float>> top;  // likeliest first
 };
 
+// `token`'s log-probability under `logits` (raw: a log-softmax of n values) and the `top_n`
+// likeliest tokens' (ties to the lower id).
+TokenLogprobs LogprobsOf(const float* logits, size_t n, int32_t token, int top_n);
+
 class Sampler {
  public:
   static StatusOr<Sampler> Create(const SamplingParams& params);

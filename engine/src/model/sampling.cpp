@@ -159,25 +159,29 @@ int32_t Sampler::Verify(const std::vector<float>& logits, int32_t draft, bool* a
   return Chosen(logits, *accepted ? draft : Draw(mass - w, draft));
 }
 
-// `token`, its log-probabilities recorded first when asked for.
-int32_t Sampler::Chosen(const std::vector<float>& logits, int32_t token) {
-  if (!params_.logprobs || token < 0) return token;
+TokenLogprobs LogprobsOf(const float* logits, size_t n, int32_t token, int top_n) {
   double top = -std::numeric_limits<double>::infinity(), sum = 0;
-  for (float l : logits) top = std::max(top, static_cast<double>(l));
-  for (float l : logits) sum += std::exp(static_cast<double>(l) - top);
+  for (size_t i = 0; i < n; ++i) top = std::max(top, static_cast<double>(logits[i]));
+  for (size_t i = 0; i < n; ++i) sum += std::exp(static_cast<double>(logits[i]) - top);
   const double lse = top + std::log(sum);
   TokenLogprobs out;
   out.token = token;
   out.logprob = static_cast<float>(logits[static_cast<size_t>(token)] - lse);
-  std::vector<int32_t> ids(logits.size());
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
-  const auto n = static_cast<long>(std::min<size_t>(static_cast<size_t>(*params_.logprobs), ids.size()));
-  std::partial_sort(ids.begin(), ids.begin() + n, ids.end(), [&](int32_t a, int32_t b) {
+  std::vector<int32_t> ids(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = static_cast<int32_t>(i);
+  const auto k = static_cast<long>(std::min<size_t>(static_cast<size_t>(std::max(top_n, 0)), n));
+  std::partial_sort(ids.begin(), ids.begin() + k, ids.end(), [&](int32_t a, int32_t b) {
     const float la = logits[static_cast<size_t>(a)], lb = logits[static_cast<size_t>(b)];
     return la > lb || (la == lb && a < b);
   });
-  for (long i = 0; i < n; ++i) out.top.push_back({ids[static_cast<size_t>(i)], static_cast<float>(logits[static_cast<size_t>(ids[static_cast<size_t>(i)])] - lse)});
-  logprobs_.push_back(std::move(out));
+  for (long i = 0; i < k; ++i) out.top.push_back({ids[static_cast<size_t>(i)], static_cast<float>(logits[static_cast<size_t>(ids[static_cast<size_t>(i)])] - lse)});
+  return out;
+}
+
+// `token`, its log-probabilities recorded first when asked for.
+int32_t Sampler::Chosen(const std::vector<float>& logits, int32_t token) {
+  if (!params_.logprobs || token < 0) return token;
+  logprobs_.push_back(LogprobsOf(logits.data(), logits.size(), token, *params_.logprobs));
   return token;
 }
 
