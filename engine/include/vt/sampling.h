@@ -84,6 +84,7 @@ class Sampler {
 
  private:
   double Weigh(const std::vector<float>& logits);
+  double Truncate();  // Weigh's temperature, min-p and top-p
   bool ApplyConstraint(bool greedy);
   int32_t Draw(double mass, int32_t skip);
   int32_t Chosen(const std::vector<float>& logits, int32_t token);
