@@ -21,7 +21,7 @@ const std::set<std::string> kSampling = {"model", "max_tokens", "temperature", "
                                          // OpenAI's bookkeeping, which changes no token: accepted, unused
                                          "store", "metadata", "service_tier", "prompt_cache_key", "safety_identifier"};
 const std::set<std::string> kCompletionOnly = {"prompt", "echo"};
-const std::set<std::string> kChatOnly = {"messages", "max_completion_tokens", "chat_template_kwargs",
+const std::set<std::string> kChatOnly = {"messages", "max_completion_tokens", "chat_template_kwargs", "reasoning_effort",
                                          "add_generation_prompt", "top_logprobs", "tools", "tool_choice", "parallel_tool_calls"};
 
 ApiError Bad(const std::string& param, const std::string& message) { return ApiError{400, message, param}; }
@@ -187,6 +187,16 @@ bool ReadPrompt(const Json& j, ServeRequest* r, ApiError* e) {
   return true;
 }
 
+// OpenAI's reasoning_effort (gpt-oss's template writes it into its system message); the
+// top-level field wins over chat_template_kwargs', as it is read last.
+bool ReadEffort(const Json& j, const std::string& where, std::string* out, ApiError* e) {
+  auto it = j.find("reasoning_effort");
+  if (it == j.end() || it->is_null()) return true;
+  if (!it->is_string() || (*it != "low" && *it != "medium" && *it != "high")) return *e = Bad(where, where + " must be low, medium or high"), false;
+  *out = it->get<std::string>();
+  return true;
+}
+
 // Text parts are joined into one string, as vLLM does for text-only models.
 bool ReadContent(const Json& content, size_t index, std::string* out, ApiError* e) {
   std::string where = "messages[" + std::to_string(index) + "].content";
@@ -245,13 +255,14 @@ bool ReadMessages(const Json& j, ServeRequest* r, ApiError* e) {
   if (kwargs != j.end() && !kwargs->is_null()) {
     if (!kwargs->is_object()) return *e = Bad("chat_template_kwargs", "chat_template_kwargs must be an object"), false;
     for (const auto& [key, value] : kwargs->items()) {
-      if (key != "enable_thinking") return *e = Bad("chat_template_kwargs." + key, "unknown chat_template_kwargs." + key), false;
+      if (key != "enable_thinking" && key != "reasoning_effort") return *e = Bad("chat_template_kwargs." + key, "unknown chat_template_kwargs." + key), false;
     }
     bool thinking = false;
     if (!ReadBool(*kwargs, "enable_thinking", &thinking, e)) return false;
     if (kwargs->contains("enable_thinking") && !(*kwargs)["enable_thinking"].is_null()) r->enable_thinking = thinking;
+    if (!ReadEffort(*kwargs, "chat_template_kwargs.reasoning_effort", &r->reasoning_effort, e)) return false;
   }
-  return ReadBool(j, "add_generation_prompt", &r->add_generation_prompt, e);
+  return ReadEffort(j, "reasoning_effort", &r->reasoning_effort, e) && ReadBool(j, "add_generation_prompt", &r->add_generation_prompt, e);
 }
 
 // The body as JSON, refused before parsing when it nests deeper than kMaxJsonDepth: every walk

@@ -200,6 +200,7 @@ std::variant<std::vector<int32_t>, ApiError> ServeEngine::PromptOf(const ServeRe
   vt::ChatOptions chat;
   chat.add_generation_prompt = r.add_generation_prompt;
   chat.enable_thinking = r.enable_thinking;
+  if (!r.reasoning_effort.empty()) chat.extra = vt::jinja::Value::MakeObject({{"reasoning_effort", vt::jinja::Value::String(r.reasoning_effort)}});
   chat.bos_token = tokenizer_.bos() >= 0 ? tokenizer_.Piece(tokenizer_.bos(), /*special=*/true) : "";
   chat.eos_token = tokenizer_.eos() >= 0 ? tokenizer_.Piece(tokenizer_.eos(), /*special=*/true) : "";
   if (!r.tools.empty()) {
