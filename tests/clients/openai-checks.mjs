@@ -6,7 +6,8 @@ import OpenAI from "openai";
 import { zodResponseFormat, zodTextFormat } from "openai/helpers/zod";
 import { z } from "zod";
 import Ajv from "ajv";
-import { generateText, generateObject, streamText } from "ai";
+import { generateText, generateObject, streamText, tool } from "ai";
+import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 
 const [baseURL, check] = process.argv.slice(2);
@@ -172,6 +173,27 @@ const checks = {
     const r = await generateObject({ model: provider("tiny"), schema, prompt: "Forecast", maxOutputTokens: 200, seed: 3 });
     expect(schema.safeParse(r.object).success, `object ${JSON.stringify(r.object)}`);
     return { object: r.object };
+  },
+
+  // The AI SDK's own OpenAI provider, whose models speak the Responses API: text whole and
+  // streamed (greedy: the Responses API has no seed), an object, a required tool call.
+  async "ai-openai"() {
+    const openai = createOpenAI({ baseURL, apiKey: "none" });
+    const r = await generateText({ model: openai("tiny"), prompt: "Hello", maxOutputTokens: 8, temperature: 0 });
+    expect(typeof r.text === "string" && r.usage.outputTokens > 0, `generateText: ${JSON.stringify(r.usage)}`);
+    const s = streamText({ model: openai("tiny"), prompt: "Hello", maxOutputTokens: 8, temperature: 0 });
+    let text = "";
+    for await (const part of s.textStream) text += part;
+    expect(text === r.text, `streamText ${JSON.stringify(text)} != generateText ${JSON.stringify(r.text)}`);
+    const schema = z.object({ city: z.enum(["Oslo", "Lima"]), days: z.number().int().min(1).max(7) });
+    const o = await generateObject({ model: openai("tiny"), schema, prompt: "Forecast", maxOutputTokens: 100, temperature: 0 });
+    expect(schema.safeParse(o.object).success, `object ${JSON.stringify(o.object)}`);
+    const weather = tool({ description: "The weather in a city", inputSchema: z.object({ city: z.string().max(12) }) });
+    const called = await generateText({ model: openai("tiny"), prompt: "Weather in Oslo?", tools: { get_weather: weather },
+                                        toolChoice: "required", maxOutputTokens: 100, temperature: 0 });
+    expect(called.toolCalls.length >= 1 && called.toolCalls[0].toolName === "get_weather", `calls ${JSON.stringify(called.toolCalls)}`);
+    expect(typeof called.toolCalls[0].input.city === "string", `input ${JSON.stringify(called.toolCalls[0].input)}`);
+    return { text, object: o.object, call: called.toolCalls[0].input };
   },
 };
 

@@ -155,6 +155,24 @@ TEST(JsonSchemaGrammar, WhatTheGrammarCannotSayIsRefusedWithItsPlace) {
             "schema.pattern: regex at offset 0: lookaround and inline flags are not supported");
 }
 
+// A keyword the grammar cannot honour is refused, never dropped: untyped schemas take their
+// keywords' type, a narrowing keyword beside a choice is refused, an enum keeps its type's values.
+TEST(JsonSchemaGrammar, NoKeywordIsDropped) {
+  auto short_list = FromSchema(R"({"maxItems": 1})");
+  ASSERT_TRUE(short_list);
+  EXPECT_TRUE(Matches(short_list, "[1]"));
+  EXPECT_FALSE(Matches(short_list, "[1, 2]"));
+  EXPECT_EQ(ErrorOf(R"({"minimum": 2})"), "schema: \"minimum\" on a number (not an integer) is not supported");
+  EXPECT_EQ(ErrorOf(R"({"uniqueItems": true})"), "schema.uniqueItems: uniqueItems: true is not supported");
+  EXPECT_EQ(ErrorOf(R"({"type": "string", "anyOf": [{"minLength": 2}]})"), "schema: \"type\" beside \"anyOf\" is not supported");
+  EXPECT_EQ(ErrorOf(R"({"enum": [1, 2], "minimum": 2})"), "schema: \"minimum\" beside \"enum\" is not supported");
+  auto typed = FromSchema(R"({"type": "string", "enum": ["a", 1], "description": "d"})");
+  ASSERT_TRUE(typed);
+  EXPECT_TRUE(Matches(typed, R"("a")"));
+  EXPECT_FALSE(Matches(typed, "1"));
+  EXPECT_EQ(ErrorOf(R"({"type": "integer", "const": 1.5})"), "schema.const: no value is of the schema's type");
+}
+
 // 3,000 optional properties: the grammar grows with the members, not with their square.
 TEST(JsonSchemaGrammar, ManyPropertiesMakeAGrammarOfTheirSize) {
   Json props = Json::object();

@@ -88,6 +88,15 @@ TEST(Sampling, TopPKeepsTheSmallestPrefixReachingItsMass) {
   EXPECT_EQ(Draw(three, logits, 4000).size(), 3u);
 }
 
+// A prefix past the first sorted stretch (64): the sort grows until it holds it. 1,000 equal
+// logits at top-p 0.5 keep ids 0..499 (ties go to the lower id) and no other.
+TEST(Sampling, TopPPastTheFirstSortedStretchKeepsTheWholePrefix) {
+  Sampler s = Make({.top_p = 0.5});
+  auto counts = Draw(s, std::vector<float>(1000, 0.0f), 20000);
+  EXPECT_GT(counts.size(), 450u);
+  EXPECT_LT(counts.rbegin()->first, 500);
+}
+
 TEST(Sampling, MinPDropsTokensBelowItsShareOfTheTopOne) {
   Sampler s = Make({.min_p = 0.2});  // 0.2 × 0.5 = 0.1: 0.05 goes
   auto counts = Draw(s, LogitsOf({0.5, 0.3, 0.15, 0.05}), 4000);

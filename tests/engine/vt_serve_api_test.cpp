@@ -136,9 +136,51 @@ TEST_F(VtServeApi, EchoRepeatsThePromptBeforeItsCompletion) {
   EXPECT_EQ(vt::testing::TextOf(echo), "Hi" + plain);
   HttpReply ids = server->Post("/v1/completions", R"({"prompt": [72, 105], "max_tokens": 1, "echo": true, "stream": true})");
   EXPECT_EQ(ChoiceTexts(ids)[0].substr(0, 2), "Hi") << ids.body;
-  HttpReply with_logprobs = server->Post("/v1/completions", R"({"prompt": "Hi", "echo": true, "logprobs": 1})");
-  EXPECT_EQ(with_logprobs.status, 400);
-  EXPECT_EQ(Json::parse(with_logprobs.body)["error"]["param"], "echo");
+}
+
+// Echo with logprobs scores the prompt (lm-evaluation-harness's loglikelihood: max_tokens 0):
+// each prompt token after the ones before it, the first null, and the distribution at a place
+// is the one generation samples from there.
+TEST_F(VtServeApi, EchoWithLogprobsScoresThePromptAsGenerationWouldSampleIt) {
+  auto server = Serve("tiny");
+  ASSERT_TRUE(server);
+  HttpReply scored = server->Post("/v1/completions", R"({"prompt": [72, 105, 33], "max_tokens": 0, "echo": true, "logprobs": 3})");
+  ASSERT_EQ(scored.status, 200) << scored.body;
+  const Json choice = Json::parse(scored.body)["choices"][0];
+  EXPECT_EQ(choice["finish_reason"], "length");
+  EXPECT_EQ(Json::parse(scored.body)["usage"]["completion_tokens"], 0);
+  const Json& lp = choice["logprobs"];
+  ASSERT_EQ(lp["tokens"].size(), 3u) << scored.body;
+  EXPECT_TRUE(lp["token_logprobs"][0].is_null());
+  EXPECT_TRUE(lp["top_logprobs"][0].is_null());
+  for (size_t at = 1; at < 3; ++at) {
+    // Generation from the prompt's first `at` ids samples its first token from this place's distribution.
+    const std::string prefix = at == 1 ? "[72]" : "[72, 105]";
+    HttpReply gen = server->Post("/v1/completions", R"({"prompt": )" + prefix + R"(, "max_tokens": 1, "temperature": 0, "ignore_eos": true, "logprobs": 3})");
+    const Json want = Json::parse(gen.body)["choices"][0]["logprobs"]["top_logprobs"][0];
+    const Json& got = lp["top_logprobs"][at];
+    ASSERT_EQ(got.size(), want.size()) << "place " << at << ": " << got << " vs " << want;
+    for (const auto& [token, value] : want.items()) {
+      ASSERT_TRUE(got.contains(token)) << "place " << at << ": " << got << " vs " << want;
+      EXPECT_NEAR(got[token].get<double>(), value.get<double>(), 2e-3) << "place " << at;
+    }
+  }
+  // The prompt's own token there: generation made to write it ("!", id 33) reports its raw logprob.
+  HttpReply forced = server->Post("/v1/completions", R"({"prompt": [72, 105], "max_tokens": 1, "logprobs": 1, "structured_outputs": {"regex": "!"}})");
+  const Json made = Json::parse(forced.body)["choices"][0]["logprobs"];
+  ASSERT_EQ(made["tokens"][0], "!") << forced.body;
+  EXPECT_EQ(lp["tokens"][2], "!");
+  EXPECT_NEAR(lp["token_logprobs"][2].get<double>(), made["token_logprobs"][0].get<double>(), 2e-3);
+  HttpReply streamed = server->Post("/v1/completions", R"({"prompt": [72, 105, 33], "max_tokens": 0, "echo": true, "logprobs": 3, "stream": true})");
+  const size_t first = streamed.body.find("data: {");
+  ASSERT_NE(first, std::string::npos) << streamed.body;
+  const Json chunk = Json::parse(streamed.body.substr(first + 6, streamed.body.find("\n\n", first) - first - 6));
+  EXPECT_EQ(chunk["choices"][0]["logprobs"]["token_logprobs"], lp["token_logprobs"]);
+  HttpReply no_echo = server->Post("/v1/completions", R"({"prompt": "Hi", "max_tokens": 0})");
+  EXPECT_EQ(no_echo.status, 400);
+  EXPECT_EQ(Json::parse(no_echo.body)["error"]["param"], "max_tokens");
+  HttpReply chat = server->Post("/v1/chat/completions", R"({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 0})");
+  EXPECT_EQ(chat.status, 400);
 }
 
 // vLLM's stop_reason: the stop string that ended a choice, null when EOS or the length did.

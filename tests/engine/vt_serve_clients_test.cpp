@@ -65,5 +65,6 @@ TEST_F(VtServeClients, OpenAiResponsesParseAndCallFunctions) { Check("responses-
 TEST_F(VtServeClients, OpenAiEmbeddingsAreUnitVectorsWhicheverEncoding) { Check("embeddings"); }
 TEST_F(VtServeClients, AiSdkGenerateTextAndStreamTextAgree) { Check("ai-text"); }
 TEST_F(VtServeClients, AiSdkGenerateObjectGivesTheSchemasObject) { Check("ai-object"); }
+TEST_F(VtServeClients, AiSdkOpenAiProviderSpeaksTheResponsesApi) { Check("ai-openai"); }
 
 }  // namespace

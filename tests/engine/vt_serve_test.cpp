@@ -228,7 +228,7 @@ TEST_F(VtServe, NumbersAndLengthsAreBlamedPrecisely) {
     Json e = Parse(server->Post("/v1/completions", body));
     return e.contains("error") ? e["error"]["message"].get<std::string>() + " @" + e["error"]["param"].dump() : e.dump().substr(0, 40);
   };
-  EXPECT_EQ(message(R"({"prompt": "x", "max_tokens": 1e20})"), "max_tokens must be between 1 and 1073741824 @\"max_tokens\"");
+  EXPECT_EQ(message(R"({"prompt": "x", "max_tokens": 1e20})"), "max_tokens must be between 0 and 1073741824 @\"max_tokens\"");
   EXPECT_EQ(message(R"({"prompt": "x", "max_tokens": 2.5})"), "max_tokens must be an integer @\"max_tokens\"");
   EXPECT_EQ(Parse(server->Post("/v1/completions", R"({"prompt": "x", "max_tokens": 2.0})"))["usage"]["completion_tokens"], 2);
   EXPECT_EQ(message(R"({"prompt": "x", "temperature": 1e309})"), "malformed JSON in the request body: number overflow parsing '1e309' @null");

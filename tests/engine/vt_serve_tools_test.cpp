@@ -27,6 +27,7 @@ class VtServeTools : public ::testing::Test {
     dir_ = new std::string(vt::testing::TinyFixtureDir("vt-serve-tools"));
     std::ofstream(*dir_ + "/hermes.jinja") << vt::testing::kHermesTemplate;
     std::ofstream(*dir_ + "/plain.jinja") << "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}[assistant]";
+    std::ofstream(*dir_ + "/effort.jinja") << "{% for m in messages %}{{ m.content }}{% endfor %}[{{ reasoning_effort }}]";
   }
   static void TearDownTestSuite() {
     std::filesystem::remove_all(*dir_);
@@ -162,6 +163,40 @@ TEST_F(VtServeTools, ATemplateWithoutACallFormatNeedsTheParserFlag) {
   ASSERT_TRUE(told);
   HttpReply r = told->Post("/v1/chat/completions", body.dump());
   EXPECT_EQ(Parse(r)["choices"][0]["finish_reason"], "tool_calls") << r.body;
+}
+
+// gpt-oss's harmony (--tool-call-parser openai): its headers are control tokens, which no
+// grammar makes, so a required call is a 400; text written without a header is the content.
+TEST_F(VtServeTools, HarmonyRefusesRequiredCallsAndPassesPlainTextAsContent) {
+  auto harmony = Serve("plain.jinja", {"--tool-call-parser", "openai"});
+  ASSERT_TRUE(harmony);
+  HttpReply required = harmony->Post("/v1/chat/completions", Ask(R"("tool_choice": "required")").dump());
+  EXPECT_EQ(required.status, 400) << required.body;
+  EXPECT_NE(required.body.find("harmony"), std::string::npos) << required.body;
+  const std::string chat = R"({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 8, "temperature": 0, "ignore_eos": true})";
+  HttpReply read = harmony->Post("/v1/chat/completions", chat);
+  auto plain = Serve("plain.jinja");
+  ASSERT_TRUE(plain);
+  HttpReply as_is = plain->Post("/v1/chat/completions", chat);
+  EXPECT_EQ(Parse(read)["choices"][0]["message"]["content"], Parse(as_is)["choices"][0]["message"]["content"]) << read.body;
+  EXPECT_FALSE(Parse(read)["choices"][0]["message"].contains("reasoning_content"));
+}
+
+// OpenAI's reasoning_effort reaches the template as its variable (gpt-oss's system message
+// says it), from the field or chat_template_kwargs; another value is a 400 naming the field.
+TEST_F(VtServeTools, ReasoningEffortIsTheTemplatesVariable) {
+  auto server = Serve("effort.jinja");
+  ASSERT_TRUE(server);
+  auto prompt_tokens = [&](const std::string& more) {
+    HttpReply r = server->Post("/v1/chat/completions", R"({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1)" + more + "}");
+    return Parse(r)["usage"]["prompt_tokens"].get<int>();
+  };
+  const int none = prompt_tokens("");
+  EXPECT_EQ(prompt_tokens(R"(, "reasoning_effort": "high")"), none + 4);  // "[high]" against "[]", a token a byte
+  EXPECT_EQ(prompt_tokens(R"(, "chat_template_kwargs": {"reasoning_effort": "low"})"), none + 3);
+  HttpReply bad = server->Post("/v1/chat/completions", R"({"messages": [{"role": "user", "content": "Hi"}], "reasoning_effort": "max"})");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(Parse(bad)["error"]["param"], "reasoning_effort");
 }
 
 }  // namespace

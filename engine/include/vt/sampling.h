@@ -47,6 +47,10 @@ struct TokenLogprobs {
   std::vector<std::pair<int32_t, float>> top;  // likeliest first
 };
 
+// `token`'s log-probability under `logits` (raw: a log-softmax of n values) and the `top_n`
+// likeliest tokens' (ties to the lower id).
+TokenLogprobs LogprobsOf(const float* logits, size_t n, int32_t token, int top_n);
+
 class Sampler {
  public:
   static StatusOr<Sampler> Create(const SamplingParams& params);
@@ -80,6 +84,7 @@ class Sampler {
 
  private:
   double Weigh(const std::vector<float>& logits);
+  double Truncate();  // Weigh's temperature, min-p and top-p
   bool ApplyConstraint(bool greedy);
   int32_t Draw(double mass, int32_t skip);
   int32_t Chosen(const std::vector<float>& logits, int32_t token);

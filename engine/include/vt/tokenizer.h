@@ -90,12 +90,14 @@ class Tokenizer {
 // front of the first word.
 class StreamDecoder {
  public:
-  explicit StreamDecoder(const Tokenizer& tokenizer) : tokenizer_(tokenizer) {}
+  // `special`: control tokens come out as their text (a parser of them reads it), else nothing.
+  explicit StreamDecoder(const Tokenizer& tokenizer, bool special = false) : tokenizer_(tokenizer), special_(special) {}
   std::string Push(int32_t id);
   std::string Flush();  // whatever is held back (an incomplete character, as bytes)
 
  private:
   const Tokenizer& tokenizer_;
+  bool special_;
   std::string pending_;
   bool first_ = true;
 };

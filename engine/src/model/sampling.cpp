@@ -86,21 +86,39 @@ double Sampler::Weigh(const std::vector<float>& logits) {
     candidates_ = {{1.0, std::min_element(candidates_.begin(), candidates_.end(), Better)->second}};
     return 1.0;
   }
-  size_t keep = candidates_.size();
-  if (p.top_k > 0 && static_cast<size_t>(p.top_k) < keep) keep = static_cast<size_t>(p.top_k);
-  std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<long>(keep), candidates_.end(), Better);
-  candidates_.resize(keep);
-  double top = candidates_.front().first, total = 0;
-  for (auto& [l, id] : candidates_) total += (l = std::exp((l - top) / p.temperature));
-  double mass = 0;  // top-p: the smallest prefix whose probability reaches top_p
-  size_t n = 0;
-  while (n < candidates_.size() && (n == 0 || mass < p.top_p * total)) mass += candidates_[n++].first;
-  candidates_.resize(n);
-  double floor = p.min_p * candidates_.front().first;  // the top weight is exp(0) = 1 before normalising
-  while (candidates_.size() > 1 && candidates_.back().first < floor) {
-    mass -= candidates_.back().first;
-    candidates_.pop_back();
+  if (p.top_k > 0 && static_cast<size_t>(p.top_k) < candidates_.size()) {
+    const auto keep = static_cast<long>(p.top_k);
+    std::partial_sort(candidates_.begin(), candidates_.begin() + keep, candidates_.end(), Better);
+    candidates_.resize(static_cast<size_t>(keep));
   }
+  return Truncate();
+}
+
+// Temperature, then min-p and top-p over candidates_ (top-k's, or the whole vocabulary): weights
+// exp((l - top) / T), the likeliest 1. They are sorted only as far as top-p needs, and not at
+// all without it: a 152k vocabulary sorted whole for every token cost ten greedy steps.
+double Sampler::Truncate() {
+  const SamplingParams& p = params_;
+  double top = -std::numeric_limits<double>::infinity(), total = 0;
+  for (const auto& c : candidates_) top = std::max(top, c.first);
+  for (auto& [l, id] : candidates_) total += (l = std::exp((l - top) / p.temperature));
+  // min-p: weights under min_p times the likeliest's (1) go; the likeliest stays.
+  if (p.min_p > 0) std::erase_if(candidates_, [&](const std::pair<double, int32_t>& c) { return c.first < p.min_p; });
+  double mass = 0;
+  if (p.top_p >= 1) {
+    for (const auto& c : candidates_) mass += c.first;
+    return mass;
+  }
+  // top-p: the smallest likeliest-first prefix whose weight reaches top_p of the whole; the
+  // sorted part grows eightfold until it holds that prefix.
+  const double target = p.top_p * total;
+  size_t n = 0;
+  for (size_t sorted = std::min<size_t>(candidates_.size(), 64);; sorted = std::min(candidates_.size(), sorted * 8)) {
+    std::partial_sort(candidates_.begin(), candidates_.begin() + static_cast<long>(sorted), candidates_.end(), Better);
+    for (mass = 0, n = 0; n < sorted && (n == 0 || mass < target);) mass += candidates_[n++].first;
+    if (mass >= target || sorted == candidates_.size()) break;
+  }
+  candidates_.resize(n);
   return mass;
 }
 
@@ -159,25 +177,29 @@ int32_t Sampler::Verify(const std::vector<float>& logits, int32_t draft, bool* a
   return Chosen(logits, *accepted ? draft : Draw(mass - w, draft));
 }
 
-// `token`, its log-probabilities recorded first when asked for.
-int32_t Sampler::Chosen(const std::vector<float>& logits, int32_t token) {
-  if (!params_.logprobs || token < 0) return token;
+TokenLogprobs LogprobsOf(const float* logits, size_t n, int32_t token, int top_n) {
   double top = -std::numeric_limits<double>::infinity(), sum = 0;
-  for (float l : logits) top = std::max(top, static_cast<double>(l));
-  for (float l : logits) sum += std::exp(static_cast<double>(l) - top);
+  for (size_t i = 0; i < n; ++i) top = std::max(top, static_cast<double>(logits[i]));
+  for (size_t i = 0; i < n; ++i) sum += std::exp(static_cast<double>(logits[i]) - top);
   const double lse = top + std::log(sum);
   TokenLogprobs out;
   out.token = token;
   out.logprob = static_cast<float>(logits[static_cast<size_t>(token)] - lse);
-  std::vector<int32_t> ids(logits.size());
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
-  const auto n = static_cast<long>(std::min<size_t>(static_cast<size_t>(*params_.logprobs), ids.size()));
-  std::partial_sort(ids.begin(), ids.begin() + n, ids.end(), [&](int32_t a, int32_t b) {
+  std::vector<int32_t> ids(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = static_cast<int32_t>(i);
+  const auto k = static_cast<long>(std::min<size_t>(static_cast<size_t>(std::max(top_n, 0)), n));
+  std::partial_sort(ids.begin(), ids.begin() + k, ids.end(), [&](int32_t a, int32_t b) {
     const float la = logits[static_cast<size_t>(a)], lb = logits[static_cast<size_t>(b)];
     return la > lb || (la == lb && a < b);
   });
-  for (long i = 0; i < n; ++i) out.top.push_back({ids[static_cast<size_t>(i)], static_cast<float>(logits[static_cast<size_t>(ids[static_cast<size_t>(i)])] - lse)});
-  logprobs_.push_back(std::move(out));
+  for (long i = 0; i < k; ++i) out.top.push_back({ids[static_cast<size_t>(i)], static_cast<float>(logits[static_cast<size_t>(ids[static_cast<size_t>(i)])] - lse)});
+  return out;
+}
+
+// `token`, its log-probabilities recorded first when asked for.
+int32_t Sampler::Chosen(const std::vector<float>& logits, int32_t token) {
+  if (!params_.logprobs || token < 0) return token;
+  logprobs_.push_back(LogprobsOf(logits.data(), logits.size(), token, *params_.logprobs));
   return token;
 }
 

@@ -223,7 +223,7 @@ std::string Tokenizer::Piece(int32_t id, bool special) const {
 }
 
 std::string StreamDecoder::Push(int32_t id) {
-  std::string piece = tokenizer_.Piece(id);
+  std::string piece = tokenizer_.Piece(id, special_);
   if (first_ && !piece.empty()) {
     if (tokenizer_.add_space_prefix() && piece[0] == ' ') piece.erase(0, 1);
     first_ = false;

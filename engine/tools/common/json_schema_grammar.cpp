@@ -55,6 +55,14 @@ constexpr int64_t kMaxCount = 10000;            // GBNF's largest {m,n}
 
 std::string Quote(const std::string& s) { return vt::GbnfLiteral(s); }
 
+// An integer, or a number with no fraction (1.0): JSON Schema's integers.
+bool IsWhole(const Json& v) {
+  if (v.is_number_integer()) return true;
+  if (!v.is_number_float()) return false;
+  const double d = v.get<double>();
+  return d >= -9.2e18 && d <= 9.2e18 && d == static_cast<double>(static_cast<int64_t>(d));
+}
+
 void AppendUtf8(uint32_t cp, std::string* out) {
   auto put = [&](uint32_t byte) { out->push_back(static_cast<char>(byte)); };
   if (cp < 0x80) return put(cp);
@@ -152,25 +160,57 @@ class Converter {
       // x-... are extensions (OpenAPI's, pydantic's): annotations, as xgrammar reads them.
       if (!kAnnotations.count(key) && !kSupported.count(key) && key.rfind("x-", 0) != 0) return Fail(path, "\"" + key + "\" is not supported");
     }
+    // Draft 7: a $ref's siblings are ignored.
     if (s.contains("$ref")) return Ref(s["$ref"], path, expr);
-    if (s.contains("const")) return *expr = Quote(s["const"].dump()), vt::Status();
-    if (s.contains("enum")) return Enum(s["enum"], path + ".enum", expr);
-    for (const char* key : {"anyOf", "oneOf", "allOf"}) {
-      if (s.contains(key)) return Choices(s, key, path, expr);
+    for (const char* key : {"const", "enum", "anyOf", "oneOf", "allOf"}) {
+      if (!s.contains(key)) continue;
+      VT_RETURN_IF_ERROR(OnlyBeside(s, key, path));
+      if (key == std::string("const")) return Enum(Json::array({s["const"]}), s, path + ".const", expr);
+      if (key == std::string("enum")) return Enum(s["enum"], s, path + ".enum", expr);
+      return Choices(s, key, path, expr);
     }
     return Typed(s, path, expr);
   }
 
-  vt::Status Enum(const Json& values, const std::string& path, std::string* expr) {
+  // The grammar of an enum or a choice is its values' or alternatives' alone, so a keyword
+  // beside it that narrows the value further would be dropped: refused instead (a type beside
+  // an enum only drops the values not of it).
+  static vt::Status OnlyBeside(const Json& s, const std::string& key, const std::string& path) {
+    const bool values = key == "const" || key == "enum";
+    for (const auto& [other, v] : s.items()) {
+      if (other == key || kAnnotations.count(other) || other.rfind("x-", 0) == 0) continue;
+      if (values && (other == "type" || other == "nullable")) continue;
+      return Fail(path, "\"" + other + "\" beside \"" + key + "\" is not supported");
+    }
+    return vt::Status();
+  }
+
+  static bool OfTypes(const Json& v, const Json& s) {
+    if (!s.contains("type")) return true;
+    auto is = [&](const std::string& t) {
+      if (t == "integer") return IsWhole(v);
+      return (t == "string" && v.is_string()) || (t == "number" && v.is_number()) || (t == "boolean" && v.is_boolean()) ||
+             (t == "null" && v.is_null()) || (t == "object" && v.is_object()) || (t == "array" && v.is_array());
+    };
+    if (v.is_null() && s.contains("nullable") && s["nullable"] == true) return true;
+    if (s["type"].is_string()) return is(s["type"].get<std::string>());
+    return s["type"].is_array() && std::any_of(s["type"].begin(), s["type"].end(), [&](const Json& t) { return t.is_string() && is(t.get<std::string>()); });
+  }
+
+  vt::Status Enum(const Json& values, const Json& s, const std::string& path, std::string* expr) {
     if (!values.is_array() || values.empty()) return Fail(path, "enum must be a non-empty array");
     std::vector<std::string> alts;
-    for (const Json& v : values) alts.push_back(Quote(v.dump()));
+    for (const Json& v : values) {
+      if (OfTypes(v, s)) alts.push_back(Quote(v.dump()));
+    }
+    if (alts.empty()) return Fail(path, "no value is of the schema's type");
     *expr = Join(alts);
     return vt::Status();
   }
 
-  // anyOf and oneOf as alternatives (one of several that all match is still valid output);
-  // allOf of one schema.
+  // anyOf as alternatives; allOf of one schema. oneOf too, as xgrammar and llama.cpp read it:
+  // a value two of its schemas take is not valid, but telling them apart is not a grammar's
+  // work (specs/structured-outputs.md says so).
   vt::Status Choices(const Json& s, const std::string& key, const std::string& path, std::string* expr) {
     const Json& list = s[key];
     if (!list.is_array() || list.empty()) return Fail(path + "." + key, key + " must be a non-empty array");
@@ -209,9 +249,13 @@ class Converter {
   vt::Status Typed(const Json& s, const std::string& path, std::string* expr) {
     std::vector<std::string> types;
     if (!s.contains("type")) {
-      if (s.contains("properties") || s.contains("required") || s.contains("additionalProperties")) types = {"object"};
-      else if (s.contains("items") || s.contains("prefixItems")) types = {"array"};
-      else if (s.contains("pattern") || s.contains("format") || s.contains("minLength") || s.contains("maxLength")) types = {"string"};
+      // Untyped, a keyword applies to the values of its type and lets the others through; the
+      // grammar takes the keyword's type alone (fewer values, each valid), never ignores it.
+      auto any = [&](std::initializer_list<const char*> keys) { return std::any_of(keys.begin(), keys.end(), [&](const char* k) { return s.contains(k); }); };
+      if (any({"properties", "required", "additionalProperties"})) types = {"object"};
+      else if (any({"items", "prefixItems", "minItems", "maxItems", "uniqueItems"})) types = {"array"};
+      else if (any({"pattern", "format", "minLength", "maxLength"})) types = {"string"};
+      else if (any({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})) types = {"number"};
       else return *expr = "json-value", vt::Status();
     } else if (s["type"].is_string()) {
       types = {s["type"].get<std::string>()};
@@ -251,10 +295,11 @@ class Converter {
   static vt::Status Count(const Json& s, const char* key, const std::string& path, std::optional<int64_t>* out) {
     if (!s.contains(key)) return vt::Status();
     const Json& v = s[key];
-    if (!v.is_number_integer() && !(v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>())))) {
-      return Fail(path + "." + key, std::string(key) + " must be an integer");
-    }
-    *out = v.is_number_float() ? static_cast<int64_t>(v.get<double>()) : v.get<int64_t>();
+    if (!IsWhole(v) && !v.is_number_unsigned()) return Fail(path + "." + key, std::string(key) + " must be an integer");
+    // Far past any bound the grammar writes (16 digits), and far from overflowing a +1.
+    constexpr int64_t kFar = int64_t{1} << 62;
+    if (v.is_number_unsigned()) *out = static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), kFar));
+    else *out = std::clamp<int64_t>(v.is_number_float() ? static_cast<int64_t>(v.get<double>()) : v.get<int64_t>(), -kFar, kFar);
     return vt::Status();
   }
 
@@ -347,7 +392,7 @@ vt::Status Converter::String(const Json& s, const std::string& path, std::string
 vt::Status Converter::Integer(const Json& s, const std::string& path, std::string* expr) {
   std::optional<int64_t> lo, hi, xlo, xhi;
   for (auto [key, out] : {std::pair{"minimum", &lo}, {"maximum", &hi}, {"exclusiveMinimum", &xlo}, {"exclusiveMaximum", &xhi}}) {
-    if (s.contains(key) && s[key].is_number_float() && s[key].get<double>() != static_cast<double>(static_cast<int64_t>(s[key].get<double>()))) {
+    if (s.contains(key) && s[key].is_number() && !IsWhole(s[key])) {
       return Fail(path + "." + key, std::string(key) + " that is not a whole number is not supported");
     }
     VT_RETURN_IF_ERROR(Count(s, key, path, out));

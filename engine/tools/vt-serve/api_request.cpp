@@ -21,7 +21,7 @@ const std::set<std::string> kSampling = {"model", "max_tokens", "temperature", "
                                          // OpenAI's bookkeeping, which changes no token: accepted, unused
                                          "store", "metadata", "service_tier", "prompt_cache_key", "safety_identifier"};
 const std::set<std::string> kCompletionOnly = {"prompt", "echo"};
-const std::set<std::string> kChatOnly = {"messages", "max_completion_tokens", "chat_template_kwargs",
+const std::set<std::string> kChatOnly = {"messages", "max_completion_tokens", "chat_template_kwargs", "reasoning_effort",
                                          "add_generation_prompt", "top_logprobs", "tools", "tool_choice", "parallel_tool_calls"};
 
 ApiError Bad(const std::string& param, const std::string& message) { return ApiError{400, message, param}; }
@@ -121,7 +121,7 @@ bool ReadSampling(const Json& j, ServeRequest* r, ApiError* e) {
       !ReadDouble(j, "presence_penalty", &s.presence_penalty, e) || !ReadDouble(j, "frequency_penalty", &s.frequency_penalty, e) ||
       !ReadInt(j, "top_k", -1, std::numeric_limits<int>::max(), &top_k, e) ||
       !ReadInt(j, "seed", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), &seed, e) ||
-      !ReadInt(j, "n", 1, kMaxChoices, &n, e) || !ReadInt(j, "max_tokens", 1, 1 << 30, &max_tokens, e) ||
+      !ReadInt(j, "n", 1, kMaxChoices, &n, e) || !ReadInt(j, "max_tokens", 0, 1 << 30, &max_tokens, e) ||
       !ReadInt(j, "max_completion_tokens", 1, 1 << 30, &max_completion, e) ||
       !ReadBool(j, "ignore_eos", &s.ignore_eos, e) || !ReadBool(j, "stream", &r->stream, e) || !ReadStop(j, &s.stop, e)) {
     return false;
@@ -132,7 +132,7 @@ bool ReadSampling(const Json& j, ServeRequest* r, ApiError* e) {
   if (seed) s.seed = static_cast<uint64_t>(*seed);
   if (max_completion) max_tokens = max_completion;  // OpenAI's newer name wins, as in vLLM
   if (max_tokens) r->max_tokens = static_cast<int>(*max_tokens);
-  s.max_tokens = r->max_tokens.value_or(1);  // the real bound is set once the prompt is known
+  s.max_tokens = std::max(1, r->max_tokens.value_or(1));  // the real bound is set once the prompt is known
   vt::Status valid = s.Validate();
   if (!valid.ok()) return *e = Bad(valid.message().substr(0, valid.message().find(' ')), valid.message()), false;
   return true;
@@ -184,7 +184,16 @@ bool ReadPrompt(const Json& j, ServeRequest* r, ApiError* e) {
     return *e = Bad("n", "at most " + std::to_string(kMaxChoices) + " choices per request (prompts times n)"), false;
   }
   if (!ReadBool(j, "echo", &r->echo, e)) return false;
-  if (r->echo && r->sampling.logprobs) return *e = Bad("echo", "echo with logprobs is not supported (the prompt's logprobs)"), false;
+  return true;
+}
+
+// OpenAI's reasoning_effort (gpt-oss's template writes it into its system message); the
+// top-level field wins over chat_template_kwargs', as it is read last.
+bool ReadEffort(const Json& j, const std::string& where, std::string* out, ApiError* e) {
+  auto it = j.find("reasoning_effort");
+  if (it == j.end() || it->is_null()) return true;
+  if (!it->is_string() || (*it != "low" && *it != "medium" && *it != "high")) return *e = Bad(where, where + " must be low, medium or high"), false;
+  *out = it->get<std::string>();
   return true;
 }
 
@@ -246,13 +255,14 @@ bool ReadMessages(const Json& j, ServeRequest* r, ApiError* e) {
   if (kwargs != j.end() && !kwargs->is_null()) {
     if (!kwargs->is_object()) return *e = Bad("chat_template_kwargs", "chat_template_kwargs must be an object"), false;
     for (const auto& [key, value] : kwargs->items()) {
-      if (key != "enable_thinking") return *e = Bad("chat_template_kwargs." + key, "unknown chat_template_kwargs." + key), false;
+      if (key != "enable_thinking" && key != "reasoning_effort") return *e = Bad("chat_template_kwargs." + key, "unknown chat_template_kwargs." + key), false;
     }
     bool thinking = false;
     if (!ReadBool(*kwargs, "enable_thinking", &thinking, e)) return false;
     if (kwargs->contains("enable_thinking") && !(*kwargs)["enable_thinking"].is_null()) r->enable_thinking = thinking;
+    if (!ReadEffort(*kwargs, "chat_template_kwargs.reasoning_effort", &r->reasoning_effort, e)) return false;
   }
-  return ReadBool(j, "add_generation_prompt", &r->add_generation_prompt, e);
+  return ReadEffort(j, "reasoning_effort", &r->reasoning_effort, e) && ReadBool(j, "add_generation_prompt", &r->add_generation_prompt, e);
 }
 
 // The body as JSON, refused before parsing when it nests deeper than kMaxJsonDepth: every walk
@@ -309,6 +319,8 @@ ParsedRequest ParseRequest(Endpoint endpoint, const std::string& body, const std
   ApiError e;
   bool ok = ReadSampling(j, &r, &e) && ReadStreamOptions(j, &r, &e) &&
             (endpoint == Endpoint::kChat ? ReadMessages(j, &r, &e) && ReadTools(j, body, &r, &e) : ReadPrompt(j, &r, &e)) &&
+            // Nothing generated is a completion that scores its prompt (lm-evaluation-harness's).
+            (r.max_tokens != 0 || r.echo || (e = Bad("max_tokens", "max_tokens 0 generates nothing: it needs echo: true (completions), to score the prompt"), false)) &&
             ReadStructured(j, body, &r.grammar, &e);
   if (!ok) return out.error = e, out;
   out.request = std::move(r);

@@ -43,6 +43,7 @@ struct ServeRequest {
   bool echo = false;                           // completions: the prompt before its completion
   nlohmann::json messages;                     // chat: content flattened to strings
   std::optional<bool> enable_thinking;         // chat_template_kwargs
+  std::string reasoning_effort;                // low, medium or high (gpt-oss's template reads it); "": unset
   bool add_generation_prompt = true;
   std::optional<int> max_tokens;               // unset: the rest of the context
   vt::SamplingParams sampling;            // logprobs: chat's top_logprobs when logprobs is true

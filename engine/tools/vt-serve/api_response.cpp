@@ -56,10 +56,10 @@ Json LogprobsJson(Endpoint endpoint, const std::vector<LogprobEntry>& entries, i
   Json tokens = Json::array(), lps = Json::array(), tops = Json::array(), offsets = Json::array();
   for (const LogprobEntry& e : entries) {
     tokens.push_back(e.token);
-    lps.push_back(Finite(e.logprob));
+    lps.push_back(e.scored ? Finite(e.logprob) : Json());
     Json top = Json::object();
     for (const auto& [token, lp] : e.top) top[token] = Finite(lp);
-    tops.push_back(top);
+    tops.push_back(e.scored ? top : Json());
     offsets.push_back(*offset);
     *offset += Characters(e.token);
   }
@@ -88,6 +88,7 @@ Json FullResponse(const ResponseHead& head, const std::vector<ChoiceOut>& choice
     Json choice = ChoiceJson(c);
     if (head.endpoint == Endpoint::kChat) {
       choice["message"] = {{"role", "assistant"}, {"content", c.null_content ? Json() : Json(c.text)}};
+      if (!c.reasoning.empty()) choice["message"]["reasoning_content"] = c.reasoning;
       if (!c.tool_calls.is_null()) choice["message"]["tool_calls"] = c.tool_calls;
     } else {
       choice["text"] = c.text;
@@ -103,7 +104,9 @@ Json FullResponse(const ResponseHead& head, const std::vector<ChoiceOut>& choice
 Json Chunk(const ResponseHead& head, const ChoiceOut& c, bool first) {
   Json choice = ChoiceJson(c);
   if (head.endpoint == Endpoint::kChat) {
-    Json delta = c.tool_calls.is_null() ? Json{{"content", c.text}} : Json{{"tool_calls", c.tool_calls}};
+    Json delta = !c.tool_calls.is_null() ? Json{{"tool_calls", c.tool_calls}}
+                 : !c.reasoning.empty()   ? Json{{"reasoning_content", c.reasoning}}
+                                          : Json{{"content", c.text}};
     if (first) delta["role"] = "assistant";
     choice["delta"] = delta;
   } else {

@@ -6,7 +6,7 @@ namespace vtserve {
 
 // A job's text as its tokens come: the decoder, its stop strings, its count.
 struct Batcher::Sequence {
-  Sequence(std::shared_ptr<Job> j, const vt::Tokenizer& t) : job(std::move(j)), decoder(t), stops(job->sampling.stop) {}
+  Sequence(std::shared_ptr<Job> j, const vt::Tokenizer& t) : job(std::move(j)), decoder(t, job->special_text), stops(job->sampling.stop) {}
   std::shared_ptr<Job> job;
   vt::Sampler* sampler = nullptr;  // the request's, which the scheduler holds
   vt::StreamDecoder decoder;
@@ -64,9 +64,7 @@ void Batcher::Finish(Sequence& s, const std::string& reason, const std::string& 
 std::optional<LogprobEntry> Batcher::Logprobs(Sequence& s) {
   std::optional<vt::TokenLogprobs> t = s.sampler->TakeLogprobs();
   if (!t) return std::nullopt;
-  LogprobEntry e{tokenizer_.Piece(t->token, /*special=*/true), t->logprob, {}};
-  for (const auto& [id, lp] : t->top) e.top.push_back({tokenizer_.Piece(id, /*special=*/true), lp});
-  return e;
+  return EntryOf(tokenizer_, *t);
 }
 
 // A sampled token as text; false ends the request ("stop": EOS, a stop string, or a grammar

@@ -32,12 +32,13 @@ std::variant<std::shared_ptr<const vt::Grammar>, ApiError> Generation::ToolGramm
 
 std::variant<std::unique_ptr<Generation>, ApiError> Generation::Start(ServeEngine& engine, const ServeRequest& request, ResponseHead head) {
   ServeRequest r = request;
-  ToolFormat tools = ToolFormat::kNone;
+  // Harmony's channels are parsed for every chat request: the final one is the content.
+  ToolFormat tools = r.endpoint == Endpoint::kChat && engine.tool_format() == ToolFormat::kHarmony ? ToolFormat::kHarmony : ToolFormat::kNone;
   if (r.endpoint == Endpoint::kChat && !r.tools.empty() && r.tool_choice != "none") {
     tools = engine.tool_format();
     if (tools == ToolFormat::kNone) {
-      return ApiError{400, "the model's chat template has no tool-call format vt-serve parses (Hermes <tool_call>, Llama 3 JSON): "
-                           "start vt-serve with --tool-call-parser hermes or llama3_json", "tools"};
+      return ApiError{400, "the model's chat template has no tool-call format vt-serve parses (Hermes <tool_call>, Llama 3 JSON, harmony): "
+                           "start vt-serve with --tool-call-parser hermes, llama3_json or openai", "tools"};
     }
     auto grammar = ToolGrammar(tools, r);
     if (auto* e = std::get_if<ApiError>(&grammar)) return *e;
@@ -55,9 +56,18 @@ std::variant<std::unique_ptr<Generation>, ApiError> Generation::Start(ServeEngin
         for (Part& queued : parts) queued.job->Cancel();
         return *e;
       }
-      Part part{std::get<std::shared_ptr<Job>>(submitted), static_cast<int>(p) * r.n + i, "", i == 0, tools};
+      Part part{std::get<std::shared_ptr<Job>>(submitted), static_cast<int>(p) * r.n + i, "", {}, i == 0, tools};
       if (r.echo) part.echo = EchoOf(engine, r.prompts[p]);
       parts.push_back(std::move(part));
+      if (r.echo && r.sampling.logprobs) {
+        auto scored = i > 0 ? std::variant<std::vector<LogprobEntry>, ApiError>(parts[parts.size() - 2].echo_logprobs)
+                            : engine.PromptLogprobs(parts.back().job->prompt, *r.sampling.logprobs);
+        if (auto* e = std::get_if<ApiError>(&scored)) {
+          for (Part& queued : parts) queued.job->Cancel();
+          return *e;
+        }
+        parts.back().echo_logprobs = std::move(std::get<std::vector<LogprobEntry>>(scored));
+      }
     }
   }
   return std::unique_ptr<Generation>(new Generation(std::move(head), r.include_usage, std::move(parts)));
@@ -87,8 +97,16 @@ std::string Generation::Step(size_t i, const Job::Update& u) {
   std::string out;
   std::string text = (s.first ? parts_[i].echo : "") + u.text;
   if (s.tools) text = s.tools->Push(text);
-  if (!text.empty() || !u.logprobs.empty()) {
-    out += SseEvent(Chunk(head_, ChoiceOut{parts_[i].index, text, "", std::nullopt, Logprobs(i, u.logprobs), Json(), false}, s.first));
+  if (s.tools) {  // harmony's analysis channel, ahead of the content that came with it
+    if (std::string reasoning = s.tools->TakeReasoning(); !reasoning.empty()) {
+      out += SseEvent(Chunk(head_, ChoiceOut{parts_[i].index, "", "", std::nullopt, Json(), Json(), false, reasoning}, s.first));
+      s.first = false;
+    }
+  }
+  std::vector<LogprobEntry> entries = s.first ? parts_[i].echo_logprobs : std::vector<LogprobEntry>();
+  entries.insert(entries.end(), u.logprobs.begin(), u.logprobs.end());
+  if (!text.empty() || !entries.empty()) {
+    out += SseEvent(Chunk(head_, ChoiceOut{parts_[i].index, text, "", std::nullopt, Logprobs(i, entries), Json(), false}, s.first));
     s.first = false;
   }
   if (!u.done) return out;
@@ -147,6 +165,7 @@ bool Generation::Collect(const std::function<bool()>& gone) {
   for (size_t i = 0; i < parts_.size(); ++i) {
     State& s = states_[i];
     s.text = parts_[i].echo;
+    s.logprobs = parts_[i].echo_logprobs;
     while (s.finish.empty()) {
       Job::Update u = parts_[i].job->Take(std::chrono::milliseconds(100));
       s.text += u.text;
@@ -174,6 +193,8 @@ std::variant<Json, ApiError> Generation::Whole() const {
     ChoiceOut c{parts_[i].index, s.text, s.finish, s.stop_reason, std::move(lp), Json(), false};
     if (parts_[i].tools != ToolFormat::kNone) {
       ToolOutput calls = ParseToolCalls(parts_[i].tools, s.text);
+      c.reasoning = calls.reasoning;
+      if (parts_[i].tools == ToolFormat::kHarmony) c.text = calls.content.value_or("");
       if (!calls.calls.empty()) {
         c.text = calls.content.value_or("");
         c.null_content = !calls.content;

@@ -22,6 +22,7 @@ class Generation {
     std::shared_ptr<Job> job;
     int index = 0;            // the choice's index: prompt × n + its number
     std::string echo;         // completions' echo: the prompt's text, sent first
+    std::vector<LogprobEntry> echo_logprobs;  // echo with logprobs: the prompt's, sent first
     bool counts_prompt = false;  // the first choice of its prompt: its prompt tokens are counted
     ToolFormat tools = ToolFormat::kNone;  // chat with tools: its output parsed for calls
   };

@@ -2,6 +2,12 @@
 
 namespace vtserve {
 
+LogprobEntry EntryOf(const vt::Tokenizer& tokenizer, const vt::TokenLogprobs& t) {
+  LogprobEntry e{tokenizer.Piece(t.token, /*special=*/true), t.logprob, {}};
+  for (const auto& [id, lp] : t.top) e.top.push_back({tokenizer.Piece(id, /*special=*/true), lp});
+  return e;
+}
+
 Job::Update Job::Take(std::chrono::milliseconds wait) {
   std::unique_lock<std::mutex> lock(mutex_);
   cv_.wait_for(lock, wait, [this] { return done_ || !pending_.empty() || !pending_logprobs_.empty(); });

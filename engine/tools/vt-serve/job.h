@@ -13,6 +13,7 @@
 
 #include "vt/grammar.h"
 #include "vt/sampling.h"
+#include "vt/tokenizer.h"
 
 namespace vtserve {
 
@@ -21,7 +22,11 @@ struct LogprobEntry {
   std::string token;
   float logprob = 0;
   std::vector<std::pair<std::string, float>> top;
+  bool scored = true;  // false: a prompt's first token, which nothing predicts (null in JSON)
 };
+
+// `t` with each token as its bytes.
+LogprobEntry EntryOf(const vt::Tokenizer& tokenizer, const vt::TokenLogprobs& t);
 
 class Job {
  public:
@@ -51,6 +56,7 @@ class Job {
   const std::vector<int32_t> prompt;
   const vt::SamplingParams sampling;  // max_tokens resolved against the context
   std::shared_ptr<const vt::Grammar> grammar;  // set before the job is queued (null: none)
+  bool special_text = false;  // control tokens come out as their text (harmony's headers)
   const Clock::time_point arrived = Clock::now();
   void MarkFirstToken();               // the engine's side, at the first token
   double SecondsToFirstToken();        // -1 before the first token

@@ -209,8 +209,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-model-len,--ctx", f.max_model_len, "Context length (default: the model's)")->check(CLI::Range(1, 1 << 24));
   app.add_option("--api-key", f.http.api_key, "Ask every /v1 request for Authorization: Bearer KEY");
   app.add_option("--chat-template", f.chat_template, "Chat template file (default: the model's)");
-  app.add_option("--tool-call-parser", f.tool_call_parser, "How the model writes tool calls: hermes or llama3_json (default: told by the chat template)")
-      ->check(CLI::IsMember({"hermes", "llama3_json"}));
+  app.add_option("--tool-call-parser", f.tool_call_parser,
+                 "How the model writes tool calls: hermes, llama3_json or openai (gpt-oss's harmony) (default: told by the chat template)")
+      ->check(CLI::IsMember({"hermes", "llama3_json", "openai"}));
   app.add_option("--pooling", f.pooling, "How /v1/embeddings pools the hidden states: mean, last or cls (default: the file's, else mean)")
       ->check(CLI::IsMember({"mean", "last", "cls"}));
   app.add_option("--max-num-seqs", f.max_num_seqs, "Sequences run together (default 8)")->check(CLI::Range(1, 4096));

@@ -7,6 +7,7 @@
 
 #include "json_value.h"
 #include "vt/chat_template.h"
+#include "vt/prompt_scores.h"
 #include "vt/sampling.h"
 
 namespace vtserve {
@@ -199,6 +200,7 @@ std::variant<std::vector<int32_t>, ApiError> ServeEngine::PromptOf(const ServeRe
   vt::ChatOptions chat;
   chat.add_generation_prompt = r.add_generation_prompt;
   chat.enable_thinking = r.enable_thinking;
+  if (!r.reasoning_effort.empty()) chat.extra = vt::jinja::Value::MakeObject({{"reasoning_effort", vt::jinja::Value::String(r.reasoning_effort)}});
   chat.bos_token = tokenizer_.bos() >= 0 ? tokenizer_.Piece(tokenizer_.bos(), /*special=*/true) : "";
   chat.eos_token = tokenizer_.eos() >= 0 ? tokenizer_.Piece(tokenizer_.eos(), /*special=*/true) : "";
   if (!r.tools.empty()) {
@@ -251,6 +253,12 @@ std::variant<std::shared_ptr<Job>, ApiError> ServeEngine::Submit(const ServeRequ
   }
   auto job = std::make_shared<Job>(std::move(ids), std::move(sampling));
   job->grammar = r.grammar;
+  job->special_text = r.endpoint == Endpoint::kChat && tool_format_ == ToolFormat::kHarmony;
+  if (want == 0) {  // max_tokens 0 with echo: the prompt is scored, nothing is generated
+    metrics_.Finished(n, 0, "length", 0, 0);
+    job->Finish("length");
+    return job;
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     DropCancelled();
@@ -273,34 +281,57 @@ std::variant<std::vector<float>, ApiError> ServeEngine::Embed(const ServeRequest
   r.prompts = {prompt};
   auto ids = PromptOf(r);
   if (auto* e = std::get_if<ApiError>(&ids)) return e->param = "input", *e;
-  EmbedTask task{std::move(std::get<std::vector<int32_t>>(ids)), {}};
-  *tokens = static_cast<int64_t>(task.tokens.size());
-  if (task.tokens.empty()) return ApiError{400, "the input is empty", "input"};
+  const std::vector<int32_t>& input = std::get<std::vector<int32_t>>(ids);
+  *tokens = static_cast<int64_t>(input.size());
+  if (input.empty()) return ApiError{400, "the input is empty", "input"};
   if (*tokens > options_.max_model_len) {
     return ApiError{400, "the input is " + std::to_string(*tokens) + " tokens, more than the context (" + std::to_string(options_.max_model_len) + ")", "input"};
   }
-  auto result = task.done.get_future();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (stop_) return ApiError{503, "the server is shutting down", "", "ServiceUnavailableError"};
-    embeds_.push_back(&task);
-  }
-  wake_.notify_all();
-  auto hidden = result.get();
+  vt::StatusOr<std::vector<float>> hidden = vt::Status(vt::StatusCode::kInternal, "not run");
+  // Each in a cache of its own: the serving pool's blocks are the requests'.
+  bool ran = OnEngineThread([&] {
+    auto cache = model_->NewCache(*tokens, options_.kv_dtype);
+    hidden = cache.ok() ? model_->Hiddens(input, cache.value()) : vt::StatusOr<std::vector<float>>(cache.status());
+  });
+  if (!ran) return ApiError{503, "the server is shutting down", "", "ServiceUnavailableError"};
   if (!hidden.ok()) return ApiError{500, hidden.status().message(), "", "InternalServerError"};
   return Pool(hidden.value(), model_->hparams().n_embd, pooling_);
 }
 
-// The embeddings asked for since the last step, each in a cache of its own (the serving pool's
-// blocks are the requests'), without the lock.
-void ServeEngine::RunEmbeddings(std::unique_lock<std::mutex>& lock) {
-  while (!embeds_.empty()) {
-    EmbedTask* task = embeds_.front();
-    embeds_.pop_front();
+std::variant<std::vector<LogprobEntry>, ApiError> ServeEngine::PromptLogprobs(const std::vector<int32_t>& ids, int top_n) {
+  vt::StatusOr<std::vector<vt::TokenLogprobs>> scored = vt::Status(vt::StatusCode::kInternal, "not run");
+  if (!OnEngineThread([&] { scored = ScorePrompt(*model_, ids, top_n, options_.kv_dtype); })) {
+    return ApiError{503, "the server is shutting down", "", "ServiceUnavailableError"};
+  }
+  if (!scored.ok()) return ApiError{500, scored.status().message(), "", "InternalServerError"};
+  std::vector<LogprobEntry> out;
+  if (ids.empty()) return out;
+  out.push_back(LogprobEntry{tokenizer_.Piece(ids.front(), /*special=*/true), 0, {}, /*scored=*/false});
+  for (const vt::TokenLogprobs& t : scored.value()) out.push_back(EntryOf(tokenizer_, t));
+  return out;
+}
+
+bool ServeEngine::OnEngineThread(const std::function<void()>& work) {
+  Task task{&work, {}};
+  auto done = task.done.get_future();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stop_) return false;
+    tasks_.push_back(&task);
+  }
+  wake_.notify_all();
+  done.get();
+  return true;
+}
+
+// The tasks queued since the last step, without the lock.
+void ServeEngine::RunTasks(std::unique_lock<std::mutex>& lock) {
+  while (!tasks_.empty()) {
+    Task* task = tasks_.front();
+    tasks_.pop_front();
     lock.unlock();
-    auto cache = model_->NewCache(static_cast<int64_t>(task->tokens.size()), options_.kv_dtype);
-    if (!cache.ok()) task->done.set_value(cache.status());
-    else task->done.set_value(model_->Hiddens(task->tokens, cache.value()));
+    (*task->work)();
+    task->done.set_value();
     lock.lock();
   }
 }
@@ -329,7 +360,7 @@ void ServeEngine::UpdateGauges() {
 void ServeEngine::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    RunEmbeddings(lock);
+    RunTasks(lock);
     DropCancelled();
     while (!waiting_.empty() && !batcher_.Full()) {
       running_.push_back(waiting_.front());
@@ -341,7 +372,7 @@ void ServeEngine::Loop() {
     UpdateGauges();
     if (stop_) return;
     if (batcher_.Empty()) {
-      wake_.wait(lock, [this] { return stop_ || !waiting_.empty() || !embeds_.empty(); });
+      wake_.wait(lock, [this] { return stop_ || !waiting_.empty() || !tasks_.empty(); });
       continue;
     }
     lock.unlock();

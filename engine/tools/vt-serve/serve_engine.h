@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -69,6 +70,10 @@ class ServeEngine {
   // L2-normalized, run on the engine thread between steps; or a 400 (too long, unencodable).
   // `*tokens`: the prompt's.
   std::variant<std::vector<float>, ApiError> Embed(const ServeRequest::Prompt& prompt, int64_t* tokens);
+  // Each prompt token's log-probability after the ones before it, with the `top_n` likeliest
+  // there (completions' echo with logprobs, as vLLM's prompt logprobs; the first token has
+  // none): a pass over the prompt on the engine thread, between steps.
+  std::variant<std::vector<LogprobEntry>, ApiError> PromptLogprobs(const std::vector<int32_t>& ids, int top_n);
   const std::string& pooling() const { return pooling_; }
   // Shutting down: running requests stop at their next token, waiting ones end as "abort".
   void CancelAll();
@@ -88,11 +93,10 @@ class ServeEngine {
   void Abort(Job& job);
   void Loop();
   void UpdateGauges();  // callers hold mutex_
-  struct EmbedTask {
-    std::vector<int32_t> tokens;
-    std::promise<vt::StatusOr<std::vector<float>>> done;
-  };
-  void RunEmbeddings(std::unique_lock<std::mutex>& lock);  // the engine thread's, lock held on entry
+  // Runs `work` on the engine thread between steps (the model is that thread's) and waits for
+  // it; false when the server is stopping (`work` never runs).
+  bool OnEngineThread(const std::function<void()>& work);
+  void RunTasks(std::unique_lock<std::mutex>& lock);  // the engine thread's, lock held on entry
 
   std::shared_ptr<const vt::GgufFile> file_;
   std::unique_ptr<vt::Model> model_;
@@ -106,7 +110,11 @@ class ServeEngine {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::shared_ptr<Job>> waiting_;
-  std::deque<EmbedTask*> embeds_;
+  struct Task {
+    const std::function<void()>* work;
+    std::promise<void> done;
+  };
+  std::deque<Task*> tasks_;
   std::string pooling_ = "mean";
   std::vector<std::shared_ptr<Job>> running_;  // admitted and not yet done
   bool stop_ = false;

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "json_fields.h"
+#include "harmony.h"
 #include "json_schema_grammar.h"
 
 namespace vtserve {
@@ -30,14 +31,6 @@ std::string Trim(const std::string& s) {
   return a == std::string::npos ? "" : s.substr(a, b - a + 1);
 }
 
-// vLLM's id for a call: "chatcmpl-tool-" and 16 hex digits.
-std::string NewCallId() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "chatcmpl-tool-%016llx", static_cast<unsigned long long>(rng()));
-  return buf;
-}
-
 // One call's JSON object: {"name": ..., "arguments" (or Llama's "parameters"): {...}}.
 std::optional<ToolCall> CallOf(const std::string& text) {
   Ordered j = Ordered::parse(text, nullptr, false);
@@ -45,7 +38,7 @@ std::optional<ToolCall> CallOf(const std::string& text) {
   const char* key = j.contains("arguments") ? "arguments" : "parameters";
   if (!j.contains(key)) return std::nullopt;
   const Ordered& args = j[key];
-  return ToolCall{NewCallId(), j["name"].get<std::string>(), args.is_string() ? args.get<std::string>() : args.dump()};
+  return ToolCall{NewToolCallId(), j["name"].get<std::string>(), args.is_string() ? args.get<std::string>() : args.dump()};
 }
 
 bool ReadTool(const Ordered& tool, size_t i, ApiError* e) {
@@ -87,7 +80,15 @@ bool ReadToolChoice(const Json& j, ServeRequest* r, ApiError* e) {
 
 }  // namespace
 
+std::string NewToolCallId() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "chatcmpl-tool-%016llx", static_cast<unsigned long long>(rng()));
+  return buf;
+}
+
 ToolFormat DetectToolFormat(const std::string& chat_template) {
+  if (chat_template.find("<|channel|>") != std::string::npos) return ToolFormat::kHarmony;
   if (chat_template.find(kHermesOpen) != std::string::npos) return ToolFormat::kHermes;
   if (chat_template.find("\"parameters\": ") != std::string::npos) return ToolFormat::kLlama3Json;
   return ToolFormat::kNone;
@@ -96,6 +97,7 @@ ToolFormat DetectToolFormat(const std::string& chat_template) {
 ToolFormat ToolFormatNamed(const std::string& name) {
   if (name == "hermes") return ToolFormat::kHermes;
   if (name == "llama3_json") return ToolFormat::kLlama3Json;
+  if (name == "openai") return ToolFormat::kHarmony;
   return ToolFormat::kNone;
 }
 
@@ -118,6 +120,9 @@ bool ReadTools(const Json& j, const std::string& body, ServeRequest* r, ApiError
 }
 
 vt::StatusOr<std::string> ToolCallGbnf(ToolFormat format, const ServeRequest& r) {
+  if (format == ToolFormat::kHarmony) {  // its headers are special tokens, which no grammar here makes
+    return vt::Status(vt::StatusCode::kInvalidArgument, "tool_choice " + r.tool_choice + " is not supported with harmony (gpt-oss) calls: use auto");
+  }
   Ordered choices = Ordered::array();
   for (size_t i = 0; i < r.tools.size(); ++i) {
     const Ordered& f = r.tools[i]["function"];
@@ -139,41 +144,64 @@ vt::StatusOr<std::string> ToolCallGbnf(ToolFormat format, const ServeRequest& r)
   return text + "root ::= " + one + (r.parallel_tool_calls ? " (\"\\n\" " + one + ")*" : "") + "\n";
 }
 
-ToolOutput ParseToolCalls(ToolFormat format, const std::string& text) {
-  ToolOutput out{text, {}};
-  if (format == ToolFormat::kLlama3Json) {
-    std::string t = Trim(text);
-    if (t.rfind(kPythonTag, 0) == 0) t = Trim(t.substr(kPythonTag.size()));
-    if (t.empty() || t[0] != '{') return out;
-    for (size_t at = 0; at < t.size();) {  // calls separated by ";"
-      size_t end = t.find("};", at);
-      end = end == std::string::npos ? t.size() : end + 1;
-      auto call = CallOf(t.substr(at, end - at));
-      if (!call) return ToolOutput{text, {}};
-      out.calls.push_back(*call);
-      at = t.find_first_not_of("; \n", end);
-    }
-    out.content.reset();
-    return out;
+namespace {
+
+// Llama 3's: one or more `{"name", "parameters"}` objects, `;`-separated, after an optional
+// <|python_tag|>; anything else is all content.
+ToolOutput ParseLlama3(const std::string& text) {
+  std::string t = Trim(text);
+  if (t.rfind(kPythonTag, 0) == 0) t = Trim(t.substr(kPythonTag.size()));
+  if (t.empty() || t[0] != '{') return ToolOutput{text, {}, ""};
+  std::vector<ToolCall> calls;
+  for (size_t at = 0; at < t.size();) {  // calls separated by ";"
+    size_t end = t.find("};", at);
+    end = end == std::string::npos ? t.size() : end + 1;
+    auto call = CallOf(t.substr(at, end - at));
+    if (!call) return ToolOutput{text, {}, ""};
+    calls.push_back(*call);
+    at = t.find_first_not_of("; \n", end);
   }
+  return ToolOutput{std::nullopt, std::move(calls), ""};
+}
+
+ToolOutput ParseHermes(const std::string& text) {
   size_t at = text.find(kHermesOpen);
-  if (format != ToolFormat::kHermes || at == std::string::npos) return out;
+  if (at == std::string::npos) return ToolOutput{text, {}, ""};
   // The text before the calls as it came (what a stream already sent), null when only space.
   const std::string before = Trim(text.substr(0, at)).empty() ? "" : text.substr(0, at);
+  std::vector<ToolCall> calls;
   for (; at != std::string::npos; at = text.find(kHermesOpen, at)) {
     size_t end = text.find(kHermesClose, at);
     auto call = CallOf(Trim(text.substr(at + kHermesOpen.size(), (end == std::string::npos ? text.size() : end) - at - kHermesOpen.size())));
-    if (!call) return ToolOutput{text, {}};
-    out.calls.push_back(*call);
+    if (!call) return ToolOutput{text, {}, ""};
+    calls.push_back(*call);
     if (end == std::string::npos) break;
     at = end + kHermesClose.size();
   }
-  out.content = before.empty() ? std::nullopt : std::optional<std::string>(before);
-  return out;
+  return ToolOutput{before.empty() ? std::nullopt : std::optional<std::string>(before), std::move(calls), ""};
+}
+
+}  // namespace
+
+ToolOutput ParseToolCalls(ToolFormat format, const std::string& text) {
+  if (format == ToolFormat::kLlama3Json) return ParseLlama3(text);
+  if (format == ToolFormat::kHermes) return ParseHermes(text);
+  if (format != ToolFormat::kHarmony) return ToolOutput{text, {}, ""};
+  HarmonyOutput h = ParseHarmony(text);
+  const bool only_calls = !h.calls.empty() && Trim(h.content).empty();
+  return ToolOutput{only_calls ? std::nullopt : std::optional<std::string>(h.content), std::move(h.calls), std::move(h.reasoning)};
 }
 
 std::string ToolStream::Push(const std::string& text) {
   all_ += text;
+  if (format_ == ToolFormat::kHarmony) {  // what was sent stays a prefix: messages grow at the end
+    const HarmonyOutput now = ParseHarmony(all_, /*complete=*/false);
+    if (now.reasoning.size() > reasoning_sent_) reasoning_ += now.reasoning.substr(reasoning_sent_);
+    reasoning_sent_ = std::max(reasoning_sent_, now.reasoning.size());
+    const std::string out = now.content.size() > sent_ ? now.content.substr(sent_) : "";
+    sent_ += out.size();
+    return out;
+  }
   if (calling_) return "";
   size_t hold = 0;  // a tail that may start a call
   if (format_ == ToolFormat::kHermes) {
@@ -197,8 +225,12 @@ std::string ToolStream::Push(const std::string& text) {
 }
 
 ToolOutput ToolStream::Finish() {
+  if (format_ == ToolFormat::kHarmony) {  // sent_ counts the content sent, not all_'s bytes
+    HarmonyOutput h = ParseHarmony(all_);
+    return ToolOutput{h.content.size() > sent_ ? h.content.substr(sent_) : "", std::move(h.calls), ""};
+  }
   const std::string rest = all_.substr(sent_);
-  if (!calling_) return ToolOutput{rest, {}};
+  if (!calling_) return ToolOutput{rest, {}, ""};
   ToolOutput out = ParseToolCalls(format_, rest);
   if (out.calls.empty()) out.content = rest;
   return out;

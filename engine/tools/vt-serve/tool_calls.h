@@ -14,8 +14,9 @@
 
 namespace vtserve {
 
-// vLLM's --tool-call-parser names: "hermes" and "llama3_json".
-enum class ToolFormat { kNone, kHermes, kLlama3Json };
+// vLLM's --tool-call-parser names: "hermes", "llama3_json" and "openai" (gpt-oss's harmony,
+// harmony.h: its channels are parsed for every chat request, tools or not).
+enum class ToolFormat { kNone, kHermes, kLlama3Json, kHarmony };
 ToolFormat DetectToolFormat(const std::string& chat_template);
 // kNone for a name vLLM's flag would not take (or that vt-serve does not parse).
 ToolFormat ToolFormatNamed(const std::string& name);
@@ -34,7 +35,10 @@ struct ToolCall {
 struct ToolOutput {
   std::optional<std::string> content;  // null when the output was only calls
   std::vector<ToolCall> calls;
+  std::string reasoning;  // harmony's analysis channel
 };
+// vLLM's id for a call: "chatcmpl-tool-" and 16 hex digits.
+std::string NewToolCallId();
 // The model's whole output: its calls (none when they do not parse: it is all content).
 ToolOutput ParseToolCalls(ToolFormat format, const std::string& text);
 
@@ -44,11 +48,15 @@ class ToolStream {
  public:
   explicit ToolStream(ToolFormat format) : format_(format) {}
   std::string Push(const std::string& text);
+  // Harmony: the reasoning that arrived with the last Push.
+  std::string TakeReasoning() { return std::move(reasoning_); }
   // At the end: the calls, and the content held back that was not one.
   ToolOutput Finish();
 
  private:
   ToolFormat format_;
+  std::string reasoning_;
+  size_t reasoning_sent_ = 0;  // harmony: how much of the analysis channel went out
   std::string all_;
   size_t sent_ = 0;  // how much of all_ went out as content
   bool calling_ = false;
