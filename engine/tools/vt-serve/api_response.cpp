@@ -56,7 +56,7 @@ Json LogprobsJson(Endpoint endpoint, const std::vector<LogprobEntry>& entries, i
   Json tokens = Json::array(), lps = Json::array(), tops = Json::array(), offsets = Json::array();
   for (const LogprobEntry& e : entries) {
     tokens.push_back(e.token);
-    lps.push_back(e.scored ? Finite(e.logprob) : Json());
+    lps.push_back(e.scored ? Json(Finite(e.logprob)) : Json());
     Json top = Json::object();
     for (const auto& [token, lp] : e.top) top[token] = Finite(lp);
     tops.push_back(e.scored ? top : Json());

@@ -35,7 +35,7 @@ struct ChoiceOut {
   nlohmann::json logprobs;                       // LogprobsJson's, or null when not asked for
   nlohmann::json tool_calls;                     // chat: the calls parsed (ToolCallsJson), or null
   bool null_content = false;                     // chat: the message was only calls
-  std::string reasoning;                         // chat: harmony's analysis (reasoning_content)
+  std::string reasoning = "";                    // chat: harmony's analysis (reasoning_content)
 };
 
 // The whole answer of a request that did not stream.
