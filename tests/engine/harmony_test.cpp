@@ -51,25 +51,37 @@ TEST(Harmony, ParsedAsToolCallsOnlyCallsLeaveContentNull) {
   EXPECT_EQ(answer.content, "Hello there!");
 }
 
-// Token by token, as the batcher emits them: headers never reach the client, reasoning and
-// content go out as they come, a call's arguments only as the call at the end.
+// As the batcher emits them: headers never reach the client, reasoning and content go out as
+// they come, a call's arguments only as the call at the end; what a stream sends joins to the
+// whole answer. Special tokens come whole from a harmony vocabulary, a byte at a time from a
+// model that writes them as text (an outside tester's '<ello' for 'hello').
 TEST(Harmony, AStreamSendsReasoningAndContentAndHoldsCalls) {
-  for (const std::string& text : {kReasonThenAnswer, kReasonThenCall}) {
-    ToolStream s(ToolFormat::kHarmony);
-    std::string content, reasoning;
-    for (size_t at = 0; at < text.size();) {
-      // Specials come whole, as their tokens do; text three bytes at a time.
-      const size_t len = text.compare(at, 2, "<|") == 0 ? text.find("|>", at) + 2 - at : std::min<size_t>(3, text.find("<|", at) - at);
-      content += s.Push(text.substr(at, len));
-      reasoning += s.TakeReasoning();
-      at += len;
+  const std::string other_recipient = "<|channel|>commentary to=browser.search<|message|>{}<|call|>";
+  for (const std::string& text : {kReasonThenAnswer, kReasonThenCall, other_recipient, std::string("<|chan")}) {
+    for (bool bytes : {false, true}) {
+      ToolStream s(ToolFormat::kHarmony);
+      std::string content, reasoning;
+      for (size_t at = 0; at < text.size();) {
+        size_t len = text.compare(at, 2, "<|") == 0 ? text.find("|>", at) + 2 - at : std::min<size_t>(3, text.find("<|", at) - at);
+        if (bytes || len > text.size() - at) len = 1;
+        content += s.Push(text.substr(at, len));
+        reasoning += s.TakeReasoning();
+        at += len;
+      }
+      ToolOutput end = s.Finish();
+      const HarmonyOutput whole = ParseHarmony(text);
+      EXPECT_EQ(reasoning, whole.reasoning) << text << (bytes ? ", a byte at a time" : "");
+      EXPECT_EQ(content + end.content.value_or(""), whole.content) << text << (bytes ? ", a byte at a time" : "");
+      EXPECT_EQ(end.calls.size(), whole.calls.size()) << text;
     }
-    ToolOutput end = s.Finish();
-    const HarmonyOutput whole = ParseHarmony(text);
-    EXPECT_EQ(reasoning, whole.reasoning);
-    EXPECT_EQ(content + end.content.value_or(""), whole.content);
-    EXPECT_EQ(end.calls.size(), whole.calls.size());
   }
+}
+
+// Text that never opens a message is not harmony: it comes back whole, not as a lost header.
+TEST(Harmony, TextThatOpensNoMessageIsContent) {
+  EXPECT_EQ(ParseHarmony("<|chan").content, "<|chan");
+  EXPECT_EQ(ParseHarmony("<|channel|>").content, "<|channel|>");
+  EXPECT_EQ(ParseHarmony("<|chan", /*complete=*/false).content, "") << "streaming, it may still become a header";
 }
 
 TEST(Harmony, TheTemplateOrTheFlagTellsIt) {

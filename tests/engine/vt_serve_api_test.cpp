@@ -183,6 +183,27 @@ TEST_F(VtServeApi, EchoWithLogprobsScoresThePromptAsGenerationWouldSampleIt) {
   EXPECT_EQ(chat.status, 400);
 }
 
+// Scoring needs no place after the prompt: one that fills the context is scored whole, one past
+// it is a 400 that counts no completion token.
+TEST_F(VtServeApi, AScoredPromptMayFillTheContext) {
+  std::string error;
+  auto server = ServeProcess::Start(VT_SERVE_BIN, {"-m", *dir_ + "/m.gguf", "--served-model-name", "tiny", "-t", "1", "--max-model-len", "16"}, &error);
+  ASSERT_TRUE(server) << error;
+  auto ids = [](int n) {
+    std::string out = "[72";
+    for (int i = 1; i < n; ++i) out += ", 105";
+    return out + "]";
+  };
+  HttpReply full = server->Post("/v1/completions", R"({"prompt": )" + ids(16) + R"(, "max_tokens": 0, "echo": true, "logprobs": 1})");
+  ASSERT_EQ(full.status, 200) << full.body;
+  EXPECT_EQ(Json::parse(full.body)["choices"][0]["logprobs"]["tokens"].size(), 16u);
+  HttpReply over = server->Post("/v1/completions", R"({"prompt": )" + ids(17) + R"(, "max_tokens": 0, "echo": true, "logprobs": 1})");
+  EXPECT_EQ(over.status, 400);
+  EXPECT_NE(over.body.find("(17 in the prompt, 0 in the completion)"), std::string::npos) << over.body;
+  HttpReply generate = server->Post("/v1/completions", R"({"prompt": )" + ids(16) + "}");
+  EXPECT_EQ(generate.status, 400) << "a generation needs a place after the prompt";
+}
+
 // vLLM's stop_reason: the stop string that ended a choice, null when EOS or the length did.
 TEST_F(VtServeApi, StopReasonNamesTheStopStringThatEndedIt) {
   auto server = Serve("tiny");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "vt/model.h"
@@ -12,9 +13,27 @@
 namespace vt {
 
 // tokens[1..]'s log-probabilities, each with the `top_n` likeliest tokens at its place (the
-// first token has none: nothing came before it). The tokens run in chunks of kScoreChunk
-// positions, so memory holds kScoreChunk × n_vocab logits, not the prompt's length times it.
+// first token has none: nothing came before it), kScoreChunk positions a Step: memory holds
+// kScoreChunk × n_vocab logits, not the prompt's length times it, and a server steps its
+// running sequences between chunks.
 constexpr int64_t kScoreChunk = 32;
-StatusOr<std::vector<TokenLogprobs>> ScorePrompt(Model& model, const std::vector<int32_t>& tokens, int top_n, DType kv_dtype);
+class PromptScorer {
+ public:
+  PromptScorer(Model& model, std::vector<int32_t> tokens, int top_n, DType kv_dtype)
+      : model_(model), tokens_(std::move(tokens)), top_n_(top_n), kv_dtype_(kv_dtype) {}
+  bool done() const { return next_ + 1 >= static_cast<int64_t>(tokens_.size()); }
+  // The next chunk (the first makes the cache); after an error the scorer is of no more use.
+  Status Step();
+  const std::vector<TokenLogprobs>& scores() const { return scores_; }
+
+ private:
+  Model& model_;
+  const std::vector<int32_t> tokens_;
+  const int top_n_;
+  const DType kv_dtype_;
+  std::optional<KvCache> cache_;
+  int64_t next_ = 0;  // the first token not yet run
+  std::vector<TokenLogprobs> scores_;
+};
 
 }  // namespace vt

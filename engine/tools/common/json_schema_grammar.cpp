@@ -1,6 +1,7 @@
 #include "json_schema_grammar.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -60,7 +61,7 @@ bool IsWhole(const Json& v) {
   if (v.is_number_integer()) return true;
   if (!v.is_number_float()) return false;
   const double d = v.get<double>();
-  return d >= -9.2e18 && d <= 9.2e18 && d == static_cast<double>(static_cast<int64_t>(d));
+  return std::isfinite(d) && std::floor(d) == d;  // -1e20 too: a bound far past any the grammar writes
 }
 
 void AppendUtf8(uint32_t cp, std::string* out) {
@@ -299,7 +300,8 @@ class Converter {
     // Far past any bound the grammar writes (16 digits), and far from overflowing a +1.
     constexpr int64_t kFar = int64_t{1} << 62;
     if (v.is_number_unsigned()) *out = static_cast<int64_t>(std::min<uint64_t>(v.get<uint64_t>(), kFar));
-    else *out = std::clamp<int64_t>(v.is_number_float() ? static_cast<int64_t>(v.get<double>()) : v.get<int64_t>(), -kFar, kFar);
+    else if (v.is_number_float()) *out = static_cast<int64_t>(std::clamp(v.get<double>(), -static_cast<double>(kFar), static_cast<double>(kFar)));
+    else *out = std::clamp<int64_t>(v.get<int64_t>(), -kFar, kFar);
     return vt::Status();
   }
 

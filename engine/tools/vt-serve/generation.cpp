@@ -30,7 +30,8 @@ std::variant<std::shared_ptr<const vt::Grammar>, ApiError> Generation::ToolGramm
   return g.value();
 }
 
-std::variant<std::unique_ptr<Generation>, ApiError> Generation::Start(ServeEngine& engine, const ServeRequest& request, ResponseHead head) {
+std::variant<std::unique_ptr<Generation>, ApiError> Generation::Start(ServeEngine& engine, const ServeRequest& request, ResponseHead head,
+                                                                      const std::function<bool()>& gone) {
   ServeRequest r = request;
   // Harmony's channels are parsed for every chat request: the final one is the content.
   ToolFormat tools = r.endpoint == Endpoint::kChat && engine.tool_format() == ToolFormat::kHarmony ? ToolFormat::kHarmony : ToolFormat::kNone;
@@ -61,7 +62,7 @@ std::variant<std::unique_ptr<Generation>, ApiError> Generation::Start(ServeEngin
       parts.push_back(std::move(part));
       if (r.echo && r.sampling.logprobs) {
         auto scored = i > 0 ? std::variant<std::vector<LogprobEntry>, ApiError>(parts[parts.size() - 2].echo_logprobs)
-                            : engine.PromptLogprobs(parts.back().job->prompt, *r.sampling.logprobs);
+                            : engine.PromptLogprobs(parts.back().job->prompt, *r.sampling.logprobs, gone);
         if (auto* e = std::get_if<ApiError>(&scored)) {
           for (Part& queued : parts) queued.job->Cancel();
           return *e;

@@ -29,8 +29,9 @@ class Generation {
 
   // Submits one job per prompt and per n (seed + i for the i-th when a seed is given, as
   // vLLM's), or the first refusal, with the jobs queued before it cancelled.
+  // `gone` says the client left (asked while the prompts are scored, for echo with logprobs).
   static std::variant<std::unique_ptr<Generation>, ApiError> Start(ServeEngine& engine, const ServeRequest& r,
-                                                                   ResponseHead head);
+                                                                   ResponseHead head, const std::function<bool()>& gone = {});
   ~Generation();
 
   // Streaming: the SSE events of what arrived within `wait` (maybe none); `*done` once the last

@@ -10,6 +10,7 @@ namespace {
 
 const std::string kMessage = "<|message|>", kChannel = "<|channel|>", kStart = "<|start|>";
 const std::array<std::string, 4> kEnds = {"<|end|>", "<|call|>", "<|return|>", "<|start|>"};
+const std::array<std::string, 6> kMarkers = {"<|end|>", "<|call|>", "<|return|>", "<|start|>", "<|message|>", "<|channel|>"};
 
 // The word after `key` in a header, up to a space or the next special token.
 std::string WordAfter(const std::string& header, const std::string& key) {
@@ -19,6 +20,18 @@ std::string WordAfter(const std::string& header, const std::string& key) {
   size_t end = header.find_first_of(" \t\n", from);
   end = std::min(end, header.find("<|", from));
   return header.substr(from, end == std::string::npos ? std::string::npos : end - from);
+}
+
+// How much of `text`'s end may be a special token still arriving ("<", "<|", "<|en"): a model
+// that writes them as bytes sends them a byte at a time, and none of it is text until known.
+size_t PartialMarker(const std::string& text) {
+  const size_t lt = text.rfind('<');
+  if (lt == std::string::npos) return 0;
+  const size_t tail = text.size() - lt;
+  for (const std::string& m : kMarkers) {
+    if (m.size() > tail && m.compare(0, tail, text, lt, tail) == 0) return tail;
+  }
+  return 0;
 }
 
 std::string Trim(const std::string& s) {
@@ -46,7 +59,8 @@ void Take(const std::string& header, const std::string& text, bool complete, Har
 HarmonyOutput ParseHarmony(const std::string& text, bool complete) {
   HarmonyOutput out;
   // Harmony text opens with a header's special token; other text is a model writing plainly.
-  if (text.rfind("<|", 0) != 0) return out.content = text, out;
+  // Streaming, a lone "<" may be the first byte of one (a model that writes them as bytes).
+  if (text.rfind("<|", 0) != 0 && (complete || text != "<")) return out.content = text, out;
   for (size_t at = 0; at < text.size();) {
     const size_t message = text.find(kMessage, at);
     if (message == std::string::npos) break;  // a header still arriving
@@ -57,10 +71,14 @@ HarmonyOutput ParseHarmony(const std::string& text, bool complete) {
       if (found < end) end = found, end_len = e == kStart ? 0 : e.size();  // <|start|> opens the next header
     }
     out.any_message = true;
-    Take(text.substr(at, message - at), text.substr(body, end == std::string::npos ? std::string::npos : end - body), complete, &out);
+    std::string said = text.substr(body, end == std::string::npos ? std::string::npos : end - body);
+    if (end == std::string::npos && !complete) said.resize(said.size() - PartialMarker(said));
+    Take(text.substr(at, message - at), said, complete, &out);
     if (end == std::string::npos) break;
     at = end + end_len;
   }
+  // Complete text with no message in it was never harmony: all of it is content, nothing lost.
+  if (complete && !out.any_message) out.content = text;
   return out;
 }
 

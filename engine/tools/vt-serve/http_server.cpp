@@ -232,7 +232,7 @@ void Generate(ServeEngine& engine, Endpoint endpoint, std::atomic<int>& in_fligh
   ParsedRequest parsed = ParseRequest(endpoint, req.body, engine.options().served_name);
   if (!parsed.request) return SendError(res, parsed.error);
   const ServeRequest& r = *parsed.request;
-  auto started = Generation::Start(engine, r, NewHead(endpoint, r.model));
+  auto started = Generation::Start(engine, r, NewHead(endpoint, r.model), [] { return current_client && current_client->PeerGone(); });
   if (auto* e = std::get_if<ApiError>(&started)) return SendError(res, *e);
   std::unique_ptr<Generation> g = std::move(std::get<std::unique_ptr<Generation>>(started));
   if (!r.stream) return Answer(*g, res);

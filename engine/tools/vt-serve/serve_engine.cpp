@@ -231,10 +231,12 @@ std::variant<std::shared_ptr<Job>, ApiError> ServeEngine::Submit(const ServeRequ
   int64_t len = options_.max_model_len, n = static_cast<int64_t>(ids.size());
   if (ids.empty()) return ApiError{400, "the prompt is empty", r.endpoint == Endpoint::kChat ? "messages" : "prompt"};
   int64_t want = r.max_tokens ? *r.max_tokens : len - n;
-  if (n >= len || n + want > len) {
+  // max_tokens 0 (echo) scores a prompt that fills the context; a generation needs a place after it.
+  if (n > len || (r.max_tokens != 0 && n >= len) || n + want > len) {
+    const int64_t asked = std::max<int64_t>(want, r.max_tokens == 0 ? 0 : 1);
     return ApiError{400, "This model's maximum context length is " + std::to_string(len) + " tokens. However, you requested " +
-                             std::to_string(n + std::max<int64_t>(want, 1)) + " tokens (" + std::to_string(n) +
-                             " in the prompt, " + std::to_string(std::max<int64_t>(want, 1)) + " in the completion). "
+                             std::to_string(n + asked) + " tokens (" + std::to_string(n) +
+                             " in the prompt, " + std::to_string(asked) + " in the completion). "
                              "Please reduce the length of the prompt or of max_tokens." +
                              (kv_pool_.max_model_len_lowered ? " (The context is what the KV cache holds: " + std::to_string(kv_pool_.bytes) + " bytes" +
                                                                     (kv_pool_.draft_bytes_per_position > 0 ? ", the draft model's cache included" : "") +
@@ -298,16 +300,21 @@ std::variant<std::vector<float>, ApiError> ServeEngine::Embed(const ServeRequest
   return Pool(hidden.value(), model_->hparams().n_embd, pooling_);
 }
 
-std::variant<std::vector<LogprobEntry>, ApiError> ServeEngine::PromptLogprobs(const std::vector<int32_t>& ids, int top_n) {
-  vt::StatusOr<std::vector<vt::TokenLogprobs>> scored = vt::Status(vt::StatusCode::kInternal, "not run");
-  if (!OnEngineThread([&] { scored = ScorePrompt(*model_, ids, top_n, options_.kv_dtype); })) {
-    return ApiError{503, "the server is shutting down", "", "ServiceUnavailableError"};
+std::variant<std::vector<LogprobEntry>, ApiError> ServeEngine::PromptLogprobs(const std::vector<int32_t>& ids, int top_n,
+                                                                             const std::function<bool()>& gone) {
+  vt::PromptScorer scorer(*model_, ids, top_n, options_.kv_dtype);
+  // A chunk a turn of the engine thread: running sequences step between chunks (a whole prompt
+  // at once stalled them for seconds), and a client that left stops the pass.
+  vt::Status status;
+  while (status.ok() && !scorer.done()) {
+    if (gone && gone()) return ApiError{499, "the client closed the request", "", "ClientClosedRequest"};
+    if (!OnEngineThread([&] { status = scorer.Step(); })) return ApiError{503, "the server is shutting down", "", "ServiceUnavailableError"};
   }
-  if (!scored.ok()) return ApiError{500, scored.status().message(), "", "InternalServerError"};
+  if (!status.ok()) return ApiError{500, status.message(), "", "InternalServerError"};
   std::vector<LogprobEntry> out;
   if (ids.empty()) return out;
   out.push_back(LogprobEntry{tokenizer_.Piece(ids.front(), /*special=*/true), 0, {}, /*scored=*/false});
-  for (const vt::TokenLogprobs& t : scored.value()) out.push_back(EntryOf(tokenizer_, t));
+  for (const vt::TokenLogprobs& t : scorer.scores()) out.push_back(EntryOf(tokenizer_, t));
   return out;
 }
 
@@ -324,9 +331,10 @@ bool ServeEngine::OnEngineThread(const std::function<void()>& work) {
   return true;
 }
 
-// The tasks queued since the last step, without the lock.
+// The tasks queued before this turn, without the lock: one queued while they run waits for the
+// next turn, after a step (a prompt's scoring, a chunk a turn, leaves the batch room).
 void ServeEngine::RunTasks(std::unique_lock<std::mutex>& lock) {
-  while (!tasks_.empty()) {
+  for (size_t n = tasks_.size(); n > 0 && !tasks_.empty(); --n) {
     Task* task = tasks_.front();
     tasks_.pop_front();
     lock.unlock();

@@ -73,7 +73,9 @@ class ServeEngine {
   // Each prompt token's log-probability after the ones before it, with the `top_n` likeliest
   // there (completions' echo with logprobs, as vLLM's prompt logprobs; the first token has
   // none): a pass over the prompt on the engine thread, between steps.
-  std::variant<std::vector<LogprobEntry>, ApiError> PromptLogprobs(const std::vector<int32_t>& ids, int top_n);
+  // `gone` (asked between chunks) says the client left: the pass stops there.
+  std::variant<std::vector<LogprobEntry>, ApiError> PromptLogprobs(const std::vector<int32_t>& ids, int top_n,
+                                                                   const std::function<bool()>& gone = {});
   const std::string& pooling() const { return pooling_; }
   // Shutting down: running requests stop at their next token, waiting ones end as "abort".
   void CancelAll();
