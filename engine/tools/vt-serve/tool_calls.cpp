@@ -226,8 +226,9 @@ std::string ToolStream::Push(const std::string& text) {
 
 ToolOutput ToolStream::Finish() {
   if (format_ == ToolFormat::kHarmony) {  // sent_ counts the content sent, not all_'s bytes
-    HarmonyOutput h = ParseHarmony(all_);
-    return ToolOutput{h.content.size() > sent_ ? h.content.substr(sent_) : "", std::move(h.calls), ""};
+    HarmonyOutput h = ParseHarmony(all_);  // complete: what was held back as a possible token is text
+    return ToolOutput{h.content.size() > sent_ ? h.content.substr(sent_) : "", std::move(h.calls),
+                      h.reasoning.size() > reasoning_sent_ ? h.reasoning.substr(reasoning_sent_) : ""};
   }
   const std::string rest = all_.substr(sent_);
   if (!calling_) return ToolOutput{rest, {}, ""};
