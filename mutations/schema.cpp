@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <string_view>
 
+#include "core/integer_text.h"
 #include "mutations/reach.h"
 
 namespace pg {
@@ -153,7 +155,9 @@ class MarkerMap {
     text_starts_ = LineStarts(text_);
     std::regex marker(R"(/\*(\}?)pg:(\d+)(\{?)\*/)");
     for (std::sregex_iterator it(rendered_.begin(), rendered_.end(), marker), end; it != end; ++it) {
-      MarkedSpan& span = spans_[std::stoi((*it)[2])];
+      auto id = ParseInteger((*it)[2].str());
+      if (!id || *id > INT_MAX) continue;  // not a marker this file wrote
+      MarkedSpan& span = spans_[static_cast<int>(*id)];
       size_t at = static_cast<size_t>(it->position());
       if ((*it)[1].length() == 0) span.begin = at, span.first = LineOf(at);
       else span.end = at + static_cast<size_t>(it->length()), span.last = LineOf(at);
@@ -251,11 +255,15 @@ bool PlacedIn(const std::string& l, const std::string& file, int* line, int* col
     size_t i = at + key.size(), digits = i;
     while (i < l.size() && std::isdigit(static_cast<unsigned char>(l[i]))) ++i;
     if (i == digits || i >= l.size() || l[i] != ':') continue;
-    *line = std::stoi(l.substr(digits, i - digits));
+    // A number past int's range is no line of a file (a 10-digit one once aborted the run).
+    auto at_line = ParseInteger(l.substr(digits, i - digits));
+    if (!at_line || *at_line > INT_MAX) continue;
+    *line = static_cast<int>(*at_line);
     size_t more = ++i;
     while (i < l.size() && std::isdigit(static_cast<unsigned char>(l[i]))) ++i;
-    bool has_column = i > more && i < l.size() && l[i] == ':';
-    *column = has_column ? std::stoi(l.substr(more, i - more)) : 0;
+    auto at_column = ParseInteger(l.substr(more, i - more));
+    bool has_column = at_column && *at_column <= INT_MAX && i < l.size() && l[i] == ':';
+    *column = has_column ? static_cast<int>(*at_column) : 0;
     *end = has_column ? i + 1 : more;
     return true;
   }

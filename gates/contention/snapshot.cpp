@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/integer_text.h"
+
 namespace pg {
 
 std::map<int, CpuTimes> ParseProcStat(const std::string& text, const std::set<int>& allowed) {
@@ -93,7 +95,7 @@ std::multimap<pid_t, pid_t> ParentLinks(const ProcSource& proc, const std::map<p
     if (!token.empty()) root_of[token] = root;
   }
   pid_t self = 0;
-  if (auto text = proc.Read("/proc/self/stat")) self = static_cast<pid_t>(std::atol(text->c_str()));
+  if (auto text = proc.Read("/proc/self/stat")) self = static_cast<pid_t>(ParseInteger(text->substr(0, text->find(' '))).value_or(0));
   std::multimap<pid_t, pid_t> children;
   for (const auto& [pid, st] : stats) {
     pid_t parent = st.ppid;
@@ -118,7 +120,7 @@ std::map<pid_t, uint64_t> TreeTicks(const ProcSource& proc, const std::vector<pi
     auto text = proc.Read("/proc/" + name + "/stat");
     if (!text) continue;  // it exited between List and Read
     auto st = ParsePidStat(*text);
-    if (st) stats[static_cast<pid_t>(std::atol(name.c_str()))] = *st;
+    if (st) stats[static_cast<pid_t>(ParseInteger(name).value_or(0))] = *st;
   }
   std::multimap<pid_t, pid_t> children = ParentLinks(proc, stats, tokens);
   for (pid_t root : roots) {

@@ -4,6 +4,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/integer_text.h"
+
 namespace pg {
 namespace {
 
@@ -73,7 +75,8 @@ std::vector<FailurePlace> FailurePlaces(const std::string& output, size_t limit)
     for (const Pattern& p : Patterns()) {
       std::smatch m;
       if (!std::regex_match(lines[i], m, p.re)) continue;
-      int line = std::stoi(m[2].str().substr(0, 9));
+      // Cut to nine digits: an int, never an exception (the pattern made them digits).
+      int line = static_cast<int>(ParseInteger(m[2].str().substr(0, 9)).value_or(0));
       if (!seen.insert({m[1], line}).second) break;
       places.push_back(FailurePlace{m[1], line, test, p.message_follows ? Following(lines, i) : m[3].str()});
       break;

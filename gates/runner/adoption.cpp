@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/integer_text.h"
 #include "contention/snapshot.h"
 #include "runner/process.h"
 #include "runner/raw_proc.h"
@@ -46,7 +47,7 @@ std::vector<pid_t> ChildrenFromScan(const ProcSource& proc) {
     if (name.empty() || !isdigit(static_cast<unsigned char>(name[0]))) continue;
     auto text = proc.Read("/proc/" + name + "/stat");
     auto st = text ? ParsePidStat(*text) : std::nullopt;
-    if (st && st->ppid == self) out.push_back(static_cast<pid_t>(std::atol(name.c_str())));
+    if (st && st->ppid == self) out.push_back(static_cast<pid_t>(ParseInteger(name).value_or(0)));
   }
   return out;
 }

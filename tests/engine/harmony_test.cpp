@@ -57,7 +57,8 @@ TEST(Harmony, ParsedAsToolCallsOnlyCallsLeaveContentNull) {
 // model that writes them as text (an outside tester's '<ello' for 'hello').
 TEST(Harmony, AStreamSendsReasoningAndContentAndHoldsCalls) {
   const std::string other_recipient = "<|channel|>commentary to=browser.search<|message|>{}<|call|>";
-  for (const std::string& text : {kReasonThenAnswer, kReasonThenCall, other_recipient, std::string("<|chan")}) {
+  const std::string cut_reasoning = "<|channel|>analysis<|message|>think<|en";  // max_tokens ended it there
+  for (const std::string& text : {kReasonThenAnswer, kReasonThenCall, other_recipient, std::string("<|chan"), cut_reasoning}) {
     for (bool bytes : {false, true}) {
       ToolStream s(ToolFormat::kHarmony);
       std::string content, reasoning;
@@ -70,7 +71,7 @@ TEST(Harmony, AStreamSendsReasoningAndContentAndHoldsCalls) {
       }
       ToolOutput end = s.Finish();
       const HarmonyOutput whole = ParseHarmony(text);
-      EXPECT_EQ(reasoning, whole.reasoning) << text << (bytes ? ", a byte at a time" : "");
+      EXPECT_EQ(reasoning + end.reasoning, whole.reasoning) << text << (bytes ? ", a byte at a time" : "");
       EXPECT_EQ(content + end.content.value_or(""), whole.content) << text << (bytes ? ", a byte at a time" : "");
       EXPECT_EQ(end.calls.size(), whole.calls.size()) << text;
     }

@@ -151,6 +151,7 @@ TEST(JsonSchemaGrammar, WhatTheGrammarCannotSayIsRefusedWithItsPlace) {
   EXPECT_EQ(ErrorOf(R"({"type": "string", "format": "hostname"})"), "schema.format: the format \"hostname\" is not supported");
   EXPECT_EQ(ErrorOf(R"({"$ref": "#/$defs/missing"})"), "schema.$ref: \"#/$defs/missing\" names nothing in the schema");
   EXPECT_EQ(ErrorOf(R"({"type": "integer", "minimum": 5, "maximum": 4})"), "schema: no integer is in [5, 4]");
+  EXPECT_EQ(ErrorOf(R"({"type": "integer", "minimum": 1e30})"), "schema: bounds past 16 digits: the grammar writes integers of 16 digits at most");
   EXPECT_EQ(ErrorOf(R"({"properties": {"a": {}}, "required": ["b"]})"), "schema.required: required names \"b\", which is not in properties");
   EXPECT_EQ(ErrorOf("false"), "schema: the schema false allows no value");
   EXPECT_EQ(ErrorOf(R"j({"type": "string", "pattern": "(?=x)"})j"),

@@ -242,6 +242,10 @@ TEST_F(VtServeApi, TheResponsesApiRefusesWhatItCannotDoNamingItsOwnFields) {
     EXPECT_EQ(r.status, 400) << body << " -> " << r.body;
     EXPECT_EQ(Json::parse(r.body, nullptr, false)["error"]["param"], param) << body << " -> " << r.body;
   }
+  for (const char* n : {"0", "-1"}) {
+    HttpReply none = server->Post("/v1/responses", std::string(R"({"input": "x", "max_output_tokens": )") + n + "}");
+    EXPECT_EQ(Json::parse(none.body, nullptr, false)["error"]["message"], "max_output_tokens must be at least 1") << n << ": not chat's max_tokens";
+  }
   HttpReply untemplated = server->Post("/v1/responses", R"({"input": "Hi"})");
   EXPECT_EQ(Json::parse(untemplated.body, nullptr, false)["error"]["param"], "input") << "chat's messages are the input";
   std::ofstream(*dir_ + "/chat.jinja") << "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}[assistant]";

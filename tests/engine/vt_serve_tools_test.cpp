@@ -165,14 +165,25 @@ TEST_F(VtServeTools, ATemplateWithoutACallFormatNeedsTheParserFlag) {
   EXPECT_EQ(Parse(r)["choices"][0]["finish_reason"], "tool_calls") << r.body;
 }
 
-// gpt-oss's harmony (--tool-call-parser openai): its headers are control tokens, which no
-// grammar makes, so a required call is a 400; text written without a header is the content.
-TEST_F(VtServeTools, HarmonyRefusesRequiredCallsAndPassesPlainTextAsContent) {
+// gpt-oss's harmony (--tool-call-parser openai): a named call is made by a grammar of its header
+// and arguments, parsed back into tool_calls whole and streamed; `required` among several tools
+// is a 400 (one call a turn names one function); text written without a header is the content.
+TEST_F(VtServeTools, HarmonyMakesANamedCallAndPassesPlainTextAsContent) {
   auto harmony = Serve("plain.jinja", {"--tool-call-parser", "openai"});
   ASSERT_TRUE(harmony);
   HttpReply required = harmony->Post("/v1/chat/completions", Ask(R"("tool_choice": "required")").dump());
   EXPECT_EQ(required.status, 400) << required.body;
   EXPECT_NE(required.body.find("harmony"), std::string::npos) << required.body;
+  const std::string named = R"("tool_choice": {"type": "function", "function": {"name": "get_weather"}}, "seed": 5)";
+  HttpReply called = harmony->Post("/v1/chat/completions", Ask(named).dump());
+  const Json message = Parse(called)["choices"][0]["message"];
+  ASSERT_EQ(message["tool_calls"].size(), 1u) << called.body;
+  EXPECT_EQ(message["tool_calls"][0]["function"]["name"], "get_weather");
+  EXPECT_EQ(ArgumentsProblem("get_weather", message["tool_calls"][0]["function"]["arguments"].get<std::string>()), "");
+  EXPECT_EQ(Parse(called)["choices"][0]["finish_reason"], "tool_calls");
+  HttpReply streamed = harmony->Post("/v1/chat/completions", Ask(named + R"(, "stream": true)").dump());
+  EXPECT_NE(streamed.body.find(R"("tool_calls":[{"function":{"arguments":)" + Json(message["tool_calls"][0]["function"]["arguments"]).dump()),
+            std::string::npos) << streamed.body;
   const std::string chat = R"({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 8, "temperature": 0, "ignore_eos": true})";
   HttpReply read = harmony->Post("/v1/chat/completions", chat);
   auto plain = Serve("plain.jinja");

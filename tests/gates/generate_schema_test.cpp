@@ -176,6 +176,19 @@ TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
   EXPECT_EQ(RenderSchema(original, schema, {2}).numbers, std::set<int>{1}) << "a dropped point is left out";
 }
 
+// A line or column number past int's range is no place (a 10-digit one once aborted the run
+// with std::stoi's out_of_range); the log's real places are still read.
+TEST(GenerateSchema, ALineNumberPastAnIntIsNoPlaceAndNoAbort) {
+  std::string original;
+  Schema schema = SchemaOfD("#include <cstddef>", &original);
+  SchemaText rendered = RenderSchema(original, schema, {});
+  SchemaBlame blame = PointsBlamed("/tmp/x/a.cpp:99999999999:1: error: far
+/tmp/x/a.cpp:4:99999999999: error: wide
+", "a.cpp", rendered.text);
+  EXPECT_EQ(blame.points, std::set<int>{2}) << "line 4 is a place; its column, too wide, is none";
+  EXPECT_FALSE(blame.unexplained);
+}
+
 // A place is the path that starts a log line (a checkout's directory or the file's own name
 // may hold spaces), never a path a message quotes after its ": ", nor a file whose name only
 // ends like the schematized one's.

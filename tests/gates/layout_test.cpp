@@ -9,6 +9,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,32 @@ TEST(Layout, NoFolderOfProofgateIncludesOneThatIncludesItBack) {
 TEST(Layout, TheEngineIncludesNothingOfProofgate) {
   Graph g = Edges({"engine"}, 1);
   for (const std::string& folder : kProofgate) EXPECT_EQ(g["engine"].count(folder), 0u) << folder;
+}
+
+// proofgate reads integers out of text in one place (core/integer_text.h: the whole text the
+// number, or no value): std::stoi throws on a 10-digit build-log line number and atoi reads
+// garbage as 0. A call inside a string literal is code proofgate writes for others.
+TEST(Layout, ProofgateParsesIntegersInOnePlace) {
+  const fs::path root = PG_SOURCE_DIR;
+  const std::regex other(R"re(\b(std::sto(i|l|ll|ul|ull)|atoi|atol|atoll|strtol|strtoul|strtoll|strtoull)\s*\()re");
+  std::vector<std::string> found;
+  for (const std::string& top : kProofgate) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".h" && ext != ".cpp") || entry.path().filename() == "integer_text.cpp") continue;
+      auto text = ReadFile(entry.path().string());
+      if (!text.ok()) continue;
+      std::istringstream lines(*text);
+      std::string line;
+      for (int n = 1; std::getline(lines, line); ++n) {
+        std::smatch m;
+        if (!std::regex_search(line, m, other)) continue;
+        if (std::count(line.begin(), line.begin() + m.position(0), '"') % 2 == 1) continue;  // in a string literal
+        found.push_back(fs::relative(entry.path(), root).string() + ":" + std::to_string(n) + ": " + m.str(1));
+      }
+    }
+  }
+  EXPECT_TRUE(found.empty()) << ::testing::PrintToString(found);
 }
 
 }  // namespace

@@ -402,6 +402,7 @@ vt::Status Converter::Integer(const Json& s, const std::string& path, std::strin
   if (xlo) lo = std::max(lo.value_or(*xlo + 1), *xlo + 1);
   if (xhi) hi = std::min(hi.value_or(*xhi - 1), *xhi - 1);
   if (!lo && !hi) return *expr = "json-integer", vt::Status();
+  if (lo.value_or(0) > kMaxInt || hi.value_or(0) < -kMaxInt) return Fail(path, "bounds past 16 digits: the grammar writes integers of 16 digits at most");
   const int64_t a = std::max(lo.value_or(-kMaxInt), -kMaxInt), b = std::min(hi.value_or(kMaxInt), kMaxInt);
   if (a > b) return Fail(path, "no integer is in [" + std::to_string(a) + ", " + std::to_string(b) + "]");
   *expr = Rule("int", IntegerRange(a, b));

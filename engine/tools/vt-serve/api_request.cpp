@@ -320,7 +320,10 @@ ParsedRequest ParseRequest(Endpoint endpoint, const std::string& body, const std
   bool ok = ReadSampling(j, &r, &e) && ReadStreamOptions(j, &r, &e) &&
             (endpoint == Endpoint::kChat ? ReadMessages(j, &r, &e) && ReadTools(j, body, &r, &e) : ReadPrompt(j, &r, &e)) &&
             // Nothing generated is a completion that scores its prompt (lm-evaluation-harness's).
-            (r.max_tokens != 0 || r.echo || (e = Bad("max_tokens", "max_tokens 0 generates nothing: it needs echo: true (completions), to score the prompt"), false)) &&
+            (r.max_tokens != 0 || r.echo ||
+             (e = Bad("max_tokens", endpoint == Endpoint::kChat ? "max_tokens must be at least 1"
+                                                                 : "max_tokens 0 generates nothing: it needs echo: true, to score the prompt"),
+              false)) &&
             ReadStructured(j, body, &r.grammar, &e);
   if (!ok) return out.error = e, out;
   out.request = std::move(r);

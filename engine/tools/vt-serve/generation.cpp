@@ -122,6 +122,10 @@ std::string Generation::End(size_t i, const Job::Update& u) {
   std::string out, finish = u.finish_reason;
   if (s.tools) {
     ToolOutput calls = s.tools->Finish();
+    if (!calls.reasoning.empty()) {
+      out += SseEvent(Chunk(head_, ChoiceOut{parts_[i].index, "", "", std::nullopt, Json(), Json(), false, calls.reasoning}, s.first));
+      s.first = false;
+    }
     if (calls.content && !calls.content->empty()) {
       out += SseEvent(Chunk(head_, ChoiceOut{parts_[i].index, *calls.content, "", std::nullopt, Json(), Json(), false}, s.first));
       s.first = false;

@@ -126,7 +126,9 @@ std::variant<std::string, ApiError> ResponsesToChat(const std::string& body) {
   }
   if (j.contains("truncation") && j["truncation"] != "disabled") return Bad("truncation", "only truncation \"disabled\" is supported");
   // Chat's max_tokens 0 means scoring a prompt (echo), which the Responses API has no word for.
-  if (j.contains("max_output_tokens") && j["max_output_tokens"] == 0) return Bad("max_output_tokens", "max_output_tokens must be at least 1");
+  if (j.contains("max_output_tokens") && j["max_output_tokens"].is_number() && j["max_output_tokens"] < 1) {
+    return Bad("max_output_tokens", "max_output_tokens must be at least 1");
+  }
   Ordered chat = Ordered::object();
   ApiError e;
   if (!Messages(j, chat, &e) || !FormatAndTools(j, chat, &e)) return e;

@@ -3,9 +3,10 @@
 #include <cctype>
 #include <random>
 
-#include "json_fields.h"
 #include "harmony.h"
+#include "json_fields.h"
 #include "json_schema_grammar.h"
+#include "vt/grammar.h"
 
 namespace vtserve {
 namespace {
@@ -119,17 +120,34 @@ bool ReadTools(const Json& j, const std::string& body, ServeRequest* r, ApiError
   return ReadToolChoice(j, r, e);
 }
 
+namespace {
+
+// Harmony's one call a turn: its header written out (a vocabulary's control token or the same
+// bytes: the parser reads both), then the arguments. One function: the header names it.
+vt::StatusOr<std::string> HarmonyCallGbnf(const std::string& name, const Ordered& params, const std::string& where) {
+  auto gbnf = vttools::JsonSchemaToGbnf(params, where);
+  if (!gbnf.ok()) return gbnf.status();
+  std::string text = gbnf.value();
+  text.replace(text.rfind("root ::= "), 9, "args ::= ");
+  return text + "root ::= " + vt::GbnfLiteral("<|channel|>commentary to=functions." + name + " <|constrain|>json<|message|>") + " args\n";
+}
+
+}  // namespace
+
 vt::StatusOr<std::string> ToolCallGbnf(ToolFormat format, const ServeRequest& r) {
-  if (format == ToolFormat::kHarmony) {  // its headers are special tokens, which no grammar here makes
-    return vt::Status(vt::StatusCode::kInvalidArgument, "tool_choice " + r.tool_choice + " is not supported with harmony (gpt-oss) calls: use auto");
-  }
   Ordered choices = Ordered::array();
   for (size_t i = 0; i < r.tools.size(); ++i) {
     const Ordered& f = r.tools[i]["function"];
     const std::string name = f["name"].get<std::string>();
     if (r.tool_choice == "function" && name != r.tool_name) continue;
     const Ordered params = f.contains("parameters") ? f["parameters"] : Ordered{{"type", "object"}, {"properties", Ordered::object()}};
-    auto checked = vttools::JsonSchemaToGbnf(params, "tools[" + std::to_string(i) + "].function.parameters");
+    const std::string where = "tools[" + std::to_string(i) + "].function.parameters";
+    if (format == ToolFormat::kHarmony) {
+      if (r.tool_choice == "function" || r.tools.size() == 1) return HarmonyCallGbnf(name, params, where);
+      return vt::Status(vt::StatusCode::kInvalidArgument, "tool_choice required with harmony (gpt-oss) calls needs one function: "
+                                                          "name it ({\"type\": \"function\", \"function\": {\"name\": ...}}) or send one tool");
+    }
+    auto checked = vttools::JsonSchemaToGbnf(params, where);
     if (!checked.ok()) return checked.status();
     const char* key = format == ToolFormat::kLlama3Json ? "parameters" : "arguments";
     choices.push_back({{"type", "object"}, {"properties", {{"name", {{"const", name}}}, {key, params}}}, {"required", {"name", key}}});
@@ -226,8 +244,9 @@ std::string ToolStream::Push(const std::string& text) {
 
 ToolOutput ToolStream::Finish() {
   if (format_ == ToolFormat::kHarmony) {  // sent_ counts the content sent, not all_'s bytes
-    HarmonyOutput h = ParseHarmony(all_);
-    return ToolOutput{h.content.size() > sent_ ? h.content.substr(sent_) : "", std::move(h.calls), ""};
+    HarmonyOutput h = ParseHarmony(all_);  // complete: what was held back as a possible token is text
+    return ToolOutput{h.content.size() > sent_ ? h.content.substr(sent_) : "", std::move(h.calls),
+                      h.reasoning.size() > reasoning_sent_ ? h.reasoning.substr(reasoning_sent_) : ""};
   }
   const std::string rest = all_.substr(sent_);
   if (!calling_) return ToolOutput{rest, {}, ""};

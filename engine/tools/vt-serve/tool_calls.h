@@ -50,7 +50,7 @@ class ToolStream {
   std::string Push(const std::string& text);
   // Harmony: the reasoning that arrived with the last Push.
   std::string TakeReasoning() { return std::move(reasoning_); }
-  // At the end: the calls, and the content held back that was not one.
+  // At the end: the calls, and the content (and harmony's reasoning) held back that was not one.
   ToolOutput Finish();
 
  private:
