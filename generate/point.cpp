@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 
+#include "core/integer_text.h"
 #include "core/sha256.h"
 
 namespace pg {
@@ -157,7 +158,8 @@ std::optional<std::pair<std::string, unsigned long long>> DecimalLiteral(const s
   for (size_t i = digits; i < token.size(); ++i) {
     if (!std::strchr("uUlLzZ", token[i])) return std::nullopt;
   }
-  return std::make_pair(token.substr(0, digits), std::stoull(token.substr(0, digits)));
+  // 18 digits at most: a long holds them.
+  return std::make_pair(token.substr(0, digits), static_cast<unsigned long long>(ParseInteger(token.substr(0, digits)).value_or(0)));
 }
 
 std::string Squeezed(std::string s) {

@@ -182,9 +182,8 @@ TEST(GenerateSchema, ALineNumberPastAnIntIsNoPlaceAndNoAbort) {
   std::string original;
   Schema schema = SchemaOfD("#include <cstddef>", &original);
   SchemaText rendered = RenderSchema(original, schema, {});
-  SchemaBlame blame = PointsBlamed("/tmp/x/a.cpp:99999999999:1: error: far
-/tmp/x/a.cpp:4:99999999999: error: wide
-", "a.cpp", rendered.text);
+  SchemaBlame blame = PointsBlamed("/tmp/x/a.cpp:99999999999:1: error: far\n/tmp/x/a.cpp:4:99999999999: error: wide\n", "a.cpp",
+                                   rendered.text);
   EXPECT_EQ(blame.points, std::set<int>{2}) << "line 4 is a place; its column, too wide, is none";
   EXPECT_FALSE(blame.unexplained);
 }
