@@ -176,8 +176,9 @@ TEST_F(VtServeTools, HarmonyMakesANamedCallAndPassesPlainTextAsContent) {
   EXPECT_NE(required.body.find("harmony"), std::string::npos) << required.body;
   const std::string named = R"("tool_choice": {"type": "function", "function": {"name": "get_weather"}}, "seed": 5)";
   HttpReply called = harmony->Post("/v1/chat/completions", Ask(named).dump());
+  ASSERT_EQ(called.status, 200) << called.body;
   const Json message = Parse(called)["choices"][0]["message"];
-  ASSERT_EQ(message["tool_calls"].size(), 1u) << called.body;
+  ASSERT_TRUE(message.contains("tool_calls") && message["tool_calls"].size() == 1u) << called.body;
   EXPECT_EQ(message["tool_calls"][0]["function"]["name"], "get_weather");
   EXPECT_EQ(ArgumentsProblem("get_weather", message["tool_calls"][0]["function"]["arguments"].get<std::string>()), "");
   EXPECT_EQ(Parse(called)["choices"][0]["finish_reason"], "tool_calls");
