@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "grammar_match.h"
 #include "tokenizer_support.h"
 #include "vt/grammar.h"
 #include "vt/sampling.h"
@@ -19,15 +20,7 @@ std::shared_ptr<const Grammar> Compile(const std::string& gbnf) {
 }
 
 // Whether the grammar takes all of `text` and may end there.
-bool Matches(const std::shared_ptr<const Grammar>& g, const std::string& text) {
-  GrammarAutomaton a(g);
-  GrammarAutomaton::State s = a.start();
-  for (char c : text) {
-    s = a.Advance(s, static_cast<uint8_t>(c));
-    if (s == GrammarAutomaton::kDead) return false;
-  }
-  return a.Accepting(s);
-}
+bool Matches(const std::shared_ptr<const Grammar>& g, const std::string& text) { return testing::GrammarTakes(g, text); }
 
 std::string ErrorOf(const std::string& gbnf) {
   auto g = Grammar::FromGbnf(gbnf);

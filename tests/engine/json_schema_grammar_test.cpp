@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_schema_grammar.h"
+#include "grammar_match.h"
 #include "vt/grammar.h"
 
 namespace vttools {
@@ -21,15 +22,7 @@ std::shared_ptr<const vt::Grammar> FromSchema(const std::string& schema) {
   return g.ok() ? g.value() : nullptr;
 }
 
-bool Matches(const std::shared_ptr<const vt::Grammar>& g, const std::string& text) {
-  vt::GrammarAutomaton a(g);
-  vt::GrammarAutomaton::State s = a.start();
-  for (char c : text) {
-    s = a.Advance(s, static_cast<uint8_t>(c));
-    if (s == vt::GrammarAutomaton::kDead) return false;
-  }
-  return a.Accepting(s);
-}
+bool Matches(const std::shared_ptr<const vt::Grammar>& g, const std::string& text) { return vt::testing::GrammarTakes(g, text); }
 
 std::string ErrorOf(const std::string& schema) {
   auto gbnf = JsonSchemaToGbnf(Json::parse(schema), "schema");

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_schema_grammar.h"
+#include "grammar_match.h"
 #include "vt/grammar.h"
 
 namespace vttools {
@@ -66,15 +67,7 @@ Json Canonical(const Json& v, const std::map<std::string, size_t>& rank) {
   return out;
 }
 
-bool Matches(const std::shared_ptr<const vt::Grammar>& g, const std::string& text) {
-  vt::GrammarAutomaton a(g);
-  vt::GrammarAutomaton::State s = a.start();
-  for (char c : text) {
-    s = a.Advance(s, static_cast<uint8_t>(c));
-    if (s == vt::GrammarAutomaton::kDead) return false;
-  }
-  return a.Accepting(s);
-}
+bool Matches(const std::shared_ptr<const vt::Grammar>& g, const std::string& text) { return vt::testing::GrammarTakes(g, text); }
 
 // Some key of the schema (at any depth) appears in the refusal: it says what was refused.
 bool NamesAKeyOf(const Json& s, const std::string& message) {

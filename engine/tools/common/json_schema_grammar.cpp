@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "integer_range_gbnf.h"
 #include "vt/grammar.h"
 
 namespace vttools {
@@ -70,59 +71,6 @@ void AppendUtf8(uint32_t cp, std::string* out) {
   if (cp < 0x800) return put(0xC0 | (cp >> 6)), put(0x80 | (cp & 0x3F));
   if (cp < 0x10000) return put(0xE0 | (cp >> 12)), put(0x80 | ((cp >> 6) & 0x3F)), put(0x80 | (cp & 0x3F));
   put(0xF0 | (cp >> 18)), put(0x80 | ((cp >> 12) & 0x3F)), put(0x80 | ((cp >> 6) & 0x3F)), put(0x80 | (cp & 0x3F));
-}
-
-// [a, b], same number of digits, as sequences of digit literals and classes.
-std::vector<std::string> SameLength(const std::string& lo, const std::string& hi) {
-  if (lo.empty()) return {""};
-  const std::string head_lo = Quote(lo.substr(0, 1)) + " ", head_hi = Quote(hi.substr(0, 1)) + " ";
-  std::vector<std::string> out;
-  const std::string rest_lo = lo.substr(1), rest_hi = hi.substr(1);
-  if (lo[0] == hi[0]) {
-    for (const std::string& s : SameLength(rest_lo, rest_hi)) out.push_back(head_lo + s);
-    return out;
-  }
-  const size_t n = rest_lo.size();
-  const bool zeros = rest_lo.find_first_not_of('0') == std::string::npos, nines = rest_hi.find_first_not_of('9') == std::string::npos;
-  if (!zeros) {
-    for (const std::string& s : SameLength(rest_lo, std::string(n, '9'))) out.push_back(head_lo + s);
-  }
-  const char first = static_cast<char>(lo[0] + (zeros ? 0 : 1)), last = static_cast<char>(hi[0] - (nines ? 0 : 1));
-  if (first <= last) out.push_back("[" + std::string(1, first) + "-" + std::string(1, last) + "]" + (n ? " [0-9]{" + std::to_string(n) + "}" : ""));
-  if (!nines) {
-    for (const std::string& s : SameLength(std::string(n, '0'), rest_hi)) out.push_back(head_hi + s);
-  }
-  return out;
-}
-
-// 0 <= a <= b <= kMaxInt, written without leading zeros.
-std::vector<std::string> UnsignedRange(int64_t a, int64_t b) {
-  std::vector<std::string> out;
-  const std::string sa = std::to_string(a), sb = std::to_string(b);
-  for (size_t len = sa.size(); len <= sb.size(); ++len) {
-    const std::string lo = len == sa.size() ? sa : "1" + std::string(len - 1, '0');
-    const std::string hi = len == sb.size() ? sb : std::string(len, '9');
-    for (const std::string& s : SameLength(lo, hi)) out.push_back(s);
-  }
-  return out;
-}
-
-std::string Join(const std::vector<std::string>& alts) {
-  std::string out;
-  for (const std::string& a : alts) out += (out.empty() ? "" : " | ") + a;
-  return "(" + out + ")";
-}
-
-// The integers in [lo, hi] as a GBNF expression (bounds past 16 digits are 16 digits').
-std::string IntegerRange(int64_t lo, int64_t hi) {
-  std::vector<std::string> alts;
-  if (lo < 0) {
-    for (const std::string& s : UnsignedRange(std::max<int64_t>(1, hi < 0 ? -hi : 1), -lo)) alts.push_back("\"-\" " + s);
-  }
-  if (hi >= 0) {
-    for (const std::string& s : UnsignedRange(std::max<int64_t>(lo, 0), hi)) alts.push_back(s);
-  }
-  return Join(alts);
 }
 
 // `{a,b}` (b < 0: unbounded) in GBNF.
@@ -205,7 +153,7 @@ class Converter {
       if (OfTypes(v, s)) alts.push_back(Quote(v.dump()));
     }
     if (alts.empty()) return Fail(path, "no value is of the schema's type");
-    *expr = Join(alts);
+    *expr = GbnfAlternatives(alts);
     return vt::Status();
   }
 
@@ -222,7 +170,7 @@ class Converter {
       VT_RETURN_IF_ERROR(Visit(list[i], path + "." + key + "[" + std::to_string(i) + "]", &e));
       alts.push_back(e);
     }
-    *expr = Join(alts);
+    *expr = GbnfAlternatives(alts);
     return vt::Status();
   }
 
@@ -273,7 +221,7 @@ class Converter {
       VT_RETURN_IF_ERROR(OfType(s, type, path, &e));
       alts.push_back(e);
     }
-    *expr = alts.size() == 1 ? alts[0] : Join(alts);
+    *expr = alts.size() == 1 ? alts[0] : GbnfAlternatives(alts);
     return vt::Status();
   }
 
@@ -405,7 +353,7 @@ vt::Status Converter::Integer(const Json& s, const std::string& path, std::strin
   if (lo.value_or(0) > kMaxInt || hi.value_or(0) < -kMaxInt) return Fail(path, "bounds past 16 digits: the grammar writes integers of 16 digits at most");
   const int64_t a = std::max(lo.value_or(-kMaxInt), -kMaxInt), b = std::min(hi.value_or(kMaxInt), kMaxInt);
   if (a > b) return Fail(path, "no integer is in [" + std::to_string(a) + ", " + std::to_string(b) + "]");
-  *expr = Rule("int", IntegerRange(a, b));
+  *expr = Rule("int", IntegerRangeGbnf(a, b));
   return vt::Status();
 }
 
