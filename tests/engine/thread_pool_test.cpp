@@ -40,16 +40,17 @@ TEST(ThreadPool, ChunksAreMultiplesOfTheGrainExceptTheLast) {
 
 // Chunks of 16 rows, 8 per thread: thread t owns chunks [8t, 8t + 8). A thread runs its own
 // range from the front, in order, and others' chunks only from their backs. No sleeps decide
-// who runs what: in the first round the caller's first chunk waits until the worker has run
-// one (so both take part whatever the machine's load), in the second the caller's first waits
-// until the worker has begun its first, which waits until the caller has taken one of the
-// worker's chunks (so the caller must steal).
+// who runs what: in the first round the worker's first chunk waits until the caller has begun
+// one and the caller's first until the worker has run one (so both take part whatever the
+// machine's load: a caller descheduled for a moment once let the worker run all 16), in the
+// second the caller's first waits until the worker has begun its first, which waits until the
+// caller has taken one of the worker's chunks (so the caller must steal).
 TEST(ThreadPool, EachThreadRunsItsOwnRangeFromTheFrontAndStealsFromTheBack) {
   for (int round = 0; round < 2; ++round) {
     ThreadPool pool(2);
     std::vector<std::vector<int64_t>> ran(2);
     std::mutex mu;
-    std::atomic<int> worker_chunks{0}, caller_chunks{0}, worker_began{0};
+    std::atomic<int> worker_chunks{0}, caller_chunks{0}, worker_began{0}, caller_began{0};
     auto wait_for = [](const std::atomic<int>& count, int at_least) {
       auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
       while (count.load() < at_least && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
@@ -57,6 +58,8 @@ TEST(ThreadPool, EachThreadRunsItsOwnRangeFromTheFrontAndStealsFromTheBack) {
     pool.ParallelFor(256, 16, [&](int64_t b, int64_t, int t) {
       bool first = t == 0 ? caller_chunks.load() == 0 : worker_chunks.load() == 0;
       if (t == 1) worker_began = 1;
+      if (t == 0) caller_began = 1;
+      if (round == 0 && t == 1 && first) wait_for(caller_began, 1);
       if (round == 0 && t == 0 && first) wait_for(worker_chunks, 1);
       if (round == 1 && t == 0 && first) wait_for(worker_began, 1);
       if (round == 1 && t == 1 && first) wait_for(caller_chunks, 9);
