@@ -32,6 +32,7 @@ struct CommonFlags {
 
 struct PreflightFlags {
   std::vector<std::string> suites;
+  std::vector<std::string> legs;  // --leg NAME (repeatable)
   std::string config = pg::kDefaultConfig;
   int jobs = 0;
   bool no_cache = false;

@@ -63,9 +63,10 @@ void ShowLastRun(const std::string& work_dir, bool color) {
     std::cout << "last run: " << report.status().message() << "\n";
     return;
   }
-  std::cout << "last run: " << report->results.size() << " mutant(s) finished"
-            << (report->interrupted ? " before it was stopped or killed" : "; it ran to its end") << " (" << path
-            << ")\n";
+  std::string how = !report->error.empty() ? " before it stopped on an error: " + report->error
+                    : report->interrupted   ? " before it was stopped or killed"
+                                            : "; it ran to its end";
+  std::cout << "last run: " << report->results.size() << " mutant(s) finished" << how << " (" << path << ")\n";
   if (!report->results.empty()) WriteMutateTable(*report, std::cout, color);
 }
 

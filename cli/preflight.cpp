@@ -62,6 +62,7 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   options.root = *root;
   options.config_path = flags.config;
   options.suites = flags.suites;
+  options.legs = flags.legs;
   options.jobs = flags.jobs;
   options.use_cache = !flags.no_cache;
   options.retry_contended = !flags.no_retry_contended;

@@ -127,6 +127,11 @@ Status CheckDiscoverOptions(const DiscoverOptions& o) {
     if (fs::path(p).is_absolute() || c.rfind("..", 0) == 0 || !fs::exists(o.root + "/" + c, ec)) {
       return Status::Invalid("--generate " + p + ": not a file or directory inside " + o.root);
     }
+    // Before any build: a Python file is refused in words, not with "no compile_commands.json".
+    if (fs::is_regular_file(o.root + "/" + c, ec) && !IsSourceFile(c) && !IsHeaderFile(c)) {
+      return Status::Invalid("--generate " + p + ": mutate --generate makes mutants of C and C++ sources and headers "
+                             "(.c .cc .cpp .cxx .h .hpp ...); this is not one");
+    }
   }
   if (!o.in_diff.empty()) {
     auto base = git::ResolveCommit(o.root, o.in_diff);

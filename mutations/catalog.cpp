@@ -80,7 +80,10 @@ Status ParseMutation(const JsonSource& src, size_t i, const Json& value, const s
   }
   long occurrence = 0;
   PG_RETURN_IF_ERROR(f.Integer("occurrence", &occurrence));
-  if (occurrence < 0) return f.ErrorAt("occurrence", "occurrence counts from 1");
+  // 0 is "unset" inside (the find occurs once); written out it is a mistake, as -1 is.
+  if (occurrence < 0 || (occurrence == 0 && f.Has("occurrence"))) {
+    return f.ErrorAt("occurrence", "occurrence counts from 1, got " + std::to_string(occurrence));
+  }
   m->occurrence = static_cast<int>(occurrence);
   if (m->find.empty()) return f.ErrorAt("find", "\"find\" is empty");
   if (m->find == m->replace) return f.ErrorAt("replace", "\"replace\" equals \"find\": nothing would change");

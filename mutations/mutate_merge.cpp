@@ -74,6 +74,8 @@ StatusOr<MutateReport> MutateReportFromJson(const JsonSource& doc) {
       if (p.is_string()) report.recovered.push_back(Recovered{p.get<std::string>(), true});
     }
   }
+  report.error = Text(j, "error");
+  if (!report.error.empty()) report.error_exit_code = static_cast<int>(Number(j, "exit_code"));
   report.tree_hash = Text(j, "tree_hash");
   if (j.contains("shard") && j.at("shard").is_object()) {
     report.shard_index = static_cast<int>(Number(j.at("shard"), "index"));
@@ -101,6 +103,10 @@ StatusOr<MutateReport> MergeMutateReports(const std::vector<MutateReport>& shard
     if (!shard.baseline_problem.empty()) {
       out.baseline_problem += (out.baseline_problem.empty() ? "" : "; ") + ("shard " + std::to_string(shard.shard_index) +
                                                                            ": " + shard.baseline_problem);
+    }
+    if (!shard.error.empty() && out.error.empty()) {  // a shard that stopped on an error: the merge says so
+      out.error = "shard " + std::to_string(shard.shard_index) + ": " + shard.error;
+      out.error_exit_code = shard.error_exit_code;
     }
     out.interrupted = out.interrupted || shard.interrupted;
     out.recovered.insert(out.recovered.end(), shard.recovered.begin(), shard.recovered.end());

@@ -25,7 +25,9 @@ std::string Percent(double share) {
 double Overhead(const MutantResult& r) { return std::max(0.0, r.total_s - r.build_s - r.test_s); }
 
 std::string Note(const MutantResult& r) {
-  if (IsAsClaimed(r)) return r.expected_outcome.empty() ? r.observed : r.detail;
+  // An unviable generated mutant is as claimed with no observed failure: its note is the
+  // compiler's error (the table's NOTE was empty, the error only in the JSON).
+  if (IsAsClaimed(r)) return !r.expected_outcome.empty() || r.observed.empty() ? r.detail : r.observed;
   return r.detail.empty() ? r.observed : r.detail;
 }
 
@@ -117,6 +119,7 @@ std::string MutateReportJson(const MutateReport& report) {
   doc["interrupted"] = report.interrupted;
   doc["recovered"] = Json::array();
   for (const Recovered& r : report.recovered) doc["recovered"].push_back(r.path);
+  if (!report.error.empty()) doc["error"] = report.error;
   doc["exit_code"] = MutateExitCode(report);
   if (!report.merged_from.empty()) doc["merged_from"] = report.merged_from;
   return JsonText(doc, 2) + "\n";
@@ -281,6 +284,7 @@ ResultClass ClassOf(const MutantResult& r) {
 }
 
 int MutateExitCode(const MutateReport& report) {
+  if (!report.error.empty()) return report.error_exit_code;
   std::vector<ResultClass> results;
   if (!report.baseline_problem.empty()) results.push_back(ResultClass::kFail);
   for (const MutantResult& r : report.results) results.push_back(ClassOf(r));

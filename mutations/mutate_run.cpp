@@ -311,6 +311,11 @@ StatusOr<MutateReport> RunMutate(const MutateOptions& o) {
     if (report.interrupted || !report.baseline_problem.empty()) break;
     begin = end;
   }
+  if (!status.ok()) {  // what finished before the error, and the error, not an interrupted run's 130
+    report.error = status.message();
+    report.error_exit_code = static_cast<int>(ExitCodeFor(status));
+    (void)WriteFileAtomic(FinishedReportPath(o.work_dir), MutateReportJson(report));
+  }
   if (status.ok()) status = WriteFileAtomic(FinishedReportPath(o.work_dir), MutateReportJson(report));
   Unlock(lock);
   if (!status.ok()) return status;

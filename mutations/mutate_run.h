@@ -46,6 +46,8 @@ struct MutateReport {
   std::string tree_hash;              // the user's tree the mutants were made from
   int shard_index = 1, shard_count = 1;     // K of N (1-based), as --shard said
   std::vector<std::string> merged_from;     // merge-reports: the shards' files, in shard order
+  std::string error;                        // set: the run stopped on this error
+  int error_exit_code = 0;                  // and the process exits with this code
 };
 
 // Mutations, then combos, of each catalog in order; `ids` filter, then the shard. An unknown

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cstdint>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -88,23 +89,71 @@ class Renderer {
   std::set<int> numbers_;
 };
 
-// The switch reads the variables once; `#line 1` keeps the file's own line numbers. Guarded and
-// `static inline`: a header's schema and its includer's both carry it into one translation
-// unit, and a unit that uses none of it must not warn (-Werror builds: no casts, no 0 as a
-// pointer). C89 has no `inline`: GCC and Clang take `__inline__` in every mode; the guard is
-// read once after its definition so that -Wunused-macros finds it used. Under
-// PROOFGATE_REACHED each number is appended to that file the first time this unit evaluates
-// it, written at once (a process that aborts or _exits keeps its record).
-std::string Prelude() {
+// The switch: `proofgate_mutant_on_(N)` says whether mutant N is the one PROOFGATE_MUTANT
+// names, read once. Under PROOFGATE_REACHED each number is appended to that file the first time
+// this unit evaluates it, written at once (a process that aborts or _exits keeps its record).
+// Its body calls libc through the four names given; no macros, casts or 0 as a pointer, so
+// strict warning sets (-Werror, -Wold-style-cast, C89 -pedantic) build it.
+std::string SwitchBody(const std::string& getenv_fn, const std::string& fopen_fn, const std::string& fputs_fn,
+                       const std::string& fclose_fn, const std::string& file_type) {
+  // Every name is proofgate's: the file's own globals and macros come before the body, and a
+  // local named `f` beside a global `f` fails -Wshadow -Werror.
   std::string limit = std::to_string(kReachLimit);
-  std::string body = " int proofgate_mutant_on_(int id) { static int on = -1; static const char* reached; "
-                     "static unsigned int seen[" + std::to_string(kReachLimit / 32) + "]; if (on < 0) { const char* v = getenv(\"" +
-                     kMutantVariable + "\"); on = v ? atoi(v) : 0; reached = getenv(\"" + kReachVariable + "\"); } "
-                     "if (reached && id < " + limit + " && !(seen[id / 32] & (1u << (id % 32)))) { FILE* f = fopen(reached, \"a\"); "
-                     "seen[id / 32] |= 1u << (id % 32); if (f) { fprintf(f, \"%d\\n\", id); fclose(f); } } return on == id; }\n";
-  return "#include <stdio.h>\n#include <stdlib.h>\n#ifndef PROOFGATE_MUTANT_ON_\n#define PROOFGATE_MUTANT_ON_ 1\n"
-         "#if PROOFGATE_MUTANT_ON_ && (defined(__GNUC__) || defined(__clang__))\nstatic __inline__" + body +
-         "#else\nstatic inline" + body + "#endif\n#endif\n#line 1\n";
+  return " int proofgate_mutant_on_(int proofgate_id_) { static int proofgate_on_ = -1; "
+         "static const char* proofgate_reached_; static unsigned int proofgate_seen_[" + std::to_string(kReachLimit / 32) +
+         "]; static const char proofgate_digits_[] = \"0123456789\"; "
+         "if (proofgate_on_ < 0) { const char* proofgate_v_ = " + getenv_fn + "(\"" + kMutantVariable + "\"); "
+         "proofgate_on_ = 0; for (; proofgate_v_ && *proofgate_v_ >= '0' && *proofgate_v_ <= '9'; ++proofgate_v_) "
+         "proofgate_on_ = proofgate_on_ * 10 + (*proofgate_v_ - '0'); "
+         "proofgate_reached_ = " + getenv_fn + "(\"" + kReachVariable + "\"); } "
+         "if (proofgate_reached_ && proofgate_id_ >= 0 && proofgate_id_ < " + limit +
+         " && !(proofgate_seen_[proofgate_id_ / 32] & (1u << (proofgate_id_ % 32)))) { "
+         "char proofgate_line_[16]; int proofgate_at_ = 15, proofgate_n_ = proofgate_id_; " + file_type +
+         " proofgate_f_ = " + fopen_fn + "(proofgate_reached_, \"a\"); "
+         "proofgate_seen_[proofgate_id_ / 32] |= 1u << (proofgate_id_ % 32); "
+         "proofgate_line_[15] = '\\0'; proofgate_line_[--proofgate_at_] = '\\n'; "
+         "do { proofgate_line_[--proofgate_at_] = proofgate_digits_[proofgate_n_ % 10]; proofgate_n_ /= 10; } "
+         "while (proofgate_n_ > 0); if (proofgate_f_) { " + fputs_fn + "(proofgate_line_ + proofgate_at_, proofgate_f_); " +
+         fclose_fn + "(proofgate_f_); } } return proofgate_on_ == proofgate_id_; }\n";
+}
+
+// The file that declares the switch is the one that defines it: a number of its own, from its
+// path (a header's schema and its includer's share one declaration, the first one's).
+int SwitchOwner(const std::string& file) {
+  std::uint32_t h = 2166136261u;  // FNV-1a
+  for (unsigned char c : file) h = (h ^ c) * 16777619u;
+  return static_cast<int>(h % 1000000000u) + 1;
+}
+
+// Before the file's first line only the switch's declaration and `#line 1` (which keeps the
+// file's own line numbers): no header, so the file's own feature-test macros (`_GNU_SOURCE`)
+// still come before any system header (uriparser's UriMemory.c: an `#include <stdlib.h>` here
+// made `reallocarray` an implicit declaration). `static inline`: a unit that uses none of it
+// must not warn. C89 has no `inline`: GCC and Clang take `__inline__` in every mode; the guard
+// is read once after its definition so that -Wunused-macros finds it used.
+std::string Prologue(int owner) {
+  std::string id = std::to_string(owner);
+  return "#ifndef PROOFGATE_MUTANT_ON_\n#define PROOFGATE_MUTANT_ON_ " + id +
+         "\n#if PROOFGATE_MUTANT_ON_ && (defined(__GNUC__) || defined(__clang__))\n"
+         "static __inline__ int proofgate_mutant_on_(int proofgate_id_);\n#else\n"
+         "static inline int proofgate_mutant_on_(int proofgate_id_);\n"
+         "#endif\n#endif\n#line 1\n";
+}
+
+// After the file's last line, the definition, once per unit (the guard then reads 0). GCC and
+// Clang reach libc through asm labels, names of proofgate's own bound to the symbols: no header,
+// and no macro the file defines (`#define free ...`) rewrites them. Others include the headers here.
+std::string Epilogue(int owner) {
+  std::string id = std::to_string(owner);
+  return "#if PROOFGATE_MUTANT_ON_ == " + id + "\n#undef PROOFGATE_MUTANT_ON_\n#define PROOFGATE_MUTANT_ON_ 0\n"
+         "#if !PROOFGATE_MUTANT_ON_ && (defined(__GNUC__) || defined(__clang__))\n"
+         "extern char* proofgate_getenv_(const char*) __asm__(\"getenv\");\n"
+         "extern void* proofgate_fopen_(const char*, const char*) __asm__(\"fopen\");\n"
+         "extern int proofgate_fputs_(const char*, void*) __asm__(\"fputs\");\n"
+         "extern int proofgate_fclose_(void*) __asm__(\"fclose\");\n"
+         "static __inline__" + SwitchBody("proofgate_getenv_", "proofgate_fopen_", "proofgate_fputs_", "proofgate_fclose_", "void*") +
+         "#else\n#include <stdio.h>\n#include <stdlib.h>\nstatic inline" +
+         SwitchBody("getenv", "fopen", "fputs", "fclose", "FILE*") + "#endif\n#endif\n";
 }
 
 }  // namespace
@@ -115,7 +164,10 @@ SchemaText RenderSchema(const std::string& original, const Schema& schema, const
     if (!dropped.count(p.number) && !p.alone) kept.push_back(p);
   }
   SchemaText out;
-  out.text = Prelude() + Renderer(original, std::move(kept), schema.c_language).Run(&out.numbers);
+  std::string body = Renderer(original, std::move(kept), schema.c_language).Run(&out.numbers);
+  if (!body.empty() && body.back() != '\n') body += '\n';
+  int owner = SwitchOwner(schema.file);
+  out.text = Prologue(owner) + body + Epilogue(owner);
   return out;
 }
 

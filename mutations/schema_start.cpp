@@ -25,6 +25,7 @@ std::string BaselineProblem(const std::vector<std::string>& tests, const TestRun
       return name + " fails on the unmutated tree: " + first.substr(0, cut);
     }
   }
+  if (!run.broken.empty()) return "a test process died on the unmutated tree: " + run.broken.front();
   return "";
 }
 

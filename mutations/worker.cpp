@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 
 #include "core/file_io.h"
@@ -38,6 +39,14 @@ std::string LogName(const std::string& id) {
   return out;
 }
 
+// A limit as "20 s" or "1e+10 s": any finite number, never an int's overflow (--min-timeout
+// 1e10 was "a limit of -2147483648 s").
+std::string LimitText(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
 // Generated mutants claim nothing: any failing test (or a test command that fails without a
 // report saying which) kills them; all passing is a survivor.
 void JudgeGenerated(const TestRun& run, MutantResult* r) {
@@ -45,9 +54,11 @@ void JudgeGenerated(const TestRun& run, MutantResult* r) {
   for (const auto& [name, result] : run.results) {
     if (result.failed && !result.alias && failed.empty()) failed = name;
   }
-  if (!failed.empty() || run.step.exit_code != 0) {
+  if (!failed.empty() || run.step.exit_code != 0 || !run.broken.empty()) {
     r->outcome = MutantOutcome::kKilled;
-    r->observed = failed.empty() ? "the test command exited " + std::to_string(run.step.exit_code) : "failed: " + failed;
+    r->observed = !failed.empty()            ? "failed: " + failed
+                  : !run.broken.empty()      ? run.broken.front()
+                                             : "the test command exited " + std::to_string(run.step.exit_code);
     return;
   }
   r->outcome = MutantOutcome::kSurvived;
@@ -68,17 +79,22 @@ void Judge(const MutantJob& job, const TestRun& run, double timeout_s, MutantRes
   }
   if (run.step.timed_out) {
     r->outcome = MutantOutcome::kTimeout;
-    r->detail = "the tests ran past the mutant's limit of " + std::to_string(static_cast<int>(timeout_s)) + " s";
+    r->detail = "the tests ran past the mutant's limit of " + LimitText(timeout_s);
     return;
   }
   if (job.generated) return JudgeGenerated(run, r);
   Classification c = job.expect_green ? ClassifyGreen(job.expect, run.results) : Classify(job.expect, run.results);
+  // A process that died writing its report failed, whatever the other reports say.
+  if (!run.broken.empty() && (c.outcome == MutantOutcome::kSurvived || c.outcome == MutantOutcome::kGreenAsClaimed)) {
+    c.outcome = job.expect_green ? MutantOutcome::kNotGreen : MutantOutcome::kRedOther;
+  }
   r->outcome = c.outcome;
   r->detail = c.detail;
   r->observed = c.observed;
   if (run.step.exit_code != 0 && run.results.empty()) {
     r->detail += "; the test command exited " + std::to_string(run.step.exit_code) + " without a gtest report";
   }
+  for (const std::string& b : run.broken) r->detail += "; " + b;
 }
 
 // A documented hole passes while it holds and is reported the day a test closes it.
@@ -220,8 +236,14 @@ StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::stri
   });
   for (const fs::path& f : reports) {
     PG_ASSIGN_OR_RETURN(std::string text, ReadFile(f.string()));
-    PG_RETURN_IF_ERROR(f.extension() == ".json" ? AddGtestJson(f.string(), text, &run.results)
-                                                : AddJunit(f.string(), text, &run.results));
+    std::string name = "results/" + f.filename().string();
+    Status added = f.extension() == ".json" ? AddGtestJson(name, text, &run.results) : AddJunit(name, text, &run.results);
+    // A process that crashed while writing its report (uriparser's runner: "double free" in
+    // teardown, a 0-byte JSON) failed its test; the run goes on, the other reports still say which.
+    if (!added.ok()) {
+      run.broken.push_back(added.message() + (text.empty() ? " (empty: its test process died before writing it)"
+                                                           : " (cut short, or not a test report)"));
+    }
   }
   return run;
 }
@@ -253,7 +275,7 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
     r.interrupted = true;
   } else if (built.ok() && built->timed_out) {
     r.outcome = MutantOutcome::kUnviable;
-    r.detail = "the build ran past the mutant's limit of " + std::to_string(static_cast<int>(build_timeout_s)) + " s";
+    r.detail = "the build ran past the mutant's limit of " + LimitText(build_timeout_s);
   } else if (built.ok() && !built->ok() && job.generated && !ToolRejected(LogText(build_log))) {
     // It compiled and linked; what failed ran it: a test the build runs itself (jsoncpp's
     // POST_BUILD unit tests), which the schemata's test run of the same mutant would fail too.
@@ -299,6 +321,7 @@ void MergeTestRun(const TestRun& run, TestRun* into) {
     auto [it, added] = into->results.emplace(name, result);
     if (!added && !it->second.failed) it->second = result;
   }
+  into->broken.insert(into->broken.end(), run.broken.begin(), run.broken.end());
   if (into->step.exit_code == 0) into->step.exit_code = run.step.exit_code;
   into->step.timed_out = into->step.timed_out || run.step.timed_out;
   into->step.cancelled = into->step.cancelled || run.step.cancelled;
@@ -306,7 +329,7 @@ void MergeTestRun(const TestRun& run, TestRun* into) {
 }
 
 bool TestRunFailed(const TestRun& run) {
-  if (!run.step.ok()) return true;
+  if (!run.step.ok() || !run.broken.empty()) return true;
   return std::any_of(run.results.begin(), run.results.end(), [](const auto& e) { return e.second.failed; });
 }
 

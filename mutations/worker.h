@@ -67,12 +67,15 @@ void DescribeJob(const MutantJob& job, MutantResult* r);
 struct TestRun {
   StepResult step;
   std::map<std::string, TestResult> results;
+  // Reports that could not be read (empty, cut short, not a report): each a test process
+  // that died while writing it, so the run failed; one line each, naming the file.
+  std::vector<std::string> broken;
 };
 
 // Adds `run` to `into` (which starts with exit code 0): results (a failed one is never
 // replaced), wall time, the first non-zero exit code, a timeout or cancel.
 void MergeTestRun(const TestRun& run, TestRun* into);
-// A test failed, or the command did not end with 0.
+// A test failed, a report was broken, or the command did not end with 0.
 bool TestRunFailed(const TestRun& run);
 
 class Worker {

@@ -22,6 +22,7 @@ struct Leg {
   std::vector<std::string> needs;
   std::vector<std::string> locks;
   std::vector<std::string> inputs;  // globs relative to the root, part of the cache key
+  std::vector<std::string> outputs;  // paths or globs it makes: a cached pass needs each there
   bool exclusive = false;
   bool timing = false;
   std::string definition;  // canonical JSON of the leg as written: part of the cache key
@@ -92,8 +93,6 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
 // `display_path` is how messages name the file (default: `path`).
 StatusOr<SuiteConfig> LoadSuiteConfig(const std::string& path, const std::string& display_path = "");
 
-// The legs of `suites` plus every leg they need, transitively, needs first, otherwise in
-// suite order. An unknown suite name is kInvalidInput naming the known ones.
 // Shard `index` (1-based) of `count` of selected `legs` (needs first, as SelectLegs orders
 // them): the legs no other selected leg needs are dealt round-robin in order, leg j to shard
 // j % count + 1; the shard keeps its own and their transitive needs, in the same order.
@@ -101,7 +100,10 @@ StatusOr<SuiteConfig> LoadSuiteConfig(const std::string& path, const std::string
 std::vector<const Leg*> ShardLegs(const SuiteConfig& config, const std::vector<const Leg*>& legs, int index, int count,
                                   std::vector<std::string>* assigned);
 
-StatusOr<std::vector<const Leg*>> SelectLegs(const SuiteConfig& config,
-                                             const std::vector<std::string>& suites);
+// The legs of `suites` (a name no suite has may be a leg's: that leg) and of `legs` (leg names
+// only: --leg) plus every leg they need, transitively, needs first, otherwise in the order
+// named. An unknown name is kInvalidInput naming the known suites and legs.
+StatusOr<std::vector<const Leg*>> SelectLegs(const SuiteConfig& config, const std::vector<std::string>& suites,
+                                             const std::vector<std::string>& legs = {});
 
 }  // namespace pg

@@ -111,8 +111,8 @@ const Suite* SuiteConfig::FindSuite(const std::string& name) const {
   return nullptr;
 }
 
-StatusOr<std::vector<const Leg*>> SelectLegs(const SuiteConfig& config,
-                                             const std::vector<std::string>& suites) {
+StatusOr<std::vector<const Leg*>> SelectLegs(const SuiteConfig& config, const std::vector<std::string>& suites,
+                                             const std::vector<std::string>& legs) {
   std::vector<const Leg*> out;
   std::set<std::string> added;
   // Needs first: a validated config has no cycles, so this terminates.
@@ -122,15 +122,24 @@ StatusOr<std::vector<const Leg*>> SelectLegs(const SuiteConfig& config,
     added.insert(leg.name);
     out.push_back(&leg);
   };
+  std::vector<std::string> known_suites, known_legs;
+  for (const Suite& s : config.suites) known_suites.push_back(s.name);
+  for (const Leg& l : config.legs) known_legs.push_back(l.name);
+  // A name is a suite, or else a leg (with its needs): `preflight unit` runs leg "unit" alone.
   for (const std::string& name : suites) {
     const Suite* suite = config.FindSuite(name);
-    if (!suite) {
-      std::vector<std::string> known;
-      for (const Suite& s : config.suites) known.push_back(s.name);
-      return Status::Invalid(config.path + ": no suite named \"" + name + "\" (suites: " +
-                             KnownList(known) + ")");
+    const Leg* leg = suite ? nullptr : config.FindLeg(name);
+    if (!suite && !leg) {
+      return Status::Invalid(config.path + ": no suite or leg named \"" + name + "\" (suites: " +
+                             KnownList(known_suites) + "; legs: " + KnownList(known_legs) + ")");
     }
-    for (const std::string& member : suite->legs) add(*config.FindLeg(member));
+    if (leg) add(*leg);
+    for (const std::string& member : suite ? suite->legs : std::vector<std::string>{}) add(*config.FindLeg(member));
+  }
+  for (const std::string& name : legs) {
+    const Leg* leg = config.FindLeg(name);
+    if (!leg) return Status::Invalid("--leg " + name + ": " + config.path + " has no leg named \"" + name + "\" (legs: " + KnownList(known_legs) + ")");
+    add(*leg);
   }
   return out;
 }

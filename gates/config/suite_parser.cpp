@@ -48,7 +48,7 @@ Status ParseLeg(const JsonSource& source, const std::string& name, const Json& v
   }
   JsonFields fields(source, value, pointer, "leg \"" + name + "\"");
   PG_RETURN_IF_ERROR(fields.CheckKnown({"run", "cwd", "env", "timeout_s", "needs", "locks",
-                                        "exclusive", "timing", "inputs", "description"}));
+                                        "exclusive", "timing", "inputs", "outputs", "description"}));
   PG_RETURN_IF_ERROR(fields.Require("run"));
   leg->name = name;
   leg->definition = value.dump();
@@ -61,6 +61,7 @@ Status ParseLeg(const JsonSource& source, const std::string& name, const Json& v
   PG_RETURN_IF_ERROR(fields.StringList("needs", &leg->needs));
   PG_RETURN_IF_ERROR(fields.StringList("locks", &leg->locks));
   PG_RETURN_IF_ERROR(fields.StringList("inputs", &leg->inputs));
+  PG_RETURN_IF_ERROR(fields.StringList("outputs", &leg->outputs));
   PG_RETURN_IF_ERROR(fields.Bool("exclusive", &leg->exclusive));
   PG_RETURN_IF_ERROR(fields.Bool("timing", &leg->timing));
   if (!leg->cwd.empty() && leg->cwd[0] == '/') {

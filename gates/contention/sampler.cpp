@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 
+#include "core/seconds.h"
+
 namespace pg {
 
 Sampler::Sampler(const ProcSource& proc, double interval_s, std::set<int> allowed_cpus)
@@ -30,7 +32,7 @@ std::vector<pid_t> Sampler::Roots() const {
 
 void Sampler::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
-  auto period = std::chrono::duration<double>(interval_s_);
+  auto period = Ticks(interval_s_);  // saturating: a huge interval is no overflow
   while (!stop_) {
     wake_.wait_for(lock, period, [this] { return stop_; });
     if (stop_) continue;

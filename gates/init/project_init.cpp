@@ -105,7 +105,26 @@ struct InitLeg {
   std::vector<std::string> needs;
   bool build_dir = false;
   std::string cwd = "";  // relative to the root; "" for the root
+  std::vector<std::string> outputs = {};  // what it makes: a cached pass needs them there
 };
+
+// The toolchain probe's shell script for a kind: what a build of that kind reads that the tree
+// does not hold. Its output is part of every leg's cache key (an empty probe made a C++
+// project's legs cached passes after `CXX=clang++`).
+std::string ToolchainScript(const std::string& kind) {
+  const std::string env = "env | grep -E '^(";
+  if (kind == "Cargo") return "rustc -vV; cargo -V; " + env + "RUSTFLAGS|RUSTC[A-Z_]*|CARGO_[A-Z_]*)=' | sort; true";
+  if (kind == "pytest") {
+    return "command -v python3 python pytest; python3 --version; python3 -m pytest --version 2>&1; " + env +
+           "PYTHONPATH|VIRTUAL_ENV|PYTEST_ADDOPTS)=' | sort; true";
+  }
+  if (kind.rfind("npm", 0) == 0) return "command -v node npm; node --version; npm --version; true";
+  // C and C++: the compilers PATH and $CC/$CXX name (a switched alternative shows in the real
+  // path), the build tools, and the variables a build reads.
+  return "for c in \"${CC:-cc}\" \"${CXX:-c++}\"; do p=$(command -v \"$c\") && readlink -f \"$p\" && \"$c\" --version; done; "
+         "for t in cmake ninja meson make ccache bear; do command -v \"$t\" >/dev/null && \"$t\" --version 2>&1 | head -n 1; done; " +
+         env + "CC|CXX|CPP|CFLAGS|CXXFLAGS|CPPFLAGS|LDFLAGS|LDLIBS|PKG_CONFIG_PATH|CMAKE_[A-Z_]*)=' | sort; true";
+}
 
 std::string Render(const std::string& kind, const std::vector<InitLeg>& legs, const std::string& commands,
                    const std::string& root) {
@@ -121,10 +140,13 @@ std::string Render(const std::string& kind, const std::vector<InitLeg>& legs, co
     if (!l.needs.empty()) out << ", \"needs\": " << Argv(l.needs);
     if (l.build_dir) out << ", \"locks\": [\"build-dir\"]";
     if (!l.cwd.empty()) out << ", \"cwd\": " << JsonText(Json(l.cwd));
+    if (!l.outputs.empty()) out << ", \"outputs\": " << Argv(l.outputs);
     out << "}" << (i + 1 < legs.size() ? "," : "") << "\n";
     suite += (suite.empty() ? "\"" : ", \"") + l.name + "\"";
   }
   out << "  },\n";
+  out << "  // What the builds read that the tree does not hold: its output is part of each leg's cache key.\n"
+      << "  \"toolchain\": [" << Argv({"sh", "-c", ToolchainScript(kind)}) << "],\n";
   if (!commands.empty()) out << commands;
   out << "  // `proofgate prove --base REF`: which files are tests (the base tree gets HEAD's).\n"
       << "  \"prove\": {\"tests\": " << TestGlobs(root) << "},\n"
@@ -227,8 +249,8 @@ ProjectShape CMakeShape(const Place& at, const std::vector<TestExecutable>& test
   configure.insert(configure.end(), o.options.begin(), o.options.end());
   scratch.insert(scratch.end(), o.options.begin(), o.options.end());
   std::vector<InitLeg> legs = {
-      {"configure", "configure once into build/ (keep build/ in .gitignore)" + (o.switched.empty() ? "" : "; " + o.switched + " on: the tests build only when asked"), configure, {}, true},
-      {"build", "build everything", {"cmake", "--build", "build"}, {"configure"}, true}};
+      {"configure", "configure once into build/ (keep build/ in .gitignore)" + (o.switched.empty() ? "" : "; " + o.switched + " on: the tests build only when asked"), configure, {}, true, "", {"build/CMakeCache.txt"}},
+      {"build", "build everything", {"cmake", "--build", "build"}, {"configure"}, true, "", {"build"}}};
   std::string test_commands;
   if (tests.empty()) {
     legs.push_back({"test", "every ctest test; gtest cases report by name", {"ctest", "--test-dir", "build", "--output-on-failure", "--no-tests=error"}, {"build"}, false});
@@ -297,8 +319,8 @@ ProjectShape SimpleShape(const std::string& root, const std::string& kind, const
 ProjectShape MesonShape(const Place& at) {
   std::vector<std::string> setup = {"meson", "setup", "build"};
   if (!at.dir.empty()) setup.push_back(at.dir);
-  std::vector<InitLeg> legs = {{"setup", "configure once into build/", setup, {}, true},
-                               {"build", "build everything", {"meson", "compile", "-C", "build"}, {"setup"}, true},
+  std::vector<InitLeg> legs = {{"setup", "configure once into build/", setup, {}, true, "", {"build/build.ninja"}},
+                               {"build", "build everything", {"meson", "compile", "-C", "build"}, {"setup"}, true, "", {"build"}},
                                {"test", "every test", {"meson", "test", "-C", "build"}, {"build"}, false}};
   std::vector<std::string> configure = {"sh", "-c", "meson setup --reconfigure \"$1\" \"$2\" >/dev/null 2>&1 || meson setup \"$1\" \"$2\"",
                                         "sh", "{build}", at.Arg("{tree}")};

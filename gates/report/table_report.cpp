@@ -25,7 +25,8 @@ std::string Pad(const std::string& s, size_t width) {
 std::string FormatSeconds(double seconds) {
   char buf[32];
   if (seconds < 1) std::snprintf(buf, sizeof buf, "%.0fms", seconds * 1000);
-  else std::snprintf(buf, sizeof buf, "%.1fs", seconds);
+  else if (seconds < 1e6) std::snprintf(buf, sizeof buf, "%.1fs", seconds);
+  else std::snprintf(buf, sizeof buf, "%.3gs", seconds);  // a limit of 1e300 s: not 300 digits
   return buf;
 }
 

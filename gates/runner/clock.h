@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "core/seconds.h"
+
 namespace pg {
 
 class Clock {
@@ -16,9 +18,8 @@ class Clock {
 
   // Seconds since `t`, as reports give them.
   double Since(time_point t) const { return std::chrono::duration<double>(Now() - t).count(); }
-  static duration Seconds(double s) {
-    return std::chrono::duration_cast<duration>(std::chrono::duration<double>(s));
-  }
+  // Saturating (gates/core/seconds.h): a century or more is a century; NaN and s <= 0 are 0.
+  static duration Seconds(double s) { return Ticks(s); }
 };
 
 // std::chrono::steady_clock behind the interface.

@@ -41,6 +41,16 @@ void PruneOldRuns(const fs::path& logs_root) {
   for (size_t i = 0; i + kKeptRuns < runs.size(); ++i) fs::remove_all(runs[i], ec);
 }
 
+// Whether what the leg makes is still there: each output path exists, each glob matches
+// something. A pass whose build directory was removed since is nothing to reuse.
+bool OutputsThere(const std::string& root, const Leg& leg) {
+  return std::all_of(leg.outputs.begin(), leg.outputs.end(), [&](const std::string& out) {
+    std::error_code ec;
+    if (out.find_first_of("*?[") == std::string::npos) return fs::exists(fs::path(root) / out, ec);
+    return !ExpandGlobs(root, {out}).empty();
+  });
+}
+
 struct Plan {
   std::map<std::string, std::string> keys;  // leg → cache key
   std::set<std::string> cached;
@@ -56,7 +66,7 @@ Plan PlanCache(const std::vector<const Leg*>& legs, const VerdictCache& cache,
     plan.keys[leg->name] = CacheKey(report.tree_hash, *leg, report.toolchain, inputs, need_keys);
     bool needs_cached = std::all_of(leg->needs.begin(), leg->needs.end(),
                                     [&](const std::string& n) { return plan.cached.count(n) > 0; });
-    if (needs_cached && cache.Find(plan.keys[leg->name])) plan.cached.insert(leg->name);
+    if (needs_cached && OutputsThere(report.root, *leg) && cache.Find(plan.keys[leg->name])) plan.cached.insert(leg->name);
   }
   return plan;
 }
@@ -170,9 +180,9 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
   auto started = std::chrono::steady_clock::now();
   RunReport report;
   report.root = options.root;
-  report.suites = options.suites.empty() ? std::vector<std::string>{"default"} : options.suites;
+  report.suites = options.suites.empty() && options.legs.empty() ? std::vector<std::string>{"default"} : options.suites;
   report.config_path = config.path;
-  PG_ASSIGN_OR_RETURN(std::vector<const Leg*> legs, SelectLegs(config, report.suites));
+  PG_ASSIGN_OR_RETURN(std::vector<const Leg*> legs, SelectLegs(config, report.suites, options.legs));
   if (options.shard_count > 0) {
     report.shard_index = options.shard_index;
     report.shard_count = options.shard_count;

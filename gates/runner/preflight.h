@@ -19,7 +19,8 @@ inline constexpr char kDefaultConfig[] = "preflight/suites.json";
 struct PreflightOptions {
   std::string root;  // absolute repository root
   std::string config_path = kDefaultConfig;  // relative to root, or absolute
-  std::vector<std::string> suites;           // empty: {"default"}
+  std::vector<std::string> suites;           // empty (and no `legs`): {"default"}
+  std::vector<std::string> legs;             // --leg: these legs alone, with their needs
   int jobs = 0;                              // 0: the CPUs this process may use
   bool use_cache = true;
   std::string log_dir;  // empty: <git-dir>/proofgate/logs/<run-id>

@@ -61,6 +61,28 @@ TEST_F(CacheTest, AWarmRerunOfAnUnchangedTreeRunsNothing) {
   EXPECT_EQ(FindLeg(second.legs, "unit")->tree_hash, first.tree_hash);
 }
 
+// `proofgate init`'s configure leg declares build/CMakeCache.txt: with build/ removed, its pass
+// (and its dependents') is nothing to reuse; a glob output needs a match.
+TEST_F(CacheTest, ALegWhoseOutputsAreGoneIsRunAgain) {
+  dir_.Write("out/suites.json", R"({"schema_version": 1, "legs": {
+      "build": {"run": "echo build >> out/runs; mkdir -p out/build && touch out/build/made.o",
+                "outputs": ["out/build", "out/build/*.o"]},
+      "unit": {"run": "echo unit >> out/runs", "needs": ["build"]}},
+    "suites": {"default": ["unit"]}})");
+  Run();
+  EXPECT_EQ(Runs(), 2);
+  EXPECT_TRUE(FindLeg(Run().legs, "unit")->cached);
+  EXPECT_EQ(Runs(), 2) << "the outputs are there: a warm rerun";
+  std::filesystem::remove(dir_.path() + "/out/build/made.o");
+  RunReport glob_gone = Run();
+  EXPECT_FALSE(FindLeg(glob_gone.legs, "build")->cached) << "out/build/*.o matches nothing";
+  EXPECT_EQ(Runs(), 4) << "build and the unit that needs it ran again";
+  std::filesystem::remove_all(dir_.path() + "/out/build");
+  RunReport gone = Run();
+  EXPECT_FALSE(FindLeg(gone.legs, "build")->cached);
+  EXPECT_EQ(Runs(), 6);
+}
+
 TEST_F(CacheTest, ACachedPassNamesTheRunThatEarnedItAndItsLog) {
   RunReport first = Run();
   ASSERT_EQ(first.exit_code, ExitCode::kPass);

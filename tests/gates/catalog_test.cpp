@@ -51,6 +51,12 @@ TEST_F(Catalog, AFindThatMatchesTwiceIsAmbiguousUnlessAnOccurrenceIsGiven) {
   ASSERT_TRUE(second.ok()) << second.status().message();
   EXPECT_EQ(second->mutations[0].offset, 54u);
   EXPECT_FALSE(Parse(Mutation("M1", "return 0;", ", \"occurrence\": 3")).ok());
+  for (const char* bad : {"0", "-1"}) {  // 0 was taken as "the first" while -1 was refused
+    auto refused = Parse(Mutation("M1", "return Refuse();", std::string(", \"occurrence\": ") + bad));
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.status().message().find(std::string("occurrence counts from 1, got ") + bad), std::string::npos)
+        << refused.status().message();
+  }
 }
 
 TEST_F(Catalog, DuplicateIdsMissingFilesAndMissingExpectationsAreRefused) {

@@ -371,6 +371,12 @@ TEST(GenerateCli, BadFlagsAreNamedBeforeAnythingBuilds) {
   auto path = RunProofgate(dir.path(), "mutate --generate nosuch/dir");
   EXPECT_EQ(path.exit_code, 2);
   EXPECT_NE(path.err.find("--generate nosuch/dir: not a file or directory inside"), std::string::npos) << path.err;
+  dir.Write("src/util.py", "def f():\n    return 1\n");  // more-itertools: it spoke of compile_commands.json
+  auto python = RunProofgate(dir.path(), "mutate --generate src/util.py");
+  EXPECT_EQ(python.exit_code, 2);
+  EXPECT_NE(python.err.find("--generate src/util.py: mutate --generate makes mutants of C and C++ sources"),
+            std::string::npos)
+      << python.err;
   auto base = RunProofgate(dir.path(), "mutate --generate --in-diff no-such-ref");
   EXPECT_EQ(base.exit_code, 2);
   EXPECT_NE(base.err.find("--in-diff no-such-ref"), std::string::npos) << base.err;

@@ -154,6 +154,60 @@ TEST(GenerateSchema, TheSchemaOfACFileBuildsAsC89UnderStrictWarnings) {
   EXPECT_EQ(built->exit.exit_code, 0) << built->output;
 }
 
+// A point that turns the `op` at `at` (its first occurrence there) into `to`.
+SchemaPoint EditAt(int number, const std::string& source, const std::string& at, char to) {
+  size_t begin = source.find(at);
+  size_t op = begin + at.find_first_of("+-*/");
+  return SchemaPoint{number, begin, begin + at.size(), SchemaKind::kEdit, op, 1, std::string(1, to)};
+}
+
+// `cmd` built in `dir`, then run with PROOFGATE_MUTANT=mutant: its output.
+std::string RunWith(const TempDir& dir, int mutant) {
+  auto ran = RunCapture({"env", std::string(kMutantVariable) + "=" + std::to_string(mutant), "./prog"}, dir.path(), 30);
+  return ran.ok() ? ran->output : "no run";
+}
+
+// uriparser's UriMemory.c defines _GNU_SOURCE before its includes; a schema that put
+// `#include <stdlib.h>` first fixed glibc's features without it, so its GNU calls became
+// implicit declarations (here strchrnul: an error under -Werror, a crash without).
+TEST(GenerateSchema, NothingComesBeforeTheFilesOwnFirstLine) {
+  TempDir dir;
+  const std::string source =
+      "#define _GNU_SOURCE\n#include <stdio.h>\n#include <string.h>\n"
+      "static long End(const char* s) { return strchrnul(s, 'x') - s; }\n"
+      "int main(void) { int n = 2 + 1; printf(\"%d %ld\\n\", n, End(\"abxc\")); return 0; }\n";
+  Schema schema{"src/memory.c", true, {EditAt(1, source, "2 + 1", '-')}};
+  std::string text = RenderSchema(source, schema, {}).text;
+  EXPECT_EQ(text.substr(0, text.find("#line 1\n")).find("#include"), std::string::npos) << text;
+  dir.Write("schema.c", text);
+  auto built = RunCapture({"cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-o", "prog", "schema.c"}, dir.path(), 60);
+  ASSERT_TRUE(built.ok());
+  ASSERT_EQ(built->exit.exit_code, 0) << built->output;
+  EXPECT_EQ(RunWith(dir, 0), "3 2\n");
+  EXPECT_EQ(RunWith(dir, 1), "1 2\n");
+}
+
+// A header's schema included twice (no guard) inside its includer's schema, under warnings a
+// late definition could trip: a global `f` beside the switch's locals (-Wshadow), two
+// declarations (-Wredundant-decls), a guard nothing reads (-Wunused-macros). One switch.
+TEST(GenerateSchema, AHeaderIncludedTwiceAndItsIncluderShareOneSwitch) {
+  TempDir dir;
+  const std::string header = "1 + 1,\n";
+  const std::string source =
+      "#include <cstdio>\nint f = 0;\nstatic const int kValues[] = {\n#include \"h.h\"\n#include \"h.h\"\n};\n"
+      "int main() { std::printf(\"%d %d %d\\n\", kValues[0], kValues[1], f + 3 * 2); return 0; }\n";
+  dir.Write("h.h", RenderSchema(header, Schema{"h.h", false, {EditAt(1, header, "1 + 1", '-')}}, {}).text);
+  dir.Write("a.cpp", RenderSchema(source, Schema{"a.cpp", false, {EditAt(2, source, "3 * 2", '/')}}, {}).text);
+  auto built = RunCapture({"c++", "-std=c++17", "-Wall", "-Wextra", "-Wshadow", "-Wredundant-decls", "-Wunused-macros",
+                           "-Wold-style-cast", "-Werror", "-o", "prog", "a.cpp"},
+                          dir.path(), 60);
+  ASSERT_TRUE(built.ok());
+  ASSERT_EQ(built->exit.exit_code, 0) << built->output;
+  EXPECT_EQ(RunWith(dir, 0), "2 2 6\n");
+  EXPECT_EQ(RunWith(dir, 1), "0 0 6\n");
+  EXPECT_EQ(RunWith(dir, 2), "2 2 1\n");
+}
+
 // D's body (point 1) around its `b - a` made `b + a` (point 2), after `first` as line 1.
 Schema SchemaOfD(const std::string& first, std::string* original) {
   *original = first + "\nlong D(const int* a,\n const int* b) {\n  return b - a;\n}\n";

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <regex>
 #include <vector>
@@ -162,6 +163,49 @@ TEST_F(MutateRecover, AMutantWhoseBuildHangsIsStoppedAtItsLimitAndTheRunGoesOn) 
   EXPECT_EQ(dir_.Read("build.sh"), "#!/bin/sh\nexit 0 # fast\n");
   auto bad = testing::RunProofgate(dir_.path(), "mutate --build-timeout 0");
   EXPECT_EQ(bad.exit_code, 2);
+}
+
+// uriparser's runner aborted in teardown ("double free") while writing its gtest JSON: a 0-byte
+// report stopped the whole run with exit 2. Here S2's test process dies the same way: S2 is red
+// (not as claimed, naming the report), and S3 after it still runs.
+TEST_F(MutateRecover, ATestProcessThatDiesWritingItsReportIsRedAndTheRunGoesOn) {
+  std::string test = dir_.Read("test.sh");
+  test.insert(test.find("{ echo"), "if grep -q '^floor 1$' \"$tree/calc.txt\"; then : > \"$out\"; kill -ABRT $$; fi\n");
+  dir_.Write("test.sh", test);
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "a test that crashes writing its report").ok());
+  auto run = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --json --id S1 --id S2 --id S3");
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  auto doc = JsonSource::Parse("report", run.out);
+  ASSERT_TRUE(doc.ok()) << run.out << run.err;
+  std::map<std::string, Json> by_id;
+  for (const Json& r : doc->root().at("results")) by_id[r.at("id").get<std::string>()] = r;
+  ASSERT_EQ(by_id.size(), 3u) << run.out;
+  EXPECT_EQ(by_id["S1"].at("outcome"), "red-as-claimed");
+  EXPECT_EQ(by_id["S2"].at("outcome"), "red-other");
+  EXPECT_NE(by_id["S2"].at("detail").get<std::string>().find(
+                "results/shell_test.json: not a gtest JSON report (empty: its test process died before writing it)"),
+            std::string::npos)
+      << by_id["S2"].dump();
+  EXPECT_EQ(by_id["S3"].at("outcome"), "red-as-claimed") << "the run goes on past the crash";
+  auto finished = JsonSource::Load(dir_.path() + "/.git/proofgate/mutate/finished.json");
+  ASSERT_TRUE(finished.ok());
+  EXPECT_EQ(finished->root().at("exit_code"), 1);
+}
+
+// Any finite limit is taken; a huge one means no limit (--min-timeout 1e10 made every mutant
+// `timeout`, "limit of -2147483648 s"; --build-timeout 1e300 every mutant unviable).
+TEST_F(MutateRecover, HugeLimitsMeanNoLimit) {
+  auto run = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --min-timeout 1e10 --build-timeout 1e300 --id S1 --id S2");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("S1  red-as-claimed"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("S2  red-as-claimed"), std::string::npos) << run.out;
+  for (const char* bad : {"1e999", "inf", "nan", "-1", "0", "10x"}) {
+    auto refused = testing::RunProofgate(dir_.path(), std::string("mutate --min-timeout ") + bad);
+    EXPECT_EQ(refused.exit_code, 2) << bad;
+    EXPECT_NE(refused.err.find(std::string("--min-timeout must be a finite number of seconds > 0, got ") + bad),
+              std::string::npos)
+        << refused.err;
+  }
 }
 
 // Each finished mutant is written out as it ends: a run killed outright (SIGKILL, no chance

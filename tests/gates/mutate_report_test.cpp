@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "config/json_source.h"
 #include "mutations/mutate_report.h"
 #include "mutations/worker.h"
@@ -98,6 +100,26 @@ TEST(MutateReport, ExitCodesSayWhatHappened) {
   EXPECT_EQ(MutateExitCode(report), 1);
   report.interrupted = true;
   EXPECT_EQ(MutateExitCode(report), 130);
+}
+
+// A stop on an error keeps the code the process exits with (finished.json said 130 while the
+// process exited 2), and an unviable generated mutant's NOTE is its compiler's error.
+TEST(MutateReport, AnErrorsExitCodeAndAnUnviableGeneratedMutantsError) {
+  MutateReport report = OneResult();
+  report.error = "results/t.json: unreadable";
+  report.error_exit_code = 2;
+  EXPECT_EQ(MutateExitCode(report), 2);
+  Json doc = Json::parse(MutateReportJson(report));
+  EXPECT_EQ(doc["error"], "results/t.json: unreadable");
+  EXPECT_EQ(doc["exit_code"], 2);
+  MutantResult& r = report.results[0];
+  r.generated = MutantResult::Generated{};
+  r.outcome = MutantOutcome::kUnviable, r.observed = "", r.detail = "a.cpp:3:9: error: invalid operands";
+  report.error.clear();
+  std::ostringstream table;
+  WriteMutateTable(report, table, false);
+  EXPECT_NE(table.str().find("unviable"), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("a.cpp:3:9: error: invalid operands"), std::string::npos) << table.str();
 }
 
 // A generated mutant's tests column names its tests while they are three or fewer, and counts

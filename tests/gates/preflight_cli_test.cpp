@@ -50,6 +50,18 @@ TEST_F(PreflightCli, FailingLegExitsOneAndNamesItsLog) {
   EXPECT_NE(r.err.find("log: " + dir_.path() + "/.git/proofgate/logs/"), std::string::npos) << r.err;
 }
 
+// Every duration in suites.json is any finite number: a huge one is no limit, never an
+// overflow (`"timeout_s": 1e10` timed a leg out after 20 ms, exit 3).
+TEST_F(PreflightCli, HugeDurationsInSuitesJsonMeanNoLimit) {
+  for (const char* huge : {"1e10", "1e18", "1e300"}) {
+    dir_.Write("preflight/suites.json", std::string(R"({"schema_version": 1, "kill_grace_s": )") + huge +
+                                            R"(, "contention": {"quiet_wait_s": )" + huge + R"(},
+      "legs": {"slow": {"run": "sleep 0.3", "timeout_s": )" + huge + R"(}}, "suites": {"default": ["slow"]}})");
+    auto r = RunProofgate(dir_.path(), "preflight --no-cache --json");
+    EXPECT_EQ(r.exit_code, 0) << huge << ": " << r.out << r.err;
+  }
+}
+
 // `setsid` takes the daemon out of the leg's group, and its parent's exit out of the leg's
 // tree: only proofgate being its subreaper, and the leg token in its environment, reach it.
 TEST_F(PreflightCli, ADaemonThatLeftItsLegsGroupIsKilledWhenTheLegEnds) {
@@ -265,6 +277,7 @@ TEST(Gc, SaysWhatProofgateKeepsOnDiskAndRemovesIt) {
   EXPECT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_NE(dry.out.find("  logs        "), std::string::npos) << dry.out;
   EXPECT_NE(dry.out.find("would be freed (--dry-run)"), std::string::npos) << dry.out;
+  EXPECT_EQ(dry.out.find("gc: 0 B would be freed"), std::string::npos) << "what it lists is what it would free: " << dry.out;
   EXPECT_TRUE(std::filesystem::exists(state + "/logs"));
   // A mutate run holding its lock is using the scratch trees: nothing is removed.
   std::filesystem::create_directories(state + "/mutate");

@@ -9,7 +9,9 @@
 #include <iterator>
 #include <string>
 
+#include "config/json_source.h"
 #include "git/git.h"
+#include "runner/capture.h"
 #include "test_support.h"
 
 namespace pg {
@@ -335,6 +337,37 @@ TEST_F(Shapes, AProjectWhoseBuildLivesUnderTheRootIsBuiltFromThere) {
   dir.Write("lib/calc.cpp", std::string(kCalcCpp).replace(std::string(kCalcCpp).find("a + b"), 5, "a - b"));
   auto red = RunProofgate(dir.path(), "preflight");
   EXPECT_EQ(red.exit_code, 1) << "the test leg ran lib/'s test: " << red.out << red.err;
+}
+
+// init wrote no toolchain probe: after `CXX=clang++` (or with build/ removed) every leg was a
+// cached pass in 8 ms. The probe's output and the configure leg's build/CMakeCache.txt are in
+// the key now. (`project(p NONE)`: no compiler to find, so the configure takes a second.)
+TEST(InitShapes, TheToolchainAndTheBuildDirectoryAreInTheCacheKey) {
+  TempDir dir;
+  dir.Write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.16)\nproject(p NONE)\nenable_testing()\n"
+                              "add_test(NAME t COMMAND true)\n");
+  dir.Write(".gitignore", "build/\n");
+  ASSERT_TRUE(git::Init(dir.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir.path(), "p").ok());
+  ASSERT_EQ(RunProofgate(dir.path(), "init").exit_code, 0);
+  std::string suites = dir.Read("preflight/suites.json");
+  EXPECT_NE(suites.find(R"("outputs": ["build/CMakeCache.txt"])"), std::string::npos) << suites;
+  EXPECT_NE(suites.find(R"("toolchain": [["sh", "-c", )"), std::string::npos) << suites;
+  ASSERT_TRUE(git::CommitAll(dir.path(), "suites").ok());
+  auto cached = [&](const std::string& env) {
+    auto run = RunCapture({"sh", "-c", env + " " + PROOFGATE_BIN + " preflight --json 2>/dev/null"}, dir.path(), 120);
+    EXPECT_TRUE(run.ok() && run->exit.exit_code == 0) << (run.ok() ? run->output : "");
+    auto doc = Json::parse(run.ok() ? run->output : "{}", nullptr, false);
+    int n = 0;
+    for (const Json& leg : doc.value("legs", Json::array())) n += leg.value("cached", false) ? 1 : 0;
+    return n;
+  };
+  EXPECT_EQ(cached("CXX=c++"), 0);
+  EXPECT_EQ(cached("CXX=c++"), 3) << "a warm rerun";
+  EXPECT_EQ(cached("CXX=clang++"), 0) << "another compiler: no leg's pass is reused";
+  EXPECT_EQ(cached("CXX=clang++"), 3);
+  std::filesystem::remove_all(dir.path() + "/build");
+  EXPECT_EQ(cached("CXX=clang++"), 0) << "build/ removed: configure runs again, and what needs it";
 }
 
 // Two directories under a root with no build files, each a project: init names both and

@@ -50,7 +50,25 @@ TEST(SuiteConfig, UnknownSuiteNamesTheKnownOnes) {
   ASSERT_TRUE(config.ok());
   auto legs = SelectLegs(*config, {"defualt"});
   ASSERT_FALSE(legs.ok());
-  EXPECT_EQ(legs.status().message(), "suites.json: no suite named \"defualt\" (suites: default, perf)");
+  EXPECT_EQ(legs.status().message(),
+            "suites.json: no suite or leg named \"defualt\" (suites: default, perf; legs: build, unit, perf)");
+  auto flag = SelectLegs(*config, {}, {"uint"});
+  ASSERT_FALSE(flag.ok());
+  EXPECT_EQ(flag.status().message(), "--leg uint: suites.json has no leg named \"uint\" (legs: build, unit, perf)");
+}
+
+// `preflight unit` (no suite is named so) and `preflight --leg unit` run that leg and its needs.
+TEST(SuiteConfig, ALegNameRunsThatLegWithItsNeeds) {
+  auto config = ParseSuiteConfig("suites.json", kValid);
+  ASSERT_TRUE(config.ok());
+  for (auto [suites, legs] : {std::pair<std::vector<std::string>, std::vector<std::string>>{{"unit"}, {}},
+                              {{}, {"unit"}}}) {
+    auto selected = SelectLegs(*config, suites, legs);
+    ASSERT_TRUE(selected.ok()) << selected.status().message();
+    std::vector<std::string> names;
+    for (const Leg* leg : *selected) names.push_back(leg->name);
+    EXPECT_EQ(names, (std::vector<std::string>{"build", "unit"}));
+  }
 }
 
 TEST(SuiteConfig, UnknownFieldNamesLineAndSuggestsTheField) {

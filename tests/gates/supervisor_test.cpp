@@ -75,6 +75,20 @@ TEST(Supervisor, NoLimitMeansTheChildRunsAsLongAsItRuns) {
   EXPECT_TRUE(fake.Find("long")->signals.empty());
 }
 
+// 1e10 s in nanoseconds is past int64: the deadline wrapped to one already gone, and a leg
+// with "timeout_s": 1e10 timed out at once. Any finite limit is a deadline; a huge one never comes.
+TEST(Supervisor, AnyFiniteLimitIsADeadlineAndAHugeOneNeverComes) {
+  for (double limit : {1e10, 1e18, 1e300, 1.7e308}) {
+    FakeLauncher fake;
+    SupervisedExit exit = RunAlone(fake, "long", FakeProgram{kForever, 0}, limit);
+    EXPECT_FALSE(exit.timed_out) << "a limit of " << limit << " s";
+    EXPECT_DOUBLE_EQ(exit.wall_s, kForever) << limit;
+    EXPECT_TRUE(fake.Find("long")->signals.empty()) << limit;
+  }
+  FakeLauncher fake;  // and a small one still is a limit
+  EXPECT_TRUE(RunAlone(fake, "long", FakeProgram{kForever, 0, 0.5}, 3).timed_out);
+}
+
 TEST(Supervisor, StopAllStopsEveryChildWithTheSameGrace) {
   FakeLauncher fake;
   fake.Script("polite", FakeProgram{kForever, 0, 0.5});
