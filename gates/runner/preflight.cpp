@@ -13,6 +13,7 @@
 #include "core/own_outputs.h"
 #include "git/git.h"
 #include "runner/blame.h"
+#include "runner/input_glob.h"
 #include "runner/scheduler.h"
 #include "runner/verdict_cache.h"
 #include "contention/snapshot.h"

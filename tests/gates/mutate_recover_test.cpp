@@ -168,18 +168,29 @@ TEST_F(MutateRecover, AMutantWhoseBuildHangsIsStoppedAtItsLimitAndTheRunGoesOn) 
 // uriparser's runner aborted in teardown ("double free") while writing its gtest JSON: a 0-byte
 // report stopped the whole run with exit 2. Here S2's test process dies the same way: S2 is red
 // (not as claimed, naming the report), and S3 after it still runs.
+// S9 leaves every expected test passing while a second process dies with its report empty:
+// red (not survived) all the same.
 TEST_F(MutateRecover, ATestProcessThatDiesWritingItsReportIsRedAndTheRunGoesOn) {
   std::string test = dir_.Read("test.sh");
-  test.insert(test.find("{ echo"), "if grep -q '^floor 1$' \"$tree/calc.txt\"; then : > \"$out\"; kill -ABRT $$; fi\n");
+  test.insert(test.find("{ echo"), "if grep -q '^floor 1$' \"$tree/calc.txt\"; then : > \"$out\"; kill -ABRT $$; fi\n"
+                                   "if grep -q '^extra 1$' \"$tree/calc.txt\"; then : > \"$2/helper.json\"; fi\n");
   dir_.Write("test.sh", test);
+  dir_.Write("calc.txt", dir_.Read("calc.txt") + "extra 0\n");
+  std::string catalog = dir_.Read("mutations/shell.json");
+  catalog.replace(catalog.find("\"mutations\": ["), 15, R"("mutations": [
+    { "id": "S9", "file": "calc.txt", "find": "extra 0", "replace": "extra 1",
+      "expect": [{ "test": "Calc.Limit", "message": "^want limit 100$" }] },)");
+  dir_.Write("mutations/shell.json", catalog);
   ASSERT_TRUE(git::CommitAll(dir_.path(), "a test that crashes writing its report").ok());
-  auto run = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --json --id S1 --id S2 --id S3");
+  auto run = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --json --id S1 --id S2 --id S3 --id S9");
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
   std::map<std::string, Json> by_id;
   for (const Json& r : doc->root().at("results")) by_id[r.at("id").get<std::string>()] = r;
-  ASSERT_EQ(by_id.size(), 3u) << run.out;
+  ASSERT_EQ(by_id.size(), 4u) << run.out;
+  EXPECT_EQ(by_id["S9"].at("outcome"), "red-other") << by_id["S9"].dump();
+  EXPECT_NE(by_id["S9"].at("detail").get<std::string>().find("results/helper.json"), std::string::npos) << by_id["S9"].dump();
   EXPECT_EQ(by_id["S1"].at("outcome"), "red-as-claimed");
   EXPECT_EQ(by_id["S2"].at("outcome"), "red-other");
   EXPECT_NE(by_id["S2"].at("detail").get<std::string>().find(
@@ -190,6 +201,27 @@ TEST_F(MutateRecover, ATestProcessThatDiesWritingItsReportIsRedAndTheRunGoesOn) 
   auto finished = JsonSource::Load(dir_.path() + "/.git/proofgate/mutate/finished.json");
   ASSERT_TRUE(finished.ok());
   EXPECT_EQ(finished->root().at("exit_code"), 1);
+}
+
+// A mutant's test that leaves a file in the scratch tree: the restore cannot be proven and the
+// run stops on that error. finished.json says so, with the exit code the process returns (70),
+// not an interrupt's 130.
+TEST_F(MutateRecover, ARunThatStopsOnAnErrorSaysSoInItsFinishedReport) {
+  std::string test = dir_.Read("test.sh");
+  test.insert(test.find("{ echo"), "if grep -q '^floor 1$' \"$tree/calc.txt\"; then touch \"$tree/stray.txt\"; fi\n");
+  dir_.Write("test.sh", test);
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "a test that leaves a file in the tree").ok());
+  auto run = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --id S1 --id S2");
+  EXPECT_NE(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.exit_code, 130) << run.out << run.err;
+  auto finished = JsonSource::Load(dir_.path() + "/.git/proofgate/mutate/finished.json");
+  ASSERT_TRUE(finished.ok());
+  EXPECT_TRUE(finished->root().contains("error")) << finished->root().dump();
+  EXPECT_EQ(finished->root().at("exit_code"), run.exit_code) << finished->root().dump();
+  EXPECT_EQ(finished->root().at("results").size(), 1u) << "S1 finished before the error";
+  auto recover = testing::RunProofgate(dir_.path(), "mutate --recover");
+  EXPECT_NE(recover.out.find("last run: 1 mutant(s) finished before it stopped on an error: "), std::string::npos)
+      << recover.out;
 }
 
 // Any finite limit is taken; a huge one means no limit (--min-timeout 1e10 made every mutant
