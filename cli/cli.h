@@ -147,5 +147,12 @@ struct GcFlags {
   bool keep_cache = false, dry_run = false;
 };
 int RunGcVerb(const CommonFlags& common, const GcFlags& flags);
+struct HookFlags {
+  std::string hook = "pre-commit";
+  std::string suite = "default";
+  bool force = false;
+};
+int RunInstallVerb(const CommonFlags& common, const HookFlags& flags);
+int RunUninstallVerb(const CommonFlags& common, const HookFlags& flags);
 
 }  // namespace pg::cli

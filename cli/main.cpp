@@ -75,7 +75,8 @@ const std::map<std::string, std::set<std::string>> kReports = {
     {"load", {"--json"}},
     {"prove", {"--json", "--html"}},
     {"anchors check", {"--codequality"}},
-    {"init", {}},                                      {"gc", {}}};
+    {"init", {}},                                      {"gc", {}},
+    {"install", {}},                                   {"uninstall", {}}};
 
 std::string FullName(const CLI::App* command) {
   const CLI::App* parent = command->get_parent();
@@ -282,6 +283,20 @@ void AddProve(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
 
 }  // namespace
 
+// `install` and `uninstall`: the git hook that runs a suite before each commit or push.
+void AddHooks(CLI::App& app, CommonFlags& common, Verbs& verbs) {
+  auto flags = std::make_shared<HookFlags>();
+  CLI::App* install = app.add_subcommand("install", "Write the git hook that runs a suite before each commit (or push)");
+  CLI::App* uninstall = app.add_subcommand("uninstall", "Remove proofgate's git hook (and put back the one it replaced)");
+  for (CLI::App* verb : {install, uninstall}) {
+    verb->add_option("--hook", flags->hook, "pre-commit (default) or pre-push")->check(CLI::IsMember({"pre-commit", "pre-push"}));
+  }
+  install->add_option("--suite", flags->suite, "The suite (or leg) the hook runs (default: default)");
+  install->add_flag("--force", flags->force, "Move a hook proofgate did not write to <hook>.old instead of refusing");
+  verbs.push_back(Verb{install, [&common, flags] { return RunInstallVerb(common, *flags); }});
+  verbs.push_back(Verb{uninstall, [&common, flags] { return RunUninstallVerb(common, *flags); }});
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"proofgate: preflight suites, mutation proofs, records and merge gates"};
   app.require_subcommand(1);
@@ -289,7 +304,7 @@ int main(int argc, char** argv) {
   CommonFlags common;
   AddCommonFlags(app, common);
   Verbs verbs;
-  verbs.reserve(12);
+  verbs.reserve(16);
   AddPreflight(app, common, verbs);
   AddChecks(app, common, verbs);
   AddRange(app, common, verbs);
@@ -303,6 +318,7 @@ int main(int argc, char** argv) {
   gc->add_flag("--keep-cache", gc_flags->keep_cache, "Keep the cached passes");
   gc->add_flag("--dry-run", gc_flags->dry_run, "Only report sizes");
   verbs.push_back(Verb{gc, [&common, gc_flags] { return RunGcVerb(common, *gc_flags); }});
+  AddHooks(app, common, verbs);
   app.set_version_flag("--version", std::string("proofgate ") + PG_VERSION);
   for (const Verb& verb : verbs) verb.command->footer(CommonFlagsHelp(FullName(verb.command)));
   try {

@@ -76,7 +76,20 @@ StatusOr<Repo> Discover(const std::string& path) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(path));
   const char* workdir = git_repository_workdir(repo.get());
   if (!workdir) return Status::Invalid(path + ": a bare repository has no working tree");
-  return Repo{workdir, git_repository_path(repo.get())};
+  Repo out{workdir, git_repository_path(repo.get()), git_repository_commondir(repo.get()), ""};
+  out.hooksdir = out.commondir + "hooks/";
+  // core.hooksPath moves the hooks git runs (husky and lefthook users set it); libgit2 does not apply it.
+  git_config* config = nullptr;
+  git_buf hooks = GIT_BUF_INIT;
+  if (git_repository_config_snapshot(&config, repo.get()) == 0 && git_config_get_string_buf(&hooks, config, "core.hooksPath") == 0) {
+    std::string dir(hooks.ptr, hooks.size);
+    if (!dir.empty() && dir[0] != '/') dir = out.workdir + dir;
+    if (!dir.empty() && dir.back() != '/') dir += '/';
+    if (!dir.empty()) out.hooksdir = dir;
+  }
+  git_buf_dispose(&hooks);
+  git_config_free(config);
+  return out;
 }
 
 StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vector<std::string>& skip, TreeFiles* files) {

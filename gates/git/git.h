@@ -12,8 +12,10 @@
 namespace pg::git {
 
 struct Repo {
-  std::string workdir;  // with a trailing '/'
-  std::string gitdir;   // with a trailing '/'
+  std::string workdir;    // with a trailing '/'
+  std::string gitdir;     // with a trailing '/'
+  std::string commondir;  // with a trailing '/': where info/ and hooks/ live (a worktree's main .git)
+  std::string hooksdir;   // with a trailing '/': core.hooksPath (relative: to the working tree), else commondir/hooks/
 };
 
 // The repository containing `path`; kInvalidInput when there is none.

@@ -14,6 +14,7 @@
 #include "config/suite_config.h"
 #include "core/file_io.h"
 #include "git/git.h"
+#include "init/toolchain_probe.h"
 #include "init/test_executables.h"
 #include "runner/input_glob.h"
 #include "runner/preflight.h"
@@ -108,23 +109,6 @@ struct InitLeg {
   std::vector<std::string> outputs = {};  // what it makes: a cached pass needs them there
 };
 
-// The toolchain probe's shell script for a kind: what a build of that kind reads that the tree
-// does not hold. Its output is part of every leg's cache key (an empty probe made a C++
-// project's legs cached passes after `CXX=clang++`).
-std::string ToolchainScript(const std::string& kind) {
-  const std::string env = "env | grep -E '^(";
-  if (kind == "Cargo") return "rustc -vV; cargo -V; " + env + "RUSTFLAGS|RUSTC[A-Z_]*|CARGO_[A-Z_]*)=' | sort; true";
-  if (kind == "pytest") {
-    return "command -v python3 python pytest; python3 --version; python3 -m pytest --version 2>&1; " + env +
-           "PYTHONPATH|VIRTUAL_ENV|PYTEST_ADDOPTS)=' | sort; true";
-  }
-  if (kind.rfind("npm", 0) == 0) return "command -v node npm; node --version; npm --version; true";
-  // C and C++: the compilers PATH and $CC/$CXX name (a switched alternative shows in the real
-  // path), the build tools, and the variables a build reads.
-  return "for c in \"${CC:-cc}\" \"${CXX:-c++}\"; do p=$(command -v \"$c\") && readlink -f \"$p\" && \"$c\" --version; done; "
-         "for t in cmake ninja meson make ccache bear; do command -v \"$t\" >/dev/null && \"$t\" --version 2>&1 | head -n 1; done; " +
-         env + "CC|CXX|CPP|CFLAGS|CXXFLAGS|CPPFLAGS|LDFLAGS|LDLIBS|PKG_CONFIG_PATH|CMAKE_[A-Z_]*)=' | sort; true";
-}
 
 std::string Render(const std::string& kind, const std::vector<InitLeg>& legs, const std::string& commands,
                    const std::string& root) {
@@ -465,6 +449,23 @@ StatusOr<ProjectShape> DetectProject(const std::string& root, const std::string&
   return shape;
 }
 
+// The build directory the legs make, kept out of the tree hash: otherwise the first preflight's
+// own build changes the tree while it runs, and its verdict is `stale`. .git/info/exclude is this
+// clone's own ignore list: no tracked file changes.
+std::string ExcludeBuildDir(const std::string& root) {
+  auto repo = git::Discover(root);
+  std::string exclude = repo.ok() ? repo->commondir + "info/exclude" : "";
+  auto text = exclude.empty() ? StatusOr<std::string>(Status::Io("")) : ReadFile(exclude);
+  std::string before = text.ok() ? *text : "";
+  Status wrote = exclude.empty() ? Status::Io("no repository") : MakeDirs(repo->commondir + "info");
+  if (wrote.ok()) {
+    wrote = WriteFileAtomic(exclude, before + (before.empty() || before.back() == '\n' ? "" : "\n") +
+                                         "# added by proofgate init: the build directory its legs make\n/build/\n");
+  }
+  if (!wrote.ok()) return "build/ is not ignored by git: add it to .gitignore, or every run that builds changes the tree";
+  return "build/ was not ignored by git: added /build/ to " + exclude + " (this clone only; no tracked file changed)";
+}
+
 StatusOr<InitResult> InitProject(const std::string& root, const std::string& start) {
   std::string suites = root + "/" + kDefaultConfig;
   if (Has(root, kDefaultConfig)) return Status::Invalid(suites + " exists: left as it is (init never overwrites)");
@@ -482,9 +483,7 @@ StatusOr<InitResult> InitProject(const std::string& root, const std::string& sta
   }
   auto ignored = git::IsIgnored(root, "build/x");
   bool builds_in_build_dir = shape.kind.rfind("CMake", 0) == 0 || shape.kind == "Meson";
-  if (builds_in_build_dir && ignored.ok() && !*ignored) {
-    r.notes.push_back("build/ is not ignored by git: add it to .gitignore, or every run that builds changes the tree");
-  }
+  if (builds_in_build_dir && ignored.ok() && !*ignored) r.notes.push_back(ExcludeBuildDir(root));
   if (shape.kind == "CMake") {  // no CMakeLists.txt registers a test
     r.notes.push_back("no CMakeLists.txt here calls add_test or a *_discover_tests: ctest will find no test and the "
                       "test leg fails until one is registered (or point the leg at your test executable)");

@@ -370,6 +370,28 @@ TEST(InitShapes, TheToolchainAndTheBuildDirectoryAreInTheCacheKey) {
   EXPECT_EQ(cached("CXX=clang++"), 0) << "build/ removed: configure runs again, and what needs it";
 }
 
+// A first hour without a stale verdict: git does not ignore build/, so the first preflight's
+// own configure changed the tree while it ran (`stale`, exit 5). init excludes it locally.
+TEST(InitShapes, ABuildDirectoryGitDoesNotIgnoreIsExcludedAndTheFirstRunIsNotStale) {
+  TempDir dir;
+  dir.Write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.16)\nproject(p NONE)\nenable_testing()\n"
+                              "add_test(NAME t COMMAND true)\n");
+  ASSERT_TRUE(git::Init(dir.path()).ok());
+  ASSERT_TRUE(git::CommitAll(dir.path(), "p").ok());
+  auto init = RunProofgate(dir.path(), "init");
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_NE(init.out.find("note: build/ was not ignored by git: added /build/ to " + dir.path() + "/.git/info/exclude"),
+            std::string::npos)
+      << init.out;
+  EXPECT_NE(dir.Read(".git/info/exclude").find("\n/build/\n"), std::string::npos) << dir.Read(".git/info/exclude");
+  for (const std::string& changed : git::Dirty(dir.path()).value()) {
+    EXPECT_TRUE(changed.rfind("preflight/", 0) == 0 || changed.rfind("mutations/", 0) == 0)
+        << changed << ": only what init wrote, no tracked file";
+  }
+  auto first = RunProofgate(dir.path(), "preflight");
+  EXPECT_EQ(first.exit_code, 0) << first.out << first.err;
+}
+
 // Two directories under a root with no build files, each a project: init names both and
 // writes nothing; started in one of them (or deeper), it takes that one, its commands
 // pointed there (make -C, npm --prefix). A root with its own build files wins wherever

@@ -1,0 +1,61 @@
+// `proofgate install` / `proofgate uninstall`: the git hook that runs a suite before a commit
+// (or a push), and taking it away again.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "cli/cli.h"
+#include "config/suite_config.h"
+#include "git/git.h"
+#include "hooks/git_hook.h"
+
+namespace pg::cli {
+
+namespace {
+
+// This binary's own path: the hook runs the proofgate that installed it (PATH's when it is gone).
+std::string SelfPath() {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("proofgate") : self.string();
+}
+
+StatusOr<git::Repo> RepoHere(const CommonFlags& common) {
+  std::error_code ec;
+  std::string start = common.dir.empty() ? std::filesystem::current_path(ec).string() : common.dir;
+  if (!std::filesystem::is_directory(start, ec)) return Status::Invalid("-C " + start + ": not a directory");
+  return git::Discover(start);
+}
+
+}  // namespace
+
+int RunInstallVerb(const CommonFlags& common, const HookFlags& flags) {
+  auto repo = RepoHere(common);
+  if (!repo.ok()) return Fail(repo.status());
+  // The suite must be one the hook can run: a typo would fail every commit.
+  std::string suites = repo->workdir + kDefaultConfig;
+  if (!std::filesystem::exists(suites)) {
+    return Fail(Status::Invalid(suites + ": not there; run `proofgate init` first (the hook runs one of its suites)"));
+  }
+  auto config = LoadSuiteConfig(suites);
+  if (!config.ok()) return Fail(config.status());
+  auto legs = SelectLegs(*config, {flags.suite});
+  if (!legs.ok()) return Fail(Status::Invalid("--suite " + flags.suite + ": " + legs.status().message()));
+  auto change = InstallHook(repo->hooksdir, flags.hook, flags.suite, SelfPath(), flags.force);
+  if (!change.ok()) return Fail(change.status());
+  std::cout << change->path << ": " << change->action << " (runs `proofgate preflight " << flags.suite << "` before each "
+            << (flags.hook == "pre-push" ? "push" : "commit") << ")\n";
+  return 0;
+}
+
+int RunUninstallVerb(const CommonFlags& common, const HookFlags& flags) {
+  auto repo = RepoHere(common);
+  if (!repo.ok()) return Fail(repo.status());
+  auto change = UninstallHook(repo->hooksdir, flags.hook);
+  if (!change.ok()) return Fail(change.status());
+  std::cout << change->path << ": " << change->action << "\n";
+  return 0;
+}
+
+}  // namespace pg::cli

@@ -1,0 +1,103 @@
+// `proofgate install` / `uninstall` on a real repository, with real `git commit` runs: the hook
+// runs the suite, a red suite stops the commit, and only proofgate's own hook is ever removed.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "git/git.h"
+#include "runner/capture.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::RunProofgate;
+using testing::TempDir;
+
+// The `check` leg is red while src/code.txt says "bad".
+const char kSuites[] = R"({"schema_version": 1,
+  "legs": {"check": {"run": "! grep -q bad src/code.txt"}},
+  "suites": {"default": ["check"]}})";
+
+// `git commit -qam MESSAGE` in `dir`: its exit code.
+int GitCommit(const TempDir& dir, const std::string& message) {
+  auto run = RunCapture({"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", message},
+                        dir.path(), 120);
+  return run.ok() ? run->exit.exit_code : -1;
+}
+
+std::string Head(const TempDir& dir) { return git::ResolveCommit(dir.path(), "HEAD").value(); }
+
+TEST(GitHook, TheSuiteRunsBeforeEachCommitAndARedOneStopsIt) {
+  TempDir dir;
+  testing::MakeRepo(dir, kSuites);
+  auto install = RunProofgate(dir.path(), "install");
+  ASSERT_EQ(install.exit_code, 0) << install.err;
+  std::string hook = dir.path() + "/.git/hooks/pre-commit";
+  EXPECT_NE(install.out.find(hook + ": installed"), std::string::npos) << install.out;
+  struct stat st {};
+  ASSERT_EQ(stat(hook.c_str(), &st), 0);
+  EXPECT_TRUE(st.st_mode & S_IXUSR) << "git runs only an executable hook";
+  std::string before = Head(dir);
+  dir.Write("src/code.txt", "bad\n");
+  EXPECT_NE(GitCommit(dir, "red"), 0) << "the check leg fails: no commit";
+  EXPECT_EQ(Head(dir), before);
+  dir.Write("src/code.txt", "good\n");
+  EXPECT_EQ(GitCommit(dir, "green"), 0);
+  EXPECT_NE(Head(dir), before);
+  auto again = RunProofgate(dir.path(), "install");
+  EXPECT_NE(again.out.find(hook + ": updated"), std::string::npos) << "its own hook is rewritten: " << again.out;
+  auto uninstall = RunProofgate(dir.path(), "uninstall");
+  EXPECT_EQ(uninstall.exit_code, 0) << uninstall.err;
+  EXPECT_FALSE(std::filesystem::exists(hook));
+  dir.Write("src/code.txt", "bad again\n");
+  EXPECT_EQ(GitCommit(dir, "no hook"), 0) << "uninstalled: nothing stops the commit";
+}
+
+TEST(GitHook, AHookProofgateDidNotWriteIsKeptUnlessForcedAndComesBackOnUninstall) {
+  TempDir dir;
+  testing::MakeRepo(dir, kSuites);
+  const std::string theirs = "#!/bin/sh\necho theirs\n";
+  std::string hook = dir.Write(".git/hooks/pre-commit", theirs);
+  auto refused = RunProofgate(dir.path(), "install");
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("a hook proofgate did not write is there; left as it is (--force moves it to "
+                             "pre-commit.old"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(dir.Read(".git/hooks/pre-commit"), theirs);
+  ASSERT_EQ(RunProofgate(dir.path(), "install --force").exit_code, 0);
+  EXPECT_EQ(dir.Read(".git/hooks/pre-commit.old"), theirs);
+  EXPECT_NE(dir.Read(".git/hooks/pre-commit").find("proofgate-hook"), std::string::npos);
+  ASSERT_EQ(RunProofgate(dir.path(), "uninstall").exit_code, 0);
+  EXPECT_EQ(dir.Read(".git/hooks/pre-commit"), theirs) << "the hook it replaced is back";
+  EXPECT_FALSE(std::filesystem::exists(hook + ".old"));
+  auto foreign = RunProofgate(dir.path(), "uninstall");
+  EXPECT_EQ(foreign.exit_code, 2);
+  EXPECT_NE(foreign.err.find("not proofgate's hook; left as it is"), std::string::npos) << foreign.err;
+  EXPECT_EQ(dir.Read(".git/hooks/pre-commit"), theirs);
+}
+
+// core.hooksPath (husky's and lefthook's setting) is where git looks, so that is where it goes;
+// a suite suites.json lacks would fail every push, so it is refused.
+TEST(GitHook, APrePushHookGoesWhereCoreHooksPathSaysAndNamesAKnownSuite) {
+  TempDir dir;
+  testing::MakeRepo(dir, kSuites);
+  ASSERT_EQ(RunCapture({"git", "config", "core.hooksPath", ".githooks"}, dir.path(), 30)->exit.exit_code, 0);
+  auto typo = RunProofgate(dir.path(), "install --hook pre-push --suite defualt");
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("--suite defualt: "), std::string::npos) << typo.err;
+  auto install = RunProofgate(dir.path(), "install --hook pre-push");
+  ASSERT_EQ(install.exit_code, 0) << install.err;
+  std::string script = dir.Read(".githooks/pre-push");
+  EXPECT_NE(script.find("preflight -- 'default'"), std::string::npos) << script;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/.git/hooks/pre-push"));
+  EXPECT_EQ(RunProofgate(dir.path(), "install --hook post-merge").exit_code, 2);
+  auto none = RunProofgate(dir.path(), "uninstall");
+  EXPECT_EQ(none.exit_code, 0);
+  EXPECT_NE(none.out.find("no pre-commit hook: nothing to remove"), std::string::npos) << none.out;
+}
+
+}  // namespace
+}  // namespace pg
