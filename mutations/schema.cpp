@@ -140,13 +140,12 @@ std::string Prologue(int owner) {
          "#endif\n#endif\n#line 1\n";
 }
 
-// After the file's last line, the definition, once per unit (the guard then reads 0). GCC and
-// Clang reach libc through asm labels, names of proofgate's own bound to the symbols: no header,
-// and no macro the file defines (`#define free ...`) rewrites them. Others include the headers here.
+// After the file's last line, the definition, in the file that declared it. GCC and Clang reach
+// libc through asm labels, names of proofgate's own bound to the symbols: no header, and no macro
+// the file defines (`#define free ...`) rewrites them. Others include the headers here.
 std::string Epilogue(int owner) {
   std::string id = std::to_string(owner);
-  return "#if PROOFGATE_MUTANT_ON_ == " + id + "\n#undef PROOFGATE_MUTANT_ON_\n#define PROOFGATE_MUTANT_ON_ 0\n"
-         "#if !PROOFGATE_MUTANT_ON_ && (defined(__GNUC__) || defined(__clang__))\n"
+  return "#if PROOFGATE_MUTANT_ON_ == " + id + "\n#if defined(__GNUC__) || defined(__clang__)\n"
          "extern char* proofgate_getenv_(const char*) __asm__(\"getenv\");\n"
          "extern void* proofgate_fopen_(const char*, const char*) __asm__(\"fopen\");\n"
          "extern int proofgate_fputs_(const char*, void*) __asm__(\"fputs\");\n"
