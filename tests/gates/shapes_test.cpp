@@ -384,7 +384,10 @@ TEST(InitShapes, ABuildDirectoryGitDoesNotIgnoreIsExcludedAndTheFirstRunIsNotSta
             std::string::npos)
       << init.out;
   EXPECT_NE(dir.Read(".git/info/exclude").find("\n/build/\n"), std::string::npos) << dir.Read(".git/info/exclude");
-  for (const std::string& changed : git::Dirty(dir.path()).value()) {
+  auto dirty = git::Dirty(dir.path());
+  ASSERT_TRUE(dirty.ok());
+  std::vector<std::string> paths = *dirty;
+  for (const std::string& changed : paths) {
     EXPECT_TRUE(changed.rfind("preflight/", 0) == 0 || changed.rfind("mutations/", 0) == 0)
         << changed << ": only what init wrote, no tracked file";
   }
