@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -237,6 +238,14 @@ class Pool {
 // Baseline on worker 0, then the pool. A mutant's test limit is max(5 × the baseline's test
 // time, the floor): a mutation that makes a test loop is a timeout, not a hang. Its build
 // limit is the flag's, else 3 × the baseline's build (a full build in a new work dir) or 10 min.
+// Seconds as "20 s", "0.41 s", "1e+10 s": any finite number, never an int's overflow.
+std::string Secs(double s) {
+  char buf[32];
+  if (s >= 100 && s < 1e6) std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else std::snprintf(buf, sizeof buf, "%.3g s", s);
+  return buf;
+}
+
 Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const std::vector<MutantJob>& jobs,
                   MutateReport* report) {
   const Catalog& c = *jobs.front().catalog;
@@ -262,11 +271,15 @@ Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const st
   }
   double timeout_s = std::max(5 * schema.baseline->step.wall_s, o.min_timeout_s);
   if (o.on_notice) {
-    o.on_notice(c.path + ": baseline green (built in " + std::to_string(report->baseline_build_s).substr(0, 4) + " s, " +
-                std::to_string(tests.size()) + " tests in " + std::to_string(schema.baseline->step.wall_s).substr(0, 4) +
-                " s" + (schema.numbers.empty() ? "" : ", in the schemata with no mutant on") +
-                Grain(schema.reach, tests.size()) + "); mutant limits: tests " +
-                std::to_string(static_cast<int>(timeout_s)) + " s, build " + std::to_string(static_cast<int>(build_s)) + " s");
+    // With reach recorded each mutant's limit is its own tests' (worker.cpp's ReachLimit): the
+    // line says the range, not the ceiling alone ("tests 22 s" where each mutant got 20 s).
+    std::string tests_limit = schema.reach.recorded ? "5 × the time of the tests that reach each, from " +
+                                                          Secs(std::min(o.min_timeout_s, timeout_s)) + " to " + Secs(timeout_s)
+                                                    : Secs(timeout_s);
+    o.on_notice(c.path + ": baseline green (built in " + Secs(report->baseline_build_s) + ", " + std::to_string(tests.size()) +
+                " tests in " + Secs(schema.baseline->step.wall_s) +
+                (schema.numbers.empty() ? "" : ", in the schemata with no mutant on") + Grain(schema.reach, tests.size()) +
+                "); mutant limits: tests " + tests_limit + ", build " + Secs(build_s));
     if (!schema.note.empty()) o.on_notice(c.path + ": schemata: " + schema.note);
   }
   size_t n = std::min(workers.size(), jobs.size());

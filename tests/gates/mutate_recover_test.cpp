@@ -231,6 +231,8 @@ TEST_F(MutateRecover, HugeLimitsMeanNoLimit) {
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("S1  red-as-claimed"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("S2  red-as-claimed"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("mutant limits: tests 1e+10 s, build 1e+300 s"), std::string::npos)
+      << "the limits as they are, not an int's overflow: " << run.err;
   for (const char* bad : {"1e999", "inf", "nan", "-1", "0", "10x"}) {
     auto refused = testing::RunProofgate(dir_.path(), std::string("mutate --min-timeout ") + bad);
     EXPECT_EQ(refused.exit_code, 2) << bad;
