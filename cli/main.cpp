@@ -50,15 +50,15 @@ CLI::Validator WholeNumberFromOne(const std::string& what) {
 
 // A duration flag: any finite number of seconds > 0 (a century or more is no limit:
 // gates/core/seconds.h); "1e999" and "inf" are refused naming the flag, not printed as 309 digits.
-CLI::Validator FiniteSeconds(const std::string& flag) {
+CLI::Validator FiniteSeconds() {
   return CLI::Validator(
-      [flag](std::string& text) -> std::string {
+      [](std::string& text) -> std::string {
         char* end = nullptr;
         errno = 0;
         double v = std::strtod(text.c_str(), &end);
         bool whole = end && *end == '\0' && end != text.c_str();
         if (whole && errno == 0 && std::isfinite(v) && v > 0) return "";
-        return flag + " must be a finite number of seconds > 0, got " + text;
+        return "must be a finite number of seconds > 0, got " + text;  // CLI11 names the flag before it
       },
       "SECONDS");
 }
@@ -116,7 +116,8 @@ void AddPreflight(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   auto flags = std::make_shared<PreflightFlags>();
   CLI::App* preflight = app.add_subcommand("preflight", "Run named suites of legs (default: \"default\")");
   preflight->add_option("suites", flags->suites, "Suites to run (a name no suite has may name a leg)");
-  preflight->add_option("--leg", flags->legs, "Run this leg and what it needs (repeatable; no suite then runs unless named)");
+  preflight->add_option("--leg", flags->legs, "Run this leg and what it needs (repeatable; no suite then runs unless named)")
+      ->expected(1);  // `--leg b default`: one leg, then a suite name, not two legs
   preflight->add_option("--config", flags->config, "Suites file, relative to the root");
   preflight->add_option("-j,--jobs", flags->jobs, "Legs run at once (default: CPUs)")->check(WholeNumberFromOne("legs run at once"));
   preflight->add_flag("--no-cache", flags->no_cache, "Run every leg even if a pass is cached");
@@ -132,7 +133,7 @@ void AddPreflight(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   auto load_flags = std::make_shared<LoadFlags>();
   CLI::App* load = app.add_subcommand("load", "Print the machine's current load reading (foreign share, signals)");
   load->add_flag("--watch", load_flags->watch, "Print a reading every interval until interrupted");
-  load->add_option("--interval", load_flags->interval_s, "Seconds per reading (default 1)")->check(FiniteSeconds("--interval"));
+  load->add_option("--interval", load_flags->interval_s, "Seconds per reading (default 1)")->check(FiniteSeconds());
   verbs.push_back(Verb{load, [&common, load_flags] { return RunLoadVerb(common, *load_flags); }});
 }
 
@@ -212,10 +213,10 @@ void AddMutate(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   mutate->add_option("-j,--jobs", flags->jobs, "Workers, each with its own scratch tree and build (default 1)")
       ->check(WholeNumberFromOne("workers"));
   mutate->add_option("--min-timeout", flags->min_timeout_s, "Floor of a mutant's test time limit in s (default 20)")
-      ->check(FiniteSeconds("--min-timeout"));
+      ->check(FiniteSeconds());
   mutate->add_option("--build-timeout", flags->build_timeout_s,
                      "A mutant's build limit in s (default: max(3 x the baseline build, 600)); past it: unviable")
-      ->check(FiniteSeconds("--build-timeout"));
+      ->check(FiniteSeconds());
   mutate->add_option("--work-dir", flags->work_dir, "Scratch trees, builds and journal (default <git-dir>/proofgate/mutate)");
   mutate->add_flag("--no-spec-update", flags->no_spec_update, "Leave the specs' generated tables as they are");
   mutate->add_option("--changed-since", flags->changed_since,

@@ -1,5 +1,6 @@
 #include "mutations/catalog.h"
 
+#include <climits>
 #include <regex>
 #include <set>
 
@@ -84,6 +85,8 @@ Status ParseMutation(const JsonSource& src, size_t i, const Json& value, const s
   if (occurrence < 0 || (occurrence == 0 && f.Has("occurrence"))) {
     return f.ErrorAt("occurrence", "occurrence counts from 1, got " + std::to_string(occurrence));
   }
+  // Past an int it wrapped (4294967297 became 1) or indexed past the matches (an abort).
+  if (occurrence > INT_MAX) return f.ErrorAt("occurrence", "occurrence " + std::to_string(occurrence) + ": past any file's matches");
   m->occurrence = static_cast<int>(occurrence);
   if (m->find.empty()) return f.ErrorAt("find", "\"find\" is empty");
   if (m->find == m->replace) return f.ErrorAt("replace", "\"replace\" equals \"find\": nothing would change");

@@ -1,6 +1,7 @@
 #include "config/json_fields.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <sstream>
 
@@ -62,8 +63,11 @@ Status JsonFields::Number(std::string_view key, double* out, double min_exclusiv
 Status JsonFields::Integer(std::string_view key, long* out) const {
   if (!Has(key)) return Status();
   const Json& v = object_.at(key);
-  if (!v.is_number_integer()) {
-    return ErrorAt(key, "field \"" + std::string(key) + "\" must be an integer, got " + JsonShort(v));
+  // An unsigned value past a long's range read as a long wraps (18446744073709551615 was -1).
+  bool too_big = v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(LONG_MAX);
+  if (!v.is_number_integer() || too_big) {
+    return ErrorAt(key, "field \"" + std::string(key) + "\" must be an integer" +
+                            (too_big ? " up to " + std::to_string(LONG_MAX) : std::string()) + ", got " + JsonShort(v));
   }
   *out = v.get<long>();
   return Status();

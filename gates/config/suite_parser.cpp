@@ -62,6 +62,11 @@ Status ParseLeg(const JsonSource& source, const std::string& name, const Json& v
   PG_RETURN_IF_ERROR(fields.StringList("locks", &leg->locks));
   PG_RETURN_IF_ERROR(fields.StringList("inputs", &leg->inputs));
   PG_RETURN_IF_ERROR(fields.StringList("outputs", &leg->outputs));
+  for (const std::string& out : leg->outputs) {  // what the leg makes in the tree: never outside it
+    bool outside = out.empty() || out[0] == '/' || out == ".." || out.rfind("../", 0) == 0 ||
+                   out.find("/../") != std::string::npos || (out.size() >= 3 && out.substr(out.size() - 3) == "/..");
+    if (outside) return fields.ErrorAt("outputs", "field \"outputs\" names paths inside the root, got \"" + out + "\"");
+  }
   PG_RETURN_IF_ERROR(fields.Bool("exclusive", &leg->exclusive));
   PG_RETURN_IF_ERROR(fields.Bool("timing", &leg->timing));
   if (!leg->cwd.empty() && leg->cwd[0] == '/') {

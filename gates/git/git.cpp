@@ -4,6 +4,7 @@
 #include <git2/sys/mempack.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 
@@ -83,6 +84,8 @@ StatusOr<Repo> Discover(const std::string& path) {
   git_buf hooks = GIT_BUF_INIT;
   if (git_repository_config_snapshot(&config, repo.get()) == 0 && git_config_get_string_buf(&hooks, config, "core.hooksPath") == 0) {
     std::string dir(hooks.ptr, hooks.size);
+    const char* home = std::getenv("HOME");  // git expands a leading ~ (a hook under ./~/ never runs)
+    if (home && (dir == "~" || dir.rfind("~/", 0) == 0)) dir = std::string(home) + dir.substr(1);
     if (!dir.empty() && dir[0] != '/') dir = out.workdir + dir;
     if (!dir.empty() && dir.back() != '/') dir += '/';
     if (!dir.empty()) out.hooksdir = dir;

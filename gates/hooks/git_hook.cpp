@@ -19,18 +19,39 @@ std::string ShellWord(const std::string& s) {
   return out + "'";
 }
 
-bool IsOurs(const std::string& path) {
+constexpr const char* kMovedLine = "# proofgate-hook: moved the hook that was here to ";
+
+// The script without the lines that vary (what it runs, with which proofgate, what it moved).
+std::string Fixed(const std::string& text) {
+  std::string out, line;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    line = text.substr(at, end == std::string::npos ? std::string::npos : end - at + 1);
+    at = end == std::string::npos ? text.size() : end + 1;
+    bool varies = line.rfind("# Runs the suite ", 0) == 0 || line.rfind("pg=", 0) == 0 ||
+                  line.rfind("exec \"$pg\" preflight -- ", 0) == 0 || line.rfind(kMovedLine, 0) == 0;
+    if (!varies) out += line;
+  }
+  return out;
+}
+
+// Proofgate's own script, unedited: a hook with the marker and lines a user added is theirs now
+// (install would have overwritten them, uninstall deleted them).
+bool IsOurs(const std::string& path, const std::string& hook, bool* moved = nullptr) {
   auto text = ReadFile(path);
-  return text.ok() && text->find(kHookMarker) != std::string::npos;
+  if (!text.ok() || Fixed(*text) != Fixed(HookScript(hook, "", "", false))) return false;
+  if (moved) *moved = text->find(kMovedLine) != std::string::npos;
+  return true;
 }
 
 }  // namespace
 
 bool IsKnownHook(const std::string& hook) { return hook == "pre-commit" || hook == "pre-push"; }
 
-std::string HookScript(const std::string& hook, const std::string& suite, const std::string& proofgate) {
+std::string HookScript(const std::string& hook, const std::string& suite, const std::string& proofgate, bool moved) {
   std::string when = hook == "pre-push" ? "push" : "commit";
   return "#!/bin/sh\n" + std::string(kHookMarker) + "; `proofgate uninstall --hook " + hook + "` removes it.\n" +
+         (moved ? kMovedLine + hook + ".old\n" : "") +
          "# Runs the suite " + ShellWord(suite) + " before each " + when + " (git " + when +
          " --no-verify skips it once).\n" + "pg=" + ShellWord(proofgate) + "\n" +
          "[ -x \"$pg\" ] || pg=proofgate\nexec \"$pg\" preflight -- " + ShellWord(suite) + " </dev/null\n";
@@ -41,9 +62,10 @@ StatusOr<HookChange> InstallHook(const std::string& hooksdir, const std::string&
   std::string path = hooksdir + hook, old = path + ".old";
   std::error_code ec;
   HookChange change{path, "installed"};
-  if (fs::exists(path, ec) && IsOurs(path)) {
+  bool moved = false;
+  if (fs::exists(path, ec) && IsOurs(path, hook, &moved)) {
     change.action = "updated";
-  } else if (fs::exists(path, ec)) {
+  } else if (fs::exists(path, ec) || fs::is_symlink(path, ec)) {
     if (!force) {
       return Status::Invalid(path + ": a hook proofgate did not write is there; left as it is (--force moves it to " +
                              hook + ".old, and uninstall puts it back)");
@@ -52,9 +74,10 @@ StatusOr<HookChange> InstallHook(const std::string& hooksdir, const std::string&
     fs::rename(path, old, ec);
     if (ec) return Status::Io(path + ": cannot move it to " + old + ": " + ec.message());
     change.action = "installed; the hook that was there is now " + old;
+    moved = true;
   }
   PG_RETURN_IF_ERROR(MakeDirs(hooksdir));
-  PG_RETURN_IF_ERROR(WriteFileAtomic(path, HookScript(hook, suite, proofgate)));
+  PG_RETURN_IF_ERROR(WriteFileAtomic(path, HookScript(hook, suite, proofgate, moved)));
   if (chmod(path.c_str(), 0755) != 0) return Status::Io(path + ": cannot make it executable");
   return change;
 }
@@ -63,11 +86,14 @@ StatusOr<HookChange> UninstallHook(const std::string& hooksdir, const std::strin
   std::string path = hooksdir + hook, old = path + ".old";
   std::error_code ec;
   if (!fs::exists(path, ec)) return HookChange{path, "no " + hook + " hook: nothing to remove"};
-  if (!IsOurs(path)) return Status::Invalid(path + ": not proofgate's hook; left as it is");
+  bool moved = false;
+  if (!IsOurs(path, hook, &moved)) {
+    return Status::Invalid(path + ": not proofgate's hook (or edited since it was written); left as it is");
+  }
   fs::remove(path, ec);
   if (ec) return Status::Io(path + ": cannot remove it: " + ec.message());
   HookChange change{path, "removed"};
-  if (fs::exists(old, ec) && !IsOurs(old)) {
+  if (moved && fs::exists(old, ec)) {  // only the .old that install moved there, never another
     fs::rename(old, path, ec);
     if (ec) return Status::Io(old + ": cannot put it back: " + ec.message());
     change.action = "removed; the hook it replaced is back";

@@ -18,7 +18,8 @@ bool IsKnownHook(const std::string& hook);  // pre-commit, pre-push
 
 // The script: runs `proofgate preflight SUITE` (the binary at `proofgate`, else proofgate on
 // PATH) in the working tree git runs hooks in; its exit code is the hook's.
-std::string HookScript(const std::string& hook, const std::string& suite, const std::string& proofgate);
+// `moved`: it records that install moved another's hook to `hook.old` (uninstall puts that back).
+std::string HookScript(const std::string& hook, const std::string& suite, const std::string& proofgate, bool moved);
 
 struct HookChange {
   std::string path;    // the hook file
@@ -30,8 +31,9 @@ struct HookChange {
 StatusOr<HookChange> InstallHook(const std::string& hooksdir, const std::string& hook, const std::string& suite,
                                  const std::string& proofgate, bool force);
 
-// Removes proofgate's `hooksdir/hook` and puts back the `hook.old` it replaced. Another's hook is
-// kInvalidInput, left as it is; no hook at all is nothing to do.
+// Removes proofgate's `hooksdir/hook` (unedited) and puts back the `hook.old` install moved there.
+// Another's hook, or proofgate's with lines added, is kInvalidInput, left as it is; no hook at all
+// is nothing to do.
 StatusOr<HookChange> UninstallHook(const std::string& hooksdir, const std::string& hook);
 
 }  // namespace pg

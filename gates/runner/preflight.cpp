@@ -182,8 +182,9 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
   RunReport report;
   report.root = options.root;
   report.suites = options.suites.empty() && options.legs.empty() ? std::vector<std::string>{"default"} : options.suites;
+  report.suites.insert(report.suites.end(), options.legs.begin(), options.legs.end());  // what the run was asked for
   report.config_path = config.path;
-  PG_ASSIGN_OR_RETURN(std::vector<const Leg*> legs, SelectLegs(config, report.suites, options.legs));
+  PG_ASSIGN_OR_RETURN(std::vector<const Leg*> legs, SelectLegs(config, options.suites.empty() && options.legs.empty() ? report.suites : options.suites, options.legs));
   if (options.shard_count > 0) {
     report.shard_index = options.shard_index;
     report.shard_count = options.shard_count;

@@ -51,7 +51,14 @@ TEST_F(Catalog, AFindThatMatchesTwiceIsAmbiguousUnlessAnOccurrenceIsGiven) {
   ASSERT_TRUE(second.ok()) << second.status().message();
   EXPECT_EQ(second->mutations[0].offset, 54u);
   EXPECT_FALSE(Parse(Mutation("M1", "return 0;", ", \"occurrence\": 3")).ok());
-  for (const char* bad : {"0", "-1"}) {  // 0 was taken as "the first" while -1 was refused
+  // 0 was taken as "the first" while -1 was refused; past an int, occurrences wrapped (4294967297
+  // was 1) or aborted the process; past a long, 18446744073709551615 was read as -1.
+  for (const char* huge : {"4294967297", "9223372036854775807", "18446744073709551615"}) {
+    auto refused = Parse(Mutation("M1", "return 0;", std::string(", \"occurrence\": ") + huge));
+    ASSERT_FALSE(refused.ok()) << huge;
+    EXPECT_NE(refused.status().message().find(huge), std::string::npos) << refused.status().message();
+  }
+  for (const char* bad : {"0", "-1"}) {
     auto refused = Parse(Mutation("M1", "return Refuse();", std::string(", \"occurrence\": ") + bad));
     ASSERT_FALSE(refused.ok()) << bad;
     EXPECT_NE(refused.status().message().find(std::string("occurrence counts from 1, got ") + bad), std::string::npos)

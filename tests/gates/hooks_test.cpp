@@ -75,8 +75,29 @@ TEST(GitHook, AHookProofgateDidNotWriteIsKeptUnlessForcedAndComesBackOnUninstall
   EXPECT_FALSE(std::filesystem::exists(hook + ".old"));
   auto foreign = RunProofgate(dir.path(), "uninstall");
   EXPECT_EQ(foreign.exit_code, 2);
-  EXPECT_NE(foreign.err.find("not proofgate's hook; left as it is"), std::string::npos) << foreign.err;
+  EXPECT_NE(foreign.err.find("not proofgate's hook (or edited since it was written); left as it is"), std::string::npos)
+      << foreign.err;
   EXPECT_EQ(dir.Read(".git/hooks/pre-commit"), theirs);
+}
+
+// proofgate's hook with a line the user added is theirs now; a pre-commit.old the user made
+// (not one install moved aside) is never put in the hook's place.
+TEST(GitHook, AnEditedHookAndAnOldFileProofgateDidNotMoveAreTheUsers) {
+  TempDir dir;
+  testing::MakeRepo(dir, kSuites);
+  ASSERT_EQ(RunProofgate(dir.path(), "install").exit_code, 0);
+  std::string edited = dir.Read(".git/hooks/pre-commit") + "echo mine\n";
+  dir.Write(".git/hooks/pre-commit", edited);
+  EXPECT_EQ(RunProofgate(dir.path(), "install").exit_code, 2) << "install would drop the user's line";
+  EXPECT_EQ(RunProofgate(dir.path(), "uninstall").exit_code, 2) << "uninstall would delete it";
+  EXPECT_EQ(dir.Read(".git/hooks/pre-commit"), edited);
+  std::filesystem::remove(dir.path() + "/.git/hooks/pre-commit");
+  ASSERT_EQ(RunProofgate(dir.path(), "install").exit_code, 0);
+  dir.Write(".git/hooks/pre-commit.old", "#!/bin/sh\necho a backup of mine\n");
+  auto uninstall = RunProofgate(dir.path(), "uninstall");
+  EXPECT_EQ(uninstall.exit_code, 0) << uninstall.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/.git/hooks/pre-commit")) << "no hook comes back that install did not move";
+  EXPECT_EQ(dir.Read(".git/hooks/pre-commit.old"), "#!/bin/sh\necho a backup of mine\n");
 }
 
 // core.hooksPath (husky's and lefthook's setting) is where git looks, so that is where it goes;
@@ -94,6 +115,15 @@ TEST(GitHook, APrePushHookGoesWhereCoreHooksPathSaysAndNamesAKnownSuite) {
   EXPECT_NE(script.find("preflight -- 'default'"), std::string::npos) << script;
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/.git/hooks/pre-push"));
   EXPECT_EQ(RunProofgate(dir.path(), "install --hook post-merge").exit_code, 2);
+  // `~/...` is the home directory's, as git reads it (the hook went to ./~/ and never ran).
+  TempDir home;
+  ASSERT_EQ(RunCapture({"git", "config", "core.hooksPath", "~/hooks"}, dir.path(), 30)->exit.exit_code, 0);
+  auto tilde = RunCapture({"sh", "-c", "HOME=" + home.path() + " " + PROOFGATE_BIN + " install"}, dir.path(), 60);
+  ASSERT_TRUE(tilde.ok());
+  EXPECT_EQ(tilde->exit.exit_code, 0) << tilde->output;
+  EXPECT_TRUE(std::filesystem::exists(home.path() + "/hooks/pre-commit")) << tilde->output;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/~"));
+  ASSERT_EQ(RunCapture({"git", "config", "core.hooksPath", ".githooks"}, dir.path(), 30)->exit.exit_code, 0);
   auto none = RunProofgate(dir.path(), "uninstall");
   EXPECT_EQ(none.exit_code, 0);
   EXPECT_NE(none.out.find("no pre-commit hook: nothing to remove"), std::string::npos) << none.out;

@@ -236,7 +236,7 @@ TEST_F(MutateRecover, HugeLimitsMeanNoLimit) {
   for (const char* bad : {"1e999", "inf", "nan", "-1", "0", "10x"}) {
     auto refused = testing::RunProofgate(dir_.path(), std::string("mutate --min-timeout ") + bad);
     EXPECT_EQ(refused.exit_code, 2) << bad;
-    EXPECT_NE(refused.err.find(std::string("--min-timeout must be a finite number of seconds > 0, got ") + bad),
+    EXPECT_NE(refused.err.find(std::string("--min-timeout: must be a finite number of seconds > 0, got ") + bad),
               std::string::npos)
         << refused.err;
   }

@@ -50,6 +50,15 @@ TEST_F(PreflightCli, FailingLegExitsOneAndNamesItsLog) {
   EXPECT_NE(r.err.find("log: " + dir_.path() + "/.git/proofgate/logs/"), std::string::npos) << r.err;
 }
 
+// `--leg` takes one leg: `--leg ok default` is leg ok and suite default, not two legs (it
+// took "default" as a leg's name, exit 2).
+TEST_F(PreflightCli, LegTakesOneNameAndTheRestAreSuites) {
+  auto r = RunProofgate(dir_.path(), "preflight --json --leg ok default");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto bad = RunProofgate(dir_.path(), "preflight --json --leg=bad default");
+  EXPECT_EQ(bad.exit_code, 1) << "leg bad ran and failed: " << bad.out << bad.err;
+}
+
 // Every duration in suites.json is any finite number: a huge one is no limit, never an
 // overflow (`"timeout_s": 1e10` timed a leg out after 20 ms, exit 3).
 TEST_F(PreflightCli, HugeDurationsInSuitesJsonMeanNoLimit) {

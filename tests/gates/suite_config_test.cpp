@@ -57,6 +57,21 @@ TEST(SuiteConfig, UnknownSuiteNamesTheKnownOnes) {
   EXPECT_EQ(flag.status().message(), "--leg uint: suites.json has no leg named \"uint\" (legs: build, unit, perf)");
 }
 
+// A leg's outputs are what it makes in the tree: "", absolute paths and ".." are refused.
+TEST(SuiteConfig, OutputsOutsideTheRootAreRefused) {
+  for (const char* bad : {"", "/etc/passwd", "../x", "a/../../x", ".."}) {
+    std::string text = std::string(R"({"schema_version": 1, "legs": {"b": {"run": ["true"], "outputs": [")") + bad +
+                       R"("]}}, "suites": {"default": ["b"]}})";
+    auto config = ParseSuiteConfig("suites.json", text);
+    ASSERT_FALSE(config.ok()) << bad;
+    EXPECT_NE(config.status().message().find(std::string("field \"outputs\" names paths inside the root, got \"") + bad),
+              std::string::npos)
+        << config.status().message();
+  }
+  EXPECT_TRUE(ParseSuiteConfig("suites.json", R"({"schema_version": 1, "legs": {"b": {"run": ["true"],
+      "outputs": ["build", "out/*.o", "a..b"]}}, "suites": {"default": ["b"]}})").ok());
+}
+
 // `preflight unit` (no suite is named so) and `preflight --leg unit` run that leg and its needs.
 TEST(SuiteConfig, ALegNameRunsThatLegWithItsNeeds) {
   auto config = ParseSuiteConfig("suites.json", kValid);
