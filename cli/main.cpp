@@ -117,7 +117,7 @@ void AddPreflight(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
   CLI::App* preflight = app.add_subcommand("preflight", "Run named suites of legs (default: \"default\")");
   preflight->add_option("suites", flags->suites, "Suites to run (a name no suite has may name a leg)");
   preflight->add_option("--leg", flags->legs, "Run this leg and what it needs (repeatable; no suite then runs unless named)")
-      ->expected(1);  // `--leg b default`: one leg, then a suite name, not two legs
+      ->allow_extra_args(false);  // `--leg b default`: one leg, then a suite name, not two legs
   preflight->add_option("--config", flags->config, "Suites file, relative to the root");
   preflight->add_option("-j,--jobs", flags->jobs, "Legs run at once (default: CPUs)")->check(WholeNumberFromOne("legs run at once"));
   preflight->add_flag("--no-cache", flags->no_cache, "Run every leg even if a pass is cached");
