@@ -129,12 +129,12 @@ int SwitchOwner(const std::string& file) {
 // file's own line numbers): no header, so the file's own feature-test macros (`_GNU_SOURCE`)
 // still come before any system header (uriparser's UriMemory.c: an `#include <stdlib.h>` here
 // made `reallocarray` an implicit declaration). `static inline`: a unit that uses none of it
-// must not warn. C89 has no `inline`: GCC and Clang take `__inline__` in every mode; the guard
-// is read once after its definition so that -Wunused-macros finds it used.
+// must not warn. C89 has no `inline`: GCC and Clang take `__inline__` in every mode. The guard's
+// value is read by the epilogue (whose file defines the switch): -Wunused-macros finds it used.
 std::string Prologue(int owner) {
   std::string id = std::to_string(owner);
   return "#ifndef PROOFGATE_MUTANT_ON_\n#define PROOFGATE_MUTANT_ON_ " + id +
-         "\n#if PROOFGATE_MUTANT_ON_ && (defined(__GNUC__) || defined(__clang__))\n"
+         "\n#if defined(__GNUC__) || defined(__clang__)\n"
          "static __inline__ int proofgate_mutant_on_(int proofgate_id_);\n#else\n"
          "static inline int proofgate_mutant_on_(int proofgate_id_);\n"
          "#endif\n#endif\n#line 1\n";
