@@ -1,6 +1,5 @@
-// `proofgate mutate` killed with SIGKILL at many points, then `--recover`; and the flags that
-// select what runs. The project's build and tests are shell commands, so a run takes
-// milliseconds and the kill points fall all over it.
+// `proofgate mutate` killed with SIGKILL at many points, then `--recover`; the flags that select
+// what runs. Build and tests are shell commands: a run takes milliseconds, kills fall all over it.
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -165,11 +164,9 @@ TEST_F(MutateRecover, AMutantWhoseBuildHangsIsStoppedAtItsLimitAndTheRunGoesOn) 
   EXPECT_EQ(bad.exit_code, 2);
 }
 
-// uriparser's runner aborted in teardown ("double free") while writing its gtest JSON: a 0-byte
-// report stopped the whole run with exit 2. Here S2's test process dies the same way: S2 is red
-// (not as claimed, naming the report), and S3 after it still runs.
-// S9 leaves every expected test passing while a second process dies with its report empty:
-// red (not survived) all the same.
+// uriparser's runner aborted in teardown ("double free") writing its gtest JSON: a 0-byte report
+// stopped the run with exit 2. Here S2's test process dies so: S2 is red (not as claimed, naming
+// the report) and S3 still runs. S9 passes every expected test while another process dies: red.
 TEST_F(MutateRecover, ATestProcessThatDiesWritingItsReportIsRedAndTheRunGoesOn) {
   std::string test = dir_.Read("test.sh");
   test.insert(test.find("{ echo"), "if grep -q '^floor 1$' \"$tree/calc.txt\"; then : > \"$out\"; kill -ABRT $$; fi\n"
