@@ -42,6 +42,8 @@ struct PreflightFlags {
   std::string blame_base;
   bool allow_inherited = false;
   std::string shard;  // "K/N"; empty: every leg
+  bool staged = false, all_files = false;  // the file set legs' `files` match (runner/leg_files.h)
+  std::string base;
 };
 
 struct LoadFlags {

@@ -129,6 +129,12 @@ void AddPreflight(CLI::App& app, const CommonFlags& common, Verbs& verbs) {
                         "Rerun failed legs on REF's tree; the same failure there is \"inherited\"");
   preflight->add_flag("--allow-inherited", flags->allow_inherited, "Inherited failures do not fail the run");
   preflight->add_option("--shard", flags->shard, "Run shard K of N (K/N, 1-based) of the suites' legs, for CI jobs");
+  CLI::Option* staged = preflight->add_flag("--staged", flags->staged,
+                                            "Run on the staged content (unstaged changes set aside); legs' files match staged files");
+  CLI::Option* base = preflight->add_option("--base", flags->base, "Legs' files match the files changed since REF's merge base");
+  CLI::Option* all = preflight->add_flag("--all-files", flags->all_files, "Legs' files match every file of the tree (the default)");
+  staged->excludes(base)->excludes(all);
+  base->excludes(all);
   verbs.push_back(Verb{preflight, [&common, flags] { return RunPreflightVerb(common, *flags); }});
   auto load_flags = std::make_shared<LoadFlags>();
   CLI::App* load = app.add_subcommand("load", "Print the machine's current load reading (foreign share, signals)");

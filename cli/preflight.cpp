@@ -65,6 +65,8 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   options.legs = flags.legs;
   options.jobs = flags.jobs;
   options.use_cache = !flags.no_cache;
+  options.file_set = flags.staged ? pg::FileSet::kStaged : !flags.base.empty() ? pg::FileSet::kBase : pg::FileSet::kAll;
+  options.base = flags.base;
   options.retry_contended = !flags.no_retry_contended;
   options.blame_base = flags.blame_base;
   options.allow_inherited = flags.allow_inherited;

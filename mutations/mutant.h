@@ -9,7 +9,7 @@
 
 #include "core/status.h"
 #include "mutations/catalog.h"
-#include "mutations/journal.h"
+#include "core/journal.h"
 
 namespace pg {
 

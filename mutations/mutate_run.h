@@ -8,7 +8,7 @@
 
 #include "core/status.h"
 #include "mutations/catalog.h"
-#include "mutations/journal.h"
+#include "core/journal.h"
 #include "mutations/worker.h"
 
 namespace pg {

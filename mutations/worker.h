@@ -13,7 +13,7 @@
 #include "mutations/catalog.h"
 #include "mutations/classify.h"
 #include "mutations/commands.h"
-#include "mutations/journal.h"
+#include "core/journal.h"
 #include "mutations/mutant.h"
 #include "mutations/reach.h"
 #include "mutations/step.h"

@@ -23,6 +23,7 @@ struct Leg {
   std::vector<std::string> locks;
   std::vector<std::string> inputs;  // globs relative to the root, part of the cache key
   std::vector<std::string> outputs;  // paths or globs it makes: a cached pass needs each there
+  std::vector<std::string> files;    // globs: it runs when the run's file set has one (runner/leg_files.h)
   bool exclusive = false;
   bool timing = false;
   std::string definition;  // canonical JSON of the leg as written: part of the cache key

@@ -36,6 +36,20 @@ Status ParseRun(const JsonFields& fields, const Json& run, Leg* leg) {
   return Status();
 }
 
+// `files` lists globs, and `{files}` stands where the files go: a whole element of an argv
+// (one argument each) or inside a shell string (quoted there); `-I{files}` would be neither.
+Status ParseFiles(const JsonFields& fields, const Json& value, Leg* leg) {
+  PG_RETURN_IF_ERROR(fields.StringList("files", &leg->files));
+  if (value.contains("files") && leg->files.empty()) return fields.ErrorAt("files", "field \"files\" lists no glob");
+  if (value.at("run").is_string()) return Status();
+  for (const std::string& a : leg->argv) {
+    if (a != "{files}" && a.find("{files}") != std::string::npos) {
+      return fields.ErrorAt("run", "\"{files}\" must be a whole argument of an argv \"run\" (or inside a \"run\" string), got \"" + a + "\"");
+    }
+  }
+  return Status();
+}
+
 Status ParseLeg(const JsonSource& source, const std::string& name, const Json& value, Leg* leg) {
   std::string pointer = "/legs/" + JsonSource::Escape(name);
   if (!IsPlainName(name)) {
@@ -48,7 +62,7 @@ Status ParseLeg(const JsonSource& source, const std::string& name, const Json& v
   }
   JsonFields fields(source, value, pointer, "leg \"" + name + "\"");
   PG_RETURN_IF_ERROR(fields.CheckKnown({"run", "cwd", "env", "timeout_s", "needs", "locks",
-                                        "exclusive", "timing", "inputs", "outputs", "description"}));
+                                        "exclusive", "timing", "inputs", "outputs", "files", "description"}));
   PG_RETURN_IF_ERROR(fields.Require("run"));
   leg->name = name;
   leg->definition = value.dump();
@@ -67,6 +81,7 @@ Status ParseLeg(const JsonSource& source, const std::string& name, const Json& v
                    out.find("/../") != std::string::npos || (out.size() >= 3 && out.substr(out.size() - 3) == "/..");
     if (outside) return fields.ErrorAt("outputs", "field \"outputs\" names paths inside the root, got \"" + out + "\"");
   }
+  PG_RETURN_IF_ERROR(ParseFiles(fields, value, leg));
   PG_RETURN_IF_ERROR(fields.Bool("exclusive", &leg->exclusive));
   PG_RETURN_IF_ERROR(fields.Bool("timing", &leg->timing));
   if (!leg->cwd.empty() && leg->cwd[0] == '/') {

@@ -1,4 +1,4 @@
-// proofgate's view of git. This is the only file of ours that includes <git2.h>.
+// proofgate's view of git. Only gates/git/*.cpp include <git2.h> (through git_handles.h).
 #pragma once
 
 #include <map>
@@ -94,6 +94,25 @@ StatusOr<bool> IsIgnored(const std::string& workdir, const std::string& path);
 StatusOr<std::vector<std::string>> TrackedFiles(const std::string& workdir);
 // Paths git status reports as changed or untracked (not ignored); empty for a clean tree.
 StatusOr<std::vector<std::string>> Dirty(const std::string& workdir);
+
+// Which files a run's legs are about (`preflight --staged`, `--base`, `--all-files`), as paths
+// relative to the working tree, sorted. The index is the one git gives a hook (GIT_INDEX_FILE,
+// as `git commit -a` and `git commit PATH` set it), else the repository's.
+// Added, copied, modified, renamed or type-changed in the index against HEAD (the whole index
+// before the first commit): what a commit would change.
+StatusOr<std::vector<std::string>> StagedFiles(const std::string& workdir);
+// Different between the merge base of `base` and HEAD and the working tree (committed, staged,
+// unstaged and untracked); deleted files are not listed.
+StatusOr<std::vector<std::string>> FilesChangedSince(const std::string& workdir, const std::string& base);
+// Every file of the working tree: tracked ones that exist and untracked ones git does not ignore.
+StatusOr<std::vector<std::string>> WorkingFiles(const std::string& workdir);
+// Tracked files whose working-tree state differs from the index (edited, deleted, mode
+// changed): what `--staged` sets aside. kInvalidInput when the index has unmerged paths.
+StatusOr<std::vector<std::string>> UnstagedFiles(const std::string& workdir);
+// Writes the index's version of each of `paths` into the working tree.
+Status CheckoutIndex(const std::string& workdir, const std::vector<std::string>& paths);
+// The index's bytes of `path` (kInvalidInput when the index has no such file).
+StatusOr<std::string> IndexedBytes(const std::string& workdir, const std::string& path);
 
 struct Trailer {
   std::string key, value;

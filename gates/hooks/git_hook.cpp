@@ -29,7 +29,7 @@ std::string Fixed(const std::string& text) {
     line = text.substr(at, end == std::string::npos ? std::string::npos : end - at + 1);
     at = end == std::string::npos ? text.size() : end + 1;
     bool varies = line.rfind("# Runs the suite ", 0) == 0 || line.rfind("pg=", 0) == 0 ||
-                  line.rfind("exec \"$pg\" preflight -- ", 0) == 0 || line.rfind(kMovedLine, 0) == 0;
+                  line.rfind("exec \"$pg\" preflight ", 0) == 0 || line.rfind(kMovedLine, 0) == 0;
     if (!varies) out += line;
   }
   return out;
@@ -50,11 +50,13 @@ bool IsKnownHook(const std::string& hook) { return hook == "pre-commit" || hook 
 
 std::string HookScript(const std::string& hook, const std::string& suite, const std::string& proofgate, bool moved) {
   std::string when = hook == "pre-push" ? "push" : "commit";
+  // A commit holds what is staged: the suite runs on that, unstaged changes set aside.
+  std::string staged = hook == "pre-commit" ? "--staged " : "";
   return "#!/bin/sh\n" + std::string(kHookMarker) + "; `proofgate uninstall --hook " + hook + "` removes it.\n" +
          (moved ? kMovedLine + hook + ".old\n" : "") +
          "# Runs the suite " + ShellWord(suite) + " before each " + when + " (git " + when +
          " --no-verify skips it once).\n" + "pg=" + ShellWord(proofgate) + "\n" +
-         "[ -x \"$pg\" ] || pg=proofgate\nexec \"$pg\" preflight -- " + ShellWord(suite) + " </dev/null\n";
+         "[ -x \"$pg\" ] || pg=proofgate\nexec \"$pg\" preflight " + staged + "-- " + ShellWord(suite) + " </dev/null\n";
 }
 
 StatusOr<HookChange> InstallHook(const std::string& hooksdir, const std::string& hook, const std::string& suite,

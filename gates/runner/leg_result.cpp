@@ -45,7 +45,9 @@ ResultClass ClassOf(Outcome outcome, bool allow_inherited) {
 
 ExitCode VerdictOf(const RunReport& report) {
   std::vector<ResultClass> results;
-  for (const LegResult& leg : report.legs) results.push_back(ClassOf(leg.outcome, report.allow_inherited));
+  for (const LegResult& leg : report.legs) {
+    if (!leg.no_files) results.push_back(ClassOf(leg.outcome, report.allow_inherited));
+  }
   if (report.tree_hash != report.tree_hash_after) results.push_back(ResultClass::kStale);
   return RunExitCode(results, report.interrupted);
 }

@@ -36,6 +36,7 @@ struct LegResult {
   std::string cwd;
   Outcome outcome = Outcome::kSkipped;
   bool cached = false;          // a pass reused from the cache; nothing ran
+  bool no_files = false;        // skipped: none of its files is in the run's file set (no failure)
   std::optional<int> exit_code; // absent when it did not exit normally
   int signal = 0;               // the signal that ended it, 0 if none
   double started_s = 0;         // since the run started

@@ -15,6 +15,7 @@
 #include "runner/blame.h"
 #include "runner/input_glob.h"
 #include "runner/scheduler.h"
+#include "runner/staged_aside.h"
 #include "runner/verdict_cache.h"
 #include "contention/snapshot.h"
 
@@ -127,7 +128,7 @@ std::string StateDir(const PreflightOptions& options, RunReport& report, std::ve
   return repo->gitdir + "proofgate";
 }
 
-void RunLegs(const PreflightOptions& options, const SuiteConfig& config,
+void RunLegs(const PreflightOptions& options, const SuiteConfig& config, const FileLegs& file_legs,
              const std::vector<const Leg*>& legs, const std::set<std::string>& cached,
              const std::string& log_dir, RunReport& report) {
   SchedulerOptions sched;
@@ -137,6 +138,7 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config,
   sched.log_dir = log_dir;
   sched.cancel_fd = options.cancel_fd;
   sched.tree_hash = report.tree_hash;
+  sched.no_files = file_legs.no_files;
   sched.on_change = [&options, &log_dir](const LegResult& leg, std::string_view state) {
     if (options.on_change) options.on_change(leg, state);
     bool final = state != "running" && state != "contended";
@@ -153,6 +155,62 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config,
   report.legs = scheduler.Run();
   report.load_timeline = sampler.Timeline();
   report.interrupted = scheduler.interrupted();
+}
+
+bool AboutFiles(const std::vector<const Leg*>& legs) {
+  return std::any_of(legs.begin(), legs.end(), [](const Leg* leg) {
+    return !leg->files.empty() || std::any_of(leg->argv.begin(), leg->argv.end(), [](const std::string& a) {
+      return a.find("{files}") != std::string::npos;
+    });
+  });
+}
+
+// The legs the run reports (suites, --leg, --shard), as the file set makes them.
+StatusOr<FileLegs> ChooseLegs(const PreflightOptions& options, const SuiteConfig& config, RunReport& report) {
+  bool by_default = options.suites.empty() && options.legs.empty();
+  PG_ASSIGN_OR_RETURN(std::vector<const Leg*> legs, SelectLegs(config, by_default ? report.suites : options.suites, options.legs));
+  if (options.shard_count > 0) {
+    report.shard_index = options.shard_index;
+    report.shard_count = options.shard_count;
+    legs = ShardLegs(config, legs, options.shard_index, options.shard_count, &report.shard_assigned);
+  }
+  RunFiles files{options.file_set, options.base, {}};
+  // Listing a large tree costs: only a run with a leg that filters or passes files lists it,
+  // but a --base that names nothing is refused whatever the legs.
+  if (AboutFiles(legs) || options.file_set == FileSet::kBase) {
+    PG_ASSIGN_OR_RETURN(files, ListRunFiles(options.root, options.file_set, options.base));
+  }
+  return ExpandFileLegs(legs, files, SystemArgLimits());
+}
+
+// `--staged` sets the unstaged changes aside; any other run first puts back what a killed
+// `--staged` run left set aside.
+StatusOr<std::unique_ptr<StagedAside>> PrepareTree(const PreflightOptions& options) {
+  auto repo = git::Discover(options.root);
+  if (!repo.ok()) return std::unique_ptr<StagedAside>();
+  std::string state = repo->gitdir + "proofgate";
+  if (options.file_set == FileSet::kStaged) {
+    PG_ASSIGN_OR_RETURN(auto aside, StagedAside::Begin(repo->workdir, state));
+    if (!aside->files().empty() && options.on_notice) {
+      options.on_notice("--staged: " + std::to_string(aside->files().size()) + " file(s) with unstaged changes set aside until the run ends");
+    }
+    return aside;
+  }
+  PG_ASSIGN_OR_RETURN(std::vector<std::string> back, RecoverStaged(state));
+  for (const std::string& path : back) {
+    if (options.on_notice) options.on_notice(path + ": put back the unstaged change a killed `preflight --staged` had set aside");
+  }
+  return std::unique_ptr<StagedAside>();
+}
+
+Status PutBack(const PreflightOptions& options, StagedAside* aside) {
+  if (!aside) return Status();
+  std::vector<std::string> dropped;
+  PG_RETURN_IF_ERROR(aside->PutBack(&dropped));
+  for (const std::string& f : dropped) {
+    if (options.on_notice) options.on_notice(f + ": a leg changed it; its unstaged changes are back and the leg's change is dropped");
+  }
+  return Status();
 }
 
 }  // namespace
@@ -184,12 +242,10 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
   report.suites = options.suites.empty() && options.legs.empty() ? std::vector<std::string>{"default"} : options.suites;
   report.suites.insert(report.suites.end(), options.legs.begin(), options.legs.end());  // what the run was asked for
   report.config_path = config.path;
-  PG_ASSIGN_OR_RETURN(std::vector<const Leg*> legs, SelectLegs(config, options.suites.empty() && options.legs.empty() ? report.suites : options.suites, options.legs));
-  if (options.shard_count > 0) {
-    report.shard_index = options.shard_index;
-    report.shard_count = options.shard_count;
-    legs = ShardLegs(config, legs, options.shard_index, options.shard_count, &report.shard_assigned);
-  }
+  PG_ASSIGN_OR_RETURN(FileLegs file_legs, ChooseLegs(options, config, report));
+  std::vector<const Leg*> legs;
+  for (const Leg& leg : file_legs.legs) legs.push_back(&leg);
+  PG_ASSIGN_OR_RETURN(std::unique_ptr<StagedAside> aside, PrepareTree(options));
 
   report.started_at = UtcStamp("%Y-%m-%dT%H:%M:%SZ");
   report.run_id = UtcStamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid());
@@ -216,7 +272,7 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
     options.on_plan(planned, options.jobs > 0 ? options.jobs : AvailableCpus());
   }
 
-  RunLegs(options, config, legs, plan.cached, log_dir, report);
+  RunLegs(options, config, file_legs, legs, plan.cached, log_dir, report);
   NameCachedRuns(plan, cache, report);
   if (!report.tree_hash.empty()) {
     git::TreeFiles files_after;
@@ -224,6 +280,7 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
     report.tree_hash_after = after.ok() ? *after : "";
     if (after.ok() && *after != report.tree_hash) report.tree_changes = TreeChanges(files_before, files_after);
   }
+  PG_RETURN_IF_ERROR(PutBack(options, aside.get()));
   report.allow_inherited = options.allow_inherited;
   report.exit_code = VerdictOf(report);
   // A verdict is only about one tree: passes on a tree that changed under us are not kept.

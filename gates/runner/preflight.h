@@ -10,6 +10,7 @@
 #include "config/suite_config.h"
 #include "contention/proc_source.h"
 #include "core/status.h"
+#include "runner/leg_files.h"
 #include "runner/leg_result.h"
 
 namespace pg {
@@ -23,6 +24,8 @@ struct PreflightOptions {
   std::vector<std::string> legs;             // --leg: these legs alone, with their needs
   int jobs = 0;                              // 0: the CPUs this process may use
   bool use_cache = true;
+  FileSet file_set = FileSet::kAll;  // what legs' `files` match: --all-files, --staged, --base
+  std::string base;                  // --base REF
   std::string log_dir;  // empty: <git-dir>/proofgate/logs/<run-id>
   int cancel_fd = -1;   // readable: stop every leg (wired to SIGINT/SIGTERM by main)
   bool retry_contended = true;        // false: report contended timing legs without a rerun

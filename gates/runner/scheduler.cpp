@@ -32,6 +32,13 @@ Scheduler::Scheduler(SchedulerOptions options, std::vector<const Leg*> legs,
       r.log_path.clear();
       r.note = "cached: same tree, leg, toolchain and inputs passed before";
     }
+    if (auto none = options_.no_files.find(leg->name); none != options_.no_files.end()) {
+      slot.state = State::kDone;
+      r.outcome = Outcome::kSkipped;
+      r.no_files = true;
+      r.log_path.clear();
+      r.note = none->second;
+    }
     slots_.push_back(std::move(slot));
   }
 }
@@ -40,6 +47,7 @@ std::vector<LegResult> Scheduler::Run() {
   run_start_ = supervisor_.clock().Now();
   for (const Slot& slot : slots_) {
     if (slot.result.cached) Notify(slot, "cached");
+    if (slot.result.no_files) Notify(slot, "skipped");
   }
   while (true) {
     StartReady();
@@ -92,7 +100,7 @@ bool Scheduler::CanStart(const Slot& slot) const {
 std::optional<std::string> Scheduler::FailedNeed(const Slot& slot) const {
   for (const std::string& need : slot.leg->needs) {
     const Slot* n = Find(need);
-    if (n && n->state == State::kDone && n->result.outcome != Outcome::kPass) return need;
+    if (n && n->state == State::kDone && n->result.outcome != Outcome::kPass && !n->result.no_files) return need;
   }
   return std::nullopt;
 }

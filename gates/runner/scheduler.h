@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -33,6 +34,8 @@ struct SchedulerOptions {
   std::function<void(const std::string&)> on_notice;  // "waiting for quiet: ..."
   // Called on every state change: "running", then the outcome (or "cached").
   std::function<void(const LegResult&, std::string_view state)> on_change;
+  // Legs with nothing to check (runner/leg_files.h), and why: skipped, and no failed need.
+  std::map<std::string, std::string> no_files;
   // Where legs are started; null: real processes (RealLauncher). Tests pass a fake.
   ProcessLauncher* launcher = nullptr;
 };

@@ -55,6 +55,31 @@ TEST(GitHook, TheSuiteRunsBeforeEachCommitAndARedOneStopsIt) {
   EXPECT_EQ(GitCommit(dir, "no hook"), 0) << "uninstalled: nothing stops the commit";
 }
 
+// `git commit` (no -a) commits the index: a bad file staged and fixed only in the working tree
+// is refused, a good one staged with a bad edit unstaged commits, and both edits stay.
+TEST(GitHook, TheHookGatesWhatIsStagedNotTheWorkingTree) {
+  TempDir dir;
+  testing::MakeRepo(dir, kSuites);
+  ASSERT_EQ(RunProofgate(dir.path(), "install").exit_code, 0);
+  auto commit = [&](const std::string& message) {
+    auto run = RunCapture({"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", message},
+                          dir.path(), 120);
+    return run.ok() ? run->exit.exit_code : -1;
+  };
+  std::string before = Head(dir);
+  dir.Write("src/code.txt", "bad\n");
+  ASSERT_EQ(RunCapture({"git", "add", "src/code.txt"}, dir.path(), 60)->exit.exit_code, 0);
+  dir.Write("src/code.txt", "good, unstaged\n");
+  EXPECT_NE(commit("staged bad"), 0) << "what would be committed is bad";
+  EXPECT_EQ(Head(dir), before);
+  EXPECT_EQ(dir.Read("src/code.txt"), "good, unstaged\n") << "the unstaged edit is back";
+  ASSERT_EQ(RunCapture({"git", "add", "src/code.txt"}, dir.path(), 60)->exit.exit_code, 0);
+  dir.Write("src/code.txt", "bad, unstaged\n");
+  EXPECT_EQ(commit("staged good"), 0);
+  EXPECT_NE(Head(dir), before);
+  EXPECT_EQ(dir.Read("src/code.txt"), "bad, unstaged\n");
+}
+
 TEST(GitHook, AHookProofgateDidNotWriteIsKeptUnlessForcedAndComesBackOnUninstall) {
   TempDir dir;
   testing::MakeRepo(dir, kSuites);

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "git/git.h"
-#include "mutations/journal.h"
+#include "core/journal.h"
 #include "test_support.h"
 
 namespace pg {

@@ -19,7 +19,7 @@
 #include "core/file_io.h"
 #include "git/git.h"
 #include "mutate_fixture.h"
-#include "mutations/journal.h"
+#include "core/journal.h"
 #include "runner/process.h"
 #include "test_support.h"
 

@@ -8,7 +8,7 @@
 #include "core/file_io.h"
 #include "git/git.h"
 #include "mutations/catalog.h"
-#include "mutations/journal.h"
+#include "core/journal.h"
 #include "mutations/mutant.h"
 #include "mutations/scratch_tree.h"
 #include "test_support.h"

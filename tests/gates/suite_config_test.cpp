@@ -72,6 +72,25 @@ TEST(SuiteConfig, OutputsOutsideTheRootAreRefused) {
       "outputs": ["build", "out/*.o", "a..b"]}}, "suites": {"default": ["b"]}})").ok());
 }
 
+// `files` lists at least one glob; `{files}` is a whole argv element, or inside a shell string.
+TEST(SuiteConfig, FilesListsGlobsAndFilesStandsWholeInAnArgv) {
+  auto parse = [](const std::string& leg) {
+    return ParseSuiteConfig("suites.json", R"({"schema_version": 1, "legs": {"b": )" + leg + R"(}, "suites": {"default": ["b"]}})");
+  };
+  auto empty = parse(R"({"run": ["true"], "files": []})");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("suites.json:1:"), std::string::npos) << empty.status().message();
+  EXPECT_NE(empty.status().message().find("field \"files\" lists no glob"), std::string::npos) << empty.status().message();
+  auto glued = parse(R"({"run": ["cc", "-c{files}"]})");
+  ASSERT_FALSE(glued.ok());
+  EXPECT_NE(glued.status().message().find("\"{files}\" must be a whole argument of an argv \"run\""), std::string::npos)
+      << glued.status().message();
+  auto ok = parse(R"({"run": "cc -c {files}", "files": ["src/**/*.c", "*.h"]})");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->legs[0].files, (std::vector<std::string>{"src/**/*.c", "*.h"}));
+  EXPECT_TRUE(parse(R"({"run": ["cc", "-c", "{files}"]})").ok());
+}
+
 // `preflight unit` (no suite is named so) and `preflight --leg unit` run that leg and its needs.
 TEST(SuiteConfig, ALegNameRunsThatLegWithItsNeeds) {
   auto config = ParseSuiteConfig("suites.json", kValid);

@@ -1,4 +1,4 @@
-#include "mutations/journal.h"
+#include "core/journal.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -17,12 +17,16 @@ namespace pg {
 namespace {
 
 // One entry per file, named by the hash of its path: "<key>.orig" holds the bytes, "<key>.entry"
-// the path, the bytes' sha256 and the mode, one per line.
+// the path, the bytes' sha256 and the mode, one per line, and "absent" on a fourth line when
+// there was no file (its .orig is empty).
 std::string KeyOf(const std::string& path) { return Sha256Hex(path).substr(0, 32); }
+
+constexpr char kAbsent[] = "absent";
 
 struct Entry {
   std::string path, sha256;
   unsigned mode = 0644;
+  bool absent = false;
 };
 
 StatusOr<Entry> ParseEntry(const std::string& file, const std::string& text) {
@@ -40,10 +44,17 @@ StatusOr<Entry> ParseEntry(const std::string& file, const std::string& text) {
     return Status::Invalid(file + ": names " + e.path + ", a file this entry was not recorded for");
   }
   e.mode = static_cast<unsigned>(*bits) & 07777;
+  std::string absent;
+  e.absent = std::getline(in, absent) && absent == kAbsent;
   return e;
 }
 
 Status PutBack(const Entry& e, const std::string& original, bool* rewritten) {
+  std::error_code ec;
+  if (e.absent) {
+    *rewritten = fs::remove(e.path, ec);
+    return ec ? Status::Io(e.path + ": cannot remove: " + ec.message()) : Status();
+  }
   auto now = ReadFile(e.path);
   *rewritten = !now.ok() || *now != original;
   if (*rewritten) PG_RETURN_IF_ERROR(WriteFileAtomic(e.path, original));
@@ -58,7 +69,7 @@ Status PutBack(const Entry& e, const std::string& original, bool* rewritten) {
   return Status();
 }
 
-Status RecoverEntry(const std::string& base, std::vector<Recovered>* out) {
+Status RecoverEntry(const std::string& base, MissingFolder missing, std::vector<Recovered>* out) {
   PG_ASSIGN_OR_RETURN(std::string text, ReadFile(base + ".entry"));
   PG_ASSIGN_OR_RETURN(Entry e, ParseEntry(base + ".entry", text));
   PG_ASSIGN_OR_RETURN(std::string original, ReadFile(base + ".orig"));
@@ -67,6 +78,10 @@ Status RecoverEntry(const std::string& base, std::vector<Recovered>* out) {
   std::error_code ec;
   // A scratch tree removed since (gc, rm -rf) holds nothing to put back: the entry is dropped.
   r.gone = !fs::is_directory(fs::path(e.path).parent_path(), ec);
+  if (r.gone && missing == MissingFolder::kCreate && !e.absent) {
+    PG_RETURN_IF_ERROR(MakeDirs(fs::path(e.path).parent_path().string()));
+    r.gone = false;
+  }
   if (!r.gone) PG_RETURN_IF_ERROR(PutBack(e, original, &r.rewritten));
   out->push_back(r);
   fs::remove(base + ".entry", ec);
@@ -87,6 +102,13 @@ Status Journal::Record(const std::string& path, const std::string& original, uns
   return WriteFileAtomic(base + ".entry", entry.str());
 }
 
+Status Journal::RecordAbsent(const std::string& path) {
+  PG_RETURN_IF_ERROR(MakeDirs(dir_));
+  std::string base = dir_ + "/" + KeyOf(path);
+  PG_RETURN_IF_ERROR(WriteFileAtomic(base + ".orig", ""));
+  return WriteFileAtomic(base + ".entry", path + "\n" + Sha256Hex("") + "\n0\n" + kAbsent + "\n");
+}
+
 Status Journal::Forget(const std::string& path) {
   std::string base = dir_ + "/" + KeyOf(path);
   std::error_code ec;
@@ -95,7 +117,7 @@ Status Journal::Forget(const std::string& path) {
   return ec ? Status::Io(base + ".entry: cannot remove: " + ec.message()) : Status();
 }
 
-StatusOr<std::vector<Recovered>> RecoverJournal(const std::string& dir) {
+StatusOr<std::vector<Recovered>> RecoverJournal(const std::string& dir, MissingFolder missing) {
   std::vector<Recovered> out;
   std::error_code ec;
   if (!fs::exists(dir, ec)) return out;
@@ -105,7 +127,7 @@ StatusOr<std::vector<Recovered>> RecoverJournal(const std::string& dir) {
     if (f.path().extension() == ".entry") entries.push_back(name.substr(0, name.size() - 6));
     else leftovers.push_back(name);
   }
-  for (const std::string& base : entries) PG_RETURN_IF_ERROR(RecoverEntry(base, &out));
+  for (const std::string& base : entries) PG_RETURN_IF_ERROR(RecoverEntry(base, missing, &out));
   // What is left are originals whose entry was never written (the file was not touched yet)
   // and temporaries of interrupted journal writes.
   for (const std::string& name : leftovers) fs::remove(name, ec);

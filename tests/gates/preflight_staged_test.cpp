@@ -1,0 +1,127 @@
+// `preflight --staged` on a real repository: the legs see what a commit would hold, and the
+// unstaged changes set aside come back byte for byte however the run ends, even killed outright.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <string>
+
+#include "runner/capture.h"
+#include "runner/process.h"
+#include "test_support.h"
+
+namespace pg {
+namespace {
+
+using testing::RunProofgate;
+using testing::TempDir;
+
+void Git(const TempDir& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"git", "-c", "user.name=t", "-c", "user.email=t@example.com"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto run = RunCapture(argv, dir.path(), 60);
+  ASSERT_TRUE(run.ok() && run->exit.exit_code == 0) << args[0];
+}
+
+unsigned ModeOf(const TempDir& dir, const std::string& rel) {
+  struct stat st {};
+  return stat((dir.path() + "/" + rel).c_str(), &st) == 0 ? st.st_mode & 07777 : 0;
+}
+
+// a.sh: committed, a change staged and another on top unstaged; b.txt, d/x.txt: unstaged edits;
+// c.txt: deleted, unstaged; u.txt: untracked. `check` passes only on the staged content, and
+// writes what it saw to out/ (ignored).
+class PreflightStaged : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::MakeRepo(dir_, R"({"schema_version": 1, "legs": {
+      "check": {"run": "cat a.sh b.txt c.txt u.txt > out/seen; grep -qx staged a.sh && grep -qx committed b.txt && test -f c.txt"},
+      "red": {"run": "exit 1"},
+      "wait": {"run": "touch out/waiting; sleep 60"},
+      "fixer": {"run": "echo fixed >> b.txt; rm -r d"}},
+      "suites": {"default": ["check"], "red": ["check", "red"], "wait": ["wait"], "fixer": ["fixer"]}})");
+    dir_.Write("a.sh", "committed\n");
+    dir_.Write("b.txt", "committed\n");
+    dir_.Write("c.txt", "committed\n");
+    dir_.Write("d/x.txt", "committed\n");
+    Git(dir_, {"add", "."});
+    Git(dir_, {"commit", "-qm", "three files"});
+    dir_.Write("a.sh", "staged\n");
+    Git(dir_, {"add", "a.sh"});
+    dir_.Write("a.sh", "unstaged\r\nno newline at the end");
+    chmod((dir_.path() + "/a.sh").c_str(), 0755);
+    dir_.Write("b.txt", "unstaged\n");
+    dir_.Write("d/x.txt", "unstaged\n");
+    std::filesystem::remove(dir_.path() + "/c.txt");
+    dir_.Write("u.txt", "untracked\n");
+  }
+  void ExpectWorkingTreeAsTheUserLeftIt() {
+    EXPECT_EQ(dir_.Read("a.sh"), "unstaged\r\nno newline at the end");
+    EXPECT_EQ(ModeOf(dir_, "a.sh"), 0755u);
+    EXPECT_EQ(dir_.Read("b.txt"), "unstaged\n");
+    EXPECT_EQ(dir_.Read("d/x.txt"), "unstaged\n") << "in its folder, even one a leg removed";
+    EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/c.txt")) << "its deletion is back too";
+    EXPECT_EQ(dir_.Read("u.txt"), "untracked\n");
+    auto staged = RunCapture({"git", "diff", "--cached", "--name-only"}, dir_.path(), 60);
+    EXPECT_EQ(staged->output, "a.sh\n") << "the index is as it was";
+  }
+  TempDir dir_;
+};
+
+TEST_F(PreflightStaged, UnstagedChangesAreSetAsideAndPutBackByteForByteWhateverTheOutcome) {
+  auto green = RunProofgate(dir_.path(), "preflight --staged --no-cache");
+  EXPECT_EQ(green.exit_code, 0) << green.out << green.err;
+  EXPECT_EQ(dir_.Read("out/seen"), "staged\ncommitted\ncommitted\nuntracked\n") << "the legs saw the staged tree";
+  EXPECT_NE(green.err.find("--staged: 4 file(s) with unstaged changes set aside until the run ends"), std::string::npos)
+      << green.err;
+  ExpectWorkingTreeAsTheUserLeftIt();
+  auto red = RunProofgate(dir_.path(), "preflight --staged --no-cache red");
+  EXPECT_EQ(red.exit_code, 1) << red.out << red.err;
+  ExpectWorkingTreeAsTheUserLeftIt();
+  auto plain = RunProofgate(dir_.path(), "preflight --no-cache");
+  EXPECT_EQ(plain.exit_code, 1) << "without --staged the working tree is what runs";
+}
+
+TEST_F(PreflightStaged, WhatAKilledRunSetAsideComesBackOnTheNextRun) {
+  TempDir logs;
+  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--staged", "--no-cache", "wait"}, dir_.path(), {},
+                             logs.path() + "/log", ""});
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/waiting", 20)) << logs.Read("log");
+  EXPECT_EQ(dir_.Read("a.sh"), "staged\n") << "set aside while the leg runs";
+  kill(child->pid(), SIGKILL);
+  waitpid(child->pid(), nullptr, 0);
+  auto next = RunProofgate(dir_.path(), "preflight --no-cache --leg red");
+  EXPECT_NE(next.err.find("a.sh: put back the unstaged change a killed `preflight --staged` had set aside"),
+            std::string::npos)
+      << next.err;
+  ExpectWorkingTreeAsTheUserLeftIt();
+}
+
+TEST_F(PreflightStaged, ALegsChangeToAFileWithUnstagedChangesIsDroppedAndNamed) {
+  auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache fixer");
+  EXPECT_EQ(run.exit_code, 5) << "the leg changed the tree: stale\n" << run.out << run.err;
+  EXPECT_NE(run.err.find("b.txt: a leg changed it; its unstaged changes are back and the leg's change is dropped"),
+            std::string::npos)
+      << run.err;
+  ExpectWorkingTreeAsTheUserLeftIt();
+}
+
+TEST_F(PreflightStaged, AnotherStagedRunInTheSameRepositoryIsRefused) {
+  TempDir logs;
+  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--staged", "--no-cache", "wait"}, dir_.path(), {},
+                             logs.path() + "/log", ""});
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/waiting", 20)) << logs.Read("log");
+  auto second = RunProofgate(dir_.path(), "preflight --staged --no-cache");
+  EXPECT_EQ(second.exit_code, 2) << second.err;
+  EXPECT_NE(second.err.find("another `proofgate preflight --staged` is running here"), std::string::npos) << second.err;
+  kill(child->pid(), SIGINT);
+  waitpid(child->pid(), nullptr, 0);
+  ExpectWorkingTreeAsTheUserLeftIt();
+}
+
+}  // namespace
+}  // namespace pg
