@@ -24,7 +24,8 @@ void OnSignal(int) {
   [[maybe_unused]] ssize_t n = write(g_cancel_write, &byte, 1);
 }
 
-// SIGINT/SIGTERM become a readable fd the scheduler polls, so legs are stopped in order.
+// SIGINT/SIGTERM/SIGHUP become a readable fd the scheduler polls, so legs are stopped in order
+// (and `--staged` puts back what it set aside: a terminal closed under `git commit` is a HUP).
 }  // namespace
 
 int InstallCancelPipe() {
@@ -36,6 +37,7 @@ int InstallCancelPipe() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
   return fds[0];
 }

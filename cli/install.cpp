@@ -44,7 +44,7 @@ int RunInstallVerb(const CommonFlags& common, const HookFlags& flags) {
   if (!legs.ok()) return Fail(Status::Invalid("--suite " + flags.suite + ": " + legs.status().message()));
   auto change = InstallHook(repo->hooksdir, flags.hook, flags.suite, SelfPath(), flags.force);
   if (!change.ok()) return Fail(change.status());
-  std::cout << change->path << ": " << change->action << " (runs `proofgate preflight " << flags.suite << "` before each "
+  std::cout << change->path << ": " << change->action << " (runs `proofgate preflight " << (flags.hook == "pre-commit" ? "--staged " : "") << flags.suite << "` before each "
             << (flags.hook == "pre-push" ? "push" : "commit") << ")\n";
   return 0;
 }

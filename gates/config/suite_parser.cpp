@@ -1,4 +1,5 @@
 // Parsing and field validation of suites.json; cross-references live in suite_graph.cpp.
+#include <filesystem>
 #include <regex>
 #include <tuple>
 
@@ -36,12 +37,40 @@ Status ParseRun(const JsonFields& fields, const Json& run, Leg* leg) {
   return Status();
 }
 
+// Whether `{files}` stands inside '...' or "..." in a shell string, where the quoting proofgate
+// gives each name is undone (inside "..." a name like $(cmd) would run).
+bool FilesWordInQuotes(const std::string& run) {
+  char quote = 0;
+  for (size_t i = 0; i < run.size(); ++i) {
+    char c = run[i];
+    if (quote != '\'' && c == '\\') {
+      ++i;
+    } else if (quote == 0 && (c == '\'' || c == '"')) {
+      quote = c;
+    } else if (c == quote) {
+      quote = 0;
+    } else if (quote != 0 && run.compare(i, 7, "{files}") == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // `files` lists globs, and `{files}` stands where the files go: a whole element of an argv
 // (one argument each) or inside a shell string (quoted there); `-I{files}` would be neither.
 Status ParseFiles(const JsonFields& fields, const Json& value, Leg* leg) {
   PG_RETURN_IF_ERROR(fields.StringList("files", &leg->files));
   if (value.contains("files") && leg->files.empty()) return fields.ErrorAt("files", "field \"files\" lists no glob");
-  if (value.at("run").is_string()) return Status();
+  for (const std::string& glob : leg->files) {
+    if (glob.empty()) return fields.ErrorAt("files", "field \"files\" has an empty glob");
+  }
+  if (value.at("run").is_string()) {
+    if (FilesWordInQuotes(value.at("run").get<std::string>())) {
+      return fields.ErrorAt("run", "\"{files}\" inside quotes in a \"run\" string: it is quoted already, and a name "
+                                   "like $(cmd) would run; write it bare");
+    }
+    return Status();
+  }
   for (const std::string& a : leg->argv) {
     if (a != "{files}" && a.find("{files}") != std::string::npos) {
       return fields.ErrorAt("run", "\"{files}\" must be a whole argument of an argv \"run\" (or inside a \"run\" string), got \"" + a + "\"");
@@ -87,6 +116,11 @@ Status ParseLeg(const JsonSource& source, const std::string& name, const Json& v
   if (!leg->cwd.empty() && leg->cwd[0] == '/') {
     return fields.ErrorAt("cwd", "field \"cwd\" must be relative to the repository root");
   }
+  // "src/a/.." is src: what {files} are relative to. One that leaves the root is refused.
+  std::string cwd = std::filesystem::path(leg->cwd).lexically_normal().generic_string();
+  while (!cwd.empty() && cwd.back() == '/') cwd.pop_back();
+  if (cwd == ".." || cwd.rfind("../", 0) == 0) return fields.ErrorAt("cwd", "field \"cwd\" must stay inside the repository root");
+  if (!leg->cwd.empty()) leg->cwd = cwd == "." ? "" : cwd;
   return Status();
 }
 

@@ -116,8 +116,11 @@ StatusOr<std::vector<std::string>> UnstagedFiles(const std::string& workdir) {
   if (git_index_has_conflicts(index.get())) {
     return Status::Invalid(std::string(git_repository_workdir(repo.get())) + ": the index has unmerged paths; resolve them first");
   }
+  // A submodule's own changes are no file of this tree to set aside (git commit leaves them).
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  opts.flags = GIT_DIFF_IGNORE_SUBMODULES;
   git_diff* raw = nullptr;
-  if (git_diff_index_to_workdir(&raw, repo.get(), index.get(), nullptr) != 0) return GitError("cannot diff the working tree");
+  if (git_diff_index_to_workdir(&raw, repo.get(), index.get(), &opts) != 0) return GitError("cannot diff the working tree");
   DiffPtr diff(raw);
   std::vector<std::string> out;
   for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) out.push_back(git_diff_get_delta(diff.get(), i)->old_file.path);
@@ -132,7 +135,7 @@ Status CheckoutIndex(const std::string& workdir, const std::vector<std::string>&
   std::vector<char*> names;
   for (const std::string& p : paths) names.push_back(const_cast<char*>(p.c_str()));
   git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
-  opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+  opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH | GIT_CHECKOUT_DONT_WRITE_INDEX;
   opts.paths = {names.data(), names.size()};
   if (git_checkout_index(repo.get(), index.get(), &opts) != 0) return GitError("cannot write the index into the working tree");
   return Status();

@@ -90,7 +90,8 @@ std::vector<std::string> Matched(const Leg& leg, const RunFiles& run) {
     bool in = leg.files.empty() || std::any_of(leg.files.begin(), leg.files.end(),
                                                 [&](const std::string& g) { return FilesGlobMatch(g, f); });
     if (!in) continue;
-    out.push_back(leg.cwd.empty() ? f : fs::path(f).lexically_relative(leg.cwd).generic_string());
+    std::string rel = leg.cwd.empty() ? f : fs::path(f).lexically_relative(leg.cwd).generic_string();
+    out.push_back(rel[0] == '-' ? "./" + rel : rel);  // never read as an option
   }
   return out;
 }

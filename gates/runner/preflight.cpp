@@ -184,31 +184,37 @@ StatusOr<FileLegs> ChooseLegs(const PreflightOptions& options, const SuiteConfig
 }
 
 // `--staged` sets the unstaged changes aside; any other run first puts back what a killed
-// `--staged` run left set aside.
+// `--staged` run left set aside. Both before suites.json is read: it may be one of them.
 StatusOr<std::unique_ptr<StagedAside>> PrepareTree(const PreflightOptions& options) {
   auto repo = git::Discover(options.root);
-  if (!repo.ok()) return std::unique_ptr<StagedAside>();
+  if (!repo.ok()) {
+    if (options.file_set == FileSet::kAll) return std::unique_ptr<StagedAside>();
+    return Status::Invalid(options.root + ": --staged and --base need a git repository");
+  }
   std::string state = repo->gitdir + "proofgate";
+  std::unique_ptr<StagedAside> aside;
+  std::vector<Recovered> recovered;
   if (options.file_set == FileSet::kStaged) {
-    PG_ASSIGN_OR_RETURN(auto aside, StagedAside::Begin(repo->workdir, state));
-    if (!aside->files().empty() && options.on_notice) {
-      options.on_notice("--staged: " + std::to_string(aside->files().size()) + " file(s) with unstaged changes set aside until the run ends");
-    }
-    return aside;
+    PG_ASSIGN_OR_RETURN(aside, StagedAside::Begin(repo->workdir, state));
+    recovered = aside->recovered();
+  } else {
+    PG_ASSIGN_OR_RETURN(recovered, RecoverStaged(state));
   }
-  PG_ASSIGN_OR_RETURN(std::vector<std::string> back, RecoverStaged(state));
-  for (const std::string& path : back) {
-    if (options.on_notice) options.on_notice(path + ": put back the unstaged change a killed `preflight --staged` had set aside");
+  for (const std::string& note : RecoveryNotes(recovered, repo->workdir)) {
+    if (options.on_notice) options.on_notice(note);
   }
-  return std::unique_ptr<StagedAside>();
+  if (aside && !aside->files().empty() && options.on_notice) {
+    options.on_notice("--staged: " + std::to_string(aside->files().size()) + " file(s) with unstaged changes set aside until the run ends");
+  }
+  return aside;
 }
 
 Status PutBack(const PreflightOptions& options, StagedAside* aside) {
   if (!aside) return Status();
-  std::vector<std::string> dropped;
-  PG_RETURN_IF_ERROR(aside->PutBack(&dropped));
-  for (const std::string& f : dropped) {
-    if (options.on_notice) options.on_notice(f + ": a leg changed it; its unstaged changes are back and the leg's change is dropped");
+  std::vector<std::string> notes;
+  PG_RETURN_IF_ERROR(aside->PutBack(&notes));
+  for (const std::string& note : notes) {
+    if (options.on_notice) options.on_notice(note);
   }
   return Status();
 }
@@ -228,14 +234,26 @@ StatusOr<std::string> FindRoot(const std::string& start) {
                          " or any parent (use -C DIR or --config FILE)");
 }
 
+namespace {
+StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConfig& config, StagedAside* aside);
+}  // namespace
+
 StatusOr<RunReport> RunPreflight(const PreflightOptions& options) {
+  PG_ASSIGN_OR_RETURN(std::unique_ptr<StagedAside> aside, PrepareTree(options));
   std::string config_file =
       fs::path(options.config_path).is_absolute() ? options.config_path : options.root + "/" + options.config_path;
   PG_ASSIGN_OR_RETURN(SuiteConfig config, LoadSuiteConfig(config_file, options.config_path));
-  return RunPreflightConfig(options, config);
+  return RunPrepared(options, config, aside.get());
 }
 
 StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const SuiteConfig& config) {
+  PG_ASSIGN_OR_RETURN(std::unique_ptr<StagedAside> aside, PrepareTree(options));
+  return RunPrepared(options, config, aside.get());
+}
+
+namespace {
+
+StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConfig& config, StagedAside* aside) {
   auto started = std::chrono::steady_clock::now();
   RunReport report;
   report.root = options.root;
@@ -245,7 +263,6 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
   PG_ASSIGN_OR_RETURN(FileLegs file_legs, ChooseLegs(options, config, report));
   std::vector<const Leg*> legs;
   for (const Leg& leg : file_legs.legs) legs.push_back(&leg);
-  PG_ASSIGN_OR_RETURN(std::unique_ptr<StagedAside> aside, PrepareTree(options));
 
   report.started_at = UtcStamp("%Y-%m-%dT%H:%M:%SZ");
   report.run_id = UtcStamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid());
@@ -280,7 +297,7 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
     report.tree_hash_after = after.ok() ? *after : "";
     if (after.ok() && *after != report.tree_hash) report.tree_changes = TreeChanges(files_before, files_after);
   }
-  PG_RETURN_IF_ERROR(PutBack(options, aside.get()));
+  PG_RETURN_IF_ERROR(PutBack(options, aside));
   report.allow_inherited = options.allow_inherited;
   report.exit_code = VerdictOf(report);
   // A verdict is only about one tree: passes on a tree that changed under us are not kept.
@@ -295,5 +312,7 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;
 }
+
+}  // namespace
 
 }  // namespace pg

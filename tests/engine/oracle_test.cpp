@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -110,6 +111,24 @@ class Oracle : public ::testing::Test {
     return nlohmann::json::parse(out, nullptr, false);
   }
 
+  // The same for many files in one node process (its start-up, ~2 s, is paid once): one
+  // answer per file, in order.
+  std::vector<nlohmann::json> LlamaCppBatch(const std::vector<std::string>& models, const std::vector<int32_t>& prompt, int n) {
+    nlohmann::json requests = nlohmann::json::array();
+    for (const std::string& m : models) requests.push_back({{"model", m}, {"tokens", prompt}, {"count", n}});
+    const std::string file = path_ + ".requests.json";
+    std::ofstream(file) << requests.dump();
+    int code = -1;
+    std::string out = Shell("cd " + std::string(ORACLE_DIR) + " && node greedy.mjs --batch " + file, &code);
+    fs::remove(file);
+    EXPECT_EQ(code, 0) << out;
+    std::vector<nlohmann::json> answers;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) answers.push_back(nlohmann::json::parse(line, nullptr, false));
+    answers.resize(models.size(), nlohmann::json(nlohmann::json::value_t::discarded));
+    return answers;
+  }
+
   // `tier`: the largest next-token probability NMSE allowed; `greedy`: whether the 32 greedy
   // tokens must be llama.cpp's too.
   void Compare(const FixtureSpec& spec, const char* what, double tier = 1e-4) {
@@ -121,13 +140,23 @@ class Oracle : public ::testing::Test {
 
   // The file at path_: the next-token probabilities' NMSE and whether the 32 greedy tokens
   // are llama.cpp's.
-  Agreement Measure(const std::string& what) {
-    const std::vector<int32_t> prompt = {kFixtureBos, 'T', 'h', 'e', ' ', 'o', 'r', 'a', 'c', 'l', 'e'};
+  Agreement Measure(const std::string& what) { return MeasureFile(what, path_, LlamaCpp(kPrompt, 32)); }
+
+  // Each (what, path) file against llama.cpp, asked in one batch.
+  std::vector<Agreement> MeasureFiles(const std::vector<std::pair<std::string, std::string>>& files) {
+    std::vector<std::string> paths;
+    for (const auto& f : files) paths.push_back(f.second);
+    std::vector<nlohmann::json> theirs = LlamaCppBatch(paths, kPrompt, 32);
+    std::vector<Agreement> out;
+    for (size_t i = 0; i < files.size(); ++i) out.push_back(MeasureFile(files[i].first, files[i].second, theirs[i]));
+    return out;
+  }
+
+  Agreement MeasureFile(const std::string& what, const std::string& path, const nlohmann::json& theirs) {
     Agreement a{what};
-    nlohmann::json theirs = LlamaCpp(prompt, 32);
     EXPECT_FALSE(theirs.is_discarded()) << what;
     if (theirs.is_discarded()) return a;
-    auto opened = GgufFile::Open(path_);
+    auto opened = GgufFile::Open(path);
     EXPECT_TRUE(opened.ok()) << what << ": " << opened.status().ToString();
     if (!opened.ok()) return a;
     auto loaded = Model::Load(std::make_shared<const GgufFile>(std::move(opened).value()), Engine{MakeQueue(*GetBackend(DeviceType::kCPU))});
@@ -135,7 +164,7 @@ class Oracle : public ::testing::Test {
     if (!loaded.ok()) return a;
     auto model = std::move(loaded).value();
     auto cache = model->NewCache(128).value();
-    auto logits = model->Forward(prompt, cache).value();
+    auto logits = model->Forward(kPrompt, cache).value();
     double max = *std::max_element(logits.begin(), logits.end()), sum = 0;
     std::vector<float> probs(logits.size());
     for (size_t i = 0; i < logits.size(); ++i) sum += (probs[i] = static_cast<float>(std::exp(logits[i] - max)));
@@ -143,12 +172,13 @@ class Oracle : public ::testing::Test {
     a.nmse = testing::Nmse(theirs["probabilities"].get<std::vector<float>>(), probs);
     RecordProperty(what + "_probability_nmse", std::to_string(a.nmse));
     auto cache2 = model->NewCache(128).value();
-    a.tokens_equal = Generate(*model, cache2, prompt, 32).value().tokens == theirs["tokens"].get<std::vector<int32_t>>();
+    a.tokens_equal = Generate(*model, cache2, kPrompt, 32).value().tokens == theirs["tokens"].get<std::vector<int32_t>>();
     std::printf("[ oracle   ] %s: next-token probability NMSE vs llama.cpp %.3g, greedy tokens %s\n", what.c_str(), a.nmse,
                 a.tokens_equal ? "equal" : "differ");
     return a;
   }
 
+  const std::vector<int32_t> kPrompt = {kFixtureBos, 'T', 'h', 'e', ' ', 'o', 'r', 'a', 'c', 'l', 'e'};
   std::string path_;
 };
 
@@ -260,24 +290,23 @@ TEST_F(Oracle, EveryBlockTypeAgreesWithLlamaCppWithinItsActivationRounding) {
   // activations to 8-bit blocks (q8_1's block sums for Q4_1 and Q5_1) and sum the blocks
   // alike, and llama.cpp runs with exact attention (greedy.mjs). A wrong block layout gives
   // NMSE near 1.
-  std::vector<Agreement> files;
+  std::vector<std::pair<std::string, FixtureSpec>> specs;
   for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ2_K, DType::kQ3_K,
                   DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4}) {
-    ASSERT_TRUE(MakeFixture({.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = t, .seed = 6}).Write(path_).ok());
-    files.push_back(Measure(std::string(DTypeName(t))));
+    specs.push_back({std::string(DTypeName(t)), {.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = t, .seed = 6}});
   }
   // Quantized experts, and a quantized embedding that is also the output matrix.
-  ASSERT_TRUE(MakeFixture({.dim = 256, .heads = 4, .kv_heads = 2, .ff = 256, .experts = 4, .experts_used = 2,
-                           .dtype = DType::kQ4_K, .seed = 7})
-                  .Write(path_)
-                  .ok());
-  files.push_back(Measure("moe-q4_K"));
-  ASSERT_TRUE(
-      MakeFixture({.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = DType::kQ6_K, .seed = 8, .tied_output = true})
-          .Write(path_)
-          .ok());
-  files.push_back(Measure("tied-q6_K"));
-  ExpectMostlyExact(files);
+  specs.push_back({"moe-q4_K", {.dim = 256, .heads = 4, .kv_heads = 2, .ff = 256, .experts = 4, .experts_used = 2,
+                                .dtype = DType::kQ4_K, .seed = 7}});
+  specs.push_back({"tied-q6_K", {.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = DType::kQ6_K, .seed = 8,
+                                 .tied_output = true}});
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& [what, spec] : specs) {
+    files.push_back({what, path_ + "." + what + ".gguf"});
+    ASSERT_TRUE(MakeFixture(spec).Write(files.back().second).ok()) << what;
+  }
+  ExpectMostlyExact(MeasureFiles(files));
+  for (const auto& f : files) fs::remove(f.second);
 }
 
 // The files users download are made by llama-quantize: K-quant mixes (Q4_K_M keeps some
@@ -292,16 +321,17 @@ TEST_F(Oracle, LlamaQuantizedFilesAgreeWithLlamaCpp) {
       {"tied", {.dim = 256, .heads = 4, .kv_heads = 4, .ff = 768, .dtype = DType::kF16, .seed = 11, .tied_output = true}}};
   // llama.h's llama_ftype values.
   const struct { const char* name; int32_t ftype; } types[] = {{"Q8_0", 7}, {"Q4_0", 2}, {"Q4_K_M", 15}, {"Q5_K_M", 17}, {"Q6_K", 18}};
-  std::vector<Agreement> files;
+  std::vector<std::pair<std::string, std::string>> files;
   for (const auto& shape : shapes) {
     ASSERT_TRUE(MakeFixture(shape.spec).Write(source).ok());
     for (const auto& type : types) {
-      ASSERT_EQ(quantizer.Quantize(source, path_, type.ftype), 0u) << shape.name << " " << type.name;
-      files.push_back(Measure(std::string(shape.name) + "-" + type.name));
+      files.push_back({std::string(shape.name) + "-" + type.name, path_ + "." + shape.name + "-" + type.name + ".gguf"});
+      ASSERT_EQ(quantizer.Quantize(source, files.back().second, type.ftype), 0u) << files.back().first;
     }
   }
   fs::remove(source);
-  ExpectMostlyExact(files);
+  ExpectMostlyExact(MeasureFiles(files));
+  for (const auto& f : files) fs::remove(f.second);
 }
 
 }  // namespace

@@ -91,6 +91,11 @@ TEST(PreflightFiles, StagedBaseAndAllFilesChooseTheFileSet) {
   auto head = RunProofgate(dir.path(), "preflight --no-cache --json --base HEAD");
   EXPECT_EQ(Listed(head), "edited.c;staged.c;untracked.c;") << "committed files are no change since HEAD";
   EXPECT_EQ(RunProofgate(dir.path(), "preflight --staged --base HEAD").exit_code, 2);
+  TempDir plain;  // no repository: nothing is staged, nothing has a base
+  plain.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"t": {"run": "true"}}, "suites": {"default": ["t"]}})");
+  auto outside = RunProofgate(plain.path(), "preflight --staged");
+  EXPECT_EQ(outside.exit_code, 2) << outside.err;
+  EXPECT_NE(outside.err.find("--staged and --base need a git repository"), std::string::npos) << outside.err;
   auto unknown = RunProofgate(dir.path(), "preflight --base no-such-ref");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("--base no-such-ref: no revision \"no-such-ref\""), std::string::npos) << unknown.err;

@@ -4,10 +4,14 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
+#include "git/git.h"
 #include "runner/capture.h"
 #include "runner/process.h"
 #include "test_support.h"
@@ -31,7 +35,7 @@ unsigned ModeOf(const TempDir& dir, const std::string& rel) {
 }
 
 // a.sh: committed, a change staged and another on top unstaged; b.txt, d/x.txt: unstaged edits;
-// c.txt: deleted, unstaged; u.txt: untracked. `check` passes only on the staged content, and
+// c.txt and gone-link: deleted, unstaged; moved-link: pointed elsewhere; u.txt: untracked. `check` passes only on the staged content, and
 // writes what it saw to out/ (ignored).
 class PreflightStaged : public ::testing::Test {
  protected:
@@ -40,12 +44,14 @@ class PreflightStaged : public ::testing::Test {
       "check": {"run": "cat a.sh b.txt c.txt u.txt > out/seen; grep -qx staged a.sh && grep -qx committed b.txt && test -f c.txt"},
       "red": {"run": "exit 1"},
       "wait": {"run": "touch out/waiting; sleep 60"},
-      "fixer": {"run": "echo fixed >> b.txt; rm -r d"}},
+      "fixer": {"run": "echo fixed >> b.txt; rm -r d; rm a.sh; mkdir a.sh"}},
       "suites": {"default": ["check"], "red": ["check", "red"], "wait": ["wait"], "fixer": ["fixer"]}})");
     dir_.Write("a.sh", "committed\n");
     dir_.Write("b.txt", "committed\n");
     dir_.Write("c.txt", "committed\n");
     dir_.Write("d/x.txt", "committed\n");
+    symlink("b.txt", (dir_.path() + "/gone-link").c_str());
+    symlink("b.txt", (dir_.path() + "/moved-link").c_str());
     Git(dir_, {"add", "."});
     Git(dir_, {"commit", "-qm", "three files"});
     dir_.Write("a.sh", "staged\n");
@@ -55,6 +61,9 @@ class PreflightStaged : public ::testing::Test {
     dir_.Write("b.txt", "unstaged\n");
     dir_.Write("d/x.txt", "unstaged\n");
     std::filesystem::remove(dir_.path() + "/c.txt");
+    std::filesystem::remove(dir_.path() + "/gone-link");
+    std::filesystem::remove(dir_.path() + "/moved-link");
+    symlink("a.sh", (dir_.path() + "/moved-link").c_str());
     dir_.Write("u.txt", "untracked\n");
   }
   void ExpectWorkingTreeAsTheUserLeftIt() {
@@ -63,6 +72,8 @@ class PreflightStaged : public ::testing::Test {
     EXPECT_EQ(dir_.Read("b.txt"), "unstaged\n");
     EXPECT_EQ(dir_.Read("d/x.txt"), "unstaged\n") << "in its folder, even one a leg removed";
     EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/c.txt")) << "its deletion is back too";
+    EXPECT_FALSE(std::filesystem::is_symlink(dir_.path() + "/gone-link"));
+    EXPECT_EQ(std::filesystem::read_symlink(dir_.path() + "/moved-link"), "a.sh") << "a link is a link again";
     EXPECT_EQ(dir_.Read("u.txt"), "untracked\n");
     auto staged = RunCapture({"git", "diff", "--cached", "--name-only"}, dir_.path(), 60);
     EXPECT_EQ(staged->output, "a.sh\n") << "the index is as it was";
@@ -74,8 +85,9 @@ TEST_F(PreflightStaged, UnstagedChangesAreSetAsideAndPutBackByteForByteWhateverT
   auto green = RunProofgate(dir_.path(), "preflight --staged --no-cache");
   EXPECT_EQ(green.exit_code, 0) << green.out << green.err;
   EXPECT_EQ(dir_.Read("out/seen"), "staged\ncommitted\ncommitted\nuntracked\n") << "the legs saw the staged tree";
-  EXPECT_NE(green.err.find("--staged: 4 file(s) with unstaged changes set aside until the run ends"), std::string::npos)
+  EXPECT_NE(green.err.find("--staged: 6 file(s) with unstaged changes set aside until the run ends"), std::string::npos)
       << green.err;
+  EXPECT_EQ(green.err.find("a leg changed it"), std::string::npos) << "no leg changed anything: " << green.err;
   ExpectWorkingTreeAsTheUserLeftIt();
   auto red = RunProofgate(dir_.path(), "preflight --staged --no-cache red");
   EXPECT_EQ(red.exit_code, 1) << red.out << red.err;
@@ -100,12 +112,72 @@ TEST_F(PreflightStaged, WhatAKilledRunSetAsideComesBackOnTheNextRun) {
   ExpectWorkingTreeAsTheUserLeftIt();
 }
 
+// An edit made between the kill and the next run is the user's latest work: it stays, and the
+// set-aside version is kept beside the journal; the hook's own next run (--staged) says so too.
+TEST_F(PreflightStaged, AnEditMadeAfterAKillIsKeptAndTheSetAsideVersionSavedBeside) {
+  TempDir logs;
+  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--staged", "--no-cache", "wait"}, dir_.path(), {},
+                             logs.path() + "/log", ""});
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/waiting", 20)) << logs.Read("log");
+  kill(child->pid(), SIGKILL);
+  waitpid(child->pid(), nullptr, 0);
+  dir_.Write("a.sh", "typed after the kill\n");
+  auto next = RunProofgate(dir_.path(), "preflight --staged --no-cache --leg red");
+  EXPECT_EQ(next.exit_code, 1) << next.err;
+  EXPECT_NE(next.err.find("a.sh: edited since a killed `preflight --staged` set its unstaged changes aside; your edit "
+                          "stays; the set-aside version is at "),
+            std::string::npos)
+      << next.err;
+  EXPECT_NE(next.err.find("b.txt: put back the unstaged change a killed"), std::string::npos) << next.err;
+  EXPECT_EQ(dir_.Read("a.sh"), "typed after the kill\n");
+  EXPECT_EQ(dir_.Read("b.txt"), "unstaged\n");
+  size_t at = next.err.find("the set-aside version is at ");
+  std::string kept = next.err.substr(at + 28, next.err.find('\n', at) - at - 28);
+  std::ifstream in(kept, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "unstaged\r\nno newline at the end") << kept;
+}
+
+// A terminal closed under `git commit` sends SIGHUP: the run stops as on Ctrl-C, and puts back.
+TEST_F(PreflightStaged, AHangUpPutsBackWhatWasSetAside) {
+  TempDir logs;
+  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--staged", "--no-cache", "wait"}, dir_.path(), {},
+                             logs.path() + "/log", ""});
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/waiting", 20)) << logs.Read("log");
+  kill(child->pid(), SIGHUP);
+  int status = 0;
+  waitpid(child->pid(), &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << "interrupted, not killed by the signal: " << status;
+  ExpectWorkingTreeAsTheUserLeftIt();
+}
+
+// A submodule's own untracked or edited files are not the superproject's to set aside (git
+// commit leaves them): a hook refusing them would block every commit.
+TEST_F(PreflightStaged, ASubmodulesOwnChangesAreLeftAlone) {
+  TempDir lib;
+  lib.Write("lib.txt", "lib\n");
+  ASSERT_TRUE(git::Init(lib.path()).ok());
+  ASSERT_TRUE(git::CommitAll(lib.path(), "lib").ok());
+  Git(dir_, {"-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.path(), "sub"});
+  Git(dir_, {"commit", "-qm", "a submodule", "--", ".gitmodules", "sub"});
+  dir_.Write("sub/lib.txt", "edited inside the submodule\n");
+  dir_.Write("sub/new.txt", "untracked inside the submodule\n");
+  auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.err.find("--staged: 6 file(s) with"), std::string::npos) << run.err;
+  EXPECT_EQ(dir_.Read("sub/lib.txt"), "edited inside the submodule\n");
+  EXPECT_EQ(dir_.Read("sub/new.txt"), "untracked inside the submodule\n");
+  ExpectWorkingTreeAsTheUserLeftIt();
+}
+
 TEST_F(PreflightStaged, ALegsChangeToAFileWithUnstagedChangesIsDroppedAndNamed) {
   auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache fixer");
   EXPECT_EQ(run.exit_code, 5) << "the leg changed the tree: stale\n" << run.out << run.err;
   EXPECT_NE(run.err.find("b.txt: a leg changed it; its unstaged changes are back and the leg's change is dropped"),
             std::string::npos)
       << run.err;
+  EXPECT_NE(run.err.find("a.sh: a folder in its way was moved to "), std::string::npos) << run.err;
   ExpectWorkingTreeAsTheUserLeftIt();
 }
 

@@ -85,10 +85,39 @@ TEST(SuiteConfig, FilesListsGlobsAndFilesStandsWholeInAnArgv) {
   ASSERT_FALSE(glued.ok());
   EXPECT_NE(glued.status().message().find("\"{files}\" must be a whole argument of an argv \"run\""), std::string::npos)
       << glued.status().message();
+  auto blank = parse(R"({"run": ["true"], "files": [""]})");
+  ASSERT_FALSE(blank.ok());
+  EXPECT_NE(blank.status().message().find("field \"files\" has an empty glob"), std::string::npos) << blank.status().message();
+  // Inside quotes the names are quoted twice, and "$(cmd)" in a name would run.
+  for (const char* quoted : {R"("sh -c 'printf %s {files}'")", R"("echo \"{files}\"")"}) {
+    auto refused = parse(std::string(R"({"run": )") + quoted + "}");
+    ASSERT_FALSE(refused.ok()) << quoted;
+    EXPECT_NE(refused.status().message().find("\"{files}\" inside quotes in a \"run\" string"), std::string::npos)
+        << refused.status().message();
+  }
+  EXPECT_TRUE(parse(R"({"run": "echo '{' {files} \"}\""})").ok());
   auto ok = parse(R"({"run": "cc -c {files}", "files": ["src/**/*.c", "*.h"]})");
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ(ok->legs[0].files, (std::vector<std::string>{"src/**/*.c", "*.h"}));
   EXPECT_TRUE(parse(R"({"run": ["cc", "-c", "{files}"]})").ok());
+}
+
+// A leg's cwd is where {files} are relative to: "src/a/.." is src, and one leaving the root is refused.
+TEST(SuiteConfig, ACwdIsNormalisedAndStaysInsideTheRoot) {
+  auto parse = [](const std::string& cwd) {
+    return ParseSuiteConfig("suites.json", R"({"schema_version": 1, "legs": {"b": {"run": ["true"], "cwd": ")" + cwd +
+                                               R"("}}, "suites": {"default": ["b"]}})");
+  };
+  ASSERT_TRUE(parse("src/a/..").ok());
+  EXPECT_EQ(parse("src/a/..")->legs[0].cwd, "src");
+  EXPECT_EQ(parse("./src/")->legs[0].cwd, "src");
+  EXPECT_EQ(parse(".")->legs[0].cwd, "");
+  for (const char* out : {"..", "../x", "src/../.."}) {
+    auto refused = parse(out);
+    ASSERT_FALSE(refused.ok()) << out;
+    EXPECT_NE(refused.status().message().find("field \"cwd\" must stay inside the repository root"), std::string::npos)
+        << refused.status().message();
+  }
 }
 
 // `preflight unit` (no suite is named so) and `preflight --leg unit` run that leg and its needs.
