@@ -3,6 +3,7 @@
 // `proofgate init`, `preflight`, `mutate` (red as claimed, a documented survivor, a combo) and
 // `prove --base` over a real fix commit, with no test command written by hand.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -56,6 +57,18 @@ std::string CppCatalog(const std::string& top, const std::string& top_message, c
 
 class Shapes : public ::testing::Test {
  protected:
+  // The projects compile through ccache where there is one, its paths relative to the temp
+  // root: a walk builds the same Catch2 main (10 s of g++) in its build, mutate's scratch and
+  // prove's trees, and the Catch2 walks share those builds. Nothing proofgate decides changes.
+  void SetUp() override {
+    if (access("/usr/bin/ccache", X_OK) != 0) return;
+    setenv("CMAKE_CXX_COMPILER_LAUNCHER", "ccache", 1);
+    setenv("CCACHE_BASEDIR", std::filesystem::temp_directory_path().c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("CMAKE_CXX_COMPILER_LAUNCHER");
+    unsetenv("CCACHE_BASEDIR");
+  }
   // init → commit (the base) → preflight → mutate → a fix with its test → prove --base.
   void Walk(const std::string& shape, const std::string& catalog, const std::string& fix_file, const std::string& fix,
             const std::string& new_test_file, const std::string& new_test, const std::string& proven_name) {
