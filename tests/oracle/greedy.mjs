@@ -16,7 +16,10 @@ const llama = await getLlama({gpu: false, build: "never", usePrebuiltBinaries: t
 
 async function greedy(modelPath, promptTokens, count) {
   const model = await llama.loadModel({modelPath});
-  const context = await model.createContext({contextSize: 1024, batchSize: 512, threads: 2, flashAttention: false,
+  // One thread: ctest runs two tests at once on 2 cores, and ggml's threads spin at each
+  // barrier, so two of them took 3-4x longer beside another test (one row's sums are one
+  // thread's either way: the numbers are the same).
+  const context = await model.createContext({contextSize: 1024, batchSize: 512, threads: 1, flashAttention: false,
                                               experimentalKvCacheKeyType: "F32", experimentalKvCacheValueType: "F32"});
   const sequence = context.getSequence();
   const tokens = [];
