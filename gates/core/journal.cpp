@@ -99,6 +99,7 @@ Status PutBack(const std::string& journal, const Entry& e, const std::string& or
   if (e.kind == "file" && !(there && S_ISLNK(st.st_mode))) return PutBackFile(e, original, &r->rewritten);
   if (there) fs::remove(e.path, ec);
   if (ec) return Status::Io(e.path + ": cannot remove: " + ec.message());
+  if (e.kind == "file") return PutBackFile(e, original, &r->rewritten);  // a link stood where the file was
   r->rewritten = there || e.kind == "link";
   if (e.kind == "link" && symlink(original.c_str(), e.path.c_str()) != 0) return Status::Io(e.path + ": cannot make the link again");
   return Status();
@@ -123,7 +124,9 @@ Status RecoverEntry(const std::string& dir, const std::string& base, MissingFold
     r.kept_theirs = true;
     r.kept = dir + ".kept/" + KeyOf(e.path) + "-" + fs::path(e.path).filename().string();
     PG_RETURN_IF_ERROR(MakeDirs(dir + ".kept"));
-    if (e.kind != "absent") PG_RETURN_IF_ERROR(WriteFileAtomic(r.kept, original));
+    if (e.kind == "file") PG_RETURN_IF_ERROR(WriteFileAtomic(r.kept, original));
+    if (e.kind == "file" && chmod(r.kept.c_str(), e.mode) != 0) return Status::Io(r.kept + ": cannot give it its mode");
+    if (e.kind == "link" && symlink(original.c_str(), r.kept.c_str()) != 0) return Status::Io(r.kept + ": cannot make the link");
     if (e.kind == "absent") r.kept.clear();
   } else if (!r.gone) {
     PG_RETURN_IF_ERROR(PutBack(dir, e, original, &r));

@@ -411,14 +411,7 @@ int AddedLine(const git_diff_delta* delta, const git_diff_hunk*, const git_diff_
 
 StatusOr<std::map<std::string, std::set<int>>> LinesChangedSince(const std::string& workdir, const std::string& base) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
-  PG_ASSIGN_OR_RETURN(std::string base_id, ResolveCommit(workdir, base));
-  PG_ASSIGN_OR_RETURN(std::string head_id, ResolveCommit(workdir, "HEAD"));
-  PG_ASSIGN_OR_RETURN(git_oid a, Oid(base_id));
-  PG_ASSIGN_OR_RETURN(git_oid b, Oid(head_id));
-  git_oid merge_base;
-  if (git_merge_base(&merge_base, repo.get(), &a, &b) != 0) return Status::Invalid("\"" + base + "\" shares no history with HEAD");
-  PG_ASSIGN_OR_RETURN(CommitPtr commit, LookupCommit(repo.get(), Hex(merge_base)));
-  PG_ASSIGN_OR_RETURN(TreePtr tree, TreeOf(commit.get()));
+  PG_ASSIGN_OR_RETURN(TreePtr tree, MergeBaseTree(repo.get(), workdir, base));
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
   opts.context_lines = 0;
   opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS | GIT_DIFF_SHOW_UNTRACKED_CONTENT;

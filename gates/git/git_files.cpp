@@ -74,14 +74,7 @@ StatusOr<std::vector<std::string>> StagedFiles(const std::string& workdir) {
 
 StatusOr<std::vector<std::string>> FilesChangedSince(const std::string& workdir, const std::string& base) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, OpenWithIndex(workdir));
-  PG_ASSIGN_OR_RETURN(std::string base_id, ResolveCommit(workdir, base));
-  PG_ASSIGN_OR_RETURN(std::string head_id, ResolveCommit(workdir, "HEAD"));
-  PG_ASSIGN_OR_RETURN(git_oid a, Oid(base_id));
-  PG_ASSIGN_OR_RETURN(git_oid b, Oid(head_id));
-  git_oid merge_base;
-  if (git_merge_base(&merge_base, repo.get(), &a, &b) != 0) return Status::Invalid("\"" + base + "\" shares no history with HEAD");
-  PG_ASSIGN_OR_RETURN(CommitPtr commit, LookupCommit(repo.get(), Hex(merge_base)));
-  PG_ASSIGN_OR_RETURN(TreePtr tree, TreeOf(commit.get()));
+  PG_ASSIGN_OR_RETURN(TreePtr tree, MergeBaseTree(repo.get(), workdir, base));
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
   opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS;
   git_diff* raw = nullptr;
@@ -118,13 +111,14 @@ StatusOr<std::vector<std::string>> UnstagedFiles(const std::string& workdir) {
   }
   // A submodule's own changes are no file of this tree to set aside (git commit leaves them).
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  opts.flags = GIT_DIFF_IGNORE_SUBMODULES;
+  opts.flags = GIT_DIFF_IGNORE_SUBMODULES | GIT_DIFF_INCLUDE_TYPECHANGE;  // a file turned link: one path
   git_diff* raw = nullptr;
   if (git_diff_index_to_workdir(&raw, repo.get(), index.get(), &opts) != 0) return GitError("cannot diff the working tree");
   DiffPtr diff(raw);
   std::vector<std::string> out;
   for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) out.push_back(git_diff_get_delta(diff.get(), i)->old_file.path);
   std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/status.h"
+#include "git/git.h"
 
 namespace pg::git {
 
@@ -79,6 +80,18 @@ inline StatusOr<git_oid> Oid(const std::string& id) {
   git_oid oid;
   if (git_oid_fromstr(&oid, id.c_str()) != 0) return Status::Invalid("not an object id: " + id);
   return oid;
+}
+
+// The tree of the merge base of `base` and HEAD: what "changed since BASE" is measured from.
+inline StatusOr<TreePtr> MergeBaseTree(git_repository* repo, const std::string& workdir, const std::string& base) {
+  PG_ASSIGN_OR_RETURN(std::string base_id, ResolveCommit(workdir, base));
+  PG_ASSIGN_OR_RETURN(std::string head_id, ResolveCommit(workdir, "HEAD"));
+  PG_ASSIGN_OR_RETURN(git_oid a, Oid(base_id));
+  PG_ASSIGN_OR_RETURN(git_oid b, Oid(head_id));
+  git_oid merge_base;
+  if (git_merge_base(&merge_base, repo, &a, &b) != 0) return Status::Invalid("\"" + base + "\" shares no history with HEAD");
+  PG_ASSIGN_OR_RETURN(CommitPtr commit, LookupCommit(repo, Hex(merge_base)));
+  return TreeOf(commit.get());
 }
 
 }  // namespace pg::git

@@ -57,13 +57,42 @@ StatusOr<std::unique_ptr<StagedAside>> StagedAside::Begin(const std::string& wor
   return aside;
 }
 
+namespace {
+
+// What --staged refuses before it sets anything aside: a name the journal's lines cannot hold,
+// and a path under a link where git tracks a folder (checking out would write through it,
+// outside the tree).
+Status CheckSettable(const std::string& workdir, const std::vector<std::string>& files) {
+  for (const std::string& f : files) {
+    if (f.find('\n') != std::string::npos) {
+      return Status::Invalid(workdir + f + ": --staged cannot set aside a file whose name holds a newline; stage or undo its change");
+    }
+    for (fs::path p = fs::path(f).parent_path(); !p.empty(); p = p.parent_path()) {
+      std::error_code ec;
+      if (fs::is_symlink(workdir + p.string(), ec)) {
+        return Status::Invalid(workdir + p.string() + ": a link where git tracks a folder; --staged would write through it (stage or undo it)");
+      }
+    }
+  }
+  return Status();
+}
+
+}  // namespace
+
 Status StagedAside::SetAside() {
   PG_ASSIGN_OR_RETURN(std::vector<std::string> files, git::UnstagedFiles(workdir_));
+  PG_RETURN_IF_ERROR(CheckSettable(workdir_, files));
   Journal journal(journal_dir_);
   for (const std::string& f : files) {
     PG_RETURN_IF_ERROR(Record(journal, workdir_ + f));
     files_.push_back(f);  // journaled: from here on, putting back covers it
     made_[f] = FirstMissingFolder(workdir_, f);
+  }
+  // Journaled, each path goes before the index's version is written: a link there would be
+  // written through (outside the tree, or into another tracked file).
+  std::error_code ec;
+  for (const std::string& f : files_) {
+    if (!fs::is_directory(fs::symlink_status(workdir_ + f, ec))) fs::remove(workdir_ + f, ec);
   }
   PG_RETURN_IF_ERROR(git::CheckoutIndex(workdir_, files_));
   // What the index's version left each path as: recovery after a kill puts back only paths

@@ -12,14 +12,8 @@ namespace pg {
 namespace {
 
 using testing::RunProofgate;
+using testing::Git;
 using testing::TempDir;
-
-void Git(const TempDir& dir, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"git", "-c", "user.name=t", "-c", "user.email=t@example.com"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto run = RunCapture(argv, dir.path(), 60);
-  ASSERT_TRUE(run.ok() && run->exit.exit_code == 0) << args[0];
-}
 
 // The last line leg `leg` printed (its log's tail in --json, after the log's own header).
 std::string Listed(const testing::CliResult& run, const std::string& leg = "list") {

@@ -20,14 +20,8 @@ namespace pg {
 namespace {
 
 using testing::RunProofgate;
+using testing::Git;
 using testing::TempDir;
-
-void Git(const TempDir& dir, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"git", "-c", "user.name=t", "-c", "user.email=t@example.com"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto run = RunCapture(argv, dir.path(), 60);
-  ASSERT_TRUE(run.ok() && run->exit.exit_code == 0) << args[0];
-}
 
 unsigned ModeOf(const TempDir& dir, const std::string& rel) {
   struct stat st {};
@@ -169,6 +163,44 @@ TEST_F(PreflightStaged, ASubmodulesOwnChangesAreLeftAlone) {
   EXPECT_EQ(dir_.Read("sub/lib.txt"), "edited inside the submodule\n");
   EXPECT_EQ(dir_.Read("sub/new.txt"), "untracked inside the submodule\n");
   ExpectWorkingTreeAsTheUserLeftIt();
+}
+
+// A link turned into a file and a file turned into a link (to a file outside the tree): the
+// index's versions are written in place of each, never through the link, and both come back.
+TEST_F(PreflightStaged, ALinkAndAFileThatChangedTypeComeBackAndNothingIsWrittenThroughALink) {
+  TempDir outside;
+  outside.Write("precious.txt", "precious\n");
+  dir_.Write("reg", "regular\n");
+  symlink("b.txt", (dir_.path() + "/lnk").c_str());
+  Git(dir_, {"add", "reg", "lnk"});
+  Git(dir_, {"commit", "-qm", "a file and a link", "--", "reg", "lnk"});
+  std::filesystem::remove(dir_.path() + "/lnk");
+  dir_.Write("lnk", "a file now\n");
+  std::filesystem::remove(dir_.path() + "/reg");
+  symlink((outside.path() + "/precious.txt").c_str(), (dir_.path() + "/reg").c_str());
+  auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.err.find("--staged: 8 file(s) with"), std::string::npos) << "one entry a path: " << run.err;
+  EXPECT_EQ(outside.Read("precious.txt"), "precious\n") << "the index's reg was written through the link";
+  EXPECT_FALSE(std::filesystem::is_symlink(dir_.path() + "/lnk"));
+  EXPECT_EQ(dir_.Read("lnk"), "a file now\n");
+  EXPECT_EQ(std::filesystem::read_symlink(dir_.path() + "/reg"), outside.path() + "/precious.txt");
+  ExpectWorkingTreeAsTheUserLeftIt();
+}
+
+// The journal's entries are lines: a name holding a newline is refused before anything is set
+// aside, and the next run is not wedged.
+TEST_F(PreflightStaged, ANameWithANewlineIsRefusedBeforeAnythingIsSetAside) {
+  dir_.Write("two\nlines", "committed\n");
+  Git(dir_, {"add", "two\nlines"});
+  Git(dir_, {"commit", "-qm", "a newline in a name", "--", "two\nlines"});
+  dir_.Write("two\nlines", "unstaged\n");
+  auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache");
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("whose name holds a newline; stage or undo its change"), std::string::npos) << run.err;
+  EXPECT_EQ(dir_.Read("two\nlines"), "unstaged\n");
+  ExpectWorkingTreeAsTheUserLeftIt();
+  EXPECT_EQ(RunProofgate(dir_.path(), "preflight --no-cache --leg red").exit_code, 1) << "the next run runs";
 }
 
 TEST_F(PreflightStaged, ALegsChangeToAFileWithUnstagedChangesIsDroppedAndNamed) {

@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include <gtest/gtest.h>
+
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -58,6 +60,13 @@ std::string TempDir::Write(const std::string& rel, const std::string& content) c
 std::string TempDir::Read(const std::string& rel) const {
   auto text = ReadFile(path_ + "/" + rel);
   return text.ok() ? *text : "";
+}
+
+void Git(const TempDir& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"git", "-c", "user.name=t", "-c", "user.email=t@example.com"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto run = RunCapture(argv, dir.path(), 60);
+  ASSERT_TRUE(run.ok() && run->exit.exit_code == 0) << "git " << args[0] << ": " << (run.ok() ? run->output : run.status().message());
 }
 
 void MakeRepo(const TempDir& dir, const std::string& suites) {

@@ -26,6 +26,9 @@ class TempDir {
   std::string path_;
 };
 
+// `git ARGS` in `dir` as user t <t@example.com>; a failed command fails the test.
+void Git(const TempDir& dir, const std::vector<std::string>& args);
+
 // A temp dir holding a git repository with one commit: a preflight/suites.json of `suites`
 // and a .gitignore that ignores out/ (where legs write their evidence).
 void MakeRepo(const TempDir& dir, const std::string& suites);
