@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 
 #include "git/git.h"
@@ -72,7 +73,16 @@ class PreflightStaged : public ::testing::Test {
     auto staged = RunCapture({"git", "diff", "--cached", "--name-only"}, dir_.path(), 60);
     EXPECT_EQ(staged->output, "a.sh\n") << "the index is as it was";
   }
-  TempDir dir_;
+  // `preflight --staged wait` in the background, once its leg runs (the changes set aside).
+  void StartWaitingRun() {
+    auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--staged", "--no-cache", "wait"}, dir_.path(), {},
+                               logs_.path() + "/log", ""});
+    ASSERT_TRUE(child.ok());
+    waiting_.emplace(std::move(*child));
+    ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/waiting", 20)) << logs_.Read("log");
+  }
+  TempDir dir_, logs_;
+  std::optional<Child> waiting_;
 };
 
 TEST_F(PreflightStaged, UnstagedChangesAreSetAsideAndPutBackByteForByteWhateverTheOutcome) {
@@ -91,14 +101,10 @@ TEST_F(PreflightStaged, UnstagedChangesAreSetAsideAndPutBackByteForByteWhateverT
 }
 
 TEST_F(PreflightStaged, WhatAKilledRunSetAsideComesBackOnTheNextRun) {
-  TempDir logs;
-  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--staged", "--no-cache", "wait"}, dir_.path(), {},
-                             logs.path() + "/log", ""});
-  ASSERT_TRUE(child.ok());
-  ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/waiting", 20)) << logs.Read("log");
+  ASSERT_NO_FATAL_FAILURE(StartWaitingRun());
   EXPECT_EQ(dir_.Read("a.sh"), "staged\n") << "set aside while the leg runs";
-  kill(child->pid(), SIGKILL);
-  waitpid(child->pid(), nullptr, 0);
+  kill(waiting_->pid(), SIGKILL);
+  waitpid(waiting_->pid(), nullptr, 0);
   auto next = RunProofgate(dir_.path(), "preflight --no-cache --leg red");
   EXPECT_NE(next.err.find("a.sh: put back the unstaged change a killed `preflight --staged` had set aside"),
             std::string::npos)
@@ -109,13 +115,9 @@ TEST_F(PreflightStaged, WhatAKilledRunSetAsideComesBackOnTheNextRun) {
 // An edit made between the kill and the next run is the user's latest work: it stays, and the
 // set-aside version is kept beside the journal; the hook's own next run (--staged) says so too.
 TEST_F(PreflightStaged, AnEditMadeAfterAKillIsKeptAndTheSetAsideVersionSavedBeside) {
-  TempDir logs;
-  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--staged", "--no-cache", "wait"}, dir_.path(), {},
-                             logs.path() + "/log", ""});
-  ASSERT_TRUE(child.ok());
-  ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/waiting", 20)) << logs.Read("log");
-  kill(child->pid(), SIGKILL);
-  waitpid(child->pid(), nullptr, 0);
+  ASSERT_NO_FATAL_FAILURE(StartWaitingRun());
+  kill(waiting_->pid(), SIGKILL);
+  waitpid(waiting_->pid(), nullptr, 0);
   dir_.Write("a.sh", "typed after the kill\n");
   auto next = RunProofgate(dir_.path(), "preflight --staged --no-cache --leg red");
   EXPECT_EQ(next.exit_code, 1) << next.err;
@@ -134,14 +136,10 @@ TEST_F(PreflightStaged, AnEditMadeAfterAKillIsKeptAndTheSetAsideVersionSavedBesi
 
 // A terminal closed under `git commit` sends SIGHUP: the run stops as on Ctrl-C, and puts back.
 TEST_F(PreflightStaged, AHangUpPutsBackWhatWasSetAside) {
-  TempDir logs;
-  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--staged", "--no-cache", "wait"}, dir_.path(), {},
-                             logs.path() + "/log", ""});
-  ASSERT_TRUE(child.ok());
-  ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/waiting", 20)) << logs.Read("log");
-  kill(child->pid(), SIGHUP);
+  ASSERT_NO_FATAL_FAILURE(StartWaitingRun());
+  kill(waiting_->pid(), SIGHUP);
   int status = 0;
-  waitpid(child->pid(), &status, 0);
+  waitpid(waiting_->pid(), &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << "interrupted, not killed by the signal: " << status;
   ExpectWorkingTreeAsTheUserLeftIt();
 }
@@ -214,16 +212,12 @@ TEST_F(PreflightStaged, ALegsChangeToAFileWithUnstagedChangesIsDroppedAndNamed) 
 }
 
 TEST_F(PreflightStaged, AnotherStagedRunInTheSameRepositoryIsRefused) {
-  TempDir logs;
-  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--staged", "--no-cache", "wait"}, dir_.path(), {},
-                             logs.path() + "/log", ""});
-  ASSERT_TRUE(child.ok());
-  ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/waiting", 20)) << logs.Read("log");
+  ASSERT_NO_FATAL_FAILURE(StartWaitingRun());
   auto second = RunProofgate(dir_.path(), "preflight --staged --no-cache");
   EXPECT_EQ(second.exit_code, 2) << second.err;
   EXPECT_NE(second.err.find("another `proofgate preflight --staged` is running here"), std::string::npos) << second.err;
-  kill(child->pid(), SIGINT);
-  waitpid(child->pid(), nullptr, 0);
+  kill(waiting_->pid(), SIGINT);
+  waitpid(waiting_->pid(), nullptr, 0);
   ExpectWorkingTreeAsTheUserLeftIt();
 }
 
