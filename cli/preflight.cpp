@@ -32,11 +32,11 @@ pg::StatusOr<std::string> ResolveRoot(const CommonFlags& common, const Preflight
 
 // The last line of <log-dir>/legs.jsonl: a file without it is a run that did not end (killed
 // outright), and its lines are the legs that finished before.
-void EndStream(const std::string& log_dir, const pg::RunReport& report) {
+void EndStream(pg::AppendingFile& stream, const std::string& log_dir, const pg::RunReport& report) {
   std::string line = std::string("{\"run_ended\": true, \"exit_code\": ") +
                      std::to_string(static_cast<int>(report.exit_code)) +
                      ", \"interrupted\": " + (report.interrupted ? "true" : "false") + "}\n";
-  (void)pg::AppendToFile(log_dir + "/legs.jsonl", line);
+  (void)stream.Append(log_dir + "/legs.jsonl", line);
 }
 
 int ListSuites(const std::string& root, const PreflightFlags& flags) {
@@ -84,11 +84,12 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   }
   options.on_notice = [&](const std::string& text) { progress.Notice(text); };
   std::string stream_dir;  // where each finished leg was appended, as it finished
+  pg::AppendingFile stream;
   options.on_finished = [&](const pg::LegResult& leg, const std::string& log_dir) {
     std::error_code ec;  // a --log-dir used before holds an earlier run's stream: start afresh
     if (stream_dir.empty()) std::filesystem::remove(log_dir + "/legs.jsonl", ec);
     stream_dir = log_dir;
-    pg::Status appended = pg::AppendToFile(log_dir + "/legs.jsonl", pg::LegJsonLine(leg));
+    pg::Status appended = stream.Append(log_dir + "/legs.jsonl", pg::LegJsonLine(leg));
     if (!appended.ok()) progress.Notice(appended.message());
   };
   if (common.verbose) options.on_detail = options.on_notice;
@@ -96,7 +97,7 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   auto report = pg::RunPreflight(options);
   progress.Close();
   if (!report.ok()) return Fail(report.status());
-  if (!stream_dir.empty()) EndStream(stream_dir, *report);
+  if (!stream_dir.empty()) EndStream(stream, stream_dir, *report);
   pg::Status written = WriteReports(*report, common);
   if (!written.ok()) return Fail(written);
   return static_cast<int>(report->exit_code);

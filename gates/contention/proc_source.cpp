@@ -16,11 +16,18 @@ bool NamesAProcess(const std::string& path) {
 }
 
 // Plain reads from offset 0: /proc files report size 0, so stream-size tricks do not work.
+// A read that does not fill the buffer has reached the end: procfs and cgroupfs files are
+// seq_files (the kernel fills a read up to its size unless the text ends) or, as environ,
+// loop until it is filled; asking again for the 0 that says so doubled a machine reading's
+// system calls (eight files at every leg's end).
 std::optional<std::string> ReadFrom(int fd) {
   std::string out;
-  char buf[8192];
+  char buf[16384];
   ssize_t n;
-  while ((n = pread(fd, buf, sizeof buf, static_cast<off_t>(out.size()))) > 0) out.append(buf, static_cast<size_t>(n));
+  while ((n = pread(fd, buf, sizeof buf, static_cast<off_t>(out.size()))) > 0) {
+    out.append(buf, static_cast<size_t>(n));
+    if (static_cast<size_t>(n) < sizeof buf) break;
+  }
   if (n < 0) return std::nullopt;
   return out;
 }

@@ -9,9 +9,14 @@
 
 namespace pg {
 
-Sampler::Sampler(const ProcSource& proc, double interval_s, std::set<int> allowed_cpus)
-    : proc_(proc), interval_s_(interval_s), allowed_(std::move(allowed_cpus)), started_(std::chrono::steady_clock::now()) {
-  timeline_.Add(TakeSnapshot(proc_, {}, allowed_), 0);
+Sampler::Sampler(const ProcSource& proc, double interval_s, std::set<int> allowed_cpus, SteadyNow now)
+    : proc_(proc),
+      interval_s_(interval_s),
+      allowed_(std::move(allowed_cpus)),
+      cgroup_paths_(CgroupCpuStatPaths(proc)),
+      now_(now),
+      started_(now()) {
+  timeline_.Add(TakeSnapshot(proc_, {}, allowed_, {}, &cgroup_paths_), 0);
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -39,9 +44,9 @@ void Sampler::Loop() {
     // Reading /proc under the lock keeps Track/Untrack from racing a half-fed meter; one
     // snapshot costs about a millisecond. It is taken with no leg running too: the timeline
     // shows the load while the run waits for quiet.
-    Snapshot s = TakeSnapshot(proc_, Roots(), allowed_, tokens_);
+    Snapshot s = TakeSnapshot(proc_, Roots(), allowed_, tokens_, &cgroup_paths_);
     for (auto& [pid, meter] : meters_) meter.Add(s);
-    timeline_.Add(s, std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count());
+    timeline_.Add(s, std::chrono::duration<double>(now_() - started_).count());
   }
 }
 
@@ -49,12 +54,10 @@ void Sampler::Track(pid_t root, const std::string& token) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!token.empty()) tokens_[root] = token;
   LoadMeter meter(root);
-  // A leg that has just started is its root alone (what it starts shows in the next sample):
-  // one stat file instead of every process's keeps a short leg's cost near its spawn's.
-  Snapshot start = TakeSnapshot(proc_, {}, allowed_);
-  auto stat = proc_.Read("/proc/" + std::to_string(root) + "/stat");
-  auto st = stat ? ParsePidStat(*stat) : std::nullopt;
-  start.trees[root] = st ? st->self_ticks + st->children_ticks : 0;
+  // A leg that has just started is its root alone, exec'd a moment ago: its CPU is none yet
+  // (what it starts shows in the next sample).
+  Snapshot start = MachineReading(true);
+  start.trees[root] = 0;
   meter.Add(start);
   meters_.insert_or_assign(root, std::move(meter));
 }
@@ -67,7 +70,7 @@ LoadEvidence Sampler::Untrack(pid_t root, double reaped_cpu_s) {
   meters_.erase(it);
   // The root is reaped by now (the supervisor reaps before the scheduler untracks): its
   // tree's CPU is wait4's `reaped_cpu_s`, and a scan of /proc would find none of it.
-  meter.Add(TakeSnapshot(proc_, {}, allowed_));
+  meter.Add(MachineReading(false));
   tokens_.erase(root);
   static const long kTicksPerSecond = sysconf(_SC_CLK_TCK);
   auto reaped = static_cast<uint64_t>(std::llround(reaped_cpu_s * kTicksPerSecond));
@@ -81,6 +84,15 @@ std::vector<LoadPoint> Sampler::Timeline() const {
   return timeline_.points();
 }
 
-Snapshot Sampler::Now() const { return TakeSnapshot(proc_, {}, allowed_); }
+Snapshot Sampler::MachineReading(bool reuse) {
+  auto now = now_();
+  if (!reuse || !last_at_ || now - *last_at_ >= std::chrono::duration<double>(kReuseS)) {
+    last_ = TakeSnapshot(proc_, {}, allowed_, {}, &cgroup_paths_);
+    last_at_ = now;
+  }
+  return last_;
+}
+
+Snapshot Sampler::Now() const { return TakeSnapshot(proc_, {}, allowed_, {}, &cgroup_paths_); }
 
 }  // namespace pg

@@ -164,14 +164,16 @@ std::vector<std::string> CgroupCpuStatPaths(const ProcSource& proc) {
 }
 
 Snapshot TakeSnapshot(const ProcSource& proc, const std::vector<pid_t>& roots,
-                      const std::set<int>& allowed_cpus, const std::map<pid_t, std::string>& tokens) {
+                      const std::set<int>& allowed_cpus, const std::map<pid_t, std::string>& tokens,
+                      const std::vector<std::string>* cgroup_paths) {
   Snapshot s;
   if (auto t = proc.Read("/proc/stat")) s.cpus = ParseProcStat(*t, allowed_cpus);
   if (auto t = proc.Read("/proc/loadavg")) s.loadavg1 = ParseLoadavg1(*t);
   if (auto t = proc.Read("/proc/pressure/cpu")) s.psi_cpu = ParsePsiSomeAvg10(*t);
   if (auto t = proc.Read("/proc/pressure/io")) s.psi_io = ParsePsiSomeAvg10(*t);
   if (auto t = proc.Read("/proc/pressure/memory")) s.psi_memory = ParsePsiSomeAvg10(*t);
-  for (const std::string& path : CgroupCpuStatPaths(proc)) {
+  std::vector<std::string> found = cgroup_paths ? std::vector<std::string>{} : CgroupCpuStatPaths(proc);
+  for (const std::string& path : cgroup_paths ? *cgroup_paths : found) {
     if (auto t = proc.Read(path)) s.throttled_s = ParseThrottledSeconds(*t);
     if (s.throttled_s) break;  // v2 cpu.stat without the cpu controller has no throttling
   }

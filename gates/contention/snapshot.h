@@ -64,8 +64,11 @@ std::map<pid_t, uint64_t> TreeTicks(const ProcSource& proc, const std::vector<pi
 // Where this process's cgroup cpu.stat may be (v2, hybrid, v1 cpu controller), best first.
 std::vector<std::string> CgroupCpuStatPaths(const ProcSource& proc);
 
+// `cgroup_paths`: CgroupCpuStatPaths found once by a caller that reads often (the sampler: a
+// process's cgroup does not move under it); null, found now.
 Snapshot TakeSnapshot(const ProcSource& proc, const std::vector<pid_t>& roots,
-                      const std::set<int>& allowed_cpus, const std::map<pid_t, std::string>& tokens = {});
+                      const std::set<int>& allowed_cpus, const std::map<pid_t, std::string>& tokens = {},
+                      const std::vector<std::string>* cgroup_paths = nullptr);
 
 // The CPUs this process may run on.
 std::set<int> AllowedCpus();

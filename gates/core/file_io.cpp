@@ -30,6 +30,22 @@ Status AppendToFile(const std::string& path, const std::string& text) {
   return Status();
 }
 
+AppendingFile::~AppendingFile() {
+  if (fd_ >= 0) close(fd_);
+}
+
+Status AppendingFile::Append(const std::string& path, const std::string& text) {
+  if (fd_ < 0 || path != path_) {
+    if (fd_ >= 0) close(fd_);
+    path_ = path;
+    fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd_ < 0) return Status::Io(path + ": " + std::strerror(errno));
+  }
+  ssize_t n = write(fd_, text.data(), text.size());
+  if (n != static_cast<ssize_t>(text.size())) return Status::Io(path + ": " + std::strerror(n < 0 ? errno : EIO));
+  return Status();
+}
+
 Status WriteFileAtomic(const std::string& path, const std::string& content) {
   std::string temp = path + ".tmp." + std::to_string(getpid());
   {

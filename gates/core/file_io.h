@@ -14,6 +14,20 @@ Status WriteFileAtomic(const std::string& path, const std::string& content);
 // Appends `text` to `path` (created if missing) in one write(2): a reader, or a run killed
 // mid-append, sees whole earlier lines.
 Status AppendToFile(const std::string& path, const std::string& text);
+// AppendToFile for a file appended to many times (the legs stream: a line per finished leg):
+// opened on the first Append and kept open, each Append still one write(2).
+class AppendingFile {
+ public:
+  AppendingFile() = default;
+  ~AppendingFile();
+  AppendingFile(const AppendingFile&) = delete;
+  AppendingFile& operator=(const AppendingFile&) = delete;
+  Status Append(const std::string& path, const std::string& text);
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
 // Creates `path` and its parents.
 Status MakeDirs(const std::string& path);
 // `path`, which a walk of the directory `root` found, relative to `root` ("src/a.c"), by its own

@@ -1,22 +1,29 @@
-// The only file of ours that includes OpenSSL.
+// The only file of ours that includes mbedTLS. SHA-256 is mbedTLS's rather than OpenSSL's:
+// libgit2 has already loaded it, and its digest needs no set-up, where OpenSSL 3's first
+// EVP_Digest loads its providers and openssl.cnf (~1.5 ms of every run, specs/supervisor.md).
 #include "core/sha256.h"
 
-#include <openssl/evp.h>
+#include <mbedtls/sha256.h>
+#include <mbedtls/version.h>
 
 namespace pg {
 
 std::string Sha256Hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  // EVP_Digest is one-shot and cannot fail for SHA-256 on memory short of allocation failure;
-  // an empty result then never equals a real digest, so a comparison still fails safe.
-  if (EVP_Digest(data.data(), data.size(), digest, &size, EVP_sha256(), nullptr) != 1) return "";
+  unsigned char digest[32];
+  auto input = reinterpret_cast<const unsigned char*>(data.data());
+  // The digest of memory cannot fail; were it to, an empty result never equals a real
+  // digest, so a comparison still fails safe.
+#if MBEDTLS_VERSION_NUMBER >= 0x03000000
+  if (mbedtls_sha256(input, data.size(), digest, 0) != 0) return "";
+#else
+  if (mbedtls_sha256_ret(input, data.size(), digest, 0) != 0) return "";
+#endif
   static const char kHex[] = "0123456789abcdef";
   std::string hex;
-  hex.reserve(size * 2);
-  for (unsigned int i = 0; i < size; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 15];
+  hex.reserve(sizeof digest * 2);
+  for (unsigned char byte : digest) {
+    hex += kHex[byte >> 4];
+    hex += kHex[byte & 15];
   }
   return hex;
 }

@@ -18,6 +18,10 @@ struct Repo {
   std::string hooksdir;   // with a trailing '/': core.hooksPath (relative: to the working tree), else commondir/hooks/
 };
 
+// How many times libgit2 asked for its CA certificates and was given none: proofgate opens no
+// remote, and parsing the bundle was a third of a one-leg run (git_no_transport.cpp).
+int CertificateLoadsRefused();
+
 // The repository containing `path`; kInvalidInput when there is none.
 StatusOr<Repo> Discover(const std::string& path);
 

@@ -6,31 +6,37 @@ namespace {
 
 Json Optional(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
+// Built key by key, not from initializer lists: those copy every nested value once more, and
+// a leg's object is built twice a run (the legs stream, the --json report) for every leg.
 // Absent signals are null and listed in "absent": never a guessed 0.
 Json LoadJson(const LoadEvidence& e) {
-  return {{"samples", e.samples},
-          {"foreign_mean", Optional(e.foreign_mean)},
-          {"foreign_max", Optional(e.foreign_max)},
-          {"steal_mean", Optional(e.steal_mean)},
-          {"busy_mean", Optional(e.busy_mean)},
-          {"loadavg1", Optional(e.loadavg1)},
-          {"psi_cpu_avg10", Optional(e.psi_cpu)},
-          {"psi_io_avg10", Optional(e.psi_io)},
-          {"psi_memory_avg10", Optional(e.psi_memory)},
-          {"throttled_s", Optional(e.throttled_s)},
-          {"absent", e.absent}};
+  Json j = Json::object();
+  j["samples"] = e.samples;
+  j["foreign_mean"] = Optional(e.foreign_mean);
+  j["foreign_max"] = Optional(e.foreign_max);
+  j["steal_mean"] = Optional(e.steal_mean);
+  j["busy_mean"] = Optional(e.busy_mean);
+  j["loadavg1"] = Optional(e.loadavg1);
+  j["psi_cpu_avg10"] = Optional(e.psi_cpu);
+  j["psi_io_avg10"] = Optional(e.psi_io);
+  j["psi_memory_avg10"] = Optional(e.psi_memory);
+  j["throttled_s"] = Optional(e.throttled_s);
+  j["absent"] = e.absent;
+  return j;
 }
 
 Json AttemptJson(const Attempt& a) {
-  return {{"outcome", std::string(OutcomeName(a.outcome))},
-          {"started_s", a.started_s},
-          {"exit_code", a.exit_code ? Json(*a.exit_code) : Json(nullptr)},
-          {"signal", a.signal ? Json(a.signal) : Json(nullptr)},
-          {"wall_s", a.wall_s},
-          {"cpu_s", a.cpu_s},
-          {"note", a.note},
-          {"output_tail", a.output_tail},
-          {"load", LoadJson(a.load)}};
+  Json j = Json::object();
+  j["outcome"] = std::string(OutcomeName(a.outcome));
+  j["started_s"] = a.started_s;
+  j["exit_code"] = a.exit_code ? Json(*a.exit_code) : Json(nullptr);
+  j["signal"] = a.signal ? Json(a.signal) : Json(nullptr);
+  j["wall_s"] = a.wall_s;
+  j["cpu_s"] = a.cpu_s;
+  j["note"] = a.note;
+  j["output_tail"] = a.output_tail;
+  j["load"] = LoadJson(a.load);
+  return j;
 }
 
 Json TreeChangesJson(const std::vector<TreeChange>& changes) {
@@ -39,26 +45,29 @@ Json TreeChangesJson(const std::vector<TreeChange>& changes) {
   return out;
 }
 
+Json NullIfEmpty(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
+
 Json LegJson(const LegResult& leg) {
-  Json j = {{"name", leg.name},
-            {"argv", leg.argv},
-            {"cwd", leg.cwd},
-            {"outcome", std::string(OutcomeName(leg.outcome))},
-            {"cached", leg.cached},
-            {"exit_code", leg.exit_code ? Json(*leg.exit_code) : Json(nullptr)},
-            {"signal", leg.signal ? Json(leg.signal) : Json(nullptr)},
-            {"started_s", leg.started_s},
-            {"wall_s", leg.wall_s},
-            {"cpu_s", leg.cpu_s},
-            {"timing", leg.timing},
-            {"tree_hash", leg.tree_hash.empty() ? Json(nullptr) : Json(leg.tree_hash)},
-            {"log", leg.log_path.empty() ? Json(nullptr) : Json(leg.log_path)},
-            {"note", leg.note},
-            {"base_log", leg.base_log_path.empty() ? Json(nullptr) : Json(leg.base_log_path)},
-            {"output_tail", leg.output_tail},
-            {"load", LoadJson(leg.load)},
-            {"attempts", Json::array()}};
-  for (const Attempt& a : leg.attempts) j["attempts"].push_back(AttemptJson(a));
+  Json j = Json::object();
+  j["name"] = leg.name;
+  j["argv"] = leg.argv;
+  j["cwd"] = leg.cwd;
+  j["outcome"] = std::string(OutcomeName(leg.outcome));
+  j["cached"] = leg.cached;
+  j["exit_code"] = leg.exit_code ? Json(*leg.exit_code) : Json(nullptr);
+  j["signal"] = leg.signal ? Json(leg.signal) : Json(nullptr);
+  j["started_s"] = leg.started_s;
+  j["wall_s"] = leg.wall_s;
+  j["cpu_s"] = leg.cpu_s;
+  j["timing"] = leg.timing;
+  j["tree_hash"] = NullIfEmpty(leg.tree_hash);
+  j["log"] = NullIfEmpty(leg.log_path);
+  j["note"] = leg.note;
+  j["base_log"] = NullIfEmpty(leg.base_log_path);
+  j["output_tail"] = leg.output_tail;
+  j["load"] = LoadJson(leg.load);
+  Json& attempts = j["attempts"] = Json::array();
+  for (const Attempt& a : leg.attempts) attempts.push_back(AttemptJson(a));
   return j;
 }
 

@@ -57,10 +57,12 @@ std::vector<pid_t> Children(const ProcSource& proc) {
   return children ? *std::move(children) : ChildrenFromScan(proc);
 }
 
-std::vector<pid_t> AdoptedFrom(const ProcSource& proc, const std::string& token) {
+// Those of `children` that carry `token`. A supervised child (another leg's root, the
+// guardian) was started by proofgate, never adopted: its environment is not read.
+std::vector<pid_t> AdoptedFrom(const ProcSource& proc, const std::vector<pid_t>& children, const std::string& token) {
   std::vector<pid_t> out;
-  for (pid_t pid : Children(proc)) {
-    if (LegTokenOf(proc, pid) == token) out.push_back(pid);
+  for (pid_t pid : children) {
+    if (!IsSupervisedChild(pid) && LegTokenOf(proc, pid) == token) out.push_back(pid);
   }
   return out;
 }
@@ -99,8 +101,9 @@ bool BecomeSubreaper() { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0; 
 int SweepAdopted(const ProcSource& proc, const std::string& token) {
   if (token.empty()) return 0;
   int killed = 0;
-  for (int round = 0; round < kRounds; ++round) {
-    std::vector<pid_t> found = AdoptedFrom(proc, token);
+  std::vector<pid_t> children = Children(proc);
+  for (int round = 0; round < kRounds; ++round, children = Children(proc)) {
+    std::vector<pid_t> found = AdoptedFrom(proc, children, token);
     if (found.empty()) break;
     for (pid_t pid : found) {
       if (getpgid(pid) == pid) kill(-pid, SIGKILL);  // the group it leads (setsid, setpgid)
@@ -110,8 +113,9 @@ int SweepAdopted(const ProcSource& proc, const std::string& token) {
     for (pid_t pid : found) ReapWithin(pid, std::chrono::milliseconds(1000));
   }
   // Zombies handed to this process (a runner killed its tests and died before reaping them)
-  // name no token: reaped as strays, which never takes a supervised child's exit.
-  ReapStrayChildren(Children(proc));
+  // name no token: reaped as strays, which never takes a supervised child's exit. The last
+  // listing is the one that found nothing more to kill.
+  ReapStrayChildren(children);
   return killed;
 }
 

@@ -8,27 +8,37 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <set>
+
+#include "runner/program_path.h"
 
 extern char** environ;
 
 namespace pg {
 namespace {
 
+// The inherited environment with `set`'s variables replacing or joining it (a later pair of
+// `set` wins over an earlier one). One pass, no sorting: a spawn per leg builds this.
 std::vector<std::string> MergedEnvironment(const std::vector<std::pair<std::string, std::string>>& set) {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e; ++e) {
-    std::string entry(*e);
+  auto overridden = [&](std::string_view entry) {
     size_t eq = entry.find('=');
-    if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
-  for (const auto& [k, v] : set) env[k] = v;
+    std::string_view key = entry.substr(0, eq);
+    return std::any_of(set.begin(), set.end(), [&](const auto& kv) { return kv.first == key; });
+  };
   std::vector<std::string> out;
-  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  for (char** e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    if (entry.find('=') != std::string_view::npos && !overridden(entry)) out.emplace_back(entry);
+  }
+  for (size_t i = 0; i < set.size(); ++i) {
+    bool later = std::any_of(set.begin() + static_cast<long>(i) + 1, set.end(),
+                             [&](const auto& kv) { return kv.first == set[i].first; });
+    if (!later) out.push_back(set[i].first + "=" + set[i].second);
+  }
   return out;
 }
 
@@ -73,6 +83,10 @@ std::set<pid_t>& Supervised() {
 std::unique_lock<std::mutex> LockChildRegistry() { return std::unique_lock<std::mutex>(RegistryMutex()); }
 void RegisterChild(pid_t pid) { Supervised().insert(pid); }
 void WithdrawChild(pid_t pid) { Supervised().erase(pid); }
+bool IsSupervisedChild(pid_t pid) {
+  std::unique_lock<std::mutex> lock = LockChildRegistry();
+  return Supervised().count(pid) > 0;
+}
 
 namespace {
 
@@ -81,6 +95,19 @@ int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 
 
 double Seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; }
 
+// posix_spawnp, with the PATH search done once per program (runner/program_path.h); a file
+// found before but gone now is searched for again.
+int SpawnOnPath(pid_t* pid, const std::string& name, const posix_spawn_file_actions_t* actions,
+                const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
+  std::string file = ResolvedProgram(name);
+  if (!file.empty()) {
+    int rc = posix_spawn(pid, file.c_str(), actions, attr, argv, envp);
+    if (rc != ENOENT) return rc;
+    ForgetResolvedProgram(name);
+  }
+  return posix_spawnp(pid, name.c_str(), actions, attr, argv, envp);
+}
+
 }  // namespace
 
 StatusOr<Child> Child::Spawn(const SpawnSpec& spec) {
@@ -88,8 +115,11 @@ StatusOr<Child> Child::Spawn(const SpawnSpec& spec) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, spec.log_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (spec.log_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, spec.log_fd, 1);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 1, spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  }
   if (spec.err_path.empty()) {
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
   } else {
@@ -108,7 +138,7 @@ StatusOr<Child> Child::Spawn(const SpawnSpec& spec) {
   int rc = 0;
   {
     std::unique_lock<std::mutex> lock = LockChildRegistry();
-    rc = posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), cenv.data());
+    rc = SpawnOnPath(&pid, spec.argv[0], &actions, &attr, cargv.data(), cenv.data());
     if (rc == 0) RegisterChild(pid);
   }
   if (rc == 0) guardian.Watch(pid);

@@ -20,6 +20,7 @@ struct SpawnSpec {
   std::vector<std::pair<std::string, std::string>> env;  // set over the inherited environment
   std::string log_path;  // stdout and stderr, appended
   std::string err_path;  // when set, stderr appended here instead
+  int log_fd = -1;       // when set, log_path already open here: given as stdout (and stderr)
 };
 
 struct ExitInfo {
@@ -62,6 +63,9 @@ class Child {
 std::unique_lock<std::mutex> LockChildRegistry();
 void RegisterChild(pid_t pid);  // with the registry locked
 void WithdrawChild(pid_t pid);  // with the registry locked
+// True when `pid` is a child a Child or the guardian owns (locks the registry itself): never
+// one adopted from a leg.
+bool IsSupervisedChild(pid_t pid);
 
 // Reaps those of `children` (this process's) that have exited and that no Child owns:
 // processes re-parented to it (the child subreaper) that no one else reaped. Returns how many.

@@ -72,7 +72,8 @@ class Scheduler {
   void StartRerun(Slot& slot);
   void Cancel();
   void Finish(Slot& slot, Outcome outcome, std::string note);
-  void Notify(const Slot& slot, std::string_view state) const;
+  void Notify(const Slot& slot, std::string_view state);
+  void Deliver();  // the changes held while the pass started legs, in their order
   Slot* Find(const std::string& name);
   Slot* FindChild(int child);
   const Slot* Find(const std::string& name) const;
@@ -83,6 +84,10 @@ class Scheduler {
   SchedulerOptions options_;
   Supervisor supervisor_;
   std::vector<Slot> slots_;
+  // A pass that reaped legs holds their changes until it has started the next ones: what
+  // on_change does (progress lines, the legs stream) then runs beside them, not between.
+  bool holding_ = false;
+  std::vector<std::pair<size_t, std::string>> held_;  // slot index, state
   Clock::time_point run_start_;
   bool cancelled_ = false;
 };

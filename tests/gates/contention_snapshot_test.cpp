@@ -3,6 +3,7 @@
 
 #include "contention/load_meter.h"
 #include "contention/quiet_wait.h"
+#include "contention/sampler.h"
 #include "contention/snapshot.h"
 #include "fake_proc.h"
 
@@ -169,6 +170,35 @@ struct FakeTimer {
                       }};
   }
 };
+
+std::chrono::steady_clock::time_point fake_steady{};
+std::chrono::steady_clock::time_point FakeSteady() { return fake_steady; }
+
+// A leg that starts as another ends shares its reading (ticks are 10 ms: nothing is lost);
+// one a millisecond or more later takes its own, and so does every leg's end. No leg's start
+// reads its root's stat file.
+TEST(Sampler, AStartWithinAMillisecondReusesTheReading) {
+  FakeProc proc;
+  proc.LiveStat(2);
+  Sampler sampler(proc, 3600, {}, &FakeSteady);  // the loop never samples
+  int reads = proc.Reads("/proc/stat");
+  auto step = [&](double ms) { fake_steady += std::chrono::microseconds(static_cast<int>(ms * 1000)); };
+  sampler.Track(10);
+  EXPECT_EQ(proc.Reads("/proc/stat"), reads + 1);
+  step(5);
+  sampler.Untrack(10, 0);
+  EXPECT_EQ(proc.Reads("/proc/stat"), reads + 2);
+  step(0.5);
+  sampler.Track(11);
+  EXPECT_EQ(proc.Reads("/proc/stat"), reads + 2);
+  step(1);
+  sampler.Track(12);
+  EXPECT_EQ(proc.Reads("/proc/stat"), reads + 3);
+  EXPECT_EQ(proc.Reads("/proc/11/stat") + proc.Reads("/proc/12/stat"), 0);
+  step(0.5);
+  sampler.Untrack(12, 0);  // a leg's end is read fresh: it must cover the whole leg
+  EXPECT_EQ(proc.Reads("/proc/stat"), reads + 4);
+}
 
 // A recorded machine showing `foreign` load on `cpus` CPUs, its sampler, and fake time.
 struct QuietMachine {

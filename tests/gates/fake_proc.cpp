@@ -6,6 +6,7 @@ namespace pg::testing {
 
 std::optional<std::string> FakeProc::Read(const std::string& path) const {
   std::lock_guard<std::mutex> lock(mutex_);
+  ++reads_[path];
   if (path == "/proc/stat" && live_cpus_ > 0) {
     std::vector<std::vector<uint64_t>> rows;
     for (auto& c : counters_) {
@@ -21,6 +22,12 @@ std::optional<std::string> FakeProc::Read(const std::string& path) const {
   auto it = files_.find(path);
   if (it == files_.end()) return std::nullopt;
   return it->second;
+}
+
+int FakeProc::Reads(const std::string& path) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = reads_.find(path);
+  return it == reads_.end() ? 0 : it->second;
 }
 
 std::vector<std::string> FakeProc::List(const std::string& dir) const {

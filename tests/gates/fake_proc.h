@@ -18,6 +18,8 @@ class FakeProc : public ProcSource {
   std::vector<std::string> List(const std::string& dir) const override;
 
   void Set(const std::string& path, const std::string& text);
+  // How many times `path` was read.
+  int Reads(const std::string& path) const;
   // /proc/stat becomes live: `cpus` CPUs, each read adds 100 jiffies to each, of which
   // foreign_share*100 are user time and steal_share*100 steal.
   void LiveStat(int cpus);
@@ -29,6 +31,7 @@ class FakeProc : public ProcSource {
   std::map<std::string, std::string> files_;
   int live_cpus_ = 0;
   mutable std::vector<std::map<std::string, uint64_t>> counters_;
+  mutable std::map<std::string, int> reads_;
 };
 
 // "cpuN user nice system idle iowait irq softirq steal" lines, with the aggregate first.

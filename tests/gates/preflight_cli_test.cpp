@@ -214,6 +214,21 @@ TEST_F(PreflightCli, ProofgateDoesNotLoadLibclangToRunLegs) {
   EXPECT_EQ(dir_.Read("out/count"), "0\n") << "libclang or LLVM mapped into proofgate";
 }
 
+// A leg's log is cut to its header before the leg writes (not truncated to zero: ext4 makes
+// that costly), so nothing of a longer earlier run's output stays behind this run's.
+TEST_F(PreflightCli, ALegsLogHoldsThisRunsOutputOnly) {
+  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {
+    "talk": {"run": "if [ -f out/short ]; then echo short; else seq 1 2000; fi"}},
+    "suites": {"default": ["talk"]}})");
+  std::string logs = dir_.path() + "/out/logs";
+  ASSERT_EQ(RunProofgate(dir_.path(), "preflight --no-cache --log-dir " + logs).exit_code, 0);
+  ASSERT_NE(dir_.Read("out/logs/talk.log").find("\n2000\n"), std::string::npos);
+  dir_.Write("out/short", "");
+  ASSERT_EQ(RunProofgate(dir_.path(), "preflight --no-cache --log-dir " + logs).exit_code, 0);
+  std::string log = dir_.Read("out/logs/talk.log");
+  EXPECT_EQ(log.substr(log.find('\n', log.find('$')) + 1), "short\n") << log;
+}
+
 // A CI job cancelled, `timeout -s KILL`: SIGKILL to proofgate's whole process group. The
 // guardian is not in it, so it sees the run's end and kills the legs' groups.
 TEST_F(PreflightCli, EveryLegDiesWhenProofgatesWholeGroupIsKilled) {

@@ -43,6 +43,19 @@ TEST(Process, ChildrenRunInTheirOwnProcessGroup) {
   EXPECT_EQ(pgid, pid);
 }
 
+// A spawn's variables replace inherited ones of the same name (HOME) or join them, and of two
+// pairs with one name the later wins (a leg's env, then PROOFGATE_LEG): one entry each.
+TEST(Process, ASpawnsVariablesReplaceInheritedOnesAndTheLaterPairWins) {
+  TempDir dir;
+  std::string log = dir.path() + "/log";
+  auto child = Child::Spawn(SpawnSpec{{"sh", "-c", "env | grep -c -e ^HOME= -e ^PG_TWICE=; echo $HOME $PG_TWICE $PATH"},
+                                      dir.path(), {{"HOME", "/elsewhere"}, {"PG_TWICE", "first"}, {"PG_TWICE", "second"}}, log, ""});
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  ExitInfo exit;
+  while (!child->TryReap(&exit)) usleep(1000);
+  EXPECT_EQ(dir.Read("log"), "2\n/elsewhere second " + std::string(getenv("PATH")) + "\n");
+}
+
 TEST(Process, ExitStatusAndSignalAreReported) {
   TempDir dir;
   auto code = RunCapture({"sh", "-c", "exit 7"}, dir.path(), 30);
