@@ -13,9 +13,11 @@ namespace pg::cli {
 int RunGate(const CommonFlags& common, const GateFlags& flags) {
   std::string root = ProjectRoot(common);
   if (!flags.verify.empty()) {
-    pg::GateVerification v = pg::VerifyGate(root, flags.verify);
-    (v.code == pg::ExitCode::kPass ? std::cout : std::cerr) << "gate: " << v.message << "\n";
-    return static_cast<int>(v.code);
+    auto v = pg::VerifyGate(root, flags.verify);
+    if (!v.ok()) return Fail(v.status());
+    (v->result == pg::ResultClass::kPass ? std::cout : std::cerr) << "gate: " << v->message << "\n";
+    const pg::ResultClass results[] = {v->result};
+    return static_cast<int>(pg::RunExitCode(results));
   }
   pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose, LiveFd(common));
   pg::PreflightOptions options;
@@ -34,7 +36,8 @@ int RunGate(const CommonFlags& common, const GateFlags& flags) {
   if (!result->conflicts.empty()) {
     for (const std::string& path : result->conflicts) std::cerr << "gate: conflict: " << path << "\n";
     std::cerr << "gate: HEAD does not merge into " << flags.onto << " cleanly: nothing ran\n";
-    return static_cast<int>(pg::ExitCode::kGateFailed);
+    const pg::ResultClass results[] = {pg::ResultClass::kUnproven};
+    return static_cast<int>(pg::RunExitCode(results));
   }
   result->report.verb = "gate";
   pg::Status written = WriteReports(result->report, common);

@@ -60,7 +60,7 @@ int RunGcVerb(const CommonFlags& common, const GcFlags& flags) {
               << (keep ? "  (kept)" : flags.dry_run ? "" : "  removed") << "\n";
   }
   std::cout << "gc: " << HumanBytes(freed) << (flags.dry_run ? " would be freed (--dry-run)" : " freed") << "\n";
-  return static_cast<int>(ExitCode::kPass);
+  return static_cast<int>(ExitCodeOf(ResultClass::kPass));
 }
 
 }  // namespace pg::cli

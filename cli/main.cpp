@@ -332,16 +332,16 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? 0 : static_cast<int>(pg::ExitCode::kInvalidInput);
+    return rc == 0 ? 0 : static_cast<int>(pg::ExitCodeFor(pg::Status::Invalid(e.what())));
   }
   for (const Verb& verb : verbs) {
     if (!verb.command->parsed()) continue;
     std::string refused = IgnoredReportFlag(FullName(verb.command), common);
     if (!refused.empty()) {
       std::cerr << "proofgate: " << refused << "\n";
-      return static_cast<int>(pg::ExitCode::kInvalidInput);
+      return static_cast<int>(pg::ExitCodeFor(pg::Status::Invalid(refused)));
     }
     return verb.run();
   }
-  return static_cast<int>(pg::ExitCode::kInvalidInput);
+  return static_cast<int>(pg::ExitCodeFor(pg::Status::Invalid("no verb")));
 }

@@ -63,7 +63,8 @@ int RunMergeReportsVerb(const CommonFlags& common, const std::vector<std::string
   Refusal refusal = CheckShards(headers, &order);
   if (!refusal.ok()) {
     std::cerr << "merge-reports: " << refusal.message << "\n";
-    return static_cast<int>(refusal.code);
+    const ResultClass results[] = {refusal.result};
+    return static_cast<int>(refusal.error.ok() ? RunExitCode(results) : ExitCodeFor(refusal.error));
   }
   std::vector<JsonSource> docs;
   std::vector<std::string> paths;

@@ -49,7 +49,7 @@ int ListCatalogs(const std::vector<Catalog>& catalogs, const std::vector<std::st
       std::cout << c.id << "  combo " << members << "  expects " << (c.expect_green ? "green" : "red") << "\n";
     }
   }
-  return static_cast<int>(ExitCode::kPass);
+  return static_cast<int>(ExitCodeOf(ResultClass::kPass));
 }
 
 // What the last run in `work_dir` finished, from the report it rewrote after each mutant: a
@@ -81,7 +81,7 @@ int Recover(const std::string& root, const MutateFlags& flags, bool color) {
   }
   std::cout << "recover: " << recovered->size() << " journaled file(s); scratch trees in line with " << root << "\n";
   ShowLastRun(*work_dir, color);
-  return static_cast<int>(ExitCode::kPass);
+  return static_cast<int>(ExitCodeOf(ResultClass::kPass));
 }
 
 // Rewrites the generated table of each catalog's spec that this run has results for.
@@ -244,9 +244,9 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
     Status selected = SelectChanged(root, flags, &o, common.quiet, &none);
     if (!selected.ok()) return Fail(selected);
     // A list of what a change affects is what CI would run; an empty one is still a list.
-    if (flags.list) return none ? static_cast<int>(ExitCode::kPass) : ListCatalogs(o.catalogs, o.ids);
+    if (flags.list) return none ? static_cast<int>(ExitCodeOf(ResultClass::kPass)) : ListCatalogs(o.catalogs, o.ids);
     // Nothing affected checked nothing: a pass only when asked for (LESSONS.md #15).
-    if (none) return static_cast<int>(flags.allow_empty ? ExitCode::kPass : ExitCode::kGateFailed);
+    if (none) return static_cast<int>(ExitCodeOf(flags.allow_empty ? ResultClass::kPass : ResultClass::kUnproven));
   }
   o.jobs = flags.jobs;
   o.min_timeout_s = flags.min_timeout_s;
@@ -262,7 +262,7 @@ int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags) {
   if (selected.ok() && flags.max_mutants > 0 && selected->size() > static_cast<size_t>(flags.max_mutants)) {
     std::cerr << "mutate: " << selected->size() << " mutants selected, more than --max-mutants " << flags.max_mutants
               << ": run `proofgate mutate --affected` and commit the tables it rewrites (their verified commit moves)\n";
-    return static_cast<int>(ExitCode::kGateFailed);
+    return static_cast<int>(ExitCodeOf(ResultClass::kUnproven));  // nothing ran
   }
   Verification verification = Verify(root, o.catalogs, flags, common);
   auto tree = git::WorkingTreeHash(root, InsideTree(root, OwnOutputFiles(ReportFiles(common))));

@@ -168,18 +168,18 @@ int RunGenerateVerb(const CommonFlags& common, const MutateFlags& flags) {
   if (!report.ok()) return Fail(report.status());
   if (!found.problem.empty()) {
     std::cout << "baseline not green: " << found.problem << "\n";
-    return static_cast<int>(ExitCode::kGateFailed);
+    return static_cast<int>(ExitCodeOf(ResultClass::kFail));
   }
-  if (flags.list) return List(found.mutations), static_cast<int>(ExitCode::kPass);
+  if (flags.list) return List(found.mutations), static_cast<int>(ExitCodeOf(ResultClass::kPass));
   if (found.over_limit) {
     std::cerr << "mutate: " << found.count << " generated mutants, more than --max-mutants " << flags.max_mutants
               << ": narrow them with PATHS, --in-diff or --operators\n";
-    return static_cast<int>(ExitCode::kGateFailed);
+    return static_cast<int>(ExitCodeOf(ResultClass::kUnproven));  // nothing ran
   }
   if (found.count == 0) {
     std::cerr << "mutate: no generated mutant: this run checked nothing" << (flags.allow_empty ? " (--allow-empty)" : "")
               << "\n";
-    return static_cast<int>(flags.allow_empty ? ExitCode::kPass : ExitCode::kGateFailed);
+    return static_cast<int>(ExitCodeOf(flags.allow_empty ? ResultClass::kPass : ResultClass::kUnproven));
   }
   report->tree_hash = tree.ok() ? *tree : "";
   report->shard_index = o.shard_index + 1;

@@ -57,35 +57,35 @@ StatusOr<GateOntoResult> GateOnto(const std::string& onto, PreflightOptions opti
   return r;
 }
 
-GateVerification VerifyGate(const std::string& root, const std::string& onto) {
+StatusOr<GateVerification> VerifyGate(const std::string& root, const std::string& onto) {
   auto head = git::ResolveCommit(root, "HEAD");
   auto base = git::ResolveCommit(root, onto);
-  if (!head.ok() || !base.ok()) return {ExitCode::kInvalidInput, (!head.ok() ? head : base).status().message()};
+  if (!head.ok() || !base.ok()) return Status::Invalid((!head.ok() ? head : base).status().message());
   auto text = git::ReadNote(root, kNotesRef, *head);
-  if (!text.ok()) return {ExitCode::kGateFailed, "no gate verdict for HEAD " + Short(*head) + ": run `proofgate gate --onto " + onto + "`"};
+  if (!text.ok()) return GateVerification{ResultClass::kUnproven, "no gate verdict for HEAD " + Short(*head) + ": run `proofgate gate --onto " + onto + "`"};
   // A note comes from a shared remote: any shape may arrive, and none may throw.
   auto parsed = JsonSource::Parse(std::string(kNotesRef) + ":" + Short(*head), *text);
   const Json* fields = parsed.ok() ? &parsed->root() : nullptr;
   bool shaped = fields && fields->is_object() && fields->contains("base") && fields->at("base").is_string() &&
                 fields->contains("merged_tree") && fields->at("merged_tree").is_string();
   if (!shaped) {
-    return {ExitCode::kGateFailed, "the gate note on " + Short(*head) + " is not proofgate's" +
-                                       (parsed.ok() ? "" : " (" + parsed.status().message() + ")")};
+    return GateVerification{ResultClass::kUnproven, "the gate note on " + Short(*head) + " is not proofgate's" +
+                                                        (parsed.ok() ? "" : " (" + parsed.status().message() + ")")};
   }
   const Json& note = *fields;
   auto merge = git::MergeCommits(root, *base, *head);
-  if (!merge.ok()) return {ExitCode::kInternal, merge.status().message()};
-  if (!merge->conflicts.empty()) return {ExitCode::kGateFailed, "HEAD no longer merges into " + onto + " cleanly"};
+  if (!merge.ok()) return Status::Io(merge.status().message());
+  if (!merge->conflicts.empty()) return GateVerification{ResultClass::kFail, "HEAD no longer merges into " + onto + " cleanly"};
   std::string noted_base = note.at("base").get<std::string>(), noted_tree = note.at("merged_tree").get<std::string>();
   if (noted_base != *base || noted_tree != merge->tree_id) {
-    return {ExitCode::kStale, StaleMessage(onto, noted_base, noted_tree, *base, merge->tree_id)};
+    return GateVerification{ResultClass::kStale, StaleMessage(onto, noted_base, noted_tree, *base, merge->tree_id)};
   }
   bool passed = note.contains("exit_code") && note.at("exit_code").is_number_integer() && note.at("exit_code").get<long>() == 0;
   if (!passed) {
     std::string verdict = note.contains("verdict") && note.at("verdict").is_string() ? note.at("verdict").get<std::string>() : "?";
-    return {ExitCode::kGateFailed, "the merged tree " + Short(merge->tree_id) + " was gated: " + verdict};
+    return GateVerification{ResultClass::kFail, "the merged tree " + Short(merge->tree_id) + " was gated: " + verdict};
   }
-  return {ExitCode::kPass, "verified: merged tree " + Short(merge->tree_id) + " onto " + Short(*base) + " passed"};
+  return GateVerification{ResultClass::kPass, "verified: merged tree " + Short(merge->tree_id) + " onto " + Short(*base) + " passed"};
 }
 
 }  // namespace pg

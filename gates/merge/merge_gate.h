@@ -21,11 +21,15 @@ struct GateOntoResult {
 // `options.root` is the repository; suites run in a scratch checkout of the merged tree.
 StatusOr<GateOntoResult> GateOnto(const std::string& onto, PreflightOptions options);
 
+// What `gate --verify` found (specs/exit-codes.md): pass; stale when the base moved; unproven
+// when HEAD has no verdict of proofgate's; fail when HEAD no longer merges cleanly or its
+// verdict failed. A ref that does not resolve is kInvalidInput, a merge that cannot be
+// computed an I/O error.
 struct GateVerification {
-  ExitCode code = ExitCode::kGateFailed;
+  ResultClass result = ResultClass::kUnproven;
   std::string message;
 };
 
-GateVerification VerifyGate(const std::string& root, const std::string& onto);
+StatusOr<GateVerification> VerifyGate(const std::string& root, const std::string& onto);
 
 }  // namespace pg

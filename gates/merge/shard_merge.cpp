@@ -10,7 +10,7 @@ std::string Short(const std::string& tree) { return tree.empty() ? "(no tree)" :
 
 std::string ShardName(const ShardHeader& h) { return std::to_string(h.index) + "/" + std::to_string(h.count); }
 
-Refusal Invalid(std::string message) { return Refusal{ExitCode::kInvalidInput, std::move(message)}; }
+Refusal Invalid(std::string message) { return Refusal{Status::Invalid(message), ResultClass::kPass, message}; }
 
 // The fields every shard of one run must agree on, each against the first shard's.
 Refusal Agree(const ShardHeader& first, const ShardHeader& h) {
@@ -25,7 +25,7 @@ Refusal Agree(const ShardHeader& first, const ShardHeader& h) {
                    "'s: a verdict holds for one toolchain only");
   }
   if (h.tree_hash != first.tree_hash) {
-    return Refusal{ExitCode::kStale, "stale: " + h.path + " ran on tree " + Short(h.tree_hash) + ", " + first.path +
+    return Refusal{Status(), ResultClass::kStale, "stale: " + h.path + " ran on tree " + Short(h.tree_hash) + ", " + first.path +
                                          " on " + Short(first.tree_hash) + ": the shards did not check the same tree"};
   }
   return Refusal{};

@@ -20,11 +20,13 @@ struct ShardHeader {
   int index = 0, count = 0;  // 1-based K of N; 0 when the report is not a shard
 };
 
-// Why reports cannot be merged: kInvalidInput (2) or kStale (5, different trees).
+// Why reports cannot be merged, said in `message`: an `error` (kInvalidInput, exit 2: not one
+// run's shards) or a stale `result` (one run's shards that checked different trees, exit 5).
 struct Refusal {
-  ExitCode code = ExitCode::kPass;
+  Status error;
+  ResultClass result = ResultClass::kPass;
   std::string message;
-  bool ok() const { return code == ExitCode::kPass; }
+  bool ok() const { return error.ok() && result == ResultClass::kPass; }
 };
 
 // The header of a proofgate JSON report; anything else is kInvalidInput naming the file.

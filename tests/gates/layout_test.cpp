@@ -143,5 +143,35 @@ TEST(Layout, ProofgateParsesIntegersInOnePlace) {
   EXPECT_TRUE(found.empty()) << ::testing::PrintToString(found);
 }
 
+// Every verb's code comes from the outcome model (specs/exit-codes.md): a name of an ExitCode
+// outside gates/core/exit_code.* may compare one, or default a field to pass, and nothing
+// else (seven files once chose theirs).
+TEST(Layout, OnlyTheOutcomeModelChoosesAnExitCode) {
+  const fs::path root = PG_SOURCE_DIR;
+  const std::regex named(R"re(ExitCode::k\w+)re");
+  const std::regex compared(R"re((==|!=)\s*(pg::)?$)re");
+  const std::regex defaulted(R"re(^\s*ExitCode \w+ = $)re");  // a field's default
+  std::vector<std::string> found;
+  for (const std::string& top : kProofgate) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".h" && ext != ".cpp")) continue;
+      if (entry.path().stem() == "exit_code" && entry.path().parent_path().filename() == "core") continue;
+      auto text = ReadFile(entry.path().string());
+      if (!text.ok()) continue;
+      std::istringstream lines(*text);
+      std::string line;
+      for (int n = 1; std::getline(lines, line); ++n) {
+        for (std::sregex_iterator m(line.begin(), line.end(), named), end; m != end; ++m) {
+          std::string before = line.substr(0, static_cast<size_t>(m->position(0)));
+          if (std::regex_search(before, compared) || std::regex_search(before, defaulted)) continue;
+          found.push_back(fs::relative(entry.path(), root).string() + ":" + std::to_string(n) + ": " + m->str(0));
+        }
+      }
+    }
+  }
+  EXPECT_TRUE(found.empty()) << ::testing::PrintToString(found);
+}
+
 }  // namespace
 }  // namespace pg
