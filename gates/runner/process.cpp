@@ -95,14 +95,15 @@ int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 
 
 double Seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; }
 
-// posix_spawnp, with the PATH search done once per program (runner/program_path.h); a file
-// found before but gone now is searched for again.
+// posix_spawnp, with the PATH search done once per program (runner/program_path.h). A file
+// found before that no longer starts (gone, no longer executable, a folder now) is searched
+// for again as posix_spawnp searches, which goes on to the next match on PATH.
 int SpawnOnPath(pid_t* pid, const std::string& name, const posix_spawn_file_actions_t* actions,
                 const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   std::string file = ResolvedProgram(name);
   if (!file.empty()) {
     int rc = posix_spawn(pid, file.c_str(), actions, attr, argv, envp);
-    if (rc != ENOENT) return rc;
+    if (rc == 0) return rc;
     ForgetResolvedProgram(name);
   }
   return posix_spawnp(pid, name.c_str(), actions, attr, argv, envp);

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -20,25 +22,18 @@ namespace {
 // log does. A fresh log is cut to its header rather than opened with O_TRUNC: ext4 treats a
 // truncation to zero as a file about to be replaced and allocates its delayed blocks first
 // (40-100 us an open here, the largest cost of a leg's start; to the header's length: 3-8,
-// and none when the old log was no longer than the header).
-// fd() is -1 when the file cannot be opened: the spawn then opens the path itself and says
-// why it cannot.
+// and none when the old log was no longer than the header). A FIFO at the path would block the
+// run, Ctrl-C included: opened without blocking, then refused (a device such as /dev/null is
+// fine). error() says why the log cannot be written, naming it: the leg is not started.
 class LogFile {
  public:
   LogFile(const std::string& path, bool append, const std::string& header)
-      : fd_(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : 0), 0644)) {
-    for (size_t done = 0; fd_ >= 0 && done < header.size();) {
-      ssize_t n = write(fd_, header.data() + done, header.size() - done);
-      if (n <= 0) break;  // a full disk shows in the leg's own writes
-      done += static_cast<size_t>(n);
-    }
-    if (fd_ < 0 || append) return;
-    struct stat st {};
-    bool longer = fstat(fd_, &st) != 0 || st.st_size > static_cast<off_t>(header.size());
-    if ((longer && ftruncate(fd_, static_cast<off_t>(header.size())) != 0) || fcntl(fd_, F_SETFL, O_APPEND) != 0) {
-      close(fd_);  // an old run's bytes would stay: let the spawn open the path as it did
-      fd_ = -1;
-    }
+      : fd_(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | (append ? O_APPEND : 0), 0644)) {
+    std::string why = Prepare(append, header);
+    if (why.empty()) return;
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+    error_ = "cannot write its log " + path + ": " + why;
   }
   ~LogFile() {
     if (fd_ >= 0) close(fd_);
@@ -46,9 +41,28 @@ class LogFile {
   LogFile(const LogFile&) = delete;
   LogFile& operator=(const LogFile&) = delete;
   int fd() const { return fd_; }
+  const std::string& error() const { return error_; }
 
  private:
+  // The header written and an old log cut to it; "" when the log is ready, else why not.
+  std::string Prepare(bool append, const std::string& header) {
+    struct stat st {};
+    if (fd_ < 0 && errno == ENXIO) return "not a regular file";  // a FIFO no one reads
+    if (fd_ < 0 || fstat(fd_, &st) != 0) return std::strerror(errno);
+    if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) return "not a regular file";  // /dev/null will do
+    for (size_t done = 0; done < header.size();) {
+      ssize_t n = write(fd_, header.data() + done, header.size() - done);
+      if (n <= 0) return n < 0 ? std::strerror(errno) : "nothing written";
+      done += static_cast<size_t>(n);
+    }
+    bool longer = !append && st.st_size > static_cast<off_t>(header.size());
+    if (longer && ftruncate(fd_, static_cast<off_t>(header.size())) != 0) return std::strerror(errno);
+    if (fcntl(fd_, F_SETFL, O_APPEND) != 0) return std::strerror(errno);  // and blocking again
+    return "";
+  }
+
   int fd_;
+  std::string error_;
 };
 
 }  // namespace
@@ -166,6 +180,10 @@ void Scheduler::Start(Slot& slot) {
                        " in " + r.cwd + "\n$";
   for (const std::string& arg : r.argv) header += " " + arg;
   LogFile log(r.log_path, slot.rerun, header + "\n");
+  if (!log.error().empty()) {
+    Finish(slot, Outcome::kError, log.error());
+    return;
+  }
   std::vector<std::pair<std::string, std::string>> env = slot.leg->env;
   env.emplace_back("PROOFGATE_LEG", r.name);
   env.emplace_back("PROOFGATE_ROOT", options_.root);

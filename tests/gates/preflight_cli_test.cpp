@@ -2,10 +2,12 @@
 #include <signal.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "config/json_source.h"
@@ -227,6 +229,26 @@ TEST_F(PreflightCli, ALegsLogHoldsThisRunsOutputOnly) {
   ASSERT_EQ(RunProofgate(dir_.path(), "preflight --no-cache --log-dir " + logs).exit_code, 0);
   std::string log = dir_.Read("out/logs/talk.log");
   EXPECT_EQ(log.substr(log.find('\n', log.find('$')) + 1), "short\n") << log;
+}
+
+// A log path that is a FIFO blocked the run, Ctrl-C included, and one that is a folder was
+// blamed on the program ("cannot start \"sh\": Is a directory"): the log is named and the leg
+// is not started (an outside tester's finds).
+TEST_F(PreflightCli, ALogThatCannotBeWrittenIsNamedAndItsLegNotStarted) {
+  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {
+    "fifo": {"run": ["true"]}, "folder": {"run": ["true"]}, "fine": {"run": ["true"]}},
+    "suites": {"default": ["fifo", "folder", "fine"]}})");
+  std::string logs = dir_.path() + "/out/logs";
+  std::filesystem::create_directories(logs + "/folder.log");
+  ASSERT_EQ(mkfifo((logs + "/fifo.log").c_str(), 0644), 0);
+  auto run = RunProofgate(dir_.path(), "preflight --no-cache --json --log-dir " + logs);
+  ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
+  Json doc = Json::parse(run.out);
+  std::map<std::string, std::string> notes;
+  for (const Json& leg : doc["legs"]) notes[leg["name"]] = leg["outcome"].get<std::string>() + ": " + leg["note"].get<std::string>();
+  EXPECT_EQ(notes["fifo"], "error: cannot write its log " + logs + "/fifo.log: not a regular file");
+  EXPECT_EQ(notes["folder"], "error: cannot write its log " + logs + "/folder.log: Is a directory");
+  EXPECT_EQ(notes["fine"], "pass: ");
 }
 
 // A CI job cancelled, `timeout -s KILL`: SIGKILL to proofgate's whole process group. The

@@ -66,15 +66,23 @@ TEST(ProgramPath, ARelativeEntryBeforeTheMatchLeavesTheSearchToTheChild) {
   EXPECT_EQ(Output("pg-tool-relative", dir.path() + "/leg"), "relative\n");
 }
 
-// A program found once and removed since is looked for again, not reported missing.
-TEST(ProgramPath, AFileGoneSinceItWasFoundIsSearchedForAgain) {
+// A program found once that no longer starts is looked for again as execvp would, going on
+// to the next match on PATH: removed, no longer executable, or a folder now.
+TEST(ProgramPath, AFileThatNoLongerStartsIsSearchedForAgain) {
   TempDir dir;
   std::string first = Tool(dir, "one/pg-tool-moved", "one");
+  Tool(dir, "two/pg-tool-moved", "two");
   ScopedPath path(dir.path() + "/one:" + dir.path() + "/two:/usr/bin:/bin");
   EXPECT_EQ(Output("pg-tool-moved", dir.path()), "one\n");
+  chmod(first.c_str(), 0644);
+  EXPECT_EQ(Output("pg-tool-moved", dir.path()), "two\n") << "no longer executable";
+  chmod(first.c_str(), 0755);
+  EXPECT_EQ(Output("pg-tool-moved", dir.path()), "one\n");
   std::filesystem::remove(first);
-  Tool(dir, "two/pg-tool-moved", "two");
-  EXPECT_EQ(Output("pg-tool-moved", dir.path()), "two\n");
+  std::filesystem::create_directory(first);
+  EXPECT_EQ(Output("pg-tool-moved", dir.path()), "two\n") << "a folder now";
+  std::filesystem::remove(first);
+  EXPECT_EQ(Output("pg-tool-moved", dir.path()), "two\n") << "gone";
 }
 
 }  // namespace
