@@ -13,24 +13,35 @@
 namespace pg::git {
 namespace {
 
-// Stages the whole working directory (additions, edits and deletions) into the repository's
-// in-memory index.
-// Paths in `skip` (relative to the working tree) are left as the index has them.
+// What StageAll leaves as the index has it: listed paths (files proofgate writes) and, when
+// `untracked` says so, a path the index does not track (a leg's declared outputs).
+struct Skip {
+  const std::vector<std::string>* paths;
+  const UntrackedSkip* untracked;
+  git_index* index;
+};
+
 int SkipListed(const char* path, const char*, void* payload) {
-  const auto* skip = static_cast<const std::vector<std::string>*>(payload);
-  return std::find(skip->begin(), skip->end(), path) != skip->end() ? 1 : 0;
+  const auto* skip = static_cast<const Skip*>(payload);
+  if (std::find(skip->paths->begin(), skip->paths->end(), path) != skip->paths->end()) return 1;
+  // A tracked file counts wherever it lies: only what git does not know is a product.
+  if (*skip->untracked && (*skip->untracked)(path) && !git_index_get_bypath(skip->index, path, 0)) return 1;
+  return 0;
 }
 
-StatusOr<IndexPtr> StageAll(git_repository* repo, const std::vector<std::string>& skip = {}) {
+// Stages the whole working directory (additions, edits and deletions) into the repository's
+// in-memory index.
+StatusOr<IndexPtr> StageAll(git_repository* repo, const std::vector<std::string>& skip = {},
+                            const UntrackedSkip& untracked = {}) {
   git_index* raw = nullptr;
   if (git_repository_index(&raw, repo) != 0) return GitError("cannot read the index");
   IndexPtr index(raw);
   char star[] = "*";
   char* patterns[] = {star};
   git_strarray paths = {patterns, 1};
-  auto* skip_payload = const_cast<std::vector<std::string>*>(&skip);
-  if (git_index_add_all(index.get(), &paths, GIT_INDEX_ADD_DEFAULT, skip.empty() ? nullptr : SkipListed,
-                        skip_payload) != 0) {
+  Skip payload{&skip, &untracked, index.get()};
+  bool filtered = !skip.empty() || untracked;
+  if (git_index_add_all(index.get(), &paths, GIT_INDEX_ADD_DEFAULT, filtered ? SkipListed : nullptr, &payload) != 0) {
     return GitError("cannot hash the working directory");
   }
   return index;
@@ -60,7 +71,8 @@ StatusOr<Repo> Discover(const std::string& path) {
   return out;
 }
 
-StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vector<std::string>& skip, TreeFiles* files) {
+StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vector<std::string>& skip, TreeFiles* files,
+                                      const UntrackedSkip& untracked) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
   git_odb* raw_odb = nullptr;
   if (git_repository_odb(&raw_odb, repo.get()) != 0) return GitError("cannot open the object database");
@@ -70,7 +82,7 @@ StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vec
   if (git_mempack_new(&mempack) != 0 || git_odb_add_backend(odb.get(), mempack, 1000) != 0) {
     return GitError("cannot create an in-memory object store");
   }
-  PG_ASSIGN_OR_RETURN(IndexPtr index, StageAll(repo.get(), skip));
+  PG_ASSIGN_OR_RETURN(IndexPtr index, StageAll(repo.get(), skip, untracked));
   for (size_t i = 0; files && i < git_index_entrycount(index.get()); ++i) {
     const git_index_entry* e = git_index_get_byindex(index.get(), i);
     (*files)[e->path] = Hex(e->id) + " " + std::to_string(e->mode);

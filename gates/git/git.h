@@ -1,6 +1,7 @@
 // proofgate's view of git. Only gates/git/*.cpp include <git2.h> (through git_handles.h).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -30,9 +31,12 @@ StatusOr<Repo> Discover(const std::string& path);
 // the index file nor the object database is written. Equals HEAD^{tree} on a clean tree.
 // Paths in `skip` (relative to `workdir`) keep what the index has: files proofgate writes.
 // `files`, when given, gets each path's blob id and mode: what tells two snapshots apart.
+// `untracked`, when set, is asked about each path the index does not track: true leaves it
+// out (what a leg declares it makes); a tracked path is always hashed.
 using TreeFiles = std::map<std::string, std::string>;
+using UntrackedSkip = std::function<bool(const std::string& path)>;
 StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vector<std::string>& skip = {},
-                                      TreeFiles* files = nullptr);
+                                      TreeFiles* files = nullptr, const UntrackedSkip& untracked = {});
 
 // The git blob id (hex) of `data`: a content hash that needs no repository.
 std::string HashBytes(std::string_view data);

@@ -13,7 +13,7 @@
 #include "core/own_outputs.h"
 #include "git/git.h"
 #include "runner/blame.h"
-#include "runner/input_glob.h"
+#include "runner/declared_outputs.h"
 #include "runner/scheduler.h"
 #include "runner/staged_aside.h"
 #include "runner/verdict_cache.h"
@@ -41,16 +41,6 @@ void PruneOldRuns(const fs::path& logs_root) {
   for (const auto& entry : fs::directory_iterator(logs_root, ec)) runs.push_back(entry.path());
   std::sort(runs.begin(), runs.end());  // run ids start with a UTC timestamp
   for (size_t i = 0; i + kKeptRuns < runs.size(); ++i) fs::remove_all(runs[i], ec);
-}
-
-// Whether what the leg makes is still there: each output path exists, each glob matches
-// something. A pass whose build directory was removed since is nothing to reuse.
-bool OutputsThere(const std::string& root, const Leg& leg) {
-  return std::all_of(leg.outputs.begin(), leg.outputs.end(), [&](const std::string& out) {
-    std::error_code ec;
-    if (out.find_first_of("*?[") == std::string::npos) return fs::exists(fs::path(root) / out, ec);
-    return !ExpandGlobs(root, {out}).empty();
-  });
 }
 
 struct Plan {
@@ -108,18 +98,27 @@ std::vector<TreeChange> TreeChanges(const git::TreeFiles& before, const git::Tre
   return out;
 }
 
-std::string StateDir(const PreflightOptions& options, RunReport& report, std::vector<std::string>* unhashed,
-                     git::TreeFiles* files) {
+// What the tree hash leaves out: proofgate's own report files, and untracked files that legs
+// declare they make.
+struct HashFilter {
+  std::vector<std::string> unhashed;
+  git::UntrackedSkip products;
+};
+
+std::string StateDir(const PreflightOptions& options, const SuiteConfig& config, RunReport& report,
+                     HashFilter* filter, git::TreeFiles* files) {
   auto repo = git::Discover(options.root);
   if (!repo.ok()) {
     if (options.on_notice) options.on_notice("not a git repository: no tree hash, no cache");
     return options.root + "/.proofgate";
   }
-  *unhashed = InsideTree(repo->workdir, options.own_outputs);
-  for (const std::string& file : *unhashed) {
+  filter->unhashed = InsideTree(repo->workdir, options.own_outputs);
+  for (const std::string& file : filter->unhashed) {
     if (options.on_detail) options.on_detail("not hashed: " + file + " (proofgate's own output)");
   }
-  auto hash = git::WorkingTreeHash(repo->workdir, *unhashed, files);
+  std::vector<std::string> root = InsideTree(repo->workdir, {options.root});
+  filter->products = DeclaredOutputs(config, root.empty() ? "" : root[0]);
+  auto hash = git::WorkingTreeHash(repo->workdir, filter->unhashed, files, filter->products);
   if (hash.ok()) {
     report.tree_hash = *hash;
   } else if (options.on_notice) {
@@ -266,9 +265,9 @@ StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConf
 
   report.started_at = UtcStamp("%Y-%m-%dT%H:%M:%SZ");
   report.run_id = UtcStamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid());
-  std::vector<std::string> unhashed;
+  HashFilter filter;
   git::TreeFiles files_before;
-  std::string state_dir = StateDir(options, report, &unhashed, &files_before);
+  std::string state_dir = StateDir(options, config, report, &filter, &files_before);
   std::string logs_root = state_dir + "/logs";
   std::string log_dir = options.log_dir.empty() ? logs_root + "/" + report.run_id : options.log_dir;
   PG_RETURN_IF_ERROR(MakeDirs(log_dir));
@@ -293,7 +292,7 @@ StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConf
   NameCachedRuns(plan, cache, report);
   if (!report.tree_hash.empty()) {
     git::TreeFiles files_after;
-    auto after = git::WorkingTreeHash(options.root, unhashed, &files_after);
+    auto after = git::WorkingTreeHash(options.root, filter.unhashed, &files_after, filter.products);
     report.tree_hash_after = after.ok() ? *after : "";
     if (after.ok() && *after != report.tree_hash) report.tree_changes = TreeChanges(files_before, files_after);
   }

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "git/git.h"
+#include "runner/declared_outputs.h"
 #include "runner/input_glob.h"
 #include "runner/preflight.h"
 #include "test_support.h"
@@ -188,6 +190,58 @@ TEST_F(CacheTest, ATreeChangedDuringTheRunNamesItsPaths) {
                                                "src/old.txt deleted"}));
   Configure("true", "");
   EXPECT_TRUE(Run().tree_changes.empty());
+}
+
+// `proofgate init`'s build folder, not ignored: what a leg declares it makes is no change to the
+// tree, and the pass it earned is reused on the next run (a folder and a glob output).
+TEST_F(CacheTest, UntrackedFilesUnderALegsOutputsAreNotAChangedTree) {
+  dir_.Write("out/suites.json", R"({"schema_version": 1, "legs": {
+      "build": {"run": "echo build >> out/runs; mkdir -p gen/sub dist-rel/x && echo $$ > gen/sub/a.o && echo $$ > dist-rel/x/b",
+                "outputs": ["gen/", "dist-*"]}},
+    "suites": {"default": ["build"]}})");
+  RunReport first = Run();
+  EXPECT_EQ(first.exit_code, ExitCode::kPass);
+  EXPECT_TRUE(first.tree_changes.empty()) << first.tree_changes.front().path;
+  EXPECT_EQ(first.tree_hash, first.tree_hash_after);
+  RunReport second = Run();
+  EXPECT_TRUE(FindLeg(second.legs, "build")->cached) << "made files leave the cache's key alone";
+  EXPECT_EQ(second.tree_hash, first.tree_hash);
+}
+
+// A tracked file under an output still counts: a fixer that declares the sources it rewrites,
+// or a checked-in generated file edited, changes the tree under test.
+TEST_F(CacheTest, ATrackedFileUnderALegsOutputsIsStillHashed) {
+  dir_.Write("out/suites.json", R"({"schema_version": 1, "legs": {
+      "fix": {"run": "echo fixed >> src/code.txt", "outputs": ["src"]}},
+    "suites": {"default": ["fix"]}})");
+  RunReport report = Run();
+  EXPECT_EQ(report.exit_code, ExitCode::kStale);
+  ASSERT_EQ(report.tree_changes.size(), 1u);
+  EXPECT_EQ(report.tree_changes[0].path, "src/code.txt");
+}
+
+// Outputs are named from the root (where preflight/ is), git's paths from the working tree.
+TEST_F(CacheTest, OutputsOfARootBelowTheWorkingTreeAreFoundThere) {
+  dir_.Write("app/preflight/suites.json", R"({"schema_version": 1, "legs": {
+      "build": {"run": "mkdir -p build && echo $$ > build/a.o", "outputs": ["build"]}},
+    "suites": {"default": ["build"]}})");
+  git::CommitAll(dir_.path(), "app").value();
+  PreflightOptions options;
+  options.root = dir_.path() + "/app";
+  auto report = RunPreflight(options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->exit_code, ExitCode::kPass);
+  EXPECT_EQ(report->tree_hash, report->tree_hash_after);
+}
+
+TEST(DeclaredOutputs, AFolderCoversWhatIsUnderItAndAGlobTheFoldersItMatches) {
+  EXPECT_TRUE(OutputCovers("build/", "build/lib/a.o"));
+  EXPECT_TRUE(OutputCovers("./build", "build"));
+  EXPECT_FALSE(OutputCovers("build", "build2/a.o"));
+  EXPECT_TRUE(OutputCovers("dist-*", "dist-rel/x/b"));
+  EXPECT_TRUE(OutputCovers("**/*.o", "src/deep/a.o"));
+  EXPECT_FALSE(OutputCovers("*.o", "src/a.o"));
+  EXPECT_FALSE(OutputCovers(".", "src/a.o"));
 }
 
 TEST_F(CacheTest, AMalformedCacheFileIsReplacedNotFatal) {
