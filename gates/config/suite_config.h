@@ -26,6 +26,7 @@ struct Leg {
   std::vector<std::string> files;    // globs: it runs when the run's file set has one (runner/leg_files.h)
   bool exclusive = false;
   bool timing = false;
+  bool stage_fixed = false;  // a fixer: runs first, its fixes to its files are kept (and staged)
   std::string definition;  // canonical JSON of the leg as written: part of the cache key
 };
 

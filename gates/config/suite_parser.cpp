@@ -91,7 +91,8 @@ Status ParseLeg(const JsonSource& source, const std::string& name, const Json& v
   }
   JsonFields fields(source, value, pointer, "leg \"" + name + "\"");
   PG_RETURN_IF_ERROR(fields.CheckKnown({"run", "cwd", "env", "timeout_s", "needs", "locks",
-                                        "exclusive", "timing", "inputs", "outputs", "files", "description"}));
+                                        "exclusive", "timing", "inputs", "outputs", "files", "stage_fixed",
+                                        "description"}));
   PG_RETURN_IF_ERROR(fields.Require("run"));
   leg->name = name;
   leg->definition = value.dump();
@@ -113,6 +114,7 @@ Status ParseLeg(const JsonSource& source, const std::string& name, const Json& v
   PG_RETURN_IF_ERROR(ParseFiles(fields, value, leg));
   PG_RETURN_IF_ERROR(fields.Bool("exclusive", &leg->exclusive));
   PG_RETURN_IF_ERROR(fields.Bool("timing", &leg->timing));
+  PG_RETURN_IF_ERROR(fields.Bool("stage_fixed", &leg->stage_fixed));
   if (!leg->cwd.empty() && leg->cwd[0] == '/') {
     return fields.ErrorAt("cwd", "field \"cwd\" must be relative to the repository root");
   }

@@ -64,6 +64,7 @@ Json LegJson(const LegResult& leg) {
   j["log"] = NullIfEmpty(leg.log_path);
   j["note"] = leg.note;
   j["base_log"] = NullIfEmpty(leg.base_log_path);
+  j["fixed"] = leg.fixed;
   j["output_tail"] = leg.output_tail;
   j["load"] = LoadJson(leg.load);
   Json& attempts = j["attempts"] = Json::array();

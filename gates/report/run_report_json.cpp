@@ -124,6 +124,7 @@ StatusOr<LegResult> LegOf(Reader r, const JsonSource& doc) {
   leg.tree_hash = r.Str("tree_hash");
   leg.log_path = r.Str("log");
   leg.base_log_path = r.Str("base_log");
+  leg.fixed = r.Strings("fixed");
   for (size_t i = 0, n = r.Size("attempts"); i < n; ++i) {
     Reader a = r.Child("attempts", i);
     Attempt attempt;

@@ -84,12 +84,22 @@ StatusOr<std::vector<std::vector<std::string>>> Batches(const Leg& leg, const st
   return out;
 }
 
-std::vector<std::string> Matched(const Leg& leg, const RunFiles& run) {
+// The run's files the leg's globs match (all of them when it has none), relative to the root.
+std::vector<std::string> MatchedFromRoot(const Leg& leg, const RunFiles& run) {
   std::vector<std::string> out;
   for (const std::string& f : run.files) {
-    bool in = leg.files.empty() || std::any_of(leg.files.begin(), leg.files.end(),
-                                                [&](const std::string& g) { return FilesGlobMatch(g, f); });
-    if (!in) continue;
+    if (leg.files.empty() || std::any_of(leg.files.begin(), leg.files.end(),
+                                         [&](const std::string& g) { return FilesGlobMatch(g, f); })) {
+      out.push_back(f);
+    }
+  }
+  return out;
+}
+
+// The same files as `{files}` names them: relative to the leg's cwd.
+std::vector<std::string> Matched(const Leg& leg, const RunFiles& run) {
+  std::vector<std::string> out;
+  for (const std::string& f : MatchedFromRoot(leg, run)) {
     std::string rel = leg.cwd.empty() ? f : fs::path(f).lexically_relative(leg.cwd).generic_string();
     out.push_back(rel[0] == '-' ? "./" + rel : rel);  // never read as an option
   }
@@ -154,16 +164,21 @@ StatusOr<FileLegs> ExpandFileLegs(const std::vector<const Leg*>& legs, const Run
     std::vector<std::string> matched = leg->files.empty() && !uses ? std::vector<std::string>{} : Matched(*leg, files);
     if ((!leg->files.empty() || uses) && matched.empty()) out.no_files[leg->name] = NoFilesReason(*leg, files);
     if (!uses || matched.empty()) {
+      if (leg->stage_fixed) out.fixable[leg->name] = MatchedFromRoot(*leg, files);
       out.legs.push_back(std::move(copy));
       continue;
     }
     PG_ASSIGN_OR_RETURN(auto batches, Batches(*leg, matched, limits));
-    for (size_t i = 0; i < batches.size(); ++i) {
+    std::vector<std::string> from_root = MatchedFromRoot(*leg, files);  // in `matched`'s order
+    for (size_t i = 0, first = 0; i < batches.size(); first += batches[i].size(), ++i) {
       Leg batch = copy;
       if (batches.size() > 1) batch.name += "#" + std::to_string(i + 1);
       batch.argv = Expanded(leg->argv, batches[i]);
       batch.definition += "\n{files}: " + Joined(batches[i]);  // the files are part of its cache key
       if (batches.size() > 1) batch_names[leg->name].push_back(batch.name);
+      if (leg->stage_fixed) {
+        out.fixable[batch.name].assign(from_root.begin() + first, from_root.begin() + first + batches[i].size());
+      }
       out.legs.push_back(std::move(batch));
     }
   }

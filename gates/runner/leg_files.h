@@ -43,9 +43,12 @@ ArgLimits SystemArgLimits();
 // match nothing is in `no_files` with its reason; `{files}` is expanded (paths relative to the
 // leg's cwd); a leg whose files fit no single command becomes batches NAME#1, NAME#2, ..., and
 // a leg that needed it needs each of them.
+// A fixer (`stage_fixed`) is in `fixable` with the files it may rewrite, relative to the root:
+// its matched files (a batch's own), or the whole set when it names none.
 struct FileLegs {
   std::vector<Leg> legs;
   std::map<std::string, std::string> no_files;  // leg → why it has nothing to check
+  std::map<std::string, std::vector<std::string>> fixable;
 };
 StatusOr<FileLegs> ExpandFileLegs(const std::vector<const Leg*>& legs, const RunFiles& files, const ArgLimits& limits);
 

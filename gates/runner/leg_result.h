@@ -47,6 +47,7 @@ struct LegResult {
   std::string note;             // why skipped / error / timeout / inherited, in words
   std::string base_log_path;    // --blame-base: the log of the same leg on the base revision
   std::string tree_hash;        // the tree it ran on (or whose pass it reused)
+  std::vector<std::string> fixed;  // a fixer's: the files it rewrote (relative to the working tree)
   bool timing = false;
   LoadEvidence load;              // of the attempt this result reports
   std::vector<Attempt> attempts;  // earlier attempts, oldest first

@@ -14,6 +14,7 @@
 #include "git/git.h"
 #include "runner/blame.h"
 #include "runner/declared_outputs.h"
+#include "runner/fixers.h"
 #include "runner/scheduler.h"
 #include "runner/staged_aside.h"
 #include "runner/verdict_cache.h"
@@ -58,14 +59,16 @@ Plan PlanCache(const std::vector<const Leg*>& legs, const VerdictCache& cache,
     plan.keys[leg->name] = CacheKey(report.tree_hash, *leg, report.toolchain, inputs, need_keys);
     bool needs_cached = std::all_of(leg->needs.begin(), leg->needs.end(),
                                     [&](const std::string& n) { return plan.cached.count(n) > 0; });
-    if (needs_cached && OutputsThere(report.root, *leg) && cache.Find(plan.keys[leg->name])) plan.cached.insert(leg->name);
+    if (report.cache_enabled && needs_cached && OutputsThere(report.root, *leg) && cache.Find(plan.keys[leg->name])) {
+      plan.cached.insert(leg->name);
+    }
   }
   return plan;
 }
 
 void StorePasses(const RunReport& report, const Plan& plan, VerdictCache& cache) {
   for (const LegResult& leg : report.legs) {
-    if (leg.outcome != Outcome::kPass || leg.cached) continue;
+    if (leg.outcome != Outcome::kPass || leg.cached || !leg.fixed.empty()) continue;  // a fixer left another tree
     cache.Put(plan.keys.at(leg.name), CacheEntry{leg.name, report.tree_hash, UtcStamp("%Y-%m-%dT%H:%M:%SZ"),
                                                  leg.wall_s, report.run_id, leg.log_path});
   }
@@ -103,6 +106,7 @@ std::vector<TreeChange> TreeChanges(const git::TreeFiles& before, const git::Tre
 struct HashFilter {
   std::vector<std::string> unhashed;
   git::UntrackedSkip products;
+  std::string root_prefix;  // the root relative to the working tree: "" or "app/"
 };
 
 std::string StateDir(const PreflightOptions& options, const SuiteConfig& config, RunReport& report,
@@ -117,7 +121,8 @@ std::string StateDir(const PreflightOptions& options, const SuiteConfig& config,
     if (options.on_detail) options.on_detail("not hashed: " + file + " (proofgate's own output)");
   }
   std::vector<std::string> root = InsideTree(repo->workdir, {options.root});
-  filter->products = DeclaredOutputs(config, root.empty() ? "" : root[0]);
+  filter->root_prefix = root.empty() || root[0] == "." ? "" : root[0] + "/";
+  filter->products = DeclaredOutputs(config, filter->root_prefix);
   auto hash = git::WorkingTreeHash(repo->workdir, filter->unhashed, files, filter->products);
   if (hash.ok()) {
     report.tree_hash = *hash;
@@ -127,16 +132,24 @@ std::string StateDir(const PreflightOptions& options, const SuiteConfig& config,
   return repo->gitdir + "proofgate";
 }
 
-void RunLegs(const PreflightOptions& options, const SuiteConfig& config, const FileLegs& file_legs,
-             const std::vector<const Leg*>& legs, const std::set<std::string>& cached,
-             const std::string& log_dir, RunReport& report) {
+// What RunPrepared's steps share: the hash's filter, the files the run's tree hash names, the
+// cache plan, where logs go, and what `--staged` set aside.
+struct RunState {
+  HashFilter filter;
+  git::TreeFiles files_before;
+  Plan plan;
+  std::string log_dir;
+  StagedAside* aside = nullptr;
+};
+
+SchedulerOptions PassOptions(const PreflightOptions& options, const SuiteConfig& config, const FileLegs& file_legs,
+                             const std::string& log_dir) {
   SchedulerOptions sched;
   sched.jobs = options.jobs > 0 ? options.jobs : AvailableCpus();
   sched.kill_grace_s = config.kill_grace_s;
   sched.root = options.root;
   sched.log_dir = log_dir;
   sched.cancel_fd = options.cancel_fd;
-  sched.tree_hash = report.tree_hash;
   sched.no_files = file_legs.no_files;
   sched.on_change = [&options, &log_dir](const LegResult& leg, std::string_view state) {
     if (options.on_change) options.on_change(leg, state);
@@ -146,19 +159,70 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config, const F
   sched.on_notice = options.on_progress;
   sched.rules = config.contention;
   sched.retry_contended = options.retry_contended;
+  return sched;
+}
+
+// After the fixers: their changes to their own files are fixes (listed, and staged under
+// `--staged`), and the rest of the run verifies the fixed tree, planned on its hash. Any other
+// change leaves the run's hash at the tree it started on, so the run ends stale naming it.
+void AfterFixers(const PreflightOptions& options, const FileLegs& file_legs, const std::vector<const Leg*>& legs,
+                 std::map<std::string, LegResult>& fixers, const VerdictCache& cache, RunState& state, RunReport& report) {
+  git::TreeFiles files;
+  auto hash = git::WorkingTreeHash(options.root, state.filter.unhashed, &files, state.filter.products);
+  if (report.tree_hash.empty() || !hash.ok() || *hash == report.tree_hash) return;
+  std::set<std::string> set_aside;
+  if (state.aside) set_aside.insert(state.aside->files().begin(), state.aside->files().end());
+  Fixes fixes = SortFixes(TreeChanges(state.files_before, files), file_legs.fixable, fixers,
+                          state.filter.root_prefix, set_aside);
+  Status staged = state.aside ? git::AddToIndex(options.root, fixes.all) : Status();
+  if (!staged.ok() && options.on_notice) options.on_notice("the fixes were not staged: " + staged.message());
+  for (auto& [name, paths] : fixes.by_leg) {
+    fixers[name].fixed = paths;
+    fixers[name].note = FixNote(paths, state.aside && staged.ok());
+  }
+  if (!fixes.not_fixes.empty()) return;
+  report.tree_hash = *hash;
+  state.files_before = std::move(files);
+  Plan again = PlanCache(legs, cache, report);
+  for (const auto& [name, result] : fixers) again.keys[name] = state.plan.keys[name];  // they ran on the first tree
+  state.plan = std::move(again);
+}
+
+// Runs the legs: the fixers and what they need first, in a pass of their own, then the rest.
+void RunLegs(const PreflightOptions& options, const SuiteConfig& config, const FileLegs& file_legs,
+             const std::vector<const Leg*>& legs, const VerdictCache& cache, RunState& state, RunReport& report) {
+  SchedulerOptions sched = PassOptions(options, config, file_legs, state.log_dir);
   RealProcSource real_proc;
   Sampler sampler(options.proc ? *options.proc : real_proc, config.contention.sample_interval_s,
                   AllowedCpus());
   sched.sampler = &sampler;
-  Scheduler scheduler(sched, legs, cached);
+  auto started = std::chrono::steady_clock::now();
+  if (std::vector<const Leg*> fixers = FixerPass(legs); !fixers.empty()) {
+    sched.tree_hash = report.tree_hash;
+    Scheduler first(sched, fixers, state.plan.cached);
+    for (LegResult& r : first.Run()) sched.earlier[r.name] = std::move(r);
+    report.interrupted = first.interrupted();
+    for (const Leg* leg : legs) {  // an interrupted run starts nothing more
+      if (report.interrupted && !sched.earlier.count(leg->name)) {
+        LegResult& skipped = sched.earlier[leg->name];
+        skipped.name = leg->name;
+        skipped.note = "interrupted before it started";
+        sched.on_change(skipped, "skipped");
+      }
+    }
+    AfterFixers(options, file_legs, legs, sched.earlier, cache, state, report);
+    sched.started_offset_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+  sched.tree_hash = report.tree_hash;
+  Scheduler scheduler(sched, legs, state.plan.cached);
   report.legs = scheduler.Run();
   report.load_timeline = sampler.Timeline();
-  report.interrupted = scheduler.interrupted();
+  report.interrupted = report.interrupted || scheduler.interrupted();
 }
 
 bool AboutFiles(const std::vector<const Leg*>& legs) {
   return std::any_of(legs.begin(), legs.end(), [](const Leg* leg) {
-    return !leg->files.empty() || std::any_of(leg->argv.begin(), leg->argv.end(), [](const std::string& a) {
+    return leg->stage_fixed || !leg->files.empty() || std::any_of(leg->argv.begin(), leg->argv.end(), [](const std::string& a) {
       return a.find("{files}") != std::string::npos;
     });
   });
@@ -252,6 +316,32 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
 
 namespace {
 
+// The run's end: the tree hashed again (a change is named), the set-aside changes put back,
+// the verdict, the passes kept when the tree held still, and --blame-base.
+Status EndRun(const PreflightOptions& options, const SuiteConfig& config, RunState& state, VerdictCache& cache,
+              RunReport& report) {
+  NameCachedRuns(state.plan, cache, report);
+  if (!report.tree_hash.empty()) {
+    git::TreeFiles files_after;
+    auto after = git::WorkingTreeHash(options.root, state.filter.unhashed, &files_after, state.filter.products);
+    report.tree_hash_after = after.ok() ? *after : "";
+    if (after.ok() && *after != report.tree_hash) report.tree_changes = TreeChanges(state.files_before, files_after);
+  }
+  PG_RETURN_IF_ERROR(PutBack(options, state.aside));
+  report.allow_inherited = options.allow_inherited;
+  report.exit_code = VerdictOf(report);
+  // A verdict is only about one tree: passes on a tree that changed under us are not kept.
+  if (report.cache_enabled && report.tree_hash == report.tree_hash_after) {
+    StorePasses(report, state.plan, cache);
+    PG_RETURN_IF_ERROR(cache.Save());
+  }
+  if (!options.blame_base.empty() && report.exit_code == ExitCode::kGateFailed) {
+    PG_RETURN_IF_ERROR(BlameBase(options, config, &report));
+    report.exit_code = VerdictOf(report);
+  }
+  return Status();
+}
+
 StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConfig& config, StagedAside* aside) {
   auto started = std::chrono::steady_clock::now();
   RunReport report;
@@ -260,17 +350,18 @@ StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConf
   report.suites.insert(report.suites.end(), options.legs.begin(), options.legs.end());  // what the run was asked for
   report.config_path = config.path;
   PG_ASSIGN_OR_RETURN(FileLegs file_legs, ChooseLegs(options, config, report));
+  OneFixerAtATime(&file_legs.legs);
   std::vector<const Leg*> legs;
   for (const Leg& leg : file_legs.legs) legs.push_back(&leg);
 
   report.started_at = UtcStamp("%Y-%m-%dT%H:%M:%SZ");
   report.run_id = UtcStamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid());
-  HashFilter filter;
-  git::TreeFiles files_before;
-  std::string state_dir = StateDir(options, config, report, &filter, &files_before);
+  RunState state;
+  state.aside = aside;
+  std::string state_dir = StateDir(options, config, report, &state.filter, &state.files_before);
   std::string logs_root = state_dir + "/logs";
-  std::string log_dir = options.log_dir.empty() ? logs_root + "/" + report.run_id : options.log_dir;
-  PG_RETURN_IF_ERROR(MakeDirs(log_dir));
+  state.log_dir = options.log_dir.empty() ? logs_root + "/" + report.run_id : options.log_dir;
+  PG_RETURN_IF_ERROR(MakeDirs(state.log_dir));
   PG_RETURN_IF_ERROR(MakeDirs(state_dir));  // the cache lives here even when logs go elsewhere
   if (options.log_dir.empty()) PruneOldRuns(logs_root);
 
@@ -280,34 +371,14 @@ StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConf
     options.on_notice(state_dir + "/cache.json is malformed; starting an empty cache");
   }
   report.toolchain = ToolchainFingerprint(config.toolchain, options.root);
-  Plan plan = PlanCache(legs, cache, report);
-  if (!report.cache_enabled) plan.cached.clear();
+  state.plan = PlanCache(legs, cache, report);
   if (options.on_plan) {
     std::vector<PlannedLeg> planned;
-    for (const Leg* leg : legs) planned.push_back({leg->name, cache.LastPassWall(leg->name), plan.cached.count(leg->name) > 0});
+    for (const Leg* leg : legs) planned.push_back({leg->name, cache.LastPassWall(leg->name), state.plan.cached.count(leg->name) > 0});
     options.on_plan(planned, options.jobs > 0 ? options.jobs : AvailableCpus());
   }
-
-  RunLegs(options, config, file_legs, legs, plan.cached, log_dir, report);
-  NameCachedRuns(plan, cache, report);
-  if (!report.tree_hash.empty()) {
-    git::TreeFiles files_after;
-    auto after = git::WorkingTreeHash(options.root, filter.unhashed, &files_after, filter.products);
-    report.tree_hash_after = after.ok() ? *after : "";
-    if (after.ok() && *after != report.tree_hash) report.tree_changes = TreeChanges(files_before, files_after);
-  }
-  PG_RETURN_IF_ERROR(PutBack(options, aside));
-  report.allow_inherited = options.allow_inherited;
-  report.exit_code = VerdictOf(report);
-  // A verdict is only about one tree: passes on a tree that changed under us are not kept.
-  if (report.cache_enabled && report.tree_hash == report.tree_hash_after) {
-    StorePasses(report, plan, cache);
-    PG_RETURN_IF_ERROR(cache.Save());
-  }
-  if (!options.blame_base.empty() && report.exit_code == ExitCode::kGateFailed) {
-    PG_RETURN_IF_ERROR(BlameBase(options, config, &report));
-    report.exit_code = VerdictOf(report);
-  }
+  RunLegs(options, config, file_legs, legs, cache, state, report);
+  PG_RETURN_IF_ERROR(EndRun(options, config, state, cache, report));
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return report;
 }

@@ -96,6 +96,11 @@ Scheduler::Scheduler(SchedulerOptions options, std::vector<const Leg*> legs,
       r.log_path.clear();
       r.note = none->second;
     }
+    if (auto done = options_.earlier.find(leg->name); done != options_.earlier.end()) {
+      slot.state = State::kDone;
+      slot.result = done->second;
+      slot.earlier = true;
+    }
     slots_.push_back(std::move(slot));
   }
 }
@@ -103,6 +108,7 @@ Scheduler::Scheduler(SchedulerOptions options, std::vector<const Leg*> legs,
 std::vector<LegResult> Scheduler::Run() {
   run_start_ = supervisor_.clock().Now();
   for (const Slot& slot : slots_) {
+    if (slot.earlier) continue;
     if (slot.result.cached) Notify(slot, "cached");
     if (slot.result.no_files) Notify(slot, "skipped");
   }
@@ -188,7 +194,7 @@ void Scheduler::Start(Slot& slot) {
   env.emplace_back("PROOFGATE_LEG", r.name);
   env.emplace_back("PROOFGATE_ROOT", options_.root);
   slot.start = supervisor_.clock().Now();
-  r.started_s = Since(run_start_);
+  r.started_s = options_.started_offset_s + Since(run_start_);
   std::error_code ec;
   if (!std::filesystem::is_directory(r.cwd, ec)) {
     Finish(slot, Outcome::kError, "cwd " + r.cwd + " is not a directory");

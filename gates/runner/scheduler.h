@@ -38,6 +38,10 @@ struct SchedulerOptions {
   std::map<std::string, std::string> no_files;
   // Where legs are started; null: real processes (RealLauncher). Tests pass a fake.
   ProcessLauncher* launcher = nullptr;
+  // Legs an earlier pass of the same run ended (the fixers): reported as they ended, not run
+  // or announced again; a leg that needs one sees its outcome.
+  std::map<std::string, LegResult> earlier;
+  double started_offset_s = 0;  // how far into the run this pass starts
 };
 
 class Scheduler {
@@ -59,6 +63,7 @@ class Scheduler {
     Clock::time_point start;
     bool rerun = false;  // a contended timing leg waiting to run again, alone
     std::string token;   // PROOFGATE_LEG_TOKEN of the running attempt
+    bool earlier = false;  // ended in an earlier pass (SchedulerOptions::earlier)
   };
 
   void StartReady();

@@ -80,6 +80,33 @@ TEST(GitHook, TheHookGatesWhatIsStagedNotTheWorkingTree) {
   EXPECT_EQ(dir.Read("src/code.txt"), "bad, unstaged\n");
 }
 
+// A fixer's change is in the commit, as lefthook's stage_fixed puts it there: from `git commit`
+// (the repository's index) and `git commit -a` (the index git names in GIT_INDEX_FILE).
+TEST(GitHook, AFixersChangeIsCommitted) {
+  TempDir dir;
+  testing::MakeRepo(dir, R"({"schema_version": 1, "legs": {
+      "fmt": {"run": "sed -i s/bad/good/ {files}", "files": ["*.txt"], "stage_fixed": true},
+      "check": {"run": "! grep -q bad src/code.txt"}},
+    "suites": {"default": ["fmt", "check"]}})");
+  ASSERT_EQ(RunProofgate(dir.path(), "install").exit_code, 0);
+  auto committed = [&](const std::string& path) {
+    auto show = RunCapture({"git", "show", "HEAD:" + path}, dir.path(), 60);
+    return show.ok() ? show->output : "";
+  };
+  dir.Write("src/code.txt", "bad\n");
+  ASSERT_EQ(RunCapture({"git", "add", "src/code.txt"}, dir.path(), 60)->exit.exit_code, 0);
+  auto commit = RunCapture({"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "fixed"},
+                           dir.path(), 120);
+  ASSERT_TRUE(commit.ok());
+  EXPECT_EQ(commit->exit.exit_code, 0) << commit->output;
+  EXPECT_EQ(committed("src/code.txt"), "good\n");
+  dir.Write("src/code.txt", "bad again\n");
+  EXPECT_EQ(GitCommit(dir, "fixed with -a"), 0);
+  EXPECT_EQ(committed("src/code.txt"), "good again\n");
+  auto status = RunCapture({"git", "status", "--porcelain"}, dir.path(), 60);
+  EXPECT_EQ(status->output, "") << "the index and the working tree agree with the commit";
+}
+
 TEST(GitHook, AHookProofgateDidNotWriteIsKeptUnlessForcedAndComesBackOnUninstall) {
   TempDir dir;
   testing::MakeRepo(dir, kSuites);

@@ -1,0 +1,40 @@
+// Fixer legs (`"stage_fixed": true`, lefthook's name): they may rewrite their files, so a run
+// starts with them, one at a time, and the other legs verify the tree they leave. Which of
+// their changes are fixes, and how a fixer's result says so.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config/suite_config.h"
+#include "runner/leg_result.h"
+
+namespace pg {
+
+// The lock every fixer holds: two fixers may rewrite one file, so they never run together.
+inline constexpr const char* kFixersLock = "proofgate: fixers";
+void OneFixerAtATime(std::vector<Leg>* legs);
+
+// The run's first pass: the fixers among `legs` and every leg they need, in `legs`' order
+// (needs come first). Empty when no leg is a fixer.
+std::vector<const Leg*> FixerPass(const std::vector<const Leg*>& legs);
+
+// A fixer pass's tree changes sorted: a change is a fix of each fixer that passed and may
+// rewrite that path (`fixable`: leg → files relative to the root; `root_prefix` is the root
+// relative to the working tree, "" or "app/"); anything else (a file outside every passing
+// fixer's files, one in `set_aside`) is not. Paths are relative to the working tree.
+struct Fixes {
+  std::map<std::string, std::vector<std::string>> by_leg;
+  std::vector<std::string> all;  // every fixed path once, sorted
+  std::vector<TreeChange> not_fixes;
+};
+Fixes SortFixes(const std::vector<TreeChange>& changes, const std::map<std::string, std::vector<std::string>>& fixable,
+                const std::map<std::string, LegResult>& results, const std::string& root_prefix,
+                const std::set<std::string>& set_aside);
+
+// "fixed 2 files (staged): src/a.cpp, src/b.cpp", at most five named.
+std::string FixNote(const std::vector<std::string>& fixed, bool staged);
+
+}  // namespace pg
