@@ -24,24 +24,37 @@ std::vector<const Leg*> FixerPass(const std::vector<const Leg*>& legs) {
   return out;
 }
 
-Fixes SortFixes(const std::vector<TreeChange>& changes, const std::map<std::string, std::vector<std::string>>& fixable,
+namespace {
+
+bool IsFix(const FixerRun& run, const TreeChange& change, const std::map<std::string, std::vector<std::string>>& fixable,
+           const std::map<std::string, LegResult>& results, const std::string& root_prefix,
+           const std::set<std::string>& set_aside) {
+  auto files = fixable.find(run.leg);
+  auto result = results.find(run.leg);
+  if (files == fixable.end() || result == results.end() || result->second.outcome != Outcome::kPass) return false;
+  if (change.path.compare(0, root_prefix.size(), root_prefix) != 0 || set_aside.count(change.path)) return false;
+  std::string rel = change.path.substr(root_prefix.size());
+  return std::binary_search(files->second.begin(), files->second.end(), rel);  // the run's files are sorted
+}
+
+}  // namespace
+
+Fixes SortFixes(const std::vector<FixerRun>& runs, const std::map<std::string, std::vector<std::string>>& fixable,
                 const std::map<std::string, LegResult>& results, const std::string& root_prefix,
                 const std::set<std::string>& set_aside) {
   Fixes out;
-  for (const TreeChange& change : changes) {
-    bool fixed = false;
-    bool in_root = change.path.compare(0, root_prefix.size(), root_prefix) == 0;
-    std::string rel = in_root ? change.path.substr(root_prefix.size()) : "";
-    for (const auto& [leg, files] : fixable) {
-      auto r = results.find(leg);
-      if (!in_root || set_aside.count(change.path) || r == results.end() || r->second.outcome != Outcome::kPass) continue;
-      if (!std::binary_search(files.begin(), files.end(), rel)) continue;  // the run's files are sorted
-      out.by_leg[leg].push_back(change.path);
-      fixed = true;
+  std::set<std::string> all;
+  for (const FixerRun& run : runs) {
+    for (const TreeChange& change : run.changes) {
+      if (!IsFix(run, change, fixable, results, root_prefix, set_aside)) {
+        out.not_fixes.push_back(change);
+        continue;
+      }
+      out.by_leg[run.leg].push_back(change.path);
+      all.insert(change.path);
     }
-    if (fixed) out.all.push_back(change.path);
-    else out.not_fixes.push_back(change);
   }
+  out.all.assign(all.begin(), all.end());
   return out;
 }
 

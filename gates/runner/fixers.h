@@ -21,16 +21,23 @@ void OneFixerAtATime(std::vector<Leg>* legs);
 // (needs come first). Empty when no leg is a fixer.
 std::vector<const Leg*> FixerPass(const std::vector<const Leg*>& legs);
 
-// A fixer pass's tree changes sorted: a change is a fix of each fixer that passed and may
-// rewrite that path (`fixable`: leg → files relative to the root; `root_prefix` is the root
-// relative to the working tree, "" or "app/"); anything else (a file outside every passing
-// fixer's files, one in `set_aside`) is not. Paths are relative to the working tree.
+// What the tree gained while one leg of the fixer pass had it: from a fixer's start to the next
+// fixer's start (or the pass's end); `leg` is empty for what changed before the first fixer.
+struct FixerRun {
+  std::string leg;
+  std::vector<TreeChange> changes;
+};
+
+// The fixer pass's changes sorted: a change is a fix when the fixer it happened under passed
+// and may rewrite that path (`fixable`: leg → files relative to the root; `root_prefix` is the
+// root relative to the working tree, "" or "app/"); anything else (a file outside the fixer's
+// files, one in `set_aside`, a failed fixer's) is not. Paths are relative to the working tree.
 struct Fixes {
   std::map<std::string, std::vector<std::string>> by_leg;
   std::vector<std::string> all;  // every fixed path once, sorted
   std::vector<TreeChange> not_fixes;
 };
-Fixes SortFixes(const std::vector<TreeChange>& changes, const std::map<std::string, std::vector<std::string>>& fixable,
+Fixes SortFixes(const std::vector<FixerRun>& runs, const std::map<std::string, std::vector<std::string>>& fixable,
                 const std::map<std::string, LegResult>& results, const std::string& root_prefix,
                 const std::set<std::string>& set_aside);
 

@@ -162,18 +162,30 @@ SchedulerOptions PassOptions(const PreflightOptions& options, const SuiteConfig&
   return sched;
 }
 
+// The tree now, as the run's hashes see it: its hash, and its files in `files`.
+StatusOr<std::string> Snapshot(const PreflightOptions& options, const HashFilter& filter, git::TreeFiles* files) {
+  return git::WorkingTreeHash(options.root, filter.unhashed, files, filter.products);
+}
+
+// Where the tree stood as each fixer started: marks[0] is the run's start (leg "").
+using FixerMarks = std::vector<std::pair<std::string, git::TreeFiles>>;
+
 // After the fixers: their changes to their own files are fixes (listed, and staged under
 // `--staged`), and the rest of the run verifies the fixed tree, planned on its hash. Any other
 // change leaves the run's hash at the tree it started on, so the run ends stale naming it.
 void AfterFixers(const PreflightOptions& options, const FileLegs& file_legs, const std::vector<const Leg*>& legs,
-                 std::map<std::string, LegResult>& fixers, const VerdictCache& cache, RunState& state, RunReport& report) {
+                 const FixerMarks& marks, std::map<std::string, LegResult>& fixers, const VerdictCache& cache,
+                 RunState& state, RunReport& report) {
   git::TreeFiles files;
-  auto hash = git::WorkingTreeHash(options.root, state.filter.unhashed, &files, state.filter.products);
+  StatusOr<std::string> hash = Snapshot(options, state.filter, &files);
   if (report.tree_hash.empty() || !hash.ok() || *hash == report.tree_hash) return;
+  std::vector<FixerRun> runs;
+  for (size_t i = 0; i < marks.size(); ++i) {
+    runs.push_back({marks[i].first, TreeChanges(marks[i].second, i + 1 < marks.size() ? marks[i + 1].second : files)});
+  }
   std::set<std::string> set_aside;
   if (state.aside) set_aside.insert(state.aside->files().begin(), state.aside->files().end());
-  Fixes fixes = SortFixes(TreeChanges(state.files_before, files), file_legs.fixable, fixers,
-                          state.filter.root_prefix, set_aside);
+  Fixes fixes = SortFixes(runs, file_legs.fixable, fixers, state.filter.root_prefix, set_aside);
   Status staged = state.aside ? git::AddToIndex(options.root, fixes.all) : Status();
   if (!staged.ok() && options.on_notice) options.on_notice("the fixes were not staged: " + staged.message());
   for (auto& [name, paths] : fixes.by_leg) {
@@ -199,8 +211,15 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config, const F
   auto started = std::chrono::steady_clock::now();
   if (std::vector<const Leg*> fixers = FixerPass(legs); !fixers.empty()) {
     sched.tree_hash = report.tree_hash;
+    FixerMarks marks{{"", state.files_before}};
+    sched.before_start = [&](const Leg& leg) {
+      if (!leg.stage_fixed || report.tree_hash.empty()) return;
+      marks.emplace_back(leg.name, git::TreeFiles());
+      (void)Snapshot(options, state.filter, &marks.back().second);  // a failure leaves it empty: every path "added"
+    };
     Scheduler first(sched, fixers, state.plan.cached);
     for (LegResult& r : first.Run()) sched.earlier[r.name] = std::move(r);
+    sched.before_start = nullptr;
     report.interrupted = first.interrupted();
     for (const Leg* leg : legs) {  // an interrupted run starts nothing more
       if (report.interrupted && !sched.earlier.count(leg->name)) {
@@ -210,7 +229,7 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config, const F
         sched.on_change(skipped, "skipped");
       }
     }
-    AfterFixers(options, file_legs, legs, sched.earlier, cache, state, report);
+    AfterFixers(options, file_legs, legs, marks, sched.earlier, cache, state, report);
     sched.started_offset_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
   sched.tree_hash = report.tree_hash;

@@ -181,6 +181,7 @@ bool Scheduler::NeedsDone(const Slot& slot) const {
 
 void Scheduler::Start(Slot& slot) {
   LegResult& r = slot.result;
+  if (options_.before_start) options_.before_start(*slot.leg);
   // A rerun appends: the first attempt's output stays in the same log.
   std::string header = "# proofgate leg " + r.name + (slot.rerun ? " (rerun, alone, machine quiet)" : "") +
                        " in " + r.cwd + "\n$";

@@ -42,6 +42,9 @@ struct SchedulerOptions {
   // or announced again; a leg that needs one sees its outcome.
   std::map<std::string, LegResult> earlier;
   double started_offset_s = 0;  // how far into the run this pass starts
+  // Called as each leg is about to start, before its process exists (the fixer pass
+  // snapshots the tree here: what changed until the next fixer starts is this one's).
+  std::function<void(const Leg&)> before_start;
 };
 
 class Scheduler {

@@ -75,6 +75,11 @@ TEST_F(PreflightFixers, WithoutStagedAFixStaysInTheWorkingTreeAndTheOthersPasses
   EXPECT_EQ(Leg(report, "fmt")["cached"], false) << "a fixer that fixed passed on another tree";
   EXPECT_EQ(Leg(report, "check")["cached"], true) << "check's pass on the fixed tree is reused";
   EXPECT_EQ(Leg(report, "noop")["cached"], false) << "noop passed on the tree before fmt's fix, not on this one";
+  EXPECT_EQ(Leg(nlohmann::json::parse(first.out), "noop")["fixed"], nlohmann::json::array()) << "fmt fixed it";
+  dir_.Write("a.txt", "bad\n");  // the first run's tree again
+  auto third = RunProofgate(dir_.path(), "preflight");
+  EXPECT_EQ(third.exit_code, 0) << third.out << third.err;
+  EXPECT_EQ(dir_.Read("a.txt"), "good\n") << "a fixer that fixed is not cached: it fixes again";
 }
 
 // A fixer that names no files may fix any file of the run's set: here, the staged ones.
