@@ -7,8 +7,10 @@
 
 #include "cli/cli.h"
 #include "config/suite_config.h"
+#include "core/own_outputs.h"
 #include "git/git.h"
 #include "hooks/git_hook.h"
+#include "runner/preflight.h"
 
 namespace pg::cli {
 
@@ -33,16 +35,22 @@ StatusOr<git::Repo> RepoHere(const CommonFlags& common) {
 int RunInstallVerb(const CommonFlags& common, const HookFlags& flags) {
   auto repo = RepoHere(common);
   if (!repo.ok()) return Fail(repo.status());
-  // The suite must be one the hook can run: a typo would fail every commit.
-  std::string suites = repo->workdir + kDefaultConfig;
-  if (!std::filesystem::exists(suites)) {
-    return Fail(Status::Invalid(suites + ": not there; run `proofgate init` first (the hook runs one of its suites)"));
+  // The suite must be one the hook can run: a typo would fail every commit. Its root is found as
+  // preflight finds it (here or above), and the hook goes there: git runs hooks at the top.
+  std::error_code ec;
+  auto root = FindRoot(common.dir.empty() ? std::filesystem::current_path(ec).string() : common.dir);
+  std::vector<std::string> inside = root.ok() ? InsideTree(repo->workdir, {*root}) : std::vector<std::string>{};
+  if (inside.empty()) {
+    return Fail(Status::Invalid(repo->workdir + kDefaultConfig +
+                                ": not there; run `proofgate init` first (the hook runs one of its suites)"));
   }
+  std::string root_dir = inside[0] == "." ? "" : inside[0];
+  std::string suites = *root + "/" + kDefaultConfig;
   auto config = LoadSuiteConfig(suites);
   if (!config.ok()) return Fail(config.status());
   auto legs = SelectLegs(*config, {flags.suite});
   if (!legs.ok()) return Fail(Status::Invalid("--suite " + flags.suite + ": " + legs.status().message()));
-  auto change = InstallHook(repo->hooksdir, flags.hook, flags.suite, SelfPath(), flags.force);
+  auto change = InstallHook(repo->hooksdir, flags.hook, flags.suite, SelfPath(), flags.force, root_dir);
   if (!change.ok()) return Fail(change.status());
   std::cout << change->path << ": " << change->action << " (runs `proofgate preflight " << (flags.hook == "pre-commit" ? "--staged " : "") << flags.suite << "` before each "
             << (flags.hook == "pre-push" ? "push" : "commit") << ")\n";

@@ -59,10 +59,14 @@ bool FilesWordInQuotes(const std::string& run) {
 // `files` lists globs, and `{files}` stands where the files go: a whole element of an argv
 // (one argument each) or inside a shell string (quoted there); `-I{files}` would be neither.
 Status ParseFiles(const JsonFields& fields, const Json& value, Leg* leg) {
-  PG_RETURN_IF_ERROR(fields.StringList("files", &leg->files));
-  if (value.contains("files") && leg->files.empty()) return fields.ErrorAt("files", "field \"files\" lists no glob");
-  for (const std::string& glob : leg->files) {
-    if (glob.empty()) return fields.ErrorAt("files", "field \"files\" has an empty glob");
+  for (const char* key : {"files", "exclude"}) {
+    std::vector<std::string>* globs = std::string(key) == "files" ? &leg->files : &leg->exclude;
+    PG_RETURN_IF_ERROR(fields.StringList(key, globs));
+    std::string field = std::string("field \"") + key + "\"";
+    if (value.contains(key) && globs->empty()) return fields.ErrorAt(key, field + " lists no glob");
+    for (const std::string& glob : *globs) {
+      if (glob.empty()) return fields.ErrorAt(key, field + " has an empty glob");
+    }
   }
   if (value.at("run").is_string()) {
     if (FilesWordInQuotes(value.at("run").get<std::string>())) {
@@ -91,7 +95,7 @@ Status ParseLeg(const JsonSource& source, const std::string& name, const Json& v
   }
   JsonFields fields(source, value, pointer, "leg \"" + name + "\"");
   PG_RETURN_IF_ERROR(fields.CheckKnown({"run", "cwd", "env", "timeout_s", "needs", "locks",
-                                        "exclusive", "timing", "inputs", "outputs", "files", "stage_fixed",
+                                        "exclusive", "timing", "inputs", "outputs", "files", "exclude", "stage_fixed",
                                         "description"}));
   PG_RETURN_IF_ERROR(fields.Require("run"));
   leg->name = name;
@@ -110,6 +114,13 @@ Status ParseLeg(const JsonSource& source, const std::string& name, const Json& v
     bool outside = out.empty() || out[0] == '/' || out == ".." || out.rfind("../", 0) == 0 ||
                    out.find("/../") != std::string::npos || (out.size() >= 3 && out.substr(out.size() - 3) == "/..");
     if (outside) return fields.ErrorAt("outputs", "field \"outputs\" names paths inside the root, got \"" + out + "\"");
+    // The whole root, or git's own folder, is no product: left out of the tree hash, every
+    // source would count for nothing.
+    std::string normal = std::filesystem::path(out).lexically_normal().generic_string();
+    if (normal == "." || normal == "./" || normal == ".git" || normal.rfind(".git/", 0) == 0) {
+      return fields.ErrorAt("outputs", "field \"outputs\" names what a leg makes in the root, not the root or .git, got \"" +
+                                           out + "\"");
+    }
   }
   PG_RETURN_IF_ERROR(ParseFiles(fields, value, leg));
   PG_RETURN_IF_ERROR(fields.Bool("exclusive", &leg->exclusive));

@@ -119,9 +119,6 @@ StatusOr<std::vector<std::string>> WorkingFiles(const std::string& workdir);
 StatusOr<std::vector<std::string>> UnstagedFiles(const std::string& workdir);
 // Writes the index's version of each of `paths` into the working tree.
 Status CheckoutIndex(const std::string& workdir, const std::vector<std::string>& paths);
-// Stages the working tree's version of each of `paths` (`git add`; a path that is gone is
-// staged as removed) in the index CheckoutIndex reads, and writes that index.
-Status AddToIndex(const std::string& workdir, const std::vector<std::string>& paths);
 // The index's bytes of `path` (kInvalidInput when the index has no such file).
 StatusOr<std::string> IndexedBytes(const std::string& workdir, const std::string& path);
 

@@ -1,7 +1,6 @@
 // The file sets of `preflight --staged/--base/--all-files`, and the index written back into
 // the working tree (what `--staged` runs on).
 #include <git2/sys/repository.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -133,21 +132,6 @@ Status CheckoutIndex(const std::string& workdir, const std::vector<std::string>&
   opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH | GIT_CHECKOUT_DONT_WRITE_INDEX;
   opts.paths = {names.data(), names.size()};
   if (git_checkout_index(repo.get(), index.get(), &opts) != 0) return GitError("cannot write the index into the working tree");
-  return Status();
-}
-
-Status AddToIndex(const std::string& workdir, const std::vector<std::string>& paths) {
-  if (paths.empty()) return Status();
-  PG_ASSIGN_OR_RETURN(RepoPtr repo, OpenWithIndex(workdir));
-  PG_ASSIGN_OR_RETURN(IndexPtr index, IndexOf(repo.get()));
-  std::string top = git_repository_workdir(repo.get());
-  for (const std::string& p : paths) {
-    struct stat st;
-    bool there = lstat((top + p).c_str(), &st) == 0;  // a fixer that removed a file: staged as removed
-    int rc = there ? git_index_add_bypath(index.get(), p.c_str()) : git_index_remove_bypath(index.get(), p.c_str());
-    if (rc != 0) return GitError(p + ": cannot add it to the index");
-  }
-  if (git_index_write(index.get()) != 0) return GitError("cannot write the index");
   return Status();
 }
 

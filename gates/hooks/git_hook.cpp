@@ -48,19 +48,21 @@ bool IsOurs(const std::string& path, const std::string& hook, bool* moved = null
 
 bool IsKnownHook(const std::string& hook) { return hook == "pre-commit" || hook == "pre-push"; }
 
-std::string HookScript(const std::string& hook, const std::string& suite, const std::string& proofgate, bool moved) {
+std::string HookScript(const std::string& hook, const std::string& suite, const std::string& proofgate, bool moved,
+                       const std::string& root_dir) {
   std::string when = hook == "pre-push" ? "push" : "commit";
   // A commit holds what is staged: the suite runs on that, unstaged changes set aside.
   std::string staged = hook == "pre-commit" ? "--staged " : "";
+  std::string dir = root_dir.empty() ? "" : "-C " + ShellWord(root_dir) + " ";  // hooks run at the top
   return "#!/bin/sh\n" + std::string(kHookMarker) + "; `proofgate uninstall --hook " + hook + "` removes it.\n" +
          (moved ? kMovedLine + hook + ".old\n" : "") +
          "# Runs the suite " + ShellWord(suite) + " before each " + when + " (git " + when +
          " --no-verify skips it once).\n" + "pg=" + ShellWord(proofgate) + "\n" +
-         "[ -x \"$pg\" ] || pg=proofgate\nexec \"$pg\" preflight " + staged + "-- " + ShellWord(suite) + " </dev/null\n";
+         "[ -x \"$pg\" ] || pg=proofgate\nexec \"$pg\" preflight " + dir + staged + "-- " + ShellWord(suite) + " </dev/null\n";
 }
 
 StatusOr<HookChange> InstallHook(const std::string& hooksdir, const std::string& hook, const std::string& suite,
-                                 const std::string& proofgate, bool force) {
+                                 const std::string& proofgate, bool force, const std::string& root_dir) {
   std::string path = hooksdir + hook, old = path + ".old";
   std::error_code ec;
   HookChange change{path, "installed"};
@@ -79,7 +81,7 @@ StatusOr<HookChange> InstallHook(const std::string& hooksdir, const std::string&
     moved = true;
   }
   PG_RETURN_IF_ERROR(MakeDirs(hooksdir));
-  PG_RETURN_IF_ERROR(WriteFileAtomic(path, HookScript(hook, suite, proofgate, moved)));
+  PG_RETURN_IF_ERROR(WriteFileAtomic(path, HookScript(hook, suite, proofgate, moved, root_dir)));
   if (chmod(path.c_str(), 0755) != 0) return Status::Io(path + ": cannot make it executable");
   return change;
 }

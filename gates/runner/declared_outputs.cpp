@@ -33,7 +33,6 @@ bool OutputsThere(const std::string& root, const Leg& leg) {
 
 bool OutputCovers(const std::string& output, const std::string& path) {
   std::string pattern = Normal(output);
-  if (pattern == ".") return false;  // the whole root is no product: new sources would count for nothing
   if (!HasWildcard(pattern)) {
     return path == pattern || (path.size() > pattern.size() && path.compare(0, pattern.size(), pattern) == 0 &&
                                path[pattern.size()] == '/');

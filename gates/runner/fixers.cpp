@@ -1,6 +1,13 @@
 #include "runner/fixers.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/file_io.h"
+#include "runner/capture.h"
+
+namespace fs = std::filesystem;
 
 namespace pg {
 
@@ -58,11 +65,45 @@ Fixes SortFixes(const std::vector<FixerRun>& runs, const std::map<std::string, s
   return out;
 }
 
+namespace {
+
+Status GitAdd(const std::string& workdir, const std::string& index, const std::string& pathspec) {
+  std::vector<std::string> argv = {"git", "--literal-pathspecs", "add", "--pathspec-from-file=" + pathspec,
+                                   "--pathspec-file-nul"};
+  if (!index.empty()) argv.insert(argv.begin(), {"env", "GIT_INDEX_FILE=" + index});
+  auto added = RunCapture(argv, workdir, 300);
+  if (!added.ok()) return added.status();
+  if (added->exit.exit_code != 0) return Status::Io("git add: " + added->output);
+  return Status();
+}
+
+}  // namespace
+
+Status StageFixes(const std::string& workdir, const std::string& gitdir, const std::vector<std::string>& paths) {
+  if (paths.empty()) return Status();
+  std::string list;
+  for (const std::string& p : paths) list += p + '\0';
+  std::string pathspec = gitdir + "proofgate/fixes.pathspec";
+  PG_RETURN_IF_ERROR(WriteFileAtomic(pathspec, list));
+  Status staged = GitAdd(workdir, "", pathspec);
+  const char* hooks_index = std::getenv("GIT_INDEX_FILE");
+  std::error_code ec;
+  if (staged.ok() && hooks_index && fs::path(hooks_index).filename().string().rfind("next-index-", 0) == 0 &&
+      fs::exists(gitdir + "index.lock", ec)) {
+    staged = GitAdd(workdir, gitdir + "index.lock", pathspec);
+  }
+  fs::remove(pathspec, ec);
+  return staged;
+}
+
 std::string FixNote(const std::vector<std::string>& fixed, bool staged) {
   constexpr size_t kNamed = 5;
   std::string note = "fixed " + std::to_string(fixed.size()) + (fixed.size() == 1 ? " file" : " files") +
                      (staged ? " (staged)" : "") + ": ";
-  for (size_t i = 0; i < fixed.size() && i < kNamed; ++i) note += (i ? ", " : "") + fixed[i];
+  for (size_t i = 0; i < fixed.size() && i < kNamed; ++i) {
+    note += i ? ", " : "";
+    for (char c : fixed[i]) note += c == '\n' ? "\\n" : c == '\t' ? "\\t" : std::string(1, c);  // one table row
+  }
   if (fixed.size() > kNamed) note += " and " + std::to_string(fixed.size() - kNamed) + " more";
   return note;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/suite_config.h"
+#include "core/status.h"
 #include "runner/leg_result.h"
 
 namespace pg {
@@ -40,6 +41,14 @@ struct Fixes {
 Fixes SortFixes(const std::vector<FixerRun>& runs, const std::map<std::string, std::vector<std::string>>& fixable,
                 const std::map<std::string, LegResult>& results, const std::string& root_prefix,
                 const std::set<std::string>& set_aside);
+
+// Stages `paths` (relative to the working tree `workdir`; a path that is gone is staged as
+// removed) as `git add` does, by git itself: libgit2 runs no filter drivers (git-lfs, a clean
+// command), and the commit must hold what git would have made of the file. The index is the
+// one git gave the hook (GIT_INDEX_FILE); under `git commit PATH` that is a temporary one, and
+// the repository's index that git installs after the commit (`<gitdir>/index.lock`) gets them
+// too, or it would stage the undoing of the fix.
+Status StageFixes(const std::string& workdir, const std::string& gitdir, const std::vector<std::string>& paths);
 
 // "fixed 2 files (staged): src/a.cpp, src/b.cpp", at most five named.
 std::string FixNote(const std::vector<std::string>& fixed, bool staged);

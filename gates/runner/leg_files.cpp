@@ -1,11 +1,13 @@
 #include "runner/leg_files.h"
 
+
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 
+#include "core/own_outputs.h"
 #include "git/git.h"
 #include "runner/input_glob.h"
 
@@ -86,12 +88,12 @@ StatusOr<std::vector<std::vector<std::string>>> Batches(const Leg& leg, const st
 
 // The run's files the leg's globs match (all of them when it has none), relative to the root.
 std::vector<std::string> MatchedFromRoot(const Leg& leg, const RunFiles& run) {
+  auto any = [](const std::vector<std::string>& globs, const std::string& f) {
+    return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return FilesGlobMatch(g, f); });
+  };
   std::vector<std::string> out;
   for (const std::string& f : run.files) {
-    if (leg.files.empty() || std::any_of(leg.files.begin(), leg.files.end(),
-                                         [&](const std::string& g) { return FilesGlobMatch(g, f); })) {
-      out.push_back(f);
-    }
+    if ((leg.files.empty() || any(leg.files, f)) && !any(leg.exclude, f)) out.push_back(f);
   }
   return out;
 }
@@ -106,10 +108,21 @@ std::vector<std::string> Matched(const Leg& leg, const RunFiles& run) {
   return out;
 }
 
+std::string Listed(const std::vector<std::string>& globs) {
+  std::string out;
+  for (const std::string& g : globs) out += (out.empty() ? "" : ", ") + g;
+  return out;
+}
+
+// "no staged file matches its files: *.cpp (excluding gen/*)".
 std::string NoFilesReason(const Leg& leg, const RunFiles& run) {
-  std::string globs;
-  for (const std::string& g : leg.files) globs += (globs.empty() ? "" : ", ") + g;
-  return globs.empty() ? "no " + run.Noun() + " to pass as {files}" : "no " + run.Noun() + " matches its files: " + globs;
+  std::string noun = "no " + run.Noun();
+  if (!leg.files.empty()) {
+    return noun + " matches its files: " + Listed(leg.files) +
+           (leg.exclude.empty() ? "" : " (excluding " + Listed(leg.exclude) + ")");
+  }
+  if (!leg.exclude.empty()) return noun + " but those it excludes: " + Listed(leg.exclude);
+  return noun + " to pass as {files}";
 }
 
 }  // namespace
@@ -132,7 +145,13 @@ StatusOr<RunFiles> ListRunFiles(const std::string& root, FileSet set, const std:
                                              : set == FileSet::kBase ? git::FilesChangedSince(repo->workdir, base)
                                                                      : git::WorkingFiles(repo->workdir);
   if (!files.ok()) return set == FileSet::kBase ? Status::Invalid("--base " + base + ": " + files.status().message()) : files.status();
-  out.files = std::move(*files);
+  // git names paths from the working tree's top; legs, from the root (suites.json's folder),
+  // which may lie below it: a file outside the root is none of the run's.
+  std::vector<std::string> inside = InsideTree(repo->workdir, {root});
+  std::string prefix = inside.empty() || inside[0] == "." ? "" : inside[0] + "/";
+  for (std::string& f : *files) {
+    if (f.compare(0, prefix.size(), prefix) == 0) out.files.push_back(f.substr(prefix.size()));
+  }
   return out;
 }
 
@@ -160,9 +179,9 @@ StatusOr<FileLegs> ExpandFileLegs(const std::vector<const Leg*>& legs, const Run
       if (it == batch_names.end()) copy.needs.push_back(need);
       else copy.needs.insert(copy.needs.end(), it->second.begin(), it->second.end());
     }
-    bool uses = UsesFiles(*leg);
-    std::vector<std::string> matched = leg->files.empty() && !uses ? std::vector<std::string>{} : Matched(*leg, files);
-    if ((!leg->files.empty() || uses) && matched.empty()) out.no_files[leg->name] = NoFilesReason(*leg, files);
+    bool uses = UsesFiles(*leg), filters = !leg->files.empty() || !leg->exclude.empty();
+    std::vector<std::string> matched = !filters && !uses ? std::vector<std::string>{} : Matched(*leg, files);
+    if ((filters || uses) && matched.empty()) out.no_files[leg->name] = NoFilesReason(*leg, files);
     if (!uses || matched.empty()) {
       if (leg->stage_fixed) out.fixable[leg->name] = MatchedFromRoot(*leg, files);
       out.legs.push_back(std::move(copy));

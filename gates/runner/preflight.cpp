@@ -109,8 +109,22 @@ struct HashFilter {
   std::string root_prefix;  // the root relative to the working tree: "" or "app/"
 };
 
-std::string StateDir(const PreflightOptions& options, const SuiteConfig& config, RunReport& report,
-                     HashFilter* filter, git::TreeFiles* files) {
+// What RunPrepared's steps share: the hash's filter, the files the run's tree hash names, the
+// cache plan, where logs go, and what `--staged` set aside.
+struct RunState {
+  HashFilter filter;
+  git::TreeFiles files_before;
+  Plan plan;
+  std::string log_dir;
+  StagedAside* aside = nullptr;
+  std::string gitdir;                // with a trailing '/'; empty outside git
+  std::string pass_hash;             // the tree the legs after the fixers ran on
+  std::vector<std::string> fixed;    // what the fixers fixed (relative to the working tree)
+  git::TreeFiles after_fixers;       // the tree as the fixers left it
+};
+
+std::string StateDir(const PreflightOptions& options, const SuiteConfig& config, RunReport& report, RunState* state) {
+  HashFilter* filter = &state->filter;
   auto repo = git::Discover(options.root);
   if (!repo.ok()) {
     if (options.on_notice) options.on_notice("not a git repository: no tree hash, no cache");
@@ -123,7 +137,8 @@ std::string StateDir(const PreflightOptions& options, const SuiteConfig& config,
   std::vector<std::string> root = InsideTree(repo->workdir, {options.root});
   filter->root_prefix = root.empty() || root[0] == "." ? "" : root[0] + "/";
   filter->products = DeclaredOutputs(config, filter->root_prefix);
-  auto hash = git::WorkingTreeHash(repo->workdir, filter->unhashed, files, filter->products);
+  state->gitdir = repo->gitdir;
+  auto hash = git::WorkingTreeHash(repo->workdir, filter->unhashed, &state->files_before, filter->products);
   if (hash.ok()) {
     report.tree_hash = *hash;
   } else if (options.on_notice) {
@@ -131,16 +146,6 @@ std::string StateDir(const PreflightOptions& options, const SuiteConfig& config,
   }
   return repo->gitdir + "proofgate";
 }
-
-// What RunPrepared's steps share: the hash's filter, the files the run's tree hash names, the
-// cache plan, where logs go, and what `--staged` set aside.
-struct RunState {
-  HashFilter filter;
-  git::TreeFiles files_before;
-  Plan plan;
-  std::string log_dir;
-  StagedAside* aside = nullptr;
-};
 
 SchedulerOptions PassOptions(const PreflightOptions& options, const SuiteConfig& config, const FileLegs& file_legs,
                              const std::string& log_dir) {
@@ -186,13 +191,22 @@ void AfterFixers(const PreflightOptions& options, const FileLegs& file_legs, con
   std::set<std::string> set_aside;
   if (state.aside) set_aside.insert(state.aside->files().begin(), state.aside->files().end());
   Fixes fixes = SortFixes(runs, file_legs.fixable, fixers, state.filter.root_prefix, set_aside);
-  Status staged = state.aside ? git::AddToIndex(options.root, fixes.all) : Status();
+  state.fixed = fixes.all;
+  // A stale run stages nothing: half a fixer's work (a rename's deletion) is no commit to make.
+  bool stage = state.aside && fixes.not_fixes.empty();
+  Status staged = stage ? StageFixes(options.root, state.gitdir, fixes.all) : Status();
   if (!staged.ok() && options.on_notice) options.on_notice("the fixes were not staged: " + staged.message());
+  // Staged, a file is hashed as git stored it: a clean filter's bytes where the index says the
+  // file is unchanged (libgit2 runs no filter driver, and trusts the index's stat).
+  if (stage && staged.ok() && !fixes.all.empty()) hash = Snapshot(options, state.filter, &files);
   for (auto& [name, paths] : fixes.by_leg) {
     fixers[name].fixed = paths;
-    fixers[name].note = FixNote(paths, state.aside && staged.ok());
+    fixers[name].note = FixNote(paths, stage && staged.ok());
   }
-  if (!fixes.not_fixes.empty()) return;
+  if (!hash.ok()) return;
+  state.pass_hash = *hash;
+  state.after_fixers = files;
+  if (!fixes.not_fixes.empty()) return;  // the run's hash stays the tree it started on: stale
   report.tree_hash = *hash;
   state.files_before = std::move(files);
   Plan again = PlanCache(legs, cache, report);
@@ -230,9 +244,10 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config, const F
       }
     }
     AfterFixers(options, file_legs, legs, marks, sched.earlier, cache, state, report);
+    if (!state.pass_hash.empty()) sched.tree_hash = state.pass_hash;
     sched.started_offset_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
-  sched.tree_hash = report.tree_hash;
+  if (state.pass_hash.empty()) sched.tree_hash = report.tree_hash;
   Scheduler scheduler(sched, legs, state.plan.cached);
   report.legs = scheduler.Run();
   report.load_timeline = sampler.Timeline();
@@ -241,7 +256,7 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config, const F
 
 bool AboutFiles(const std::vector<const Leg*>& legs) {
   return std::any_of(legs.begin(), legs.end(), [](const Leg* leg) {
-    return leg->stage_fixed || !leg->files.empty() || std::any_of(leg->argv.begin(), leg->argv.end(), [](const std::string& a) {
+    return leg->stage_fixed || !leg->files.empty() || !leg->exclude.empty() || std::any_of(leg->argv.begin(), leg->argv.end(), [](const std::string& a) {
       return a.find("{files}") != std::string::npos;
     });
   });
@@ -345,6 +360,12 @@ Status EndRun(const PreflightOptions& options, const SuiteConfig& config, RunSta
     auto after = git::WorkingTreeHash(options.root, state.filter.unhashed, &files_after, state.filter.products);
     report.tree_hash_after = after.ok() ? *after : "";
     if (after.ok() && *after != report.tree_hash) report.tree_changes = TreeChanges(state.files_before, files_after);
+    std::erase_if(report.tree_changes, [&](const TreeChange& c) {  // a fix is named by its fixer
+      auto fixed = state.after_fixers.find(c.path), now = files_after.find(c.path);
+      bool as_fixed = fixed == state.after_fixers.end() ? now == files_after.end()
+                                                        : now != files_after.end() && now->second == fixed->second;
+      return std::binary_search(state.fixed.begin(), state.fixed.end(), c.path) && as_fixed;
+    });
   }
   PG_RETURN_IF_ERROR(PutBack(options, state.aside));
   report.allow_inherited = options.allow_inherited;
@@ -377,7 +398,7 @@ StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConf
   report.run_id = UtcStamp("%Y%m%dT%H%M%SZ") + "-" + std::to_string(getpid());
   RunState state;
   state.aside = aside;
-  std::string state_dir = StateDir(options, config, report, &state.filter, &state.files_before);
+  std::string state_dir = StateDir(options, config, report, &state);
   std::string logs_root = state_dir + "/logs";
   state.log_dir = options.log_dir.empty() ? logs_root + "/" + report.run_id : options.log_dir;
   PG_RETURN_IF_ERROR(MakeDirs(state.log_dir));
@@ -389,7 +410,11 @@ StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConf
   if (cache.recovered_from_corruption() && options.on_notice) {
     options.on_notice(state_dir + "/cache.json is malformed; starting an empty cache");
   }
-  report.toolchain = ToolchainFingerprint(config.toolchain, options.root);
+  std::vector<std::string> probe_warnings;
+  report.toolchain = ToolchainFingerprint(config.toolchain, options.root, &probe_warnings);
+  for (const std::string& warning : probe_warnings) {
+    if (options.on_notice) options.on_notice(warning);
+  }
   state.plan = PlanCache(legs, cache, report);
   if (options.on_plan) {
     std::vector<PlannedLeg> planned;

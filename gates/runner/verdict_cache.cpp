@@ -70,10 +70,18 @@ Status VerdictCache::Save() const {
 }
 
 std::string ToolchainFingerprint(const std::vector<std::vector<std::string>>& probes,
-                                 const std::string& root) {
+                                 const std::string& root, std::vector<std::string>* warnings) {
   std::string all;
   for (const auto& argv : probes) {
     auto captured = RunCapture(argv, root, 30);  // proofgate: no-mutate (any limit a --version meets is the same)
+    if (warnings && (!captured.ok() || captured->exit.exit_code != 0)) {
+      std::string command;
+      for (const std::string& a : argv) command += (command.empty() ? "" : " ") + a;
+      std::string why = captured.ok() ? (captured->exit.signal ? "killed by signal " + std::to_string(captured->exit.signal)
+                                                                 : "exit " + std::to_string(captured->exit.exit_code))
+                                      : captured.status().message();
+      warnings->push_back("toolchain probe `" + command + "`: " + why + "; what it said still keys the cache");
+    }
     all += argv[0] + "\n";  // proofgate: no-mutate (a label: the probe's output is what differs)
     all += captured.ok() ? std::to_string(captured->exit.exit_code) + "\n" + captured->output
                          : "error: " + captured.status().message();

@@ -43,8 +43,10 @@ class VerdictCache {
 
 // Hash of the toolchain probes' outputs (e.g. `c++ --version`); a probe that cannot run
 // contributes its error, so installing or removing a tool changes the fingerprint.
+// `warnings` gets a line for each probe that could not start, exited non-zero or timed out: a
+// typo there fingerprints nothing, in silence.
 std::string ToolchainFingerprint(const std::vector<std::vector<std::string>>& probes,
-                                 const std::string& root);
+                                 const std::string& root, std::vector<std::string>* warnings = nullptr);
 
 // Hash of the files the leg's `inputs` globs match: names and contents.
 std::string InputsHash(const std::string& root, const std::vector<std::string>& patterns);

@@ -105,6 +105,31 @@ TEST(GitHook, AFixersChangeIsCommitted) {
   EXPECT_EQ(committed("src/code.txt"), "good again\n");
   auto status = RunCapture({"git", "status", "--porcelain"}, dir.path(), 60);
   EXPECT_EQ(status->output, "") << "the index and the working tree agree with the commit";
+  // `git commit PATH` commits a temporary index; the repository's own gets the fix too.
+  dir.Write("src/code.txt", "bad third\n");
+  auto only = RunCapture({"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "fixed by path",
+                          "src/code.txt"},
+                         dir.path(), 120);
+  ASSERT_TRUE(only.ok());
+  EXPECT_EQ(only->exit.exit_code, 0) << only->output;
+  EXPECT_EQ(committed("src/code.txt"), "good third\n");
+  status = RunCapture({"git", "status", "--porcelain"}, dir.path(), 60);
+  EXPECT_EQ(status->output, "") << "the index does not stage the undoing of the fix";
+}
+
+// suites.json below the top: the hook runs the suite there (git runs hooks at the top).
+TEST(GitHook, AHookForASuiteBelowTheTopRunsItThere) {
+  TempDir dir;
+  testing::MakeRepo(dir, R"({"schema_version": 1, "legs": {}, "suites": {"default": []}})");
+  dir.Write("app/preflight/suites.json", kSuites);
+  dir.Write("app/src/code.txt", "good\n");
+  ASSERT_TRUE(git::CommitAll(dir.path(), "app").ok());
+  auto install = RunProofgate(dir.path() + "/app", "install");
+  ASSERT_EQ(install.exit_code, 0) << install.err;
+  std::string before = Head(dir);
+  dir.Write("app/src/code.txt", "bad\n");
+  EXPECT_NE(GitCommit(dir, "red"), 0) << "app's check leg fails: no commit";
+  EXPECT_EQ(Head(dir), before);
 }
 
 TEST(GitHook, AHookProofgateDidNotWriteIsKeptUnlessForcedAndComesBackOnUninstall) {

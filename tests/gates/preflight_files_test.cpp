@@ -59,6 +59,40 @@ TEST(PreflightFiles, FilesExpandToTheMatchedFilesRelativeToTheLegsCwd) {
   EXPECT_EQ(Listed(run, "quoted"), "src/a.c;src/sub/it's b.c;") << "quoted in a shell string";
 }
 
+// lefthook's `exclude`: what the globs match, less what it excludes; a leg with `exclude` alone
+// is about every file but those.
+TEST(PreflightFiles, ExcludeGlobsLeaveFilesOut) {
+  TempDir dir;
+  testing::MakeRepo(dir, R"({"schema_version": 1, "legs": {
+    "list": {"run": ["printf", "%s;", "{files}"], "files": ["*.c"], "exclude": ["gen/**"]},
+    "rest": {"run": ["printf", "%s;", "{files}"], "exclude": ["*.c", "*.txt", "*.json", ".gitignore"]},
+    "none": {"run": "exit 1", "files": ["gen/*.c"], "exclude": ["gen/*"]}},
+    "suites": {"default": ["list", "rest", "none"]}})");
+  dir.Write("a.c", "");
+  dir.Write("gen/b.c", "");
+  dir.Write("top.h", "");
+  auto run = RunProofgate(dir.path(), "preflight --no-cache --json");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(Listed(run), "a.c;");
+  EXPECT_EQ(Listed(run, "rest"), "top.h;");
+  EXPECT_NE(run.out.find("no file matches its files: gen/*.c (excluding gen/*)"), std::string::npos) << run.out;
+}
+
+// suites.json below the working tree's top: the run's files are those under its root, named
+// from there, as its legs are.
+TEST(PreflightFiles, ARootBelowTheTopHasItsOwnFilesNamedFromIt) {
+  TempDir dir;
+  testing::MakeRepo(dir, R"({"schema_version": 1, "legs": {}, "suites": {"default": []}})");
+  dir.Write("app/preflight/suites.json", R"({"schema_version": 1, "legs": {
+    "list": {"run": ["printf", "%s;", "{files}"], "files": ["*.c"]}},
+    "suites": {"default": ["list"]}})");
+  dir.Write("app/a.c", "");
+  dir.Write("other/o.c", "");
+  auto run = RunProofgate(dir.path() + "/app", "preflight --no-cache --json");
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(Listed(run), "a.c;") << "other/o.c lies outside the root";
+}
+
 TEST(PreflightFiles, StagedBaseAndAllFilesChooseTheFileSet) {
   TempDir dir;
   testing::MakeRepo(dir, R"({"schema_version": 1, "legs": {

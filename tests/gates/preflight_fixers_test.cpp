@@ -90,12 +90,26 @@ TEST_F(PreflightFixers, AFixerWithoutFilesMayFixAnyFileOfTheSet) {
   EXPECT_EQ(Indexed("a.txt"), "good\n");
 }
 
+// The run is stale and names what is no fix, not the fix; a stale run stages nothing.
 TEST_F(PreflightFixers, AChangeOutsideAFixersFilesMakesTheRunStale) {
   Git(dir_, {"add", "a.txt"});
   auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache --json stray");
   EXPECT_EQ(run.exit_code, 5) << run.out << run.err;
   auto report = nlohmann::json::parse(run.out);
-  EXPECT_NE(report["tree_changes"].dump().find("notes.md"), std::string::npos) << report["tree_changes"];
+  EXPECT_EQ(report["tree_changes"], nlohmann::json::parse(R"([{"path": "notes.md", "change": "changed"}])"));
+  EXPECT_EQ(Leg(report, "stray")["fixed"], nlohmann::json::array({"a.txt"}));
+  EXPECT_EQ(Indexed("a.txt"), "bad\n") << "half a fixer's work is no commit to make";
+}
+
+// git's clean filter (git-lfs works this way) makes the staged bytes, as `git add` would.
+TEST_F(PreflightFixers, AFixIsStagedThroughGitsCleanFilter) {
+  Git(dir_, {"config", "filter.up.clean", "tr a-z A-Z"});
+  Git(dir_, {"config", "filter.up.smudge", "cat"});
+  dir_.Write(".gitattributes", "a.txt filter=up\n");
+  Git(dir_, {"add", ".gitattributes", "a.txt"});
+  auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache fmt");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(Indexed("a.txt"), "GOOD\n");
 }
 
 TEST_F(PreflightFixers, AFixToAFileWithUnstagedChangesIsDroppedAndTheRunStale) {

@@ -69,7 +69,29 @@ TEST(SuiteConfig, OutputsOutsideTheRootAreRefused) {
         << config.status().message();
   }
   EXPECT_TRUE(ParseSuiteConfig("suites.json", R"({"schema_version": 1, "legs": {"b": {"run": ["true"],
-      "outputs": ["build", "out/*.o", "a..b"]}}, "suites": {"default": ["b"]}})").ok());
+      "outputs": ["build", "out/*.o", "a..b", ".gitignored", "./build/"]}}, "suites": {"default": ["b"]}})").ok());
+}
+
+// Outputs are left out of the tree hash: the root itself, or .git, would leave out everything.
+TEST(SuiteConfig, TheRootOrGitsFolderIsNoOutput) {
+  for (const char* bad : {".", "./", "./.", ".git", ".git/x", "./.git"}) {
+    std::string text = std::string(R"({"schema_version": 1, "legs": {"b": {"run": ["true"], "outputs": [")") + bad +
+                       R"("]}}, "suites": {"default": ["b"]}})";
+    auto config = ParseSuiteConfig("suites.json", text);
+    ASSERT_FALSE(config.ok()) << bad;
+    EXPECT_NE(config.status().message().find("not the root or .git, got"), std::string::npos) << config.status().message();
+  }
+}
+
+// `exclude` takes files out of a leg's set; it lists at least one glob, none empty.
+TEST(SuiteConfig, ExcludeListsGlobs) {
+  for (const char* bad : {R"([])", R"([""])", R"("gen/*")"}) {
+    std::string text = std::string(R"({"schema_version": 1, "legs": {"b": {"run": ["true"], "exclude": )") + bad +
+                       R"(}}, "suites": {"default": ["b"]}})";
+    auto config = ParseSuiteConfig("suites.json", text);
+    ASSERT_FALSE(config.ok()) << bad;
+    EXPECT_NE(config.status().message().find("\"exclude\""), std::string::npos) << config.status().message();
+  }
 }
 
 // `files` lists at least one glob; `{files}` is a whole argv element, or inside a shell string.
