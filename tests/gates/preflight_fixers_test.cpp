@@ -30,8 +30,9 @@ class PreflightFixers : public ::testing::Test {
       "other-fixer": {"run": "mkdir out/one || exit 1; sleep 0.3; rmdir out/one", "stage_fixed": true},
       "after": {"run": "test -f out/fixed"},
       "noop": {"run": "true", "stage_fixed": true},
-      "whole": {"run": "sed -i s/bad/good/ a.txt", "stage_fixed": true}},
-      "suites": {"default": ["fmt", "noop", "check"], "stray": ["stray"], "red": ["red-fixer"], "whole": ["whole"],
+      "whole": {"run": "sed -i s/bad/good/ a.txt", "stage_fixed": true},
+      "spoil": {"run": "echo spoiled >> a.txt"}},
+      "suites": {"default": ["fmt", "noop", "check"], "stray": ["stray", "check"], "spoil": ["fmt", "spoil"], "red": ["red-fixer"], "whole": ["whole"],
                  "order": ["after", "slow-fixer", "other-fixer"]}})");
     dir_.Write("a.txt", "ok\n");
     dir_.Write("notes.md", "notes\n");
@@ -99,6 +100,15 @@ TEST_F(PreflightFixers, AChangeOutsideAFixersFilesMakesTheRunStale) {
   EXPECT_EQ(report["tree_changes"], nlohmann::json::parse(R"([{"path": "notes.md", "change": "changed"}])"));
   EXPECT_EQ(Leg(report, "stray")["fixed"], nlohmann::json::array({"a.txt"}));
   EXPECT_EQ(Indexed("a.txt"), "bad\n") << "half a fixer's work is no commit to make";
+  EXPECT_NE(Leg(report, "check")["tree_hash"], report["tree_hash"]) << "check ran on the tree stray left";
+}
+
+// A fix is named by its fixer, not as a change; a later leg's change to the fixed file is one.
+TEST_F(PreflightFixers, AFixedFileALaterLegChangesIsNamed) {
+  auto run = RunProofgate(dir_.path(), "preflight --no-cache --json spoil");
+  EXPECT_EQ(run.exit_code, 5) << run.out << run.err;
+  auto report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["tree_changes"], nlohmann::json::parse(R"([{"path": "a.txt", "change": "changed"}])"));
 }
 
 // git's clean filter (git-lfs works this way) makes the staged bytes, as `git add` would.
