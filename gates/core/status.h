@@ -53,6 +53,7 @@ class [[nodiscard]] StatusOr {
   T& operator*() & { return value(); }
   const T* operator->() const { return &value(); }
   T* operator->() { return &value(); }
+  T value_or(T otherwise) const& { return ok() ? value() : std::move(otherwise); }
 
  private:
   std::variant<T, Status> value_;

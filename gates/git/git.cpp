@@ -1,7 +1,6 @@
 #include "git/git.h"
 
 #include <git2.h>
-#include <git2/sys/mempack.h>
 
 #include "git/git_handles.h"
 
@@ -74,14 +73,8 @@ StatusOr<Repo> Discover(const std::string& path) {
 StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vector<std::string>& skip, TreeFiles* files,
                                       const UntrackedSkip& untracked) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, Open(workdir));
-  git_odb* raw_odb = nullptr;
-  if (git_repository_odb(&raw_odb, repo.get()) != 0) return GitError("cannot open the object database");
-  OdbPtr odb(raw_odb);
-  // Highest priority: every object written below lands in memory, not in .git/objects.
-  git_odb_backend* mempack = nullptr;
-  if (git_mempack_new(&mempack) != 0 || git_odb_add_backend(odb.get(), mempack, 1000) != 0) {
-    return GitError("cannot create an in-memory object store");
-  }
+  OdbPtr odb;
+  PG_ASSIGN_OR_RETURN(git_odb_backend* mempack, WriteToMemory(repo.get(), &odb));
   PG_ASSIGN_OR_RETURN(IndexPtr index, StageAll(repo.get(), skip, untracked));
   for (size_t i = 0; files && i < git_index_entrycount(index.get()); ++i) {
     const git_index_entry* e = git_index_get_byindex(index.get(), i);

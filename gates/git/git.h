@@ -119,6 +119,8 @@ StatusOr<std::vector<std::string>> WorkingFiles(const std::string& workdir);
 StatusOr<std::vector<std::string>> UnstagedFiles(const std::string& workdir);
 // Writes the index's version of each of `paths` into the working tree.
 Status CheckoutIndex(const std::string& workdir, const std::vector<std::string>& paths);
+// The tree id of the index git would commit (GIT_INDEX_FILE's in a hook), computed in memory.
+StatusOr<std::string> IndexTreeHash(const std::string& workdir);
 // The index's bytes of `path` (kInvalidInput when the index has no such file).
 StatusOr<std::string> IndexedBytes(const std::string& workdir, const std::string& path);
 

@@ -135,6 +135,18 @@ Status CheckoutIndex(const std::string& workdir, const std::vector<std::string>&
   return Status();
 }
 
+StatusOr<std::string> IndexTreeHash(const std::string& workdir) {
+  PG_ASSIGN_OR_RETURN(RepoPtr repo, OpenWithIndex(workdir));
+  OdbPtr odb;
+  PG_ASSIGN_OR_RETURN(git_odb_backend* mempack, WriteToMemory(repo.get(), &odb));
+  PG_ASSIGN_OR_RETURN(IndexPtr index, IndexOf(repo.get()));
+  git_oid tree;
+  int rc = git_index_write_tree_to(&tree, index.get(), repo.get());
+  git_mempack_reset(mempack);
+  if (rc != 0) return GitError("cannot compute the index's tree");
+  return Hex(tree);
+}
+
 StatusOr<std::string> IndexedBytes(const std::string& workdir, const std::string& path) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, OpenWithIndex(workdir));
   PG_ASSIGN_OR_RETURN(IndexPtr index, IndexOf(repo.get()));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <git2.h>
+#include <git2/sys/mempack.h>
 
 #include <memory>
 #include <mutex>
@@ -39,6 +40,19 @@ inline std::string Hex(const git_oid& oid) {
   char buf[GIT_OID_HEXSZ + 1];
   git_oid_tostr(buf, sizeof buf, &oid);
   return buf;
+}
+
+// From here on, objects written through `repo` land in the returned in-memory store (reset it
+// when done), not in .git/objects: a tree id computed without writing the repository.
+inline StatusOr<git_odb_backend*> WriteToMemory(git_repository* repo, OdbPtr* odb) {
+  git_odb* raw_odb = nullptr;
+  if (git_repository_odb(&raw_odb, repo) != 0) return GitError("cannot open the object database");
+  odb->reset(raw_odb);
+  git_odb_backend* mempack = nullptr;  // highest priority: writes go here
+  if (git_mempack_new(&mempack) != 0 || git_odb_add_backend(odb->get(), mempack, 1000) != 0) {
+    return GitError("cannot create an in-memory object store");
+  }
+  return mempack;
 }
 
 inline StatusOr<RepoPtr> Open(const std::string& path) {

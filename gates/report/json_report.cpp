@@ -98,6 +98,7 @@ std::string RunReportJson(const RunReport& report) {
             {"tree_hash", report.tree_hash.empty() ? Json(nullptr) : Json(report.tree_hash)},
             {"tree_hash_after", report.tree_hash_after.empty() ? Json(nullptr) : Json(report.tree_hash_after)},
             {"tree_changes", TreeChangesJson(report.tree_changes)},
+            {"index_changed", report.index_changed},
             {"toolchain", report.toolchain},
             {"cache", report.cache_enabled},
             {"interrupted", report.interrupted},

@@ -152,6 +152,7 @@ StatusOr<RunReport> RunReportFromJson(const JsonSource& doc) {
   report.wall_s = r.Num("wall_s");
   report.tree_hash = r.Str("tree_hash");
   report.tree_hash_after = r.Has("tree_hash_after") ? r.Str("tree_hash_after") : report.tree_hash;
+  report.index_changed = r.Bool("index_changed");
   report.toolchain = r.Str("toolchain");
   report.cache_enabled = r.Bool("cache");
   report.interrupted = r.Bool("interrupted");

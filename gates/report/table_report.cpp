@@ -63,6 +63,9 @@ void WriteRunTable(const RunReport& report, std::ostream& out, bool color) {
         << report.tree_hash_after.substr(0, 12) << (how.empty() ? "" : ": " + how)
         << "): the verdict describes no single tree\n";
   }
+  if (report.index_changed) {
+    out << "the index changed while the suite ran: the commit would hold what no leg verified\n";
+  }
 }
 
 }  // namespace pg

@@ -48,7 +48,7 @@ ExitCode VerdictOf(const RunReport& report) {
   for (const LegResult& leg : report.legs) {
     if (!leg.no_files) results.push_back(ClassOf(leg.outcome, report.allow_inherited));
   }
-  if (report.tree_hash != report.tree_hash_after) results.push_back(ResultClass::kStale);
+  if (report.tree_hash != report.tree_hash_after || report.index_changed) results.push_back(ResultClass::kStale);
   return RunExitCode(results, report.interrupted);
 }
 

@@ -82,6 +82,7 @@ struct RunReport {
   std::string tree_hash;         // empty outside git
   std::string tree_hash_after;   // differs from tree_hash when the tree changed mid-run
   std::vector<TreeChange> tree_changes;  // and then how, in path order
+  bool index_changed = false;    // --staged: the index changed mid-run, not by a fixer's staging
   std::string toolchain;         // fingerprint
   bool cache_enabled = false;
   bool interrupted = false;

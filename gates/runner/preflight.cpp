@@ -121,6 +121,7 @@ struct RunState {
   std::string pass_hash;             // the tree the legs after the fixers ran on
   std::vector<std::string> fixed;    // what the fixers fixed (relative to the working tree)
   git::TreeFiles after_fixers;       // the tree as the fixers left it
+  std::string index_before;          // --staged: the index's tree the legs verify
 };
 
 std::string StateDir(const PreflightOptions& options, const SuiteConfig& config, RunReport& report, RunState* state) {
@@ -198,7 +199,10 @@ void AfterFixers(const PreflightOptions& options, const FileLegs& file_legs, con
   if (!staged.ok() && options.on_notice) options.on_notice("the fixes were not staged: " + staged.message());
   // Staged, a file is hashed as git stored it: a clean filter's bytes where the index says the
   // file is unchanged (libgit2 runs no filter driver, and trusts the index's stat).
-  if (stage && staged.ok() && !fixes.all.empty()) hash = Snapshot(options, state.filter, &files);
+  if (stage && staged.ok() && !fixes.all.empty()) {
+    hash = Snapshot(options, state.filter, &files);
+    state.index_before = git::IndexTreeHash(options.root).value_or("");
+  }
   for (auto& [name, paths] : fixes.by_leg) {
     fixers[name].fixed = paths;
     fixers[name].note = FixNote(paths, stage && staged.ok());
@@ -367,6 +371,10 @@ Status EndRun(const PreflightOptions& options, const SuiteConfig& config, RunSta
       return std::binary_search(state.fixed.begin(), state.fixed.end(), c.path) && as_fixed;
     });
   }
+  if (!state.index_before.empty()) {  // a `git add` in a leg: the commit would hold what none verified
+    auto index_now = git::IndexTreeHash(options.root);
+    report.index_changed = index_now.ok() && *index_now != state.index_before;
+  }
   PG_RETURN_IF_ERROR(PutBack(options, state.aside));
   report.allow_inherited = options.allow_inherited;
   report.exit_code = VerdictOf(report);
@@ -399,6 +407,7 @@ StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConf
   RunState state;
   state.aside = aside;
   std::string state_dir = StateDir(options, config, report, &state);
+  if (aside && !report.tree_hash.empty()) state.index_before = git::IndexTreeHash(options.root).value_or("");
   std::string logs_root = state_dir + "/logs";
   state.log_dir = options.log_dir.empty() ? logs_root + "/" + report.run_id : options.log_dir;
   PG_RETURN_IF_ERROR(MakeDirs(state.log_dir));

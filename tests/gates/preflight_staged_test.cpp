@@ -39,8 +39,9 @@ class PreflightStaged : public ::testing::Test {
       "check": {"run": "cat a.sh b.txt c.txt u.txt > out/seen; grep -qx staged a.sh && grep -qx committed b.txt && test -f c.txt"},
       "red": {"run": "exit 1"},
       "wait": {"run": "touch out/waiting; sleep 60"},
-      "fixer": {"run": "echo fixed >> b.txt; rm -r d; rm a.sh; mkdir a.sh"}},
-      "suites": {"default": ["check"], "red": ["check", "red"], "wait": ["wait"], "fixer": ["fixer"]}})");
+      "fixer": {"run": "echo fixed >> b.txt; rm -r d; rm a.sh; mkdir a.sh"},
+      "adder": {"run": "git add u.txt"}},
+      "suites": {"default": ["check"], "red": ["check", "red"], "wait": ["wait"], "fixer": ["fixer"], "adder": ["adder"]}})");
     dir_.Write("a.sh", "committed\n");
     dir_.Write("b.txt", "committed\n");
     dir_.Write("c.txt", "committed\n");
@@ -209,6 +210,16 @@ TEST_F(PreflightStaged, ALegsChangeToAFileWithUnstagedChangesIsDroppedAndNamed) 
       << run.err;
   EXPECT_NE(run.err.find("a.sh: a folder in its way was moved to "), std::string::npos) << run.err;
   ExpectWorkingTreeAsTheUserLeftIt();
+}
+
+// A `git add` in a leg changes what the commit holds, not the working tree: the run is stale.
+TEST_F(PreflightStaged, ALegThatChangesTheIndexMakesTheRunStale) {
+  auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache --json adder");
+  EXPECT_EQ(run.exit_code, 5) << run.out << run.err;
+  EXPECT_NE(run.out.find("\"index_changed\": true"), std::string::npos) << run.out;
+  auto table = RunProofgate(dir_.path(), "preflight --staged --no-cache default");
+  EXPECT_EQ(table.exit_code, 0) << "an index that holds still is no news\n" << table.out << table.err;
+  EXPECT_EQ(table.out.find("the index changed"), std::string::npos) << table.out;
 }
 
 TEST_F(PreflightStaged, AnotherStagedRunInTheSameRepositoryIsRefused) {
