@@ -35,11 +35,45 @@ std::string Fixed(const std::string& text) {
   return out;
 }
 
+// A pre-push hook's lines that read the pushed refs git names on stdin (its arguments are the
+// remote's name and URL, dropped): one ref whose remote commit is here and whose local commit
+// is HEAD is gated by what it changes (`--base`); anything else, every file; deletions, nothing.
+constexpr const char* kPushedRefs =
+    "# git names each pushed ref on stdin: legs with \"files\" run for what the push changes.\n"
+    "base= refs=0\n"
+    "while read -r local_ref local_sha remote_ref remote_sha; do\n"
+    "  case $local_sha in *[!0]*) refs=$((refs + 1)) ;; *) continue ;; esac  # a deletion pushes no code\n"
+    "  case $remote_sha in *[!0]*) base=$remote_sha ;; *) base= ;; esac  # a new branch: every file\n"
+    "  [ \"$local_sha\" = \"$(git rev-parse -q --verify HEAD)\" ] || base=\n"
+    "done\n"
+    "[ \"$refs\" -gt 0 ] || exit 0\n"
+    "set --\n"
+    "if [ \"$refs\" -eq 1 ] && [ -n \"$base\" ] && git cat-file -e \"$base^{commit}\" 2>/dev/null; then set -- --base \"$base\"; fi\n";
+
+std::string Script(const std::string& hook, const std::string& suite, const std::string& proofgate, bool moved,
+                   const std::string& root_dir, bool pushed_refs) {
+  std::string when = hook == "pre-push" ? "push" : "commit";
+  // A commit holds what is staged: the suite runs on that, unstaged changes set aside.
+  std::string staged = hook == "pre-commit" ? "--staged " : "";
+  std::string dir = root_dir.empty() ? "" : "-C " + ShellWord(root_dir) + " ";  // hooks run at the top
+  bool refs = pushed_refs && hook == "pre-push";
+  return "#!/bin/sh\n" + std::string(kHookMarker) + "; `proofgate uninstall --hook " + hook + "` removes it.\n" +
+         (moved ? kMovedLine + hook + ".old\n" : "") +
+         "# Runs the suite " + ShellWord(suite) + " before each " + when + " (git " + when +
+         " --no-verify skips it once).\n" + "pg=" + ShellWord(proofgate) + "\n" +
+         "[ -x \"$pg\" ] || pg=proofgate\n" + (refs ? kPushedRefs : "") + "exec \"$pg\" preflight " + dir + staged +
+         (refs ? "\"$@\" " : "") + "-- " + ShellWord(suite) + " </dev/null\n";
+}
+
 // Proofgate's own script, unedited: a hook with the marker and lines a user added is theirs now
 // (install would have overwritten them, uninstall deleted them).
 bool IsOurs(const std::string& path, const std::string& hook, bool* moved = nullptr) {
   auto text = ReadFile(path);
-  if (!text.ok() || Fixed(*text) != Fixed(HookScript(hook, "", "", false))) return false;
+  // A pre-push hook an older proofgate wrote (before it read the pushed refs) is its own too.
+  if (!text.ok()) return false;
+  if (Fixed(*text) != Fixed(Script(hook, "", "", false, "", true)) && Fixed(*text) != Fixed(Script(hook, "", "", false, "", false))) {
+    return false;
+  }
   if (moved) *moved = text->find(kMovedLine) != std::string::npos;
   return true;
 }
@@ -50,15 +84,7 @@ bool IsKnownHook(const std::string& hook) { return hook == "pre-commit" || hook 
 
 std::string HookScript(const std::string& hook, const std::string& suite, const std::string& proofgate, bool moved,
                        const std::string& root_dir) {
-  std::string when = hook == "pre-push" ? "push" : "commit";
-  // A commit holds what is staged: the suite runs on that, unstaged changes set aside.
-  std::string staged = hook == "pre-commit" ? "--staged " : "";
-  std::string dir = root_dir.empty() ? "" : "-C " + ShellWord(root_dir) + " ";  // hooks run at the top
-  return "#!/bin/sh\n" + std::string(kHookMarker) + "; `proofgate uninstall --hook " + hook + "` removes it.\n" +
-         (moved ? kMovedLine + hook + ".old\n" : "") +
-         "# Runs the suite " + ShellWord(suite) + " before each " + when + " (git " + when +
-         " --no-verify skips it once).\n" + "pg=" + ShellWord(proofgate) + "\n" +
-         "[ -x \"$pg\" ] || pg=proofgate\nexec \"$pg\" preflight " + dir + staged + "-- " + ShellWord(suite) + " </dev/null\n";
+  return Script(hook, suite, proofgate, moved, root_dir, true);
 }
 
 StatusOr<HookChange> InstallHook(const std::string& hooksdir, const std::string& hook, const std::string& suite,

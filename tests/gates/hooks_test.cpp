@@ -189,7 +189,7 @@ TEST(GitHook, APrePushHookGoesWhereCoreHooksPathSaysAndNamesAKnownSuite) {
   auto install = RunProofgate(dir.path(), "install --hook pre-push");
   ASSERT_EQ(install.exit_code, 0) << install.err;
   std::string script = dir.Read(".githooks/pre-push");
-  EXPECT_NE(script.find("preflight -- 'default'"), std::string::npos) << script;
+  EXPECT_NE(script.find("preflight \"$@\" -- 'default'"), std::string::npos) << script;
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/.git/hooks/pre-push"));
   EXPECT_EQ(RunProofgate(dir.path(), "install --hook post-merge").exit_code, 2);
   // `~/...` is the home directory's, as git reads it (the hook went to ./~/ and never ran).
@@ -204,6 +204,49 @@ TEST(GitHook, APrePushHookGoesWhereCoreHooksPathSaysAndNamesAKnownSuite) {
   auto none = RunProofgate(dir.path(), "uninstall");
   EXPECT_EQ(none.exit_code, 0);
   EXPECT_NE(none.out.find("no pre-commit hook: nothing to remove"), std::string::npos) << none.out;
+}
+
+// lefthook's {push_files}: the pre-push hook gates what the push changes. `py` fails whenever
+// a .py file is in its set: a push of a .txt change passes, one of a .py change is stopped, and
+// a push that only deletes a branch runs nothing.
+TEST(GitHook, APrePushHookGatesWhatThePushChanges) {
+  TempDir dir, remote;
+  testing::MakeRepo(dir, R"({"schema_version": 1, "legs": {"py": {"run": "exit 1", "files": ["*.py"]}},
+    "suites": {"default": ["py"]}})");
+  auto git = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"git", "-c", "user.name=t", "-c", "user.email=t@example.com"});
+    auto run = RunCapture(args, dir.path(), 120);
+    return run.ok() ? run->exit.exit_code : -1;
+  };
+  ASSERT_EQ(RunCapture({"git", "init", "-q", "--bare", remote.path()}, dir.path(), 60)->exit.exit_code, 0);
+  ASSERT_EQ(git({"remote", "add", "origin", remote.path()}), 0);
+  dir.Write("old.py", "x = 1\n");
+  ASSERT_EQ(git({"add", "old.py"}), 0);
+  ASSERT_EQ(git({"commit", "-qm", "a python file"}), 0);
+  ASSERT_EQ(git({"push", "-q", "origin", "HEAD:main", "HEAD:scratch"}), 0);
+  ASSERT_EQ(RunProofgate(dir.path(), "install --hook pre-push").exit_code, 0);
+  dir.Write("notes.txt", "notes\n");
+  ASSERT_EQ(git({"add", "notes.txt"}), 0);
+  ASSERT_EQ(git({"commit", "-qm", "notes"}), 0);
+  EXPECT_EQ(git({"push", "-q", "origin", "HEAD:main"}), 0) << "no .py file changed since origin's main";
+  dir.Write("old.py", "x = 2\n");
+  ASSERT_EQ(git({"commit", "-qam", "python"}), 0);
+  EXPECT_NE(git({"push", "-q", "origin", "HEAD:main"}), 0) << "old.py changed: py runs, and fails";
+  EXPECT_EQ(git({"push", "-q", "origin", ":scratch"}), 0) << "a deletion pushes no code";
+}
+
+// A pre-push hook written before the hook read the pushed refs is still proofgate's own.
+TEST(GitHook, AnOlderProofgatesPrePushHookIsStillItsOwn) {
+  TempDir dir;
+  testing::MakeRepo(dir, kSuites);
+  const std::string older = "#!/bin/sh\n# proofgate-hook: written by `proofgate install`; `proofgate uninstall --hook pre-push` "
+                            "removes it.\n# Runs the suite 'default' before each push (git push --no-verify skips it once).\n"
+                            "pg='/usr/local/bin/proofgate'\n[ -x \"$pg\" ] || pg=proofgate\n"
+                            "exec \"$pg\" preflight -- 'default' </dev/null\n";
+  dir.Write(".git/hooks/pre-push", older);
+  auto uninstall = RunProofgate(dir.path(), "uninstall --hook pre-push");
+  EXPECT_EQ(uninstall.exit_code, 0) << uninstall.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/.git/hooks/pre-push"));
 }
 
 }  // namespace
