@@ -100,6 +100,8 @@ Status ParseShard(const std::string& text, int* index, int* count);
 int InstallCancelPipe();
 // Prints the status's message and returns the exit code for it.
 int Fail(const Status& status);
+// The message of the last Fail: what `--json` reports when a verb ends before its report.
+std::string& LastFailure();
 bool UseColor(const std::string& mode, int fd);
 // Where live progress draws its status line: stderr's fd with --progress tty, or auto on a
 // terminal; -1 for plain lines (and with -q, which prints no progress at all).

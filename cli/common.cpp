@@ -42,8 +42,14 @@ int InstallCancelPipe() {
   return fds[0];
 }
 
+std::string& LastFailure() {
+  static std::string message;
+  return message;
+}
+
 int Fail(const pg::Status& status) {
   std::cerr << "proofgate: " << status.message() << "\n";
+  LastFailure() = status.message();
   return static_cast<int>(pg::ExitCodeFor(status));
 }
 

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "core/exit_code.h"
 #include "core/integer_text.h"
+#include "report/writers.h"
 #include "runner/preflight.h"
 
 namespace {
@@ -304,6 +305,42 @@ void AddHooks(CLI::App& app, CommonFlags& common, Verbs& verbs) {
   verbs.push_back(Verb{uninstall, [&common, flags] { return RunUninstallVerb(common, *flags); }});
 }
 
+// Counts what goes to stdout: a verb that ended in an error having written nothing there gets
+// an error document under --json instead of an empty stdout.
+class CountingBuf : public std::streambuf {
+ public:
+  explicit CountingBuf(std::streambuf* out) : out_(out) {}
+  size_t count() const { return count_; }
+
+ protected:
+  int overflow(int c) override {
+    count_ += c != EOF;
+    return c == EOF ? 0 : out_->sputc(static_cast<char>(c));
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    count_ += static_cast<size_t>(n);
+    return out_->sputn(s, n);
+  }
+  int sync() override { return out_->pubsync(); }
+
+ private:
+  std::streambuf* out_;
+  size_t count_ = 0;
+};
+
+int RunVerb(const Verb& verb, const CommonFlags& common) {
+  CountingBuf counting(std::cout.rdbuf());
+  std::streambuf* real = std::cout.rdbuf(&counting);
+  int code = verb.run();
+  std::cout.rdbuf(real);
+  auto exit_code = static_cast<pg::ExitCode>(code);
+  bool error = exit_code == pg::ExitCode::kInvalidInput || exit_code == pg::ExitCode::kInternal;
+  if (common.json && error && counting.count() == 0) {
+    std::cout << pg::ErrorReportJson(FullName(verb.command), LastFailure(), exit_code) << std::flush;
+  }
+  return code;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"proofgate: preflight suites, mutation proofs, records and merge gates"};
   app.require_subcommand(1);
@@ -341,7 +378,7 @@ int main(int argc, char** argv) {
       std::cerr << "proofgate: " << refused << "\n";
       return static_cast<int>(pg::ExitCodeFor(pg::Status::Invalid(refused)));
     }
-    return verb.run();
+    return RunVerb(verb, common);
   }
   return static_cast<int>(pg::ExitCodeFor(pg::Status::Invalid("no verb")));
 }

@@ -74,6 +74,12 @@ Json LegJson(const LegResult& leg) {
 
 }  // namespace
 
+std::string ErrorReportJson(const std::string& verb, const std::string& message, ExitCode exit_code) {
+  Json j = {{"schema_version", 1}, {"tool", "proofgate"}, {"verb", verb}, {"error", message},
+            {"exit_code", static_cast<int>(exit_code)}};
+  return JsonText(j) + "\n";
+}
+
 std::string LegJsonLine(const LegResult& leg) { return JsonText(LegJson(leg)) + "\n"; }
 
 std::string LoadReadingJson(const LoadEvidence& evidence) { return JsonText(LoadJson(evidence)) + "\n"; }

@@ -8,6 +8,7 @@
 #include "mutations/mutate_html.h"
 #include "mutations/mutate_report.h"
 #include "report/writers.h"
+#include "test_support.h"
 
 namespace pg {
 namespace {
@@ -244,6 +245,24 @@ TEST(Reports, ALoadReadingNamesEachSignalOrSaysItIsAbsent) {
   e.foreign_mean = 0.5, e.steal_mean = 0.0, e.loadavg1 = 1.25, e.throttled_s = 0.0;
   EXPECT_EQ(LoadReadingText(e), "foreign=50% busy=absent steal=0% loadavg=1.25 psi_cpu=absent psi_io=absent "
                                 "psi_memory=absent throttled_s=0.00\n");
+}
+
+// A CI step parsing --json reads why a run ended before its report; a report is one document.
+TEST(Reports, AnErrorBeforeTheReportIsAJsonDocumentToo) {
+  testing::TempDir dir;
+  testing::MakeRepo(dir, R"({"schema_version": 1, "legs": {"a": {"run": "true", "bogus": 1}}, "suites": {}})");
+  auto bad = testing::RunProofgate(dir.path(), "preflight --json");
+  EXPECT_EQ(bad.exit_code, 2);
+  auto doc = JsonSource::Parse("stdout", bad.out);
+  ASSERT_TRUE(doc.ok()) << bad.out;
+  EXPECT_EQ(doc->root().at("verb"), "preflight");
+  EXPECT_EQ(doc->root().at("exit_code"), 2);
+  EXPECT_NE(doc->root().at("error").get<std::string>().find("unknown field \"bogus\""), std::string::npos) << bad.out;
+  dir.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"a": {"run": "true"}}, "suites": {"default": ["a"]}})");
+  auto good = testing::RunProofgate(dir.path(), "preflight --json");
+  auto report = JsonSource::Parse("stdout", good.out);
+  ASSERT_TRUE(report.ok()) << "one document, the report\n" << good.out;
+  EXPECT_FALSE(report->root().contains("error")) << good.out;
 }
 
 }  // namespace
