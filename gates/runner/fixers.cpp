@@ -33,15 +33,18 @@ std::vector<const Leg*> FixerPass(const std::vector<const Leg*>& legs) {
 
 namespace {
 
-bool IsFix(const FixerRun& run, const TreeChange& change, const std::map<std::string, std::vector<std::string>>& fixable,
-           const std::map<std::string, LegResult>& results, const std::string& root_prefix,
-           const std::set<std::string>& set_aside) {
+enum class Kind { kFix, kDropped, kNot };
+
+Kind KindOf(const FixerRun& run, const TreeChange& change, const std::map<std::string, std::vector<std::string>>& fixable,
+            const std::map<std::string, LegResult>& results, const std::string& root_prefix,
+            const std::set<std::string>& set_aside) {
   auto files = fixable.find(run.leg);
   auto result = results.find(run.leg);
-  if (files == fixable.end() || result == results.end() || result->second.outcome != Outcome::kPass) return false;
-  if (change.path.compare(0, root_prefix.size(), root_prefix) != 0 || set_aside.count(change.path)) return false;
+  if (files == fixable.end() || result == results.end() || result->second.outcome != Outcome::kPass) return Kind::kNot;
+  if (change.path.compare(0, root_prefix.size(), root_prefix) != 0) return Kind::kNot;
   std::string rel = change.path.substr(root_prefix.size());
-  return std::binary_search(files->second.begin(), files->second.end(), rel);  // the run's files are sorted
+  if (!std::binary_search(files->second.begin(), files->second.end(), rel)) return Kind::kNot;  // the run's files are sorted
+  return set_aside.count(change.path) ? Kind::kDropped : Kind::kFix;
 }
 
 }  // namespace
@@ -53,8 +56,10 @@ Fixes SortFixes(const std::vector<FixerRun>& runs, const std::map<std::string, s
   std::set<std::string> all;
   for (const FixerRun& run : runs) {
     for (const TreeChange& change : run.changes) {
-      if (!IsFix(run, change, fixable, results, root_prefix, set_aside)) {
+      Kind kind = KindOf(run, change, fixable, results, root_prefix, set_aside);
+      if (kind != Kind::kFix) {
         out.not_fixes.push_back(change);
+        if (kind == Kind::kDropped) out.dropped[run.leg].push_back(change.path);
         continue;
       }
       out.by_leg[run.leg].push_back(change.path);
@@ -96,10 +101,17 @@ Status StageFixes(const std::string& workdir, const std::string& gitdir, const s
   return staged;
 }
 
-std::string FixNote(const std::vector<std::string>& fixed, bool staged) {
+std::string DroppedNote(const std::vector<std::string>& paths, bool alone) {
+  std::string listed;
+  for (const std::string& p : paths) listed += (listed.empty() ? "" : ", ") + p;
+  return std::string(alone ? "" : "; ") + "its fix to " + listed +
+         " was dropped: unstaged changes there came back (stage or stash them, then commit again)";
+}
+
+std::string FixNote(const std::vector<std::string>& fixed) {
   constexpr size_t kNamed = 5;
   std::string note = "fixed " + std::to_string(fixed.size()) + (fixed.size() == 1 ? " file" : " files") +
-                     (staged ? " (staged)" : "") + ": ";
+                     ": ";
   for (size_t i = 0; i < fixed.size() && i < kNamed; ++i) {
     note += i ? ", " : "";
     for (char c : fixed[i]) note += c == '\n' ? "\\n" : c == '\t' ? "\\t" : std::string(1, c);  // one table row

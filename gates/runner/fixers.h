@@ -35,6 +35,7 @@ struct FixerRun {
 // files, one in `set_aside`, a failed fixer's) is not. Paths are relative to the working tree.
 struct Fixes {
   std::map<std::string, std::vector<std::string>> by_leg;
+  std::map<std::string, std::vector<std::string>> dropped;  // its own files set aside: no fix, named
   std::vector<std::string> all;  // every fixed path once, sorted
   std::vector<TreeChange> not_fixes;
 };
@@ -50,7 +51,11 @@ Fixes SortFixes(const std::vector<FixerRun>& runs, const std::map<std::string, s
 // too, or it would stage the undoing of the fix.
 Status StageFixes(const std::string& workdir, const std::string& gitdir, const std::vector<std::string>& paths);
 
-// "fixed 2 files (staged): src/a.cpp, src/b.cpp", at most five named.
-std::string FixNote(const std::vector<std::string>& fixed, bool staged);
+// What a fixer's note says of the fixes dropped because the file had unstaged changes; `alone`
+// when the note has nothing before it.
+std::string DroppedNote(const std::vector<std::string>& paths, bool alone);
+
+// "fixed 2 files: src/a.cpp, src/b.cpp", at most five named (" (staged)" goes before the colon).
+std::string FixNote(const std::vector<std::string>& fixed);
 
 }  // namespace pg

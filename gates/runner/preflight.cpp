@@ -118,10 +118,12 @@ struct RunState {
   std::string log_dir;
   StagedAside* aside = nullptr;
   std::string gitdir;                // with a trailing '/'; empty outside git
+  std::string workdir;               // the working tree's top, with a trailing '/'
   std::string pass_hash;             // the tree the legs after the fixers ran on
   std::vector<std::string> fixed;    // what the fixers fixed (relative to the working tree)
   git::TreeFiles after_fixers;       // the tree as the fixers left it
   std::string index_before;          // --staged: the index's tree the legs verify
+  std::vector<std::string> to_stage;  // --staged: the fixes, staged when the run ends not stale
 };
 
 std::string StateDir(const PreflightOptions& options, const SuiteConfig& config, RunReport& report, RunState* state) {
@@ -139,6 +141,7 @@ std::string StateDir(const PreflightOptions& options, const SuiteConfig& config,
   filter->root_prefix = root.empty() || root[0] == "." ? "" : root[0] + "/";
   filter->products = DeclaredOutputs(config, filter->root_prefix);
   state->gitdir = repo->gitdir;
+  state->workdir = repo->workdir;
   auto hash = git::WorkingTreeHash(repo->workdir, filter->unhashed, &state->files_before, filter->products);
   if (hash.ok()) {
     report.tree_hash = *hash;
@@ -193,21 +196,12 @@ void AfterFixers(const PreflightOptions& options, const FileLegs& file_legs, con
   if (state.aside) set_aside.insert(state.aside->files().begin(), state.aside->files().end());
   Fixes fixes = SortFixes(runs, file_legs.fixable, fixers, state.filter.root_prefix, set_aside);
   state.fixed = fixes.all;
-  // A stale run stages nothing: half a fixer's work (a rename's deletion) is no commit to make.
-  bool stage = state.aside && fixes.not_fixes.empty();
-  Status staged = stage ? StageFixes(options.root, state.gitdir, fixes.all) : Status();
-  if (!staged.ok() && options.on_notice) options.on_notice("the fixes were not staged: " + staged.message());
-  // Staged, a file is hashed as git stored it: a clean filter's bytes where the index says the
-  // file is unchanged (libgit2 runs no filter driver, and trusts the index's stat).
-  if (stage && staged.ok() && !fixes.all.empty()) {
-    hash = Snapshot(options, state.filter, &files);
-    state.index_before = git::IndexTreeHash(options.root).value_or("");
-  }
+  if (state.aside) state.to_stage = fixes.all;  // at the end, when the run is not stale (EndRun)
   for (auto& [name, paths] : fixes.by_leg) {
     fixers[name].fixed = paths;
-    fixers[name].note = FixNote(paths, stage && staged.ok());
+    fixers[name].note = FixNote(paths);
   }
-  if (!hash.ok()) return;
+  for (const auto& [name, paths] : fixes.dropped) fixers[name].note += DroppedNote(paths, fixers[name].note.empty());
   state.pass_hash = *hash;
   state.after_fixers = files;
   if (!fixes.not_fixes.empty()) return;  // the run's hash stays the tree it started on: stale
@@ -354,6 +348,25 @@ StatusOr<RunReport> RunPreflightConfig(const PreflightOptions& options, const Su
 
 namespace {
 
+// Under --staged the fixes go into the index the commit holds once the run is over and its
+// tree and index held still: a stale or interrupted run stages nothing (half a fixer's work, a
+// rename's deletion, is no commit to make). Fixes that cannot be staged fail their fixer: the
+// commit would hold what the legs did not verify.
+void StageAtEnd(const RunState& state, RunReport& report) {
+  bool still = report.tree_hash == report.tree_hash_after && !report.index_changed && !report.interrupted;
+  if (state.to_stage.empty() || !still) return;
+  Status staged = StageFixes(state.workdir, state.gitdir, state.to_stage);
+  for (LegResult& leg : report.legs) {
+    if (leg.fixed.empty()) continue;
+    if (staged.ok()) {
+      leg.note.insert(leg.note.find(": "), " (staged)");
+      continue;
+    }
+    leg.outcome = Outcome::kError;
+    leg.note += "; staging them failed: " + staged.message();
+  }
+}
+
 // The run's end: the tree hashed again (a change is named), the set-aside changes put back,
 // the verdict, the passes kept when the tree held still, and --blame-base.
 Status EndRun(const PreflightOptions& options, const SuiteConfig& config, RunState& state, VerdictCache& cache,
@@ -375,6 +388,7 @@ Status EndRun(const PreflightOptions& options, const SuiteConfig& config, RunSta
     auto index_now = git::IndexTreeHash(options.root);
     report.index_changed = index_now.ok() && *index_now != state.index_before;
   }
+  StageAtEnd(state, report);
   PG_RETURN_IF_ERROR(PutBack(options, state.aside));
   report.allow_inherited = options.allow_inherited;
   report.exit_code = VerdictOf(report);

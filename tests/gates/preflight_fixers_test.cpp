@@ -104,11 +104,27 @@ TEST_F(PreflightFixers, AChangeOutsideAFixersFilesMakesTheRunStale) {
 }
 
 // A fix is named by its fixer, not as a change; a later leg's change to the fixed file is one.
+// A run that ends stale stages nothing, whenever its tree changed.
 TEST_F(PreflightFixers, AFixedFileALaterLegChangesIsNamed) {
-  auto run = RunProofgate(dir_.path(), "preflight --no-cache --json spoil");
+  Git(dir_, {"add", "a.txt"});
+  auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache --json spoil");
   EXPECT_EQ(run.exit_code, 5) << run.out << run.err;
   auto report = nlohmann::json::parse(run.out);
   EXPECT_EQ(report["tree_changes"], nlohmann::json::parse(R"([{"path": "a.txt", "change": "changed"}])"));
+  EXPECT_EQ(Indexed("a.txt"), "bad\n") << "a stale run stages nothing";
+}
+
+// suites.json below the top: the fixes are named from the top and staged there.
+TEST_F(PreflightFixers, AFixUnderARootBelowTheTopIsStaged) {
+  dir_.Write("app/preflight/suites.json", R"({"schema_version": 1, "legs": {
+      "fmt": {"run": "sed -i s/bad/good/ {files}", "files": ["*.txt"], "stage_fixed": true}},
+    "suites": {"default": ["fmt"]}})");
+  dir_.Write("app/b.txt", "bad\n");
+  Git(dir_, {"add", "app"});
+  auto run = RunProofgate(dir_.path() + "/app", "preflight --staged --no-cache");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(Indexed("app/b.txt"), "good\n");
+  EXPECT_NE(run.out.find("fixed 1 file (staged): app/b.txt"), std::string::npos) << run.out;
 }
 
 // git's clean filter (git-lfs works this way) makes the staged bytes, as `git add` would.
@@ -129,6 +145,7 @@ TEST_F(PreflightFixers, AFixToAFileWithUnstagedChangesIsDroppedAndTheRunStale) {
   EXPECT_EQ(run.exit_code, 5) << run.out << run.err;
   EXPECT_EQ(Indexed("a.txt"), "bad\n") << "nothing staged";
   EXPECT_EQ(dir_.Read("a.txt"), "bad\nmine\n") << "the user's version is back";
+  EXPECT_NE(run.out.find("its fix to a.txt was dropped: unstaged changes there came back"), std::string::npos) << run.out;
 }
 
 TEST_F(PreflightFixers, AFailedFixersChangeIsNeitherAFixNorStaged) {
