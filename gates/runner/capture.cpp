@@ -22,7 +22,9 @@ StatusOr<ExitInfo> RunTo(const std::vector<std::string>& argv, const std::string
   bool cancel = false;
   while (ended.empty()) ended = supervisor.Wait(-1, &cancel);
   if (ended.front().timed_out) {
-    return Status::Io("\"" + argv[0] + "\" did not finish within " + std::to_string(timeout_s) + " s");
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", timeout_s);  // "30 s", not "30.000000 s"
+    return Status::Io("\"" + argv[0] + "\" did not finish within " + limit + " s");
   }
   return ended.front().info;
 }
