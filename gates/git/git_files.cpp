@@ -116,7 +116,14 @@ StatusOr<std::vector<std::string>> UnstagedFiles(const std::string& workdir) {
   if (git_diff_index_to_workdir(&raw, repo.get(), index.get(), &opts) != 0) return GitError("cannot diff the working tree");
   DiffPtr diff(raw);
   std::vector<std::string> out;
-  for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) out.push_back(git_diff_get_delta(diff.get(), i)->old_file.path);
+  for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
+    const char* path = git_diff_get_delta(diff.get(), i)->old_file.path;
+    // A sparse checkout's skipped file is absent by design, no deletion: git leaves it alone,
+    // and checking it out (to set it aside) made git clear its bit once it was there.
+    const git_index_entry* entry = git_index_get_bypath(index.get(), path, 0);
+    if (entry && (entry->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE)) continue;
+    out.push_back(path);
+  }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

@@ -222,6 +222,28 @@ TEST_F(PreflightStaged, ALegThatChangesTheIndexMakesTheRunStale) {
   EXPECT_EQ(table.out.find("the index changed"), std::string::npos) << table.out;
 }
 
+// A sparse checkout leaves files out of the working tree on purpose: no unstaged deletion to
+// set aside, and their skip-worktree bits stay (an outside tester's find).
+TEST(PreflightSparse, ASparseCheckoutsSkippedFilesAreLeftAlone) {
+  TempDir dir;
+  testing::MakeRepo(dir, R"({"schema_version": 1, "legs": {"check": {"run": "test -f d1/a.txt"}},
+    "suites": {"default": ["check"]}})");
+  dir.Write("d1/a.txt", "a\n");
+  dir.Write("d2/b.txt", "b\n");
+  Git(dir, {"add", "."});
+  Git(dir, {"commit", "-qm", "two folders"});
+  Git(dir, {"sparse-checkout", "set", "--no-cone", "/*", "!/d2/"});
+  ASSERT_FALSE(std::filesystem::exists(dir.path() + "/d2/b.txt"));
+  dir.Write("d1/a.txt", "a, staged\n");
+  Git(dir, {"add", "d1/a.txt"});
+  auto run = RunProofgate(dir.path(), "preflight --staged --no-cache");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(run.err.find("set aside"), std::string::npos) << run.err;
+  auto listed = RunCapture({"git", "ls-files", "-t", "d2/b.txt"}, dir.path(), 60);
+  EXPECT_EQ(listed->output, "S d2/b.txt\n") << "still skipped";
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/d2/b.txt"));
+}
+
 TEST_F(PreflightStaged, AnotherStagedRunInTheSameRepositoryIsRefused) {
   ASSERT_NO_FATAL_FAILURE(StartWaitingRun());
   auto second = RunProofgate(dir_.path(), "preflight --staged --no-cache");
