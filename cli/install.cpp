@@ -39,12 +39,12 @@ int RunInstallVerb(const CommonFlags& common, const HookFlags& flags) {
   // preflight finds it (here or above), and the hook goes there: git runs hooks at the top.
   std::error_code ec;
   auto root = FindRoot(common.dir.empty() ? std::filesystem::current_path(ec).string() : common.dir);
-  std::vector<std::string> inside = root.ok() ? InsideTree(repo->workdir, {*root}) : std::vector<std::string>{};
-  if (inside.empty()) {
+  if (!root.ok() || InsideTree(repo->workdir, {*root}).empty()) {
     return Fail(Status::Invalid(repo->workdir + kDefaultConfig +
                                 ": not there; run `proofgate init` first (the hook runs one of its suites)"));
   }
-  std::string root_dir = inside[0] == "." ? "" : inside[0];
+  std::string root_dir = PrefixInTree(repo->workdir, *root);
+  if (!root_dir.empty()) root_dir.pop_back();  // -C app
   std::string suites = *root + "/" + kDefaultConfig;
   auto config = LoadSuiteConfig(suites);
   if (!config.ok()) return Fail(config.status());

@@ -46,4 +46,9 @@ std::vector<std::string> InsideTree(const std::string& root, const std::vector<s
   return out;
 }
 
+std::string PrefixInTree(const std::string& top, const std::string& dir) {
+  std::vector<std::string> inside = InsideTree(top, {dir});
+  return inside.empty() || inside[0] == "." ? "" : inside[0] + "/";
+}
+
 }  // namespace pg

@@ -16,4 +16,8 @@ std::vector<std::string> OwnOutputFiles(const std::vector<std::string>& reports)
 // Those of `files` inside `root`, relative to it (as git names them).
 std::vector<std::string> InsideTree(const std::string& root, const std::vector<std::string>& files);
 
+// Where `dir` lies in the working tree `top`, as a prefix of git's paths: "" when they are one
+// (or `dir` is outside), "app/" for top/app. suites.json's root may lie below the top.
+std::string PrefixInTree(const std::string& top, const std::string& dir);
+
 }  // namespace pg

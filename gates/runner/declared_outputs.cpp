@@ -44,12 +44,11 @@ bool OutputCovers(const std::string& output, const std::string& path) {
   return false;
 }
 
-git::UntrackedSkip DeclaredOutputs(const SuiteConfig& config, const std::string& root_in_workdir) {
+git::UntrackedSkip DeclaredOutputs(const SuiteConfig& config, const std::string& root_prefix) {
   auto outputs = std::make_shared<std::vector<std::string>>();
   for (const Leg& leg : config.legs) outputs->insert(outputs->end(), leg.outputs.begin(), leg.outputs.end());
   if (outputs->empty()) return {};
-  std::string prefix = root_in_workdir.empty() || root_in_workdir == "." ? "" : Normal(root_in_workdir) + "/";
-  return [outputs, prefix](const std::string& path) {
+  return [outputs, prefix = root_prefix](const std::string& path) {
     if (path.compare(0, prefix.size(), prefix) != 0) return false;  // outside the root: no leg's
     std::string rel = path.substr(prefix.size());
     return std::any_of(outputs->begin(), outputs->end(), [&](const std::string& out) { return OutputCovers(out, rel); });

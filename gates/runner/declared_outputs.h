@@ -18,9 +18,9 @@ bool OutputsThere(const std::string& root, const Leg& leg);
 // folder it matches.
 bool OutputCovers(const std::string& output, const std::string& path);
 
-// The tree hash's filter for every leg's outputs in `config`. `root_in_workdir` is the root's
-// path relative to the repository's working tree ("" when they are one): git names paths from
-// the working tree, outputs from the root. Empty when no leg declares an output.
-git::UntrackedSkip DeclaredOutputs(const SuiteConfig& config, const std::string& root_in_workdir);
+// The tree hash's filter for every leg's outputs in `config`. `root_prefix` is the root's place
+// in the working tree ("" or "app/", PrefixInTree): git names paths from the working tree,
+// outputs from the root. Empty when no leg declares an output.
+git::UntrackedSkip DeclaredOutputs(const SuiteConfig& config, const std::string& root_prefix);
 
 }  // namespace pg

@@ -147,8 +147,7 @@ StatusOr<RunFiles> ListRunFiles(const std::string& root, FileSet set, const std:
   if (!files.ok()) return set == FileSet::kBase ? Status::Invalid("--base " + base + ": " + files.status().message()) : files.status();
   // git names paths from the working tree's top; legs, from the root (suites.json's folder),
   // which may lie below it: a file outside the root is none of the run's.
-  std::vector<std::string> inside = InsideTree(repo->workdir, {root});
-  std::string prefix = inside.empty() || inside[0] == "." ? "" : inside[0] + "/";
+  std::string prefix = PrefixInTree(repo->workdir, root);
   for (std::string& f : *files) {
     if (f.compare(0, prefix.size(), prefix) == 0) out.files.push_back(f.substr(prefix.size()));
   }

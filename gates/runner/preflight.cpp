@@ -137,8 +137,7 @@ std::string StateDir(const PreflightOptions& options, const SuiteConfig& config,
   for (const std::string& file : filter->unhashed) {
     if (options.on_detail) options.on_detail("not hashed: " + file + " (proofgate's own output)");
   }
-  std::vector<std::string> root = InsideTree(repo->workdir, {options.root});
-  filter->root_prefix = root.empty() || root[0] == "." ? "" : root[0] + "/";
+  filter->root_prefix = PrefixInTree(repo->workdir, options.root);
   filter->products = DeclaredOutputs(config, filter->root_prefix);
   state->gitdir = repo->gitdir;
   state->workdir = repo->workdir;
