@@ -102,14 +102,17 @@ TEST(CpuMatmul, APanelDecodeIsOneFmaChainPerRowInKOrder) {
 // Through the CPU's Matmul with whichever set is best (ctest runs Parity.* once per forced
 // set): where the set reads panels, decodes and short prompts (M <= kShortGemmRows) are the
 // fma chains and longer prompts the packed gemm of the plain rows, bit for bit; where it does
-// not, the plain rows' matmul whatever M. bf16 with K even: the dot-product gemm of the
+// not, the plain rows' matmul whatever M (on the tile set, past kShortGemmRows the tile gemm
+// of either, which packs both into the same bf16 tiles). bf16 with K even: the dot-product gemm of the
 // avx512-bf16 set takes only whole pairs (odd K goes to the f32 gemm).
 TEST(Parity, PanelMatmulsAreFmaChainsOrThePlainRowsMatmul) {
   for (DType t : {DType::kF16, DType::kBF16})
   for (int64_t M : {1, 4, 16, 17, 30, 48, 49, 100}) {
     SCOPED_TRACE(std::string(DTypeName(t)) + " M=" + std::to_string(M) + " " + BestKernels().name);
     Problem p = MakeProblem(M, t == DType::kBF16 ? kK + 1 : kK, kN, t);
-    const bool chains = BestKernels().panels && M <= kShortGemmRows;
+    // The tile set (specs/amx.md) takes every M past kShortGemmRows, panels or plain rows alike.
+    const bool tiles = BestKernels().tile_gemm != nullptr && M > kShortGemmRows;
+    const bool chains = BestKernels().panels && M <= kShortGemmRows && !tiles;
     const std::vector<float> want = chains ? FmaChains(p) : MatmulOf(p.w, t, p);
     const std::vector<float> got = MatmulOf(PanelsOf(p), InterleavedOf(t), p);
     for (size_t i = 0; i < want.size(); ++i) {

@@ -47,9 +47,9 @@ inline Problem MakeProblem(int64_t M, int64_t K, int64_t N, DType wtype) {
   return p;
 }
 
-enum class Path { kGemm, kGemv, kShort };
+enum class Path { kGemm, kGemv, kShort, kTiles };
 
-// Runs `kernels.gemm` (or `kernels.gemv`, for M <= kGemvMaxRows, or the short-prompt gemm) for
+// Runs `kernels.gemm` (or `kernels.gemv`, for M <= kGemvMaxRows, the short-prompt gemm or the tile gemm) for
 // columns [n0, n1) into an output prefilled with a sentinel, and compares every element: in
 // range against float64 (tolerance scaled by Σ|w·x|), out of range still the sentinel.
 inline void Check(const MatmulKernels& kernels, const Problem& p, int64_t n0, int64_t n1, Path path = Path::kGemm) {
@@ -65,12 +65,19 @@ inline void Check(const MatmulKernels& kernels, const Problem& p, int64_t n0, in
     kernels.gemv(a, n0, n1);
   } else if (path == Path::kShort) {
     kernels.short_gemm(a, kernels.pack_short(a, &panel), n0, n1);
+  } else if (path == Path::kTiles) {
+    std::vector<uint16_t> xb(static_cast<size_t>(TileRowsOf(p.M) * TileDepthOf(p.K)));
+    kernels.tile_activations(a, 0, TileRowsOf(p.M), xb.data());
+    kernels.tile_gemm(a, xb.data(), n0, n1);
   } else {
     kernels.gemm(a, n0, n1, aligned);
   }
   // The bf16-dot set rounds activations to bf16 for a gemm of bf16 weights: the reference
   // does too, so the tolerance stays that of f32 sums.
   bool bf16_x = std::string(kernels.name) == "avx512-bf16" && p.wtype == DType::kBF16 && path == Path::kGemm && p.K % 2 == 0;
+  // The tile gemm (specs/amx.md) rounds both operands to bf16.
+  const bool tiles = path == Path::kTiles;
+  bf16_x = bf16_x || tiles;
   int bad = 0;
   for (int64_t m = 0; m < p.M && bad < 5; ++m) {
     for (int64_t n = 0; n < p.N && bad < 5; ++n) {
@@ -82,7 +89,8 @@ inline void Check(const MatmulKernels& kernels, const Problem& p, int64_t n0, in
       double ref = 0, mag = 0;
       for (int64_t k = 0; k < p.K; ++k) {
         float x = p.x[static_cast<size_t>(m * p.K + k)];
-        double t = double{p.wf[static_cast<size_t>(n * p.K + k)]} * (bf16_x ? BF16ToF32(F32ToBF16(x)) : x);
+        const float w = p.wf[static_cast<size_t>(n * p.K + k)];
+        double t = double{tiles ? BF16ToF32(F32ToBF16(w)) : w} * (bf16_x ? BF16ToF32(F32ToBF16(x)) : x);
         ref += t;
         mag += std::fabs(t);
       }
@@ -125,6 +133,7 @@ inline std::vector<const MatmulKernels*> KernelSets() {
   if (const MatmulKernels* k = Avx2Kernels()) sets.push_back(k);
   if (const MatmulKernels* k = Avx512Kernels()) sets.push_back(k);
   if (const MatmulKernels* k = Avx512Bf16Kernels()) sets.push_back(k);
+  if (const MatmulKernels* k = AmxKernels()) sets.push_back(k);
   return sets;
 }
 

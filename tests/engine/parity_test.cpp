@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "parity_support.h"
+#include "vt/cpu_kernels.h"
 #include "vt/quant.h"
 
 namespace vt {
@@ -34,10 +35,13 @@ TEST(Parity, MatmulEveryWeightDtypeAndShape) {
                                 {6, 32, 32, 3, 3},  {1, 4096, 40, 1, 1}};
   for (Backend* b : KernelBackends()) {
     for (DType wt : {DType::kF32, DType::kF16, DType::kBF16}) {
-      double tier = wt == DType::kF32 ? testing::kTierGeneral : testing::kTierHalfWeights;
       for (const MatmulShape& s : shapes) {
+        double tier = wt == DType::kF32 ? testing::kTierGeneral : testing::kTierHalfWeights;
         SCOPED_TRACE(std::string(DTypeName(wt)) + " M=" + std::to_string(s.m) + " K=" + std::to_string(s.k) +
                      " N=" + std::to_string(s.n) + " batch=" + std::to_string(s.batch));
+        // The CPU's tile set rounds f32 weights and the activations to bf16 past 48 rows.
+        const bool tiles = b->device().type == DeviceType::kCPU && CpuKernels().resolved == "amx" && s.m > 48;
+        if (wt == DType::kF32 && tiles) tier = testing::kTierBf16Operands;
         Tensor w = RandomTensor(wt, {s.k, s.n, s.w_batch, 1}, Rng());
         Tensor x = RandomTensor(DType::kF32, {s.k, s.m, s.batch, 1}, Rng());
         EXPECT_TRUE(Parity(*b, OpKind::kMatmul, {w, x}, {}, tier));

@@ -71,6 +71,19 @@ TEST_F(VtBench, KvCacheDtypeIsReportedRequestedAndResolved) {
   EXPECT_NE(bad.err.find("--kv-cache-dtype fp8: the KV cache's type must be auto, f32 (float32), f16 (float16), bf16 (bfloat16) or q8_0"), std::string::npos) << bad.err;
 }
 
+// The CPU's matmul kernel set (specs/amx.md): VT_MATMUL's value or the default, and the set
+// that ran, with why it is not the one asked for.
+TEST_F(VtBench, TheMatmulKernelSetIsReportedRequestedAndResolved) {
+  auto plain = nlohmann::json::parse(Bench("-p 8 -n 0 -r 1 -o json").out);
+  EXPECT_EQ(Setting(plain, "kernels")["requested"], "auto (default)");
+  auto generic = nlohmann::json::parse(Sh("VT_MATMUL=generic " + std::string(VT_BENCH_BIN) + " -m " + model_ + " -p 8 -n 0 -r 1 -o json").out);
+  EXPECT_EQ(Setting(generic, "kernels")["requested"], "generic");
+  EXPECT_EQ(Setting(generic, "kernels")["resolved"], "generic");
+  auto unknown = nlohmann::json::parse(Sh("VT_MATMUL=avx9 " + std::string(VT_BENCH_BIN) + " -m " + model_ + " -p 8 -n 0 -r 1 -o json").out);
+  const std::string resolved = Setting(unknown, "kernels")["resolved"];
+  EXPECT_NE(resolved.find("(avx9: no such set (amx, avx512-bf16, avx512, avx2, generic))"), std::string::npos) << resolved;
+}
+
 TEST_F(VtBench, CombinationsThatWouldBeSilentlyIgnoredAreRefusedNamingBothFlags) {
   Result tpl = Bench("--chat-template t.jinja");
   EXPECT_EQ(tpl.code, 2);

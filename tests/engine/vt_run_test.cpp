@@ -141,6 +141,16 @@ TEST_F(VtRun, TheJsonReportNamesTheThreadsUsed) {
   EXPECT_GE(nlohmann::json::parse(Sh("env -u VT_THREADS " + run).out)["threads"].get<int>(), 1);
 }
 
+// The CPU's matmul kernel set that ran (specs/amx.md), beside the timings and in --json, with
+// why it is not the one VT_MATMUL asked for.
+TEST_F(VtRun, TheReportNamesTheMatmulKernelSet) {
+  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 2";
+  EXPECT_EQ(nlohmann::json::parse(Sh("VT_MATMUL=generic " + run + " --json").out)["kernels"], "generic");
+  Result text = Sh("VT_MATMUL=avx9 " + run);
+  EXPECT_NE(text.err.find("kernels:     "), std::string::npos) << text.err;
+  EXPECT_NE(text.err.find("; avx9: no such set"), std::string::npos) << text.err;
+}
+
 // A token spelled as an end of turn ends the generation as eos does (llama.cpp's EOG list):
 // the token vt-run generates first on a fixture, respelled "<end_of_turn>" (control) in the
 // vocabulary, stops it there with finish "stop" (a Gemma 3 turn ends so; its eos is <eos>).

@@ -119,6 +119,24 @@ bool ShortGemm(const GemmArgs& a, ThreadPool& pool) {
   return true;
 }
 
+// A gemm on the set's tile unit (the amx set, specs/amx.md): the activations rounded to bf16
+// once, split by rows across the pool, then the columns in blocks of 32 (two B tiles); false
+// where the set has no tiles or they do not read the weights, and for steps of up to
+// kShortGemmRows rows, whose f16 and bf16 rows are the decode's fused multiply-add chains bit
+// for bit (a request's tokens stay the same alone, batched, speculated or preempted: bf16
+// tiles there changed greedy answers in VtServeSpec and VtServeKv).
+bool TileGemm(const GemmArgs& a, ThreadPool& pool) {
+  const MatmulKernels& kernels = BestKernels();
+  if (kernels.tile_gemm == nullptr || a.M <= kShortGemmRows || !TileReads(a.wtype)) return false;
+  thread_local std::vector<uint16_t> buffer;  // the caller's: the workers reach it through xb
+  const int64_t rows = TileRowsOf(a.M);
+  buffer.resize(static_cast<size_t>(rows * TileDepthOf(a.K)));
+  uint16_t* xb = buffer.data();
+  pool.ParallelFor(rows, 32, [&](int64_t m0, int64_t m1, int) { kernels.tile_activations(a, m0, m1, xb); });
+  pool.ParallelFor(a.N, 32, [&](int64_t n0, int64_t n1, int) { kernels.tile_gemm(a, xb, n0, n1); });
+  return true;
+}
+
 }  // namespace
 
 DecodeRows PrepareDecode(const GemmArgs& a, std::vector<uint8_t>* acts) {
@@ -237,7 +255,7 @@ void Matmul(const Op& op, ThreadPool& pool) {
       const bool integer_rows = a.M <= (IsInterleaved(a.wtype) ? kInterleavedGemvMaxRows : kGemvMaxRows);
       if (integer_rows && QuantizedDecode(a, pool)) continue;
       if (a.M > kGemvMaxRows) {
-        if (!PanelShortGemm(a, pool) && !ShortGemm(a, pool)) GemmTasks(a, pool);
+        if (!TileGemm(a, pool) && !PanelShortGemm(a, pool) && !ShortGemm(a, pool)) GemmTasks(a, pool);
       } else {
         pool.ParallelFor(a.N, 16, [&](int64_t n0, int64_t n1, int) { GemmRange(a, n0, n1); });
       }

@@ -358,7 +358,7 @@ float ExpShifted(float* s, int64_t n, float shift) {
 
 const MatmulKernels* Avx2Kernels() {
   static const MatmulKernels kernels{"avx2", Gemm, Gemv, WeightedRows, ExpShifted, nullptr, QuantizeActivationsPortable,
-                                     QuantGemvAvx2, nullptr, nullptr, nullptr, false, false};
+                                     QuantGemvAvx2, nullptr, nullptr, nullptr, false, false, nullptr, nullptr};
   bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
   return ok ? &kernels : nullptr;
 }

@@ -340,7 +340,7 @@ const MatmulKernels* Avx512Kernels() {
   static const bool vnni = __builtin_cpu_supports("avx512vnni");
   static const MatmulKernels kernels{"avx512", Gemm, Gemv, WeightedRows, ExpShifted, DequantizeRowAvx512,
                                      vnni ? QuantizeActivationsAvx512 : nullptr, vnni ? QuantGemvAvx512 : nullptr, nullptr,
-                                     PackShortAvx512, ShortGemmAvx512, vnni, true};
+                                     PackShortAvx512, ShortGemmAvx512, vnni, true, nullptr, nullptr};
   bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma") &&
             __builtin_cpu_supports("f16c");

@@ -160,7 +160,7 @@ const MatmulKernels* Avx512Bf16Kernels() {
   if (base == nullptr || !__builtin_cpu_supports("avx512bf16")) return nullptr;
   static const MatmulKernels kernels{"avx512-bf16", Gemm, base->gemv, base->weighted_rows, base->exp_shifted, base->dequantize,
                                      base->quantize_activations, base->quant_gemv, DequantizeBf16,
-                                     base->pack_short, base->short_gemm, base->interleaved, base->panels};
+                                     base->pack_short, base->short_gemm, base->interleaved, base->panels, nullptr, nullptr};
   return &kernels;
 }
 

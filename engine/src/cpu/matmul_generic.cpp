@@ -92,28 +92,8 @@ float ExpShifted(float* s, int64_t n, float shift) {
 
 const MatmulKernels& GenericKernels() {
   static const MatmulKernels kernels{"generic", Gemm, Gemv, WeightedRows, ExpShifted, nullptr, QuantizeActivationsPortable,
-                                     QuantGemvPortable, nullptr, nullptr, nullptr, false, false};
+                                     QuantGemvPortable, nullptr, nullptr, nullptr, false, false, nullptr, nullptr};
   return kernels;
-}
-
-// The bf16 dot-product set by default on AMD's CPUs only: on an Intel Xeon with AVX512_BF16
-// its gemm ran bf16 and block-type prompts at 0.6-0.85x the f32 gemm's speed, where on a Zen 5
-// EPYC it was the faster (specs/engine-core.md). By vendor, not timed: the same machine
-// always computes the same numbers.
-static const char* DefaultKernels() { return __builtin_cpu_is("amd") ? "avx512-bf16" : "avx512"; }
-
-const MatmulKernels& BestKernels() {
-  static const MatmulKernels* best = [] {
-    const char* force = std::getenv("VT_MATMUL");
-    std::string want = force ? force : DefaultKernels();
-    if (want == "generic") return &GenericKernels();
-    const MatmulKernels* bf16 = want == "avx512-bf16" ? Avx512Bf16Kernels() : nullptr;
-    if (bf16) return bf16;
-    const MatmulKernels* avx512 = want == "avx512" || want == "avx512-bf16" ? Avx512Kernels() : nullptr;
-    const MatmulKernels* avx2 = Avx2Kernels();
-    return avx512 ? avx512 : avx2 ? avx2 : &GenericKernels();
-  }();
-  return *best;
 }
 
 }  // namespace vt::cpu

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "vt/dtype.h"
@@ -89,7 +90,21 @@ struct MatmulKernels {
   // gemv (for any M) and gemm read DType::kF16x16 and kBF16x16 weights (vt/quant.h);
   // elsewhere each thread's rows are put back in plain order first.
   bool panels;
+  // A gemm on the set's tile unit (the amx set, specs/amx.md; null elsewhere) for M >
+  // kShortGemmRows and weights TileReads() takes: tile_activations rounds activation rows
+  // [m0, m1) of TileRowsOf(M) to bf16 into xb (rows of TileDepthOf(K) values, zero-padded), once
+  // per matmul, split across the pool; tile_gemm computes columns [n0, n1) of every row from it.
+  void (*tile_activations)(const GemmArgs& a, int64_t m0, int64_t m1, uint16_t* xb);
+  void (*tile_gemm)(const GemmArgs& a, const uint16_t* xb, int64_t n0, int64_t n1);
 };
+
+// The tile gemm's padding: activation rows to whole pairs of 16-row tiles, k to whole tiles of
+// 32 values, so every tile is a full 16 x 64 bytes.
+inline int64_t TileRowsOf(int64_t M) { return (M + 31) / 32 * 32; }
+inline int64_t TileDepthOf(int64_t K) { return (K + 31) / 32 * 32; }
+inline bool TileReads(DType t) {
+  return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16 || t == DType::kF16x16 || t == DType::kBF16x16;
+}
 
 // The AVX-512 set's short-prompt gemm (cpu/short_gemm_avx512.cpp).
 const float* PackShortAvx512(const GemmArgs& a, std::vector<float>* panel);
@@ -118,12 +133,29 @@ const MatmulKernels* Avx512Kernels();
 // The AVX-512 set whose gemm of bf16 weights uses AVX512_BF16's dot product (activations
 // rounded to bf16); null when this CPU lacks it.
 const MatmulKernels* Avx512Bf16Kernels();
+// The AVX-512 set with its gemm on AMX tiles (cpu/amx_gemm.cpp); null unless this CPU has
+// AVX512_BF16 and AMX and the kernel granted this process the tiles (cpu/amx_grant.h).
+const MatmulKernels* AmxKernels();
 // Null when this CPU lacks AVX2 with FMA and F16C.
 const MatmulKernels* Avx2Kernels();
-// The best kernels this CPU runs (avx512-bf16 on AMD's CPUs that have AVX512_BF16, else
-// avx512, avx2 or generic); VT_MATMUL=generic|avx2|avx512|avx512-bf16 asks for one (a set the
-// CPU cannot run falls back to the next best that it can).
+// The best kernels this CPU runs (amx where the kernel grants the tiles, else avx512-bf16 on
+// AMD's CPUs that have AVX512_BF16, else avx512, avx2 or generic); VT_MATMUL=amx|avx512-bf16|
+// avx512|avx2|generic asks for one (a set the CPU cannot run falls back to the next best that
+// it can). Chosen once per process (cpu/kernel_choice.cpp).
 const MatmulKernels& BestKernels();
+// That choice: VT_MATMUL's value ("" when unset), the set, and why a better or the requested
+// set does not run (empty when nothing stands in the way).
+struct KernelChoice {
+  std::string requested;
+  const MatmulKernels* set;
+  std::string why;
+};
+const KernelChoice& ChosenKernels();
+// The choice for `want` ("" for the default) on a CPU of that vendor, given the amx set (null
+// when it cannot run, and `amx_why` says why) and whether the default may be it
+// (vt::KeepBatchInvariantKernels).
+KernelChoice ChooseKernels(const std::string& want, bool amd, const MatmulKernels* amx, const std::string& amx_why,
+                           bool tiles_default = true);
 
 // How a gemm of M rows by N columns is split into tasks on `threads` threads (cpu_matmul.cpp):
 // column tasks of `width` columns times `row_tasks` row blocks of `rows_per` rows (the last

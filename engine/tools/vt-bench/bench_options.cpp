@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "vt/cpu_kernels.h"
+
 namespace vtbench {
 namespace {
 
@@ -110,6 +112,8 @@ std::vector<Setting> Settings(const BenchOptions& o, const vt::SamplingParams& u
       {"enable_thinking", o.enable_thinking ? (*o.enable_thinking ? "true" : "false") : "unset (default)", thinking},
   };
   if (o.base_url.empty()) {
+    const vt::CpuKernelsInfo k = vt::CpuKernels();  // a server's kernels are its own: local runs only
+    out.push_back({"kernels", k.requested, k.resolved + (k.why.empty() ? "" : " (" + k.why + ")")});
     out.push_back({"kv_cache_dtype", o.kv_cache_dtype == "auto" ? "auto (default)" : o.kv_cache_dtype, std::string(vt::DTypeName(o.kv_dtype))});
     return out;
   }

@@ -12,6 +12,7 @@
 #include "model_loader.h"
 #include "speculation.h"
 #include "vt/backend.h"
+#include "vt/cpu_kernels.h"
 #include "vt/generate.h"
 #include "vt/sampling.h"
 #include "vt/token_constraint.h"
@@ -43,6 +44,7 @@ struct SpecReport {
 void Report(const Flags& f, const vt::Generation& g, const std::string& text, const char* finish, int threads,
             const vt::Backend& device, const vt::MoeCopies& copies, const std::string& weights, vt::DType kv_dtype,
             const SpecReport& spec) {
+  const vt::CpuKernelsInfo kernels = vt::CpuKernels();  // the CPU's matmul set (specs/amx.md), whatever the device
   if (f.json) {
     nlohmann::json j = {{"model", f.model},
                         {"device", device.name()},
@@ -60,6 +62,8 @@ void Report(const Flags& f, const vt::Generation& g, const std::string& text, co
                         {"decode_tokens_per_s", g.DecodeTokensPerSecond()},
                         {"weights", weights},
                         {"kv_cache_dtype", vt::DTypeName(kv_dtype)},  // read back from the cache that ran
+                        {"kernels", kernels.resolved},
+                        {"kernels_note", kernels.why},
                         {"spec_type", spec.type},
                         {"drafts", spec.counts.drafts},
                         {"draft_tokens", spec.counts.draft_tokens},
@@ -70,6 +74,7 @@ void Report(const Flags& f, const vt::Generation& g, const std::string& text, co
   }
   std::cout << "\n";
   std::fprintf(stderr, "weights:     %s\n", weights.c_str());
+  std::fprintf(stderr, "kernels:     %s%s%s\n", kernels.resolved.c_str(), kernels.why.empty() ? "" : "; ", kernels.why.c_str());
   std::fprintf(stderr, "prompt eval: %lld tokens in %.2f ms (%.1f tokens/s)\n", static_cast<long long>(g.prompt_tokens),
                g.prompt_s * 1e3, g.PromptTokensPerSecond());
   std::fprintf(stderr, "decode:      %zu tokens in %.2f ms (%.1f tokens/s)\n", g.tokens.size() - 1, g.decode_s * 1e3,

@@ -16,6 +16,7 @@
 #include "model_loader.h"
 #include "http_server.h"
 #include "speculative_config.h"
+#include "vt/cpu_kernels.h"
 #include "vt/jinja.h"
 
 namespace {
@@ -103,6 +104,7 @@ int Run(Flags f) {
   sigaddset(&stops, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stops, nullptr);  // before any thread starts, so all inherit it
   if (f.threads > 0) setenv("VT_THREADS", std::to_string(f.threads).c_str(), 1);
+  vt::KeepBatchInvariantKernels();  // continuous batching, speculation and preemption keep each request's tokens
   auto ms = [](double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000)); };
   f.http.timeouts.keep_alive = ms(f.keep_alive_s);
   f.http.timeouts.request_read = ms(f.request_read_s);
@@ -167,6 +169,10 @@ int Run(Flags f) {
             << Count(kv.n_blocks * kv.block_size, "position") << " in all; the longest context " << engine.value()->options().max_model_len
             << (kv.max_model_len_lowered ? " (lowered to fit: --kv-cache-memory-bytes)" : "") << "; prefix caching "
             << (f.prefix_caching ? "on" : "off") << "\n";
+  if (f.device == "cpu") {
+    const vt::CpuKernelsInfo k = vt::CpuKernels();
+    std::cerr << "vt-serve: matmul kernels: " << k.resolved << (k.why.empty() ? "" : " (" + k.why + ")") << "\n";
+  }
   if (o.speculative.enabled()) {
     std::cerr << "vt-serve: speculative decoding: "
               << (o.speculative.method == vt::SpeculativeConfig::Method::kNgram

@@ -1,0 +1,24 @@
+// Which matmul kernel set the CPU backend runs, as the tools report it (vt-bench's `kernels`
+// setting, vt-run -v): the set asked for with VT_MATMUL, the one resolved on this CPU, and why
+// they differ (specs/amx.md).
+#pragma once
+
+#include <string>
+
+namespace vt {
+
+struct CpuKernelsInfo {
+  std::string requested;  // VT_MATMUL's value, or "auto (default)"
+  std::string resolved;   // the set that runs: amx, avx512-bf16, avx512, avx2 or generic
+  std::string why;        // why a better set does not run (e.g. the kernel refused AMX); may be empty
+};
+
+CpuKernelsInfo CpuKernels();
+
+// Leaves the tile gemm (the amx set) out of the CPU's default choice, for a program whose
+// requests must get the same tokens alone, batched, speculated or preempted (vt-serve): a row
+// of a step past 48 rows is rounded to bf16 there and not in a smaller step. VT_MATMUL=amx
+// still asks for it. Call before the first matmul; later calls change nothing.
+void KeepBatchInvariantKernels();
+
+}  // namespace vt

@@ -1,0 +1,76 @@
+// Which kernel set runs: the best this CPU (and, for AMX, the kernel) allows, or the one
+// VT_MATMUL names when it can run here; otherwise the next best, with the reason kept.
+#include <atomic>
+#include <cstdlib>
+#include <string>
+
+#include "cpu/amx_grant.h"
+#include "cpu/matmul_kernels.h"
+#include "vt/cpu_kernels.h"
+
+namespace vt::cpu {
+namespace {
+
+std::atomic<bool> tiles_by_default{true};  // vt::KeepBatchInvariantKernels() clears it
+
+// The vector sets below AMX, best first; want_bf16 puts avx512-bf16 before avx512. The bf16
+// dot-product set is the default on AMD's CPUs only: on an Intel Xeon with AVX512_BF16 its gemm
+// ran bf16 and block-type prompts at 0.6-0.85x the f32 gemm's speed, where on a Zen 5 EPYC it was
+// the faster (specs/engine-core.md). By vendor, not timed: the same machine always computes the
+// same numbers.
+const MatmulKernels* VectorSet(const std::string& want, bool amd) {
+  if (want == "generic") return &GenericKernels();
+  if (want == "avx512-bf16" || (want.empty() && amd)) {
+    if (const MatmulKernels* k = Avx512Bf16Kernels()) return k;
+  }
+  const MatmulKernels* avx512 = want != "avx2" ? Avx512Kernels() : nullptr;
+  const MatmulKernels* avx2 = Avx2Kernels();
+  return avx512 ? avx512 : avx2 ? avx2 : &GenericKernels();
+}
+
+}  // namespace
+
+KernelChoice ChooseKernels(const std::string& want, bool amd, const MatmulKernels* amx, const std::string& amx_why,
+                           bool tiles_default) {
+  KernelChoice c{want, nullptr, ""};
+  if (((want.empty() && tiles_default) || want == "amx") && amx != nullptr) {
+    c.set = amx;
+    return c;
+  }
+  c.set = VectorSet(want == "amx" ? "" : want, amd);
+  if (want.empty() && !tiles_default && amx != nullptr) {
+    c.why = "amx: off by default here, where a request's tokens must not depend on its batch (VT_MATMUL=amx turns it on)";
+  } else if (want.empty() || want == "amx") {
+    c.why = "amx: " + amx_why;
+  } else if (want != c.set->name) {
+    c.why = want + ": " + (want == "generic" || want == "avx2" || want == "avx512" || want == "avx512-bf16"
+                               ? "this CPU cannot run it"
+                               : "no such set (amx, avx512-bf16, avx512, avx2, generic)");
+  }
+  return c;
+}
+
+const KernelChoice& ChosenKernels() {
+  static const KernelChoice choice = [] {
+    const char* force = std::getenv("VT_MATMUL");
+    const AmxGrant& grant = GrantAmx();
+    std::string why = grant.granted ? "the CPU lacks AVX512_BF16" : grant.why;
+    return ChooseKernels(force ? force : "", __builtin_cpu_is("amd"), AmxKernels(), why, tiles_by_default.load());
+  }();
+  return choice;
+}
+
+const MatmulKernels& BestKernels() { return *ChosenKernels().set; }
+
+}  // namespace vt::cpu
+
+namespace vt {
+
+void KeepBatchInvariantKernels() { cpu::tiles_by_default.store(false); }
+
+CpuKernelsInfo CpuKernels() {
+  const cpu::KernelChoice& c = cpu::ChosenKernels();
+  return CpuKernelsInfo{c.requested.empty() ? "auto (default)" : c.requested, c.set->name, c.why};
+}
+
+}  // namespace vt

@@ -1,0 +1,175 @@
+// The amx kernel set (specs/amx.md): the process's tile permission and its reasons (the CPU and
+// the kernel faked at the arch_prctl boundary), the set chosen from it and VT_MATMUL, and the
+// tile gemm's numbers against the float64 product of its bf16-rounded operands (skipped, saying
+// so, on a CPU or kernel without tiles).
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cpu/amx_grant.h"
+#include "cpu/matmul_kernels.h"
+#include "matmul_problem.h"
+#include "vt/quant.h"
+
+namespace vt::cpu {
+namespace {
+
+struct FakeAmx final : AmxSystem {
+  bool tiles = true;
+  int64_t features = int64_t{1} << 18 | int64_t{1} << 17;
+  int request = 0;
+  mutable int asked = 0;
+  bool CpuHasTiles() const override { return tiles; }
+  int64_t SupportedFeatures() const override { return features; }
+  int RequestTileData() const override { return ++asked, request; }
+};
+
+TEST(AmxGrant, ACpuWithoutTilesIsNamedAndTheKernelIsNotAsked) {
+  FakeAmx fake;
+  fake.tiles = false;
+  const AmxGrant g = AskForAmx(fake);
+  EXPECT_FALSE(g.granted);
+  EXPECT_NE(g.why.find("the CPU has no AMX"), std::string::npos) << g.why;
+  EXPECT_EQ(fake.asked, 0);
+}
+
+TEST(AmxGrant, AKernelWithoutTileDataIsNamed) {
+  FakeAmx fake;
+  fake.features = int64_t{1} << 17;
+  const AmxGrant g = AskForAmx(fake);
+  EXPECT_FALSE(g.granted);
+  EXPECT_NE(g.why.find("does not support tile data"), std::string::npos) << g.why;
+  EXPECT_EQ(fake.asked, 0);
+}
+
+TEST(AmxGrant, AKernelThatRefusesThePermissionIsNamedWithItsError) {
+  FakeAmx fake;
+  fake.request = -EPERM;
+  const AmxGrant g = AskForAmx(fake);
+  EXPECT_FALSE(g.granted);
+  EXPECT_NE(g.why.find("refused the tile-data permission"), std::string::npos) << g.why;
+  EXPECT_NE(g.why.find(std::strerror(EPERM)), std::string::npos) << g.why;
+}
+
+TEST(AmxGrant, GrantedWhenTheCpuTheKernelAndThePermissionSayYes) {
+  FakeAmx fake;
+  const AmxGrant g = AskForAmx(fake);
+  EXPECT_TRUE(g.granted) << g.why;
+  EXPECT_EQ(fake.asked, 1);
+}
+
+// A stand-in for the amx set: ChooseKernels only passes it on.
+const MatmulKernels& FakeTileSet() {
+  static const MatmulKernels fake{"amx", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                  nullptr, nullptr, false, false, nullptr, nullptr};
+  return fake;
+}
+
+TEST(KernelChoice, ARefusedAmxFallsToTheNextBestSetAndSaysWhy) {
+  const std::string why = "the kernel refused the tile-data permission (ARCH_REQ_XCOMP_PERM: Operation not permitted)";
+  for (const std::string want : {"", "amx"}) {
+    const KernelChoice c = ChooseKernels(want, false, nullptr, why);
+    EXPECT_EQ(c.set, ChooseKernels("avx512", false, nullptr, "").set) << want;
+    EXPECT_EQ(c.why, "amx: " + why) << want;
+    EXPECT_EQ(c.requested, want);
+  }
+}
+
+TEST(KernelChoice, AGrantedAmxIsTheDefaultAndVtMatmulCanAskForAnother) {
+  EXPECT_EQ(ChooseKernels("", false, &FakeTileSet(), "").set, &FakeTileSet());
+  EXPECT_EQ(ChooseKernels("amx", true, &FakeTileSet(), "").set, &FakeTileSet());
+  const KernelChoice generic = ChooseKernels("generic", false, &FakeTileSet(), "");
+  EXPECT_EQ(generic.set, &GenericKernels());
+  EXPECT_EQ(generic.why, "");
+  const KernelChoice unknown = ChooseKernels("avx9", false, &FakeTileSet(), "");
+  EXPECT_NE(unknown.set, &FakeTileSet());
+  EXPECT_NE(unknown.why.find("avx9: no such set"), std::string::npos) << unknown.why;
+}
+
+// vt-serve's choice (vt::KeepBatchInvariantKernels): the default leaves the tiles out and says
+// so; VT_MATMUL=amx still gets them.
+TEST(KernelChoice, ABatchInvariantDefaultLeavesTheTilesOutAndSaysHowToAskForThem) {
+  const KernelChoice plain = ChooseKernels("", false, &FakeTileSet(), "", /*tiles_default=*/false);
+  EXPECT_NE(plain.set, &FakeTileSet());
+  EXPECT_NE(plain.why.find("amx: off by default here"), std::string::npos) << plain.why;
+  EXPECT_NE(plain.why.find("VT_MATMUL=amx turns it on"), std::string::npos) << plain.why;
+  EXPECT_EQ(ChooseKernels("amx", false, &FakeTileSet(), "", false).set, &FakeTileSet());
+}
+
+// Rows past 16, a K past the 2048-deep packed block with a tail short of a tile, columns that
+// start mid-way, cross the 128-column block and end inside a tile (columns 131..140: the edge
+// tile stored through its buffer, and nothing past it written).
+TEST(CpuAmx, TheTileGemmIsTheProductOfBf16RoundedOperands) {
+  const MatmulKernels* amx = AmxKernels();
+  if (amx == nullptr) GTEST_SKIP() << "no amx set here: " << ChosenKernels().why;
+  for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) {
+    for (int64_t M : {17, 32, 45}) {
+      for (int64_t K : {40, 2100}) {
+        SCOPED_TRACE(std::string(DTypeName(t)) + " M=" + std::to_string(M) + " K=" + std::to_string(K));
+        Check(*amx, MakeProblem(M, K, 150, t), 3, 141, Path::kTiles);
+      }
+    }
+  }
+}
+
+// The pool's path (tile_activations once, then tile_gemm per column range) over panels gives
+// the bits of the same over plain rows: both pack the same bf16 tiles.
+TEST(CpuAmx, PanelsAndPlainRowsGiveTheSameBits) {
+  const MatmulKernels* amx = AmxKernels();
+  if (amx == nullptr) GTEST_SKIP() << "no amx set here: " << ChosenKernels().why;
+  for (DType t : {DType::kF16, DType::kBF16}) {
+    SCOPED_TRACE(DTypeName(t));
+    const Problem p = MakeProblem(37, 2081, 150, t);
+    std::vector<uint8_t> panels(p.w.size());
+    Interleave(t, p.w.data(), panels.data(), p.N, p.K);
+    std::vector<uint16_t> xb(static_cast<size_t>(TileRowsOf(p.M) * TileDepthOf(p.K)));
+    std::vector<float> plain(static_cast<size_t>(p.M * p.N), -1), tiled(plain);
+    GemmArgs a{reinterpret_cast<const char*>(p.w.data()), t, static_cast<size_t>(p.K) * 2, p.x.data(), static_cast<size_t>(p.K),
+               plain.data(), static_cast<size_t>(p.N), p.M, p.N, p.K};
+    amx->tile_activations(a, 0, 32, xb.data());
+    amx->tile_activations(a, 32, TileRowsOf(p.M), xb.data());
+    amx->tile_gemm(a, xb.data(), 0, 64);
+    amx->tile_gemm(a, xb.data(), 64, p.N);
+    a.w = reinterpret_cast<const char*>(panels.data());
+    a.wtype = InterleavedOf(t);
+    a.out = tiled.data();
+    amx->tile_gemm(a, xb.data(), 0, 96);
+    amx->tile_gemm(a, xb.data(), 96, p.N);
+    for (size_t i = 0; i < plain.size(); ++i) ASSERT_EQ(tiled[i], plain[i]) << "out[" << i / p.N << "][" << i % p.N << "]";
+    Check(*amx, p, 0, p.N, Path::kTiles);
+  }
+}
+
+// The model's matmuls past kShortGemmRows (48) rows take the tiles where the best set has them:
+// through the backend's Matmul on two threads (activations rounded by the pool, columns split
+// in blocks of 32), 49 and 100 rows equal the tile gemm on one thread bit for bit; 16 and 48
+// rows stay on the AVX-512 set's decode and short-prompt kernels.
+TEST(CpuAmx, TheBackendsMatmulPastFortyEightRowsIsTheTileGemm) {
+  const MatmulKernels& best = BestKernels();
+  if (best.tile_gemm == nullptr) GTEST_SKIP() << best.name << " has no tiles: " << ChosenKernels().why;
+  for (int64_t M : {16, 48, 49, 100}) {
+    SCOPED_TRACE("M=" + std::to_string(M));
+    const Problem p = MakeProblem(M, 1100, 300, DType::kF16);
+    const std::vector<float> got = BackendMatmul(p, 2);
+    std::vector<float> want(got.size());
+    GemmArgs a{reinterpret_cast<const char*>(p.w.data()), p.wtype, static_cast<size_t>(p.K) * 2, p.x.data(),
+               static_cast<size_t>(p.K), want.data(), static_cast<size_t>(p.N), p.M, p.N, p.K};
+    std::vector<uint16_t> xb(static_cast<size_t>(TileRowsOf(p.M) * TileDepthOf(p.K)));
+    std::vector<float> panel;
+    if (M > kShortGemmRows) {
+      best.tile_activations(a, 0, TileRowsOf(p.M), xb.data());
+      best.tile_gemm(a, xb.data(), 0, p.N);
+    } else if (M > kGemvMaxRows) {
+      best.short_gemm(a, best.pack_short(a, &panel), 0, p.N);
+    } else {
+      best.gemv(a, 0, p.N);
+    }
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "out[" << i / p.N << "][" << i % p.N << "]";
+  }
+}
+
+}  // namespace
+}  // namespace vt::cpu
