@@ -191,10 +191,16 @@ TEST(CpuMatmul, AGemmSplitsIntoNoMoreTasksThanThePoolHasChunks) {
   EXPECT_EQ(big.col_tasks * big.row_tasks, 16);
 }
 
+// Through GemmTasks itself: the backend's Matmul takes a gemm to the tiles where the set has
+// them (specs/amx.md), which would leave the split untested there.
 void SplitMatchesOneThread(int64_t M) {
   const int64_t K = 70, N = 300;
   Problem p = MakeProblem(M, K, N, DType::kF16);
-  std::vector<float> one = BackendMatmul(p, 1), four = BackendMatmul(p, 4);
+  std::vector<float> one(static_cast<size_t>(M * N)), four(one.size());
+  for (auto [threads, out] : {std::pair{1, &one}, std::pair{4, &four}}) {
+    ThreadPool pool(threads);
+    GemmTasks(ArgsOf(p, out->data()), pool);
+  }
   for (int64_t i = 0; i < M * N; ++i) {
     ASSERT_EQ(one[static_cast<size_t>(i)], four[static_cast<size_t>(i)]) << "row " << i / N << " column " << i % N << " differs on four threads";
   }

@@ -12,6 +12,10 @@
 
 #include "vt/dtype.h"
 
+namespace vt {
+class ThreadPool;  // cpu/thread_pool.h: not included here, where AVX-512 files would compile its inline code
+}
+
 namespace vt::cpu {
 
 inline constexpr int kNR = 32;    // panel width (output columns per register tile)
@@ -164,6 +168,9 @@ struct GemmSplit {
   int64_t width = 0, col_tasks = 0, rows_per = 0, row_tasks = 0;
 };
 GemmSplit SplitGemm(int64_t M, int64_t N, int threads);
+// A gemm (M > kGemvMaxRows) of the set's `gemm` as those tasks on the pool: what a model's
+// matmul runs where no tile, short-prompt or panel path takes it.
+void GemmTasks(const GemmArgs& a, ThreadPool& pool);
 
 // Columns [n0, n1) of `a` on the calling thread with the best kernels: streaming for small M,
 // packed (with this thread's scratch) otherwise.
