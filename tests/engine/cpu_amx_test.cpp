@@ -143,6 +143,40 @@ TEST(CpuAmx, PanelsAndPlainRowsGiveTheSameBits) {
   }
 }
 
+// Block-type weights, plain and interleaved, are packed as their dequantized values: the tile
+// gemm of Q8_0, Q4_K, Q6_K, Q4_0x16 and Q4_Kx16 rows equals, bit for bit, the tile gemm of the
+// same rows dequantized to f32 (K = 2304: past the 2048-deep block, whole 256-blocks; columns in
+// two ranges, the second starting inside the first 128-column block).
+TEST(CpuAmx, BlockTypeWeightsAreTheirDequantizedValuesOnTheTiles) {
+  const MatmulKernels* amx = AmxKernels();
+  if (amx == nullptr) GTEST_SKIP() << "no amx set here: " << ChosenKernels().why;
+  const int64_t M = 50, K = 2304, N = 150;
+  const Problem p = MakeProblem(M, K, N, DType::kF32);
+  std::vector<uint16_t> xb(static_cast<size_t>(TileRowsOf(M) * TileDepthOf(K)));
+  GemmArgs a{nullptr, DType::kF32, 0, p.x.data(), static_cast<size_t>(K), nullptr, static_cast<size_t>(N), M, N, K};
+  amx->tile_activations(a, 0, TileRowsOf(M), xb.data());
+  for (DType t : {DType::kQ8_0, DType::kQ4_K, DType::kQ6_K, DType::kQ4_0x16, DType::kQ4_Kx16}) {
+    SCOPED_TRACE(DTypeName(t));
+    const DType plain = PlainOf(t);
+    const size_t row_bytes = RowBytes(plain, K);
+    std::vector<uint8_t> q(row_bytes * N), w(q.size());
+    std::vector<float> wf(static_cast<size_t>(N * K));
+    for (int64_t n = 0; n < N; ++n) {
+      ASSERT_TRUE(QuantizeRow(plain, p.wf.data() + n * K, q.data() + n * row_bytes, K).ok());
+      DequantizeRow(plain, q.data() + n * row_bytes, wf.data() + n * K, K);
+    }
+    if (t == plain) w = q;
+    else Interleave(plain, q.data(), w.data(), N, K);
+    std::vector<float> got(static_cast<size_t>(M * N), -1), want(got);
+    a.w = reinterpret_cast<const char*>(w.data()), a.wtype = t, a.w_stride = row_bytes, a.out = got.data();
+    amx->tile_gemm(a, xb.data(), 0, 64);
+    amx->tile_gemm(a, xb.data(), 64, N);
+    a.w = reinterpret_cast<const char*>(wf.data()), a.wtype = DType::kF32, a.w_stride = K * sizeof(float), a.out = want.data();
+    amx->tile_gemm(a, xb.data(), 0, N);
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "out[" << i / N << "][" << i % N << "]";
+  }
+}
+
 // The model's matmuls past kShortGemmRows (48) rows take the tiles where the best set has them:
 // through the backend's Matmul on two threads (activations rounded by the pool, columns split
 // in blocks of 32), 49 and 100 rows equal the tile gemm on one thread bit for bit; 16 and 48

@@ -202,7 +202,8 @@ std::vector<float> IntegerPathOf(const std::vector<uint8_t>& mixed, DType t, int
 // Through the CPU's Matmul with whichever set is best (ctest runs Parity.* once per forced
 // set): a set that does not read interleaved weights itself puts the rows back and is the
 // plain matmul bit for bit, and so is a gemm past kInterleavedGemvMaxRows rows on one that
-// does. Below that, such a set takes its integer path, prompts too: bit for bit its decode
+// does, and a gemm past kShortGemmRows on the tile set. Below that, such a set takes its
+// integer path, prompts too: bit for bit its decode
 // kernel's output, and for a decode the plain decode's integers scaled in another order (1e-6
 // of the output's scale). N = 53: rows past the groups; 2 threads: ranges that split a group.
 void ExpectPlainRowsMatmul(DType t, int64_t K) {
@@ -213,7 +214,9 @@ void ExpectPlainRowsMatmul(DType t, int64_t K) {
     SCOPED_TRACE("M=" + std::to_string(M) + " " + BestKernels().name);
     Problem p = MakeProblem(M, K, N, DType::kF32);
     std::vector<float> plain = MatmulOf(w, PlainOf(t), N, K, p, 2), got = MatmulOf(w, t, N, K, p, 2);
-    const bool integer = BestKernels().interleaved && M <= kInterleavedGemvMaxRows;
+    // The tile set (specs/amx.md) takes every M past kShortGemmRows to its tiles, plain or interleaved.
+    const bool tiles = BestKernels().tile_gemm != nullptr && M > kShortGemmRows;
+    const bool integer = BestKernels().interleaved && M <= kInterleavedGemvMaxRows && !tiles;
     const std::vector<float> direct = integer ? IntegerPathOf(mixed, t, N, K, p) : plain;
     double scale = 0;
     for (float v : plain) scale = std::max(scale, double{std::fabs(v)});

@@ -1,10 +1,11 @@
-// The amx kernel set: the AVX-512 set with its gemm of f32, f16 and bf16 weights on Intel's tile
-// registers (specs/amx.md). One TDPBF16PS multiplies a 16 x 32 tile of bf16 activations by a
+// The amx kernel set: the AVX-512 set with its gemm of f32, f16, bf16 and block-type weights on
+// Intel's tile registers (specs/amx.md). One TDPBF16PS multiplies a 16 x 32 tile of bf16 activations by a
 // 32 x 16 tile of bf16 weight pairs into 16 x 16 f32 sums: 16,384 flops, where an AVX-512 FMA
 // does 32. The activations are rounded to bf16 once per matmul (tile_activations, rows and K
 // zero-padded to multiples of 32, so every tile is a whole 16 x 64 bytes and one configuration
 // serves every call); the weights are rounded to bf16 as a thread packs a block of them into
-// tile order. Only the model's matmuls (OpKind::kMatmul) run here: the set's `gemm`, which
+// tile order (block types dequantized to f32 first: bf16 tiles for every type, where int8
+// tiles would need a scale per 32 k). Only the model's matmuls (OpKind::kMatmul) run here: the set's `gemm`, which
 // attention's scores and weighted values reach through GemmRange, stays the AVX-512 set's f32
 // gemm (a score rounded to bf16 moves softmax by up to 2^-8 of its logit: NMSE 1.8e-5
 // on the attention parity tests, where f32 weights' matmuls measure 4.5e-6). Compiled with the
@@ -101,6 +102,40 @@ void PackTile(const GemmArgs& a, int64_t n, int cols, int64_t k, uint32_t* tile)
     case DType::kBF16: PackPlainTile<DType::kBF16>(a, n, cols, k, tile); break;
     default: PackPlainTile<DType::kF32>(a, n, cols, k, tile); break;
   }
+}
+
+// Block-type weights (specs/quantized.md's types, plain or interleaved): each 16 rows' k block
+// dequantized to f32 (the AVX-512 set's values, which are the portable code's bit for bit), then
+// packed as f32 rows are. `plain` holds the column block's rows in plain order when the weights
+// are interleaved (put back once per column block, PlainRowsOf); `rows` the 16 dequantized rows.
+struct BlockTypeScratch {
+  std::vector<uint8_t> plain;
+  std::vector<float> rows;
+};
+
+void PlainBlockRows(const GemmArgs& a, int64_t nb, int64_t ne, BlockTypeScratch* s) {
+  if (!IsInterleaved(a.wtype)) return;
+  s->plain.resize(static_cast<size_t>(ne - nb) * RowBytes(PlainOf(a.wtype), a.K));
+  PlainRowsOf(a.wtype, a.w, a.N, a.K, nb, ne, s->plain.data());
+}
+
+// The tiles of rows [n, n + cols) (cols <= 16) over k [k0, k0 + 32 kts) at `tiles` (kts tiles,
+// one per 32 k, each 2 tiles apart: TileAt's order for one half of a sub-block).
+void PackBlockTypeTiles(const GemmArgs& a, int64_t nb, int64_t n, int cols, int64_t k0, int64_t kts, uint32_t* tiles,
+                        BlockTypeScratch* s) {
+  const DType type = PlainOf(a.wtype);
+  const int64_t kc = Min(32 * kts, a.K - k0);
+  const size_t row_bytes = RowBytes(type, a.K);
+  s->rows.resize(static_cast<size_t>(16 * 32 * kts));
+  for (int j = 0; j < cols; ++j) {
+    const char* row = IsInterleaved(a.wtype) ? reinterpret_cast<const char*>(s->plain.data()) + (n + j - nb) * row_bytes
+                                             : a.w + (n + j) * a.w_stride;
+    float* to = s->rows.data() + j * 32 * kts;
+    if (!DequantizeRowAvx512(type, row + RowBytes(type, k0), to, kc)) DequantizeRow(type, row + RowBytes(type, k0), to, kc);
+  }
+  const GemmArgs f{reinterpret_cast<const char*>(s->rows.data()), DType::kF32, static_cast<size_t>(32 * kts) * sizeof(float),
+                   nullptr, 0, nullptr, 0, a.M, cols, kc};
+  for (int64_t kt = 0; kt < kts; ++kt) PackPlainTile<DType::kF32>(f, 0, cols, 32 * kt, tiles + kt * 2 * (kTileBytes / 4));
 }
 
 // Where the tiles of columns [nb + 32 s, nb + 32 s + 32) and k tile kt of a packed block lie:
@@ -203,20 +238,25 @@ void Block32(const GemmArgs& a, const uint16_t* xb, int64_t kp, const uint32_t* 
 
 void TileGemm(const GemmArgs& a, const uint16_t* xb, int64_t n0, int64_t n1) {
   thread_local std::vector<uint32_t> packed(kBlockCols * kBlockDepth / 2 + 16);
+  thread_local BlockTypeScratch blocks;
   uint32_t* block = reinterpret_cast<uint32_t*>((reinterpret_cast<uintptr_t>(packed.data()) + 63) & ~uintptr_t{63});
   alignas(64) float edge[256];
   const int64_t kp = TileDepthOf(a.K), mp = TileRowsOf(a.M);
   ConfigureTiles();
   for (int64_t nb = n0; nb < n1; nb += kBlockCols) {
     const int64_t ne = Min(n1, nb + kBlockCols), subs = (ne - nb + 31) / 32;
+    if (IsQuantized(a.wtype)) PlainBlockRows(a, nb, ne, &blocks);
     for (int64_t k0 = 0; k0 < kp; k0 += kBlockDepth) {
       const int64_t kts = Min(kBlockDepth, kp - k0) / 32;
       for (int64_t s = 0; s < subs; ++s) {
-        for (int64_t kt = 0; kt < kts; ++kt) {
-          for (int half = 0; half < 2; ++half) {
-            const int64_t n = nb + 32 * s + 16 * half;
-            PackTile(a, n, static_cast<int>(Min(16, ne - n)), k0 + 32 * kt, TileAt(block, kts, s, kt, half));
+        for (int half = 0; half < 2; ++half) {
+          const int64_t n = nb + 32 * s + 16 * half;
+          const int cols = static_cast<int>(Min(16, ne - n));
+          if (IsQuantized(a.wtype) && cols > 0) {
+            PackBlockTypeTiles(a, nb, n, cols, k0, kts, TileAt(block, kts, s, 0, half), &blocks);
+            continue;
           }
+          for (int64_t kt = 0; kt < kts; ++kt) PackTile(a, n, cols, k0 + 32 * kt, TileAt(block, kts, s, kt, half));
         }
       }
       for (int64_t m = 0; m < mp; m += 32) {

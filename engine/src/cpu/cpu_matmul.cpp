@@ -252,10 +252,11 @@ void Matmul(const Op& op, ThreadPool& pool) {
   for (int64_t i3 = 0; i3 < x.ne[3]; ++i3) {
     for (int64_t i2 = 0; i2 < x.ne[2]; ++i2) {
       const GemmArgs a = ArgsOf(op, i2, i3);
+      if (TileGemm(a, pool)) continue;  // before interleaved weights' integer path for prompts
       const bool integer_rows = a.M <= (IsInterleaved(a.wtype) ? kInterleavedGemvMaxRows : kGemvMaxRows);
       if (integer_rows && QuantizedDecode(a, pool)) continue;
       if (a.M > kGemvMaxRows) {
-        if (!TileGemm(a, pool) && !PanelShortGemm(a, pool) && !ShortGemm(a, pool)) GemmTasks(a, pool);
+        if (!PanelShortGemm(a, pool) && !ShortGemm(a, pool)) GemmTasks(a, pool);
       } else {
         pool.ParallelFor(a.N, 16, [&](int64_t n0, int64_t n1, int) { GemmRange(a, n0, n1); });
       }

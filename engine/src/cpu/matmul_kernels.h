@@ -107,7 +107,7 @@ struct MatmulKernels {
 inline int64_t TileRowsOf(int64_t M) { return (M + 31) / 32 * 32; }
 inline int64_t TileDepthOf(int64_t K) { return (K + 31) / 32 * 32; }
 inline bool TileReads(DType t) {
-  return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16 || t == DType::kF16x16 || t == DType::kBF16x16;
+  return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16 || t == DType::kF16x16 || t == DType::kBF16x16 || BlockSize(t) > 1;
 }
 
 // The AVX-512 set's short-prompt gemm (cpu/short_gemm_avx512.cpp).
