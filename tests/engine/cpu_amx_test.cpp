@@ -84,9 +84,16 @@ TEST(KernelChoice, AGrantedAmxIsTheDefaultAndVtMatmulCanAskForAnother) {
   const KernelChoice generic = ChooseKernels("generic", false, &FakeTileSet(), "");
   EXPECT_EQ(generic.set, &GenericKernels());
   EXPECT_EQ(generic.why, "");
+  // A name in another case or with spaces is the set; an unknown one runs the default, saying so.
+  EXPECT_EQ(ChooseKernels(" AMX ", false, &FakeTileSet(), "").set, &FakeTileSet());
+  EXPECT_EQ(ChooseKernels("Generic", false, &FakeTileSet(), "").set, &GenericKernels());
   const KernelChoice unknown = ChooseKernels("avx9", false, &FakeTileSet(), "");
-  EXPECT_NE(unknown.set, &FakeTileSet());
-  EXPECT_NE(unknown.why.find("avx9: no such set"), std::string::npos) << unknown.why;
+  EXPECT_EQ(unknown.set, &FakeTileSet());
+  EXPECT_NE(unknown.why.find("avx9: no such set (amx, avx512-bf16, avx512, avx2, generic), so the default"), std::string::npos)
+      << unknown.why;
+  const KernelChoice without = ChooseKernels("avx9", false, nullptr, "the CPU has no AMX");
+  EXPECT_EQ(without.set, ChooseKernels("", false, nullptr, "").set);
+  EXPECT_NE(without.why.find("so the default; amx: the CPU has no AMX"), std::string::npos) << without.why;
 }
 
 // vt-serve's choice (vt::KeepBatchInvariantKernels): the default leaves the tiles out and says

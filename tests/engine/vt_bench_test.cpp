@@ -81,7 +81,17 @@ TEST_F(VtBench, TheMatmulKernelSetIsReportedRequestedAndResolved) {
   EXPECT_EQ(Setting(generic, "kernels")["resolved"], "generic");
   auto unknown = nlohmann::json::parse(Sh("VT_MATMUL=avx9 " + std::string(VT_BENCH_BIN) + " -m " + model_ + " -p 8 -n 0 -r 1 -o json").out);
   const std::string resolved = Setting(unknown, "kernels")["resolved"];
-  EXPECT_NE(resolved.find("(avx9: no such set (amx, avx512-bf16, avx512, avx2, generic))"), std::string::npos) << resolved;
+  EXPECT_NE(resolved.find("(avx9: no such set (amx, avx512-bf16, avx512, avx2, generic), so the default"), std::string::npos) << resolved;
+  EXPECT_EQ(resolved.substr(0, resolved.find(' ')), Setting(plain, "kernels")["resolved"].get<std::string>().substr(0, resolved.find(' ')));
+}
+
+// The request mode is vt-serve's loop and keeps vt-serve's kernels: never the tiles unless
+// VT_MATMUL asks (specs/amx.md; on a CPU without AMX it is never them anyway).
+TEST_F(VtBench, TheRequestModeKeepsTheServersBatchInvariantKernels) {
+  Result r = Bench("--dataset-name random --num-prompts 2 --random-input-len 60 --random-output-len 2 -o json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string resolved = Setting(nlohmann::json::parse(r.out), "kernels")["resolved"];
+  EXPECT_NE(resolved.rfind("amx", 0), 0u) << resolved;
 }
 
 TEST_F(VtBench, CombinationsThatWouldBeSilentlyIgnoredAreRefusedNamingBothFlags) {

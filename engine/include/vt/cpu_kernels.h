@@ -15,6 +15,10 @@ struct CpuKernelsInfo {
 
 CpuKernelsInfo CpuKernels();
 
+// The fewest activation rows a matmul needs to go to the tiles (the amx set, specs/amx.md):
+// smaller steps are the decode's and short prompts' kernels, batch-invariant.
+inline constexpr int kCpuTileMinRows = 49;
+
 // Leaves the tile gemm (the amx set) out of the CPU's default choice, for a program whose
 // requests must get the same tokens alone, batched, speculated or preempted (vt-serve): a row
 // of a step past 48 rows is rounded to bf16 there and not in a smaller step. VT_MATMUL=amx

@@ -3,6 +3,7 @@
 
 #include "cpu/cpu_ops.h"
 #include "cpu/matmul_kernels.h"
+#include "vt/cpu_kernels.h"
 #include "vt/quant.h"
 
 namespace vt::cpu {
@@ -125,6 +126,7 @@ bool ShortGemm(const GemmArgs& a, ThreadPool& pool) {
 // kShortGemmRows rows, whose f16 and bf16 rows are the decode's fused multiply-add chains bit
 // for bit (a request's tokens stay the same alone, batched, speculated or preempted: bf16
 // tiles there changed greedy answers in VtServeSpec and VtServeKv).
+static_assert(kCpuTileMinRows == kShortGemmRows + 1, "vt/cpu_kernels.h tells the tools where the tiles start");
 bool TileGemm(const GemmArgs& a, ThreadPool& pool) {
   const MatmulKernels& kernels = BestKernels();
   if (kernels.tile_gemm == nullptr || a.M <= kShortGemmRows || !TileReads(a.wtype)) return false;

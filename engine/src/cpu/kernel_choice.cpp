@@ -1,6 +1,7 @@
 // Which kernel set runs: the best this CPU (and, for AMX, the kernel) allows, or the one
 // VT_MATMUL names when it can run here; otherwise the next best, with the reason kept.
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
 #include <string>
 
@@ -28,24 +29,37 @@ const MatmulKernels* VectorSet(const std::string& want, bool amd) {
   return avx512 ? avx512 : avx2 ? avx2 : &GenericKernels();
 }
 
+bool Known(const std::string& name) {
+  return name == "amx" || name == "avx512-bf16" || name == "avx512" || name == "avx2" || name == "generic";
+}
+
+// VT_MATMUL's value as a set's name: spaces around it dropped, upper case lowered ("AMX ").
+std::string Normalized(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t"), last = text.find_last_not_of(" \t");
+  std::string name = first == std::string::npos ? "" : text.substr(first, last - first + 1);
+  for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return name;
+}
+
 }  // namespace
 
-KernelChoice ChooseKernels(const std::string& want, bool amd, const MatmulKernels* amx, const std::string& amx_why,
+KernelChoice ChooseKernels(const std::string& requested, bool amd, const MatmulKernels* amx, const std::string& amx_why,
                            bool tiles_default) {
-  KernelChoice c{want, nullptr, ""};
+  // An unknown name runs what the default would, saying so: a typo must not turn AMX off.
+  const std::string asked = Normalized(requested), want = Known(asked) ? asked : "";
+  KernelChoice c{requested, nullptr, ""};
   if (((want.empty() && tiles_default) || want == "amx") && amx != nullptr) {
     c.set = amx;
-    return c;
-  }
-  c.set = VectorSet(want == "amx" ? "" : want, amd);
-  if (want.empty() && !tiles_default && amx != nullptr) {
+  } else if (c.set = VectorSet(want == "amx" ? "" : want, amd); want.empty() && !tiles_default && amx != nullptr) {
     c.why = "amx: off by default here, where a request's tokens must not depend on its batch (VT_MATMUL=amx turns it on)";
   } else if (want.empty() || want == "amx") {
     c.why = "amx: " + amx_why;
   } else if (want != c.set->name) {
-    c.why = want + ": " + (want == "generic" || want == "avx2" || want == "avx512" || want == "avx512-bf16"
-                               ? "this CPU cannot run it"
-                               : "no such set (amx, avx512-bf16, avx512, avx2, generic)");
+    c.why = want + ": this CPU cannot run it";
+  }
+  if (!asked.empty() && !Known(asked)) {
+    const std::string unknown = requested + ": no such set (amx, avx512-bf16, avx512, avx2, generic), so the default";
+    c.why = c.set == amx ? unknown : unknown + "; " + c.why;
   }
   return c;
 }

@@ -15,6 +15,7 @@
 #include "request_bench.h"
 #include "server_bench.h"
 #include "vt/backend.h"
+#include "vt/cpu_kernels.h"
 #include "vt/model.h"
 #include "vt/sampling.h"
 #include "vt/tokenizer.h"
@@ -194,6 +195,7 @@ int Run(BenchOptions o) {
   if (!kv.ok()) return Fail(kv.status().message(), 2);
   o.kv_dtype = kv.value();
   if (!o.base_url.empty()) return RunServerMode(o, *shared);
+  if (o.RequestMode()) vt::KeepBatchInvariantKernels();  // the serving loop, with vt-serve's kernels (specs/amx.md)
   std::unique_ptr<vt::Backend> opened;
   auto device = vttools::OpenDevice(o.device, opened);
   if (!device.ok()) return Fail(device.status().message(), 2);

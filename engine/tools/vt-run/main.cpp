@@ -114,6 +114,11 @@ int Run(const Flags& f) {
   auto cache_type = CacheType(f);
   if (!cache_type.ok()) return Fail(cache_type.status().message(), 2);
   if (f.threads > 0) setenv("VT_THREADS", std::to_string(f.threads).c_str(), 1);  // before the CPU backend starts
+  // Speculation verifies up to 1 + --draft-max rows at once: a step that large would go to the
+  // tiles (specs/amx.md) and part from the tokens without speculation, so such a run keeps them
+  // off. Below that the prompt goes to the tiles in both runs and every step stays off them.
+  const bool speculates = !f.spec.model_draft.empty() || (!f.spec.type.empty() && f.spec.type != "none");
+  if (speculates && f.spec.draft_max + 1 >= vt::kCpuTileMinRows) vt::KeepBatchInvariantKernels();
   auto loaded = vttools::LoadModel(f.model, f.device, f.cpu_moe || f.moe_on == "cpu");
   if (!loaded.ok()) return Fail(loaded.status().message(), 2);
   vt::Model* model = loaded.value()->model.get();
