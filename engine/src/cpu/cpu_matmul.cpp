@@ -1,8 +1,11 @@
 #include <algorithm>
+#include <chrono>
+#include <mutex>
 #include <vector>
 
 #include "cpu/cpu_ops.h"
 #include "cpu/matmul_kernels.h"
+#include "cpu/tile_threads.h"
 #include "vt/cpu_kernels.h"
 #include "vt/quant.h"
 
@@ -135,7 +138,21 @@ bool TileGemm(const GemmArgs& a, ThreadPool& pool) {
   buffer.resize(static_cast<size_t>(rows * TileDepthOf(a.K)));
   uint16_t* xb = buffer.data();
   pool.ParallelFor(rows, 32, [&](int64_t m0, int64_t m1, int) { kernels.tile_activations(a, m0, m1, xb); });
-  pool.ParallelFor(a.N, 32, [&](int64_t n0, int64_t n1, int) { kernels.tile_gemm(a, xb, n0, n1); });
+  static std::mutex lock;  // one choice per process: the tile unit is the machine's, not a pool's
+  static TileThreads choice;
+  bool threads = true;
+  {
+    std::lock_guard<std::mutex> hold(lock);
+    threads = pool.size() > 1 && choice.UseThreads();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  if (threads) pool.ParallelFor(a.N, 32, [&](int64_t n0, int64_t n1, int) { kernels.tile_gemm(a, xb, n0, n1); });
+  else kernels.tile_gemm(a, xb, 0, a.N);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (pool.size() > 1) {
+    std::lock_guard<std::mutex> hold(lock);
+    choice.Record(threads, seconds, static_cast<double>(a.M) * static_cast<double>(a.N) * static_cast<double>(a.K));
+  }
   return true;
 }
 
