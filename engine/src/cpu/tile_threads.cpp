@@ -5,8 +5,7 @@ namespace vt::cpu {
 bool TileThreads::UseThreads() {
   const int64_t job = jobs_++;
   if (threads_ == 0) return true;
-  if (alone_ == 0) return false;
-  const bool better = threads_ < kKeepBelow * alone_;
+  const bool better = threads_ < kKeepBelow * alone_;  // false while the caller alone is untimed
   return job % kProbeEvery == 0 ? !better : better;  // a probe runs the other way
 }
 
