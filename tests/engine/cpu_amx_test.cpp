@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "cpu/amx_grant.h"
+#include "cpu/cpu_ops.h"
+#include "cpu/thread_pool.h"
 #include "cpu/matmul_kernels.h"
 #include "matmul_problem.h"
 #include "vt/quant.h"
@@ -96,14 +98,19 @@ TEST(KernelChoice, AGrantedAmxIsTheDefaultAndVtMatmulCanAskForAnother) {
   EXPECT_NE(without.why.find("so the default; amx: the CPU has no AMX"), std::string::npos) << without.why;
 }
 
-// vt-serve's choice (vt::KeepBatchInvariantKernels): the default leaves the tiles out and says
-// so; VT_MATMUL=amx still gets them.
-TEST(KernelChoice, ABatchInvariantDefaultLeavesTheTilesOutAndSaysHowToAskForThem) {
+// vt-serve's choice (vt::KeepBatchInvariantKernels): the default keeps the amx set, for weights
+// in tile order, with the tile gemm of weights packed per call off, and says so; VT_MATMUL=amx
+// still gets that too.
+TEST(KernelChoice, ABatchInvariantDefaultKeepsOnlyTileOrderOnTheTilesAndSaysHowToAskForTheRest) {
   const KernelChoice plain = ChooseKernels("", false, &FakeTileSet(), "", /*tiles_default=*/false);
-  EXPECT_NE(plain.set, &FakeTileSet());
-  EXPECT_NE(plain.why.find("amx: off by default here"), std::string::npos) << plain.why;
-  EXPECT_NE(plain.why.find("VT_MATMUL=amx turns it on"), std::string::npos) << plain.why;
-  EXPECT_EQ(ChooseKernels("amx", false, &FakeTileSet(), "", false).set, &FakeTileSet());
+  EXPECT_EQ(plain.set, &FakeTileSet());
+  EXPECT_TRUE(plain.batch_invariant);
+  EXPECT_NE(plain.why.find("amx: only weights in tile order on the tiles here"), std::string::npos) << plain.why;
+  EXPECT_NE(plain.why.find("VT_MATMUL=amx: a plain run's tiles instead"), std::string::npos) << plain.why;
+  const KernelChoice asked = ChooseKernels("amx", false, &FakeTileSet(), "", false);
+  EXPECT_EQ(asked.set, &FakeTileSet());
+  EXPECT_FALSE(asked.batch_invariant);
+  EXPECT_FALSE(ChooseKernels("", false, &FakeTileSet(), "").batch_invariant);
 }
 
 // Rows past 16, a K past the 2048-deep packed block with a tail short of a tile, columns that
@@ -209,6 +216,115 @@ TEST(CpuAmx, TheBackendsMatmulPastFortyEightRowsIsTheTileGemm) {
       best.gemv(a, 0, p.N);
     }
     for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want[i]) << "out[" << i / p.N << "][" << i % p.N << "]";
+  }
+}
+
+// The backend's Matmul of p's first `rows` rows over its weights as the backend adopts them.
+std::vector<float> AdoptedMatmul(const Problem& p, const Tensor& w, int64_t rows, int threads) {
+  Backend& cpu = *GetBackend(DeviceType::kCPU);
+  Tensor x = NewTensor(cpu, DType::kF32, {p.K, rows, 1, 1}).value(), out = NewTensor(cpu, DType::kF32, {p.N, rows, 1, 1}).value();
+  std::memcpy(x.data, p.x.data(), static_cast<size_t>(rows * p.K) * sizeof(float));
+  ThreadPool pool(threads);
+  Matmul(Op{OpKind::kMatmul, {&w, &x}, &out, {}}, pool);
+  return {static_cast<const float*>(out.data), static_cast<const float*>(out.data) + rows * p.N};
+}
+
+// p's weights as a CPU tensor, and packed in tile order (what HoldsInTileOrder has the backend
+// adopt under vt-serve's choice).
+Tensor Plain(const Problem& p) {
+  Tensor w = NewTensor(*GetBackend(DeviceType::kCPU), p.wtype, {p.K, p.N, 1, 1}).value();
+  std::memcpy(w.data, p.w.data(), p.w.size());
+  return w;
+}
+
+Tensor InTileOrder(const Problem& p) {
+  Tensor w = NewTensor(*GetBackend(DeviceType::kCPU), DType::kBF16Tiles, {p.K, p.N, 1, 1}).value();
+  PackTiles(p.wtype, p.w.data(), w.data, p.N, p.K);
+  return w;
+}
+
+// vt-serve's choice holds 2-D f16 and bf16 matrices of whole 16-row groups and 32-value k tiles
+// in tile order; the default choice, f32, 150 rows, 3-D experts keep their layouts. Tile order
+// puts each value at TileIndex and gives it back as bf16 (f16 rounded, bf16 exact).
+TEST(CpuAmx, VtServesChoiceHoldsF16AndBf16MatricesInTileOrder) {
+  const MatmulKernels* amx = AmxKernels();
+  if (amx == nullptr) GTEST_SKIP() << "no amx set here: " << ChosenKernels().why;
+  const KernelChoice serve = ChooseKernels("", false, amx, "", false), plain = ChooseKernels("", false, amx, "");
+  for (DType t : {DType::kF16, DType::kBF16}) {
+    SCOPED_TRACE(DTypeName(t));
+    const Problem p = MakeProblem(1, 96, 48, t);
+    Tensor w = Plain(p);
+    EXPECT_TRUE(HoldsInTileOrder(serve, w));
+    EXPECT_FALSE(HoldsInTileOrder(plain, w));
+    const Tensor tiles = InTileOrder(p);
+    std::vector<uint16_t> rows(static_cast<size_t>(p.N * p.K));
+    PlainRowsOf(tiles.dtype, tiles.data, p.N, p.K, 0, p.N, rows.data());
+    for (int64_t i = 0; i < p.N * p.K; ++i) {
+      ASSERT_EQ(rows[i], F32ToBF16(p.wf[i])) << "w[" << i / p.K << "][" << i % p.K << "]";
+      ASSERT_EQ(static_cast<const uint16_t*>(tiles.data)[TileIndex(p.K, i / p.K, i % p.K)], rows[i]);
+    }
+    EXPECT_FALSE(HoldsInTileOrder(serve, Plain(MakeProblem(1, 96, 150, t))));
+    w.ne = {96, 16, 3, 1};  // three experts' 16 x 96 matrices
+    EXPECT_FALSE(HoldsInTileOrder(serve, w));
+  }
+  EXPECT_FALSE(HoldsInTileOrder(serve, Plain(MakeProblem(1, 96, 48, DType::kF32))));
+}
+
+// The tile kernels' rows over weights in tile order (f16 rounded to bf16) against the float64
+// product of the bf16-rounded operands, rows [0, rows) of `got`.
+void ExpectBf16Product(const Problem& p, const std::vector<float>& got, int64_t rows) {
+  for (int64_t m = 0; m < rows; m += 3) {
+    for (int64_t n = 0; n < p.N; ++n) {
+      double want = 0, mag = 0;
+      for (int64_t k = 0; k < p.K; ++k) {
+        const double t = double{BF16ToF32(F32ToBF16(p.wf[n * p.K + k]))} * BF16ToF32(F32ToBF16(p.x[m * p.K + k]));
+        want += t, mag += std::fabs(t);
+      }
+      ASSERT_NEAR(got[m * p.N + n], want, 1e-5 * mag + 1e-6) << "out[" << m << "][" << n << "]";
+    }
+  }
+}
+
+// tile_gemm of p's first `rows` rows over w in tile order, columns in two ranges.
+std::vector<float> TileKernel(const Problem& p, const Tensor& w, int64_t rows) {
+  const MatmulKernels& k = BestKernels();
+  std::vector<float> out(static_cast<size_t>(rows * p.N), -1);
+  const GemmArgs a{static_cast<const char*>(w.data), w.dtype, 0, p.x.data(), static_cast<size_t>(p.K), out.data(),
+                   static_cast<size_t>(p.N), rows, p.N, p.K};
+  std::vector<uint16_t> xb(static_cast<size_t>(TileRowsOf(rows) * TileDepthOf(p.K)));
+  k.tile_activations(a, 0, rows <= kGemvMaxRows ? rows : TileRowsOf(rows), xb.data());
+  k.tile_gemm(a, xb.data(), 0, 64);
+  k.tile_gemm(a, xb.data(), 64, p.N);
+  return out;
+}
+
+// Weights in tile order on the tiles: a row's sums are the same bits in a step of 1 row or 100
+// (one A tile of the decode's rows, Block32's pairs of them; K past the 2048-deep block), and
+// the backend's Matmul and DecodeGroup are those bits, on one thread or two.
+TEST(CpuAmx, ATileOrderRowIsTheSameInEveryStepSize) {
+  if (BestKernels().tile_gemm == nullptr) GTEST_SKIP() << BestKernels().name << " has no tiles: " << ChosenKernels().why;
+  const Problem p = MakeProblem(100, 2304, 160, DType::kF16);
+  const Tensor w = InTileOrder(p);
+  const std::vector<float> all = TileKernel(p, w, p.M);
+  ExpectBf16Product(p, all, p.M);
+  for (int64_t rows : {1, 2, 5, 16, 17, 48, 49}) {
+    const std::vector<float> got = TileKernel(p, w, rows);
+    for (int64_t i = 0; i < rows * p.N; ++i) ASSERT_EQ(got[i], all[i]) << rows << " rows, out[" << i / p.N << "][" << i % p.N << "]";
+    for (int threads : {1, 2}) {
+      const std::vector<float> backend = AdoptedMatmul(p, w, rows, threads);
+      for (int64_t i = 0; i < rows * p.N; ++i) ASSERT_EQ(backend[i], all[i]) << rows << " rows, " << threads << " threads";
+    }
+  }
+  // Two decodes at once, as a layer's q, k and v: DecodeGroup's units of 16 columns.
+  Backend& cpu = *GetBackend(DeviceType::kCPU);
+  Tensor x = NewTensor(cpu, DType::kF32, {p.K, 3, 1, 1}).value(), o1 = NewTensor(cpu, DType::kF32, {p.N, 3, 1, 1}).value();
+  Tensor o2 = NewTensor(cpu, DType::kF32, {p.N, 3, 1, 1}).value();
+  std::memcpy(x.data, p.x.data(), static_cast<size_t>(3 * p.K) * sizeof(float));
+  ThreadPool pool(2);
+  ASSERT_TRUE(DecodeGroup({Op{OpKind::kMatmul, {&w, &x}, &o1, {}}, Op{OpKind::kMatmul, {&w, &x}, &o2, {}}}, pool));
+  for (int64_t i = 0; i < 3 * p.N; ++i) {
+    ASSERT_EQ(static_cast<const float*>(o1.data)[i], all[i]) << "out[" << i / p.N << "][" << i % p.N << "]";
+    ASSERT_EQ(static_cast<const float*>(o2.data)[i], all[i]) << "out[" << i / p.N << "][" << i % p.N << "]";
   }
 }
 

@@ -85,13 +85,16 @@ TEST_F(VtBench, TheMatmulKernelSetIsReportedRequestedAndResolved) {
   EXPECT_EQ(resolved.substr(0, resolved.find(' ')), Setting(plain, "kernels")["resolved"].get<std::string>().substr(0, resolved.find(' ')));
 }
 
-// The request mode is vt-serve's loop and keeps vt-serve's kernels: never the tiles unless
-// VT_MATMUL asks (specs/amx.md; on a CPU without AMX it is never them anyway).
+// The request mode is vt-serve's loop and keeps vt-serve's kernels: with AMX the amx set with
+// only weights in tile order on the tiles, unless VT_MATMUL asks (specs/amx.md); elsewhere the
+// default set.
 TEST_F(VtBench, TheRequestModeKeepsTheServersBatchInvariantKernels) {
   Result r = Bench("--dataset-name random --num-prompts 2 --random-input-len 60 --random-output-len 2 -o json");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string resolved = Setting(nlohmann::json::parse(r.out), "kernels")["resolved"];
-  EXPECT_NE(resolved.rfind("amx", 0), 0u) << resolved;
+  const std::string plain = Setting(nlohmann::json::parse(Bench("-p 8 -n 0 -r 1 -o json").out), "kernels")["resolved"];
+  EXPECT_EQ(resolved.substr(0, resolved.find(' ')), plain.substr(0, plain.find(' '))) << resolved;
+  EXPECT_EQ(resolved.find("only weights in tile order") != std::string::npos, plain.rfind("amx", 0) == 0) << resolved;
 }
 
 TEST_F(VtBench, CombinationsThatWouldBeSilentlyIgnoredAreRefusedNamingBothFlags) {

@@ -15,14 +15,17 @@ struct CpuKernelsInfo {
 
 CpuKernelsInfo CpuKernels();
 
-// The fewest activation rows a matmul needs to go to the tiles (the amx set, specs/amx.md):
-// smaller steps are the decode's and short prompts' kernels, batch-invariant.
+// The fewest activation rows a matmul needs to go to the tiles (the amx set, specs/amx.md)
+// by default: smaller steps are the decode's and short prompts' kernels. (Where batch
+// invariance is kept, f16 and bf16 weights held in tile order take every step there.)
 inline constexpr int kCpuTileMinRows = 49;
 
-// Leaves the tile gemm (the amx set) out of the CPU's default choice, for a program whose
-// requests must get the same tokens alone, batched, speculated or preempted (vt-serve): a row
-// of a step past 48 rows is rounded to bf16 there and not in a smaller step. VT_MATMUL=amx
-// still asks for it. Call before the first matmul; later calls change nothing.
+// Leaves the amx set's tile gemm of weights packed per call out of the CPU's default choice,
+// for a program whose requests must get the same tokens alone, batched, speculated or
+// preempted (vt-serve): a row of such a step past 48 rows is rounded to bf16 there and not in a
+// smaller step. f16 and bf16 weights held in tile order run on the tiles in every step, so they
+// stay. VT_MATMUL=amx still asks for the rest. Call before the first matmul and before loading
+// weights; later calls change nothing.
 void KeepBatchInvariantKernels();
 
 }  // namespace vt

@@ -24,6 +24,9 @@ enum class DType : uint8_t {
   kMXFP4,
   // MXFP4 with its rows interleaved in groups of 16, as Q4_0's (vt/quant.h): the CPU's own.
   kMXFP4x16,
+  // f16 or bf16 rows as bf16 in the AMX tile unit's order (vt/quant.h, specs/amx.md): the same
+  // bytes as bf16, never in a file, never on another backend. Put back, its rows are bf16.
+  kBF16Tiles,
 };
 
 std::string_view DTypeName(DType t);
@@ -36,6 +39,8 @@ DType PlainOf(DType t);
 inline bool IsInterleaved(DType t) { return PlainOf(t) != t; }
 // f16x16 or bf16x16: 2-byte floats in panels, where the block types' interleavings are not.
 inline bool IsPanels(DType t) { return t == DType::kF16x16 || t == DType::kBF16x16; }
+// bf16tiles: every matmul over it runs on the tiles (specs/amx.md).
+inline bool IsTiles(DType t) { return t == DType::kBF16Tiles; }
 
 // Elements per storage block (1 for plain types, 32 or 256 for the block formats).
 int64_t BlockSize(DType t);

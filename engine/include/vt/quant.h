@@ -65,6 +65,19 @@ inline int64_t PanelIndex(int64_t N, int64_t K, int64_t n, int64_t k) {
 }
 void InterleavePanels(const void* src, void* dst, int64_t N, int64_t K);
 
+// DType::kBF16Tiles: an N x K f16 or bf16 matrix (N a multiple of 16, K of 32) as bf16 in the
+// AMX tiles' order: for each group g of 16 rows and each 32 values of k (tile t), one 1 KiB
+// tile at (g * K / 32 + t) * 512 values, whose row p holds the 16 rows' pairs: value (16g + j,
+// 32t + 2p + e) at 32p + 2j + e. f16 is rounded to bf16 (nearest even); bf16 is exact.
+inline int64_t TileIndex(int64_t K, int64_t n, int64_t k) {
+  return ((n / 16) * (K / 32) + k / 32) * 512 + (k % 32 / 2) * 32 + (n % 16) * 2 + k % 2;
+}
+// Whether an N x K matrix of `t` can be held in that order.
+inline bool TilesHold(DType t, int64_t N, int64_t K) {
+  return (t == DType::kF16 || t == DType::kBF16) && N % 16 == 0 && K % 32 == 0 && N > 0 && K > 0;
+}
+void PackTiles(DType plain, const void* src, void* dst, int64_t N, int64_t K);
+
 // The three above for any interleaved type (vt/dtype.h's InterleavedOf): InterleavedOf(plain)'s order from plain rows,
 // and row n of an interleaved matrix in PlainOf(t)'s order.
 void Interleave(DType plain, const void* src, void* dst, int64_t N, int64_t K);

@@ -28,6 +28,7 @@ std::string_view DTypeName(DType t) {
     case DType::kBF16x16: return "bf16x16";
     case DType::kMXFP4: return "mxfp4";
     case DType::kMXFP4x16: return "mxfp4x16";
+    case DType::kBF16Tiles: return "bf16tiles";
   }
   return "?";
 }
@@ -50,6 +51,7 @@ DType PlainOf(DType t) {
     case DType::kMXFP4x16: return DType::kMXFP4;
     case DType::kF16x16: return DType::kF16;
     case DType::kBF16x16: return DType::kBF16;
+    case DType::kBF16Tiles: return DType::kBF16;
     default: return t;
   }
 }
@@ -71,6 +73,7 @@ size_t BlockBytes(DType t) {
     case DType::kF32: return 4;
     case DType::kF16: return 2;
     case DType::kF16x16: case DType::kBF16x16: return 2;  // the same, 16 rows' values per k
+    case DType::kBF16Tiles: return 2;                     // 16 rows' pairs per k pair
     case DType::kBF16: return 2;
     case DType::kI32: return 4;
     case DType::kQ8_0: return 2 + 32;      // f16 scale + 32 int8

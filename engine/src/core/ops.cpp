@@ -78,7 +78,7 @@ Status Bad(OpKind kind, const std::string& what) {
   return Status(StatusCode::kInvalidArgument, std::string(OpName(kind)) + ": " + what);
 }
 
-bool IsFloatWeight(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16 || IsPanels(t); }
+bool IsFloatWeight(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16 || IsTiles(t) || IsPanels(t); }
 
 Tensor Spec(DType dtype, std::array<int64_t, 4> ne) {
   Tensor t;
@@ -90,7 +90,7 @@ Tensor Spec(DType dtype, std::array<int64_t, 4> ne) {
 
 StatusOr<Tensor> MatmulSpec(const Tensor& w, const Tensor& x) {
   if (!IsFloatWeight(w.dtype) && !IsQuantized(w.dtype)) {
-    return Bad(OpKind::kMatmul, "weights must be f32, f16, bf16 (or their panels on the CPU) or a block type: " + Describe(w));
+    return Bad(OpKind::kMatmul, "weights must be f32, f16, bf16 (or their panels or tiles on the CPU) or a block type: " + Describe(w));
   }
   if (x.dtype != DType::kF32) return Bad(OpKind::kMatmul, "activations must be f32: " + Describe(x));
   if (w.ne[0] != x.ne[0]) return Bad(OpKind::kMatmul, "K differs: " + Describe(w) + " vs " + Describe(x));

@@ -73,8 +73,8 @@ void PlainRowsGemv(const MatmulKernels& kernels, const GemmArgs& a, const uint8_
   }
 }
 
-// f16 or bf16 panels (vt/quant.h) on a set that does not read them: the thread's rows put
-// back in plain order, 16 at a time, for the set's own kernels.
+// f16 or bf16 panels (vt/quant.h) on a set that does not read them, or tiles on one without
+// tiles: the thread's rows put back in plain order, 16 at a time, for the set's own kernels.
 void PlainPanelRange(const GemmArgs& a, int64_t n0, int64_t n1) {
   thread_local std::vector<uint8_t> rows;
   rows.resize(kInterleavedRows * static_cast<size_t>(a.K) * sizeof(uint16_t));
@@ -89,6 +89,16 @@ void PlainPanelRange(const GemmArgs& a, int64_t n0, int64_t n1) {
     part.N = ne - nb;
     GemmRange(part, 0, ne - nb);
   }
+}
+
+// Weights in tile order reached outside Matmul and the decode (a caller's own column range):
+// the activations rounded here, by this thread, for its columns.
+void TileRange(const MatmulKernels& kernels, const GemmArgs& a, int64_t n0, int64_t n1) {
+  thread_local std::vector<uint16_t> xb;
+  const int64_t rows = a.M <= kGemvMaxRows ? a.M : TileRowsOf(a.M);
+  xb.resize(static_cast<size_t>((rows + 15) / 16 * 16 * TileDepthOf(a.K)));
+  kernels.tile_activations(a, 0, rows, xb.data());
+  kernels.tile_gemm(a, xb.data(), n0, n1);
 }
 
 // A short prompt of f16 or bf16 panels through the set's panel gemv, a pass over each group
@@ -125,14 +135,17 @@ bool ShortGemm(const GemmArgs& a, ThreadPool& pool) {
 
 // A gemm on the set's tile unit (the amx set, specs/amx.md): the activations rounded to bf16
 // once, split by rows across the pool, then the columns in blocks of 32 (two B tiles); false
-// where the set has no tiles or they do not read the weights, and for steps of up to
-// kShortGemmRows rows, whose f16 and bf16 rows are the decode's fused multiply-add chains bit
-// for bit (a request's tokens stay the same alone, batched, speculated or preempted: bf16
+// where the set has no tiles or they do not read the weights. Weights in tile order take every
+// step past kGemvMaxRows here (and smaller ones through PrepareDecode), so their rows are the
+// same sums in every step. Others come for steps past kShortGemmRows only, where per-call
+// tiles are on: their f16 and bf16 rows up to there are the decode's fused multiply-add chains
+// bit for bit (a request's tokens stay the same alone, batched, speculated or preempted: bf16
 // tiles there changed greedy answers in VtServeSpec and VtServeKv).
 static_assert(kCpuTileMinRows == kShortGemmRows + 1, "vt/cpu_kernels.h tells the tools where the tiles start");
 bool TileGemm(const GemmArgs& a, ThreadPool& pool) {
   const MatmulKernels& kernels = BestKernels();
-  if (kernels.tile_gemm == nullptr || a.M <= kShortGemmRows || !TileReads(a.wtype)) return false;
+  if (kernels.tile_gemm == nullptr || !TileReads(a.wtype)) return false;
+  if (IsTiles(a.wtype) ? a.M <= kGemvMaxRows : a.M <= kShortGemmRows || ChosenKernels().batch_invariant) return false;
   thread_local std::vector<uint16_t> buffer;  // the caller's: the workers reach it through xb
   const int64_t rows = TileRowsOf(a.M);
   buffer.resize(static_cast<size_t>(rows * TileDepthOf(a.K)));
@@ -160,6 +173,11 @@ bool TileGemm(const GemmArgs& a, ThreadPool& pool) {
 
 DecodeRows PrepareDecode(const GemmArgs& a, std::vector<uint8_t>* acts) {
   const MatmulKernels& kernels = BestKernels();
+  if (IsTiles(a.wtype) && kernels.tile_gemm != nullptr) {  // the rows in an A tile's order, rounded once
+    acts->resize(static_cast<size_t>(TileDepthOf(a.K)) * 16 * sizeof(uint16_t));
+    kernels.tile_activations(a, 0, a.M, reinterpret_cast<uint16_t*>(acts->data()));
+    return DecodeRows{a, a, acts->data(), false};
+  }
   DecodeRows d{a, a, nullptr, IsInterleaved(a.wtype) && !kernels.interleaved};
   if (d.put_back) d.read.wtype = PlainOf(a.wtype);
   if (IsQuantized(a.wtype) && kernels.quantize_activations && kernels.quantize_activations(d.read, acts)) d.acts = acts->data();
@@ -169,11 +187,28 @@ DecodeRows PrepareDecode(const GemmArgs& a, std::vector<uint8_t>* acts) {
 void DecodeRange(const DecodeRows& d, int64_t n0, int64_t n1) {
   const MatmulKernels& kernels = BestKernels();
   if (d.acts == nullptr) GemmRange(d.a, n0, n1);
+  else if (IsTiles(d.a.wtype)) kernels.tile_gemm(d.a, reinterpret_cast<const uint16_t*>(d.acts), n0, n1);
   else if (d.put_back) PlainRowsGemv(kernels, d.read, d.acts, n0, n1);
   else kernels.quant_gemv(d.a, d.acts, n0, n1);
 }
 
+// The experts' 3-D tensors keep the panels their code reads; f16 in tile order is rounded to
+// bf16, as vLLM's CPU backend casts f16 models to bf16, so only where batch invariance asks for
+// the tiles in every step.
+bool HoldsInTileOrder(const KernelChoice& c, const Tensor& w) {
+  return c.batch_invariant && c.set->tile_gemm != nullptr && TilesHold(w.dtype, w.ne[1], w.ne[0]) && w.ne[2] == 1 && w.ne[3] == 1 &&
+         w.IsContiguous();
+}
+
+// f16 and bf16 matrices go to the tiles' order where HoldsInTileOrder says, block types and the
+// rest to InterleavedOf's.
 StatusOr<Tensor> AdoptMatmulWeight(Backend& backend, const Tensor& w) {
+  if (HoldsInTileOrder(ChosenKernels(), w)) {
+    auto t = NewTensor(backend, DType::kBF16Tiles, w.ne);
+    if (!t.ok()) return t.status();
+    PackTiles(w.dtype, w.data, t->data, w.ne[1], w.ne[0]);
+    return t;
+  }
   const DType mixed = InterleavedOf(w.dtype);
   const bool reads = IsPanels(mixed) ? BestKernels().panels : BestKernels().interleaved;
   if (mixed == w.dtype || !reads || w.ne[1] < kInterleavedRows || !w.IsContiguous()) return w;
@@ -193,6 +228,11 @@ void GemmRange(const GemmArgs& a, int64_t n0, int64_t n1) {
   const MatmulKernels& kernels = BestKernels();
   if (IsPanels(a.wtype) && !kernels.panels) {
     PlainPanelRange(a, n0, n1);
+    return;
+  }
+  if (IsTiles(a.wtype)) {
+    if (kernels.tile_gemm == nullptr) PlainPanelRange(a, n0, n1);
+    else TileRange(kernels, a, n0, n1);
     return;
   }
   if (a.M <= kGemvMaxRows) {

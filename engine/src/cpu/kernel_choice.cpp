@@ -47,12 +47,15 @@ KernelChoice ChooseKernels(const std::string& requested, bool amd, const MatmulK
                            bool tiles_default) {
   // An unknown name runs what the default would, saying so: a typo must not turn AMX off.
   const std::string asked = Normalized(requested), want = Known(asked) ? asked : "";
-  KernelChoice c{requested, nullptr, ""};
-  if (((want.empty() && tiles_default) || want == "amx") && amx != nullptr) {
+  KernelChoice c{requested, nullptr, "", false};
+  if ((want.empty() || want == "amx") && amx != nullptr) {
     c.set = amx;
-  } else if (c.set = VectorSet(want == "amx" ? "" : want, amd); want.empty() && !tiles_default && amx != nullptr) {
-    c.why = "amx: off by default here, where a request's tokens must not depend on its batch (VT_MATMUL=amx turns it on)";
-  } else if (want.empty() || want == "amx") {
+    if (want.empty() && !tiles_default) {
+      c.batch_invariant = true;
+      c.why = "amx: only weights in tile order on the tiles here, where a request's tokens must not depend on its batch "
+              "(VT_MATMUL=amx: a plain run's tiles instead)";
+    }
+  } else if (c.set = VectorSet(want == "amx" ? "" : want, amd); want.empty() || want == "amx") {
     c.why = "amx: " + amx_why;
   } else if (want != c.set->name) {
     c.why = want + ": this CPU cannot run it";

@@ -13,6 +13,7 @@
 #include "vt/dtype.h"
 
 namespace vt {
+struct Tensor;
 class ThreadPool;  // cpu/thread_pool.h: not included here, where AVX-512 files would compile its inline code
 }
 
@@ -95,7 +96,8 @@ struct MatmulKernels {
   // elsewhere each thread's rows are put back in plain order first.
   bool panels;
   // A gemm on the set's tile unit (the amx set, specs/amx.md; null elsewhere) for M >
-  // kShortGemmRows and weights TileReads() takes: tile_activations rounds activation rows
+  // kShortGemmRows and weights TileReads() takes, and for any M over weights in tile order
+  // (DType::kBF16Tiles: for M <= 16, xb's first 16-row block holds only the M rows): tile_activations rounds activation rows
   // [m0, m1) of TileRowsOf(M) to bf16 into xb (rows of TileDepthOf(K) values, zero-padded), once
   // per matmul, split across the pool; tile_gemm computes columns [n0, n1) of every row from it.
   void (*tile_activations)(const GemmArgs& a, int64_t m0, int64_t m1, uint16_t* xb);
@@ -107,7 +109,7 @@ struct MatmulKernels {
 inline int64_t TileRowsOf(int64_t M) { return (M + 31) / 32 * 32; }
 inline int64_t TileDepthOf(int64_t K) { return (K + 31) / 32 * 32; }
 inline bool TileReads(DType t) {
-  return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16 || t == DType::kF16x16 || t == DType::kBF16x16 || BlockSize(t) > 1;
+  return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16 || t == DType::kF16x16 || t == DType::kBF16x16 || t == DType::kBF16Tiles || BlockSize(t) > 1;
 }
 
 // The AVX-512 set's short-prompt gemm (cpu/short_gemm_avx512.cpp).
@@ -153,6 +155,10 @@ struct KernelChoice {
   std::string requested;
   const MatmulKernels* set;
   std::string why;
+  // vt::KeepBatchInvariantKernels() kept the amx set, which then holds f16 and bf16 matrices
+  // in tile order (every step over them on the tiles), and left out the tile gemm of weights
+  // packed per call (f32, block types, the experts' panels), whose small steps run other kernels.
+  bool batch_invariant = false;
 };
 const KernelChoice& ChosenKernels();
 // The choice for `want` ("" for the default) on a CPU of that vendor, given the amx set (null
@@ -160,6 +166,11 @@ const KernelChoice& ChosenKernels();
 // (vt::KeepBatchInvariantKernels).
 KernelChoice ChooseKernels(const std::string& want, bool amd, const MatmulKernels* amx, const std::string& amx_why,
                            bool tiles_default = true);
+
+// Whether the CPU backend holds matmul weight w in tile order (DType::kBF16Tiles) under choice
+// c: f16 or bf16, 2-D, whole 16-row groups and 32-value k tiles, where c keeps batch invariance
+// with the amx set (specs/amx.md). Elsewhere the panels keep f16 exact.
+bool HoldsInTileOrder(const KernelChoice& c, const Tensor& w);
 
 // How a gemm of M rows by N columns is split into tasks on `threads` threads (cpu_matmul.cpp):
 // column tasks of `width` columns times `row_tasks` row blocks of `rows_per` rows (the last

@@ -64,7 +64,7 @@ uint32_t GgmlTypeOf(DType d) {
     case DType::kI32: return 26;
     case DType::kBF16: return 30;
     case DType::kMXFP4: return 39;
-    case DType::kQ4_0x16: case DType::kQ4_Kx16: case DType::kF16x16: case DType::kBF16x16: case DType::kMXFP4x16: return UINT32_MAX;  // vt's own order, no ggml type: a reader refuses it
+    case DType::kQ4_0x16: case DType::kQ4_Kx16: case DType::kF16x16: case DType::kBF16x16: case DType::kMXFP4x16: case DType::kBF16Tiles: return UINT32_MAX;  // vt's own order, no ggml type: a reader refuses it
   }
   return 0;
 }
