@@ -253,7 +253,7 @@ TEST(CpuAmx, VtServesChoiceHoldsF16AndBf16MatricesInTileOrder) {
   for (DType t : {DType::kF16, DType::kBF16}) {
     SCOPED_TRACE(DTypeName(t));
     const Problem p = MakeProblem(1, 96, 48, t);
-    Tensor w = Plain(p);
+    const Tensor w = Plain(p);
     EXPECT_TRUE(HoldsInTileOrder(serve, w));
     EXPECT_FALSE(HoldsInTileOrder(plain, w));
     const Tensor tiles = InTileOrder(p);
@@ -264,8 +264,8 @@ TEST(CpuAmx, VtServesChoiceHoldsF16AndBf16MatricesInTileOrder) {
       ASSERT_EQ(static_cast<const uint16_t*>(tiles.data)[TileIndex(p.K, i / p.K, i % p.K)], rows[i]);
     }
     EXPECT_FALSE(HoldsInTileOrder(serve, Plain(MakeProblem(1, 96, 150, t))));
-    w.ne = {96, 16, 3, 1};  // three experts' 16 x 96 matrices
-    EXPECT_FALSE(HoldsInTileOrder(serve, w));
+    const Tensor experts = NewTensor(*GetBackend(DeviceType::kCPU), t, {96, 16, 3, 1}).value();  // three experts' 16 x 96
+    EXPECT_FALSE(HoldsInTileOrder(serve, experts));
   }
   EXPECT_FALSE(HoldsInTileOrder(serve, Plain(MakeProblem(1, 96, 48, DType::kF32))));
 }
