@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "tool_support.h"
@@ -69,6 +71,43 @@ TEST_F(VtBench, KvCacheDtypeIsReportedRequestedAndResolved) {
   Result bad = Bench("-p 8 -n 0 -r 1 --kv-cache-dtype fp8");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("--kv-cache-dtype fp8: the KV cache's type must be auto, f32 (float32), f16 (float16), bf16 (bfloat16) or q8_0"), std::string::npos) << bad.err;
+}
+
+// The fields of one CSV line as RFC 4180 quotes them.
+std::vector<std::string> CsvFields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (quoted && line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
+    else if (line[i] == '"') quoted = !quoted;
+    else if (line[i] == ',' && !quoted) out.emplace_back();
+    else out.back() += line[i];
+  }
+  return out;
+}
+
+// -o csv carries every setting's resolved value, a column each (the request mode: a row each),
+// quoted where it holds a comma (an unknown VT_MATMUL's reason has several), as json has them.
+TEST_F(VtBench, CsvCarriesEverySettingsResolvedValue) {
+  const std::string env = "VT_MATMUL=avx9 ";
+  const auto doc = nlohmann::json::parse(Sh(env + VT_BENCH_BIN + " -m " + model_ + " -p 8 -n 0 -r 1 -o json").out);
+  std::istringstream csv(Sh(env + VT_BENCH_BIN + " -m " + model_ + " -p 8 -n 0 -r 1 -o csv").out);
+  std::string header, row;
+  ASSERT_TRUE(std::getline(csv, header) && std::getline(csv, row));
+  const std::vector<std::string> names = CsvFields(header), values = CsvFields(row);
+  ASSERT_EQ(names.size(), values.size()) << header << "\n" << row;
+  ASSERT_EQ(names.size(), 7 + doc["settings"].size()) << header;
+  for (size_t i = 0; i < doc["settings"].size(); ++i) {
+    EXPECT_EQ(names[7 + i], doc["settings"][i]["name"]);
+    EXPECT_EQ(values[7 + i], doc["settings"][i]["resolved"]) << row;
+  }
+  EXPECT_NE(Setting(doc, "kernels")["resolved"].get<std::string>().find(','), std::string::npos);
+  std::istringstream requests(Sh(env + VT_BENCH_BIN + " -m " + model_ + " --dataset-name random --num-prompts 1 --random-input-len 4 --random-output-len 2 -o csv").out);
+  std::string line, kernels;
+  while (std::getline(requests, line)) {
+    if (CsvFields(line)[0] == "setting.kernels") kernels = CsvFields(line).at(1);
+  }
+  EXPECT_NE(kernels.find("avx9: no such set"), std::string::npos) << kernels;
 }
 
 // The CPU's matmul kernel set (specs/amx.md): VT_MATMUL's value or the default, and the set

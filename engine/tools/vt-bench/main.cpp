@@ -82,6 +82,15 @@ vt::StatusOr<double> GenerateRate(vt::Model& model, const vt::SamplingParams& p,
   return made / Seconds(start);
 }
 
+// A CSV field as RFC 4180 writes it: quoted, its quotes doubled, where it holds a comma, a
+// quote or a line break (a setting's reason in parentheses often has a comma).
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 void Print(const BenchOptions& o, const std::vector<Result>& results, const std::vector<vtbench::Setting>& settings, int threads) {
   if (o.output == "json") {
     nlohmann::json doc = {{"model", o.model}, {"threads", threads}, {"results", nlohmann::json::array()}, {"settings", nlohmann::json::array()}};
@@ -94,9 +103,13 @@ void Print(const BenchOptions& o, const std::vector<Result>& results, const std:
     return;
   }
   if (o.output == "csv") {
-    std::cout << "model,threads,test,n_prompt,n_gen,avg_ts,stddev_ts\n";
+    std::cout << "model,threads,test,n_prompt,n_gen,avg_ts,stddev_ts";
+    for (const auto& st : settings) std::cout << "," << CsvField(st.name);
+    std::cout << "\n";
     for (const Result& r : results) {
-      std::cout << o.model << "," << threads << "," << r.test << "," << r.n_prompt << "," << r.n_gen << "," << r.Mean() << "," << r.Sd() << "\n";
+      std::cout << CsvField(o.model) << "," << threads << "," << r.test << "," << r.n_prompt << "," << r.n_gen << "," << r.Mean() << "," << r.Sd();
+      for (const auto& st : settings) std::cout << "," << CsvField(st.resolved);
+      std::cout << "\n";
     }
     return;
   }
@@ -124,6 +137,7 @@ void PrintRequests(const BenchOptions& o, const std::vector<std::pair<std::strin
   if (o.output == "csv") {
     std::cout << "metric,value\n";
     for (const auto& [name, value] : metrics) std::cout << name << "," << value << "\n";
+    for (const auto& st : settings) std::cout << CsvField("setting." + st.name) << "," << CsvField(st.resolved) << "\n";
     return;
   }
   std::cout << "| metric | value |\n| --- | ---: |\n";
