@@ -105,12 +105,15 @@ TEST(KernelChoice, ABatchInvariantDefaultKeepsOnlyTileOrderOnTheTilesAndSaysHowT
   const KernelChoice plain = ChooseKernels("", false, &FakeTileSet(), "", /*tiles_default=*/false);
   EXPECT_EQ(plain.set, &FakeTileSet());
   EXPECT_TRUE(plain.batch_invariant);
-  EXPECT_NE(plain.why.find("amx: only weights in tile order on the tiles here"), std::string::npos) << plain.why;
+  EXPECT_NE(plain.why.find("batch-invariant: only weights in tile order on the tiles"), std::string::npos) << plain.why;
   EXPECT_NE(plain.why.find("VT_MATMUL=amx: a plain run's tiles instead"), std::string::npos) << plain.why;
   const KernelChoice asked = ChooseKernels("amx", false, &FakeTileSet(), "", false);
   EXPECT_EQ(asked.set, &FakeTileSet());
   EXPECT_FALSE(asked.batch_invariant);
   EXPECT_FALSE(ChooseKernels("", false, &FakeTileSet(), "").batch_invariant);
+  // Without AMX the choice still keeps each token's attention a decode's (specs/amx.md).
+  EXPECT_TRUE(ChooseKernels("", false, nullptr, "the CPU has no AMX", false).batch_invariant);
+  EXPECT_FALSE(ChooseKernels("avx512", false, nullptr, "the CPU has no AMX", false).batch_invariant);
 }
 
 // Rows past 16, a K past the 2048-deep packed block with a tail short of a tile, columns that

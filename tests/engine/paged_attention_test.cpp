@@ -7,6 +7,8 @@
 #include <numeric>
 #include <random>
 
+#include "cpu/cpu_ops.h"
+#include "cpu/thread_pool.h"
 #include "fixture_support.h"
 #include "parity_support.h"
 #include "vt/backend.h"
@@ -148,6 +150,54 @@ TEST(PagedAttention, ModelLogitsThroughABlockTableAreTheContiguousCachesBitForBi
       ASSERT_TRUE(a.ok() && b.ok()) << a.status().ToString() << b.status().ToString();
       ASSERT_EQ(a.value(), b.value()) << arch << " at position " << at;
       at += chunk.size();
+    }
+  }
+}
+
+// q's token t alone, as a decode step of it has it.
+Tensor TokenOf(const Tensor& q, int64_t t) {
+  Tensor one = NewTensor(Cpu(), DType::kF32, {q.ne[0], q.ne[1], 1, 1}).value();
+  std::memcpy(one.data, static_cast<const char*>(q.data) + t * q.nb[2], q.nb[2]);
+  return one;
+}
+
+// Under the batch-invariant choice (vt-serve) a chunk's attention is its tokens' decode steps
+// bit for bit (specs/amx.md): each row of a 40-token chunk over a paged cache equals that token
+// decoded alone over the cache up to it, for f32, f16, bf16 and q8_0 caches, GQA, a window and
+// sinks; the prompt path (packed gemms) is not, which is why.
+TEST(CpuAttention, UnderBatchInvarianceAChunkIsItsTokensDecoded) {
+  std::mt19937 rng(62);
+  const int64_t bs = 16, hd = 64, heads = 4, kv = 2, T = 40, n_past = 23, visible = n_past + T, n_blocks = visible / bs + 2;
+  ThreadPool pool(2);
+  for (DType cache : {DType::kF32, DType::kF16, DType::kBF16, DType::kQ8_0}) {
+    for (int window : {0, 24}) {
+      SCOPED_TRACE(std::string(DTypeName(cache)) + " window " + std::to_string(window));
+      Tensor q = RandomTensor(DType::kF32, {hd, heads, T, 1}, rng, -0.5, 0.5), sinks = RandomTensor(DType::kF32, {heads, 1, 1, 1}, rng, 0, 4);
+      Tensor k = RandomTensor(cache, {hd, kv, visible, 1}, rng), v = RandomTensor(cache, {hd, kv, visible, 1}, rng);
+      const std::vector<int32_t> rows = RowsOf(ShuffledBlocks(n_blocks, rng), visible, bs);
+      Tensor kp = PoolOf(k, rows, n_blocks * bs, rng), vp = PoolOf(v, rows, n_blocks * bs, rng), map = IntTensor(rows);
+      OpParams p;
+      p.n_past = n_past;
+      p.window = window;
+      Tensor chunk = NewTensor(Cpu(), DType::kF32, q.ne).value(), packed = NewTensor(Cpu(), DType::kF32, q.ne).value();
+      cpu::AttentionOf(Op{OpKind::kAttention, {&q, &kp, &vp, &sinks, &map}, &chunk, p}, pool, true);
+      cpu::AttentionOf(Op{OpKind::kAttention, {&q, &kp, &vp, &sinks, &map}, &packed, p}, pool, false);
+      bool prompt_path_differs = false;
+      for (int64_t t = 0; t < T; ++t) {
+        Tensor one = TokenOf(q, t), out = NewTensor(Cpu(), DType::kF32, one.ne).value();
+        Tensor upto = IntTensor(std::vector<int32_t>(rows.begin(), rows.begin() + n_past + t + 1));
+        OpParams step = p;
+        step.n_past = n_past + t;
+        cpu::AttentionOf(Op{OpKind::kAttention, {&one, &kp, &vp, &sinks, &upto}, &out, step}, pool, true);
+        const float* want = static_cast<const float*>(out.data);
+        const float* got = static_cast<const float*>(chunk.data) + t * hd * heads;
+        const float* gemm = static_cast<const float*>(packed.data) + t * hd * heads;
+        for (int64_t i = 0; i < hd * heads; ++i) ASSERT_EQ(got[i], want[i]) << "token " << t << ", value " << i;
+        prompt_path_differs = prompt_path_differs || !std::equal(gemm, gemm + hd * heads, want);
+      }
+      if (cache == DType::kF32) {
+        EXPECT_TRUE(prompt_path_differs) << "the packed gemms' chunk equals the decode: the control sees nothing";
+      }
     }
   }
 }

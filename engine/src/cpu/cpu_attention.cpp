@@ -88,8 +88,10 @@ void DequantizedScores(const MatmulKernels& kernels, const Tensor& k, const Gemm
 // llama.cpp's with the same -ctk; a set without that path dequantizes the keys. A bf16 cache's
 // keys are read as f32 for a prompt, whose bf16 gemm (AVX512_BF16's dot product) would round
 // the queries to bf16.
-void KeyScores(const MatmulKernels& kernels, const Tensor& k, GemmArgs a) {
-  if (!IsQuantized(k.dtype)) {
+// `per_token`: a float cache's query rows too go 16 at a time through the decode's kernels, so
+// each row's scores are the bits a decode step of that token gets (batch invariance).
+void KeyScores(const MatmulKernels& kernels, const Tensor& k, GemmArgs a, bool per_token) {
+  if (!IsQuantized(k.dtype) && (!per_token || a.M <= kGemvMaxRows)) {
     if (k.dtype == DType::kBF16 && a.M > kGemvMaxRows) return DequantizedScores(kernels, k, a);
     return GemmRange(a, 0, a.N);
   }
@@ -101,6 +103,10 @@ void KeyScores(const MatmulKernels& kernels, const Tensor& k, GemmArgs a) {
     a.M = std::min(kGemvMaxRows, rows - m0);
     a.x = x + m0 * a.x_stride;
     a.out = out + m0 * a.out_stride;
+    if (!IsQuantized(k.dtype)) {
+      GemmRange(a, 0, a.N);
+      continue;
+    }
     const DecodeRows d = PrepareDecode(a, &acts);
     if (d.acts) DecodeRange(d, 0, a.N);
     else DequantizedScores(kernels, k, a);
@@ -160,6 +166,7 @@ struct HeadWork {
   const std::vector<Run>& runs;  // where k's and v's rows are (decode steps read through them)
   const Tensor &q, &k, &v;
   int64_t tokens, visible, n_past, window;
+  bool per_token;  // every token's attention as a decode step computes it (batch invariance)
   float scale;
   const float* sinks;  // [heads], or null
   float* out;
@@ -184,14 +191,14 @@ void HeadBlock(const HeadWork& w, int64_t h, int64_t t0, int64_t t1) {
   ForRuns(w.runs, lo, vis, [&](int64_t row, int64_t first, int64_t n) {
     GemmArgs a{static_cast<const char*>(w.k.data) + g * w.k.nb[1] + row * w.k.nb[2], w.k.dtype, w.k.nb[2],
                w.q.Row<const float>(h, t0), w.q.nb[2] / sizeof(float), scores + first, static_cast<size_t>(w.visible), rows, n, hd};
-    KeyScores(kernels, w.k, a);
+    KeyScores(kernels, w.k, a, w.per_token);
   });
   for (int64_t t = t0; t < t1; ++t) {
     SoftmaxRange(kernels, scores + (t - t0) * w.visible, lo, FirstVisible(w, t), w.n_past + t + 1, vis, w.scale,
                  w.sinks ? w.sinks[h] : -INFINITY);
   }
   float* out = w.out + t0 * w.out_stride + h * hd;
-  if (w.tokens > kGemvMaxRows) {  // values transposed: weight row d's element j at vt[d·visible + j]
+  if (w.tokens > kGemvMaxRows && !w.per_token) {  // values transposed: weight row d's element j at vt[d·visible + j]
     GemmArgs values{reinterpret_cast<const char*>(w.vt.data() + lo), DType::kF32, static_cast<size_t>(w.visible) * sizeof(float),
                     scores + lo, static_cast<size_t>(w.visible), out, w.out_stride, rows, hd, vis - lo};
     GemmRange(values, 0, hd);
@@ -238,7 +245,9 @@ Tensor Gathered(const Tensor& cache, const int32_t* rows, int64_t visible, std::
 // come for free; then a softmax over each token's visible prefix and the weighted sum of
 // values: a second matmul for a prompt, one pass over the value rows (the kernel set's
 // weighted_rows) for a decode step.
-void Attention(const Op& op, ThreadPool& pool) {
+void Attention(const Op& op, ThreadPool& pool) { AttentionOf(op, pool, ChosenKernels().batch_invariant); }
+
+void AttentionOf(const Op& op, ThreadPool& pool, bool per_token) {
   const Tensor& q = *op.src[0];
   int64_t hd = q.ne[0], heads = q.ne[1], tokens = q.ne[2], group = q.ne[1] / op.src[1]->ne[1];
   int64_t visible = op.params.n_past + tokens;
@@ -247,7 +256,7 @@ void Attention(const Op& op, ThreadPool& pool) {
   std::vector<Run> runs = RunsOf(rows, visible);
   // Decode steps read a paged cache run by run; a prompt over scattered blocks reads a copy.
   thread_local std::vector<char> k_rows, v_rows;
-  const bool gather = tokens > kGemvMaxRows && runs.size() > 1;
+  const bool gather = tokens > kGemvMaxRows && !per_token && runs.size() > 1;
   const Tensor k = gather ? Gathered(*op.src[1], rows, visible, k_rows, pool) : *op.src[1];
   const Tensor v = gather ? Gathered(*op.src[2], rows, visible, v_rows, pool) : *op.src[2];
   if (gather) runs = {Run{0, visible, 0}};
@@ -255,11 +264,11 @@ void Attention(const Op& op, ThreadPool& pool) {
   pool.ParallelFor(heads, 1, [&](int64_t h0, int64_t h1, int) {
     std::vector<float> scores(static_cast<size_t>(tokens * visible)), acc(hd), vt;
     const float* sinks = extras.sinks ? static_cast<const float*>(extras.sinks->data) : nullptr;
-    HeadWork w{runs, q, k, v, tokens, visible, op.params.n_past, op.params.window, scale, sinks, static_cast<float*>(op.out->data),
+    HeadWork w{runs, q, k, v, tokens, visible, op.params.n_past, op.params.window, per_token, scale, sinks, static_cast<float*>(op.out->data),
                static_cast<size_t>(heads * hd), scores, acc, vt};
     int64_t transposed = -1;  // heads of one KV group share its transposed values
     for (int64_t h = h0; h < h1; ++h) {
-      if (tokens <= kGemvMaxRows) {
+      if (tokens <= kGemvMaxRows || per_token) {
         HeadBlock(w, h, 0, tokens);
         continue;
       }

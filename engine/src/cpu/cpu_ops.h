@@ -22,6 +22,10 @@ void Softmax(const Op& op, ThreadPool& pool);
 void GetRows(const Op& op, ThreadPool& pool);
 void TopK(const Op& op);
 void Attention(const Op& op, ThreadPool& pool);
+// Attention with `per_token` given: every query token's scores, softmax and values as a decode
+// step of that token alone computes them (what Attention does under the batch-invariant
+// choice, specs/amx.md), else a prompt's blocks through the packed gemms.
+void AttentionOf(const Op& op, ThreadPool& pool, bool per_token);
 void Copy(const Op& op, ThreadPool& pool);
 // A MoE decode step's routed experts (T <= kGemvMaxRows); an id that names no expert is an
 // error (ids are data, read here for the first time).

@@ -52,11 +52,12 @@ KernelChoice ChooseKernels(const std::string& requested, bool amd, const MatmulK
     c.set = amx;
     if (want.empty() && !tiles_default) {
       c.batch_invariant = true;
-      c.why = "amx: only weights in tile order on the tiles here, where a request's tokens must not depend on its batch "
-              "(VT_MATMUL=amx: a plain run's tiles instead)";
+      c.why = "batch-invariant: only weights in tile order on the tiles (f16 and bf16 matrices, as bf16; f32, block types "
+              "and experts keep other kernels); VT_MATMUL=amx: a plain run's tiles instead, not batch-invariant";
     }
   } else if (c.set = VectorSet(want == "amx" ? "" : want, amd); want.empty() || want == "amx") {
     c.why = "amx: " + amx_why;
+    c.batch_invariant = want.empty() && !tiles_default;  // attention per token (specs/amx.md)
   } else if (want != c.set->name) {
     c.why = want + ": this CPU cannot run it";
   }
