@@ -256,10 +256,11 @@ void AttentionOf(const Op& op, ThreadPool& pool, bool per_token) {
   std::vector<Run> runs = RunsOf(rows, visible);
   // Decode steps read a paged cache run by run; a prompt over scattered blocks reads a copy.
   thread_local std::vector<char> k_rows, v_rows;
-  const bool gather = tokens > kGemvMaxRows && !per_token && runs.size() > 1;
-  const Tensor k = gather ? Gathered(*op.src[1], rows, visible, k_rows, pool) : *op.src[1];
-  const Tensor v = gather ? Gathered(*op.src[2], rows, visible, v_rows, pool) : *op.src[2];
-  if (gather) runs = {Run{0, visible, 0}};
+  const bool gather = tokens > kGemvMaxRows && runs.size() > 1;
+  const bool gathered = gather && !per_token;  // per token, the decode's reads: run by run
+  const Tensor k = gathered ? Gathered(*op.src[1], rows, visible, k_rows, pool) : *op.src[1];
+  const Tensor v = gathered ? Gathered(*op.src[2], rows, visible, v_rows, pool) : *op.src[2];
+  if (gathered) runs = {Run{0, visible, 0}};
   float scale = op.params.scale != 0 ? op.params.scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(hd)));
   pool.ParallelFor(heads, 1, [&](int64_t h0, int64_t h1, int) {
     std::vector<float> scores(static_cast<size_t>(tokens * visible)), acc(hd), vt;
