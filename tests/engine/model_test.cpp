@@ -66,6 +66,24 @@ TEST(Model, ReadsLlamaHyperparametersFromTheFixture) {
   EXPECT_EQ(hp->n_rot, 16);
 }
 
+// held_bytes names each weight's type as the backend holds it, and layouts keep the bytes: on
+// the CPU an f16 model's matmul weights in the set's own order (panels, or plain where the set
+// reads none), their bytes and the f32 norms' adding up to the file's.
+TEST(Model, HeldBytesNameTheLayoutsTheBackendKeeps) {
+  FixtureSpec s = Dense();
+  s.dtype = DType::kF16;
+  auto m = Load(s, Cpu());
+  ASSERT_TRUE(m);
+  int64_t file = 0, held = 0;
+  for (const GgufTensorInfo& t : m->file().tensors()) file += static_cast<int64_t>(t.bytes);
+  for (const auto& [type, bytes] : m->held_bytes()) held += bytes;
+  EXPECT_EQ(held, file);
+  const std::string wq(DTypeName(m->layers()[0].wq.dtype));
+  ASSERT_TRUE(m->held_bytes().count(wq)) << wq;
+  EXPECT_GE(m->held_bytes().at(wq), static_cast<int64_t>(m->layers()[0].wq.ByteSize()) * s.layers);
+  EXPECT_EQ(m->held_bytes().count("f32"), 1u);
+}
+
 // The CPU forward against the float64 reference backend running the same code path.
 TEST(Model, CpuLogitsMatchTheFloat64ReferenceForward) {
   for (FixtureSpec s : {Dense(), Moe(), Llama3(), Biased()}) {

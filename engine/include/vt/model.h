@@ -5,6 +5,7 @@
 // engine/src/model/forward.cpp: the tools and the placement seam see only this class.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -90,6 +91,9 @@ class Model {
   // The device crossings the MoE placement seam has made (none when the experts share the
   // engine's device): two per MoE layer per Forward, activations there and back.
   const MoeCopies& moe_copies() const { return moe_copies_; }
+  // Bytes of the weights as the backends hold them, by type name (the CPU's own orders among
+  // them: q4_0x16, f16x16, bf16tiles): what a start-up line says reached which layout.
+  const std::map<std::string, int64_t>& held_bytes() const { return held_; }
 
   StatusOr<KvCache> NewCache(int64_t n_ctx, DType dtype = DType::kF32);
   // A pool of `n_blocks` blocks of `block_size` positions (no table, n_ctx 0): a sequence runs
@@ -151,6 +155,7 @@ class Model {
   // given back once every weight is loaded, since reading the next tensor maps its neighbours'
   // pages again (the kernel's fault-around, 64 KiB) and would undo an earlier release.
   std::vector<std::string> copied_;
+  std::map<std::string, int64_t> held_;  // held_bytes()
   std::vector<LayerWeights> layers_;
   MoeCopies moe_copies_;
 };

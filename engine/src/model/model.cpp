@@ -193,6 +193,7 @@ StatusOr<Tensor> Model::Weight(const std::string& name, bool on_placement, bool 
   auto placed = Place(view.value(), on_placement, matmul);
   // A copy (another device, or the CPU's own order) leaves the mapping's pages unused.
   if (placed.ok() && placed->data != view->data) copied_.push_back(name);
+  if (placed.ok()) held_[std::string(DTypeName(placed->dtype))] += static_cast<int64_t>(placed->ByteSize());
   return placed;
 }
 

@@ -31,23 +31,34 @@ vt::StatusOr<std::unique_ptr<LoadedModel>> LoadModel(const std::string& path, co
   return out;
 }
 
-std::string WeightMix(const vt::GgufFile& file) {
-  std::map<std::string, size_t> by_type;
-  size_t total = 0;
-  for (const vt::GgufTensorInfo& t : file.tensors()) {
-    by_type[std::string(vt::DTypeName(t.dtype))] += t.bytes;
-    total += t.bytes;
-  }
-  std::vector<std::pair<std::string, size_t>> order(by_type.begin(), by_type.end());
+namespace {
+
+std::string Mib(int64_t bytes) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return s;
+}
+
+// Types and their bytes, largest first: "q8_0 1.3 MiB, f32 0.0 MiB".
+std::string Mix(std::vector<std::pair<std::string, int64_t>> order) {
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  auto mib = [](size_t bytes) {
-    char s[32];
-    std::snprintf(s, sizeof s, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
-    return std::string(s);
-  };
   std::string out;
-  for (const auto& [type, bytes] : order) out += (out.empty() ? "" : ", ") + type + " " + mib(bytes);
-  return out + " (" + mib(total) + " in " + std::to_string(file.tensors().size()) + " tensors)";
+  for (const auto& [type, bytes] : order) out += (out.empty() ? "" : ", ") + type + " " + Mib(bytes);
+  return out;
+}
+
+}  // namespace
+
+std::string HeldMix(const vt::Model& model) { return Mix({model.held_bytes().begin(), model.held_bytes().end()}); }
+
+std::string WeightMix(const vt::GgufFile& file) {
+  std::map<std::string, int64_t> by_type;
+  int64_t total = 0;
+  for (const vt::GgufTensorInfo& t : file.tensors()) {
+    by_type[std::string(vt::DTypeName(t.dtype))] += static_cast<int64_t>(t.bytes);
+    total += static_cast<int64_t>(t.bytes);
+  }
+  return Mix({by_type.begin(), by_type.end()}) + " (" + Mib(total) + " in " + std::to_string(file.tensors().size()) + " tensors)";
 }
 
 vt::Status CheckKvCacheDtype(const vt::Model& model, vt::Backend& backend, vt::DType dtype, const std::string& flag) {

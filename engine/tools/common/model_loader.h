@@ -23,6 +23,9 @@ struct LoadedModel {
 // The file's tensor types with their bytes, largest first, and the total:
 // "q4_K 77.0 MiB, q6_K 25.3 MiB, f32 0.1 MiB (102.4 MiB in 39 tensors)".
 std::string WeightMix(const vt::GgufFile& file);
+// The model's weights as the backend holds them (vt::Model::held_bytes), in WeightMix's words:
+// "bf16tiles 40.0 MiB, f32 0.1 MiB".
+std::string HeldMix(const vt::Model& model);
 
 // Statuses name the file ("F: ...") or the flag ("--device ...").
 vt::StatusOr<std::unique_ptr<LoadedModel>> LoadModel(const std::string& path, const std::string& device, bool experts_on_cpu);

@@ -147,6 +147,7 @@ int Run(Flags f) {
       return Fail(kv.message() + " (the draft model " + o.speculative.draft_model + ")", 2);
     }
   }
+  const std::string held = vttools::HeldMix(*loaded.value()->model);  // before the engine takes the model
   auto engine = vtserve::ServeEngine::Start(loaded.value()->file, std::move(loaded.value()->model), o,
                                             draft ? std::move(draft->model) : nullptr);
   if (!engine.ok()) return Fail(f.model + ": " + engine.status().message(), 2);
@@ -173,6 +174,7 @@ int Run(Flags f) {
     const vt::CpuKernelsInfo k = vt::CpuKernels();
     std::cerr << "vt-serve: matmul kernels: " << k.resolved << (k.why.empty() ? "" : " (" + k.why + ")") << "\n";
   }
+  std::cerr << "vt-serve: weights held as: " << held << "\n";
   if (o.speculative.enabled()) {
     std::cerr << "vt-serve: speculative decoding: "
               << (o.speculative.method == vt::SpeculativeConfig::Method::kNgram
