@@ -51,16 +51,16 @@ KernelChoice ChooseKernels(const std::string& requested, bool amd, const MatmulK
   if ((want.empty() || want == "amx") && amx != nullptr) {
     c.set = amx;
     if (want.empty() && !tiles_default) {
-      c.batch_invariant = true;
       c.why = "batch-invariant: only weights in tile order on the tiles (f16 and bf16 matrices, as bf16; f32, block types "
               "and experts keep other kernels); VT_MATMUL=amx: a plain run's tiles instead, not batch-invariant";
     }
   } else if (c.set = VectorSet(want == "amx" ? "" : want, amd); want.empty() || want == "amx") {
     c.why = "amx: " + amx_why;
-    c.batch_invariant = want.empty() && !tiles_default;  // attention per token (specs/amx.md)
   } else if (want != c.set->name) {
     c.why = want + ": this CPU cannot run it";
   }
+  // Tile order (with AMX) and attention per token (on every CPU) follow from it (specs/amx.md).
+  c.batch_invariant = want.empty() && !tiles_default;
   if (!asked.empty() && !Known(asked)) {
     const std::string unknown = requested + ": no such set (amx, avx512-bf16, avx512, avx2, generic), so the default";
     c.why = c.set == amx ? unknown : unknown + "; " + c.why;
