@@ -23,6 +23,23 @@ std::string RemovedName(const std::string& value) {
 
 }  // namespace
 
+const std::string* BodyOf(const Inventory& inv, const std::string& test) {
+  auto it = inv.bodies.find(test);
+  if (it == inv.bodies.end() && test.ends_with("]") && test.find('[') != std::string::npos) {
+    it = inv.bodies.find(test.substr(0, test.find('[')));
+  }
+  return it == inv.bodies.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> ChangedTestFiles(const Inventory& base, const Inventory& head) {
+  std::vector<std::string> out;
+  for (const auto& [rel, file] : head.files) {
+    auto old = base.files.find(rel);
+    if (old == base.files.end() || old->second.hash != file.hash) out.push_back(rel);
+  }
+  return out;
+}
+
 InventoryDiff DiffInventories(const Inventory& base, const Inventory& head) {
   InventoryDiff d;
   std::vector<std::string> added, removed;
@@ -34,10 +51,10 @@ InventoryDiff DiffInventories(const Inventory& base, const Inventory& head) {
   }
   std::set<std::string> paired;
   for (const std::string& gone : removed) {
-    auto old_body = base.bodies.find(gone);
+    const std::string* old_body = BodyOf(base, gone);
     auto match = std::find_if(added.begin(), added.end(), [&](const std::string& a) {
-      auto b = head.bodies.find(a);
-      return !paired.count(a) && old_body != base.bodies.end() && b != head.bodies.end() && b->second == old_body->second;
+      const std::string* b = BodyOf(head, a);
+      return !paired.count(a) && old_body && b && *b == *old_body;
     });
     if (match == added.end()) {
       d.removed.push_back(gone);
@@ -50,8 +67,8 @@ InventoryDiff DiffInventories(const Inventory& base, const Inventory& head) {
     if (!paired.count(a)) d.added.push_back(a);
   }
   for (const std::string& t : head.tests) {
-    auto b = base.bodies.find(t), h = head.bodies.find(t);
-    if (base.tests.count(t) && b != base.bodies.end() && h != head.bodies.end() && b->second != h->second) d.changed.push_back(t);
+    const std::string *b = BodyOf(base, t), *h = BodyOf(head, t);
+    if (base.tests.count(t) && b && h && *b != *h) d.changed.push_back(t);
   }
   return d;
 }

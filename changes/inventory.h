@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "changes/test_bodies.h"
 #include "core/status.h"
 
 namespace pg {
@@ -14,7 +15,15 @@ namespace pg {
 struct Inventory {
   std::set<std::string> tests;                 // ctest names
   std::map<std::string, std::string> bodies;  // "Suite.Name" → body hash
+  std::map<std::string, TestFile> files;       // the test files, by relative path
 };
+
+// A test's body hash: its own, or for a parametrised pytest id ("m.test_x[1]") its function's;
+// nullptr when none is known.
+const std::string* BodyOf(const Inventory& inv, const std::string& test);
+
+// The test files of `head` that are new or whose bytes differ from `base`'s, by relative path.
+std::vector<std::string> ChangedTestFiles(const Inventory& base, const Inventory& head);
 
 struct InventoryDiff {
   std::vector<std::string> added, removed, changed;           // removed: not renamed

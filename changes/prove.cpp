@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "changes/test_bodies.h"
+#include "changes/whole_tests.h"
 #include "core/file_io.h"
 #include "git/git.h"
 #include "mutations/worker.h"
@@ -57,7 +58,8 @@ StatusOr<Inventory> Take(Worker& w, const Catalog& c, const std::vector<std::str
     names = ListedTestNames(listing);
   }
   inv.tests.insert(names.begin(), names.end());
-  PG_ASSIGN_OR_RETURN(inv.bodies, TreeGtestBodies(w.tree(), globs));
+  PG_ASSIGN_OR_RETURN(inv.files, TreeTestFiles(w.tree(), globs));
+  for (const auto& [rel, file] : inv.files) inv.bodies.insert(file.bodies.begin(), file.bodies.end());
   return inv;
 }
 
@@ -68,7 +70,7 @@ std::string State(const TestRun& run, const std::string& test) {
 }
 
 TestProof Judge(const std::string& test, const std::string& before, const std::string& after, const std::string& unviable) {
-  TestProof p{test, before, after, "", ""};
+  TestProof p{test, before, after, "", "", ""};
   if (after != "pass") p.verdict = "red after";
   else if (before == "unviable") p.verdict = "unviable", p.detail = unviable;
   else if (before == "not run") p.verdict = "absent before", p.detail = "not in the base build (is its build file in prove.tests?)";
@@ -127,6 +129,7 @@ Status Verdicts(const ProveOptions& o, const Catalog& c, Worker& base, Worker& h
   for (const std::string& t : candidates) {
     std::string state = r->unviable.empty() ? State(on_mixed, t) : "unviable";
     r->fail_to_pass.push_back(Judge(t, state, State(on_head, t), r->unviable));
+    if (state == "fail") r->fail_to_pass.back().why = OneLineFailure(on_mixed.results.at(t).messages);
   }
   std::map<std::string, std::string> now_named;  // a renamed test keeps its duty under its new name
   for (const auto& [from, to] : r->diff.renamed) now_named[from] = to;
@@ -134,7 +137,21 @@ Status Verdicts(const ProveOptions& o, const Catalog& c, Worker& base, Worker& h
     std::string name = now_named.count(t) ? now_named[t] : t;
     if (!after.tests.count(name) || State(on_base, t) != "pass") continue;
     ++r->pass_to_pass_checked;
-    if (State(on_head, name) != "pass") r->broken.push_back(TestProof{name, "pass", State(on_head, name), "broken", ""});
+    if (State(on_head, name) != "pass") r->broken.push_back(TestProof{name, "pass", State(on_head, name), "broken", "", ""});
+  }
+  return Status();
+}
+
+// Changed test files that define no listed case stand for the ctest tests built from them
+// (changes/whole_tests.h): candidates as `changed`, or already `added` when the base has none.
+Status AddWholeTests(Worker& head, const Catalog& c, const Inventory& before, const Inventory& after, ProveReport* r) {
+  std::vector<std::string> files = FilesWithoutListedCases(ChangedTestFiles(before, after), after);
+  PG_ASSIGN_OR_RETURN(WholeTests whole, WholeTestsFor(head, c, files, after));
+  r->whole_tests = whole.tests;
+  r->unaccounted = whole.unaccounted;
+  for (const auto& [test, stands_for] : whole.tests) {
+    bool listed = std::find(r->diff.changed.begin(), r->diff.changed.end(), test) != r->diff.changed.end();
+    if (before.tests.count(test) && !listed) r->diff.changed.push_back(test);
   }
   return Status();
 }
@@ -149,7 +166,8 @@ std::string FirstFew(const std::vector<std::string>& items) {
 // A proof with no candidate checked nothing: say what was looked at, so a layout proofgate
 // does not understand shows up as such (LESSONS.md #15).
 std::string NothingProven(const std::string& root, const std::vector<git::Commit>& commits,
-                          const std::vector<std::string>& globs, const Inventory& after, const std::string& only) {
+                          const std::vector<std::string>& globs, const Inventory& after, const ProveReport& r,
+                          const std::string& only) {
   std::set<std::string> changed;
   for (const git::Commit& c : commits) {
     auto files = git::CommitChanges(root, c.id);
@@ -166,7 +184,9 @@ std::string NothingProven(const std::string& root, const std::vector<git::Commit
   return "no added or changed test" + (only.empty() ? "" : " matches --tests " + only) + ": the range has " +
          std::to_string(commits.size()) + " commits changing " + std::to_string(changed.size()) + " files; test globs [" +
          globs_text + "] match " + FirstFew(tests_changed) + "; the head build lists " + FirstFew(names) +
-         "; test bodies found: " + FirstFew(cases);
+         "; test bodies found: " + FirstFew(cases) +
+         (r.unaccounted.empty() ? "" : "; changed test files that define no listed case and build no ctest test: " +
+                                           FirstFew(r.unaccounted));
 }
 
 }  // namespace
@@ -197,11 +217,12 @@ StatusOr<ProveReport> RunProve(const ProveOptions& o) {
   PG_ASSIGN_OR_RETURN(Inventory after, Take(head, c, o.settings.tests));
   r.base_count = before.tests.size(), r.head_count = after.tests.size();
   r.diff = DiffInventories(before, after);
+  PG_RETURN_IF_ERROR(AddWholeTests(head, c, before, after, &r));
   std::vector<std::string> messages;
   for (const git::Commit& commit : commits) messages.push_back(commit.message);
   r.lost = LostTests(r.diff.removed, messages);
   PG_RETURN_IF_ERROR(Verdicts(o, c, base, head, mixed, before, after, &r));
-  if (r.fail_to_pass.empty()) r.nothing_proven = NothingProven(o.root, commits, o.settings.tests, after, o.only);
+  if (r.fail_to_pass.empty()) r.nothing_proven = NothingProven(o.root, commits, o.settings.tests, after, r, o.only);
   return r;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct TestProof {
   std::string test, before, after;
   std::string verdict;  // proven, not proven, red after, unviable; broken (pass-to-pass)
   std::string detail;
+  std::string why;      // its failure before, on one line, when it failed there
 };
 
 struct ProveReport {
@@ -43,6 +45,10 @@ struct ProveReport {
   std::string unviable;                   // why the mixed tree did not build
   std::vector<std::string> test_globs;    // which files were taken as tests
   std::string nothing_proven;             // why no test was a candidate: globs, files, names found
+  // Changed test files that define no listed case: the ctest tests standing for them (each a
+  // candidate as a whole), and the files none stands for.
+  std::map<std::string, std::vector<std::string>> whole_tests;
+  std::vector<std::string> unaccounted;
   bool allow_empty = false;
   bool interrupted = false;
   ExitCode Verdict() const;  // specs/exit-codes.md: nothing proven is unproven

@@ -12,7 +12,8 @@ std::vector<std::vector<std::string>> Rows(const std::vector<TestProof>& proofs)
   std::vector<std::vector<std::string>> rows;
   for (const TestProof& p : proofs) {
     rows.push_back({p.verdict == "proven" ? "ok" : "bad", "<code>" + HtmlText(p.test) + "</code>", HtmlBadge(p.before),
-                    HtmlBadge(p.after), HtmlBadge(p.verdict), HtmlText(p.detail)});
+                    HtmlBadge(p.after), HtmlBadge(p.verdict),
+                    HtmlText(p.detail) + (p.why.empty() ? "" : (p.detail.empty() ? "" : "<br>") + ("red before: " + HtmlText(p.why)))});
   }
   return rows;
 }

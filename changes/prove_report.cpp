@@ -17,9 +17,19 @@ std::string InventoryLine(const ProveReport& r) {
 Json Proofs(const std::vector<TestProof>& proofs) {
   Json list = Json::array();
   for (const TestProof& p : proofs) {
-    list.push_back({{"test", p.test}, {"base", p.before}, {"head", p.after}, {"verdict", p.verdict}, {"detail", p.detail}});
+    list.push_back({{"test", p.test}, {"base", p.before}, {"head", p.after}, {"verdict", p.verdict}, {"detail", p.detail},
+                    {"why", p.why}});
   }
   return list;
+}
+
+// A whole ctest test standing for changed test files is named with them.
+std::string Named(const ProveReport& r, const std::string& test) {
+  auto it = r.whole_tests.find(test);
+  if (it == r.whole_tests.end()) return test;
+  std::string files;
+  for (const std::string& f : it->second) files += (files.empty() ? "" : ", ") + f;
+  return test + " (for " + files + ")";
 }
 
 }  // namespace
@@ -36,13 +46,14 @@ std::string ProveSummary(const ProveReport& r) {
 
 void WriteProveTable(const ProveReport& r, std::ostream& out) {
   size_t width = 4;
-  for (const TestProof& p : r.fail_to_pass) width = std::max(width, p.test.size());
+  for (const TestProof& p : r.fail_to_pass) width = std::max(width, Named(r, p.test).size());
   for (const TestProof& p : r.broken) width = std::max(width, p.test.size());
   out << Pad("TEST", width) << "  " << Pad("BASE", 9) << Pad("HEAD", 9) << "VERDICT\n";
   for (const auto* list : {&r.fail_to_pass, &r.broken}) {
     for (const TestProof& p : *list) {
-      out << Pad(p.test, width) << "  " << Pad(p.before, 9) << Pad(p.after, 9) << p.verdict
-          << (p.detail.empty() ? "" : " — " + p.detail) << "\n";
+      out << Pad(list == &r.fail_to_pass ? Named(r, p.test) : p.test, width) << "  " << Pad(p.before, 9)
+          << Pad(p.after, 9) << p.verdict << (p.detail.empty() ? "" : " — " + p.detail) << "\n";
+      if (!p.why.empty()) out << "  red before: " << p.why << "\n";
     }
   }
   out << InventoryLine(r) << "; " << r.base_id.substr(0, 12) << " → " << r.head_id.substr(0, 12) << "\n";
@@ -68,7 +79,8 @@ std::string ProveReportJson(const ProveReport& r) {
               {"lost", r.lost}, {"fail_to_pass", Proofs(r.fail_to_pass)}, {"summary", ProveSummary(r)},
               {"pass_to_pass", {{"checked", r.pass_to_pass_checked}, {"broken", Proofs(r.broken)}}},
               {"unviable", r.unviable}, {"interrupted", r.interrupted}, {"test_globs", r.test_globs},
-              {"nothing_proven", r.nothing_proven}, {"allow_empty", r.allow_empty}};
+              {"nothing_proven", r.nothing_proven}, {"allow_empty", r.allow_empty},
+              {"whole_tests", r.whole_tests}, {"unaccounted", r.unaccounted}};
   return doc.dump(2) + "\n";
 }
 

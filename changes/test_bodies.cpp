@@ -1,6 +1,8 @@
 #include "changes/test_bodies.h"
 
+#include <algorithm>
 #include <regex>
+#include <sstream>
 
 #include "core/file_io.h"
 #include "core/sha256.h"
@@ -63,11 +65,115 @@ std::map<std::string, std::string> GtestBodies(const std::string& source) {
   return out;
 }
 
-StatusOr<std::map<std::string, std::string>> TreeGtestBodies(const std::string& tree, const std::vector<std::string>& globs) {
+namespace {
+
+// A Python line's shape: its indent, and how much it opens brackets (a line inside an open
+// bracket continues a statement and starts nothing). Strings are skipped, not parsed.
+struct PyLine {
+  size_t indent = 0;
+  int opens = 0;
+  bool code = false;  // not blank, not only a comment
+};
+
+PyLine ShapeOf(const std::string& line) {
+  PyLine l;
+  l.indent = line.find_first_not_of(" \t");
+  if (l.indent == std::string::npos || line[l.indent] == '#') return l;
+  l.code = true;
+  for (size_t i = l.indent; i < line.size(); ++i) {
+    char c = line[i];
+    if (c == '#') break;
+    if (c == '"' || c == '\'') {
+      for (++i; i < line.size() && line[i] != c; ++i) i += line[i] == '\\';
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++l.opens;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --l.opens;
+    }
+  }
+  return l;
+}
+
+// Whether a triple-quoted string opens or closes on `line` (an odd count of one kind).
+bool TogglesTripleQuote(const std::string& line) {
+  size_t n = 0;
+  for (const char* q : {"\"\"\"", "'''"}) {
+    for (size_t at = line.find(q); at != std::string::npos; at = line.find(q, at + 3)) ++n;
+  }
+  return n % 2 == 1;
+}
+
+struct PyScope {
+  size_t indent;
+  std::string name;
+  bool function;
+};
+
+// "tests/test_more.py" → "tests.test_more": the dotted name pytest's JUnit report gives its cases.
+std::string ModuleOf(const std::string& rel) {
+  std::string m = rel.substr(0, rel.size() - 3);
+  std::replace(m.begin(), m.end(), '/', '.');
+  return m;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> PytestBodies(const std::string& module, const std::string& source) {
+  static const std::regex kDef(R"(^(?:async\s+)?def\s+(\w+))"), kClass(R"(^class\s+(\w+))");
+  std::vector<std::string> lines;
+  std::istringstream in(source);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
   std::map<std::string, std::string> out;
+  std::vector<PyScope> scopes;
+  std::string open_name;  // the test whose body is being read
+  size_t open_indent = 0, open_start = 0, decorators = std::string::npos;
+  int depth = 0;
+  bool in_string = false;
+  auto close = [&](size_t end) {
+    std::string body;
+    for (size_t k = open_start; k < end; ++k) body += lines[k] + "\n";
+    out[open_name] = Sha256Hex(Normalised(body));
+    open_name.clear();
+  };
+  for (size_t i = 0; i < lines.size(); ++i) {
+    PyLine l = ShapeOf(lines[i]);
+    bool starts = !in_string && depth == 0 && l.code;
+    if (TogglesTripleQuote(lines[i])) in_string = !in_string;
+    if (!in_string) depth = std::max(0, depth + l.opens);
+    if (!starts) continue;
+    if (!open_name.empty() && l.indent <= open_indent) close(i);
+    while (!scopes.empty() && scopes.back().indent >= l.indent) scopes.pop_back();
+    std::string text = lines[i].substr(l.indent);
+    std::smatch m;
+    if (text[0] == '@') {
+      if (decorators == std::string::npos) decorators = i;
+      continue;
+    }
+    size_t first = decorators != std::string::npos ? decorators : i;
+    decorators = std::string::npos;
+    bool in_function = std::any_of(scopes.begin(), scopes.end(), [](const PyScope& s) { return s.function; });
+    if (std::regex_search(text, m, kClass)) {
+      scopes.push_back({l.indent, m[1], false});
+    } else if (std::regex_search(text, m, kDef)) {
+      if (!in_function && m[1].str().starts_with("test")) {
+        open_name = module;
+        for (const PyScope& s : scopes) open_name += "." + s.name;
+        open_name += "." + m[1].str(), open_indent = l.indent, open_start = first;
+      }
+      scopes.push_back({l.indent, m[1], true});
+    }
+  }
+  if (!open_name.empty()) close(lines.size());
+  return out;
+}
+
+StatusOr<std::map<std::string, TestFile>> TreeTestFiles(const std::string& tree, const std::vector<std::string>& globs) {
+  std::map<std::string, TestFile> out;
   for (const std::string& rel : ExpandGlobs(tree, globs)) {
     PG_ASSIGN_OR_RETURN(std::string text, ReadFile(tree + "/" + rel));
-    for (auto& [name, hash] : GtestBodies(text)) out[name] = hash;
+    TestFile& f = out[rel];
+    f.hash = Sha256Hex(text);
+    f.bodies = rel.ends_with(".py") ? PytestBodies(ModuleOf(rel), text) : GtestBodies(text);
   }
   return out;
 }

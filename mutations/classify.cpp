@@ -64,16 +64,14 @@ Status AddGtestJson(const std::string& name, const std::string& text, std::map<s
   return Status();
 }
 
-namespace {
-
-// A failure's text on one line: gtest's leading "file:line" dropped, the rest joined with " / ".
-std::string FirstLine(const std::vector<std::string>& messages) {
+std::string OneLineFailure(const std::vector<std::string>& messages) {
   if (messages.empty()) return "";
   std::istringstream in(messages.front());
   std::string line, out;
   for (bool first = true; std::getline(in, line); first = false) {
     size_t colon = line.rfind(':');
-    bool location = first && colon != std::string::npos && colon + 1 < line.size() &&
+    // gtest's "path/file.cpp:12" alone on its line; a sentence ending in a place is the failure
+    bool location = first && colon != std::string::npos && colon + 1 < line.size() && line.find(' ') == std::string::npos &&
                     line.find_first_not_of("0123456789", colon + 1) == std::string::npos;
     size_t start = line.find_first_not_of(" \t");
     if (location || start == std::string::npos) continue;
@@ -81,6 +79,25 @@ std::string FirstLine(const std::vector<std::string>& messages) {
   }
   return out.size() > 240 ? out.substr(0, 240) + "..." : out;
 }
+
+std::string OutputFailureLine(const std::string& output) {
+  static const std::regex kFailure(R"((^|\W)(fail(ed|ure|s)?|error|assert(ion)?|expected|mismatch|panic|abort(ed)?)(\W|$))",
+                                   std::regex::icase);
+  std::istringstream in(output);
+  std::string last;
+  for (std::string line; std::getline(in, line);) {
+    size_t start = line.find_first_not_of(" \t\r");
+    if (start == std::string::npos) continue;
+    line = line.substr(start, line.find_last_not_of(" \t\r") + 1 - start);
+    last = line;
+    // CTest's own lines say that a test failed, not why.
+    if (line.starts_with("Errors while running CTest") || line.find("tests failed out of") != std::string::npos) continue;
+    if (std::regex_search(line, kFailure)) return line;
+  }
+  return last;
+}
+
+namespace {
 
 // The line of a failure message where the claimed regex matched.
 std::string MatchedLine(const std::vector<std::string>& messages, const std::string& pattern) {
@@ -114,7 +131,7 @@ Classification ClassifyRed(const std::vector<Expectation>& expect, const std::ma
     std::regex re(e.message, std::regex::ECMAScript | std::regex::multiline);
     bool matched = false;
     for (const std::string& m : it->second.messages) matched = matched || std::regex_search(m, re);
-    if (!matched) problems.push_back(e.test + " failed with \"" + FirstLine(it->second.messages) + "\", not /" + e.message + "/");
+    if (!matched) problems.push_back(e.test + " failed with \"" + OneLineFailure(it->second.messages) + "\", not /" + e.message + "/");
   }
   if (problems.empty()) return {MutantOutcome::kRedAsClaimed, "", ""};
   std::string detail;
@@ -123,7 +140,7 @@ Classification ClassifyRed(const std::vector<Expectation>& expect, const std::ma
   for (const auto& [name, r] : results) {
     bool expected = false;
     for (const Expectation& e : expect) expected = expected || e.test == name;
-    if (r.failed && !expected && !r.alias) detail += "; " + name + " failed instead: \"" + FirstLine(r.messages) + "\"";
+    if (r.failed && !expected && !r.alias) detail += "; " + name + " failed instead: \"" + OneLineFailure(r.messages) + "\"";
   }
   return {MutantOutcome::kRedOther, detail, ""};
 }
@@ -140,7 +157,7 @@ Classification ClassifyGreen(const std::vector<Expectation>& expect, const std::
     if (!results.count(e.test)) detail += (detail.empty() ? "" : "; ") + e.test + " did not run";
   }
   for (const auto& [name, r] : results) {
-    if (r.failed && !r.alias) detail += (detail.empty() ? "" : "; ") + name + " failed: \"" + FirstLine(r.messages) + "\"";
+    if (r.failed && !r.alias) detail += (detail.empty() ? "" : "; ") + name + " failed: \"" + OneLineFailure(r.messages) + "\"";
   }
   return {detail.empty() ? MutantOutcome::kGreenAsClaimed : MutantOutcome::kNotGreen, detail, ""};
 }
@@ -151,7 +168,7 @@ Classification Classify(const std::vector<Expectation>& expect, const std::map<s
     auto it = results.find(e.test);
     if (it != results.end() && it->second.failed) {
       c.observed = MatchedLine(it->second.messages, e.message);
-      if (c.observed.empty()) c.observed = FirstLine(it->second.messages);
+      if (c.observed.empty()) c.observed = OneLineFailure(it->second.messages);
       break;
     }
   }

@@ -20,6 +20,15 @@ struct TestResult {
 // "Suite.Name"; a file that is not a gtest report is kInvalidInput naming it.
 Status AddGtestJson(const std::string& name, const std::string& text, std::map<std::string, TestResult>* results);
 
+// A failure's text on one line, as reports quote it: the first message, gtest's leading
+// "file:line" dropped, its lines joined with " / ", cut at 240 characters.
+std::string OneLineFailure(const std::vector<std::string>& messages);
+
+// The line of a test's output that says why it failed, for a report that gives no message of its
+// own (CTest's JUnit for a plain test): the first line that reads as a failure ("failed",
+// "error", "assert", "expected", ...; not CTest's own summary), else the last non-empty line.
+std::string OutputFailureLine(const std::string& output);
+
 // kKilled is a generated mutant's: some test it reaches failed (it claims no test or message).
 enum class MutantOutcome { kRedAsClaimed, kRedOther, kSurvived, kUnviable, kTimeout, kGreenAsClaimed, kNotGreen, kKilled };
 std::string_view MutantOutcomeName(MutantOutcome o);  // "red-as-claimed", ...

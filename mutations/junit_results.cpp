@@ -27,13 +27,16 @@ TestResult ResultOf(const pugi::xml_node& test) {
       r.failed = true;
       std::string message = f.attribute("message").value();
       std::string text = f.text().get();
-      r.messages.push_back(message + (message.empty() || text.empty() ? "" : "\n") + text);
+      if (!message.empty() || !text.empty()) r.messages.push_back(message + (message.empty() || text.empty() ? "" : "\n") + text);
     }
   }
   if (std::string(test.attribute("status").value()) == "fail" || NotRun(test)) r.failed = true;
   std::string out = test.child("system-out").text().get();
   // "Unable to find executable: /path" is in its output; the skipped message alone says less.
   if (NotRun(test) && out.empty()) r.messages.push_back(test.child("skipped").attribute("message").value());
+  // A failure that says nothing itself (CTest's `<failure message=""/>`) is its output's failure line.
+  std::string line = r.failed && r.messages.empty() ? OutputFailureLine(out) : "";
+  if (!line.empty() && line != out && line + "\n" != out) r.messages.push_back(line);
   if (r.failed && !out.empty()) r.messages.push_back(out);
   return r;
 }

@@ -89,6 +89,24 @@ TEST(Classify, AJunitCaseIsListedOnceByItsWholeName) {
                                                            "\"assert 1 == 2\"");
 }
 
+// CTest's JUnit gives a plain test's failure no message (recorded from ctest 3.25): the note
+// quotes the output's line that says why, not "" (#64, seen on uriparser's and pugixml's runners).
+TEST(Classify, APlainCtestFailureIsQuotedByItsOutputsFailureLine) {
+  std::map<std::string, TestResult> r;
+  ASSERT_TRUE(AddJunit("ctest.xml", R"(<testsuite><testcase name="plain" classname="plain" status="fail">
+<failure message=""/><system-out>running case alpha
+Test alpha failed: x == 2 at tests/a.cpp:12
+FAILURE: 1 out of 3 tests failed.
+</system-out></testcase>
+<testcase name="quiet" classname="quiet" status="fail"><failure message=""/><system-out>one
+last words
+</system-out></testcase></testsuite>)", &r).ok());
+  EXPECT_EQ(Classify(kExpect, r).detail, "Clamp.AtHundred did not run; plain failed instead: \"Test alpha failed: x == 2 at "
+                                         "tests/a.cpp:12\"; quiet failed instead: \"last words\"");
+  EXPECT_EQ(OutputFailureLine("Errors while running CTest\n50% tests passed, 1 tests failed out of 2\n"),
+            "50% tests passed, 1 tests failed out of 2");
+}
+
 // Found on json-c/json-c, whose scratch copy had lost 24 test scripts: CTest's JUnit marks a
 // test it could not run `notrun`, as it marks a skip, and ctest exits 8. Only a SKIP_
 // property's notrun (or a disabled test) is a skip; the others failed.

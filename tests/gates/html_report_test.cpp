@@ -228,14 +228,16 @@ TEST(HtmlReport, MutatePageListsSurvivorsFirstWithTheirDiffsAndTheScore) {
 TEST(HtmlReport, ProvePageShowsRedBeforeGreenAfterAndWhatBroke) {
   ProveReport report;
   report.base_id = "1111", report.head_id = "2222";
-  report.fail_to_pass = {{"Calc.NewCase", "fail", "pass", "proven", ""}, {"Calc.Weak", "pass", "pass", "not proven", "green before"}};
-  report.broken = {{"Calc.Old", "pass", "fail", "broken", "exit 1"}};
+  report.fail_to_pass = {{"Calc.NewCase", "fail", "pass", "proven", "", "Expected 2"},
+                         {"Calc.Weak", "pass", "pass", "not proven", "green before", ""}};
+  report.broken = {{"Calc.Old", "pass", "fail", "broken", "exit 1", ""}};
   report.pass_to_pass_checked = 3;
   std::string page = ProveReportHtml(report);
   EXPECT_NE(page.find("<tr class=\"ok\"><td><code>Calc.NewCase</code></td><td><span class=\"badge o-fail\">fail</span>"),
             std::string::npos)
       << page;
   EXPECT_NE(page.find("<tr class=\"bad\"><td><code>Calc.Weak</code>"), std::string::npos);
+  EXPECT_NE(page.find("<td>red before: Expected 2</td>"), std::string::npos) << page;  // why it was red
   EXPECT_NE(page.find("Broken (passed on the base)"), std::string::npos);
   EXPECT_NE(page.find("red before 1/2, green after 2/2, pass-to-pass 2/3"), std::string::npos);
 }

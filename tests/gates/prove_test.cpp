@@ -24,8 +24,8 @@ TEST(ProveInventory, BodiesAreHashedPerCaseIgnoringLayout) {
 }
 
 TEST(ProveInventory, TheDiffSeparatesAddedRemovedRenamedAndChanged) {
-  Inventory base{{"S.Keep", "S.Old", "S.Gone", "S.Edit"}, {{"S.Keep", "k"}, {"S.Old", "o"}, {"S.Gone", "g"}, {"S.Edit", "e1"}}};
-  Inventory head{{"S.Keep", "S.New", "S.Added", "S.Edit"}, {{"S.Keep", "k"}, {"S.New", "o"}, {"S.Added", "a"}, {"S.Edit", "e2"}}};
+  Inventory base{{"S.Keep", "S.Old", "S.Gone", "S.Edit"}, {{"S.Keep", "k"}, {"S.Old", "o"}, {"S.Gone", "g"}, {"S.Edit", "e1"}}, {}};
+  Inventory head{{"S.Keep", "S.New", "S.Added", "S.Edit"}, {{"S.Keep", "k"}, {"S.New", "o"}, {"S.Added", "a"}, {"S.Edit", "e2"}}, {}};
   InventoryDiff d = DiffInventories(base, head);
   EXPECT_EQ(d.added, std::vector<std::string>{"S.Added"});
   EXPECT_EQ(d.removed, std::vector<std::string>{"S.Gone"});
