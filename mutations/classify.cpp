@@ -81,7 +81,7 @@ std::string OneLineFailure(const std::vector<std::string>& messages) {
 }
 
 std::string OutputFailureLine(const std::string& output) {
-  static const std::regex kFailure(R"((^|\W)(fail(ed|ure|s)?|error|assert(ion)?|expected|mismatch|panic|abort(ed)?)(\W|$))",
+  static const std::regex kFailure(R"((^|\W)(fail(ed|ure|s)?|errors?|assert(ion)?|expected|mismatch|panic|abort(ed)?)(\W|$))",
                                    std::regex::icase);
   std::istringstream in(output);
   std::string last;
