@@ -176,6 +176,18 @@ std::string LegDetailsHtml(const LegResult& leg) {
   return HtmlDetails(summary, content, ok, "leg-" + leg.name);
 }
 
+// Whether the sampler measured any interval of any attempt: a run with no timeline point then
+// only ended before the first one.
+bool AnyLegSampled(const RunReport& report) {
+  for (const LegResult& leg : report.legs) {
+    if (leg.load.samples > 0) return true;
+    for (const Attempt& a : leg.attempts) {
+      if (a.load.samples > 0) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string RunReportHtml(const RunReport& report) {
@@ -188,6 +200,9 @@ std::string RunReportHtml(const RunReport& report) {
     body += "<p class=\"muted\">Merged from " + std::to_string(report.merged_from.size()) +
             " shards: each leg is drawn from its own shard's start, and no machine load is plotted (each shard "
             "sampled its own machine; its own report has its load).</p>\n";
+  } else if (report.load_timeline.empty() && AnyLegSampled(report)) {
+    body += "<p class=\"muted\">No load timeline: the run ended within one sampling interval; each leg's load is in its "
+            "details.</p>\n";
   } else if (report.load_timeline.empty()) {
     body += "<p class=\"muted\">No load readings: this machine's /proc could not be sampled.</p>\n";
   }

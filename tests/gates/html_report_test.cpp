@@ -104,6 +104,22 @@ TEST(HtmlReport, APageNeedsNothingOutsideItself) {
   EXPECT_NE(page.find("<style>"), std::string::npos);
 }
 
+// #64: a 0.1 s run has no timeline point, but its legs were sampled: the page says why it has no
+// timeline, and says /proc could not be sampled only when nothing was.
+TEST(HtmlReport, ARunShorterThanOneSampleIntervalIsNotCalledUnsampled) {
+  RunReport report = TwoAttemptRun();
+  report.load_timeline.clear();
+  report.legs[0].load.samples = 1;
+  std::string page = RunReportHtml(report);
+  EXPECT_NE(page.find("the run ended within one sampling interval"), std::string::npos) << page;
+  EXPECT_EQ(page.find("could not be sampled"), std::string::npos) << page;
+  report.legs[0].load.samples = 0;
+  report.legs[0].attempts[0].load.samples = 1;  // an earlier attempt's sample counts too
+  EXPECT_EQ(RunReportHtml(report).find("could not be sampled"), std::string::npos);
+  report.legs[0].attempts[0].load.samples = 0;
+  EXPECT_NE(RunReportHtml(report).find("/proc could not be sampled"), std::string::npos);
+}
+
 // span 10 s over 900 px from x = 200: 90 px a second.
 TEST(HtmlReport, TimelineDrawsEachAttemptAndTheQuietWaitAndTheLoadOnOneAxis) {
   std::string page = RunReportHtml(TwoAttemptRun());
