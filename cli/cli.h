@@ -146,7 +146,7 @@ int RunProveVerb(const CommonFlags& common, const ProveFlags& flags);
 int RunMergeReportsVerb(const CommonFlags& common, const std::vector<std::string>& files);
 int RunRange(const CommonFlags& common, RangeFlags flags);
 int RunGate(const CommonFlags& common, const GateFlags& flags);
-int RunInitVerb(const CommonFlags& common);
+int RunInitVerb(const CommonFlags& common, const std::string& kind);
 struct GcFlags {
   bool keep_cache = false, dry_run = false;
 };

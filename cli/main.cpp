@@ -356,7 +356,10 @@ int main(int argc, char** argv) {
   AddMutate(app, common, verbs);
   AddProve(app, common, verbs);
   CLI::App* init = app.add_subcommand("init", "Write a commented preflight/suites.json for the project here (never overwrites)");
-  verbs.push_back(Verb{init, [&common] { return RunInitVerb(common); }});
+  auto init_kind = std::make_shared<std::string>();
+  init->add_option("--kind", *init_kind, "The build system to write legs for (default: the one that registers tests)")
+      ->check(CLI::IsMember({"cmake", "meson", "cargo", "pytest", "npm", "make"}));
+  verbs.push_back(Verb{init, [&common, init_kind] { return RunInitVerb(common, *init_kind); }});
   auto gc_flags = std::make_shared<GcFlags>();
   CLI::App* gc = app.add_subcommand("gc", "What proofgate keeps on disk (scratch trees, builds, logs, cache), and removing it");
   gc->add_flag("--keep-cache", gc_flags->keep_cache, "Keep the cached passes");

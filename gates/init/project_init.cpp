@@ -14,6 +14,7 @@
 #include "config/suite_config.h"
 #include "core/file_io.h"
 #include "git/git.h"
+#include "init/cmake_options.h"
 #include "init/toolchain_probe.h"
 #include "init/test_executables.h"
 #include "runner/input_glob.h"
@@ -76,14 +77,6 @@ std::string AllNamed(const std::string& root, const std::string& name) {
   return text;
 }
 
-bool OnPath(const char* program) {
-  std::istringstream dirs(std::getenv("PATH") ? std::getenv("PATH") : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0) return true;
-  }
-  return false;
-}
-
 // A JSON array of strings, each quoted and escaped as JSON (a `sh -c` script has quotes).
 std::string Argv(const std::vector<std::string>& args) {
   std::string out = "[";
@@ -138,71 +131,6 @@ std::string Render(const std::string& kind, const std::vector<InitLeg>& legs, co
   return out.str();
 }
 
-// Whether a test switch's name has a word naming a special kind of test: hardware or a
-// toolkit not every machine has, a costly run, or one that reaches outside (fmtlib/fmt's
-// FMT_CUDA_TEST compiles with nvcc wherever CMake finds one). Words are matched by prefix
-// (BENCHMARKS, PERFORMANCE, PACKAGING).
-bool SpecialTests(const std::string& name) {
-  static const char* const kWords[] = {"CUDA",  "HIP",        "ROCM",     "GPU",      "OPENCL",   "SYCL",    "VULKAN",
-                                       "MPI",   "FUZZ",       "BENCH",    "PERF",     "STRESS",   "SLOW",    "LONG",
-                                       "EXPENSIVE", "EXHAUSTIVE", "VALGRIND", "MEMCHECK", "SANITIZ", "COVERAGE",
-                                       "INSTALL", "PACKAG",   "PYTHON",   "NETWORK",  "ONLINE"};
-  std::istringstream words(name);
-  for (std::string word; std::getline(words, word, '_');) {
-    std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::toupper(c); });
-    for (const char* w : kWords) {
-      if (word.starts_with(w)) return true;
-    }
-  }
-  return false;
-}
-
-// Options of the root CMakeLists.txt that switch the project's tests on and are not on by
-// default (zeux/pugixml's PUGIXML_BUILD_TESTS is OFF): without them the build registers no
-// test. Only the root's: a vendored dependency's (googletest's gtest_build_tests) would build
-// tests that are not the project's. Those for a special kind of test go to `left_off`.
-std::vector<std::string> TestSwitches(const std::string& root, std::vector<std::string>* left_off) {
-  auto text = ReadFile(root + "/CMakeLists.txt");
-  if (!text.ok()) return {};
-  std::string code;  // the lines that are not comments
-  std::istringstream lines(*text);
-  for (std::string line; std::getline(lines, line);) {
-    size_t first = line.find_first_not_of(" \t");
-    if (first != std::string::npos && line[first] != '#') code += line + "\n";
-  }
-  static const std::regex kOption(
-      R"((^|[^A-Za-z0-9_])(option|cmake_dependent_option)\s*\(\s*([A-Za-z0-9_]+)\s+"(?:[^"\\]|\\.)*"(\s+([^\s)]+))?)",
-      std::regex::icase);
-  static const std::regex kTests("(tests?|testing)$", std::regex::icase);
-  static const std::regex kOn("on|true|yes|y|1", std::regex::icase);
-  std::vector<std::string> out;
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), kOption); it != std::sregex_iterator(); ++it) {
-    std::string name = (*it)[3], value = (*it)[5];
-    std::vector<std::string>& to = SpecialTests(name) ? *left_off : out;
-    bool listed = std::find(to.begin(), to.end(), name) != to.end();
-    if (!listed && std::regex_search(name, kTests) && !std::regex_match(value, kOn)) to.push_back(name);
-  }
-  return out;
-}
-
-struct CMakeOptions {
-  std::vector<std::string> options;
-  std::string switched, off;  // the test switches turned on, and those left off, for the notes
-};
-
-CMakeOptions OptionsOf(const Place& at) {
-  CMakeOptions o{{"-DCMAKE_BUILD_TYPE=RelWithDebInfo"}, "", ""};
-  if (OnPath("ninja")) o.options.insert(o.options.end(), {"-G", "Ninja"});
-  if (OnPath("ccache")) o.options.insert(o.options.end(), {"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"});
-  std::vector<std::string> left_off;
-  for (const std::string& name : TestSwitches(at.Src(), &left_off)) {
-    o.options.push_back("-D" + name + "=ON");
-    o.switched += (o.switched.empty() ? "" : ", ") + name;
-  }
-  for (const std::string& name : left_off) o.off += (o.off.empty() ? "" : ", ") + name;
-  return o;
-}
-
 // The test legs, and the commands for scratch copies, of test executables no ctest test runs:
 // each leg runs one in its own directory, as ctest runs a test by default; the commands run or
 // list them all in `{build}`.
@@ -227,7 +155,7 @@ ProjectShape CMakeShape(const Place& at, const std::vector<TestExecutable>& test
                      : text.find("doctest_discover_tests") != std::string::npos ? "CMake + doctest"
                      : text.find("add_test") != std::string::npos ? "CMake + ctest (add_test)"
                      : tests.empty() ? "CMake" : "CMake + test executables";
-  CMakeOptions o = OptionsOf(at);
+  CMakeOptions o = CMakeOptionsFor(at.Src());
   std::vector<std::string> configure = {"cmake", "-S", at.Arg("."), "-B", "build"},
                            scratch = {"cmake", "-S", at.Arg("{tree}"), "-B", "{build}"};
   configure.insert(configure.end(), o.options.begin(), o.options.end());
@@ -253,6 +181,10 @@ ProjectShape CMakeShape(const Place& at, const std::vector<TestExecutable>& test
     shape.notes.push_back(o.switched + " turned on (-D" + (o.switched.find(',') == std::string::npos ? o.switched : "NAME") +
                           "=ON in both configure commands): CMakeLists.txt builds the tests only when asked");
   }
+  if (!o.docs_off.empty()) {
+    shape.notes.push_back(o.docs_off + " turned off (-DNAME=OFF in both configure commands): its documentation needs a tool "
+                          "this machine lacks, and CMake's configure would fail without it");
+  }
   if (!o.off.empty()) {
     shape.notes.push_back(o.off + " left off: a special kind of test (hardware, a toolkit, a costly run); add -D" +
                           (o.off.find(',') == std::string::npos ? o.off : "NAME") + "=ON to both configure commands where this machine runs them");
@@ -263,7 +195,7 @@ ProjectShape CMakeShape(const Place& at, const std::vector<TestExecutable>& test
 // A CMake project that registers no ctest test: its test executables, from a configure of its
 // own, become the test legs; the shape is kept, noting why, when none is found.
 ProjectShape WithTestExecutables(const Place& at, ProjectShape cmake) {
-  auto tests = FindTestExecutables(at.Src(), OptionsOf(at).options);
+  auto tests = FindTestExecutables(at.Src(), CMakeOptionsFor(at.Src()).options);
   if (!tests.ok()) cmake.notes.push_back("init configured the project to look for test executables: " + tests.status().message());
   if (!tests.ok() || tests->empty()) return cmake;
   ProjectShape shape = CMakeShape(at, *tests);
@@ -346,41 +278,91 @@ std::string MakeTestTarget(const std::string& makefile) {
   return "";
 }
 
-// The project at `at`, first match wins; kInvalidInput when none is there.
-StatusOr<ProjectShape> ShapeAt(const Place& at) {
-  std::string src = at.Src();
-  if (Has(src, "CMakeLists.txt")) {
-    ProjectShape cmake = CMakeShape(at);
-    auto makefile = ReadFile(src + "/Makefile");
-    std::string target = cmake.kind == "CMake" && makefile.ok() ? MakeTestTarget(*makefile) : "";
-    if (target.empty()) return cmake;
-    ProjectShape make = MakeShape(at, target);
-    make.why = "no CMakeLists.txt here calls add_test or a *_discover_tests, and the Makefile's `" + target +
-               "` target runs tests: the legs run make";
-    return make;
+bool IsPytest(const std::string& src) {
+  auto pyproject = ReadFile(src + "/pyproject.toml");
+  auto setup_cfg = ReadFile(src + "/setup.cfg");
+  return Has(src, "pytest.ini") || Has(src, "conftest.py") ||
+         (pyproject.ok() && pyproject->find("[tool.pytest") != std::string::npos) ||
+         (setup_cfg.ok() && setup_cfg->find("[tool:pytest]") != std::string::npos) ||
+         !ExpandGlobs(src, {"**/test_*.py", "**/*_test.py"}).empty();
+}
+
+// The file each kind is known by ("" for pytest: several), in the order init tries them.
+const std::vector<std::pair<std::string, std::string>>& Kinds() {
+  static const std::vector<std::pair<std::string, std::string>> kinds = {
+      {"cmake", "CMakeLists.txt"}, {"meson", "meson.build"}, {"cargo", "Cargo.toml"},
+      {"pytest", ""},              {"npm", "package.json"},  {"make", "Makefile"}};
+  return kinds;
+}
+
+bool Holds(const std::string& src, const std::string& kind) {
+  for (const auto& [name, file] : Kinds()) {
+    if (name == kind) return file.empty() ? IsPytest(src) : Has(src, file);
   }
-  if (Has(src, "meson.build")) return MesonShape(at);
-  if (Has(src, "Cargo.toml")) {
+  return false;
+}
+
+// What `kind` is known by, for messages.
+std::string KindFile(const std::string& kind) {
+  return kind == "pytest" ? "pytest.ini, conftest.py, pytest settings or test_*.py" : kind == "cargo" ? "Cargo.toml"
+         : kind == "meson" ? "meson.build" : kind == "npm" ? "package.json" : kind == "make" ? "Makefile" : "CMakeLists.txt";
+}
+
+// The shape of `kind` for the project at `at`, which holds its files.
+ProjectShape ShapeOf(const Place& at, const std::string& kind) {
+  if (kind == "cmake") return CMakeShape(at);
+  if (kind == "meson") return MesonShape(at);
+  if (kind == "cargo") {
     std::vector<std::string> manifest = {"--manifest-path", at.Arg(".") + "/Cargo.toml"};
     return SimpleShape(at.root, "Cargo", {{"build", "build everything", at.Cmd({"cargo", "build"}, manifest), {}, true},
                                           {"test", "every test", at.Cmd({"cargo", "test"}, manifest), {"build"}, false}});
   }
-  auto pyproject = ReadFile(src + "/pyproject.toml");
-  auto setup_cfg = ReadFile(src + "/setup.cfg");
-  bool pytest = Has(src, "pytest.ini") || Has(src, "conftest.py") ||
-                (pyproject.ok() && pyproject->find("[tool.pytest") != std::string::npos) ||
-                (setup_cfg.ok() && setup_cfg->find("[tool:pytest]") != std::string::npos) ||
-                !ExpandGlobs(src, {"**/test_*.py", "**/*_test.py"}).empty();
-  if (pytest) return PytestShape(at);
-  if (Has(src, "package.json")) {
+  if (kind == "pytest") return PytestShape(at);
+  if (kind == "npm") {
     std::vector<InitLeg> legs;
     std::vector<std::string> prefix = {"--prefix", at.dir};
-    if (Has(src, "package-lock.json")) legs.push_back({"install", "the locked dependencies", at.Cmd({"npm", "ci"}, prefix), {}, false});
+    if (Has(at.Src(), "package-lock.json")) legs.push_back({"install", "the locked dependencies", at.Cmd({"npm", "ci"}, prefix), {}, false});
     legs.push_back({"test", "npm's test script", at.Cmd({"npm", "test"}, prefix), legs.empty() ? std::vector<std::string>{} : std::vector<std::string>{"install"}, false});
     return SimpleShape(at.root, "npm", legs);
   }
+  auto makefile = ReadFile(at.Src() + "/Makefile");
+  return MakeShape(at, makefile.ok() && MakeTestTarget(*makefile) == "check" ? "check" : "test");
+}
+
+// A CMake tree that registers no test leaves its tests to the build system that does: Meson's
+// `test(` (martinus/unordered_dense), else the Makefile's check or test target (kgabis/parson).
+ProjectShape CMakeOrWhatTests(const Place& at) {
+  std::string src = at.Src();
+  ProjectShape cmake = CMakeShape(at);
+  if (cmake.kind != "CMake") return cmake;
+  static const std::regex kMesonTest(R"((^|[^A-Za-z0-9_.])test\s*\()");
+  if (Has(src, "meson.build") && std::regex_search(AllNamed(src, "meson.build"), kMesonTest)) {
+    ProjectShape meson = MesonShape(at);
+    meson.why = "no CMakeLists.txt here calls add_test or a *_discover_tests, and meson.build registers tests: the legs "
+                "run Meson (init --kind cmake chooses CMake)";
+    return meson;
+  }
   auto makefile = ReadFile(src + "/Makefile");
-  if (makefile.ok()) return MakeShape(at, MakeTestTarget(*makefile) == "check" ? "check" : "test");
+  std::string target = makefile.ok() ? MakeTestTarget(*makefile) : "";
+  if (target.empty()) return cmake;
+  ProjectShape make = MakeShape(at, target);
+  make.why = "no CMakeLists.txt here calls add_test or a *_discover_tests, and the Makefile's `" + target +
+             "` target runs tests: the legs run make";
+  return make;
+}
+
+// The project at `at`: `kind` when given, else the first kind whose files are there;
+// kInvalidInput when none is there.
+StatusOr<ProjectShape> ShapeAt(const Place& at, const std::string& kind) {
+  std::string src = at.Src();
+  if (!kind.empty()) {
+    if (Holds(src, kind)) return ShapeOf(at, kind);
+    return Status::Invalid(src + ": no " + KindFile(kind) + " for --kind " + kind);
+  }
+  if (Holds(src, "cmake")) return CMakeOrWhatTests(at);
+  for (const auto& entry : Kinds()) {
+    if (Holds(src, entry.first)) return ShapeOf(at, entry.first);
+  }
   return Status::Invalid(src + ": no build system proofgate knows (CMake, Meson, Cargo, pytest, npm, Make)");
 }
 
@@ -416,19 +398,23 @@ ProjectShape Below(ProjectShape shape, const std::string& dir) {
 }
 
 // The project's place and shape before a plain CMake shape looks for its test executables.
-StatusOr<std::pair<Place, ProjectShape>> Found(const std::string& root, const std::string& start) {
-  auto here = ShapeAt({root, ""});
+StatusOr<std::pair<Place, ProjectShape>> Found(const std::string& root, const std::string& start, const std::string& kind) {
+  auto here = ShapeAt({root, ""}, kind);
   if (here.ok()) return std::make_pair(Place{root, ""}, *here);
   for (const std::string& dir : StartedIn(root, start)) {
-    auto there = ShapeAt({root, dir});
+    auto there = ShapeAt({root, dir}, kind);
     if (there.ok()) return std::make_pair(Place{root, dir}, Below(*there, dir));
   }
   std::vector<std::pair<std::string, ProjectShape>> found;
   for (const std::string& dir : Subdirectories(root)) {
-    auto there = ShapeAt({root, dir});
+    auto there = ShapeAt({root, dir}, kind);
     if (there.ok()) found.emplace_back(dir, *there);
   }
   if (found.size() == 1) return std::make_pair(Place{root, found[0].first}, Below(found[0].second, found[0].first));
+  if (found.empty() && !kind.empty()) {
+    return Status::Invalid(root + ": --kind " + kind + ": no " + KindFile(kind) + " here or in a directory right under it: "
+                           "nothing written");
+  }
   if (found.empty()) {
     return Status::Invalid(root + ": no build system proofgate knows (CMake, Meson, Cargo, pytest, npm, Make), here or in a "
                            "directory right under it: nothing written");
@@ -441,8 +427,8 @@ StatusOr<std::pair<Place, ProjectShape>> Found(const std::string& root, const st
 
 }  // namespace
 
-StatusOr<ProjectShape> DetectProject(const std::string& root, const std::string& start) {
-  PG_ASSIGN_OR_RETURN(auto found, Found(root, start));
+StatusOr<ProjectShape> DetectProject(const std::string& root, const std::string& start, const std::string& kind) {
+  PG_ASSIGN_OR_RETURN(auto found, Found(root, start, kind));
   if (found.second.kind != "CMake") return found.second;
   ProjectShape shape = WithTestExecutables(found.first, found.second);
   if (!found.first.dir.empty() && shape.kind != "CMake") return Below(shape, found.first.dir);
@@ -466,10 +452,10 @@ std::string ExcludeBuildDir(const std::string& root) {
   return "build/ was not ignored by git: added /build/ to " + exclude + " (this clone only; no tracked file changed)";
 }
 
-StatusOr<InitResult> InitProject(const std::string& root, const std::string& start) {
+StatusOr<InitResult> InitProject(const std::string& root, const std::string& start, const std::string& kind) {
   std::string suites = root + "/" + kDefaultConfig;
   if (Has(root, kDefaultConfig)) return Status::Invalid(suites + " exists: left as it is (init never overwrites)");
-  PG_ASSIGN_OR_RETURN(ProjectShape shape, DetectProject(root, start));
+  PG_ASSIGN_OR_RETURN(ProjectShape shape, DetectProject(root, start, kind));
   InitResult r{shape, {}, {}};
   if (!shape.why.empty()) r.notes.push_back(shape.why);
   r.notes.insert(r.notes.end(), shape.notes.begin(), shape.notes.end());

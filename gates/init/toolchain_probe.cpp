@@ -1,6 +1,19 @@
 #include "init/toolchain_probe.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <sstream>
+
 namespace pg {
+
+bool OnPath(const char* program) {
+  std::istringstream dirs(std::getenv("PATH") ? std::getenv("PATH") : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
 
 // The toolchain probe's shell script for a kind: what a build of that kind reads that the tree
 // does not hold. Its output is part of every leg's cache key (an empty probe made a C++
