@@ -27,7 +27,33 @@ std::string Joined(const std::vector<std::string>& items, const std::string& sep
   return out;
 }
 
+// One test's pytest node id: the longest dotted prefix (before any "[params]") that is a .py
+// file of `tree` is the module, the rest its classes and function; "" when none is.
+std::string NodeId(const std::string& tree, const std::string& test) {
+  size_t bracket = test.find('[');
+  std::string dotted = test.substr(0, bracket), params = bracket == std::string::npos ? "" : test.substr(bracket);
+  std::vector<std::string> parts;
+  std::istringstream in(dotted);
+  for (std::string part; std::getline(in, part, '.');) parts.push_back(part);
+  std::error_code ec;
+  for (size_t n = parts.size() - (parts.empty() ? 0 : 1); n > 0; --n) {
+    std::string file = parts[0];
+    for (size_t i = 1; i < n; ++i) file += "/" + parts[i];
+    if (!std::filesystem::is_regular_file(tree + "/" + file + ".py", ec)) continue;
+    std::string id = file + ".py";
+    for (size_t i = n; i < parts.size(); ++i) id += "::" + parts[i];
+    return id + params;
+  }
+  return "";
+}
+
 std::vector<std::string> Expand(std::vector<std::string> argv, const Placeholders& p) {
+  std::vector<std::string> words;  // {tests_pytest} is as many arguments as there are tests
+  for (const std::string& arg : argv) {
+    std::vector<std::string> ids = arg == "{tests_pytest}" ? PytestNodeIds(p.tree, p.tests) : std::vector<std::string>{arg};
+    words.insert(words.end(), ids.begin(), ids.end());
+  }
+  argv = std::move(words);
   const std::pair<std::string, std::string> subs[] = {
       {"{tree}", p.tree}, {"{build}", p.build}, {"{results}", p.results},
       {"{tests_regex}", CtestRegex(p.tests)}, {"{gtest_filter}", Joined(p.tests, ":")}};
@@ -52,6 +78,16 @@ std::vector<std::string> DefaultConfigure() {
 }
 
 }  // namespace
+
+std::vector<std::string> PytestNodeIds(const std::string& tree, const std::vector<std::string>& tests) {
+  std::vector<std::string> ids;
+  for (const std::string& t : tests) {
+    std::string id = NodeId(tree, t);
+    if (id.empty()) return {};  // a name no file of the tree holds: the whole suite, never fewer tests
+    ids.push_back(id);
+  }
+  return ids;
+}
 
 std::vector<std::string> ConfigureArgv(const Catalog& c, const Placeholders& p) {
   return Expand(c.configure.empty() ? DefaultConfigure() : c.configure, p);

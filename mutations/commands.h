@@ -21,6 +21,11 @@ struct Placeholders {
   std::string reached;             // PROOFGATE_REACHED: where the schema's switches record reach
 };
 
+// `tests` (pytest's JUnit names, "tests.test_calc.TestA.test_b[1]") as node ids of `tree`
+// ("tests/test_calc.py::TestA::test_b[1]"): what an argument `{tests_pytest}` becomes. None
+// when `tests` is empty or any name names no .py file of the tree: the whole suite runs.
+std::vector<std::string> PytestNodeIds(const std::string& tree, const std::vector<std::string>& tests);
+
 std::vector<std::string> ConfigureArgv(const Catalog& c, const Placeholders& p);
 std::vector<std::string> BuildArgv(const Catalog& c, const Placeholders& p);
 // BuildArgv that goes on past a failed file (CMake's own build command: Ninja `-k 0`, Make

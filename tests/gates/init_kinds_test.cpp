@@ -69,8 +69,8 @@ TEST(InitKinds, ADocsSwitchWhoseToolIsAbsentIsTurnedOff) {
   dir.Write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.20)\nproject(u C)\nenable_testing()\n"
                               "option(U_BUILD_DOCS \"Build API documentation (requires Doxygen)\" ON)\n"
                               "option(U_MANUAL_DOCUMENTATION \"The manual, with Sphinx\" ON)\n"
-                              "option(U_OTHER_DOCS \"Docs nobody builds\" OFF)\n"
-                              "option(U_DOCSTRINGS \"Not a documentation switch\" ON)\n"
+                              "option(U_OTHER_DOCS \"Docs nobody builds, with Sphinx\" OFF)\n"
+                              "option(U_DOCSTRINGS \"Not a documentation switch, whatever Sphinx says\" ON)\n"
                               "add_test(NAME t COMMAND true)\n");
   bin.Write("doxygen", "#!/bin/sh\n");
   std::filesystem::permissions(bin.path() + "/doxygen", std::filesystem::perms::owner_all);
