@@ -32,10 +32,15 @@ const std::string* BodyOf(const Inventory& inv, const std::string& test) {
 }
 
 std::vector<std::string> ChangedTestFiles(const Inventory& base, const Inventory& head) {
+  std::set<std::string> moved;  // the bytes of base files that are gone from head's paths
+  for (const auto& [rel, file] : base.files) {
+    if (!head.files.count(rel)) moved.insert(file.hash);
+  }
   std::vector<std::string> out;
   for (const auto& [rel, file] : head.files) {
     auto old = base.files.find(rel);
-    if (old == base.files.end() || old->second.hash != file.hash) out.push_back(rel);
+    bool same = old != base.files.end() ? old->second.hash == file.hash : moved.count(file.hash) > 0;
+    if (!same) out.push_back(rel);
   }
   return out;
 }
@@ -96,7 +101,11 @@ std::vector<std::string> ListedTestNames(const std::string& listing) {
     std::string file = line.substr(0, sep), rest = line.substr(sep + 2);
     if (file.size() > 3 && file.compare(file.size() - 3, 3, ".py") == 0) file.resize(file.size() - 3);
     std::replace(file.begin(), file.end(), '/', '.');
-    for (size_t at = rest.find("::"); at != std::string::npos; at = rest.find("::", at)) rest.replace(at, 2, ".");
+    size_t params = rest.find('[');  // a parametrised id's brackets are kept as they are ("[p::q]")
+    for (size_t at = rest.find("::"); at != std::string::npos && at < params; at = rest.find("::", at)) {
+      rest.replace(at, 2, ".");
+      if (params != std::string::npos) --params;
+    }
     nodes.push_back(file + "." + rest);
   }
   return nodes.empty() ? lines : nodes;

@@ -30,11 +30,25 @@ Catalog CatalogOf(const ProveSettings& s) {
   return c;
 }
 
-// `mixed` (the base tree) gets HEAD's test files: added and changed ones copied, deleted ones removed.
+// The text of the base's build files, where a deleted test file may still be named.
+std::string BuildFilesText(const std::string& tree) {
+  std::string text;
+  for (const std::string& rel : ExpandGlobs(tree, {"**/CMakeLists.txt", "**/*.cmake", "**/meson.build", "**/Makefile",
+                                                   "**/Makefile.am", "**/*.mk"})) {
+    auto content = ReadFile(tree + "/" + rel);
+    if (content.ok()) text += *content + "\n";
+  }
+  return text;
+}
+
+// `mixed` (the base tree) gets HEAD's test files: added and changed ones copied, deleted ones
+// removed, unless a build file of the base names them (its configure would fail without them).
 Status OverlayTests(const std::string& head, const std::string& mixed, const std::vector<std::string>& globs) {
   std::error_code ec;
+  std::string build_files = BuildFilesText(mixed);
   for (const std::string& rel : ExpandGlobs(mixed, globs)) {
-    if (!fs::exists(fs::path(head) / rel, ec)) fs::remove(fs::path(mixed) / rel, ec);
+    bool named = build_files.find(fs::path(rel).filename().string()) != std::string::npos;
+    if (!named && !fs::exists(fs::path(head) / rel, ec)) fs::remove(fs::path(mixed) / rel, ec);
   }
   for (const std::string& rel : ExpandGlobs(head, globs)) {
     fs::create_directories((fs::path(mixed) / rel).parent_path(), ec);
@@ -63,10 +77,40 @@ StatusOr<Inventory> Take(Worker& w, const Catalog& c, const std::vector<std::str
   return inv;
 }
 
-std::string State(const TestRun& run, const std::string& test) {
+// A test's result, or for one the report lacks, the failure of what holds it: pytest reports a
+// module that failed to import (a name the change adds) under the module's dotted name.
+const TestResult* ResultOf(const TestRun& run, const std::string& test) {
   auto it = run.results.find(test);
-  if (it == run.results.end()) return "not run";
-  return it->second.failed ? "fail" : "pass";
+  if (it != run.results.end()) return &it->second;
+  std::string holder = test.substr(0, test.find('['));
+  for (size_t dot = holder.rfind('.'); dot != std::string::npos && dot > 0; dot = holder.rfind('.', dot - 1)) {
+    auto up = run.results.find(holder.substr(0, dot));
+    if (up != run.results.end() && up->second.failed) return &up->second;
+  }
+  return nullptr;
+}
+
+std::string State(const TestRun& run, const std::string& test) {
+  const TestResult* r = ResultOf(run, test);
+  if (!r) return "not run";
+  return r->failed ? "fail" : "pass";
+}
+
+// A failure on one line for a reader: a report's own message above its traceback (pytest's
+// first line) alone, gtest's lines joined.
+std::string WhyLine(const TestResult& r) {
+  if (r.messages.empty()) return "";
+  const std::string& first = r.messages.front();
+  std::string line = first.substr(0, first.find('\n'));
+  if (line == "collection failure") {  // pytest's, for a module that failed to import: its "E   " line says why
+    std::istringstream text(first);
+    for (std::string l; std::getline(text, l);) {
+      if (l.starts_with("E ")) return "collection failure: " + l.substr(l.find_first_not_of(" ", 1));
+    }
+  }
+  bool location = line.find(' ') == std::string::npos && line.find(':') != std::string::npos;
+  if (line.empty() || location || first.find('\n') == std::string::npos) return OneLineFailure(r.messages);
+  return line.size() > 240 ? line.substr(0, 240) + "..." : line;
 }
 
 TestProof Judge(const std::string& test, const std::string& before, const std::string& after, const std::string& unviable) {
@@ -129,13 +173,15 @@ Status Verdicts(const ProveOptions& o, const Catalog& c, Worker& base, Worker& h
   for (const std::string& t : candidates) {
     std::string state = r->unviable.empty() ? State(on_mixed, t) : "unviable";
     r->fail_to_pass.push_back(Judge(t, state, State(on_head, t), r->unviable));
-    if (state == "fail") r->fail_to_pass.back().why = OneLineFailure(on_mixed.results.at(t).messages);
+    if (state == "fail") r->fail_to_pass.back().why = WhyLine(*ResultOf(on_mixed, t));
+    if (State(on_head, t) == "fail") r->fail_to_pass.back().detail = "fails on HEAD: " + WhyLine(*ResultOf(on_head, t));
   }
+  std::set<std::string> judged(candidates.begin(), candidates.end());
   std::map<std::string, std::string> now_named;  // a renamed test keeps its duty under its new name
   for (const auto& [from, to] : r->diff.renamed) now_named[from] = to;
   for (const std::string& t : before.tests) {
     std::string name = now_named.count(t) ? now_named[t] : t;
-    if (!after.tests.count(name) || State(on_base, t) != "pass") continue;
+    if (!after.tests.count(name) || State(on_base, t) != "pass" || judged.count(name)) continue;  // a candidate is judged once
     ++r->pass_to_pass_checked;
     if (State(on_head, name) != "pass") r->broken.push_back(TestProof{name, "pass", State(on_head, name), "broken", "", ""});
   }
@@ -182,7 +228,8 @@ std::string NothingProven(const std::string& root, const std::vector<git::Commit
   std::string globs_text;
   for (const std::string& g : globs) globs_text += (globs_text.empty() ? "" : " ") + g;
   return "no added or changed test" + (only.empty() ? "" : " matches --tests " + only) + ": the range has " +
-         std::to_string(commits.size()) + " commits changing " + std::to_string(changed.size()) + " files; test globs [" +
+         std::to_string(commits.size()) + (commits.size() == 1 ? " commit" : " commits") + " changing " +
+         std::to_string(changed.size()) + (changed.size() == 1 ? " file" : " files") + "; test globs [" +
          globs_text + "] match " + FirstFew(tests_changed) + "; the head build lists " + FirstFew(names) +
          "; test bodies found: " + FirstFew(cases) +
          (r.unaccounted.empty() ? "" : "; changed test files that define no listed case and build no ctest test: " +

@@ -51,6 +51,14 @@ std::string ProveReportHtml(const ProveReport& r) {
   std::vector<std::string> renamed;
   for (const auto& [from, to] : r.diff.renamed) renamed.push_back(from + " → " + to);
   if (!renamed.empty()) body += "<h2>Renamed</h2>\n" + List(renamed);
+  std::vector<std::string> whole;
+  for (const auto& [test, files] : r.whole_tests) {
+    std::string names;
+    for (const std::string& f : files) names += (names.empty() ? "" : ", ") + f;
+    whole.push_back(test + " (for " + names + ")");
+  }
+  if (!whole.empty()) body += "<h2>Whole tests standing for changed files</h2>\n" + List(whole);
+  if (!r.unaccounted.empty()) body += "<h2>Unaccounted (changed test files no test accounts for)</h2>\n" + List(r.unaccounted);
   std::string cls = verdict == ExitCode::kPass ? "ok" : "bad";
   return HtmlDocument("proofgate prove: " + std::string(ExitCodeName(verdict)), cls, body);
 }

@@ -1,6 +1,7 @@
 #include "changes/prove_report.h"
 
 #include <algorithm>
+#include <map>
 
 #include "config/json_source.h"
 #include "report/writers.h"
@@ -30,6 +31,26 @@ std::string Named(const ProveReport& r, const std::string& test) {
   std::string files;
   for (const std::string& f : it->second) files += (files.empty() ? "" : ", ") + f;
   return test + " (for " + files + ")";
+}
+
+std::string Joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+// " (1 not proven, 1 lost)": what made the proof fail, counted by kind.
+std::string FailedBecause(const ProveReport& r) {
+  std::map<std::string, size_t> count;
+  for (const TestProof& p : r.fail_to_pass) {
+    if (p.verdict != "proven") ++count[p.verdict];
+  }
+  std::vector<std::string> parts;
+  for (const auto& [verdict, n] : count) parts.push_back(std::to_string(n) + " " + verdict);
+  if (!r.lost.empty()) parts.push_back(std::to_string(r.lost.size()) + " lost");
+  if (!r.broken.empty()) parts.push_back(std::to_string(r.broken.size()) + " broken");
+  if (!r.nothing_proven.empty()) parts.push_back("nothing proven");
+  return parts.empty() ? "" : " (" + Joined(parts) + ")";
 }
 
 }  // namespace
@@ -63,11 +84,14 @@ void WriteProveTable(const ProveReport& r, std::ostream& out) {
     out << "removed: " << t << (lost ? "  LOST (no \"Test-Removed: " + t + " — <reason>\" trailer)" : "  (Test-Removed trailer)") << "\n";
   }
   if (!r.unviable.empty()) out << "the base tree with HEAD's tests does not build: " << r.unviable << "\n";
+  if (!r.unaccounted.empty()) {
+    out << "unaccounted: " << Joined(r.unaccounted) << " (changed test files that define no listed case and build no ctest test)\n";
+  }
   if (!r.nothing_proven.empty()) {
     out << "nothing proven: " << r.nothing_proven << (r.allow_empty ? " (--allow-empty)" : "; --allow-empty accepts that") << "\n";
   }
   out << ProveSummary(r) << "; pass-to-pass " << (r.pass_to_pass_checked - r.broken.size()) << "/" << r.pass_to_pass_checked
-      << "\nprove: " << (r.interrupted ? "interrupted" : r.ok() ? "pass" : "fail") << "\n";
+      << "\nprove: " << (r.interrupted ? "interrupted" : r.ok() ? "pass" : "fail" + FailedBecause(r)) << "\n";
 }
 
 std::string ProveReportJson(const ProveReport& r) {

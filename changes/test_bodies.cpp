@@ -72,17 +72,24 @@ namespace {
 struct PyLine {
   size_t indent = 0;
   int opens = 0;
-  bool code = false;  // not blank, not only a comment
+  bool code = false;                  // not blank, not only a comment
+  size_t comment = std::string::npos;  // where a comment starts: no part of a test's body
 };
 
 PyLine ShapeOf(const std::string& line) {
   PyLine l;
   l.indent = line.find_first_not_of(" \t");
-  if (l.indent == std::string::npos || line[l.indent] == '#') return l;
+  if (l.indent == std::string::npos || line[l.indent] == '#') {
+    l.comment = l.indent;
+    return l;
+  }
   l.code = true;
   for (size_t i = l.indent; i < line.size(); ++i) {
     char c = line[i];
-    if (c == '#') break;
+    if (c == '#') {
+      l.comment = i;
+      break;
+    }
     if (c == '"' || c == '\'') {
       for (++i; i < line.size() && line[i] != c; ++i) i += line[i] == '\\';
     } else if (c == '(' || c == '[' || c == '{') {
@@ -131,7 +138,7 @@ std::map<std::string, std::string> PytestBodies(const std::string& module, const
   bool in_string = false;
   auto close = [&](size_t end) {
     std::string body;
-    for (size_t k = open_start; k < end; ++k) body += lines[k] + "\n";
+    for (size_t k = open_start; k < end; ++k) body += lines[k].substr(0, ShapeOf(lines[k]).comment) + "\n";
     out[open_name] = Sha256Hex(Normalised(body));
     open_name.clear();
   };

@@ -1,10 +1,12 @@
 #include "mutations/classify.h"
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
 #include "config/json_source.h"
 #include "core/utf8.h"
+#include "report/failure_places.h"
 
 namespace pg {
 
@@ -81,8 +83,19 @@ std::string OneLineFailure(const std::vector<std::string>& messages) {
 }
 
 std::string OutputFailureLine(const std::string& output) {
+  std::vector<FailurePlace> places = FailurePlaces(output, 1);  // Catch2's FAILED: and what explains it
+  if (!places.empty()) {
+    std::string message;  // its lines on one, spaces collapsed
+    for (char c : places[0].message) {
+      bool space = c == ' ' || c == '\n' || c == '\t';
+      if (!space || (!message.empty() && message.back() != ' ')) message += space ? ' ' : c;
+    }
+    while (!message.empty() && message.back() == ' ') message.pop_back();
+    return places[0].file + ":" + std::to_string(places[0].line) + ": " + message;
+  }
   static const std::regex kFailure(R"((^|\W)(fail(ed|ure|s)?|errors?|assert(ion)?|expected|mismatch|panic|abort(ed)?)(\W|$))",
                                    std::regex::icase);
+  static const std::regex kNone(R"(\b(0|no|zero)\s+(errors?|failures?|failed)\b)", std::regex::icase);  // counts none
   std::istringstream in(output);
   std::string last;
   for (std::string line; std::getline(in, line);) {
@@ -92,7 +105,7 @@ std::string OutputFailureLine(const std::string& output) {
     last = line;
     // CTest's own lines say that a test failed, not why.
     if (line.starts_with("Errors while running CTest") || line.find("tests failed out of") != std::string::npos) continue;
-    if (std::regex_search(line, kFailure)) return line;
+    if (std::regex_search(line, kFailure) && !std::regex_search(line, kNone)) return line;
   }
   return last;
 }

@@ -105,6 +105,10 @@ last words
                                          "tests/a.cpp:12\"; quiet failed instead: \"last words\"");
   EXPECT_EQ(OutputFailureLine("Errors while running CTest\n50% tests passed, 1 tests failed out of 2\n"),
             "50% tests passed, 1 tests failed out of 2");
+  // a line that counts no failure is none; Catch2's place comes with the lines that explain it
+  EXPECT_EQ(OutputFailureLine("0 errors in the self test; no failures\nFAIL: p1(1) = 1, want 2\n"), "FAIL: p1(1) = 1, want 2");
+  EXPECT_EQ(OutputFailureLine("all good so far\ntests/t.cpp:6: FAILED:\n  REQUIRE( x == 2 )\nwith expansion:\n  1 == 2\n\n"),
+            "tests/t.cpp:6: REQUIRE( x == 2 ) with expansion: 1 == 2");
 }
 
 // Found on json-c/json-c, whose scratch copy had lost 24 test scripts: CTest's JUnit marks a

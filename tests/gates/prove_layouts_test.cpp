@@ -3,6 +3,9 @@
 // ctest test built from the changed file. Real projects made by `proofgate init`, real builds.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <map>
+
 #include "changes/inventory.h"
 #include "changes/test_bodies.h"
 #include "config/json_source.h"
@@ -60,9 +63,20 @@ TEST(ProveInventory, PytestFunctionsAreHashedByTheNamesTheirReportsGive) {
   EXPECT_EQ(body["tests.test_m.TestA.test_two"], a["tests.test_m.TestA.test_two"]);
   auto layout = Py(Edited(kPyTests, "def test_last():\n    pass", "def test_last():\n\n    pass  "));
   EXPECT_EQ(layout, a);
+  auto comments = Py(Edited(kPyTests, "def test_last():\n    pass", "def test_last():  # why\n    # a note\n    pass  # 'q'"));
+  EXPECT_EQ(comments, a);  // a comment changes no test
+  EXPECT_EQ(ListedTestNames("tests/test_m.py::TestA::test_y[p::q]\ntests/test_m.py::test_z\n\n2 tests collected\n"),
+            (std::vector<std::string>{"tests.test_m.TestA.test_y[p::q]", "tests.test_m.test_z"}));
   Inventory inv{{"tests.test_m.test_param[1]"}, a, {}};
   ASSERT_NE(BodyOf(inv, "tests.test_m.test_param[1]"), nullptr);
   EXPECT_EQ(*BodyOf(inv, "tests.test_m.test_param[1]"), a["tests.test_m.test_param"]);
+}
+
+// A test file moved to a new path with its bytes is no changed test file; a changed one is.
+TEST(ProveInventory, AMovedTestFileIsNoChange) {
+  Inventory base{{}, {}, {{"tests/a.cpp", {"h1", {}}}, {"tests/b.cpp", {"h2", {}}}}};
+  Inventory head{{}, {}, {{"tests/moved/a.cpp", {"h1", {}}}, {"tests/b.cpp", {"h3", {}}}, {"tests/c.cpp", {"h4", {}}}}};
+  EXPECT_EQ(ChangedTestFiles(base, head), (std::vector<std::string>{"tests/b.cpp", "tests/c.cpp"}));
 }
 
 // A project made by `proofgate init`, committed as the base; the test changes it.
@@ -114,6 +128,34 @@ TEST_F(ProveLayouts, APytestFunctionWhoseBodyChangedIsProvenWithItsFailure) {
   EXPECT_NE(table_.find("red before: " + why), std::string::npos) << table_;
 }
 
+// An outside tester's finds: a new test whose module cannot import on the base's code (the name
+// it tests is new) was red before; a changed test that fails on HEAD is judged once, red after.
+TEST_F(ProveLayouts, ACollectionErrorIsRedBeforeAndARedAfterTestIsJudgedOnce) {
+  dir_.Write("conftest.py", "");
+  dir_.Write("more.py", "def add(a, b):\n    return a + b\n");
+  dir_.Write("tests/test_more.py", "from more import add\n\ndef test_add():\n    assert add(1, 2) == 3\n");
+  dir_.Write("tests/test_sub.py", "def test_nothing_yet():\n    pass\n");
+  Init();
+  dir_.Write("more.py", "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a - b\n");
+  dir_.Write("tests/test_sub.py", "from more import sub\n\ndef test_nothing_yet():\n    pass\n\n"
+                                  "def test_sub():\n    assert sub(3, 1) == 2\n");
+  dir_.Write("tests/test_more.py", "from more import add\n\ndef test_add():\n    assert add(1, 2) == 4\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "sub, and a wrong test").ok());
+  Json doc = Prove();
+  EXPECT_EQ(exit_code_, 1) << doc.dump(2) << err_;
+  std::map<std::string, Json> rows;
+  for (const Json& row : doc["fail_to_pass"]) rows[row["test"]] = row;
+  ASSERT_TRUE(rows.count("tests.test_sub.test_sub")) << doc.dump(2);
+  EXPECT_EQ(rows["tests.test_sub.test_sub"]["verdict"], "proven") << doc.dump(2);
+  EXPECT_NE(rows["tests.test_sub.test_sub"]["why"].get<std::string>().find("sub"), std::string::npos) << doc.dump(2);
+  ASSERT_TRUE(rows.count("tests.test_more.test_add")) << doc.dump(2);
+  EXPECT_EQ(rows["tests.test_more.test_add"]["verdict"], "red after");
+  EXPECT_NE(rows["tests.test_more.test_add"]["detail"].get<std::string>().find("fails on HEAD: "), std::string::npos)
+      << doc.dump(2);
+  EXPECT_EQ(doc["pass_to_pass"]["broken"], Json::array()) << "a candidate is judged once: " << doc.dump(2);
+  EXPECT_NE(table_.find("prove: fail (1 red after)"), std::string::npos) << table_;
+}
+
 // pugixml's shape (#64): its own runner, every case behind one ctest test. The fix's new case
 // is in a file no listed case is defined in, so the ctest test built from it is proven whole.
 TEST_F(ProveLayouts, ACtestTestStandsForAChangedFileWhoseCasesItCannotList) {
@@ -144,11 +186,25 @@ TEST_F(ProveLayouts, ACtestTestStandsForAChangedFileWhoseCasesItCannotList) {
   EXPECT_EQ(doc["summary"], "red before 1/1, green after 1/1");
   EXPECT_EQ(doc["fail_to_pass"][0]["why"], "Test sub failed: Sub(5, 3) == 2");
   EXPECT_NE(table_.find("calc::test (for tests/test_calc.cpp)"), std::string::npos) << table_;
+  EXPECT_EQ(table_.find("unaccounted"), std::string::npos) << table_;
   // The shared header changes what every case of the runner sees: the same ctest test stands for it.
   dir_.Write("tests/case.h", dir_.Read("tests/case.h") + "// checks print the function that failed\n");
   ASSERT_TRUE(git::CommitAll(dir_.path(), "Say so").ok());
   doc = Prove();
   EXPECT_EQ(doc["whole_tests"], Json::parse(R"({"calc::test": ["tests/case.h", "tests/test_calc.cpp"]})")) << doc.dump(2);
+  // A test source the base's CMakeLists.txt names moves (the base still builds it in the mixed
+  // tree), and a data file no test builds changes: named, never a candidate.
+  std::string cmake = dir_.Read("CMakeLists.txt");
+  dir_.Write("CMakeLists.txt", Edited(cmake, "tests/other.cpp", "tests/moved/other.cpp"));
+  dir_.Write("tests/moved/other.cpp", dir_.Read("tests/other.cpp"));
+  std::filesystem::remove(dir_.path() + "/tests/other.cpp");
+  dir_.Write("tests/data.txt", "42\n");
+  ASSERT_TRUE(git::CommitAll(dir_.path(), "Move a test, add data").ok());
+  doc = Prove();
+  EXPECT_EQ(exit_code_, 0) << doc.dump(2) << err_;
+  EXPECT_EQ(doc["summary"], "red before 1/1, green after 1/1") << doc.dump(2);
+  EXPECT_EQ(doc["unaccounted"], Json::array({"tests/data.txt"})) << doc.dump(2);
+  EXPECT_NE(table_.find("unaccounted: tests/data.txt"), std::string::npos) << table_;
 }
 
 }  // namespace

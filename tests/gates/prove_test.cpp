@@ -147,6 +147,8 @@ TEST_F(ProveRepo, ATestThatPassesAnywayALostTestAndABrokenOneAreFlagged) {
   EXPECT_EQ(doc["lost"], Json::array({"Gone.Removed"}));
   EXPECT_EQ(doc["pass_to_pass"]["broken"][0]["test"], "Clamp.KeepsSmallValues");
   EXPECT_EQ(doc["summary"], "red before 0/1, green after 1/1");
+  auto table = testing::RunProofgate(dir_.path(), "prove --base " + base_);
+  EXPECT_NE(table.out.find("prove: fail (1 not proven, 1 lost, 1 broken)"), std::string::npos) << table.out;
 }
 
 // A test of a function the base does not have cannot build there: reported, never counted red.
@@ -189,7 +191,7 @@ TEST_F(ProveRepo, AChangeWithNoAddedOrChangedTestProvesNothingAndFails) {
   EXPECT_EQ(exit_code_, 1) << doc.dump(2) << err_;
   EXPECT_EQ(doc["summary"], "red before 0/0, green after 0/0");
   std::string why = doc["nothing_proven"];
-  EXPECT_NE(why.find("1 commits changing 1 files"), std::string::npos) << why;
+  EXPECT_NE(why.find("1 commit changing 1 file"), std::string::npos) << why;
   EXPECT_NE(why.find("test globs [tests/**] match none"), std::string::npos) << why;
   EXPECT_NE(why.find("test bodies found: Add.AddsTwo, Clamp.KeepsSmallValues, Gone.Removed"), std::string::npos) << why;
   auto allowed = testing::RunProofgate(dir_.path(), "prove --allow-empty --base " + base_);
