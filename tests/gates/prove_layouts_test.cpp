@@ -125,6 +125,7 @@ TEST_F(ProveLayouts, APytestFunctionWhoseBodyChangedIsProvenWithItsFailure) {
   EXPECT_EQ(doc["fail_to_pass"][0]["verdict"], "proven");
   std::string why = doc["fail_to_pass"][0]["why"];
   EXPECT_NE(why.find("True is not false"), std::string::npos) << why;
+  EXPECT_EQ(why.find(" / "), std::string::npos) << "pytest's message alone, not its traceback: " << why;
   EXPECT_NE(table_.find("red before: " + why), std::string::npos) << table_;
 }
 
@@ -150,6 +151,7 @@ TEST_F(ProveLayouts, ACollectionErrorIsRedBeforeAndARedAfterTestIsJudgedOnce) {
   EXPECT_NE(rows["tests.test_sub.test_sub"]["why"].get<std::string>().find("sub"), std::string::npos) << doc.dump(2);
   ASSERT_TRUE(rows.count("tests.test_more.test_add")) << doc.dump(2);
   EXPECT_EQ(rows["tests.test_more.test_add"]["verdict"], "red after");
+  EXPECT_EQ(rows["tests.test_more.test_add"]["base"], "fail") << "the other module's tests ran: " << doc.dump(2);
   EXPECT_NE(rows["tests.test_more.test_add"]["detail"].get<std::string>().find("fails on HEAD: "), std::string::npos)
       << doc.dump(2);
   EXPECT_EQ(doc["pass_to_pass"]["broken"], Json::array()) << "a candidate is judged once: " << doc.dump(2);
