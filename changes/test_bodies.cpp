@@ -116,6 +116,29 @@ struct PyScope {
   bool function;
 };
 
+// A class's test methods it inherits from a class of the same module (`class TestB(TestA)`):
+// pytest lists them under the derived class, with the base's body. Chains are followed.
+void AddInherited(const std::map<std::string, std::string>& bases, std::map<std::string, std::string>* out) {
+  for (int depth = 0; depth < 8; ++depth) {
+    bool added = false;
+    for (const auto& [cls, written] : bases) {
+      std::istringstream names(written);
+      for (std::string base; std::getline(names, base, ',');) {
+        base.erase(0, base.find_first_not_of(" \t"));
+        base.erase(base.find_last_not_of(" \t") + 1);
+        std::string parent = cls.substr(0, cls.rfind('.') + 1) + base;  // a class beside it
+        std::vector<std::pair<std::string, std::string>> inherited;
+        for (auto it = out->lower_bound(parent + "."); it != out->end() && it->first.starts_with(parent + "."); ++it) {
+          std::string method = it->first.substr(parent.size() + 1);
+          if (method.find('.') == std::string::npos) inherited.emplace_back(cls + "." + method, it->second);
+        }
+        for (const auto& entry : inherited) added = out->insert(entry).second || added;  // its own method stays its own
+      }
+    }
+    if (!added) return;
+  }
+}
+
 // "tests/test_more.py" → "tests.test_more": the dotted name pytest's JUnit report gives its cases.
 std::string ModuleOf(const std::string& rel) {
   std::string m = rel.substr(0, rel.size() - 3);
@@ -126,7 +149,8 @@ std::string ModuleOf(const std::string& rel) {
 }  // namespace
 
 std::map<std::string, std::string> PytestBodies(const std::string& module, const std::string& source) {
-  static const std::regex kDef(R"(^(?:async\s+)?def\s+(\w+))"), kClass(R"(^class\s+(\w+))");
+  static const std::regex kDef(R"(^(?:async\s+)?def\s+(\w+))"), kClass(R"(^class\s+(\w+)\s*(?:\(([^)]*)\))?)");
+  std::map<std::string, std::string> bases;  // a class's dotted name → what it derives from, as written
   std::vector<std::string> lines;
   std::istringstream in(source);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
@@ -160,6 +184,9 @@ std::map<std::string, std::string> PytestBodies(const std::string& module, const
     decorators = std::string::npos;
     bool in_function = std::any_of(scopes.begin(), scopes.end(), [](const PyScope& s) { return s.function; });
     if (std::regex_search(text, m, kClass)) {
+      std::string name = module;
+      for (const PyScope& s : scopes) name += "." + s.name;
+      if (!in_function) bases[name + "." + m[1].str()] = m[2];
       scopes.push_back({l.indent, m[1], false});
     } else if (std::regex_search(text, m, kDef)) {
       if (!in_function && m[1].str().starts_with("test")) {
@@ -171,6 +198,7 @@ std::map<std::string, std::string> PytestBodies(const std::string& module, const
     }
   }
   if (!open_name.empty()) close(lines.size());
+  AddInherited(bases, &out);
   return out;
 }
 

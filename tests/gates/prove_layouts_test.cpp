@@ -38,8 +38,16 @@ with a line at the margin.
     async def test_two(self):
         pass
 
+    class TestInner:
+        def test_deep(self):
+            pass
+
 def test_last():
     pass
+
+class TestDerived(TestA, object):
+    def test_two(self):
+        return 2
 )";
 
 std::map<std::string, std::string> Py(const std::string& source) { return PytestBodies("tests.test_m", source); }
@@ -53,13 +61,19 @@ TEST(ProveInventory, PytestFunctionsAreHashedByTheNamesTheirReportsGive) {
   auto a = Py(kPyTests);
   std::vector<std::string> names;
   for (const auto& entry : a) names.push_back(entry.first);
-  EXPECT_EQ(names, (std::vector<std::string>{"tests.test_m.TestA.test_one", "tests.test_m.TestA.test_two",
+  EXPECT_EQ(names, (std::vector<std::string>{"tests.test_m.TestA.TestInner.test_deep", "tests.test_m.TestA.test_one",
+                                             "tests.test_m.TestA.test_two",
+                                             "tests.test_m.TestDerived.test_one", "tests.test_m.TestDerived.test_two",
                                              "tests.test_m.test_last", "tests.test_m.test_param"}));
+  // pytest lists an inherited test under the derived class, with the base's body; its own stays its own
+  EXPECT_EQ(a["tests.test_m.TestDerived.test_one"], a["tests.test_m.TestA.test_one"]);
+  EXPECT_NE(a["tests.test_m.TestDerived.test_two"], a["tests.test_m.TestA.test_two"]);
   auto param = Py(Edited(kPyTests, "[1, 2]", "[1, 0]"));  // a decorator is part of the test
   EXPECT_NE(param["tests.test_m.test_param"], a["tests.test_m.test_param"]);
   EXPECT_EQ(param["tests.test_m.TestA.test_one"], a["tests.test_m.TestA.test_one"]);
   auto body = Py(Edited(kPyTests, "== 2\n", "== 3\n"));  // a line after a less indented continuation
   EXPECT_NE(body["tests.test_m.TestA.test_one"], a["tests.test_m.TestA.test_one"]);
+  EXPECT_EQ(body["tests.test_m.TestDerived.test_one"], body["tests.test_m.TestA.test_one"]) << "inherited: changed too";
   EXPECT_EQ(body["tests.test_m.TestA.test_two"], a["tests.test_m.TestA.test_two"]);
   auto layout = Py(Edited(kPyTests, "def test_last():\n    pass", "def test_last():\n\n    pass  "));
   EXPECT_EQ(layout, a);
