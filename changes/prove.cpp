@@ -78,7 +78,8 @@ StatusOr<Inventory> Take(Worker& w, const Catalog& c, const std::vector<std::str
 }
 
 // A test's result, or for one the report lacks, the failure of what holds it: pytest reports a
-// module that failed to import (a name the change adds) under the module's dotted name.
+// module that failed to import (a name the change adds) under the module's dotted name. Such a
+// test never ran: like a test that does not compile on the base, it is unviable there, never red.
 const TestResult* ResultOf(const TestRun& run, const std::string& test) {
   auto it = run.results.find(test);
   if (it != run.results.end()) return &it->second;
@@ -174,8 +175,12 @@ Status Verdicts(const ProveOptions& o, const Catalog& c, Worker& base, Worker& h
     r->interrupted = r->interrupted || on_mixed.step.cancelled;
   }
   for (const std::string& t : candidates) {
-    std::string state = r->unviable.empty() ? State(on_mixed, t) : "unviable";
-    r->fail_to_pass.push_back(Judge(t, state, State(on_head, t), r->unviable));
+    std::string state = r->unviable.empty() ? State(on_mixed, t) : "unviable", unviable = r->unviable;
+    if (state == "fail" && !on_mixed.results.count(t)) {  // its module failed: the test never ran there
+      state = "unviable";
+      unviable = "its module does not import on the base: " + WhyLine(*ResultOf(on_mixed, t));
+    }
+    r->fail_to_pass.push_back(Judge(t, state, State(on_head, t), unviable));
     if (state == "fail") r->fail_to_pass.back().why = WhyLine(*ResultOf(on_mixed, t));
     if (State(on_head, t) == "fail") r->fail_to_pass.back().detail = "fails on HEAD: " + WhyLine(*ResultOf(on_head, t));
   }

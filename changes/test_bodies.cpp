@@ -202,13 +202,29 @@ std::map<std::string, std::string> PytestBodies(const std::string& module, const
   return out;
 }
 
+std::map<std::string, std::string> CaseBodies(const std::string& source) {
+  // Catch2's and doctest's cases are named by a string: catch_discover_tests and
+  // doctest_discover_tests give each ctest test that name (a Catch2 scenario's with its prefix).
+  static const std::regex kNamed(
+      R"re(\b(TEST_CASE|SCENARIO|TEST_CASE_METHOD\s*\(\s*[\w:]+\s*,)\s*\(?\s*"((?:[^"\\\n]|\\.)*)"[^{;]*\{)re");
+  std::map<std::string, std::string> out = GtestBodies(source);
+  for (std::sregex_iterator it(source.begin(), source.end(), kNamed), end; it != end; ++it) {
+    size_t open = static_cast<size_t>(it->position(0) + it->length(0) - 1);
+    size_t close = BodyEnd(source, open);
+    if (close == std::string::npos) continue;
+    std::string name = ((*it)[1].str() == "SCENARIO" ? "Scenario: " : "") + (*it)[2].str();
+    out[name] = Sha256Hex(Normalised(source.substr(open, close - open)));
+  }
+  return out;
+}
+
 StatusOr<std::map<std::string, TestFile>> TreeTestFiles(const std::string& tree, const std::vector<std::string>& globs) {
   std::map<std::string, TestFile> out;
   for (const std::string& rel : ExpandGlobs(tree, globs)) {
     PG_ASSIGN_OR_RETURN(std::string text, ReadFile(tree + "/" + rel));
     TestFile& f = out[rel];
     f.hash = Sha256Hex(text);
-    f.bodies = rel.ends_with(".py") ? PytestBodies(ModuleOf(rel), text) : GtestBodies(text);
+    f.bodies = rel.ends_with(".py") ? PytestBodies(ModuleOf(rel), text) : CaseBodies(text);
   }
   return out;
 }

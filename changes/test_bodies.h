@@ -14,6 +14,11 @@ namespace pg {
 // TEST, TEST_F and TEST_P in `source`.
 std::map<std::string, std::string> GtestBodies(const std::string& source);
 
+// GtestBodies' and, by the names their discovery gives ctest, each Catch2 or doctest case's:
+// `TEST_CASE("name", ...)`, `TEST_CASE_METHOD(Fixture, "name", ...)`, `SCENARIO("name")` as
+// "Scenario: name".
+std::map<std::string, std::string> CaseBodies(const std::string& source);
+
 // "module.Class.test_x" → sha256 of each pytest function's decorators, signature and body
 // (whitespace-normalised) for every `def test*` at the top of `source` or in a class (not one
 // nested in a function); `module` is the file's path made a dotted name ("tests.test_more").
@@ -22,7 +27,7 @@ std::map<std::string, std::string> PytestBodies(const std::string& module, const
 // A test file of a tree: its bytes' hash (whether it changed) and the cases defined in it.
 struct TestFile {
   std::string hash;
-  std::map<std::string, std::string> bodies;  // case → body hash (GtestBodies, PytestBodies for .py)
+  std::map<std::string, std::string> bodies;  // case → body hash (CaseBodies, PytestBodies for .py)
 };
 
 // Every file under `tree` that matches one of `globs`, by relative path.

@@ -331,6 +331,20 @@ ProjectShape ShapeOf(const Place& at, const std::string& kind) {
   return MakeShape(at, makefile.ok() && MakeTestTarget(*makefile) == "check" ? "check" : "test");
 }
 
+// Meson's code without its comments and strings: a `test(` there registers nothing.
+std::string MesonCode(const std::string& text) {
+  std::string code;
+  bool quoted = false, comment = false;
+  for (char c : text) {
+    if (c == '\n') quoted = comment = false;
+    else if (comment || (quoted && c != '\'')) continue;
+    else if (c == '\'') quoted = !quoted;
+    else if (c == '#' && !quoted) comment = true;
+    if (!comment && !quoted && c != '\'') code += c;
+  }
+  return code;
+}
+
 // A CMake tree that registers no test leaves its tests to the build system that does: Meson's
 // `test(` (martinus/unordered_dense), else the Makefile's check or test target (kgabis/parson).
 ProjectShape CMakeOrWhatTests(const Place& at) {
@@ -338,7 +352,7 @@ ProjectShape CMakeOrWhatTests(const Place& at) {
   ProjectShape cmake = CMakeShape(at);
   if (cmake.kind != "CMake") return cmake;
   static const std::regex kMesonTest(R"((^|[^A-Za-z0-9_.])test\s*\()");
-  if (Has(src, "meson.build") && std::regex_search(AllNamed(src, "meson.build"), kMesonTest)) {
+  if (Has(src, "meson.build") && std::regex_search(MesonCode(AllNamed(src, "meson.build")), kMesonTest)) {
     ProjectShape meson = MesonShape(at);
     meson.why = "no CMakeLists.txt here calls add_test or a *_discover_tests, and meson.build registers tests: the legs "
                 "run Meson (init --kind cmake chooses CMake)";

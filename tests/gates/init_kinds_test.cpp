@@ -41,7 +41,9 @@ TEST(InitKinds, ACMakeTreeWithoutTestsBesideAMesonBuildThatRegistersThemIsMeson)
   ASSERT_EQ(cmake.exit_code, 0) << cmake.out << cmake.err;
   EXPECT_NE(cmake.out.find("init: a CMake project"), std::string::npos) << cmake.out;
   std::filesystem::remove(dir.path() + "/preflight/suites.json");
-  dir.Write("test/meson.build", "t = executable('ud-test', 'main.cpp')\n");  // Meson registers no test either
+  // Meson registers no test either: a test( in a comment or a string is none
+  dir.Write("test/meson.build", "t = executable('ud-test', 'main.cpp')  # test('ud-test', t) one day\n"
+                                "message('call test( later')\n");
   auto neither = RunProofgate(dir.path(), "init");
   ASSERT_EQ(neither.exit_code, 0) << neither.out << neither.err;
   EXPECT_NE(neither.out.find("init: a CMake project"), std::string::npos) << neither.out;

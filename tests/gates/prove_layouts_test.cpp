@@ -8,6 +8,7 @@
 
 #include "changes/inventory.h"
 #include "changes/test_bodies.h"
+#include "changes/whole_tests.h"
 #include "config/json_source.h"
 #include "git/git.h"
 #include "test_support.h"
@@ -93,6 +94,33 @@ TEST(ProveInventory, AMovedTestFileIsNoChange) {
   EXPECT_EQ(ChangedTestFiles(base, head), (std::vector<std::string>{"tests/b.cpp", "tests/c.cpp"}));
 }
 
+TEST(ProveInventory, Catch2AndDoctestCasesAreHashedByTheirNames) {
+  auto a = CaseBodies("TEST_CASE(\"clamp caps\", \"[calc]\") { REQUIRE(c(200) == 100); }\n"
+                      "TEST_CASE_METHOD(Fix, \"uses a fixture\") {\n  REQUIRE(x);\n}\nSCENARIO(\"a story\") { }\n"
+                      "TEST(Suite, Gtest) { }\n");
+  std::vector<std::string> names;
+  for (const auto& entry : a) names.push_back(entry.first);
+  EXPECT_EQ(names, (std::vector<std::string>{"Scenario: a story", "Suite.Gtest", "clamp caps", "uses a fixture"}));
+}
+
+// An outside tester's find: a Catch2 case appended to a file left its neighbour unchanged, yet it
+// was judged changed (the file defined no case proofgate could name) and the proof failed.
+TEST(ProveInventory, AnAddedCatch2CaseLeavesItsNeighboursUnchanged) {
+  TempDir base_tree, head_tree;
+  std::string old_case = "TEST_CASE(\"clamp caps at 100\") { REQUIRE(clamp(200) == 100); }\n";
+  base_tree.Write("tests/test_calc.cpp", old_case);
+  head_tree.Write("tests/test_calc.cpp", old_case + "TEST_CASE(\"clamp floors at zero\") { REQUIRE(clamp(-5) == 0); }\n");
+  Inventory base{{"clamp caps at 100"}, {}, TreeTestFiles(base_tree.path(), {"tests/**"}).value()};
+  Inventory head{{"clamp caps at 100", "clamp floors at zero"}, {}, TreeTestFiles(head_tree.path(), {"tests/**"}).value()};
+  for (auto* inv : {&base, &head}) {
+    for (const auto& [rel, file] : inv->files) inv->bodies.insert(file.bodies.begin(), file.bodies.end());
+  }
+  EXPECT_TRUE(FilesWithoutListedCases(ChangedTestFiles(base, head), head).empty()) << "its cases are listed by name";
+  InventoryDiff d = DiffInventories(base, head);
+  EXPECT_EQ(d.added, std::vector<std::string>{"clamp floors at zero"});
+  EXPECT_TRUE(d.changed.empty()) << d.changed.front();
+}
+
 // A project made by `proofgate init`, committed as the base; the test changes it.
 class ProveLayouts : public ::testing::Test {
  protected:
@@ -143,8 +171,9 @@ TEST_F(ProveLayouts, APytestFunctionWhoseBodyChangedIsProvenWithItsFailure) {
   EXPECT_NE(table_.find("red before: " + why), std::string::npos) << table_;
 }
 
-// An outside tester's finds: a new test whose module cannot import on the base's code (the name
-// it tests is new) was red before; a changed test that fails on HEAD is judged once, red after.
+// Outside testers' finds: a new test whose module cannot import on the base's code (the name it
+// tests is new) never ran there: unviable, as a test that does not compile on the base, never
+// red; a changed test that fails on HEAD is judged once, red after.
 TEST_F(ProveLayouts, ACollectionErrorIsRedBeforeAndARedAfterTestIsJudgedOnce) {
   dir_.Write("conftest.py", "");
   dir_.Write("more.py", "def add(a, b):\n    return a + b\n");
@@ -161,15 +190,18 @@ TEST_F(ProveLayouts, ACollectionErrorIsRedBeforeAndARedAfterTestIsJudgedOnce) {
   std::map<std::string, Json> rows;
   for (const Json& row : doc["fail_to_pass"]) rows[row["test"]] = row;
   ASSERT_TRUE(rows.count("tests.test_sub.test_sub")) << doc.dump(2);
-  EXPECT_EQ(rows["tests.test_sub.test_sub"]["verdict"], "proven") << doc.dump(2);
-  EXPECT_NE(rows["tests.test_sub.test_sub"]["why"].get<std::string>().find("sub"), std::string::npos) << doc.dump(2);
+  EXPECT_EQ(rows["tests.test_sub.test_sub"]["verdict"], "unviable") << doc.dump(2);
+  std::string detail = rows["tests.test_sub.test_sub"]["detail"];
+  EXPECT_NE(detail.find("its module does not import on the base: collection failure: ImportError: cannot import name 'sub'"),
+            std::string::npos)
+      << detail;
   ASSERT_TRUE(rows.count("tests.test_more.test_add")) << doc.dump(2);
   EXPECT_EQ(rows["tests.test_more.test_add"]["verdict"], "red after");
   EXPECT_EQ(rows["tests.test_more.test_add"]["base"], "fail") << "the other module's tests ran: " << doc.dump(2);
   EXPECT_NE(rows["tests.test_more.test_add"]["detail"].get<std::string>().find("fails on HEAD: "), std::string::npos)
       << doc.dump(2);
   EXPECT_EQ(doc["pass_to_pass"]["broken"], Json::array()) << "a candidate is judged once: " << doc.dump(2);
-  EXPECT_NE(table_.find("prove: fail (1 red after)"), std::string::npos) << table_;
+  EXPECT_NE(table_.find("prove: fail (1 red after, 1 unviable)"), std::string::npos) << table_;
 }
 
 // pugixml's shape (#64): its own runner, every case behind one ctest test. The fix's new case
@@ -215,6 +247,7 @@ TEST_F(ProveLayouts, ACtestTestStandsForAChangedFileWhoseCasesItCannotList) {
   dir_.Write("tests/moved/other.cpp", dir_.Read("tests/other.cpp"));
   std::filesystem::remove(dir_.path() + "/tests/other.cpp");
   dir_.Write("tests/data.txt", "42\n");
+  dir_.Write("tests/extra.cmake", "# a build file under the test globs: no test source\n");
   ASSERT_TRUE(git::CommitAll(dir_.path(), "Move a test, add data").ok());
   doc = Prove();
   EXPECT_EQ(exit_code_, 0) << doc.dump(2) << err_;
