@@ -337,7 +337,7 @@ std::string MesonCode(const std::string& text) {
   bool quoted = false, comment = false;
   for (char c : text) {
     if (c == '\n') quoted = comment = false;
-    else if (comment || (quoted && c != '\'')) continue;
+    else if (comment) continue;
     else if (c == '\'') quoted = !quoted;
     else if (c == '#' && !quoted) comment = true;
     if (!comment && !quoted && c != '\'') code += c;
