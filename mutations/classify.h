@@ -14,6 +14,7 @@ struct TestResult {
   bool failed = false;
   std::vector<std::string> messages;  // each failure's text
   bool alias = false;  // the same case again under its short name (JUnit's `name` without its class)
+  bool output_only = false;  // its report gave no message of its own: its messages are its output's
 };
 
 // Merges gtest JSON reports (GTEST_OUTPUT=json: one file per test process) into results by

@@ -35,7 +35,8 @@ TestResult ResultOf(const pugi::xml_node& test) {
   // "Unable to find executable: /path" is in its output; the skipped message alone says less.
   if (NotRun(test) && out.empty()) r.messages.push_back(test.child("skipped").attribute("message").value());
   // A failure that says nothing itself (CTest's `<failure message=""/>`) is its output's failure line.
-  std::string line = r.failed && r.messages.empty() ? OutputFailureLine(out) : "";
+  r.output_only = r.failed && r.messages.empty();
+  std::string line = r.output_only ? OutputFailureLine(out) : "";
   if (!line.empty() && line != out && line + "\n" != out) r.messages.push_back(line);
   if (r.failed && !out.empty()) r.messages.push_back(out);
   return r;

@@ -11,10 +11,11 @@ std::string BaselineProblem(const std::vector<std::string>& tests, const TestRun
     if (it == run.results.end() && listed) continue;
     if (it == run.results.end()) return t + " did not run on the unmutated tree (is it a test of this build?)";
     if (it->second.failed) {
-      // A ctest test's JUnit entry carries no message: its failing gtest case, when one says why.
+      // A ctest test's JUnit entry carries no message (only its output): its failing gtest case,
+      // when one says why.
       std::string name = t;
       const TestResult* why = &it->second;
-      auto says = [](const TestResult& r) { return !r.messages.empty() && !r.messages.front().empty(); };
+      auto says = [](const TestResult& r) { return !r.output_only && !r.messages.empty() && !r.messages.front().empty(); };
       for (const auto& [n, r] : run.results) {
         if (!says(*why) && r.failed && says(r)) name = n, why = &r;
       }
