@@ -1,4 +1,4 @@
-#include "anchors/anchors.h"
+#include "gates/anchors/anchors.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -7,9 +7,9 @@
 #include <regex>
 #include <sstream>
 
-#include "core/file_io.h"
-#include "core/integer_text.h"
-#include "git/git.h"
+#include "gates/core/file_io.h"
+#include "gates/core/integer_text.h"
+#include "gates/git/git.h"
 
 namespace fs = std::filesystem;
 

@@ -2,10 +2,10 @@
 #include <filesystem>
 #include <iostream>
 
-#include "anchors/anchors.h"
-#include "cli/cli.h"
-#include "core/exit_code.h"
-#include "core/file_io.h"
+#include "gates/anchors/anchors.h"
+#include "gates/cli/cli.h"
+#include "gates/core/exit_code.h"
+#include "gates/core/file_io.h"
 
 namespace pg::cli {
 

@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "range/range_gates.h"
-#include "report/ci_output.h"
-#include "report/step_progress.h"
-#include "runner/leg_result.h"
-#include "runner/preflight.h"
-#include "mutations/mutate_run.h"
+#include "gates/core/status.h"
+#include "gates/range/range_gates.h"
+#include "gates/report/ci_output.h"
+#include "gates/report/step_progress.h"
+#include "gates/runner/leg_result.h"
+#include "gates/runner/preflight.h"
+#include "gates/mutate/mutate_run.h"
 
 namespace pg::cli {
 

@@ -8,12 +8,12 @@
 #include <optional>
 #include <string_view>
 
-#include "cli/cli.h"
-#include "core/exit_code.h"
-#include "core/file_io.h"
-#include "core/integer_text.h"
-#include "report/writers.h"
-#include "runner/preflight.h"
+#include "gates/cli/cli.h"
+#include "gates/core/exit_code.h"
+#include "gates/core/file_io.h"
+#include "gates/core/integer_text.h"
+#include "gates/report/writers.h"
+#include "gates/runner/preflight.h"
 
 namespace pg::cli {
 namespace {

@@ -3,10 +3,10 @@
 
 #include <iostream>
 
-#include "cli/cli.h"
-#include "core/exit_code.h"
-#include "merge/merge_gate.h"
-#include "report/progress.h"
+#include "gates/cli/cli.h"
+#include "gates/core/exit_code.h"
+#include "gates/merge/merge_gate.h"
+#include "gates/report/progress.h"
 
 namespace pg::cli {
 

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/cli.h"
-#include "core/disk_usage.h"
-#include "core/exit_code.h"
-#include "git/git.h"
+#include "gates/cli/cli.h"
+#include "gates/core/disk_usage.h"
+#include "gates/core/exit_code.h"
+#include "gates/git/git.h"
 
 namespace fs = std::filesystem;
 

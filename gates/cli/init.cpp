@@ -2,9 +2,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/cli.h"
-#include "git/git.h"
-#include "init/project_init.h"
+#include "gates/cli/cli.h"
+#include "gates/git/git.h"
+#include "gates/init/project_init.h"
 
 namespace pg::cli {
 

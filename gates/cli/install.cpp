@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/cli.h"
-#include "config/suite_config.h"
-#include "core/own_outputs.h"
-#include "git/git.h"
-#include "hooks/git_hook.h"
-#include "runner/preflight.h"
+#include "gates/cli/cli.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/own_outputs.h"
+#include "gates/git/git.h"
+#include "gates/hooks/git_hook.h"
+#include "gates/runner/preflight.h"
 
 namespace pg::cli {
 

@@ -4,10 +4,10 @@
 #include <iostream>
 #include <set>
 
-#include "cli/cli.h"
-#include "contention/load_meter.h"
-#include "contention/snapshot.h"
-#include "report/writers.h"
+#include "gates/cli/cli.h"
+#include "gates/contention/load_meter.h"
+#include "gates/contention/snapshot.h"
+#include "gates/report/writers.h"
 
 namespace pg::cli {
 

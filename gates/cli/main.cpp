@@ -11,11 +11,11 @@
 #include <memory>
 #include <optional>
 
-#include "cli/cli.h"
-#include "core/exit_code.h"
-#include "core/integer_text.h"
-#include "report/writers.h"
-#include "runner/preflight.h"
+#include "gates/cli/cli.h"
+#include "gates/core/exit_code.h"
+#include "gates/core/integer_text.h"
+#include "gates/report/writers.h"
+#include "gates/runner/preflight.h"
 
 namespace {
 

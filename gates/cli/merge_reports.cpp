@@ -4,11 +4,11 @@
 
 #include <iostream>
 
-#include "cli/cli.h"
-#include "core/file_io.h"
-#include "merge/shard_merge.h"
-#include "mutations/mutate_merge.h"
-#include "mutations/mutate_report.h"
+#include "gates/cli/cli.h"
+#include "gates/core/file_io.h"
+#include "gates/merge/shard_merge.h"
+#include "gates/mutate/mutate_merge.h"
+#include "gates/mutate/mutate_report.h"
 
 namespace pg::cli {
 namespace {

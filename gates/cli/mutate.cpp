@@ -8,22 +8,22 @@
 #include <set>
 #include <tuple>
 
-#include "changes/affected_mutants.h"
-#include "cli/cli.h"
-#include "mutations/commands.h"
-#include "mutations/mutate_ci.h"
-#include "mutations/mutate_html.h"
-#include "config/suite_config.h"
-#include "core/disk_usage.h"
-#include "core/exit_code.h"
-#include "core/file_io.h"
-#include "core/own_outputs.h"
-#include "git/git.h"
-#include "config/json_source.h"
-#include "mutations/mutate_merge.h"
-#include "mutations/mutate_report.h"
-#include "mutations/mutate_run.h"
-#include "mutations/table_commit.h"
+#include "gates/prove/affected_mutants.h"
+#include "gates/cli/cli.h"
+#include "gates/mutate/commands.h"
+#include "gates/mutate/mutate_ci.h"
+#include "gates/mutate/mutate_html.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/disk_usage.h"
+#include "gates/core/exit_code.h"
+#include "gates/core/file_io.h"
+#include "gates/core/own_outputs.h"
+#include "gates/git/git.h"
+#include "gates/config/json_source.h"
+#include "gates/mutate/mutate_merge.h"
+#include "gates/mutate/mutate_report.h"
+#include "gates/mutate/mutate_run.h"
+#include "gates/mutate/table_commit.h"
 
 namespace pg::cli {
 namespace {

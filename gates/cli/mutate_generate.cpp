@@ -6,16 +6,16 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/cli.h"
-#include "config/suite_config.h"
-#include "core/exit_code.h"
-#include "core/file_io.h"
-#include "core/own_outputs.h"
-#include "generate/discover.h"
-#include "git/git.h"
-#include "mutations/commands.h"
-#include "mutations/mutate_report.h"
-#include "mutations/mutate_run.h"
+#include "gates/cli/cli.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/exit_code.h"
+#include "gates/core/file_io.h"
+#include "gates/core/own_outputs.h"
+#include "gates/generate/discover.h"
+#include "gates/git/git.h"
+#include "gates/mutate/commands.h"
+#include "gates/mutate/mutate_report.h"
+#include "gates/mutate/mutate_run.h"
 
 namespace pg::cli {
 namespace {

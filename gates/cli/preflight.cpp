@@ -5,16 +5,16 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/cli.h"
-#include "config/suite_config.h"
-#include "contention/load_meter.h"
-#include "contention/snapshot.h"
-#include "core/exit_code.h"
-#include "core/file_io.h"
-#include "core/own_outputs.h"
-#include "report/progress.h"
-#include "report/writers.h"
-#include "runner/preflight.h"
+#include "gates/cli/cli.h"
+#include "gates/config/suite_config.h"
+#include "gates/contention/load_meter.h"
+#include "gates/contention/snapshot.h"
+#include "gates/core/exit_code.h"
+#include "gates/core/file_io.h"
+#include "gates/core/own_outputs.h"
+#include "gates/report/progress.h"
+#include "gates/report/writers.h"
+#include "gates/runner/preflight.h"
 
 namespace pg::cli {
 namespace {

@@ -2,15 +2,15 @@
 #include <filesystem>
 #include <iostream>
 
-#include "changes/prove.h"
-#include "changes/prove_html.h"
-#include "changes/prove_report.h"
-#include "core/file_io.h"
-#include "cli/cli.h"
-#include "config/suite_config.h"
-#include "core/exit_code.h"
-#include "git/git.h"
-#include "mutations/commands.h"
+#include "gates/prove/prove.h"
+#include "gates/prove/prove_html.h"
+#include "gates/prove/prove_report.h"
+#include "gates/core/file_io.h"
+#include "gates/cli/cli.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/exit_code.h"
+#include "gates/git/git.h"
+#include "gates/mutate/commands.h"
 
 namespace pg::cli {
 

@@ -7,12 +7,12 @@
 #include <set>
 #include <sstream>
 
-#include "cli/cli.h"
-#include "config/json_source.h"
-#include "config/suite_config.h"
-#include "core/exit_code.h"
-#include "merge/merge_gate.h"
-#include "report/progress.h"
+#include "gates/cli/cli.h"
+#include "gates/config/json_source.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/exit_code.h"
+#include "gates/merge/merge_gate.h"
+#include "gates/report/progress.h"
 
 namespace pg::cli {
 

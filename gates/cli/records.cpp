@@ -1,9 +1,9 @@
 // `proofgate records check [FILE...]`: each record's observed values against its own constants.
 #include <iostream>
 
-#include "cli/cli.h"
-#include "core/exit_code.h"
-#include "records/record.h"
+#include "gates/cli/cli.h"
+#include "gates/core/exit_code.h"
+#include "gates/records/record.h"
 
 namespace pg::cli {
 

@@ -3,13 +3,13 @@
 
 #include <iostream>
 
-#include "cli/cli.h"
-#include "core/exit_code.h"
-#include "core/file_io.h"
-#include "core/own_outputs.h"
-#include "report/progress.h"
-#include "runner/preflight.h"
-#include "specs/spec_doc.h"
+#include "gates/cli/cli.h"
+#include "gates/core/exit_code.h"
+#include "gates/core/file_io.h"
+#include "gates/core/own_outputs.h"
+#include "gates/report/progress.h"
+#include "gates/runner/preflight.h"
+#include "gates/specs/spec_doc.h"
 
 namespace pg::cli {
 

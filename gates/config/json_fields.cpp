@@ -1,4 +1,4 @@
-#include "config/json_fields.h"
+#include "gates/config/json_fields.h"
 
 #include <algorithm>
 #include <climits>

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "config/json_source.h"
+#include "gates/config/json_source.h"
 
 namespace pg {
 

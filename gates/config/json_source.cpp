@@ -1,6 +1,6 @@
-#include "config/json_source.h"
+#include "gates/config/json_source.h"
 
-#include "core/file_io.h"
+#include "gates/core/file_io.h"
 
 #include <set>
 #include <vector>

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/status.h"
+#include "gates/core/status.h"
 
 namespace pg {
 

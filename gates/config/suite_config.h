@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "contention/quiet_wait.h"
-#include "core/status.h"
+#include "gates/contention/quiet_wait.h"
+#include "gates/core/status.h"
 
 namespace pg {
 

@@ -5,9 +5,9 @@
 #include <map>
 #include <set>
 
-#include "config/json_fields.h"
-#include "config/json_source.h"
-#include "config/suite_config.h"
+#include "gates/config/json_fields.h"
+#include "gates/config/json_source.h"
+#include "gates/config/suite_config.h"
 
 namespace pg {
 

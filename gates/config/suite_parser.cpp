@@ -3,9 +3,9 @@
 #include <regex>
 #include <tuple>
 
-#include "config/json_fields.h"
-#include "config/suite_config.h"
-#include "core/file_io.h"
+#include "gates/config/json_fields.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/file_io.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "contention/load_meter.h"
+#include "gates/contention/load_meter.h"
 
 #include <algorithm>
 

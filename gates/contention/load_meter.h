@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "contention/snapshot.h"
+#include "gates/contention/snapshot.h"
 
 namespace pg {
 

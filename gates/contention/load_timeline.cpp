@@ -1,4 +1,4 @@
-#include "contention/load_timeline.h"
+#include "gates/contention/load_timeline.h"
 
 #include <algorithm>
 

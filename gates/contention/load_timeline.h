@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "contention/snapshot.h"
+#include "gates/contention/snapshot.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "contention/proc_source.h"
+#include "gates/contention/proc_source.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "contention/quiet_wait.h"
+#include "gates/contention/quiet_wait.h"
 
 #include <cmath>
 #include <limits>

@@ -4,7 +4,7 @@
 #include <functional>
 #include <string>
 
-#include "contention/sampler.h"
+#include "gates/contention/sampler.h"
 
 namespace pg {
 

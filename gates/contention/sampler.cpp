@@ -1,11 +1,11 @@
-#include "contention/sampler.h"
+#include "gates/contention/sampler.h"
 
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 
-#include "core/seconds.h"
+#include "gates/core/seconds.h"
 
 namespace pg {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <thread>
 
-#include "contention/load_meter.h"
-#include "contention/load_timeline.h"
-#include "contention/proc_source.h"
+#include "gates/contention/load_meter.h"
+#include "gates/contention/load_timeline.h"
+#include "gates/contention/proc_source.h"
 
 namespace pg {
 

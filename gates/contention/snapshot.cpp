@@ -1,11 +1,11 @@
-#include "contention/snapshot.h"
+#include "gates/contention/snapshot.h"
 
 #include <sched.h>
 
 #include <cstdlib>
 #include <sstream>
 
-#include "core/integer_text.h"
+#include "gates/core/integer_text.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "core/disk_usage.h"
+#include "gates/core/disk_usage.h"
 
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-#include "core/exit_code.h"
+#include "gates/core/exit_code.h"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #include <span>
 #include <string_view>
 
-#include "core/status.h"
+#include "gates/core/status.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "core/file_io.h"
+#include "gates/core/file_io.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "core/integer_text.h"
+#include "gates/core/integer_text.h"
 
 #include <charconv>
 

@@ -1,4 +1,4 @@
-#include "core/journal.h"
+#include "gates/core/journal.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,9 +8,9 @@
 #include <optional>
 #include <sstream>
 
-#include "core/file_io.h"
-#include "core/integer_text.h"
-#include "core/sha256.h"
+#include "gates/core/file_io.h"
+#include "gates/core/integer_text.h"
+#include "gates/core/sha256.h"
 
 namespace fs = std::filesystem;
 

@@ -1,4 +1,4 @@
-#include "core/own_outputs.h"
+#include "gates/core/own_outputs.h"
 
 #include <sys/stat.h>
 

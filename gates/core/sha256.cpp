@@ -1,7 +1,7 @@
 // The only file of ours that includes mbedTLS. SHA-256 is mbedTLS's rather than OpenSSL's:
 // libgit2 has already loaded it, and its digest needs no set-up, where OpenSSL 3's first
 // EVP_Digest loads its providers and openssl.cnf (~1.5 ms of every run, specs/supervisor.md).
-#include "core/sha256.h"
+#include "gates/core/sha256.h"
 
 #include <mbedtls/sha256.h>
 #include <mbedtls/version.h>

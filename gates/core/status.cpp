@@ -1,4 +1,4 @@
-#include "core/status.h"
+#include "gates/core/status.h"
 
 namespace pg {
 

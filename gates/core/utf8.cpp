@@ -1,4 +1,4 @@
-#include "core/utf8.h"
+#include "gates/core/utf8.h"
 
 namespace pg {
 

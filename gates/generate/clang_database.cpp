@@ -1,4 +1,4 @@
-#include "generate/clang_database.h"
+#include "gates/generate/clang_database.h"
 
 #include <clang-c/CXCompilationDatabase.h>
 
@@ -8,8 +8,8 @@
 #include <memory>
 #include <set>
 
-#include "generate/clang_text.h"
-#include "generate/source_kind.h"
+#include "gates/generate/clang_text.h"
+#include "gates/generate/source_kind.h"
 
 namespace pg {
 namespace {

@@ -4,7 +4,7 @@
 // --generate` parses C++. The definitions below stand in for libclang's own, each calling
 // through the address LoadLibclang resolved. Written once from clang-c/*.h for the functions
 // clang_points.cpp, clang_database.cpp and clang_text.h call; add one here with each new call.
-#include "generate/clang_loader.h"
+#include "gates/generate/clang_loader.h"
 
 #include <clang-c/CXCompilationDatabase.h>
 #include <clang-c/Index.h>

@@ -2,7 +2,7 @@
 // start (see clang_loader.cpp). Call LoadLibclang before any clang_* function.
 #pragma once
 
-#include "core/status.h"
+#include "gates/core/status.h"
 
 namespace pg {
 

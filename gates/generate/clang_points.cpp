@@ -1,4 +1,4 @@
-#include "generate/clang_points.h"
+#include "gates/generate/clang_points.h"
 
 #include <clang-c/Index.h>
 
@@ -10,9 +10,9 @@
 #include <memory>
 #include <optional>
 
-#include "core/file_io.h"
-#include "generate/clang_text.h"
-#include "generate/source_kind.h"
+#include "gates/core/file_io.h"
+#include "gates/generate/clang_text.h"
+#include "gates/generate/source_kind.h"
 
 namespace pg {
 namespace {

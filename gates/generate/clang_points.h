@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "generate/point.h"
+#include "gates/core/status.h"
+#include "gates/generate/point.h"
 
 namespace pg {
 
@@ -15,13 +15,13 @@ struct ParsedFile {
   std::vector<Point> points;  // offsets into `text`; file, line and column left to the caller
   std::string text;           // the file as parsed
   bool includes_test_framework = false;  // gtest, gmock, Catch2 or doctest: a test's own source
-  std::string warning;        // libclang's errors, when it had some (its flags are GCC's)
+  std::string warning;  // libclang's errors, when it had some (its flags are GCC's)
 };
 
 // Parses `file` (absolute) with `args` (a compile command as clang_database.h gives it) and
 // returns the points of `ops` in it: AST nodes whose source bytes are the operator itself,
 // outside constant contexts. With `header` (absolute, a file `file` includes): the points
-// written in that header instead. generate/file_points.h parses each configuration.
+// written in that header instead. gates/generate/file_points.h parses each configuration.
 StatusOr<ParsedFile> PointsWithArgs(const std::vector<std::string>& args, const std::string& file,
                                     const std::set<Operator>& ops, const std::string& header = "");
 

@@ -1,18 +1,18 @@
-#include "generate/discover.h"
+#include "gates/generate/discover.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
 #include <tuple>
 
-#include "generate/clang_database.h"
-#include "generate/clang_loader.h"
-#include "generate/file_points.h"
-#include "generate/no_mutate.h"
-#include "generate/source_kind.h"
-#include "generate/test_reach.h"
-#include "git/git.h"
-#include "runner/input_glob.h"
+#include "gates/generate/clang_database.h"
+#include "gates/generate/clang_loader.h"
+#include "gates/generate/file_points.h"
+#include "gates/generate/no_mutate.h"
+#include "gates/generate/source_kind.h"
+#include "gates/generate/test_reach.h"
+#include "gates/git/git.h"
+#include "gates/runner/input_glob.h"
 
 namespace fs = std::filesystem;
 

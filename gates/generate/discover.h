@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "generate/point.h"
-#include "mutations/catalog.h"
-#include "mutations/test_map.h"
+#include "gates/core/status.h"
+#include "gates/generate/point.h"
+#include "gates/mutate/catalog.h"
+#include "gates/mutate/test_map.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "generate/file_points.h"
+#include "gates/generate/file_points.h"
 
 #include <algorithm>
 #include <optional>
@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "generate/clang_database.h"
-#include "generate/clang_loader.h"
+#include "gates/generate/clang_database.h"
+#include "gates/generate/clang_loader.h"
 
 namespace pg {
 namespace {

@@ -6,8 +6,8 @@
 #include <set>
 #include <string>
 
-#include "core/status.h"
-#include "generate/clang_points.h"
+#include "gates/core/status.h"
+#include "gates/generate/clang_points.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "generate/no_mutate.h"
+#include "gates/generate/no_mutate.h"
 
 namespace pg {
 

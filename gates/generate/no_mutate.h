@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "generate/point.h"
+#include "gates/generate/point.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "generate/point.h"
+#include "gates/generate/point.h"
 
 #include <algorithm>
 #include <array>
@@ -6,8 +6,8 @@
 #include <cstring>
 #include <map>
 
-#include "core/integer_text.h"
-#include "core/sha256.h"
+#include "gates/core/integer_text.h"
+#include "gates/core/sha256.h"
 
 namespace pg {
 namespace {

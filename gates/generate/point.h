@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/status.h"
-#include "mutations/schema.h"
+#include "gates/core/status.h"
+#include "gates/mutate/schema.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "generate/source_kind.h"
+#include "gates/generate/source_kind.h"
 
 #include <filesystem>
 

@@ -1,13 +1,13 @@
-#include "generate/test_reach.h"
+#include "gates/generate/test_reach.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
 #include <sstream>
 
-#include "init/cmake_file_api.h"
-#include "core/file_io.h"
-#include "runner/capture.h"
+#include "gates/init/cmake_file_api.h"
+#include "gates/core/file_io.h"
+#include "gates/runner/capture.h"
 
 namespace fs = std::filesystem;
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "mutations/test_map.h"
+#include "gates/core/status.h"
+#include "gates/mutate/test_map.h"
 
 namespace pg {
 

@@ -1,8 +1,8 @@
-#include "git/git.h"
+#include "gates/git/git.h"
 
 #include <git2.h>
 
-#include "git/git_handles.h"
+#include "gates/git/git_handles.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
+#include "gates/core/status.h"
 
 namespace pg::git {
 

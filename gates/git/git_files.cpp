@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <set>
 
-#include "git/git.h"
-#include "git/git_handles.h"
+#include "gates/git/git.h"
+#include "gates/git/git_handles.h"
 
 namespace pg::git {
 namespace {

@@ -9,8 +9,8 @@
 #include <mutex>
 #include <string>
 
-#include "core/status.h"
-#include "git/git.h"
+#include "gates/core/status.h"
+#include "gates/git/git.h"
 
 namespace pg::git {
 

@@ -9,7 +9,7 @@
 // options that export them are in gates/CMakeLists.txt.
 #include <atomic>
 
-#include "git/git.h"
+#include "gates/git/git.h"
 
 namespace pg::git {
 namespace {

@@ -1,10 +1,10 @@
-#include "hooks/git_hook.h"
+#include "gates/hooks/git_hook.h"
 
 #include <sys/stat.h>
 
 #include <filesystem>
 
-#include "core/file_io.h"
+#include "gates/core/file_io.h"
 
 namespace pg {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/status.h"
+#include "gates/core/status.h"
 
 namespace pg {
 

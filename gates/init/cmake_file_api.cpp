@@ -1,12 +1,12 @@
-#include "init/cmake_file_api.h"
+#include "gates/init/cmake_file_api.h"
 
 #include <filesystem>
 #include <optional>
 #include <vector>
 
-#include "config/json_source.h"
-#include "core/file_io.h"
-#include "runner/capture.h"
+#include "gates/config/json_source.h"
+#include "gates/core/file_io.h"
+#include "gates/runner/capture.h"
 
 namespace fs = std::filesystem;
 

@@ -1,12 +1,12 @@
-#include "init/cmake_options.h"
+#include "gates/init/cmake_options.h"
 
 #include <algorithm>
 #include <cctype>
 #include <regex>
 #include <sstream>
 
-#include "core/file_io.h"
-#include "init/toolchain_probe.h"
+#include "gates/core/file_io.h"
+#include "gates/init/toolchain_probe.h"
 
 namespace pg {
 namespace {

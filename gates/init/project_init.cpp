@@ -1,4 +1,4 @@
-#include "init/project_init.h"
+#include "gates/init/project_init.h"
 
 #include <unistd.h>
 
@@ -10,15 +10,15 @@
 #include <set>
 #include <sstream>
 
-#include "config/json_source.h"
-#include "config/suite_config.h"
-#include "core/file_io.h"
-#include "git/git.h"
-#include "init/cmake_options.h"
-#include "init/toolchain_probe.h"
-#include "init/test_executables.h"
-#include "runner/input_glob.h"
-#include "runner/preflight.h"
+#include "gates/config/json_source.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/file_io.h"
+#include "gates/git/git.h"
+#include "gates/init/cmake_options.h"
+#include "gates/init/toolchain_probe.h"
+#include "gates/init/test_executables.h"
+#include "gates/runner/input_glob.h"
+#include "gates/runner/preflight.h"
 
 namespace fs = std::filesystem;
 

@@ -1,4 +1,4 @@
-#include "init/test_executables.h"
+#include "gates/init/test_executables.h"
 
 #include <stdlib.h>
 
@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <set>
 
-#include "core/file_io.h"
-#include "init/cmake_file_api.h"
-#include "runner/capture.h"
+#include "gates/core/file_io.h"
+#include "gates/init/cmake_file_api.h"
+#include "gates/runner/capture.h"
 
 namespace fs = std::filesystem;
 

@@ -1,4 +1,4 @@
-#include "init/toolchain_probe.h"
+#include "gates/init/toolchain_probe.h"
 
 #include <unistd.h>
 

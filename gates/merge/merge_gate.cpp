@@ -1,9 +1,9 @@
-#include "merge/merge_gate.h"
+#include "gates/merge/merge_gate.h"
 
-#include "config/json_source.h"
-#include "core/file_io.h"
-#include "git/git.h"
-#include "runner/tree_checkout.h"
+#include "gates/config/json_source.h"
+#include "gates/core/file_io.h"
+#include "gates/git/git.h"
+#include "gates/runner/tree_checkout.h"
 
 namespace pg {
 namespace {

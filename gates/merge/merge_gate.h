@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/preflight.h"
+#include "gates/runner/preflight.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "merge/shard_merge.h"
+#include "gates/merge/shard_merge.h"
 
 #include <algorithm>
 #include <map>

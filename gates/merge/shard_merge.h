@@ -1,14 +1,14 @@
 // `proofgate merge-reports`: CI shards' JSON reports (`preflight --shard K/N --json`,
 // `mutate --shard K/N --json`) read back and combined into one verdict. The shard bookkeeping
-// and preflight's legs live here; mutate's results merge in mutations/mutate_merge.h.
+// and preflight's legs live here; mutate's results merge in gates/mutate/mutate_merge.h.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "config/json_source.h"
-#include "core/exit_code.h"
-#include "runner/leg_result.h"
+#include "gates/config/json_source.h"
+#include "gates/core/exit_code.h"
+#include "gates/runner/leg_result.h"
 
 namespace pg {
 
@@ -41,6 +41,7 @@ StatusOr<RunReport> RunReportFromJson(const JsonSource& doc);
 
 // Shards (in index order) into one report: legs by name in first-seen order, a leg that ran in
 // several shards keeping its worst outcome; the exit code recomputed as for one run.
-RunReport MergeRunReports(const std::vector<RunReport>& shards, const std::vector<std::string>& paths);
+RunReport MergeRunReports(const std::vector<RunReport>& shards,
+                          const std::vector<std::string>& paths);
 
 }  // namespace pg

@@ -1,12 +1,12 @@
-#include "mutations/catalog.h"
+#include "gates/mutate/catalog.h"
 
 #include <climits>
 #include <regex>
 #include <set>
 
-#include "config/json_fields.h"
-#include "core/file_io.h"
-#include "git/git.h"
+#include "gates/config/json_fields.h"
+#include "gates/core/file_io.h"
+#include "gates/git/git.h"
 
 namespace pg {
 namespace {

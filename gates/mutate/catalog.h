@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "mutations/schema.h"
+#include "gates/core/status.h"
+#include "gates/mutate/schema.h"
 
 namespace pg {
 

@@ -1,12 +1,12 @@
-#include "mutations/classify.h"
+#include "gates/mutate/classify.h"
 
 #include <algorithm>
 #include <regex>
 #include <sstream>
 
-#include "config/json_source.h"
-#include "core/utf8.h"
-#include "report/failure_places.h"
+#include "gates/config/json_source.h"
+#include "gates/core/utf8.h"
+#include "gates/report/failure_places.h"
 
 namespace pg {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "mutations/catalog.h"
+#include "gates/mutate/catalog.h"
 
 namespace pg {
 

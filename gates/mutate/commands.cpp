@@ -1,4 +1,4 @@
-#include "mutations/commands.h"
+#include "gates/mutate/commands.h"
 
 #include <unistd.h>
 
@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <sstream>
 
-#include "core/sha256.h"
-#include "mutations/reach.h"
+#include "gates/core/sha256.h"
+#include "gates/mutate/reach.h"
 
 namespace pg {
 namespace {

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/status.h"
-#include "mutations/catalog.h"
+#include "gates/core/status.h"
+#include "gates/mutate/catalog.h"
 
 namespace pg {
 

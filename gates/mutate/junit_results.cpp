@@ -1,5 +1,5 @@
 // The only file of ours that includes pugixml.
-#include "mutations/junit_results.h"
+#include "gates/mutate/junit_results.h"
 
 #include <pugixml.hpp>
 

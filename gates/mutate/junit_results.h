@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "core/status.h"
-#include "mutations/classify.h"
+#include "gates/core/status.h"
+#include "gates/mutate/classify.h"
 
 namespace pg {
 

@@ -1,12 +1,12 @@
-#include "mutations/mutant.h"
+#include "gates/mutate/mutant.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
 
-#include "core/file_io.h"
-#include "core/sha256.h"
-#include "git/git.h"
+#include "gates/core/file_io.h"
+#include "gates/core/sha256.h"
+#include "gates/git/git.h"
 
 namespace fs = std::filesystem;
 

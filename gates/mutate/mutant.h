@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "mutations/catalog.h"
-#include "core/journal.h"
+#include "gates/core/status.h"
+#include "gates/mutate/catalog.h"
+#include "gates/core/journal.h"
 
 namespace pg {
 

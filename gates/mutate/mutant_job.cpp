@@ -1,4 +1,4 @@
-#include "mutations/mutant_job.h"
+#include "gates/mutate/mutant_job.h"
 
 namespace pg {
 

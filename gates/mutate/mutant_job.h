@@ -1,8 +1,8 @@
 // The unit of work a worker runs, made from a catalog's mutation or combo.
 #pragma once
 
-#include "mutations/catalog.h"
-#include "mutations/worker.h"
+#include "gates/mutate/catalog.h"
+#include "gates/mutate/worker.h"
 
 namespace pg {
 

@@ -1,8 +1,8 @@
-#include "mutations/mutate_ci.h"
+#include "gates/mutate/mutate_ci.h"
 
 #include <string>
 
-#include "mutations/classify.h"
+#include "gates/mutate/classify.h"
 
 namespace pg {
 

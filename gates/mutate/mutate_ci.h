@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "mutations/mutate_run.h"
-#include "report/ci_output.h"
+#include "gates/mutate/mutate_run.h"
+#include "gates/report/ci_output.h"
 
 namespace pg {
 

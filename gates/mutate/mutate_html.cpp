@@ -1,12 +1,12 @@
-#include "mutations/mutate_html.h"
+#include "gates/mutate/mutate_html.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "mutations/mutate_report.h"
-#include "report/html_page.h"
-#include "report/writers.h"
+#include "gates/mutate/mutate_report.h"
+#include "gates/report/html_page.h"
+#include "gates/report/writers.h"
 
 namespace pg {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "mutations/mutate_run.h"
+#include "gates/mutate/mutate_run.h"
 
 namespace pg {
 

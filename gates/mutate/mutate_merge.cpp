@@ -1,4 +1,4 @@
-#include "mutations/mutate_merge.h"
+#include "gates/mutate/mutate_merge.h"
 
 #include <map>
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "config/json_source.h"
-#include "mutations/mutate_run.h"
+#include "gates/config/json_source.h"
+#include "gates/mutate/mutate_run.h"
 
 namespace pg {
 

@@ -1,12 +1,12 @@
-#include "mutations/mutate_report.h"
+#include "gates/mutate/mutate_report.h"
 
 #include <algorithm>
 #include <map>
 #include <sstream>
 
-#include "config/json_source.h"
-#include "core/exit_code.h"
-#include "report/writers.h"
+#include "gates/config/json_source.h"
+#include "gates/core/exit_code.h"
+#include "gates/report/writers.h"
 
 namespace pg {
 namespace {

@@ -5,10 +5,10 @@
 #include <ostream>
 #include <string>
 
-#include "core/exit_code.h"
-#include "core/status.h"
-#include "mutations/catalog.h"
-#include "mutations/mutate_run.h"
+#include "gates/core/exit_code.h"
+#include "gates/core/status.h"
+#include "gates/mutate/catalog.h"
+#include "gates/mutate/mutate_run.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "mutations/mutate_run.h"
+#include "gates/mutate/mutate_run.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,12 +14,12 @@
 #include <set>
 #include <thread>
 
-#include "core/file_io.h"
-#include "mutations/mutant_job.h"
-#include "mutations/mutate_report.h"
-#include "mutations/schema_start.h"
-#include "mutations/scratch_tree.h"
-#include "runner/group_guardian.h"
+#include "gates/core/file_io.h"
+#include "gates/mutate/mutant_job.h"
+#include "gates/mutate/mutate_report.h"
+#include "gates/mutate/schema_start.h"
+#include "gates/mutate/scratch_tree.h"
+#include "gates/runner/group_guardian.h"
 
 namespace fs = std::filesystem;
 

@@ -1,4 +1,4 @@
-#include "mutations/reach.h"
+#include "gates/mutate/reach.h"
 
 #include <algorithm>
 #include <charconv>
@@ -6,7 +6,7 @@
 #include <limits>
 #include <sstream>
 
-#include "core/file_io.h"
+#include "gates/core/file_io.h"
 
 namespace pg {
 

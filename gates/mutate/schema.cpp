@@ -1,4 +1,4 @@
-#include "mutations/schema.h"
+#include "gates/mutate/schema.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string_view>
 
-#include "core/integer_text.h"
-#include "mutations/reach.h"
+#include "gates/core/integer_text.h"
+#include "gates/mutate/reach.h"
 
 namespace pg {
 namespace {

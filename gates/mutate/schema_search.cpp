@@ -1,4 +1,4 @@
-#include "mutations/schema_search.h"
+#include "gates/mutate/schema_search.h"
 
 #include <algorithm>
 #include <sstream>

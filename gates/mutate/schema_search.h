@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "mutations/schema.h"
+#include "gates/mutate/schema.h"
 
 namespace pg {
 

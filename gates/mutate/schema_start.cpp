@@ -1,4 +1,4 @@
-#include "mutations/schema_start.h"
+#include "gates/mutate/schema_start.h"
 
 #include <algorithm>
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "mutations/mutant_job.h"
-#include "mutations/mutate_run.h"
-#include "mutations/reach.h"
-#include "mutations/worker.h"
+#include "gates/core/status.h"
+#include "gates/mutate/mutant_job.h"
+#include "gates/mutate/mutate_run.h"
+#include "gates/mutate/reach.h"
+#include "gates/mutate/worker.h"
 
 namespace pg {
 

@@ -1,11 +1,11 @@
-#include "mutations/scratch_tree.h"
+#include "gates/mutate/scratch_tree.h"
 
 #include <filesystem>
 #include <functional>
 #include <set>
 
-#include "core/file_io.h"
-#include "git/git.h"
+#include "gates/core/file_io.h"
+#include "gates/git/git.h"
 
 namespace fs = std::filesystem;
 

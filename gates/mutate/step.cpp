@@ -1,8 +1,8 @@
-#include "mutations/step.h"
+#include "gates/mutate/step.h"
 
 #include <cstdio>
 
-#include "runner/supervisor.h"
+#include "gates/runner/supervisor.h"
 
 namespace pg {
 

@@ -6,10 +6,10 @@
 #include <utility>
 #include <vector>
 
-#include "config/suite_config.h"
-#include "core/status.h"
-#include "runner/launcher.h"
-#include "runner/log_scan.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/status.h"
+#include "gates/runner/launcher.h"
+#include "gates/runner/log_scan.h"
 
 namespace pg {
 

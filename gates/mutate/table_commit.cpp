@@ -1,10 +1,10 @@
-#include "mutations/table_commit.h"
+#include "gates/mutate/table_commit.h"
 
 #include <algorithm>
 
-#include "core/file_io.h"
-#include "git/git.h"
-#include "mutations/mutate_report.h"
+#include "gates/core/file_io.h"
+#include "gates/git/git.h"
+#include "gates/mutate/mutate_report.h"
 
 namespace pg {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "mutations/catalog.h"
-#include "mutations/mutate_run.h"
+#include "gates/mutate/catalog.h"
+#include "gates/mutate/mutate_run.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "mutations/test_map.h"
+#include "gates/mutate/test_map.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "config/json_source.h"
-#include "runner/capture.h"
+#include "gates/config/json_source.h"
+#include "gates/runner/capture.h"
 
 namespace pg {
 namespace {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/status.h"
+#include "gates/core/status.h"
 
 namespace pg {
 

@@ -1,19 +1,19 @@
-#include "mutations/worker.h"
+#include "gates/mutate/worker.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
 
-#include "core/file_io.h"
-#include "mutations/commands.h"
-#include "mutations/junit_results.h"
-#include "mutations/mutant.h"
-#include "mutations/reach.h"
-#include "mutations/scratch_tree.h"
-#include "report/writers.h"
-#include "runner/capture.h"
-#include "runner/clock.h"
+#include "gates/core/file_io.h"
+#include "gates/mutate/commands.h"
+#include "gates/mutate/junit_results.h"
+#include "gates/mutate/mutant.h"
+#include "gates/mutate/reach.h"
+#include "gates/mutate/scratch_tree.h"
+#include "gates/report/writers.h"
+#include "gates/runner/capture.h"
+#include "gates/runner/clock.h"
 
 namespace fs = std::filesystem;
 

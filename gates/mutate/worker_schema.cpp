@@ -4,11 +4,11 @@
 #include <map>
 #include <utility>
 
-#include "core/file_io.h"
-#include "mutations/commands.h"
-#include "mutations/schema.h"
-#include "mutations/schema_search.h"
-#include "mutations/worker.h"
+#include "gates/core/file_io.h"
+#include "gates/mutate/commands.h"
+#include "gates/mutate/schema.h"
+#include "gates/mutate/schema_search.h"
+#include "gates/mutate/worker.h"
 
 namespace fs = std::filesystem;
 

@@ -1,12 +1,12 @@
-#include "changes/affected_mutants.h"
+#include "gates/prove/affected_mutants.h"
 
 #include <algorithm>
 
-#include "changes/test_bodies.h"
-#include "config/json_source.h"
-#include "core/file_io.h"
-#include "git/git.h"
-#include "runner/input_glob.h"
+#include "gates/prove/test_bodies.h"
+#include "gates/config/json_source.h"
+#include "gates/core/file_io.h"
+#include "gates/git/git.h"
+#include "gates/runner/input_glob.h"
 
 namespace pg {
 namespace {

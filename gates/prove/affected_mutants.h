@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "mutations/worker.h"
+#include "gates/core/status.h"
+#include "gates/mutate/worker.h"
 
 namespace pg {
 

@@ -1,9 +1,9 @@
-#include "changes/inventory.h"
+#include "gates/prove/inventory.h"
 
 #include <algorithm>
 
-#include "mutations/test_map.h"
-#include "git/git.h"
+#include "gates/mutate/test_map.h"
+#include "gates/git/git.h"
 
 namespace pg {
 namespace {

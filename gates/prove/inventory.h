@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "changes/test_bodies.h"
-#include "core/status.h"
+#include "gates/prove/test_bodies.h"
+#include "gates/core/status.h"
 
 namespace pg {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "changes/inventory.h"
-#include "config/suite_config.h"
-#include "core/exit_code.h"
-#include "core/status.h"
+#include "gates/prove/inventory.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/exit_code.h"
+#include "gates/core/status.h"
 
 namespace pg {
 

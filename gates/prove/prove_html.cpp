@@ -1,9 +1,9 @@
-#include "changes/prove_html.h"
+#include "gates/prove/prove_html.h"
 
 #include <algorithm>
 
-#include "changes/prove_report.h"
-#include "report/html_page.h"
+#include "gates/prove/prove_report.h"
+#include "gates/report/html_page.h"
 
 namespace pg {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "changes/prove.h"
+#include "gates/prove/prove.h"
 
 namespace pg {
 

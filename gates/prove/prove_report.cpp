@@ -1,10 +1,10 @@
-#include "changes/prove_report.h"
+#include "gates/prove/prove_report.h"
 
 #include <algorithm>
 #include <map>
 
-#include "config/json_source.h"
-#include "report/writers.h"
+#include "gates/config/json_source.h"
+#include "gates/report/writers.h"
 
 namespace pg {
 namespace {

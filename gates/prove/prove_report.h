@@ -4,7 +4,7 @@
 #include <ostream>
 #include <string>
 
-#include "changes/prove.h"
+#include "gates/prove/prove.h"
 
 namespace pg {
 

@@ -1,12 +1,12 @@
-#include "changes/test_bodies.h"
+#include "gates/prove/test_bodies.h"
 
 #include <algorithm>
 #include <regex>
 #include <sstream>
 
-#include "core/file_io.h"
-#include "core/sha256.h"
-#include "runner/input_glob.h"
+#include "gates/core/file_io.h"
+#include "gates/core/sha256.h"
+#include "gates/runner/input_glob.h"
 
 namespace pg {
 namespace {

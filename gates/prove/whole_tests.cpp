@@ -1,11 +1,11 @@
-#include "changes/whole_tests.h"
+#include "gates/prove/whole_tests.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
 
-#include "generate/test_reach.h"
-#include "mutations/worker.h"
+#include "gates/generate/test_reach.h"
+#include "gates/mutate/worker.h"
 
 namespace fs = std::filesystem;
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "changes/inventory.h"
-#include "core/status.h"
-#include "mutations/catalog.h"
+#include "gates/prove/inventory.h"
+#include "gates/core/status.h"
+#include "gates/mutate/catalog.h"
 
 namespace pg {
 

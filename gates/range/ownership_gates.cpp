@@ -1,11 +1,11 @@
-#include "range/ownership_gates.h"
+#include "gates/range/ownership_gates.h"
 
 #include <regex>
 #include <sstream>
 
-#include "config/json_source.h"
-#include "core/integer_text.h"
-#include "git/git.h"
+#include "gates/config/json_source.h"
+#include "gates/core/integer_text.h"
+#include "gates/git/git.h"
 
 namespace pg {
 namespace {

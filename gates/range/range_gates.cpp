@@ -1,4 +1,4 @@
-#include "range/range_gates.h"
+#include "gates/range/range_gates.h"
 
 #include <algorithm>
 #include <map>
@@ -6,13 +6,13 @@
 
 #include <filesystem>
 
-#include "config/suite_config.h"
-#include "core/file_io.h"
-#include "git/git.h"
-#include "range/ownership_gates.h"
-#include "runner/input_glob.h"
-#include "runner/preflight.h"
-#include "runner/tree_checkout.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/file_io.h"
+#include "gates/git/git.h"
+#include "gates/range/ownership_gates.h"
+#include "gates/runner/input_glob.h"
+#include "gates/runner/preflight.h"
+#include "gates/runner/tree_checkout.h"
 
 namespace pg {
 namespace {

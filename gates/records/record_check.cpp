@@ -1,9 +1,9 @@
 #include <map>
 #include <regex>
 
-#include "core/file_io.h"
-#include "records/record.h"
-#include "runner/capture.h"
+#include "gates/core/file_io.h"
+#include "gates/records/record.h"
+#include "gates/runner/capture.h"
 
 namespace pg {
 namespace {

@@ -1,9 +1,9 @@
 // Parsing and shape lint of record files: the wrong shapes are refused before anything runs.
 #include <regex>
 
-#include "config/json_fields.h"
-#include "core/file_io.h"
-#include "records/record.h"
+#include "gates/config/json_fields.h"
+#include "gates/core/file_io.h"
+#include "gates/records/record.h"
 
 namespace pg {
 namespace {

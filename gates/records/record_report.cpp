@@ -1,7 +1,7 @@
 #include <sstream>
 
-#include "config/json_source.h"
-#include "records/record.h"
+#include "gates/config/json_source.h"
+#include "gates/records/record.h"
 
 namespace pg {
 

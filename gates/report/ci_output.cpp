@@ -1,13 +1,13 @@
-#include "report/ci_output.h"
+#include "gates/report/ci_output.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
-#include "config/json_source.h"
-#include "core/file_io.h"
-#include "core/sha256.h"
-#include "report/failure_places.h"
+#include "gates/config/json_source.h"
+#include "gates/core/file_io.h"
+#include "gates/core/sha256.h"
+#include "gates/report/failure_places.h"
 
 namespace pg {
 namespace {

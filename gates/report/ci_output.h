@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/status.h"
-#include "runner/leg_result.h"
+#include "gates/core/status.h"
+#include "gates/runner/leg_result.h"
 
 namespace pg {
 

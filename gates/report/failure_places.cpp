@@ -1,10 +1,10 @@
-#include "report/failure_places.h"
+#include "gates/report/failure_places.h"
 
 #include <regex>
 #include <set>
 #include <sstream>
 
-#include "core/integer_text.h"
+#include "gates/core/integer_text.h"
 
 namespace pg {
 namespace {

@@ -1,8 +1,8 @@
-#include "report/html_page.h"
+#include "gates/report/html_page.h"
 
 #include <cstdint>
 
-#include "core/utf8.h"
+#include "gates/core/utf8.h"
 
 namespace pg {
 namespace {

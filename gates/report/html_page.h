@@ -1,7 +1,7 @@
 // The page every `--html FILE` is written in: one self-contained document (inline style and
 // script, no network, no fonts), sections collapsed unless red, a filter that hides what passed.
-// The verbs' pages (report/html_report.cpp, mutations/mutate_html.cpp, changes/prove_html.cpp)
-// fill its body; none of them decides anything.
+// The verbs' pages (report/html_report.cpp, gates/mutate/mutate_html.cpp,
+// gates/prove/prove_html.cpp) fill its body; none of them decides anything.
 #pragma once
 
 #include <string>
@@ -15,7 +15,8 @@ namespace pg {
 std::string HtmlText(std::string_view text);
 
 // The whole document. `verdict_class` colours the heading ("ok", "bad", "warn").
-std::string HtmlDocument(const std::string& title, const std::string& verdict_class, const std::string& body);
+std::string HtmlDocument(const std::string& title, const std::string& verdict_class,
+                         const std::string& body);
 
 // A collapsible section; `ok` sections are hidden by the "hide passing" filter, and sections
 // that are not ok start open.
@@ -27,7 +28,8 @@ std::string HtmlPre(const std::string& text);
 
 // A table: `header` cells, then rows whose first element is the row's class ("ok" rows are
 // hidden by the filter) and the rest its cells, already HTML.
-std::string HtmlTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+std::string HtmlTable(const std::vector<std::string>& header,
+                      const std::vector<std::vector<std::string>>& rows);
 
 // An outcome word in its colour (pass, fail, timeout, contended, skipped, error, inherited,
 // killed, survived, red-as-claimed, ...).

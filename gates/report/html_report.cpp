@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "report/html_page.h"
-#include "report/writers.h"
+#include "gates/report/html_page.h"
+#include "gates/report/writers.h"
 
 namespace pg {
 namespace {

@@ -1,5 +1,5 @@
-#include "config/json_source.h"
-#include "report/writers.h"
+#include "gates/config/json_source.h"
+#include "gates/report/writers.h"
 
 namespace pg {
 namespace {

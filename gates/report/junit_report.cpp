@@ -1,6 +1,6 @@
 #include <sstream>
 
-#include "report/writers.h"
+#include "gates/report/writers.h"
 
 namespace pg {
 

@@ -1,7 +1,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "report/writers.h"
+#include "gates/report/writers.h"
 
 namespace pg {
 namespace {

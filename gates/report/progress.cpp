@@ -1,11 +1,11 @@
-#include "report/progress.h"
+#include "gates/report/progress.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 
-#include "report/failure_places.h"
-#include "report/writers.h"
+#include "gates/report/failure_places.h"
+#include "gates/report/writers.h"
 
 namespace pg {
 

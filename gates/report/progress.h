@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "report/status_line.h"
-#include "runner/leg_result.h"
+#include "gates/report/status_line.h"
+#include "gates/runner/leg_result.h"
 
 namespace pg {
 

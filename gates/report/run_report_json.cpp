@@ -2,7 +2,7 @@
 // CI shard's upload renders and decides exactly as the run that wrote it. Fields are read by
 // type; a field of the wrong type names its place in the file, a missing one keeps its default
 // (reports of older proofgates lack the newer fields).
-#include "merge/shard_merge.h"
+#include "gates/merge/shard_merge.h"
 
 namespace pg {
 namespace {

@@ -1,4 +1,4 @@
-#include "report/status_line.h"
+#include "gates/report/status_line.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>

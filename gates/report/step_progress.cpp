@@ -1,8 +1,8 @@
-#include "report/step_progress.h"
+#include "gates/report/step_progress.h"
 
 #include <cstdio>
 
-#include "report/writers.h"
+#include "gates/report/writers.h"
 
 namespace pg {
 

@@ -10,7 +10,7 @@
 #include <ostream>
 #include <string>
 
-#include "report/status_line.h"
+#include "gates/report/status_line.h"
 
 namespace pg {
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "report/writers.h"
+#include "gates/report/writers.h"
 
 namespace pg {
 namespace {

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <string>
 
-#include "runner/leg_result.h"
+#include "gates/runner/leg_result.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "runner/adoption.h"
+#include "gates/runner/adoption.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -13,10 +13,10 @@
 #include <thread>
 #include <vector>
 
-#include "core/integer_text.h"
-#include "contention/snapshot.h"
-#include "runner/process.h"
-#include "runner/raw_proc.h"
+#include "gates/core/integer_text.h"
+#include "gates/contention/snapshot.h"
+#include "gates/runner/process.h"
+#include "gates/runner/raw_proc.h"
 
 namespace pg {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "contention/proc_source.h"
+#include "gates/contention/proc_source.h"
 
 namespace pg {
 

@@ -1,8 +1,8 @@
-#include "runner/blame.h"
+#include "gates/runner/blame.h"
 
-#include "core/file_io.h"
-#include "runner/log_scan.h"
-#include "runner/tree_checkout.h"
+#include "gates/core/file_io.h"
+#include "gates/runner/log_scan.h"
+#include "gates/runner/tree_checkout.h"
 
 namespace pg {
 namespace {

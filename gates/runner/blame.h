@@ -3,10 +3,10 @@
 
 #include <string>
 
-#include "config/suite_config.h"
-#include "core/status.h"
-#include "runner/leg_result.h"
-#include "runner/preflight.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/status.h"
+#include "gates/runner/leg_result.h"
+#include "gates/runner/preflight.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "runner/capture.h"
+#include "gates/runner/capture.h"
 
 #include <unistd.h>
 
@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "config/suite_config.h"
-#include "runner/supervisor.h"
+#include "gates/config/suite_config.h"
+#include "gates/runner/supervisor.h"
 
 namespace pg {
 namespace {

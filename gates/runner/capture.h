@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "runner/process.h"
+#include "gates/core/status.h"
+#include "gates/runner/process.h"
 
 namespace pg {
 

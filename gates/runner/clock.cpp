@@ -1,4 +1,4 @@
-#include "runner/clock.h"
+#include "gates/runner/clock.h"
 
 namespace pg {
 namespace {

@@ -1,10 +1,11 @@
 // The one source of "now" for supervised work. Real runs read the steady clock; tests pass a
-// fake one (tests/gates/fake_launcher.h) so time limits and grace periods pass in no real time.
+// fake one (tests/gates/support/fake_launcher.h) so time limits and grace periods pass in no real
+// time.
 #pragma once
 
 #include <chrono>
 
-#include "core/seconds.h"
+#include "gates/core/seconds.h"
 
 namespace pg {
 

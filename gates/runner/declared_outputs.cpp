@@ -1,11 +1,11 @@
-#include "runner/declared_outputs.h"
+#include "gates/runner/declared_outputs.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <vector>
 
-#include "runner/input_glob.h"
+#include "gates/runner/input_glob.h"
 
 namespace fs = std::filesystem;
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "config/suite_config.h"
-#include "git/git.h"
+#include "gates/config/suite_config.h"
+#include "gates/git/git.h"
 
 namespace pg {
 

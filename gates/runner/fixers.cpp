@@ -1,11 +1,11 @@
-#include "runner/fixers.h"
+#include "gates/runner/fixers.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
-#include "core/file_io.h"
-#include "runner/capture.h"
+#include "gates/core/file_io.h"
+#include "gates/runner/capture.h"
 
 namespace fs = std::filesystem;
 

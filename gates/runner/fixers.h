@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "config/suite_config.h"
-#include "core/status.h"
-#include "runner/leg_result.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/status.h"
+#include "gates/runner/leg_result.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "runner/group_guardian.h"
+#include "gates/runner/group_guardian.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -16,9 +16,9 @@
 #include <string>
 #include <utility>
 
-#include "contention/snapshot.h"
-#include "runner/process.h"
-#include "runner/raw_proc.h"
+#include "gates/contention/snapshot.h"
+#include "gates/runner/process.h"
+#include "gates/runner/raw_proc.h"
 
 namespace pg {
 namespace {

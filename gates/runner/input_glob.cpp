@@ -1,4 +1,4 @@
-#include "runner/input_glob.h"
+#include "gates/runner/input_glob.h"
 
 #include <fnmatch.h>
 
@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <set>
 
-#include "core/file_io.h"
+#include "gates/core/file_io.h"
 
 namespace fs = std::filesystem;
 

@@ -1,12 +1,12 @@
-#include "runner/launcher.h"
+#include "gates/runner/launcher.h"
 
 #include <poll.h>
 #include <signal.h>
 
 #include <algorithm>
 
-#include "contention/snapshot.h"
-#include "runner/adoption.h"
+#include "gates/contention/snapshot.h"
+#include "gates/runner/adoption.h"
 
 namespace pg {
 namespace {

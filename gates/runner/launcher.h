@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "runner/clock.h"
-#include "runner/process.h"
+#include "gates/core/status.h"
+#include "gates/runner/clock.h"
+#include "gates/runner/process.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "runner/leg_files.h"
+#include "gates/runner/leg_files.h"
 
 
 #include <unistd.h>
@@ -7,9 +7,9 @@
 #include <cstring>
 #include <filesystem>
 
-#include "core/own_outputs.h"
-#include "git/git.h"
-#include "runner/input_glob.h"
+#include "gates/core/own_outputs.h"
+#include "gates/git/git.h"
+#include "gates/runner/input_glob.h"
 
 extern char** environ;
 

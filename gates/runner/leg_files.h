@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "config/suite_config.h"
-#include "core/status.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/status.h"
 
 namespace pg {
 

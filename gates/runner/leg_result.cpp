@@ -1,4 +1,4 @@
-#include "runner/leg_result.h"
+#include "gates/runner/leg_result.h"
 
 namespace pg {
 

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
-#include "contention/load_meter.h"
-#include "contention/load_timeline.h"
-#include "core/exit_code.h"
+#include "gates/contention/load_meter.h"
+#include "gates/contention/load_timeline.h"
+#include "gates/core/exit_code.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "runner/log_scan.h"
+#include "gates/runner/log_scan.h"
 
 #include <regex>
 #include <sstream>

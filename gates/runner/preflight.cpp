@@ -1,4 +1,4 @@
-#include "runner/preflight.h"
+#include "gates/runner/preflight.h"
 
 #include <unistd.h>
 
@@ -8,17 +8,17 @@
 #include <filesystem>
 #include <map>
 
-#include "config/suite_config.h"
-#include "core/file_io.h"
-#include "core/own_outputs.h"
-#include "git/git.h"
-#include "runner/blame.h"
-#include "runner/declared_outputs.h"
-#include "runner/fixers.h"
-#include "runner/scheduler.h"
-#include "runner/staged_aside.h"
-#include "runner/verdict_cache.h"
-#include "contention/snapshot.h"
+#include "gates/config/suite_config.h"
+#include "gates/core/file_io.h"
+#include "gates/core/own_outputs.h"
+#include "gates/git/git.h"
+#include "gates/runner/blame.h"
+#include "gates/runner/declared_outputs.h"
+#include "gates/runner/fixers.h"
+#include "gates/runner/scheduler.h"
+#include "gates/runner/staged_aside.h"
+#include "gates/runner/verdict_cache.h"
+#include "gates/contention/snapshot.h"
 
 namespace fs = std::filesystem;
 

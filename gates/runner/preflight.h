@@ -7,11 +7,11 @@
 #include <string_view>
 #include <vector>
 
-#include "config/suite_config.h"
-#include "contention/proc_source.h"
-#include "core/status.h"
-#include "runner/leg_files.h"
-#include "runner/leg_result.h"
+#include "gates/config/suite_config.h"
+#include "gates/contention/proc_source.h"
+#include "gates/core/status.h"
+#include "gates/runner/leg_files.h"
+#include "gates/runner/leg_result.h"
 
 namespace pg {
 

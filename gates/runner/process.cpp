@@ -1,4 +1,4 @@
-#include "runner/process.h"
+#include "gates/runner/process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 #include <mutex>
 #include <set>
 
-#include "runner/program_path.h"
+#include "gates/runner/program_path.h"
 
 extern char** environ;
 

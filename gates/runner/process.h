@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/status.h"
-#include "runner/group_guardian.h"
+#include "gates/core/status.h"
+#include "gates/runner/group_guardian.h"
 
 namespace pg {
 

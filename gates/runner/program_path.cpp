@@ -1,4 +1,4 @@
-#include "runner/program_path.h"
+#include "gates/runner/program_path.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "runner/raw_proc.h"
+#include "gates/runner/raw_proc.h"
 
 #include <dirent.h>
 #include <fcntl.h>

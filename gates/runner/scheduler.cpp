@@ -1,4 +1,4 @@
-#include "runner/scheduler.h"
+#include "gates/runner/scheduler.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "contention/snapshot.h"
+#include "gates/contention/snapshot.h"
 
 namespace pg {
 namespace {

@@ -12,11 +12,11 @@
 #include <string_view>
 #include <vector>
 
-#include "config/suite_config.h"
-#include "contention/quiet_wait.h"
-#include "contention/sampler.h"
-#include "runner/leg_result.h"
-#include "runner/supervisor.h"
+#include "gates/config/suite_config.h"
+#include "gates/contention/quiet_wait.h"
+#include "gates/contention/sampler.h"
+#include "gates/runner/leg_result.h"
+#include "gates/runner/supervisor.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "runner/staged_aside.h"
+#include "gates/runner/staged_aside.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -7,8 +7,8 @@
 
 #include <filesystem>
 
-#include "core/file_io.h"
-#include "git/git.h"
+#include "gates/core/file_io.h"
+#include "gates/git/git.h"
 
 namespace fs = std::filesystem;
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/journal.h"
-#include "core/status.h"
+#include "gates/core/journal.h"
+#include "gates/core/status.h"
 
 namespace pg {
 

@@ -1,4 +1,4 @@
-#include "runner/supervisor.h"
+#include "gates/runner/supervisor.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include "contention/snapshot.h"
+#include "gates/contention/snapshot.h"
 
 namespace pg {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
-#include "runner/launcher.h"
+#include "gates/core/status.h"
+#include "gates/runner/launcher.h"
 
 namespace pg {
 

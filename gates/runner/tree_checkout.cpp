@@ -1,9 +1,9 @@
-#include "runner/tree_checkout.h"
+#include "gates/runner/tree_checkout.h"
 
 #include <filesystem>
 
-#include "core/file_io.h"
-#include "git/git.h"
+#include "gates/core/file_io.h"
+#include "gates/git/git.h"
 
 namespace fs = std::filesystem;
 

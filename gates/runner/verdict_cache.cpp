@@ -1,10 +1,10 @@
-#include "runner/verdict_cache.h"
+#include "gates/runner/verdict_cache.h"
 
-#include "config/json_source.h"
-#include "core/file_io.h"
-#include "git/git.h"
-#include "runner/input_glob.h"
-#include "runner/capture.h"
+#include "gates/config/json_source.h"
+#include "gates/core/file_io.h"
+#include "gates/git/git.h"
+#include "gates/runner/input_glob.h"
+#include "gates/runner/capture.h"
 
 namespace pg {
 

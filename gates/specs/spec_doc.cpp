@@ -1,10 +1,10 @@
-#include "specs/spec_doc.h"
+#include "gates/specs/spec_doc.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
 
-#include "config/json_source.h"
+#include "gates/config/json_source.h"
 
 namespace pg {
 namespace {

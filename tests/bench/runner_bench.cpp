@@ -10,12 +10,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "config/suite_config.h"
-#include "contention/snapshot.h"
-#include "git/git.h"
-#include "runner/preflight.h"
-#include "runner/capture.h"
-#include "runner/scheduler.h"
+#include "gates/config/suite_config.h"
+#include "gates/contention/snapshot.h"
+#include "gates/git/git.h"
+#include "gates/runner/preflight.h"
+#include "gates/runner/capture.h"
+#include "gates/runner/scheduler.h"
 
 namespace fs = std::filesystem;
 

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "anchors/anchors.h"
-#include "git/git.h"
-#include "test_support.h"
+#include "gates/anchors/anchors.h"
+#include "gates/git/git.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

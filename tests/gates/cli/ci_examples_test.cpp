@@ -8,9 +8,9 @@
 #include <set>
 #include <sstream>
 
-#include "core/file_io.h"
-#include "runner/capture.h"
-#include "test_support.h"
+#include "gates/core/file_io.h"
+#include "gates/runner/capture.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {
@@ -25,9 +25,10 @@ struct Command {
 
 // `proofgate VERB ... --flag ...` on each line, commands joined by `||` taken one by one.
 std::vector<Command> ProofgateCommands(const std::string& yaml) {
-  static const std::regex call(R"re((?:\$PROOFGATE|build/cli/proofgate)[ \t]+([^|>\n]*))re");
+  static const std::regex call(R"re((?:\$PROOFGATE|build/gates/cli/proofgate)[ \t]+([^|>\n]*))re");
   std::vector<Command> out;
-  for (auto it = std::sregex_iterator(yaml.begin(), yaml.end(), call); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(yaml.begin(), yaml.end(), call); it != std::sregex_iterator();
+       ++it) {
     std::istringstream words((*it)[1].str());
     Command c;
     words >> c.verb;
@@ -37,7 +38,8 @@ std::vector<Command> ProofgateCommands(const std::string& yaml) {
       c.verb += " " + noun_verb;
     }
     for (std::string w; words >> w;) {
-      if (w.size() > 1 && w[0] == '-' && !std::isdigit(static_cast<unsigned char>(w[1]))) c.flags.push_back(w.substr(0, w.find('=')));
+      if (w.size() > 1 && w[0] == '-' && !std::isdigit(static_cast<unsigned char>(w[1])))
+        c.flags.push_back(w.substr(0, w.find('=')));
     }
     out.push_back(c);
   }
@@ -45,7 +47,8 @@ std::vector<Command> ProofgateCommands(const std::string& yaml) {
 }
 
 TEST(CiExamples, TheGithubWorkflowPassesActionValidatorAndABrokenOneDoesNot) {
-  if (!std::filesystem::exists(kValidator)) GTEST_SKIP() << "action-validator not installed (scripts/install-ci-tools needs npm)";
+  if (!std::filesystem::exists(kValidator))
+    GTEST_SKIP() << "action-validator not installed (scripts/install-ci-tools needs npm)";
   auto good = RunCapture({kValidator, kRoot + "/docs/ci/github-actions.yml"}, kRoot, 60);
   ASSERT_TRUE(good.ok()) << good.status().message();
   EXPECT_EQ(good->exit.exit_code, 0) << good->output;
@@ -72,7 +75,9 @@ TEST(CiExamples, EveryProofgateFlagTheExamplesUseIsOneItsVerbTakes) {
       ASSERT_EQ(help.exit_code, 0) << file << ": proofgate " << c.verb << ": " << help.err;
       for (const std::string& flag : c.flags) {
         std::regex listed("(^|[ ,])" + flag + "([ ,=]|$)", std::regex::multiline);
-        EXPECT_TRUE(std::regex_search(help.out, listed)) << file << ": proofgate " << c.verb << " " << flag << " is not in:\n" << help.out;
+        EXPECT_TRUE(std::regex_search(help.out, listed))
+            << file << ": proofgate " << c.verb << " " << flag << " is not in:\n"
+            << help.out;
       }
     }
   }

@@ -12,9 +12,9 @@
 #include <set>
 #include <string>
 
-#include "git/git.h"
-#include "core/journal.h"
-#include "test_support.h"
+#include "gates/git/git.h"
+#include "gates/core/journal.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "config/json_source.h"
+#include "gates/config/json_source.h"
 
 namespace pg {
 namespace {

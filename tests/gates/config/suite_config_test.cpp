@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "config/suite_config.h"
+#include "gates/config/suite_config.h"
 
 namespace pg {
 namespace {

@@ -9,10 +9,10 @@
 #include <chrono>
 #include <optional>
 
-#include "config/json_source.h"
-#include "runner/preflight.h"
-#include "runner/capture.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/runner/preflight.h"
+#include "gates/runner/capture.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

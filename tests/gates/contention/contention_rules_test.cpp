@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 
-#include "config/json_source.h"
-#include "config/suite_config.h"
-#include "runner/scheduler.h"
-#include "fake_launcher.h"
-#include "fake_proc.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/config/suite_config.h"
+#include "gates/runner/scheduler.h"
+#include "tests/gates/support/fake_launcher.h"
+#include "tests/gates/support/fake_proc.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "contention/load_meter.h"
-#include "contention/quiet_wait.h"
-#include "contention/sampler.h"
-#include "contention/snapshot.h"
-#include "fake_proc.h"
+#include "gates/contention/load_meter.h"
+#include "gates/contention/quiet_wait.h"
+#include "gates/contention/sampler.h"
+#include "gates/contention/snapshot.h"
+#include "tests/gates/support/fake_proc.h"
 
 namespace pg {
 namespace {

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <string>
 
-#include "core/disk_usage.h"
-#include "test_support.h"
+#include "gates/core/disk_usage.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

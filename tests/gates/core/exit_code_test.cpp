@@ -1,6 +1,6 @@
 // One function decides every verb's exit code from its results (specs/exit-codes.md): a test
 // per code, the precedence between classes, and README's table against the code's.
-#include "core/exit_code.h"
+#include "gates/core/exit_code.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/file_io.h"
+#include "gates/core/file_io.h"
 
 namespace pg {
 namespace {

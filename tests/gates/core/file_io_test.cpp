@@ -1,8 +1,8 @@
-#include "core/file_io.h"
+#include "gates/core/file_io.h"
 
 #include <gtest/gtest.h>
 
-#include "test_support.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "core/exit_code.h"
-#include "runner/leg_result.h"
+#include "gates/core/exit_code.h"
+#include "gates/runner/leg_result.h"
 
 namespace pg {
 namespace {

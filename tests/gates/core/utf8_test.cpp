@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/utf8.h"
+#include "gates/core/utf8.h"
 
 namespace pg {
 namespace {

@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <map>
 
-#include "config/json_source.h"
-#include "generate/test_reach.h"
-#include "git/git.h"
-#include "runner/capture.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/generate/test_reach.h"
+#include "gates/git/git.h"
+#include "gates/runner/capture.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -3,8 +3,8 @@
 // can reach.
 #include <gtest/gtest.h>
 
-#include "generate/file_points.h"
-#include "points_of.h"
+#include "gates/generate/file_points.h"
+#include "tests/gates/support/points_of.h"
 
 namespace pg {
 namespace {

@@ -1,8 +1,8 @@
 // --in-diff's lines: the new side of the diff between the merge base and the working tree.
 #include <gtest/gtest.h>
 
-#include "git/git.h"
-#include "test_support.h"
+#include "gates/git/git.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

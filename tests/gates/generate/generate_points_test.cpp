@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <regex>
 
-#include "generate/file_points.h"
-#include "generate/no_mutate.h"
-#include "points_of.h"
-#include "test_support.h"
+#include "gates/generate/file_points.h"
+#include "gates/generate/no_mutate.h"
+#include "tests/gates/support/points_of.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

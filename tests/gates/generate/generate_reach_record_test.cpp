@@ -1,11 +1,11 @@
-// The reach record (mutations/reach.h, specs/mutate-generate.md's "Reach"): which tests a
+// The reach record (gates/mutate/reach.h, specs/mutate-generate.md's "Reach"): which tests a
 // mutant runs and in what order, what a batch of cases is counted as, when a ctest test's cases
 // are worth recording one by one, and the record file read back.
 #include <gtest/gtest.h>
 
-#include "mutations/reach.h"
-#include "mutations/worker.h"
-#include "test_support.h"
+#include "gates/mutate/reach.h"
+#include "gates/mutate/worker.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {
@@ -21,7 +21,8 @@ TEST(GenerateReached, TestsRunFastestFirstAndOnlyWhereTheyReached) {
   EXPECT_EQ(TestsReaching(r, 1, tests), (std::vector<std::string>{"Fast", "Crawl"}));
   EXPECT_EQ(TestsReaching(r, 2, tests), (std::vector<std::string>{"Crawl"}));
   EXPECT_TRUE(TestsReaching(r, 4, tests).empty()) << "a point no test executed";
-  EXPECT_EQ(TestsReaching(r, kReachLimit, tests), tests) << "past what the switch records: every test";
+  EXPECT_EQ(TestsReaching(r, kReachLimit, tests), tests)
+      << "past what the switch records: every test";
   EXPECT_EQ(TestsReaching(ReachRecord{}, 4, tests), tests) << "nothing recorded: every test";
   ReachRecord whole;
   whole.recorded = true;
@@ -46,7 +47,8 @@ TEST(GenerateReached, ABatchOfASplitTestCountsAtMostItsWholeRun) {
   ReachRecord r;
   r.seconds = {{"B", 0.3}, {"C", 0.5}, {"D", 0.6}, {"E", 0.3}};
   r.whole = {{"B", 0.4}, {"C", 0.4}, {"D", 0.4}};
-  EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"B", "C", "D"}}), 0.4) << "1.4 less two starts of 0.3 is 0.8";
+  EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"B", "C", "D"}}), 0.4)
+      << "1.4 less two starts of 0.3 is 0.8";
   EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"B"}}), 0.3) << "less than the whole: its own";
   EXPECT_DOUBLE_EQ(RecordedSeconds(r, {{"E"}, {"B", "C"}}), 0.3 + 0.4);
 }
@@ -57,18 +59,21 @@ TEST(GenerateReached, CasesAreSplitOnlyWhenTheirPointsSaveMoreThanTheSplitCosts)
   EXPECT_FALSE(SplitPays(795, 52, 0.2, 0.05)) << "795 × 0.05 s to save 52 × 0.075 s";
   EXPECT_TRUE(SplitPays(20, 10, 60, 0.05)) << "a minute's executable, ten points";
   EXPECT_FALSE(SplitPays(1, 100, 60, 0.05)) << "one case: nothing to split";
-  EXPECT_FALSE(SplitPays(3, 2, 100, 0)) << "two points save at most the whole run, which the split costs";
+  EXPECT_FALSE(SplitPays(3, 2, 100, 0))
+      << "two points save at most the whole run, which the split costs";
   EXPECT_TRUE(SplitPays(3, 3, 100, 0));
   EXPECT_FALSE(SplitPays(3, 100, 0.5, 0.6)) << "a start slower than the run saves nothing";
 }
 
 TEST(GenerateReached, ARecordIsReadBackAndALineThatIsNoNumberIsNamed) {
   TempDir dir;
-  EXPECT_TRUE(ReadReached(dir.path() + "/none")->empty()) << "a test whose processes reached nothing wrote nothing";
+  EXPECT_TRUE(ReadReached(dir.path() + "/none")->empty())
+      << "a test whose processes reached nothing wrote nothing";
   EXPECT_EQ(*ReadReached(dir.Write("r", "3\n7\n3\n")), (std::set<int>{3, 7}));
   auto bad = ReadReached(dir.Write("bad", "3\n7x\n"));
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("/bad:2: not a mutant number: \"7x\""), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("/bad:2: not a mutant number: \"7x\""), std::string::npos)
+      << bad.status().message();
 }
 
 // gtest_discover_tests-less projects run a whole executable as one ctest test: run once per

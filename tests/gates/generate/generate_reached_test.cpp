@@ -7,15 +7,15 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "config/json_source.h"
-#include "generate/file_points.h"
-#include "generate/point.h"
-#include "git/git.h"
-#include "mutations/reach.h"
-#include "mutations/schema.h"
-#include "mutations/worker.h"
-#include "runner/capture.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/generate/file_points.h"
+#include "gates/generate/point.h"
+#include "gates/git/git.h"
+#include "gates/mutate/reach.h"
+#include "gates/mutate/schema.h"
+#include "gates/mutate/worker.h"
+#include "gates/runner/capture.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

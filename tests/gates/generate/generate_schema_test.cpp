@@ -2,13 +2,13 @@
 // mutant's own build.
 #include <gtest/gtest.h>
 
-#include "generate/file_points.h"
-#include "generate/point.h"
-#include "mutations/commands.h"
-#include "mutations/schema.h"
-#include "mutations/schema_search.h"
-#include "runner/capture.h"
-#include "test_support.h"
+#include "gates/generate/file_points.h"
+#include "gates/generate/point.h"
+#include "gates/mutate/commands.h"
+#include "gates/mutate/schema.h"
+#include "gates/mutate/schema_search.h"
+#include "gates/runner/capture.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

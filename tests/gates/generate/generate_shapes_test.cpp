@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "config/json_source.h"
-#include "git/git.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/git/git.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

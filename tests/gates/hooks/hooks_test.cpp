@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
-#include "git/git.h"
-#include "runner/capture.h"
-#include "test_support.h"
+#include "gates/git/git.h"
+#include "gates/runner/capture.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "test_support.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

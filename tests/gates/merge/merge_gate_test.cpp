@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "config/json_source.h"
-#include "git/git.h"
-#include "merge/merge_gate.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/git/git.h"
+#include "gates/merge/merge_gate.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -4,11 +4,11 @@
 
 #include <set>
 
-#include "config/json_source.h"
-#include "merge/shard_merge.h"
-#include "mutate_fixture.h"
-#include "mutations/mutate_merge.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/merge/shard_merge.h"
+#include "tests/gates/support/mutate_fixture.h"
+#include "gates/mutate/mutate_merge.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "mutations/catalog.h"
-#include "mutations/table_commit.h"
-#include "test_support.h"
+#include "gates/mutate/catalog.h"
+#include "gates/mutate/table_commit.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

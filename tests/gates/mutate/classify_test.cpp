@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "mutations/classify.h"
-#include "mutations/junit_results.h"
+#include "gates/mutate/classify.h"
+#include "gates/mutate/junit_results.h"
 
 namespace pg {
 namespace {

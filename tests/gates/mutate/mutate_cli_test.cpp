@@ -6,12 +6,12 @@
 
 #include <filesystem>
 
-#include "config/json_source.h"
-#include "core/sha256.h"
-#include "git/git.h"
-#include "mutate_fixture.h"
-#include "runner/process.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/core/sha256.h"
+#include "gates/git/git.h"
+#include "tests/gates/support/mutate_fixture.h"
+#include "gates/runner/process.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -15,13 +15,13 @@
 #include <vector>
 #include <thread>
 
-#include "config/json_source.h"
-#include "core/file_io.h"
-#include "git/git.h"
-#include "mutate_fixture.h"
-#include "core/journal.h"
-#include "runner/process.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/core/file_io.h"
+#include "gates/git/git.h"
+#include "tests/gates/support/mutate_fixture.h"
+#include "gates/core/journal.h"
+#include "gates/runner/process.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <sstream>
 
-#include "config/json_source.h"
-#include "mutations/mutate_report.h"
-#include "mutations/worker.h"
+#include "gates/config/json_source.h"
+#include "gates/mutate/mutate_report.h"
+#include "gates/mutate/worker.h"
 
 namespace pg {
 namespace {

@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "git/git.h"
-#include "mutations/commands.h"
-#include "test_support.h"
+#include "gates/git/git.h"
+#include "gates/mutate/commands.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

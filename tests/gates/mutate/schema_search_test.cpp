@@ -4,8 +4,8 @@
 
 #include <functional>
 
-#include "mutations/schema.h"
-#include "mutations/schema_search.h"
+#include "gates/mutate/schema.h"
+#include "gates/mutate/schema_search.h"
 
 namespace pg {
 namespace {

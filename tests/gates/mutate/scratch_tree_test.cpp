@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "core/file_io.h"
-#include "git/git.h"
-#include "mutations/catalog.h"
-#include "core/journal.h"
-#include "mutations/mutant.h"
-#include "mutations/scratch_tree.h"
-#include "test_support.h"
+#include "gates/core/file_io.h"
+#include "gates/git/git.h"
+#include "gates/mutate/catalog.h"
+#include "gates/core/journal.h"
+#include "gates/mutate/mutant.h"
+#include "gates/mutate/scratch_tree.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -10,10 +10,10 @@
 #include <iterator>
 #include <string>
 
-#include "config/json_source.h"
-#include "git/git.h"
-#include "runner/capture.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/git/git.h"
+#include "gates/runner/capture.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

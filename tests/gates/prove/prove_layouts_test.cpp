@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <map>
 
-#include "changes/inventory.h"
-#include "changes/test_bodies.h"
-#include "changes/whole_tests.h"
-#include "config/json_source.h"
-#include "git/git.h"
-#include "test_support.h"
+#include "gates/prove/inventory.h"
+#include "gates/prove/test_bodies.h"
+#include "gates/prove/whole_tests.h"
+#include "gates/config/json_source.h"
+#include "gates/git/git.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

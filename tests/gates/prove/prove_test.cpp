@@ -2,12 +2,12 @@
 // inventory logic it rests on.
 #include <gtest/gtest.h>
 
-#include "changes/inventory.h"
-#include "changes/test_bodies.h"
-#include "config/json_source.h"
-#include "git/git.h"
-#include "mutations/test_map.h"
-#include "test_support.h"
+#include "gates/prove/inventory.h"
+#include "gates/prove/test_bodies.h"
+#include "gates/config/json_source.h"
+#include "gates/git/git.h"
+#include "gates/mutate/test_map.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
 
-#include "config/suite_config.h"
-#include "git/git.h"
-#include "range/ownership_gates.h"
-#include "range/range_gates.h"
-#include "test_support.h"
+#include "gates/config/suite_config.h"
+#include "gates/git/git.h"
+#include "gates/range/ownership_gates.h"
+#include "gates/range/range_gates.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -2,10 +2,10 @@
 
 #include <filesystem>
 
-#include "config/json_source.h"
-#include "git/git.h"
-#include "range/range_gates.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/git/git.h"
+#include "gates/range/range_gates.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <regex>
 
-#include "config/json_source.h"
-#include "records/record.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/records/record.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "config/json_source.h"
-#include "report/ci_output.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/report/ci_output.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

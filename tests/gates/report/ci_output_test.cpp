@@ -4,12 +4,12 @@
 
 #include <cstdlib>
 
-#include "config/json_source.h"
-#include "mutate_fixture.h"
-#include "mutations/mutate_ci.h"
-#include "report/ci_output.h"
-#include "report/failure_places.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "tests/gates/support/mutate_fixture.h"
+#include "gates/mutate/mutate_ci.h"
+#include "gates/report/ci_output.h"
+#include "gates/report/failure_places.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

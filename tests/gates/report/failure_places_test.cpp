@@ -2,7 +2,7 @@
 // explanation under a place, line ends, the limit and the line number's cut.
 #include <gtest/gtest.h>
 
-#include "report/failure_places.h"
+#include "gates/report/failure_places.h"
 
 namespace pg {
 namespace {

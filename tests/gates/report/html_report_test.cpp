@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <regex>
 
-#include "changes/prove_html.h"
-#include "config/json_source.h"
-#include "contention/load_timeline.h"
-#include "mutations/mutate_html.h"
-#include "report/writers.h"
-#include "runner/capture.h"
-#include "test_support.h"
+#include "gates/prove/prove_html.h"
+#include "gates/config/json_source.h"
+#include "gates/contention/load_timeline.h"
+#include "gates/mutate/mutate_html.h"
+#include "gates/report/writers.h"
+#include "gates/runner/capture.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -11,11 +11,11 @@
 #include <sstream>
 #include <thread>
 
-#include "report/progress.h"
-#include "report/status_line.h"
-#include "report/step_progress.h"
+#include "gates/report/progress.h"
+#include "gates/report/status_line.h"
+#include "gates/report/step_progress.h"
 #include <cstdio>
-#include "test_support.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

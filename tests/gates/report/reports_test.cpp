@@ -3,12 +3,12 @@
 #include <pugixml.hpp>
 #include <sstream>
 
-#include "config/json_source.h"
-#include "merge/shard_merge.h"
-#include "mutations/mutate_html.h"
-#include "mutations/mutate_report.h"
-#include "report/writers.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/merge/shard_merge.h"
+#include "gates/mutate/mutate_html.h"
+#include "gates/mutate/mutate_report.h"
+#include "gates/report/writers.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -4,11 +4,11 @@
 #include <fstream>
 #include <iterator>
 
-#include "config/json_source.h"
-#include "git/git.h"
-#include "runner/blame.h"
-#include "runner/log_scan.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/git/git.h"
+#include "gates/runner/blame.h"
+#include "gates/runner/log_scan.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

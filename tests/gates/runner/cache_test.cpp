@@ -2,11 +2,11 @@
 
 #include <filesystem>
 
-#include "git/git.h"
-#include "runner/declared_outputs.h"
-#include "runner/input_glob.h"
-#include "runner/preflight.h"
-#include "test_support.h"
+#include "gates/git/git.h"
+#include "gates/runner/declared_outputs.h"
+#include "gates/runner/input_glob.h"
+#include "gates/runner/preflight.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -10,9 +10,9 @@
 #include <map>
 #include <sstream>
 
-#include "config/json_source.h"
-#include "runner/capture.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/runner/capture.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

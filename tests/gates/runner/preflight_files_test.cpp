@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <string>
 
-#include "runner/capture.h"
-#include "test_support.h"
+#include "gates/runner/capture.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "runner/capture.h"
-#include "test_support.h"
+#include "gates/runner/capture.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

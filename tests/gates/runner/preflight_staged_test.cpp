@@ -12,10 +12,10 @@
 #include <optional>
 #include <string>
 
-#include "git/git.h"
-#include "runner/capture.h"
-#include "runner/process.h"
-#include "test_support.h"
+#include "gates/git/git.h"
+#include "gates/runner/capture.h"
+#include "gates/runner/process.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

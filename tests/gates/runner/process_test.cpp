@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "runner/capture.h"
-#include "runner/group_guardian.h"
-#include "runner/raw_proc.h"
-#include "runner/scheduler.h"
-#include "test_support.h"
+#include "gates/runner/capture.h"
+#include "gates/runner/group_guardian.h"
+#include "gates/runner/raw_proc.h"
+#include "gates/runner/scheduler.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

@@ -1,4 +1,4 @@
-#include "runner/program_path.h"
+#include "gates/runner/program_path.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <optional>
 
-#include "runner/capture.h"
-#include "test_support.h"
+#include "gates/runner/capture.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

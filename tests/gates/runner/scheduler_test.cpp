@@ -4,11 +4,11 @@
 
 #include <thread>
 
-#include "config/json_source.h"
-#include "config/suite_config.h"
-#include "fake_launcher.h"
-#include "runner/scheduler.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/config/suite_config.h"
+#include "tests/gates/support/fake_launcher.h"
+#include "gates/runner/scheduler.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

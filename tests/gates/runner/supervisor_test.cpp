@@ -6,10 +6,10 @@
 #include <utility>
 #include <vector>
 
-#include "fake_launcher.h"
-#include "mutations/step.h"
-#include "runner/supervisor.h"
-#include "test_support.h"
+#include "tests/gates/support/fake_launcher.h"
+#include "gates/mutate/step.h"
+#include "gates/runner/supervisor.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

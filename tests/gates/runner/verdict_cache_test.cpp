@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <optional>
 
-#include "runner/verdict_cache.h"
-#include "test_support.h"
+#include "gates/runner/verdict_cache.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

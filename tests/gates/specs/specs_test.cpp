@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "config/json_source.h"
-#include "specs/spec_doc.h"
-#include "test_support.h"
+#include "gates/config/json_source.h"
+#include "gates/specs/spec_doc.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg {
 namespace {

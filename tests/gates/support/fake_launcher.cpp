@@ -1,4 +1,4 @@
-#include "fake_launcher.h"
+#include "tests/gates/support/fake_launcher.h"
 
 #include <signal.h>
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "runner/launcher.h"
+#include "gates/runner/launcher.h"
 
 namespace pg::testing {
 

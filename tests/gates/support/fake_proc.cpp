@@ -1,4 +1,4 @@
-#include "fake_proc.h"
+#include "tests/gates/support/fake_proc.h"
 
 #include <cmath>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "contention/proc_source.h"
+#include "gates/contention/proc_source.h"
 
 namespace pg::testing {
 

@@ -1,10 +1,10 @@
-#include "mutate_fixture.h"
+#include "tests/gates/support/mutate_fixture.h"
 
 #include <sys/stat.h>
 
 #include <cstdlib>
 
-#include "git/git.h"
+#include "gates/git/git.h"
 
 namespace pg::testing {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "test_support.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg::testing {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "generate/file_points.h"
-#include "test_support.h"
+#include "gates/generate/file_points.h"
+#include "tests/gates/support/test_support.h"
 
 namespace pg::testing {
 

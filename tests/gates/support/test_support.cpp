@@ -1,4 +1,4 @@
-#include "test_support.h"
+#include "tests/gates/support/test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -12,9 +12,9 @@
 #include <sstream>
 #include <thread>
 
-#include "core/file_io.h"
-#include "git/git.h"
-#include "runner/capture.h"
+#include "gates/core/file_io.h"
+#include "gates/git/git.h"
+#include "gates/runner/capture.h"
 
 namespace fs = std::filesystem;
 

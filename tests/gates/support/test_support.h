@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/leg_result.h"
+#include "gates/runner/leg_result.h"
 
 namespace pg::testing {
 
