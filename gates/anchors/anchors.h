@@ -10,15 +10,15 @@
 namespace pg {
 
 struct Anchor {
-  std::string doc;       // the Markdown file, relative to the root
-  int doc_line = 0;      // where the anchor is written
-  std::string rev;       // pinned: the revision whose tree it is checked against ("" = the working tree)
-  std::string path;      // what it points at
+  std::string doc;   // the Markdown file, relative to the root
+  int doc_line = 0;  // where the anchor is written
+  std::string rev;  // pinned: the revision whose tree it is checked against ("" = the working tree)
+  std::string path;  // what it points at
   int line = 0;
-  int line_end = 0;      // a range LINE-END (0: one line)
+  int line_end = 0;           // a range LINE-END (0: one line)
   std::string lines_written;  // "12" or "12-14", as the document writes them
-  std::string text;      // the quoted text
-  size_t line_offset = 0;  // byte offset of the line number (or range) inside the document
+  std::string text;           // the quoted text
+  size_t line_offset = 0;     // byte offset of the line number (or range) inside the document
   size_t line_length = 0;
   std::string Where() const;  // "rev:path:12-14" as written
 };
@@ -28,7 +28,7 @@ enum class AnchorState { kHolds, kMoved, kTextGone, kFileGone, kRevGone };
 struct AnchorResult {
   Anchor anchor;
   AnchorState state = AnchorState::kHolds;
-  int found_at = 0;  // kMoved: the nearest line holding the text
+  int found_at = 0;             // kMoved: the nearest line holding the text
   std::string Message() const;  // "README.md:12: a.cpp:42 → text found at :57"
 };
 

@@ -1,22 +1,26 @@
-// `proofgate anchors check [--fix] [FILE...]`: path:line anchors in Markdown still point at their text.
+// `proofgate anchors check [--fix] [FILE...]`: path:line anchors in Markdown still point at their
+// text.
+#include "gates/anchors/anchors.h"
+
 #include <filesystem>
 #include <iostream>
 
-#include "gates/anchors/anchors.h"
 #include "gates/cli/cli.h"
 #include "gates/core/exit_code.h"
 #include "gates/core/file_io.h"
 
 namespace pg::cli {
 
-int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix, bool allow_empty) {
+int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix,
+                    bool allow_empty) {
   std::string root = ProjectRoot(common);
   if (docs.empty()) docs = pg::MarkdownFiles(root);
   std::vector<pg::AnchorResult> results;
   for (const std::string& doc : docs) {
     auto text = pg::ReadFile(std::filesystem::path(doc).is_absolute() ? doc : root + "/" + doc);
     if (!text.ok()) return Fail(text.status());
-    for (const pg::Anchor& a : pg::ScanAnchors(doc, *text)) results.push_back(pg::CheckAnchor(a, root));
+    for (const pg::Anchor& a : pg::ScanAnchors(doc, *text))
+      results.push_back(pg::CheckAnchor(a, root));
   }
   int stale = 0, gone = 0;
   for (const pg::AnchorResult& r : results) {
@@ -24,7 +28,8 @@ int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bo
       if (common.verbose) std::cout << r.Message() << "\n";
       continue;
     }
-    std::cout << r.Message() << (fix && r.state == pg::AnchorState::kMoved ? " (fixed)" : "") << "\n";
+    std::cout << r.Message() << (fix && r.state == pg::AnchorState::kMoved ? " (fixed)" : "")
+              << "\n";
     ++(r.state == pg::AnchorState::kMoved ? stale : gone);
   }
   if (fix) {
@@ -35,11 +40,13 @@ int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bo
   std::vector<pg::Annotation> stale_places;  // what a CI shows at each document line
   for (const pg::AnchorResult& r : results) {
     if (r.state == pg::AnchorState::kHolds || (fix && r.state == pg::AnchorState::kMoved)) continue;
-    stale_places.push_back({"error", r.anchor.doc, r.anchor.doc_line, "stale anchor " + r.anchor.Where(), r.Message(), "stale-anchor"});
+    stale_places.push_back({"error", r.anchor.doc, r.anchor.doc_line,
+                            "stale anchor " + r.anchor.Where(), r.Message(), "stale-anchor"});
   }
   pg::Status emitted = EmitCi(common, "", stale_places, "");
   if (!emitted.ok()) return Fail(emitted);
-  if (!common.quiet) std::cerr << "anchors: " << results.size() << " checked, " << stale + gone << " stale\n";
+  if (!common.quiet)
+    std::cerr << "anchors: " << results.size() << " checked, " << stale + gone << " stale\n";
   // Each anchor that no longer holds (and was not fixed) fails the check.
   std::vector<pg::ResultClass> classes(static_cast<size_t>(stale + gone), pg::ResultClass::kFail);
   if (results.empty()) {

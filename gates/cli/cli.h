@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "gates/core/status.h"
+#include "gates/mutate/mutate_run.h"
 #include "gates/range/range_gates.h"
 #include "gates/report/ci_output.h"
 #include "gates/report/step_progress.h"
 #include "gates/runner/leg_result.h"
 #include "gates/runner/preflight.h"
-#include "gates/mutate/mutate_run.h"
 
 namespace pg::cli {
 
@@ -24,9 +24,9 @@ struct CommonFlags {
   bool json = false;
   std::string junit;
   std::string summary;
-  std::string html;             // --html FILE: the run as one self-contained page
-  std::string codequality;      // --codequality FILE: GitLab Code Quality JSON
-  std::string ci = "auto";      // --ci auto|github|gitlab|none
+  std::string html;               // --html FILE: the run as one self-contained page
+  std::string codequality;        // --codequality FILE: GitLab Code Quality JSON
+  std::string ci = "auto";        // --ci auto|github|gitlab|none
   std::string progress = "auto";  // --progress auto|tty|plain
 };
 
@@ -41,7 +41,7 @@ struct PreflightFlags {
   std::string log_dir;
   std::string blame_base;
   bool allow_inherited = false;
-  std::string shard;  // "K/N"; empty: every leg
+  std::string shard;                       // "K/N"; empty: every leg
   bool staged = false, all_files = false;  // the file set legs' `files` match (runner/leg_files.h)
   std::string base;
 };
@@ -71,14 +71,15 @@ struct MutateFlags {
   bool allow_empty = false;   // with --changed-since: none affected is a pass, said so
   bool affected = false;      // --changed-since each catalog's table's verified commit
   int max_mutants = 0;        // refuse a larger selection (0: no bound)
-  bool generate = false;      // --generate [PATHS]: mutants found by libclang (specs/mutate-generate.md)
+  bool generate =
+      false;  // --generate [PATHS]: mutants found by libclang (specs/mutate-generate.md)
   std::vector<std::string> generate_paths;
   std::string in_diff, operators;
-  bool no_schemata = false;   // a build per generated mutant, as without schemata
-  bool no_reach = false;      // every selected test for every generated mutant
-  int reach_runs = 1;         // recording runs, their reach united
+  bool no_schemata = false;          // a build per generated mutant, as without schemata
+  bool no_reach = false;             // every selected test for every generated mutant
+  int reach_runs = 1;                // recording runs, their reach united
   std::string reach_grain = "auto";  // auto, case or ctest: which tests reach records case by case
-  std::string sarif;          // --sarif FILE: survivors as SARIF 2.1.0 results
+  std::string sarif;                 // --sarif FILE: survivors as SARIF 2.1.0 results
 };
 
 struct ProveFlags {
@@ -111,19 +112,21 @@ Status WriteReports(const RunReport& report, const CommonFlags& common);
 std::vector<std::string> ReportFiles(const CommonFlags& common);
 // What the CI system reads (specs/reports.md): --codequality's file, and under GitHub Actions
 // the log groups and annotations on stderr and the Markdown appended to the step summary.
-Status EmitCi(const CommonFlags& common, const std::string& markdown, const std::vector<Annotation>& annotations,
-              const std::string& groups);
+Status EmitCi(const CommonFlags& common, const std::string& markdown,
+              const std::vector<Annotation>& annotations, const std::string& groups);
 // The directory records, specs and anchors are relative to: -C, else the preflight root, else here.
 std::string ProjectRoot(const CommonFlags& common);
 // root/dir/*ext, relative to root, sorted: the default inputs of records and specs check.
-std::vector<std::string> FilesIn(const std::string& root, const std::string& dir, const std::string& ext);
+std::vector<std::string> FilesIn(const std::string& root, const std::string& dir,
+                                 const std::string& ext);
 struct Input {
   std::string name, path;  // as the user or the listing named it; where it is read from
 };
 // The files a check reads: those `given` (relative to the root unless absolute), else
 // root/dir/*ext; none at all is invalid input naming the folder and `what` was looked for.
-StatusOr<std::vector<Input>> CheckInputs(const std::string& root, std::vector<std::string> given, const std::string& dir,
-                                         const std::string& ext, const std::string& what);
+StatusOr<std::vector<Input>> CheckInputs(const std::string& root, std::vector<std::string> given,
+                                         const std::string& dir, const std::string& ext,
+                                         const std::string& what);
 
 // mutate's --summary, --html, --codequality and CI output (its table, JSON and JUnit are the
 // verb's own: merge-reports and the two mutate verbs print them differently).
@@ -136,7 +139,8 @@ std::unique_ptr<StepProgress> WireMutateProgress(const CommonFlags& common, Muta
 int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags);
 int RunLoadVerb(const CommonFlags& common, const LoadFlags& flags);
 int RunRecordsCheck(const CommonFlags& common, std::vector<std::string> files);
-int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix, bool allow_empty);
+int RunAnchorsCheck(const CommonFlags& common, std::vector<std::string> docs, bool fix,
+                    bool allow_empty);
 int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files);
 int RunMutateVerb(const CommonFlags& common, const MutateFlags& flags);
 int RunGenerateVerb(const CommonFlags& common, const MutateFlags& flags);

@@ -71,22 +71,26 @@ pg::Status WriteReports(const pg::RunReport& report, const CommonFlags& common) 
     pg::WriteRunTable(report, std::cout, UseColor(common.color, STDOUT_FILENO));
   }
   std::cout.flush();
-  if (!common.junit.empty()) PG_RETURN_IF_ERROR(pg::WriteFileAtomic(common.junit, pg::RunReportJunit(report)));
+  if (!common.junit.empty())
+    PG_RETURN_IF_ERROR(pg::WriteFileAtomic(common.junit, pg::RunReportJunit(report)));
   if (!common.summary.empty()) {
     PG_RETURN_IF_ERROR(pg::WriteFileAtomic(common.summary, pg::RunReportMarkdown(report)));
   }
-  if (!common.html.empty()) PG_RETURN_IF_ERROR(pg::WriteFileAtomic(common.html, pg::RunReportHtml(report)));
-  return EmitCi(common, pg::RunReportMarkdown(report), pg::RunAnnotations(report), pg::RunGroups(report));
+  if (!common.html.empty())
+    PG_RETURN_IF_ERROR(pg::WriteFileAtomic(common.html, pg::RunReportHtml(report)));
+  return EmitCi(common, pg::RunReportMarkdown(report), pg::RunAnnotations(report),
+                pg::RunGroups(report));
 }
 
 std::vector<std::string> ReportFiles(const CommonFlags& common) {
   return {common.junit, common.summary, common.html, common.codequality};
 }
 
-Status EmitCi(const CommonFlags& common, const std::string& markdown, const std::vector<Annotation>& annotations,
-              const std::string& groups) {
+Status EmitCi(const CommonFlags& common, const std::string& markdown,
+              const std::vector<Annotation>& annotations, const std::string& groups) {
   PG_ASSIGN_OR_RETURN(CiSystem ci, ResolveCi(common.ci));
-  if (!common.codequality.empty()) PG_RETURN_IF_ERROR(WriteFileAtomic(common.codequality, CodeQualityJson(annotations)));
+  if (!common.codequality.empty())
+    PG_RETURN_IF_ERROR(WriteFileAtomic(common.codequality, CodeQualityJson(annotations)));
   if (ci != CiSystem::kGithub) return Status();
   std::cerr << groups << GithubAnnotations(annotations);
   std::cerr.flush();
@@ -98,14 +102,16 @@ Status EmitCi(const CommonFlags& common, const std::string& markdown, const std:
 // The directory records, specs and anchors are relative to: -C, else the preflight root, else here.
 std::string ProjectRoot(const CommonFlags& common) {
   // -C DIR is `cd DIR`: the root is found above DIR as it would be above the current directory.
-  std::string start = common.dir.empty() ? std::filesystem::current_path().string()
-                                         : std::filesystem::absolute(common.dir).lexically_normal().string();
+  std::string start = common.dir.empty()
+                          ? std::filesystem::current_path().string()
+                          : std::filesystem::absolute(common.dir).lexically_normal().string();
   auto root = pg::FindRoot(start);
   return root.ok() ? *root : start;
 }
 
 // root/dir/*ext, relative to root, sorted: the default inputs of records and specs check.
-std::vector<std::string> FilesIn(const std::string& root, const std::string& dir, const std::string& ext) {
+std::vector<std::string> FilesIn(const std::string& root, const std::string& dir,
+                                 const std::string& ext) {
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(root + "/" + dir, ec)) {
@@ -115,8 +121,9 @@ std::vector<std::string> FilesIn(const std::string& root, const std::string& dir
   return files;
 }
 
-StatusOr<std::vector<Input>> CheckInputs(const std::string& root, std::vector<std::string> given, const std::string& dir,
-                                         const std::string& ext, const std::string& what) {
+StatusOr<std::vector<Input>> CheckInputs(const std::string& root, std::vector<std::string> given,
+                                         const std::string& dir, const std::string& ext,
+                                         const std::string& what) {
   if (given.empty()) given = FilesIn(root, dir, ext);
   if (given.empty()) return Status::Invalid(root + "/" + dir + ": no " + what);
   std::vector<Input> inputs;
@@ -129,8 +136,10 @@ StatusOr<std::vector<Input>> CheckInputs(const std::string& root, std::vector<st
 Status ParseShard(const std::string& text, int* index, int* count) {
   size_t slash = text.find('/');
   std::string_view whole(text);
-  std::optional<long> k = slash == std::string::npos ? std::nullopt : ParseInteger(whole.substr(0, slash));
-  std::optional<long> n = slash == std::string::npos ? std::nullopt : ParseInteger(whole.substr(slash + 1));
+  std::optional<long> k =
+      slash == std::string::npos ? std::nullopt : ParseInteger(whole.substr(0, slash));
+  std::optional<long> n =
+      slash == std::string::npos ? std::nullopt : ParseInteger(whole.substr(slash + 1));
   if (k && n && *k >= 1 && *n >= 1 && *k <= *n && *n <= 1000000) {
     *index = static_cast<int>(*k - 1);
     *count = static_cast<int>(*n);

@@ -55,11 +55,17 @@ int RunGcVerb(const CommonFlags& common, const GcFlags& flags) {
     bool keep = flags.keep_cache && std::string(a.name) == "cache.json";
     if (!keep && !flags.dry_run) fs::remove_all(path, ec);
     if (ec) return Fail(Status::Io(path + ": cannot remove: " + ec.message()));
-    if (!keep) freed += size;  // what a dry run would free counts too (it said "0 B" beside 260 MiB)
-    std::cout << "  " << a.name << std::string(12 - std::string(a.name).size(), ' ') << HumanBytes(size) << "  " << a.what
-              << (keep ? "  (kept)" : flags.dry_run ? "" : "  removed") << "\n";
+    if (!keep)
+      freed += size;  // what a dry run would free counts too (it said "0 B" beside 260 MiB)
+    std::cout << "  " << a.name << std::string(12 - std::string(a.name).size(), ' ')
+              << HumanBytes(size) << "  " << a.what
+              << (keep            ? "  (kept)"
+                  : flags.dry_run ? ""
+                                  : "  removed")
+              << "\n";
   }
-  std::cout << "gc: " << HumanBytes(freed) << (flags.dry_run ? " would be freed (--dry-run)" : " freed") << "\n";
+  std::cout << "gc: " << HumanBytes(freed)
+            << (flags.dry_run ? " would be freed (--dry-run)" : " freed") << "\n";
   return static_cast<int>(ExitCodeOf(ResultClass::kPass));
 }
 

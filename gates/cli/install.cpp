@@ -26,7 +26,8 @@ std::string SelfPath() {
 StatusOr<git::Repo> RepoHere(const CommonFlags& common) {
   std::error_code ec;
   std::string start = common.dir.empty() ? std::filesystem::current_path(ec).string() : common.dir;
-  if (!std::filesystem::is_directory(start, ec)) return Status::Invalid("-C " + start + ": not a directory");
+  if (!std::filesystem::is_directory(start, ec))
+    return Status::Invalid("-C " + start + ": not a directory");
   return git::Discover(start);
 }
 
@@ -38,10 +39,12 @@ int RunInstallVerb(const CommonFlags& common, const HookFlags& flags) {
   // The suite must be one the hook can run: a typo would fail every commit. Its root is found as
   // preflight finds it (here or above), and the hook goes there: git runs hooks at the top.
   std::error_code ec;
-  auto root = FindRoot(common.dir.empty() ? std::filesystem::current_path(ec).string() : common.dir);
+  auto root =
+      FindRoot(common.dir.empty() ? std::filesystem::current_path(ec).string() : common.dir);
   if (!root.ok() || InsideTree(repo->workdir, {*root}).empty()) {
-    return Fail(Status::Invalid(repo->workdir + kDefaultConfig +
-                                ": not there; run `proofgate init` first (the hook runs one of its suites)"));
+    return Fail(Status::Invalid(
+        repo->workdir + kDefaultConfig +
+        ": not there; run `proofgate init` first (the hook runs one of its suites)"));
   }
   std::string root_dir = PrefixInTree(repo->workdir, *root);
   if (!root_dir.empty()) root_dir.pop_back();  // -C app
@@ -49,10 +52,13 @@ int RunInstallVerb(const CommonFlags& common, const HookFlags& flags) {
   auto config = LoadSuiteConfig(suites);
   if (!config.ok()) return Fail(config.status());
   auto legs = SelectLegs(*config, {flags.suite});
-  if (!legs.ok()) return Fail(Status::Invalid("--suite " + flags.suite + ": " + legs.status().message()));
-  auto change = InstallHook(repo->hooksdir, flags.hook, flags.suite, SelfPath(), flags.force, root_dir);
+  if (!legs.ok())
+    return Fail(Status::Invalid("--suite " + flags.suite + ": " + legs.status().message()));
+  auto change =
+      InstallHook(repo->hooksdir, flags.hook, flags.suite, SelfPath(), flags.force, root_dir);
   if (!change.ok()) return Fail(change.status());
-  std::cout << change->path << ": " << change->action << " (runs `proofgate preflight " << (flags.hook == "pre-commit" ? "--staged " : "") << flags.suite << "` before each "
+  std::cout << change->path << ": " << change->action << " (runs `proofgate preflight "
+            << (flags.hook == "pre-commit" ? "--staged " : "") << flags.suite << "` before each "
             << (flags.hook == "pre-push" ? "push" : "commit") << ")\n";
   return 0;
 }

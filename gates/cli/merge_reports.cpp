@@ -13,7 +13,8 @@
 namespace pg::cli {
 namespace {
 
-int MergePreflight(const CommonFlags& common, const std::vector<JsonSource>& docs, const std::vector<std::string>& paths) {
+int MergePreflight(const CommonFlags& common, const std::vector<JsonSource>& docs,
+                   const std::vector<std::string>& paths) {
   std::vector<RunReport> shards;
   for (const JsonSource& doc : docs) {
     auto report = RunReportFromJson(doc);
@@ -26,7 +27,8 @@ int MergePreflight(const CommonFlags& common, const std::vector<JsonSource>& doc
   return static_cast<int>(merged.exit_code);
 }
 
-int MergeMutate(const CommonFlags& common, const std::vector<JsonSource>& docs, const std::vector<std::string>& paths) {
+int MergeMutate(const CommonFlags& common, const std::vector<JsonSource>& docs,
+                const std::vector<std::string>& paths) {
   std::vector<MutateReport> shards;
   for (const JsonSource& doc : docs) {
     auto report = MutateReportFromJson(doc);
@@ -35,10 +37,13 @@ int MergeMutate(const CommonFlags& common, const std::vector<JsonSource>& docs, 
   }
   auto merged = MergeMutateReports(shards, paths);
   if (!merged.ok()) return Fail(merged.status());
-  if (common.json) std::cout << MutateReportJson(*merged);
-  else WriteMutateTable(*merged, std::cout, UseColor(common.color, STDOUT_FILENO));
+  if (common.json)
+    std::cout << MutateReportJson(*merged);
+  else
+    WriteMutateTable(*merged, std::cout, UseColor(common.color, STDOUT_FILENO));
   std::cout.flush();
-  Status written = common.junit.empty() ? Status() : WriteFileAtomic(common.junit, MutateReportJunit(*merged));
+  Status written =
+      common.junit.empty() ? Status() : WriteFileAtomic(common.junit, MutateReportJunit(*merged));
   if (written.ok()) written = WriteMutateReports(*merged, common);
   if (!written.ok()) return Fail(written);
   return MutateExitCode(*merged);

@@ -1,4 +1,6 @@
 // `proofgate preflight [SUITE...]`: the named suites of preflight/suites.json, and --list.
+#include "gates/runner/preflight.h"
+
 #include <poll.h>
 #include <unistd.h>
 
@@ -14,7 +16,6 @@
 #include "gates/core/own_outputs.h"
 #include "gates/report/progress.h"
 #include "gates/report/writers.h"
-#include "gates/runner/preflight.h"
 
 namespace pg::cli {
 namespace {
@@ -22,7 +23,8 @@ namespace {
 pg::StatusOr<std::string> ResolveRoot(const CommonFlags& common, const PreflightFlags& flags) {
   std::string start = common.dir.empty() ? std::filesystem::current_path().string() : common.dir;
   std::error_code ec;
-  if (!common.dir.empty() && !std::filesystem::is_directory(start, ec)) return pg::Status::Invalid("-C " + start + ": not a directory");
+  if (!common.dir.empty() && !std::filesystem::is_directory(start, ec))
+    return pg::Status::Invalid("-C " + start + ": not a directory");
   start = std::filesystem::absolute(start).lexically_normal().string();
   // -C DIR is `cd DIR`: the root holding preflight/suites.json is found above DIR. A --config
   // of its own names its file relative to DIR itself.
@@ -40,7 +42,8 @@ void EndStream(pg::AppendingFile& stream, const std::string& log_dir, const pg::
 }
 
 int ListSuites(const std::string& root, const PreflightFlags& flags) {
-  std::string path = std::filesystem::path(flags.config).is_absolute() ? flags.config : root + "/" + flags.config;
+  std::string path =
+      std::filesystem::path(flags.config).is_absolute() ? flags.config : root + "/" + flags.config;
   auto config = pg::LoadSuiteConfig(path);
   if (!config.ok()) return Fail(config.status());
   for (const pg::Suite& suite : config->suites) {
@@ -57,7 +60,8 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   auto root = ResolveRoot(common, flags);
   if (!root.ok()) return Fail(root.status());
   if (flags.list) return ListSuites(*root, flags);
-  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose, LiveFd(common));
+  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose,
+                               LiveFd(common));
   pg::PreflightOptions options;
   options.root = *root;
   options.config_path = flags.config;
@@ -65,7 +69,9 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   options.legs = flags.legs;
   options.jobs = flags.jobs;
   options.use_cache = !flags.no_cache;
-  options.file_set = flags.staged ? pg::FileSet::kStaged : !flags.base.empty() ? pg::FileSet::kBase : pg::FileSet::kAll;
+  options.file_set = flags.staged          ? pg::FileSet::kStaged
+                     : !flags.base.empty() ? pg::FileSet::kBase
+                                           : pg::FileSet::kAll;
   options.base = flags.base;
   options.retry_contended = !flags.no_retry_contended;
   options.blame_base = flags.blame_base;
@@ -78,9 +84,13 @@ int RunPreflightVerb(const CommonFlags& common, const PreflightFlags& flags) {
   options.log_dir = flags.log_dir.empty() ? "" : std::filesystem::absolute(flags.log_dir).string();
   options.cancel_fd = InstallCancelPipe();
   if (!common.quiet) {
-    options.on_change = [&](const pg::LegResult& leg, std::string_view state) { progress.OnChange(leg, state); };
+    options.on_change = [&](const pg::LegResult& leg, std::string_view state) {
+      progress.OnChange(leg, state);
+    };
     options.on_progress = [&](const std::string& text) { progress.Notice(text); };
-    options.on_plan = [&](const std::vector<pg::PlannedLeg>& legs, int jobs) { progress.OnPlan(legs, jobs); };
+    options.on_plan = [&](const std::vector<pg::PlannedLeg>& legs, int jobs) {
+      progress.OnPlan(legs, jobs);
+    };
   }
   options.on_notice = [&](const std::string& text) { progress.Notice(text); };
   std::string stream_dir;  // where each finished leg was appended, as it finished

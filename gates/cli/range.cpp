@@ -28,7 +28,8 @@ std::string Checked(const std::vector<pg::GateFinding>& findings) {
     if (std::find(gates.begin(), gates.end(), f.gate) == gates.end()) gates.push_back(f.gate);
   }
   if (commits.empty()) return "";
-  std::string out = " (" + std::to_string(commits.size()) + (commits.size() == 1 ? " commit; " : " commits; ");
+  std::string out =
+      " (" + std::to_string(commits.size()) + (commits.size() == 1 ? " commit; " : " commits; ");
   for (size_t i = 0; i < gates.size(); ++i) out += (i ? ", " : "") + gates[i];
   return out + ")";
 }
@@ -36,20 +37,28 @@ std::string Checked(const std::vector<pg::GateFinding>& findings) {
 }  // namespace
 
 // One line per finding that failed (every one with -v), then the verdict; or one JSON document.
-void Print(const CommonFlags& common, const std::string& range, const std::vector<pg::GateFinding>& findings, bool ok) {
+void Print(const CommonFlags& common, const std::string& range,
+           const std::vector<pg::GateFinding>& findings, bool ok) {
   if (common.json) {
-    pg::Json doc = {{"schema_version", 1}, {"tool", "proofgate"}, {"verb", "range"}, {"range", range}, {"ok", ok},
+    pg::Json doc = {{"schema_version", 1},
+                    {"tool", "proofgate"},
+                    {"verb", "range"},
+                    {"range", range},
+                    {"ok", ok},
                     {"findings", pg::Json::array()}};
     for (const pg::GateFinding& f : findings) {
-      doc["findings"].push_back({{"commit", f.commit}, {"summary", f.summary}, {"gate", f.gate}, {"ok", f.ok},
+      doc["findings"].push_back({{"commit", f.commit},
+                                 {"summary", f.summary},
+                                 {"gate", f.gate},
+                                 {"ok", f.ok},
                                  {"message", f.message}});
     }
     std::cout << JsonText(doc, 2) << "\n";
   } else {
     for (const pg::GateFinding& f : findings) {
       if (f.ok && !common.verbose) continue;
-      std::cout << f.commit.substr(0, 12) << "  " << f.gate << "  " << (f.ok ? "pass" : "FAIL") << "  " << f.summary
-                << (f.message.empty() ? "" : "\n    " + f.message) << "\n";
+      std::cout << f.commit.substr(0, 12) << "  " << f.gate << "  " << (f.ok ? "pass" : "FAIL")
+                << "  " << f.summary << (f.message.empty() ? "" : "\n    " + f.message) << "\n";
     }
     std::cout << "range " << range << ": " << (ok ? "pass" : "fail") << Checked(findings) << "\n";
   }
@@ -59,7 +68,8 @@ void Print(const CommonFlags& common, const std::string& range, const std::vecto
 int RunRange(const CommonFlags& common, RangeFlags flags) {
   std::string root = ProjectRoot(common);
   if (flags.range.find("..") == std::string::npos) {
-    return Fail(pg::Status::Invalid("range " + flags.range + ": expected BASE..HEAD, e.g. main..HEAD or HEAD~3..HEAD"));
+    return Fail(pg::Status::Invalid("range " + flags.range +
+                                    ": expected BASE..HEAD, e.g. main..HEAD or HEAD~3..HEAD"));
   }
   if (std::filesystem::exists(root + "/" + pg::kDefaultConfig)) {
     auto config = pg::LoadSuiteConfig(root + "/" + pg::kDefaultConfig, pg::kDefaultConfig);
@@ -83,7 +93,8 @@ int RunRange(const CommonFlags& common, RangeFlags flags) {
   auto findings = pg::RunRangeGates(root, flags.range, flags.options);
   if (!findings.ok()) return Fail(findings.status());
   std::vector<pg::ResultClass> results;
-  for (const pg::GateFinding& f : *findings) results.push_back(f.ok ? pg::ResultClass::kPass : pg::ResultClass::kFail);
+  for (const pg::GateFinding& f : *findings)
+    results.push_back(f.ok ? pg::ResultClass::kPass : pg::ResultClass::kFail);
   if (findings->empty()) {
     std::cerr << "range: nothing checked: " << flags.range << " has no commits"
               << (flags.allow_empty ? " (--allow-empty: accepted)" : "") << "\n";

@@ -20,7 +20,8 @@ int RunRecordsCheck(const CommonFlags& common, std::vector<std::string> files) {
   }
   std::cout << (common.json ? pg::RecordResultsJson(results) : pg::RecordResultsText(results));
   std::vector<pg::ResultClass> classes;
-  for (const pg::RecordResult& r : results) classes.push_back(r.ok() ? pg::ResultClass::kPass : pg::ResultClass::kFail);
+  for (const pg::RecordResult& r : results)
+    classes.push_back(r.ok() ? pg::ResultClass::kPass : pg::ResultClass::kFail);
   return static_cast<int>(pg::RunExitCode(classes));
 }
 

@@ -27,17 +27,24 @@ int RunSpecsCheck(const CommonFlags& common, std::vector<std::string> files) {
     if (!spec.ok()) return Fail(spec.status());
     specs.push_back(std::move(spec).value());
   }
-  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose, LiveFd(common));
+  pg::ProgressPrinter progress(std::cerr, UseColor(common.color, STDERR_FILENO), common.verbose,
+                               LiveFd(common));
   pg::PreflightOptions options;
   options.root = root;
   options.suites = {"specs"};
   options.jobs = 1;
   options.cancel_fd = InstallCancelPipe();
-  if (!common.quiet) options.on_change = [&](const pg::LegResult& leg, std::string_view state) { progress.OnChange(leg, state); };
+  if (!common.quiet)
+    options.on_change = [&](const pg::LegResult& leg, std::string_view state) {
+      progress.OnChange(leg, state);
+    };
   options.on_notice = [&](const std::string& text) { progress.Notice(text); };
   if (common.verbose) options.on_detail = options.on_notice;
   options.own_outputs = pg::OwnOutputFiles(ReportFiles(common));
-  if (!common.quiet) options.on_plan = [&](const std::vector<pg::PlannedLeg>& legs, int jobs) { progress.OnPlan(legs, jobs); };
+  if (!common.quiet)
+    options.on_plan = [&](const std::vector<pg::PlannedLeg>& legs, int jobs) {
+      progress.OnPlan(legs, jobs);
+    };
   auto report = pg::RunPreflightConfig(options, pg::SpecGatesConfig(specs));
   progress.Close();
   if (!report.ok()) return Fail(report.status());

@@ -34,14 +34,16 @@ Status JsonFields::CheckKnown(std::initializer_list<std::string_view> known) con
 
 Status JsonFields::Require(std::string_view key) const {
   if (Has(key)) return Status();
-  return source_.ErrorAt(pointer_, Prefix() + "missing required field \"" + std::string(key) + "\"");
+  return source_.ErrorAt(pointer_,
+                         Prefix() + "missing required field \"" + std::string(key) + "\"");
 }
 
 Status JsonFields::String(std::string_view key, std::string* out) const {
   if (!Has(key)) return Status();
   const Json& v = object_.at(key);
   if (!v.is_string()) {
-    return ErrorAt(key, "field \"" + std::string(key) + "\" must be a string, got " + JsonTypeName(v));
+    return ErrorAt(key,
+                   "field \"" + std::string(key) + "\" must be a string, got " + JsonTypeName(v));
   }
   *out = v.get<std::string>();
   return Status();
@@ -64,10 +66,12 @@ Status JsonFields::Integer(std::string_view key, long* out) const {
   if (!Has(key)) return Status();
   const Json& v = object_.at(key);
   // An unsigned value past a long's range read as a long wraps (18446744073709551615 was -1).
-  bool too_big = v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(LONG_MAX);
+  bool too_big = v.is_number_unsigned() &&
+                 v.get<unsigned long long>() > static_cast<unsigned long long>(LONG_MAX);
   if (!v.is_number_integer() || too_big) {
     return ErrorAt(key, "field \"" + std::string(key) + "\" must be an integer" +
-                            (too_big ? " up to " + std::to_string(LONG_MAX) : std::string()) + ", got " + JsonShort(v));
+                            (too_big ? " up to " + std::to_string(LONG_MAX) : std::string()) +
+                            ", got " + JsonShort(v));
   }
   *out = v.get<long>();
   return Status();
@@ -77,7 +81,8 @@ Status JsonFields::Bool(std::string_view key, bool* out) const {
   if (!Has(key)) return Status();
   const Json& v = object_.at(key);
   if (!v.is_boolean()) {
-    return ErrorAt(key, "field \"" + std::string(key) + "\" must be true or false, got " + JsonShort(v));
+    return ErrorAt(key,
+                   "field \"" + std::string(key) + "\" must be true or false, got " + JsonShort(v));
   }
   *out = v.get<bool>();
   return Status();
@@ -88,7 +93,8 @@ Status JsonFields::StringList(std::string_view key, std::vector<std::string>* ou
   const Json& v = object_.at(key);
   std::string name(key);
   if (!v.is_array()) {
-    return ErrorAt(key, "field \"" + name + "\" must be an array of strings, got " + JsonTypeName(v));
+    return ErrorAt(key,
+                   "field \"" + name + "\" must be an array of strings, got " + JsonTypeName(v));
   }
   out->clear();
   for (size_t i = 0; i < v.size(); ++i) {
@@ -108,7 +114,8 @@ Status JsonFields::StringMap(std::string_view key,
   const Json& v = object_.at(key);
   std::string name(key);
   if (!v.is_object()) {
-    return ErrorAt(key, "field \"" + name + "\" must be an object of strings, got " + JsonTypeName(v));
+    return ErrorAt(key,
+                   "field \"" + name + "\" must be an object of strings, got " + JsonTypeName(v));
   }
   out->clear();
   for (const auto& [k, item] : v.items()) {

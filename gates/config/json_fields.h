@@ -28,7 +28,8 @@ class JsonFields {
   Status Integer(std::string_view key, long* out) const;
   Status Bool(std::string_view key, bool* out) const;
   Status StringList(std::string_view key, std::vector<std::string>* out) const;
-  Status StringMap(std::string_view key, std::vector<std::pair<std::string, std::string>>* out) const;
+  Status StringMap(std::string_view key,
+                   std::vector<std::pair<std::string, std::string>>* out) const;
 
   std::string PointerOf(std::string_view key) const;
   Status ErrorAt(std::string_view key, const std::string& message) const;

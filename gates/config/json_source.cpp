@@ -1,9 +1,9 @@
 #include "gates/config/json_source.h"
 
-#include "gates/core/file_io.h"
-
 #include <set>
 #include <vector>
+
+#include "gates/core/file_io.h"
 
 namespace pg {
 namespace {
@@ -46,7 +46,8 @@ std::string Format(const std::string& path, SourcePos pos) {
 // which nlohmann does not keep. It also finds duplicate keys, which nlohmann silently merges.
 class JsonPositionScanner {
  public:
-  JsonPositionScanner(const std::string& text, JsonSource& out) : text_(text), out_(out), lines_(text) {}
+  JsonPositionScanner(const std::string& text, JsonSource& out)
+      : text_(text), out_(out), lines_(text) {}
 
   Status Run() {
     while (i_ < text_.size()) {
@@ -78,7 +79,10 @@ class JsonPositionScanner {
     if (c == ',') {
       if (!stack_.empty()) {
         Frame& f = stack_.back();
-        if (f.object) f.expect_key = true; else ++f.index;
+        if (f.object)
+          f.expect_key = true;
+        else
+          ++f.index;
       }
       ++i_;
       return Status();
@@ -91,7 +95,10 @@ class JsonPositionScanner {
       return Key();
     }
     RecordValue();
-    if (c == '"') SkipString(); else SkipScalar();
+    if (c == '"')
+      SkipString();
+    else
+      SkipScalar();
     return Status();
   }
 
@@ -144,7 +151,9 @@ class JsonPositionScanner {
   }
 
   void SkipScalar() {
-    while (i_ < text_.size() && std::string_view(",}] \t\r\n/").find(text_[i_]) == std::string_view::npos) ++i_;
+    while (i_ < text_.size() &&
+           std::string_view(",}] \t\r\n/").find(text_[i_]) == std::string_view::npos)
+      ++i_;
   }
 
   void SkipSpaceAndComments() {
@@ -177,7 +186,8 @@ namespace {
 // exception (a number out of range: 1e999), so every error gets a file:line:col.
 class PositionedDomParser : public nlohmann::detail::json_sax_dom_parser<Json> {
  public:
-  explicit PositionedDomParser(Json& root) : json_sax_dom_parser(root, /*allow_exceptions=*/false) {}
+  explicit PositionedDomParser(Json& root)
+      : json_sax_dom_parser(root, /*allow_exceptions=*/false) {}
   template <class Exception>
   bool parse_error(std::size_t position, const std::string& token, const Exception& ex) {
     offset = position;
@@ -210,10 +220,14 @@ StatusOr<JsonSource> JsonSource::Parse(std::string path, const std::string& text
   JsonSource source;
   source.path_ = std::move(path);
   PositionedDomParser dom(source.root_);
-  if (!Json::sax_parse(text, &dom, nlohmann::json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/true) ||
+  if (!Json::sax_parse(text, &dom, nlohmann::json::input_format_t::json, /*strict=*/true,
+                       /*ignore_comments=*/true) ||
       dom.is_errored()) {
-    size_t offset = dom.out_of_range ? dom.offset - dom.token_size : dom.offset > 0 ? dom.offset - 1 : 0;
-    return Status::Invalid(Format(source.path_, LineCursor(text).At(offset)) + ": invalid JSON: " + Reason(dom.what));
+    size_t offset = dom.out_of_range ? dom.offset - dom.token_size
+                    : dom.offset > 0 ? dom.offset - 1
+                                     : 0;
+    return Status::Invalid(Format(source.path_, LineCursor(text).At(offset)) +
+                           ": invalid JSON: " + Reason(dom.what));
   }
   JsonPositionScanner scanner(text, source);
   PG_RETURN_IF_ERROR(scanner.Run());
@@ -246,9 +260,12 @@ Status JsonSource::ErrorAt(const std::string& pointer, const std::string& messag
 std::string JsonSource::Escape(const std::string& token) {
   std::string out;
   for (char c : token) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }

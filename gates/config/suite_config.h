@@ -21,14 +21,15 @@ struct Leg {
   double timeout_s = kDefaultLegTimeoutS;
   std::vector<std::string> needs;
   std::vector<std::string> locks;
-  std::vector<std::string> inputs;  // globs relative to the root, part of the cache key
+  std::vector<std::string> inputs;   // globs relative to the root, part of the cache key
   std::vector<std::string> outputs;  // paths or globs it makes: a cached pass needs each there
-  std::vector<std::string> files;    // globs: it runs when the run's file set has one (runner/leg_files.h)
+  std::vector<std::string>
+      files;  // globs: it runs when the run's file set has one (runner/leg_files.h)
   std::vector<std::string> exclude;  // globs: files it is never about, whatever `files` matches
   bool exclusive = false;
   bool timing = false;
   bool stage_fixed = false;  // a fixer: runs first, its fixes to its files are kept (and staged)
-  std::string definition;  // canonical JSON of the leg as written: part of the cache key
+  std::string definition;    // canonical JSON of the leg as written: part of the cache key
 };
 
 struct Suite {
@@ -62,8 +63,8 @@ struct ScratchCommands {
 };
 
 // Where tests live in most repositories, for a suites.json without "prove": {"tests": [...]}.
-inline const std::vector<std::string> kDefaultTestGlobs = {"test/**", "tests/**", "**/*_test.*", "**/*_unittest.*",
-                                                           "**/test_*.*"};
+inline const std::vector<std::string> kDefaultTestGlobs = {"test/**", "tests/**", "**/*_test.*",
+                                                           "**/*_unittest.*", "**/test_*.*"};
 
 // `proofgate prove` ("prove" in suites.json): which files are tests, and its own commands.
 struct ProveSettings : ScratchCommands {
@@ -76,9 +77,9 @@ struct GenerateSettings {
 };
 
 struct SuiteConfig {
-  std::string path;  // as given, for messages
-  std::vector<Leg> legs;      // in file order
-  std::vector<Suite> suites;  // in file order
+  std::string path;                                 // as given, for messages
+  std::vector<Leg> legs;                            // in file order
+  std::vector<Suite> suites;                        // in file order
   std::vector<std::vector<std::string>> toolchain;  // commands whose output fingerprints tools
   double kill_grace_s = kDefaultKillGraceS;
   ContentionRules contention;  // thresholds for `timing` legs
@@ -94,19 +95,21 @@ struct SuiteConfig {
 // Parses and validates; every error is kInvalidInput and starts with "path:line:col:".
 StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::string& text);
 // `display_path` is how messages name the file (default: `path`).
-StatusOr<SuiteConfig> LoadSuiteConfig(const std::string& path, const std::string& display_path = "");
+StatusOr<SuiteConfig> LoadSuiteConfig(const std::string& path,
+                                      const std::string& display_path = "");
 
 // Shard `index` (1-based) of `count` of selected `legs` (needs first, as SelectLegs orders
 // them): the legs no other selected leg needs are dealt round-robin in order, leg j to shard
 // j % count + 1; the shard keeps its own and their transitive needs, in the same order.
 // `assigned` gets the dealt legs' names.
-std::vector<const Leg*> ShardLegs(const SuiteConfig& config, const std::vector<const Leg*>& legs, int index, int count,
-                                  std::vector<std::string>* assigned);
+std::vector<const Leg*> ShardLegs(const SuiteConfig& config, const std::vector<const Leg*>& legs,
+                                  int index, int count, std::vector<std::string>* assigned);
 
 // The legs of `suites` (a name no suite has may be a leg's: that leg) and of `legs` (leg names
 // only: --leg) plus every leg they need, transitively, needs first, otherwise in the order
 // named. An unknown name is kInvalidInput naming the known suites and legs.
-StatusOr<std::vector<const Leg*>> SelectLegs(const SuiteConfig& config, const std::vector<std::string>& suites,
+StatusOr<std::vector<const Leg*>> SelectLegs(const SuiteConfig& config,
+                                             const std::vector<std::string>& suites,
                                              const std::vector<std::string>& legs = {});
 
 }  // namespace pg

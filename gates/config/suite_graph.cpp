@@ -37,10 +37,12 @@ Status CheckReferences(const JsonSource& source, const SuiteConfig& config) {
       const std::string& need = leg.needs[i];
       if (need == leg.name) return source.ErrorAt(pointer, "leg \"" + leg.name + "\" needs itself");
       if (!config.FindLeg(need)) {
-        return source.ErrorAt(pointer, "leg \"" + leg.name + "\" needs unknown leg \"" + need + "\"" + DidYouMean(need, config));
+        return source.ErrorAt(pointer, "leg \"" + leg.name + "\" needs unknown leg \"" + need +
+                                           "\"" + DidYouMean(need, config));
       }
       if (!seen.insert(need).second) {
-        return source.ErrorAt(pointer, "leg \"" + leg.name + "\" lists need \"" + need + "\" twice");
+        return source.ErrorAt(pointer,
+                              "leg \"" + leg.name + "\" lists need \"" + need + "\" twice");
       }
     }
   }
@@ -50,11 +52,12 @@ Status CheckReferences(const JsonSource& source, const SuiteConfig& config) {
       std::string pointer = "/suites/" + JsonSource::Escape(suite.name) + "/" + std::to_string(i);
       const std::string& member = suite.legs[i];
       if (!config.FindLeg(member)) {
-        return source.ErrorAt(pointer, "suite \"" + suite.name + "\" lists unknown leg \"" + member + "\"" +
-                                           DidYouMean(member, config));
+        return source.ErrorAt(pointer, "suite \"" + suite.name + "\" lists unknown leg \"" +
+                                           member + "\"" + DidYouMean(member, config));
       }
       if (!seen.insert(member).second) {
-        return source.ErrorAt(pointer, "suite \"" + suite.name + "\" lists leg \"" + member + "\" twice");
+        return source.ErrorAt(pointer,
+                              "suite \"" + suite.name + "\" lists leg \"" + member + "\" twice");
       }
     }
   }
@@ -111,7 +114,8 @@ const Suite* SuiteConfig::FindSuite(const std::string& name) const {
   return nullptr;
 }
 
-StatusOr<std::vector<const Leg*>> SelectLegs(const SuiteConfig& config, const std::vector<std::string>& suites,
+StatusOr<std::vector<const Leg*>> SelectLegs(const SuiteConfig& config,
+                                             const std::vector<std::string>& suites,
                                              const std::vector<std::string>& legs) {
   std::vector<const Leg*> out;
   std::set<std::string> added;
@@ -134,18 +138,21 @@ StatusOr<std::vector<const Leg*>> SelectLegs(const SuiteConfig& config, const st
                              KnownList(known_suites) + "; legs: " + KnownList(known_legs) + ")");
     }
     if (leg) add(*leg);
-    for (const std::string& member : suite ? suite->legs : std::vector<std::string>{}) add(*config.FindLeg(member));
+    for (const std::string& member : suite ? suite->legs : std::vector<std::string>{})
+      add(*config.FindLeg(member));
   }
   for (const std::string& name : legs) {
     const Leg* leg = config.FindLeg(name);
-    if (!leg) return Status::Invalid("--leg " + name + ": " + config.path + " has no leg named \"" + name + "\" (legs: " + KnownList(known_legs) + ")");
+    if (!leg)
+      return Status::Invalid("--leg " + name + ": " + config.path + " has no leg named \"" + name +
+                             "\" (legs: " + KnownList(known_legs) + ")");
     add(*leg);
   }
   return out;
 }
 
-std::vector<const Leg*> ShardLegs(const SuiteConfig& config, const std::vector<const Leg*>& legs, int index, int count,
-                                  std::vector<std::string>* assigned) {
+std::vector<const Leg*> ShardLegs(const SuiteConfig& config, const std::vector<const Leg*>& legs,
+                                  int index, int count, std::vector<std::string>* assigned) {
   std::set<std::string> needed, keep;
   for (const Leg* leg : legs) needed.insert(leg->needs.begin(), leg->needs.end());
   std::function<void(const std::string&)> add = [&](const std::string& name) {

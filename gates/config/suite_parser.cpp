@@ -27,8 +27,8 @@ Status ParseRun(const JsonFields& fields, const Json& run, Leg* leg) {
     return Status();
   }
   if (!run.is_array()) {
-    return fields.ErrorAt("run", "field \"run\" must be an argv array or a shell string, got " +
-                                     JsonTypeName(run));
+    return fields.ErrorAt(
+        "run", "field \"run\" must be an argv array or a shell string, got " + JsonTypeName(run));
   }
   PG_RETURN_IF_ERROR(fields.StringList("run", &leg->argv));
   if (leg->argv.empty() || leg->argv[0].empty()) {
@@ -70,14 +70,19 @@ Status ParseFiles(const JsonFields& fields, const Json& value, Leg* leg) {
   }
   if (value.at("run").is_string()) {
     if (FilesWordInQuotes(value.at("run").get<std::string>())) {
-      return fields.ErrorAt("run", "\"{files}\" inside quotes in a \"run\" string: it is quoted already, and a name "
-                                   "like $(cmd) would run; write it bare");
+      return fields.ErrorAt(
+          "run",
+          "\"{files}\" inside quotes in a \"run\" string: it is quoted already, and a name "
+          "like $(cmd) would run; write it bare");
     }
     return Status();
   }
   for (const std::string& a : leg->argv) {
     if (a != "{files}" && a.find("{files}") != std::string::npos) {
-      return fields.ErrorAt("run", "\"{files}\" must be a whole argument of an argv \"run\" (or inside a \"run\" string), got \"" + a + "\"");
+      return fields.ErrorAt("run",
+                            "\"{files}\" must be a whole argument of an argv \"run\" (or inside a "
+                            "\"run\" string), got \"" +
+                                a + "\"");
     }
   }
   return Status();
@@ -91,12 +96,13 @@ Status ParseLeg(const JsonSource& source, const std::string& name, const Json& v
                                        "letters, digits, '_', '.', '-'");
   }
   if (!value.is_object()) {
-    return source.ErrorAt(pointer, "leg \"" + name + "\" must be an object, got " + JsonTypeName(value));
+    return source.ErrorAt(pointer,
+                          "leg \"" + name + "\" must be an object, got " + JsonTypeName(value));
   }
   JsonFields fields(source, value, pointer, "leg \"" + name + "\"");
-  PG_RETURN_IF_ERROR(fields.CheckKnown({"run", "cwd", "env", "timeout_s", "needs", "locks",
-                                        "exclusive", "timing", "inputs", "outputs", "files", "exclude", "stage_fixed",
-                                        "description"}));
+  PG_RETURN_IF_ERROR(
+      fields.CheckKnown({"run", "cwd", "env", "timeout_s", "needs", "locks", "exclusive", "timing",
+                         "inputs", "outputs", "files", "exclude", "stage_fixed", "description"}));
   PG_RETURN_IF_ERROR(fields.Require("run"));
   leg->name = name;
   leg->definition = value.dump();
@@ -112,14 +118,19 @@ Status ParseLeg(const JsonSource& source, const std::string& name, const Json& v
   PG_RETURN_IF_ERROR(fields.StringList("outputs", &leg->outputs));
   for (const std::string& out : leg->outputs) {  // what the leg makes in the tree: never outside it
     bool outside = out.empty() || out[0] == '/' || out == ".." || out.rfind("../", 0) == 0 ||
-                   out.find("/../") != std::string::npos || (out.size() >= 3 && out.substr(out.size() - 3) == "/..");
-    if (outside) return fields.ErrorAt("outputs", "field \"outputs\" names paths inside the root, got \"" + out + "\"");
+                   out.find("/../") != std::string::npos ||
+                   (out.size() >= 3 && out.substr(out.size() - 3) == "/..");
+    if (outside)
+      return fields.ErrorAt("outputs",
+                            "field \"outputs\" names paths inside the root, got \"" + out + "\"");
     // The whole root, or git's own folder, is no product: left out of the tree hash, every
     // source would count for nothing.
     std::string normal = std::filesystem::path(out).lexically_normal().generic_string();
     if (normal == "." || normal == "./" || normal == ".git" || normal.rfind(".git/", 0) == 0) {
-      return fields.ErrorAt("outputs", "field \"outputs\" names what a leg makes in the root, not the root or .git, got \"" +
-                                           out + "\"");
+      return fields.ErrorAt(
+          "outputs",
+          "field \"outputs\" names what a leg makes in the root, not the root or .git, got \"" +
+              out + "\"");
     }
   }
   PG_RETURN_IF_ERROR(ParseFiles(fields, value, leg));
@@ -132,7 +143,8 @@ Status ParseLeg(const JsonSource& source, const std::string& name, const Json& v
   // "src/a/.." is src: what {files} are relative to. One that leaves the root is refused.
   std::string cwd = std::filesystem::path(leg->cwd).lexically_normal().generic_string();
   while (!cwd.empty() && cwd.back() == '/') cwd.pop_back();
-  if (cwd == ".." || cwd.rfind("../", 0) == 0) return fields.ErrorAt("cwd", "field \"cwd\" must stay inside the repository root");
+  if (cwd == ".." || cwd.rfind("../", 0) == 0)
+    return fields.ErrorAt("cwd", "field \"cwd\" must stay inside the repository root");
   if (!leg->cwd.empty()) leg->cwd = cwd == "." ? "" : cwd;
   return Status();
 }
@@ -151,16 +163,18 @@ Status ParseLegs(const JsonSource& source, const Json& legs, SuiteConfig* config
 
 Status ParseSuites(const JsonSource& source, const Json& suites, SuiteConfig* config) {
   if (!suites.is_object()) {
-    return source.ErrorAt("/suites", "field \"suites\" must be an object, got " + JsonTypeName(suites));
+    return source.ErrorAt("/suites",
+                          "field \"suites\" must be an object, got " + JsonTypeName(suites));
   }
   JsonFields fields(source, suites, "/suites", "");
   for (const auto& [name, value] : suites.items()) {
     if (!IsPlainName(name)) {
-      return fields.ErrorAt(name, "suite name \"" + name + "\" must use only letters, digits, '_', '.', '-'");
+      return fields.ErrorAt(
+          name, "suite name \"" + name + "\" must use only letters, digits, '_', '.', '-'");
     }
     if (!value.is_array()) {
-      return fields.ErrorAt(name, "suite \"" + name + "\" must be an array of leg names, got " +
-                                      JsonTypeName(value));
+      return fields.ErrorAt(
+          name, "suite \"" + name + "\" must be an array of leg names, got " + JsonTypeName(value));
     }
     Suite suite{name, {}};
     PG_RETURN_IF_ERROR(fields.StringList(name, &suite.legs));
@@ -188,7 +202,8 @@ Status ParseToolchain(const JsonSource& source, const Json& toolchain, SuiteConf
 
 Status ParseContention(const JsonSource& source, const Json& value, ContentionRules* rules) {
   if (!value.is_object()) {
-    return source.ErrorAt("/contention", "field \"contention\" must be an object, got " + JsonTypeName(value));
+    return source.ErrorAt("/contention",
+                          "field \"contention\" must be an object, got " + JsonTypeName(value));
   }
   JsonFields fields(source, value, "/contention", "contention");
   PG_RETURN_IF_ERROR(fields.CheckKnown({"foreign_threshold", "steal_threshold", "quiet_threshold",
@@ -201,7 +216,8 @@ Status ParseContention(const JsonSource& source, const Json& value, ContentionRu
   PG_RETURN_IF_ERROR(fields.Number("sample_interval_s", &rules->sample_interval_s, 0));
   for (const char* share : {"foreign_threshold", "steal_threshold", "quiet_threshold"}) {
     if (value.contains(share) && value[share].get<double>() > 1) {
-      return fields.ErrorAt(share, std::string("field \"") + share + "\" is a share of CPU time, at most 1");
+      return fields.ErrorAt(
+          share, std::string("field \"") + share + "\" is a share of CPU time, at most 1");
     }
   }
   return Status();
@@ -217,10 +233,13 @@ Status CheckRegex(const JsonFields& f, std::string_view key, const std::string& 
 }
 
 Status ParseTrailers(const JsonSource& source, const Json& list, std::vector<TrailerRule>* out) {
-  if (!list.is_array()) return source.ErrorAt("/range/trailers", "field \"trailers\" must be an array");
+  if (!list.is_array())
+    return source.ErrorAt("/range/trailers", "field \"trailers\" must be an array");
   for (size_t i = 0; i < list.size(); ++i) {
     std::string pointer = "/range/trailers/" + std::to_string(i);
-    if (!list[i].is_object()) return source.ErrorAt(pointer, "a trailer rule is {\"require\": ..., \"when\": ..., \"pattern\": ...}");
+    if (!list[i].is_object())
+      return source.ErrorAt(
+          pointer, "a trailer rule is {\"require\": ..., \"when\": ..., \"pattern\": ...}");
     JsonFields f(source, list[i], pointer, "trailer rule " + std::to_string(i));
     TrailerRule rule;
     PG_RETURN_IF_ERROR(f.CheckKnown({"require", "when", "pattern"}));
@@ -239,11 +258,14 @@ Status ParseTrailers(const JsonSource& source, const Json& list, std::vector<Tra
 }
 
 Status ParseRange(const JsonSource& source, const Json& value, RangeThresholds* r) {
-  if (!value.is_object()) return source.ErrorAt("/range", "field \"range\" must be an object, got " + JsonTypeName(value));
+  if (!value.is_object())
+    return source.ErrorAt("/range",
+                          "field \"range\" must be an object, got " + JsonTypeName(value));
   JsonFields fields(source, value, "/range", "range");
-  PG_RETURN_IF_ERROR(fields.CheckKnown(
-      {"subject_max", "body_max", "max_lines", "max_files", "exclude", "build_leg", "trailers", "issues"}));
-  if (value.contains("trailers")) PG_RETURN_IF_ERROR(ParseTrailers(source, value.at("trailers"), &r->trailers));
+  PG_RETURN_IF_ERROR(fields.CheckKnown({"subject_max", "body_max", "max_lines", "max_files",
+                                        "exclude", "build_leg", "trailers", "issues"}));
+  if (value.contains("trailers"))
+    PG_RETURN_IF_ERROR(ParseTrailers(source, value.at("trailers"), &r->trailers));
   PG_RETURN_IF_ERROR(fields.String("issues", &r->issues));
   double subject = static_cast<double>(r->subject_max), body = static_cast<double>(r->body_max);
   double lines = static_cast<double>(r->max_lines), files = static_cast<double>(r->max_files);
@@ -269,22 +291,30 @@ Status ParseCommandFields(const JsonFields& f, ScratchCommands* c) {
 }
 
 Status ParseCommands(const JsonSource& source, const Json& value, ScratchCommands* c) {
-  if (!value.is_object()) return source.ErrorAt("/commands", "field \"commands\" must be an object, got " + JsonTypeName(value));
+  if (!value.is_object())
+    return source.ErrorAt("/commands",
+                          "field \"commands\" must be an object, got " + JsonTypeName(value));
   JsonFields f(source, value, "/commands", "commands");
-  PG_RETURN_IF_ERROR(f.CheckKnown({"build", "configure", "build_command", "test_command", "list_command"}));
+  PG_RETURN_IF_ERROR(
+      f.CheckKnown({"build", "configure", "build_command", "test_command", "list_command"}));
   return ParseCommandFields(f, c);
 }
 
 Status ParseProve(const JsonSource& source, const Json& value, ProveSettings* p) {
-  if (!value.is_object()) return source.ErrorAt("/prove", "field \"prove\" must be an object, got " + JsonTypeName(value));
+  if (!value.is_object())
+    return source.ErrorAt("/prove",
+                          "field \"prove\" must be an object, got " + JsonTypeName(value));
   JsonFields f(source, value, "/prove", "prove");
-  PG_RETURN_IF_ERROR(f.CheckKnown({"tests", "build", "configure", "build_command", "test_command", "list_command"}));
+  PG_RETURN_IF_ERROR(f.CheckKnown(
+      {"tests", "build", "configure", "build_command", "test_command", "list_command"}));
   PG_RETURN_IF_ERROR(f.StringList("tests", &p->tests));
   return ParseCommandFields(f, p);
 }
 
 Status ParseGenerate(const JsonSource& source, const Json& value, GenerateSettings* g) {
-  if (!value.is_object()) return source.ErrorAt("/generate", "field \"generate\" must be an object, got " + JsonTypeName(value));
+  if (!value.is_object())
+    return source.ErrorAt("/generate",
+                          "field \"generate\" must be an object, got " + JsonTypeName(value));
   JsonFields f(source, value, "/generate", "generate");
   PG_RETURN_IF_ERROR(f.CheckKnown({"exclude"}));
   return f.StringList("exclude", &g->exclude);
@@ -298,8 +328,8 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
   if (!root.is_object()) return source.ErrorAt("", "the top level must be an object");
   JsonFields fields(source, root, "", "");
   PG_RETURN_IF_ERROR(
-      fields.CheckKnown({"schema_version", "legs", "suites", "toolchain", "kill_grace_s", "contention", "range", "commands",
-                         "prove", "generate"}));
+      fields.CheckKnown({"schema_version", "legs", "suites", "toolchain", "kill_grace_s",
+                         "contention", "range", "commands", "prove", "generate"}));
   PG_RETURN_IF_ERROR(fields.Require("schema_version"));
   long version = 0;
   PG_RETURN_IF_ERROR(fields.Integer("schema_version", &version));
@@ -320,11 +350,15 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
   if (root.contains("contention")) {
     PG_RETURN_IF_ERROR(ParseContention(source, root.at("contention"), &config.contention));
   }
-  if (root.contains("range")) PG_RETURN_IF_ERROR(ParseRange(source, root.at("range"), &config.range));
-  if (root.contains("commands")) PG_RETURN_IF_ERROR(ParseCommands(source, root.at("commands"), &config.commands));
-  if (root.contains("prove")) PG_RETURN_IF_ERROR(ParseProve(source, root.at("prove"), &config.prove));
+  if (root.contains("range"))
+    PG_RETURN_IF_ERROR(ParseRange(source, root.at("range"), &config.range));
+  if (root.contains("commands"))
+    PG_RETURN_IF_ERROR(ParseCommands(source, root.at("commands"), &config.commands));
+  if (root.contains("prove"))
+    PG_RETURN_IF_ERROR(ParseProve(source, root.at("prove"), &config.prove));
   config.prove.FillFrom(config.commands);
-  if (root.contains("generate")) PG_RETURN_IF_ERROR(ParseGenerate(source, root.at("generate"), &config.generate));
+  if (root.contains("generate"))
+    PG_RETURN_IF_ERROR(ParseGenerate(source, root.at("generate"), &config.generate));
   PG_RETURN_IF_ERROR(ValidateSuiteGraph(source, config));
   return config;
 }
@@ -332,8 +366,10 @@ StatusOr<SuiteConfig> ParseSuiteConfig(const std::string& path, const std::strin
 void ScratchCommands::FillFrom(const ScratchCommands& fallback) {
   // Build targets belong to the build command they were written for: taken only with it.
   if (build_command.empty() && build_targets.empty()) build_targets = fallback.build_targets;
-  for (auto [mine, theirs] : {std::pair{&configure, &fallback.configure}, {&build_command, &fallback.build_command},
-                              {&test_command, &fallback.test_command}, {&list_command, &fallback.list_command}}) {
+  for (auto [mine, theirs] : {std::pair{&configure, &fallback.configure},
+                              {&build_command, &fallback.build_command},
+                              {&test_command, &fallback.test_command},
+                              {&list_command, &fallback.list_command}}) {
     if (mine->empty()) *mine = *theirs;
   }
 }

@@ -11,7 +11,8 @@ uint64_t Delta(std::optional<uint64_t> from, std::optional<uint64_t> to) {
 }
 
 double Share(uint64_t part, uint64_t whole) {
-  return whole == 0 ? 0.0 : std::clamp(static_cast<double>(part) / static_cast<double>(whole), 0.0, 1.0);
+  return whole == 0 ? 0.0
+                    : std::clamp(static_cast<double>(part) / static_cast<double>(whole), 0.0, 1.0);
 }
 
 }  // namespace

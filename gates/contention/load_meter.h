@@ -13,15 +13,15 @@
 namespace pg {
 
 struct LoadEvidence {
-  int samples = 0;                       // intervals that could be measured
-  std::optional<double> foreign_mean;    // share of allowed CPU time, 0..1
-  std::optional<double> foreign_max;     // worst single interval
-  std::optional<double> steal_mean;      // share stolen by the hypervisor, 0..1
-  std::optional<double> busy_mean;       // all busy time, own work included, 0..1
-  std::optional<double> loadavg1;        // last reading
+  int samples = 0;                                    // intervals that could be measured
+  std::optional<double> foreign_mean;                 // share of allowed CPU time, 0..1
+  std::optional<double> foreign_max;                  // worst single interval
+  std::optional<double> steal_mean;                   // share stolen by the hypervisor, 0..1
+  std::optional<double> busy_mean;                    // all busy time, own work included, 0..1
+  std::optional<double> loadavg1;                     // last reading
   std::optional<double> psi_cpu, psi_io, psi_memory;  // last "some avg10", percent
-  std::optional<double> throttled_s;     // cgroup throttling during the leg
-  std::vector<std::string> absent;       // signals this machine did not provide
+  std::optional<double> throttled_s;                  // cgroup throttling during the leg
+  std::vector<std::string> absent;                    // signals this machine did not provide
 };
 
 class LoadMeter {

@@ -6,7 +6,8 @@ namespace pg {
 namespace {
 
 double Share(uint64_t part, uint64_t whole) {
-  return whole == 0 ? 0.0 : std::clamp(static_cast<double>(part) / static_cast<double>(whole), 0.0, 1.0);
+  return whole == 0 ? 0.0
+                    : std::clamp(static_cast<double>(part) / static_cast<double>(whole), 0.0, 1.0);
 }
 
 }  // namespace
@@ -25,7 +26,9 @@ void LoadTimeline::Add(const Snapshot& snapshot, double t) {
     for (const auto& [cpu, now] : snapshot.cpus) {
       auto was = prev_->cpus.find(cpu);
       if (was == prev_->cpus.end()) continue;
-      if (now.Busy() < was->second.Busy() || now.Total() < was->second.Total() || now.steal < was->second.steal) continue;
+      if (now.Busy() < was->second.Busy() || now.Total() < was->second.Total() ||
+          now.steal < was->second.steal)
+        continue;
       busy += now.Busy() - was->second.Busy();
       total += now.Total() - was->second.Total();
       steal += now.steal - was->second.steal;
@@ -36,11 +39,13 @@ void LoadTimeline::Add(const Snapshot& snapshot, double t) {
       uint64_t from = seen == last_seen_.end() ? 0 : seen->second;
       if (ticks > from) own += ticks - from;
     }
-    if (snapshot.runner_ticks && prev_->runner_ticks && *snapshot.runner_ticks > *prev_->runner_ticks) {
+    if (snapshot.runner_ticks && prev_->runner_ticks &&
+        *snapshot.runner_ticks > *prev_->runner_ticks) {
       own += *snapshot.runner_ticks - *prev_->runner_ticks;
     }
     if (total > 0) {
-      points_.push_back(LoadPoint{t, Share(busy > own ? busy - own : 0, total), Share(steal, total), snapshot.psi_cpu});
+      points_.push_back(LoadPoint{t, Share(busy > own ? busy - own : 0, total), Share(steal, total),
+                                  snapshot.psi_cpu});
     }
     reaped_own_ = 0;
   }

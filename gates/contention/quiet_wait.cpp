@@ -10,10 +10,12 @@ bool IsContended(const LoadEvidence& e, const ContentionRules& rules) {
          e.steal_mean.value_or(0) >= rules.steal_threshold;
 }
 
-QuietResult WaitForQuiet(const Sampler& sampler, const ContentionRules& rules, const QuietTimer& timer,
+QuietResult WaitForQuiet(const Sampler& sampler, const ContentionRules& rules,
+                         const QuietTimer& timer,
                          const std::function<void(const std::string&)>& progress) {
   QuietResult result;
-  LoadMeter machine(0);  // proofgate: no-mutate (Now() records no process tree: any root measures alike)
+  LoadMeter machine(
+      0);  // proofgate: no-mutate (Now() records no process tree: any root measures alike)
   machine.Add(sampler.Now());
   double start = timer.now_s();
   // When the current quiet spell began; NaN: none (a sentinel that no time can equal, where -1

@@ -11,9 +11,9 @@ namespace pg {
 struct ContentionRules {
   double foreign_threshold = 0.25;  // a failed timing attempt at or above this is contended
   double steal_threshold = 0.05;
-  double quiet_threshold = 0.10;    // the machine is quiet below this...
-  double quiet_for_s = 1;           // ...for this long
-  double quiet_wait_s = 120;        // give up (outcome contended) after this
+  double quiet_threshold = 0.10;  // the machine is quiet below this...
+  double quiet_for_s = 1;         // ...for this long
+  double quiet_wait_s = 120;      // give up (outcome contended) after this
   double sample_interval_s = 0.25;
 };
 
@@ -37,7 +37,8 @@ struct QuietTimer {
 // Samples the machine until its foreign share stays under the quiet threshold for
 // `quiet_for_s`, the wait bound passes, or the timer reports a cancel. `progress` gets
 // "waiting for quiet: 3s foreign=87%" about once a second.
-QuietResult WaitForQuiet(const Sampler& sampler, const ContentionRules& rules, const QuietTimer& timer,
+QuietResult WaitForQuiet(const Sampler& sampler, const ContentionRules& rules,
+                         const QuietTimer& timer,
                          const std::function<void(const std::string&)>& progress);
 
 }  // namespace pg

@@ -9,7 +9,8 @@
 
 namespace pg {
 
-Sampler::Sampler(const ProcSource& proc, double interval_s, std::set<int> allowed_cpus, SteadyNow now)
+Sampler::Sampler(const ProcSource& proc, double interval_s, std::set<int> allowed_cpus,
+                 SteadyNow now)
     : proc_(proc),
       interval_s_(interval_s),
       allowed_(std::move(allowed_cpus)),

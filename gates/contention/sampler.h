@@ -50,7 +50,7 @@ class Sampler {
   static constexpr double kReuseS = 0.001;
 
   void Loop();
-  std::vector<pid_t> Roots() const;  // callers hold mutex_
+  std::vector<pid_t> Roots() const;     // callers hold mutex_
   Snapshot MachineReading(bool reuse);  // callers hold mutex_
 
   const ProcSource& proc_;

@@ -14,7 +14,9 @@ std::map<int, CpuTimes> ParseProcStat(const std::string& text, const std::set<in
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || !isdigit(static_cast<unsigned char>(line[3]))) continue;
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 ||
+        !isdigit(static_cast<unsigned char>(line[3])))
+      continue;
     std::istringstream fields(line.substr(3));
     int index = -1;
     CpuTimes t;
@@ -78,7 +80,8 @@ std::string LegTokenOf(const ProcSource& proc, pid_t pid) {
   for (size_t at = 0; at < environ->size();) {
     size_t end = environ->find('\0', at);
     if (end == std::string::npos) end = environ->size();
-    if (environ->compare(at, key.size(), key) == 0) return environ->substr(at + key.size(), end - at - key.size());
+    if (environ->compare(at, key.size(), key) == 0)
+      return environ->substr(at + key.size(), end - at - key.size());
     at = end + 1;
   }
   return "";
@@ -88,14 +91,16 @@ namespace {
 
 // Parent links of every process; one this process adopted (the subreaper) hangs under the
 // root whose token it carries, when it carries one.
-std::multimap<pid_t, pid_t> ParentLinks(const ProcSource& proc, const std::map<pid_t, PidStat>& stats,
+std::multimap<pid_t, pid_t> ParentLinks(const ProcSource& proc,
+                                        const std::map<pid_t, PidStat>& stats,
                                         const std::map<pid_t, std::string>& tokens) {
   std::map<std::string, pid_t> root_of;
   for (const auto& [root, token] : tokens) {
     if (!token.empty()) root_of[token] = root;
   }
   pid_t self = 0;
-  if (auto text = proc.Read("/proc/self/stat")) self = static_cast<pid_t>(ParseInteger(text->substr(0, text->find(' '))).value_or(0));
+  if (auto text = proc.Read("/proc/self/stat"))
+    self = static_cast<pid_t>(ParseInteger(text->substr(0, text->find(' '))).value_or(0));
   std::multimap<pid_t, pid_t> children;
   for (const auto& [pid, st] : stats) {
     pid_t parent = st.ppid;
@@ -172,7 +177,8 @@ Snapshot TakeSnapshot(const ProcSource& proc, const std::vector<pid_t>& roots,
   if (auto t = proc.Read("/proc/pressure/cpu")) s.psi_cpu = ParsePsiSomeAvg10(*t);
   if (auto t = proc.Read("/proc/pressure/io")) s.psi_io = ParsePsiSomeAvg10(*t);
   if (auto t = proc.Read("/proc/pressure/memory")) s.psi_memory = ParsePsiSomeAvg10(*t);
-  std::vector<std::string> found = cgroup_paths ? std::vector<std::string>{} : CgroupCpuStatPaths(proc);
+  std::vector<std::string> found =
+      cgroup_paths ? std::vector<std::string>{} : CgroupCpuStatPaths(proc);
   for (const std::string& path : cgroup_paths ? *cgroup_paths : found) {
     if (auto t = proc.Read(path)) s.throttled_s = ParseThrottledSeconds(*t);
     if (s.throttled_s) break;  // v2 cpu.stat without the cpu controller has no throttling

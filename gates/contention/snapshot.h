@@ -67,7 +67,8 @@ std::vector<std::string> CgroupCpuStatPaths(const ProcSource& proc);
 // `cgroup_paths`: CgroupCpuStatPaths found once by a caller that reads often (the sampler: a
 // process's cgroup does not move under it); null, found now.
 Snapshot TakeSnapshot(const ProcSource& proc, const std::vector<pid_t>& roots,
-                      const std::set<int>& allowed_cpus, const std::map<pid_t, std::string>& tokens = {},
+                      const std::set<int>& allowed_cpus,
+                      const std::map<pid_t, std::string>& tokens = {},
                       const std::vector<std::string>* cgroup_paths = nullptr);
 
 // The CPUs this process may run on.

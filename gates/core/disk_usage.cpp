@@ -11,7 +11,7 @@ namespace pg {
 namespace {
 
 std::uint64_t Allocated(const fs::path& p) {
-  struct stat st{};
+  struct stat st {};
   if (lstat(p.c_str(), &st) != 0) return 0;
   return static_cast<std::uint64_t>(st.st_blocks) * 512;
 }
@@ -33,7 +33,8 @@ std::string HumanBytes(std::uint64_t bytes) {
   int unit = 0;
   while (value >= 1024 && unit < 4) value /= 1024, ++unit;
   char text[32];
-  std::snprintf(text, sizeof text, unit == 0 || value >= 10 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+  std::snprintf(text, sizeof text, unit == 0 || value >= 10 ? "%.0f %s" : "%.1f %s", value,
+                units[unit]);
   return text;
 }
 

@@ -26,7 +26,8 @@ Status AppendToFile(const std::string& path, const std::string& text) {
   ssize_t n = write(fd, text.data(), text.size());
   int err = errno;
   close(fd);
-  if (n != static_cast<ssize_t>(text.size())) return Status::Io(path + ": " + std::strerror(n < 0 ? err : EIO));
+  if (n != static_cast<ssize_t>(text.size()))
+    return Status::Io(path + ": " + std::strerror(n < 0 ? err : EIO));
   return Status();
 }
 
@@ -42,7 +43,8 @@ Status AppendingFile::Append(const std::string& path, const std::string& text) {
     if (fd_ < 0) return Status::Io(path + ": " + std::strerror(errno));
   }
   ssize_t n = write(fd_, text.data(), text.size());
-  if (n != static_cast<ssize_t>(text.size())) return Status::Io(path + ": " + std::strerror(n < 0 ? errno : EIO));
+  if (n != static_cast<ssize_t>(text.size()))
+    return Status::Io(path + ": " + std::strerror(n < 0 ? errno : EIO));
   return Status();
 }
 
@@ -66,7 +68,9 @@ Status WriteFileAtomic(const std::string& path, const std::string& content) {
 std::string RelativePath(const std::string& path, const std::string& root) {
   std::string base = root;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
-  if (path.size() <= base.size() || path.compare(0, base.size(), base) != 0 || path[base.size()] != '/') return path;
+  if (path.size() <= base.size() || path.compare(0, base.size(), base) != 0 ||
+      path[base.size()] != '/')
+    return path;
   size_t from = path.find_first_not_of('/', base.size());
   return from == std::string::npos ? "" : path.substr(from);
 }

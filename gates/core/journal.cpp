@@ -33,9 +33,10 @@ StatusOr<Entry> ParseEntry(const std::string& file, const std::string& text) {
   Entry e;
   std::string mode;
   std::optional<long> bits;
-  if (!std::getline(in, e.path) || !std::getline(in, e.sha256) || !std::getline(in, mode) || e.sha256.size() != 64 ||
-      !(bits = ParseInteger(mode, 8)) || *bits < 0) {
-    return Status::Invalid(file + ": not a journal entry (path, sha256 and octal mode, one a line)");
+  if (!std::getline(in, e.path) || !std::getline(in, e.sha256) || !std::getline(in, mode) ||
+      e.sha256.size() != 64 || !(bits = ParseInteger(mode, 8)) || *bits < 0) {
+    return Status::Invalid(file +
+                           ": not a journal entry (path, sha256 and octal mode, one a line)");
   }
   // An entry is named after the path it saved: one naming another file was not written by
   // proofgate, and recovering it could write anywhere.
@@ -58,14 +59,20 @@ Status WriteEntry(const std::string& dir, const Entry& e, const std::string& ori
   // without its bytes.
   PG_RETURN_IF_ERROR(WriteFileAtomic(base + ".orig", original));
   std::ostringstream entry;
-  entry << e.path << "\n" << Sha256Hex(original) << "\n" << std::oct << e.mode << "\n" << e.kind << "\n" << e.written << "\n";
+  entry << e.path << "\n"
+        << Sha256Hex(original) << "\n"
+        << std::oct << e.mode << "\n"
+        << e.kind << "\n"
+        << e.written << "\n";
   return WriteFileAtomic(base + ".entry", entry.str());
 }
 
 // Moves what is at `path` into <journal>.kept/ under the entry's key: a directory in the
 // original's way, or an original that may not overwrite a newer edit.
-StatusOr<std::string> KeepAside(const std::string& journal, const std::string& path, const std::string& suffix) {
-  std::string kept = journal + ".kept/" + KeyOf(path) + "-" + fs::path(path).filename().string() + suffix;
+StatusOr<std::string> KeepAside(const std::string& journal, const std::string& path,
+                                const std::string& suffix) {
+  std::string kept =
+      journal + ".kept/" + KeyOf(path) + "-" + fs::path(path).filename().string() + suffix;
   PG_RETURN_IF_ERROR(MakeDirs(journal + ".kept"));
   std::error_code ec;
   fs::rename(path, kept, ec);
@@ -84,11 +91,13 @@ Status PutBackFile(const Entry& e, const std::string& original, bool* rewritten)
   }
   if (chmod(e.path.c_str(), e.mode) != 0) return Status::Io(e.path + ": cannot restore its mode");
   PG_ASSIGN_OR_RETURN(std::string check, ReadFile(e.path));
-  if (Sha256Hex(check) != e.sha256) return Status::Internal(e.path + ": sha256 differs after recovery");
+  if (Sha256Hex(check) != e.sha256)
+    return Status::Internal(e.path + ": sha256 differs after recovery");
   return Status();
 }
 
-Status PutBack(const std::string& journal, const Entry& e, const std::string& original, Recovered* r) {
+Status PutBack(const std::string& journal, const Entry& e, const std::string& original,
+               Recovered* r) {
   std::error_code ec;
   struct stat st {};
   bool there = lstat(e.path.c_str(), &st) == 0;
@@ -96,20 +105,25 @@ Status PutBack(const std::string& journal, const Entry& e, const std::string& or
     PG_ASSIGN_OR_RETURN(r->moved, KeepAside(journal, e.path, ".dir"));
     there = false;
   }
-  if (e.kind == "file" && !(there && S_ISLNK(st.st_mode))) return PutBackFile(e, original, &r->rewritten);
+  if (e.kind == "file" && !(there && S_ISLNK(st.st_mode)))
+    return PutBackFile(e, original, &r->rewritten);
   if (there) fs::remove(e.path, ec);
   if (ec) return Status::Io(e.path + ": cannot remove: " + ec.message());
-  if (e.kind == "file") return PutBackFile(e, original, &r->rewritten);  // a link stood where the file was
+  if (e.kind == "file")
+    return PutBackFile(e, original, &r->rewritten);  // a link stood where the file was
   r->rewritten = there || e.kind == "link";
-  if (e.kind == "link" && symlink(original.c_str(), e.path.c_str()) != 0) return Status::Io(e.path + ": cannot make the link again");
+  if (e.kind == "link" && symlink(original.c_str(), e.path.c_str()) != 0)
+    return Status::Io(e.path + ": cannot make the link again");
   return Status();
 }
 
-Status RecoverEntry(const std::string& dir, const std::string& base, MissingFolder missing, std::vector<Recovered>* out) {
+Status RecoverEntry(const std::string& dir, const std::string& base, MissingFolder missing,
+                    std::vector<Recovered>* out) {
   PG_ASSIGN_OR_RETURN(std::string text, ReadFile(base + ".entry"));
   PG_ASSIGN_OR_RETURN(Entry e, ParseEntry(base + ".entry", text));
   PG_ASSIGN_OR_RETURN(std::string original, ReadFile(base + ".orig"));
-  if (Sha256Hex(original) != e.sha256) return Status::Invalid(base + ".orig: saved bytes do not match their sha256");
+  if (Sha256Hex(original) != e.sha256)
+    return Status::Invalid(base + ".orig: saved bytes do not match their sha256");
   Recovered r{e.path, false, false, false, "", ""};
   std::error_code ec;
   // A scratch tree removed since (gc, rm -rf) holds nothing to put back: the entry is dropped.
@@ -125,8 +139,10 @@ Status RecoverEntry(const std::string& dir, const std::string& base, MissingFold
     r.kept = dir + ".kept/" + KeyOf(e.path) + "-" + fs::path(e.path).filename().string();
     PG_RETURN_IF_ERROR(MakeDirs(dir + ".kept"));
     if (e.kind == "file") PG_RETURN_IF_ERROR(WriteFileAtomic(r.kept, original));
-    if (e.kind == "file" && chmod(r.kept.c_str(), e.mode) != 0) return Status::Io(r.kept + ": cannot give it its mode");
-    if (e.kind == "link" && symlink(original.c_str(), r.kept.c_str()) != 0) return Status::Io(r.kept + ": cannot make the link");
+    if (e.kind == "file" && chmod(r.kept.c_str(), e.mode) != 0)
+      return Status::Io(r.kept + ": cannot give it its mode");
+    if (e.kind == "link" && symlink(original.c_str(), r.kept.c_str()) != 0)
+      return Status::Io(r.kept + ": cannot make the link");
     if (e.kind == "absent") r.kept.clear();
   } else if (!r.gone) {
     PG_RETURN_IF_ERROR(PutBack(dir, e, original, &r));
@@ -146,14 +162,17 @@ std::string FileState(const std::string& path) {
   std::error_code ec;
   if (S_ISLNK(st.st_mode)) return "link:" + fs::read_symlink(path, ec).string();
   auto bytes = ReadFile(path);
-  return "file:" + (bytes.ok() ? Sha256Hex(*bytes) : std::string("unreadable")) + ":" + std::to_string(st.st_mode & 07777);
+  return "file:" + (bytes.ok() ? Sha256Hex(*bytes) : std::string("unreadable")) + ":" +
+         std::to_string(st.st_mode & 07777);
 }
 
 Status Journal::Record(const std::string& path, const std::string& original, unsigned mode) {
   return WriteEntry(dir_, Entry{path, "", "file", "", mode}, original);
 }
 
-Status Journal::RecordAbsent(const std::string& path) { return WriteEntry(dir_, Entry{path, "", "absent", "", 0}, ""); }
+Status Journal::RecordAbsent(const std::string& path) {
+  return WriteEntry(dir_, Entry{path, "", "absent", "", 0}, "");
+}
 
 Status Journal::RecordLink(const std::string& path, const std::string& target) {
   return WriteEntry(dir_, Entry{path, "", "link", "", 0777}, target);
@@ -183,8 +202,10 @@ StatusOr<std::vector<Recovered>> RecoverJournal(const std::string& dir, MissingF
   std::vector<std::string> entries, leftovers;
   for (const auto& f : fs::directory_iterator(dir, ec)) {
     std::string name = f.path().string();
-    if (f.path().extension() == ".entry") entries.push_back(name.substr(0, name.size() - 6));
-    else leftovers.push_back(name);
+    if (f.path().extension() == ".entry")
+      entries.push_back(name.substr(0, name.size() - 6));
+    else
+      leftovers.push_back(name);
   }
   Status first;  // one entry that cannot be put back leaves the others to be put back
   for (const std::string& base : entries) {

@@ -40,11 +40,11 @@ class Journal {
 
 struct Recovered {
   std::string path;
-  bool rewritten = false;  // false: the file already held its original bytes
-  bool gone = false;       // its scratch tree no longer exists (removed by gc or by hand)
+  bool rewritten = false;    // false: the file already held its original bytes
+  bool gone = false;         // its scratch tree no longer exists (removed by gc or by hand)
   bool kept_theirs = false;  // changed since it was written: what is there stays
   std::string kept{};        // ... and the original went here (empty: it was no file)
-  std::string moved{};     // a directory in the original's way was moved here
+  std::string moved{};       // a directory in the original's way was moved here
 };
 
 // What recovery does with a file whose folder is gone: mutate's scratch tree was removed (gc),
@@ -55,6 +55,7 @@ enum class MissingFolder { kDropEntry, kCreate };
 // checks each by sha256, and empties the journal; originals it may not put back, and
 // directories in their way, go to <dir>.kept/. Every entry is tried; the first error is
 // returned (kInternal when a saved original is corrupt: its entry is kept).
-StatusOr<std::vector<Recovered>> RecoverJournal(const std::string& dir, MissingFolder missing = MissingFolder::kDropEntry);
+StatusOr<std::vector<Recovered>> RecoverJournal(const std::string& dir,
+                                                MissingFolder missing = MissingFolder::kDropEntry);
 
 }  // namespace pg

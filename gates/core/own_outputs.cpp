@@ -11,7 +11,7 @@ namespace {
 
 // The file behind a standard stream, when it is a regular file (not a tty, pipe or /dev/null).
 std::string RegularFileOf(int fd) {
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return "";
   std::error_code ec;
   fs::path target = fs::read_symlink("/proc/self/fd/" + std::to_string(fd), ec);
@@ -33,7 +33,8 @@ std::vector<std::string> OwnOutputFiles(const std::vector<std::string>& reports)
   return out;
 }
 
-std::vector<std::string> InsideTree(const std::string& root, const std::vector<std::string>& files) {
+std::vector<std::string> InsideTree(const std::string& root,
+                                    const std::vector<std::string>& files) {
   std::error_code ec;
   fs::path base = fs::weakly_canonical(root, ec);
   std::vector<std::string> out;

@@ -21,9 +21,13 @@ class [[nodiscard]] Status {
   static Status Error(ErrorKind kind, std::string message) {
     return Status(kind, std::move(message));
   }
-  static Status Invalid(std::string message) { return Error(ErrorKind::kInvalidInput, std::move(message)); }
+  static Status Invalid(std::string message) {
+    return Error(ErrorKind::kInvalidInput, std::move(message));
+  }
   static Status Io(std::string message) { return Error(ErrorKind::kIo, std::move(message)); }
-  static Status Internal(std::string message) { return Error(ErrorKind::kInternal, std::move(message)); }
+  static Status Internal(std::string message) {
+    return Error(ErrorKind::kInternal, std::move(message));
+  }
 
   bool ok() const { return !kind_.has_value(); }
   ErrorKind kind() const { return kind_.value_or(ErrorKind::kInternal); }
@@ -41,8 +45,8 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(T value) : value_(std::move(value)) {}          // NOLINT: implicit by design
-  StatusOr(Status status) : value_(std::move(status)) {}   // NOLINT: implicit by design
+  StatusOr(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
+  StatusOr(Status status) : value_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool ok() const { return std::holds_alternative<T>(value_); }
   Status status() const { return ok() ? Status() : std::get<Status>(value_); }
@@ -64,10 +68,10 @@ class [[nodiscard]] StatusOr {
 #define PG_CONCAT_INNER(a, b) a##b
 #define PG_CONCAT(a, b) PG_CONCAT_INNER(a, b)
 
-#define PG_RETURN_IF_ERROR(expr)              \
-  do {                                        \
-    ::pg::Status pg_status_ = (expr);         \
-    if (!pg_status_.ok()) return pg_status_;  \
+#define PG_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::pg::Status pg_status_ = (expr);        \
+    if (!pg_status_.ok()) return pg_status_; \
   } while (false)
 
 #define PG_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

@@ -8,7 +8,11 @@ namespace pg {
 size_t Utf8Length(std::string_view s, size_t i) {
   auto at = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
   unsigned char b = at(0);
-  size_t n = b < 0x80 ? 1 : (b >= 0xc2 && b <= 0xdf) ? 2 : (b >= 0xe0 && b <= 0xef) ? 3 : (b >= 0xf0 && b <= 0xf4) ? 4 : 0;
+  size_t n = b < 0x80                   ? 1
+             : (b >= 0xc2 && b <= 0xdf) ? 2
+             : (b >= 0xe0 && b <= 0xef) ? 3
+             : (b >= 0xf0 && b <= 0xf4) ? 4
+                                        : 0;
   if (n == 0 || i + n > s.size()) return 0;
   unsigned char low = b == 0xe0 ? 0xa0 : b == 0xf0 ? 0x90 : 0x80;
   unsigned char high = b == 0xed ? 0x9f : b == 0xf4 ? 0x8f : 0xbf;

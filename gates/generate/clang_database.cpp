@@ -24,7 +24,8 @@ StatusOr<std::unique_ptr<Database>> OpenDatabase(const std::string& build_dir) {
   CXCompilationDatabase_Error err = CXCompilationDatabase_NoError;
   d->db = clang_CompilationDatabase_fromDirectory(build_dir.c_str(), &err);
   if (err != CXCompilationDatabase_NoError || !d->db) {
-    return Status::Invalid(build_dir + "/compile_commands.json: missing or unreadable (configure with "
+    return Status::Invalid(build_dir +
+                           "/compile_commands.json: missing or unreadable (configure with "
                            "CMAKE_EXPORT_COMPILE_COMMANDS=ON)");
   }
   return d;
@@ -37,7 +38,8 @@ std::vector<std::string> ClangArgs(CXCompileCommand cmd, const std::string& file
   std::vector<std::string> args;
   unsigned n = clang_CompileCommand_getNumArgs(cmd);
   for (unsigned i = 0; i < n; ++i) args.push_back(Str(clang_CompileCommand_getArg(cmd, i)));
-  if (!args.empty()) args[0] = file.size() > 2 && file.compare(file.size() - 2, 2, ".c") == 0 ? "clang" : "clang++";
+  if (!args.empty())
+    args[0] = file.size() > 2 && file.compare(file.size() - 2, 2, ".c") == 0 ? "clang" : "clang++";
   std::string dir = Str(clang_CompileCommand_getDirectory(cmd));
   args.insert(args.begin() + 1, {"-working-directory=" + dir, "-Wno-unknown-warning-option",
                                  "-Wno-unused-command-line-argument", "-ferror-limit=0"});
@@ -53,8 +55,10 @@ std::string PreprocessorKey(const std::vector<std::string>& args) {
   std::string key;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
-    bool separate = std::any_of(std::begin(kSeparate), std::end(kSeparate), [&](const char* f) { return a == f; });
-    bool joined = std::any_of(std::begin(kJoined), std::end(kJoined), [&](const char* f) { return a.rfind(f, 0) == 0; });
+    bool separate = std::any_of(std::begin(kSeparate), std::end(kSeparate),
+                                [&](const char* f) { return a == f; });
+    bool joined = std::any_of(std::begin(kJoined), std::end(kJoined),
+                              [&](const char* f) { return a.rfind(f, 0) == 0; });
     if (separate && i + 1 < args.size()) {
       key += a + '\0' + args[++i] + '\n';
     } else if (joined) {
@@ -68,8 +72,9 @@ std::string PreprocessorKey(const std::vector<std::string>& args) {
 
 std::optional<std::vector<std::string>> OlderStandard(std::vector<std::string> args) {
   static const std::pair<const char*, const char*> kOlder[] = {
-      {"c++23", "c++2b"}, {"gnu++23", "gnu++2b"}, {"c++26", "c++2b"}, {"gnu++26", "gnu++2b"}, {"c++2c", "c++2b"},
-      {"gnu++2c", "gnu++2b"}, {"c23", "c2x"}, {"gnu23", "gnu2x"}, {"c2y", "c2x"}, {"gnu2y", "gnu2x"}};
+      {"c++23", "c++2b"}, {"gnu++23", "gnu++2b"}, {"c++26", "c++2b"}, {"gnu++26", "gnu++2b"},
+      {"c++2c", "c++2b"}, {"gnu++2c", "gnu++2b"}, {"c23", "c2x"},     {"gnu23", "gnu2x"},
+      {"c2y", "c2x"},     {"gnu2y", "gnu2x"}};
   bool changed = false;
   for (std::string& a : args) {
     for (const auto& [now, before] : kOlder) {
@@ -96,7 +101,8 @@ StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir) {
     std::string dir = Str(clang_CompileCommand_getDirectory(cmd));
     // Meson writes files relative to the directory ("../src/a.c"): made absolute and normal,
     // as CMake writes them, so they compare with the tree's paths.
-    if (!file.empty() && file[0] != '/') file = std::filesystem::path(dir + "/" + file).lexically_normal().string();
+    if (!file.empty() && file[0] != '/')
+      file = std::filesystem::path(dir + "/" + file).lexically_normal().string();
     if (IsSourceFile(file)) files.push_back(file);
   }
   clang_CompileCommands_dispose(all);
@@ -105,7 +111,8 @@ StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir) {
   return files;
 }
 
-StatusOr<std::vector<std::vector<std::string>>> ClangCommands(const std::string& build_dir, const std::string& file) {
+StatusOr<std::vector<std::vector<std::string>>> ClangCommands(const std::string& build_dir,
+                                                              const std::string& file) {
   PG_ASSIGN_OR_RETURN(std::unique_ptr<Database> d, OpenDatabase(build_dir));
   CXCompileCommands cmds = clang_CompilationDatabase_getCompileCommands(d->db, file.c_str());
   if (!cmds || clang_CompileCommands_getSize(cmds) == 0) {

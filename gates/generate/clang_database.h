@@ -18,7 +18,8 @@ StatusOr<std::vector<std::string>> CompiledFiles(const std::string& build_dir);
 // per configuration: commands whose preprocessor flags (-D, -U, -include, -imacros, -std, -x)
 // are the same are one, the first kept; in the database's order. kInvalidInput when the
 // database does not compile it.
-StatusOr<std::vector<std::vector<std::string>>> ClangCommands(const std::string& build_dir, const std::string& file);
+StatusOr<std::vector<std::vector<std::string>>> ClangCommands(const std::string& build_dir,
+                                                              const std::string& file);
 
 // The same arguments with a language standard that an older libclang knows only by another name
 // (`-std=c++23` as `c++2b`); none when they name no such standard.

@@ -177,10 +177,13 @@ Status Load() {
     const char* err = dlerror();
     why = err ? err : path;
   }
-  if (!lib) return Status::Invalid("mutate --generate needs libclang (Debian: libclang-16-dev): " + why);
+  if (!lib)
+    return Status::Invalid("mutate --generate needs libclang (Debian: libclang-16-dev): " + why);
   for (int i = 0; i < kCount; ++i) {
     g_fn[i] = dlsym(lib, kNames[i]);
-    if (!g_fn[i]) return Status::Invalid(std::string("libclang at ") + PG_LIBCLANG_PATH + " lacks " + kNames[i]);
+    if (!g_fn[i])
+      return Status::Invalid(std::string("libclang at ") + PG_LIBCLANG_PATH + " lacks " +
+                             kNames[i]);
   }
   return Status();
 }
@@ -198,7 +201,8 @@ Status LoadLibclang() {
 
 extern "C" {
 unsigned clang_CXXConstructor_isDefaultConstructor(CXCursor a0) {
-  return reinterpret_cast<unsigned (*)(CXCursor)>(pg::g_fn[pg::k_clang_CXXConstructor_isDefaultConstructor])(a0);
+  return reinterpret_cast<unsigned (*)(CXCursor)>(
+      pg::g_fn[pg::k_clang_CXXConstructor_isDefaultConstructor])(a0);
 }
 unsigned clang_CXXMethod_isDefaulted(CXCursor a0) {
   return reinterpret_cast<unsigned (*)(CXCursor)>(pg::g_fn[pg::k_clang_CXXMethod_isDefaulted])(a0);
@@ -207,46 +211,60 @@ unsigned clang_CXXMethod_isDeleted(CXCursor a0) {
   return reinterpret_cast<unsigned (*)(CXCursor)>(pg::g_fn[pg::k_clang_CXXMethod_isDeleted])(a0);
 }
 void clang_CompilationDatabase_dispose(CXCompilationDatabase a0) {
-  reinterpret_cast<void (*)(CXCompilationDatabase)>(pg::g_fn[pg::k_clang_CompilationDatabase_dispose])(a0);
+  reinterpret_cast<void (*)(CXCompilationDatabase)>(
+      pg::g_fn[pg::k_clang_CompilationDatabase_dispose])(a0);
 }
-CXCompilationDatabase clang_CompilationDatabase_fromDirectory(const char* a0, CXCompilationDatabase_Error* a1) {
-  return reinterpret_cast<CXCompilationDatabase (*)(const char*, CXCompilationDatabase_Error*)>(pg::g_fn[pg::k_clang_CompilationDatabase_fromDirectory])(a0, a1);
+CXCompilationDatabase clang_CompilationDatabase_fromDirectory(const char* a0,
+                                                              CXCompilationDatabase_Error* a1) {
+  return reinterpret_cast<CXCompilationDatabase (*)(const char*, CXCompilationDatabase_Error*)>(
+      pg::g_fn[pg::k_clang_CompilationDatabase_fromDirectory])(a0, a1);
 }
 CXCompileCommands clang_CompilationDatabase_getAllCompileCommands(CXCompilationDatabase a0) {
-  return reinterpret_cast<CXCompileCommands (*)(CXCompilationDatabase)>(pg::g_fn[pg::k_clang_CompilationDatabase_getAllCompileCommands])(a0);
+  return reinterpret_cast<CXCompileCommands (*)(CXCompilationDatabase)>(
+      pg::g_fn[pg::k_clang_CompilationDatabase_getAllCompileCommands])(a0);
 }
-CXCompileCommands clang_CompilationDatabase_getCompileCommands(CXCompilationDatabase a0, const char* a1) {
-  return reinterpret_cast<CXCompileCommands (*)(CXCompilationDatabase, const char*)>(pg::g_fn[pg::k_clang_CompilationDatabase_getCompileCommands])(a0, a1);
+CXCompileCommands clang_CompilationDatabase_getCompileCommands(CXCompilationDatabase a0,
+                                                               const char* a1) {
+  return reinterpret_cast<CXCompileCommands (*)(CXCompilationDatabase, const char*)>(
+      pg::g_fn[pg::k_clang_CompilationDatabase_getCompileCommands])(a0, a1);
 }
 CXString clang_CompileCommand_getArg(CXCompileCommand a0, unsigned a1) {
-  return reinterpret_cast<CXString (*)(CXCompileCommand, unsigned)>(pg::g_fn[pg::k_clang_CompileCommand_getArg])(a0, a1);
+  return reinterpret_cast<CXString (*)(CXCompileCommand, unsigned)>(
+      pg::g_fn[pg::k_clang_CompileCommand_getArg])(a0, a1);
 }
 CXString clang_CompileCommand_getDirectory(CXCompileCommand a0) {
-  return reinterpret_cast<CXString (*)(CXCompileCommand)>(pg::g_fn[pg::k_clang_CompileCommand_getDirectory])(a0);
+  return reinterpret_cast<CXString (*)(CXCompileCommand)>(
+      pg::g_fn[pg::k_clang_CompileCommand_getDirectory])(a0);
 }
 CXString clang_CompileCommand_getFilename(CXCompileCommand a0) {
-  return reinterpret_cast<CXString (*)(CXCompileCommand)>(pg::g_fn[pg::k_clang_CompileCommand_getFilename])(a0);
+  return reinterpret_cast<CXString (*)(CXCompileCommand)>(
+      pg::g_fn[pg::k_clang_CompileCommand_getFilename])(a0);
 }
 unsigned clang_CompileCommand_getNumArgs(CXCompileCommand a0) {
-  return reinterpret_cast<unsigned (*)(CXCompileCommand)>(pg::g_fn[pg::k_clang_CompileCommand_getNumArgs])(a0);
+  return reinterpret_cast<unsigned (*)(CXCompileCommand)>(
+      pg::g_fn[pg::k_clang_CompileCommand_getNumArgs])(a0);
 }
 void clang_CompileCommands_dispose(CXCompileCommands a0) {
   reinterpret_cast<void (*)(CXCompileCommands)>(pg::g_fn[pg::k_clang_CompileCommands_dispose])(a0);
 }
 CXCompileCommand clang_CompileCommands_getCommand(CXCompileCommands a0, unsigned a1) {
-  return reinterpret_cast<CXCompileCommand (*)(CXCompileCommands, unsigned)>(pg::g_fn[pg::k_clang_CompileCommands_getCommand])(a0, a1);
+  return reinterpret_cast<CXCompileCommand (*)(CXCompileCommands, unsigned)>(
+      pg::g_fn[pg::k_clang_CompileCommands_getCommand])(a0, a1);
 }
 unsigned clang_CompileCommands_getSize(CXCompileCommands a0) {
-  return reinterpret_cast<unsigned (*)(CXCompileCommands)>(pg::g_fn[pg::k_clang_CompileCommands_getSize])(a0);
+  return reinterpret_cast<unsigned (*)(CXCompileCommands)>(
+      pg::g_fn[pg::k_clang_CompileCommands_getSize])(a0);
 }
 CXCursor clang_Cursor_getArgument(CXCursor a0, unsigned a1) {
-  return reinterpret_cast<CXCursor (*)(CXCursor, unsigned)>(pg::g_fn[pg::k_clang_Cursor_getArgument])(a0, a1);
+  return reinterpret_cast<CXCursor (*)(CXCursor, unsigned)>(
+      pg::g_fn[pg::k_clang_Cursor_getArgument])(a0, a1);
 }
 int clang_Cursor_getNumArguments(CXCursor a0) {
   return reinterpret_cast<int (*)(CXCursor)>(pg::g_fn[pg::k_clang_Cursor_getNumArguments])(a0);
 }
 CXCursor clang_Cursor_getVarDeclInitializer(CXCursor a0) {
-  return reinterpret_cast<CXCursor (*)(CXCursor)>(pg::g_fn[pg::k_clang_Cursor_getVarDeclInitializer])(a0);
+  return reinterpret_cast<CXCursor (*)(CXCursor)>(
+      pg::g_fn[pg::k_clang_Cursor_getVarDeclInitializer])(a0);
 }
 int clang_Cursor_isNull(CXCursor a0) {
   return reinterpret_cast<int (*)(CXCursor)>(pg::g_fn[pg::k_clang_Cursor_isNull])(a0);
@@ -270,13 +288,15 @@ void clang_disposeString(CXString a0) {
   reinterpret_cast<void (*)(CXString)>(pg::g_fn[pg::k_clang_disposeString])(a0);
 }
 void clang_disposeTokens(CXTranslationUnit a0, CXToken* a1, unsigned a2) {
-  reinterpret_cast<void (*)(CXTranslationUnit, CXToken*, unsigned)>(pg::g_fn[pg::k_clang_disposeTokens])(a0, a1, a2);
+  reinterpret_cast<void (*)(CXTranslationUnit, CXToken*, unsigned)>(
+      pg::g_fn[pg::k_clang_disposeTokens])(a0, a1, a2);
 }
 void clang_disposeTranslationUnit(CXTranslationUnit a0) {
   reinterpret_cast<void (*)(CXTranslationUnit)>(pg::g_fn[pg::k_clang_disposeTranslationUnit])(a0);
 }
 CXString clang_formatDiagnostic(CXDiagnostic a0, unsigned a1) {
-  return reinterpret_cast<CXString (*)(CXDiagnostic, unsigned)>(pg::g_fn[pg::k_clang_formatDiagnostic])(a0, a1);
+  return reinterpret_cast<CXString (*)(CXDiagnostic, unsigned)>(
+      pg::g_fn[pg::k_clang_formatDiagnostic])(a0, a1);
 }
 const char* clang_getCString(CXString a0) {
   return reinterpret_cast<const char* (*)(CXString)>(pg::g_fn[pg::k_clang_getCString])(a0);
@@ -300,7 +320,8 @@ enum CXCursorKind clang_getCursorKind(CXCursor a0) {
   return reinterpret_cast<enum CXCursorKind (*)(CXCursor)>(pg::g_fn[pg::k_clang_getCursorKind])(a0);
 }
 CXSourceLocation clang_getCursorLocation(CXCursor a0) {
-  return reinterpret_cast<CXSourceLocation (*)(CXCursor)>(pg::g_fn[pg::k_clang_getCursorLocation])(a0);
+  return reinterpret_cast<CXSourceLocation (*)(CXCursor)>(pg::g_fn[pg::k_clang_getCursorLocation])(
+      a0);
 }
 CXCursor clang_getCursorReferenced(CXCursor a0) {
   return reinterpret_cast<CXCursor (*)(CXCursor)>(pg::g_fn[pg::k_clang_getCursorReferenced])(a0);
@@ -312,75 +333,96 @@ CXType clang_getCursorType(CXCursor a0) {
   return reinterpret_cast<CXType (*)(CXCursor)>(pg::g_fn[pg::k_clang_getCursorType])(a0);
 }
 CXDiagnostic clang_getDiagnostic(CXTranslationUnit a0, unsigned a1) {
-  return reinterpret_cast<CXDiagnostic (*)(CXTranslationUnit, unsigned)>(pg::g_fn[pg::k_clang_getDiagnostic])(a0, a1);
+  return reinterpret_cast<CXDiagnostic (*)(CXTranslationUnit, unsigned)>(
+      pg::g_fn[pg::k_clang_getDiagnostic])(a0, a1);
 }
 enum CXDiagnosticSeverity clang_getDiagnosticSeverity(CXDiagnostic a0) {
-  return reinterpret_cast<enum CXDiagnosticSeverity (*)(CXDiagnostic)>(pg::g_fn[pg::k_clang_getDiagnosticSeverity])(a0);
+  return reinterpret_cast<enum CXDiagnosticSeverity (*)(CXDiagnostic)>(
+      pg::g_fn[pg::k_clang_getDiagnosticSeverity])(a0);
 }
-void clang_getExpansionLocation(CXSourceLocation a0, CXFile* a1, unsigned* a2, unsigned* a3, unsigned* a4) {
-  reinterpret_cast<void (*)(CXSourceLocation, CXFile*, unsigned*, unsigned*, unsigned*)>(pg::g_fn[pg::k_clang_getExpansionLocation])(a0, a1, a2, a3, a4);
+void clang_getExpansionLocation(CXSourceLocation a0, CXFile* a1, unsigned* a2, unsigned* a3,
+                                unsigned* a4) {
+  reinterpret_cast<void (*)(CXSourceLocation, CXFile*, unsigned*, unsigned*, unsigned*)>(
+      pg::g_fn[pg::k_clang_getExpansionLocation])(a0, a1, a2, a3, a4);
 }
 CXFile clang_getFile(CXTranslationUnit a0, const char* a1) {
-  return reinterpret_cast<CXFile (*)(CXTranslationUnit, const char*)>(pg::g_fn[pg::k_clang_getFile])(a0, a1);
+  return reinterpret_cast<CXFile (*)(CXTranslationUnit, const char*)>(
+      pg::g_fn[pg::k_clang_getFile])(a0, a1);
 }
 CXString clang_getFileName(CXFile a0) {
   return reinterpret_cast<CXString (*)(CXFile)>(pg::g_fn[pg::k_clang_getFileName])(a0);
 }
 void clang_getInclusions(CXTranslationUnit a0, CXInclusionVisitor a1, CXClientData a2) {
-  reinterpret_cast<void (*)(CXTranslationUnit, CXInclusionVisitor, CXClientData)>(pg::g_fn[pg::k_clang_getInclusions])(a0, a1, a2);
+  reinterpret_cast<void (*)(CXTranslationUnit, CXInclusionVisitor, CXClientData)>(
+      pg::g_fn[pg::k_clang_getInclusions])(a0, a1, a2);
 }
 unsigned clang_getNumDiagnostics(CXTranslationUnit a0) {
-  return reinterpret_cast<unsigned (*)(CXTranslationUnit)>(pg::g_fn[pg::k_clang_getNumDiagnostics])(a0);
+  return reinterpret_cast<unsigned (*)(CXTranslationUnit)>(pg::g_fn[pg::k_clang_getNumDiagnostics])(
+      a0);
 }
 void clang_PrintingPolicy_dispose(CXPrintingPolicy a0) {
   reinterpret_cast<void (*)(CXPrintingPolicy)>(pg::g_fn[pg::k_clang_PrintingPolicy_dispose])(a0);
 }
-void clang_PrintingPolicy_setProperty(CXPrintingPolicy a0, enum CXPrintingPolicyProperty a1, unsigned a2) {
+void clang_PrintingPolicy_setProperty(CXPrintingPolicy a0, enum CXPrintingPolicyProperty a1,
+                                      unsigned a2) {
   reinterpret_cast<void (*)(CXPrintingPolicy, enum CXPrintingPolicyProperty, unsigned)>(
       pg::g_fn[pg::k_clang_PrintingPolicy_setProperty])(a0, a1, a2);
 }
 CXString clang_getCursorPrettyPrinted(CXCursor a0, CXPrintingPolicy a1) {
-  return reinterpret_cast<CXString (*)(CXCursor, CXPrintingPolicy)>(pg::g_fn[pg::k_clang_getCursorPrettyPrinted])(a0, a1);
+  return reinterpret_cast<CXString (*)(CXCursor, CXPrintingPolicy)>(
+      pg::g_fn[pg::k_clang_getCursorPrettyPrinted])(a0, a1);
 }
 CXPrintingPolicy clang_getCursorPrintingPolicy(CXCursor a0) {
-  return reinterpret_cast<CXPrintingPolicy (*)(CXCursor)>(pg::g_fn[pg::k_clang_getCursorPrintingPolicy])(a0);
+  return reinterpret_cast<CXPrintingPolicy (*)(CXCursor)>(
+      pg::g_fn[pg::k_clang_getCursorPrintingPolicy])(a0);
 }
 CXSourceLocation clang_getLocationForOffset(CXTranslationUnit a0, CXFile a1, unsigned a2) {
   return reinterpret_cast<CXSourceLocation (*)(CXTranslationUnit, CXFile, unsigned)>(
       pg::g_fn[pg::k_clang_getLocationForOffset])(a0, a1, a2);
 }
 CXSourceRange clang_getRange(CXSourceLocation a0, CXSourceLocation a1) {
-  return reinterpret_cast<CXSourceRange (*)(CXSourceLocation, CXSourceLocation)>(pg::g_fn[pg::k_clang_getRange])(a0, a1);
+  return reinterpret_cast<CXSourceRange (*)(CXSourceLocation, CXSourceLocation)>(
+      pg::g_fn[pg::k_clang_getRange])(a0, a1);
 }
 CXSourceLocation clang_getRangeEnd(CXSourceRange a0) {
-  return reinterpret_cast<CXSourceLocation (*)(CXSourceRange)>(pg::g_fn[pg::k_clang_getRangeEnd])(a0);
+  return reinterpret_cast<CXSourceLocation (*)(CXSourceRange)>(pg::g_fn[pg::k_clang_getRangeEnd])(
+      a0);
 }
 CXSourceLocation clang_getRangeStart(CXSourceRange a0) {
-  return reinterpret_cast<CXSourceLocation (*)(CXSourceRange)>(pg::g_fn[pg::k_clang_getRangeStart])(a0);
+  return reinterpret_cast<CXSourceLocation (*)(CXSourceRange)>(pg::g_fn[pg::k_clang_getRangeStart])(
+      a0);
 }
 CXType clang_getResultType(CXType a0) {
   return reinterpret_cast<CXType (*)(CXType)>(pg::g_fn[pg::k_clang_getResultType])(a0);
 }
 CXCursor clang_getSpecializedCursorTemplate(CXCursor a0) {
-  return reinterpret_cast<CXCursor (*)(CXCursor)>(pg::g_fn[pg::k_clang_getSpecializedCursorTemplate])(a0);
+  return reinterpret_cast<CXCursor (*)(CXCursor)>(
+      pg::g_fn[pg::k_clang_getSpecializedCursorTemplate])(a0);
 }
-void clang_getSpellingLocation(CXSourceLocation a0, CXFile* a1, unsigned* a2, unsigned* a3, unsigned* a4) {
-  reinterpret_cast<void (*)(CXSourceLocation, CXFile*, unsigned*, unsigned*, unsigned*)>(pg::g_fn[pg::k_clang_getSpellingLocation])(a0, a1, a2, a3, a4);
+void clang_getSpellingLocation(CXSourceLocation a0, CXFile* a1, unsigned* a2, unsigned* a3,
+                               unsigned* a4) {
+  reinterpret_cast<void (*)(CXSourceLocation, CXFile*, unsigned*, unsigned*, unsigned*)>(
+      pg::g_fn[pg::k_clang_getSpellingLocation])(a0, a1, a2, a3, a4);
 }
 enum CXCursorKind clang_getTemplateCursorKind(CXCursor a0) {
-  return reinterpret_cast<enum CXCursorKind (*)(CXCursor)>(pg::g_fn[pg::k_clang_getTemplateCursorKind])(a0);
+  return reinterpret_cast<enum CXCursorKind (*)(CXCursor)>(
+      pg::g_fn[pg::k_clang_getTemplateCursorKind])(a0);
 }
 CXSourceLocation clang_getTokenLocation(CXTranslationUnit a0, CXToken a1) {
-  return reinterpret_cast<CXSourceLocation (*)(CXTranslationUnit, CXToken)>(pg::g_fn[pg::k_clang_getTokenLocation])(a0, a1);
+  return reinterpret_cast<CXSourceLocation (*)(CXTranslationUnit, CXToken)>(
+      pg::g_fn[pg::k_clang_getTokenLocation])(a0, a1);
 }
 CXString clang_getTokenSpelling(CXTranslationUnit a0, CXToken a1) {
-  return reinterpret_cast<CXString (*)(CXTranslationUnit, CXToken)>(pg::g_fn[pg::k_clang_getTokenSpelling])(a0, a1);
+  return reinterpret_cast<CXString (*)(CXTranslationUnit, CXToken)>(
+      pg::g_fn[pg::k_clang_getTokenSpelling])(a0, a1);
 }
 CXCursor clang_getTranslationUnitCursor(CXTranslationUnit a0) {
-  return reinterpret_cast<CXCursor (*)(CXTranslationUnit)>(pg::g_fn[pg::k_clang_getTranslationUnitCursor])(a0);
+  return reinterpret_cast<CXCursor (*)(CXTranslationUnit)>(
+      pg::g_fn[pg::k_clang_getTranslationUnitCursor])(a0);
 }
 CXString clang_getTranslationUnitSpelling(CXTranslationUnit a0) {
-  return reinterpret_cast<CXString (*)(CXTranslationUnit)>(pg::g_fn[pg::k_clang_getTranslationUnitSpelling])(a0);
+  return reinterpret_cast<CXString (*)(CXTranslationUnit)>(
+      pg::g_fn[pg::k_clang_getTranslationUnitSpelling])(a0);
 }
 CXCursor clang_getTypeDeclaration(CXType a0) {
   return reinterpret_cast<CXCursor (*)(CXType)>(pg::g_fn[pg::k_clang_getTypeDeclaration])(a0);
@@ -403,13 +445,21 @@ unsigned clang_isDeclaration(enum CXCursorKind a0) {
 unsigned clang_isExpression(enum CXCursorKind a0) {
   return reinterpret_cast<unsigned (*)(enum CXCursorKind)>(pg::g_fn[pg::k_clang_isExpression])(a0);
 }
-enum CXErrorCode clang_parseTranslationUnit2FullArgv(CXIndex a0, const char* a1, const char*const* a2, int a3, struct CXUnsavedFile* a4, unsigned a5, unsigned a6, CXTranslationUnit* a7) {
-  return reinterpret_cast<enum CXErrorCode (*)(CXIndex, const char*, const char*const*, int, struct CXUnsavedFile*, unsigned, unsigned, CXTranslationUnit*)>(pg::g_fn[pg::k_clang_parseTranslationUnit2FullArgv])(a0, a1, a2, a3, a4, a5, a6, a7);
+enum CXErrorCode clang_parseTranslationUnit2FullArgv(CXIndex a0, const char* a1,
+                                                     const char* const* a2, int a3,
+                                                     struct CXUnsavedFile* a4, unsigned a5,
+                                                     unsigned a6, CXTranslationUnit* a7) {
+  return reinterpret_cast<enum CXErrorCode (*)(
+      CXIndex, const char*, const char* const*, int, struct CXUnsavedFile*, unsigned, unsigned,
+      CXTranslationUnit*)>(pg::g_fn[pg::k_clang_parseTranslationUnit2FullArgv])(a0, a1, a2, a3, a4,
+                                                                                a5, a6, a7);
 }
 void clang_tokenize(CXTranslationUnit a0, CXSourceRange a1, CXToken** a2, unsigned* a3) {
-  reinterpret_cast<void (*)(CXTranslationUnit, CXSourceRange, CXToken**, unsigned*)>(pg::g_fn[pg::k_clang_tokenize])(a0, a1, a2, a3);
+  reinterpret_cast<void (*)(CXTranslationUnit, CXSourceRange, CXToken**, unsigned*)>(
+      pg::g_fn[pg::k_clang_tokenize])(a0, a1, a2, a3);
 }
 unsigned clang_visitChildren(CXCursor a0, CXCursorVisitor a1, CXClientData a2) {
-  return reinterpret_cast<unsigned (*)(CXCursor, CXCursorVisitor, CXClientData)>(pg::g_fn[pg::k_clang_visitChildren])(a0, a1, a2);
+  return reinterpret_cast<unsigned (*)(CXCursor, CXCursorVisitor, CXClientData)>(
+      pg::g_fn[pg::k_clang_visitChildren])(a0, a1, a2);
 }
 }  // extern "C"

@@ -38,8 +38,12 @@ inline bool DefaultConstructible(CXType type) {
   bool any = false, default_one = false;
   for (CXCursor c : Children(clang_Cursor_isNull(tmpl) ? decl : tmpl)) {
     CXCursorKind k = clang_getCursorKind(c);
-    any = any || k == CXCursor_Constructor || (k == CXCursor_FunctionTemplate && clang_getTemplateCursorKind(c) == CXCursor_Constructor);
-    if (k == CXCursor_Constructor && clang_CXXConstructor_isDefaultConstructor(c) && !clang_CXXMethod_isDeleted(c)) default_one = true;
+    any =
+        any || k == CXCursor_Constructor ||
+        (k == CXCursor_FunctionTemplate && clang_getTemplateCursorKind(c) == CXCursor_Constructor);
+    if (k == CXCursor_Constructor && clang_CXXConstructor_isDefaultConstructor(c) &&
+        !clang_CXXMethod_isDeleted(c))
+      default_one = true;
   }
   return !any || default_one;
 }
@@ -57,7 +61,9 @@ inline bool ForwardedResult(CXCursor c, CXType result) {
       own = own || Str(clang_getTypeSpelling(clang_getCanonicalType(t))) == type;
     } else if (clang_getCursorKind(k) == CXCursor_ParmDecl && t.kind == CXType_RValueReference) {
       // `const T&&` is no forwarding reference: its spelling is not the parameter's.
-      forwarded = forwarded || Str(clang_getTypeSpelling(clang_getCanonicalType(clang_getPointeeType(t)))) == type;
+      forwarded =
+          forwarded ||
+          Str(clang_getTypeSpelling(clang_getCanonicalType(clang_getPointeeType(t)))) == type;
     }
   }
   return own && forwarded;
@@ -96,10 +102,12 @@ inline bool InstantiatedReference(CXType result) {
       arg += c;
     }
   }
-  size_t word = outer.find_last_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+  size_t word =
+      outer.find_last_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
   std::string last = outer.substr(word == std::string::npos ? 0 : word + 1);
-  return reference_arg || outer.find("decltype(") != std::string::npos || last.ends_with("reference") ||
-         outer.find("add_lvalue_reference") != std::string::npos || outer.find("add_rvalue_reference") != std::string::npos;
+  return reference_arg || outer.find("decltype(") != std::string::npos ||
+         last.ends_with("reference") || outer.find("add_lvalue_reference") != std::string::npos ||
+         outer.find("add_rvalue_reference") != std::string::npos;
 }
 
 // `(void)p; ` for each named parameter of function `c`: a body replaced by a default return
@@ -109,7 +117,8 @@ inline bool InstantiatedReference(CXType result) {
 inline std::string UsedParameters(CXCursor c) {
   std::vector<CXCursor> params;
   if (int n = clang_Cursor_getNumArguments(c); n >= 0) {
-    for (int i = 0; i < n; ++i) params.push_back(clang_Cursor_getArgument(c, static_cast<unsigned>(i)));
+    for (int i = 0; i < n; ++i)
+      params.push_back(clang_Cursor_getArgument(c, static_cast<unsigned>(i)));
   } else {
     for (CXCursor child : Children(c)) {
       if (clang_getCursorKind(child) == CXCursor_ParmDecl) params.push_back(child);
@@ -117,7 +126,8 @@ inline std::string UsedParameters(CXCursor c) {
   }
   std::string out;
   for (CXCursor p : params) {
-    std::string name = Str(clang_getCursorSpelling(p)), type = Str(clang_getTypeSpelling(clang_getCursorType(p)));
+    std::string name = Str(clang_getCursorSpelling(p)),
+                type = Str(clang_getTypeSpelling(clang_getCursorType(p)));
     bool pack = type.ends_with("...");  // `(void)args` expands no pack: an error
     if (!name.empty()) out += (pack ? "(void)sizeof...(" + name + ")" : "(void)" + name) + "; ";
   }
@@ -146,7 +156,9 @@ inline size_t TemplateArgumentsEnd(const std::string& text, size_t at) {
 // The operator between two operands: the one run of bytes in `between` that is neither white
 // space nor a comment (`b /* or */ && c`), as [first, last) offsets; none where there are two.
 inline std::optional<std::pair<size_t, size_t>> OperatorIn(const std::string& between) {
-  auto comment = [&](size_t i) { return between.compare(i, 2, "/*") == 0 || between.compare(i, 2, "//") == 0; };
+  auto comment = [&](size_t i) {
+    return between.compare(i, 2, "/*") == 0 || between.compare(i, 2, "//") == 0;
+  };
   std::optional<std::pair<size_t, size_t>> found;
   for (size_t i = 0; i < between.size();) {
     if (comment(i)) {
@@ -159,7 +171,9 @@ inline std::optional<std::pair<size_t, size_t>> OperatorIn(const std::string& be
     } else {
       if (found) return std::nullopt;
       size_t j = i;
-      while (j < between.size() && !std::isspace(static_cast<unsigned char>(between[j])) && !comment(j)) ++j;
+      while (j < between.size() && !std::isspace(static_cast<unsigned char>(between[j])) &&
+             !comment(j))
+        ++j;
       found = std::make_pair(i, j);
       i = j;
     }
@@ -172,7 +186,6 @@ struct Span {
   bool Within(const Span& o) const { return begin >= o.begin && end <= o.end; }
   bool operator==(const Span& o) const { return begin == o.begin && end == o.end; }
 };
-
 
 // A location's offset when it is written where it expands, not produced by a macro: what a
 // point's own token must be (which file it is in, the walker checks with Pos).
@@ -200,7 +213,8 @@ inline std::optional<unsigned> Pos(CXFile main, CXSourceLocation loc) {
 // `)` that closes its arguments when `(` follows (strings and characters skipped).
 inline unsigned InvocationEnd(const std::string& text, unsigned at) {
   size_t i = at;
-  while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
+  while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_'))
+    ++i;
   size_t open = text.find_first_not_of(" \t\r\n", i);
   if (open == std::string::npos || text[open] != '(') return static_cast<unsigned>(i);
   int depth = 0;
@@ -268,14 +282,16 @@ inline bool IsLiteral(CXCursor c) {
   CXCursorKind k = clang_getCursorKind(c);
   if (k == CXCursor_CXXBoolLiteralExpr || k == CXCursor_IntegerLiteral) return true;
   std::vector<CXCursor> kids = Children(c);
-  return (k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr) && kids.size() == 1 && IsLiteral(kids[0]);
+  return (k == CXCursor_UnexposedExpr || k == CXCursor_ParenExpr) && kids.size() == 1 &&
+         IsLiteral(kids[0]);
 }
 
 // A pointer, an array (which decays to one) or an address (`&T::f`, whose type a template
 // may leave unknown): what a 0 beside it in a `?:` becomes a null pointer of.
 inline bool PointerLike(CXCursor c, std::optional<Span> span, const std::string& text) {
   CXTypeKind t = clang_getCursorType(c).kind;
-  bool address = span && span->end > span->begin + 1 && text[span->begin] == '&' && text[span->begin + 1] != '&';
+  bool address = span && span->end > span->begin + 1 && text[span->begin] == '&' &&
+                 text[span->begin + 1] != '&';
   return address || t == CXType_Pointer || t == CXType_MemberPointer || t == CXType_NullPtr ||
          t == CXType_ConstantArray || t == CXType_IncompleteArray;
 }
@@ -288,7 +304,8 @@ inline bool PointersReject(CXCursor c, const std::string& op) {
   std::vector<CXCursor> kids = Children(c);
   auto pointer = [](CXCursor k) {
     CXTypeKind t = clang_getCanonicalType(clang_getCursorType(k)).kind;
-    return t == CXType_Pointer || t == CXType_ConstantArray || t == CXType_IncompleteArray || t == CXType_VariableArray;
+    return t == CXType_Pointer || t == CXType_ConstantArray || t == CXType_IncompleteArray ||
+           t == CXType_VariableArray;
   };
   if (kids.size() != 2) return false;
   return (op == "-" && pointer(kids[0]) && pointer(kids[1])) || (op == "+" && pointer(kids[1]));
@@ -314,7 +331,8 @@ inline std::string Errors(CXTranslationUnit tu) {
   for (unsigned i = 0; i < clang_getNumDiagnostics(tu); ++i) {
     CXDiagnostic d = clang_getDiagnostic(tu, i);
     if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
-      if (errors++ == 0) first = Str(clang_formatDiagnostic(d, clang_defaultDiagnosticDisplayOptions()));
+      if (errors++ == 0)
+        first = Str(clang_formatDiagnostic(d, clang_defaultDiagnosticDisplayOptions()));
     }
     clang_disposeDiagnostic(d);
   }

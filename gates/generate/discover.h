@@ -15,9 +15,9 @@
 namespace pg {
 
 struct DiscoverOptions {
-  std::string root;                  // the user's tree: PATHS and --in-diff are read here
-  std::vector<std::string> paths;    // files or directories relative to the root; empty: all
-  std::string in_diff;               // BASE, or empty
+  std::string root;                // the user's tree: PATHS and --in-diff are read here
+  std::vector<std::string> paths;  // files or directories relative to the root; empty: all
+  std::string in_diff;             // BASE, or empty
   std::set<Operator> ops;
   std::vector<std::string> exclude;  // globs (suites.json "generate.exclude")
 };
@@ -30,7 +30,8 @@ struct Discovered {
 
 // `tree` is a worker's scratch tree synced with the root, `build_dir` its built build, `tests`
 // its ctest listing.
-StatusOr<Discovered> DiscoverMutants(const DiscoverOptions& o, const std::string& tree, const std::string& build_dir,
+StatusOr<Discovered> DiscoverMutants(const DiscoverOptions& o, const std::string& tree,
+                                     const std::string& build_dir,
                                      const std::vector<CtestTest>& tests);
 
 // Checks what can be checked before anything builds: each PATH exists inside the root, BASE

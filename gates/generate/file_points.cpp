@@ -24,10 +24,11 @@ void AddWarning(const std::string& warning, std::set<std::string>* seen, std::st
 
 }  // namespace
 
-StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file, const std::set<Operator>& ops,
-                                const std::string& header) {
+StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file,
+                                const std::set<Operator>& ops, const std::string& header) {
   PG_RETURN_IF_ERROR(LoadLibclang());
-  PG_ASSIGN_OR_RETURN(std::vector<std::vector<std::string>> commands, ClangCommands(build_dir, file));
+  PG_ASSIGN_OR_RETURN(std::vector<std::vector<std::string>> commands,
+                      ClangCommands(build_dir, file));
   ParsedFile out;
   std::set<PointKey> found;
   std::set<std::string> warnings;
@@ -57,8 +58,9 @@ StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string&
                &warnings, &out.warning);
   }
   if (commands.size() > kMaxConfigurations) {
-    AddWarning("compiled " + std::to_string(commands.size()) + " ways; the first " + std::to_string(kMaxConfigurations) +
-                   " parsed for mutants, " + std::to_string(commands.size() - kMaxConfigurations) + " not",
+    AddWarning("compiled " + std::to_string(commands.size()) + " ways; the first " +
+                   std::to_string(kMaxConfigurations) + " parsed for mutants, " +
+                   std::to_string(commands.size() - kMaxConfigurations) + " not",
                &warnings, &out.warning);
   }
   return out;

@@ -17,7 +17,7 @@ inline constexpr size_t kMaxConfigurations = 16;
 // `file`'s points (absolute; with `header`, those written in that header, parsed through
 // `file`) under each of its compile commands in `build_dir`'s database, a point found by
 // several parses once. The warning joins the parses' distinct ones.
-StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file, const std::set<Operator>& ops,
-                                const std::string& header = "");
+StatusOr<ParsedFile> FindPoints(const std::string& build_dir, const std::string& file,
+                                const std::set<Operator>& ops, const std::string& header = "");
 
 }  // namespace pg

@@ -9,7 +9,8 @@ std::set<int> NoMutateLines(const std::string& text) {
   while (start <= text.size()) {
     size_t end = text.find('\n', start);
     size_t stop = end == std::string::npos ? text.size() : end;
-    if (text.substr(start, stop - start).find(kNoMutateMarker) != std::string::npos) lines.insert(line);
+    if (text.substr(start, stop - start).find(kNoMutateMarker) != std::string::npos)
+      lines.insert(line);
     if (end == std::string::npos) break;
     start = end + 1;
     ++line;
@@ -21,7 +22,8 @@ bool MarkedNoMutate(const Point& p, const std::set<int>& marked) {
   auto [first, last] = PointLines(p);
   auto it = marked.lower_bound(first);
   if (it != marked.end() && *it <= last) return true;
-  return p.function_line > 0 && (marked.count(p.function_line) || marked.count(p.function_line - 1));
+  return p.function_line > 0 &&
+         (marked.count(p.function_line) || marked.count(p.function_line - 1));
 }
 
 }  // namespace pg

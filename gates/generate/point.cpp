@@ -64,11 +64,13 @@ StatusOr<std::set<Operator>> ParseOperators(const std::string& list) {
   while (at <= list.size()) {
     size_t comma = list.find(',', at);
     std::string name = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    auto it = std::find_if(kNames.begin(), kNames.end(), [&](const auto& n) { return n.second == name; });
+    auto it =
+        std::find_if(kNames.begin(), kNames.end(), [&](const auto& n) { return n.second == name; });
     if (it == kNames.end()) {
       std::string known;
       for (const auto& [o, n] : kNames) known += (known.empty() ? "" : ", ") + std::string(n);
-      return Status::Invalid("--operators: unknown operator \"" + name + "\" (known: " + known + ")");
+      return Status::Invalid("--operators: unknown operator \"" + name + "\" (known: " + known +
+                             ")");
     }
     out.insert(it->first);
     if (comma == std::string::npos) break;
@@ -109,30 +111,34 @@ SchemaPoint SchemaPointOf(const Point& p) {
 
 void Locate(const std::string& text, Point* p) {
   size_t upto = std::min(p->offset, text.size());
-  p->line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
+  p->line =
+      1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(upto), '\n'));
   size_t nl = upto == 0 ? std::string::npos : text.rfind('\n', upto - 1);
   p->column = static_cast<int>(upto - (nl == std::string::npos ? 0 : nl + 1)) + 1;
 }
 
 std::string PointId(const Point& p) {
   std::string hash = Sha256Hex(p.original + std::string(1, '\0') + p.replacement).substr(0, 8);
-  return p.file + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ":" + std::string(OperatorName(p.op)) +
-         ":" + hash;
+  return p.file + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ":" +
+         std::string(OperatorName(p.op)) + ":" + hash;
 }
 
 std::pair<int, int> PointLines(const Point& p) {
-  return {p.line, p.line + static_cast<int>(std::count(p.original.begin(), p.original.end(), '\n'))};
+  return {p.line,
+          p.line + static_cast<int>(std::count(p.original.begin(), p.original.end(), '\n'))};
 }
 
 std::string PointDiff(const Point& p, const std::string& text) {
   size_t end = p.offset + p.original.size();
   std::string before = Lines(text, p.offset, end == p.offset ? end : end - 1);
   std::string mutated = text.substr(0, p.offset) + p.replacement + text.substr(end);
-  std::string after = Lines(mutated, p.offset, p.offset + std::max<size_t>(p.replacement.size(), 1) - 1);
+  std::string after =
+      Lines(mutated, p.offset, p.offset + std::max<size_t>(p.replacement.size(), 1) - 1);
   auto count = [](const std::string& s) { return 1 + std::count(s.begin(), s.end(), '\n'); };
   std::string head = "@@ -" + std::to_string(p.line) + "," + std::to_string(count(before)) + " +" +
                      std::to_string(p.line) + "," + std::to_string(count(after)) + " @@\n";
-  return "--- a/" + p.file + "\n+++ b/" + p.file + "\n" + head + Prefixed(before, '-') + Prefixed(after, '+');
+  return "--- a/" + p.file + "\n+++ b/" + p.file + "\n" + head + Prefixed(before, '-') +
+         Prefixed(after, '+');
 }
 
 std::string PointChange(const Point& p, const std::string& text) {
@@ -145,7 +151,8 @@ std::string PointChange(const Point& p, const std::string& text) {
     std::string line = Lines(text, p.offset, end == p.offset ? end : end - 1);
     size_t at = p.offset - (text.rfind('\n', p.offset == 0 ? 0 : p.offset - 1) + 1);
     if (p.offset == 0 || text.rfind('\n', p.offset - 1) == std::string::npos) at = p.offset;
-    std::string after = line.substr(0, at) + p.replacement + line.substr(std::min(line.size(), at + p.original.size()));
+    std::string after = line.substr(0, at) + p.replacement +
+                        line.substr(std::min(line.size(), at + p.original.size()));
     if (line.size() <= 120) return "`" + trim(line) + "` → `" + trim(after) + "`";
   }
   return "`" + OneLine(p.original, 60) + "` → `" + OneLine(p.replacement, 60) + "`";
@@ -159,11 +166,14 @@ std::optional<std::pair<std::string, unsigned long long>> DecimalLiteral(const s
     if (!std::strchr("uUlLzZ", token[i])) return std::nullopt;
   }
   // 18 digits at most: a long holds them.
-  return std::make_pair(token.substr(0, digits), static_cast<unsigned long long>(ParseInteger(token.substr(0, digits)).value_or(0)));
+  return std::make_pair(
+      token.substr(0, digits),
+      static_cast<unsigned long long>(ParseInteger(token.substr(0, digits)).value_or(0)));
 }
 
 std::string Squeezed(std::string s) {
-  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char ch) { return std::isspace(ch); }), s.end());
+  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char ch) { return std::isspace(ch); }),
+          s.end());
   return s;
 }
 

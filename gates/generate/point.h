@@ -12,7 +12,17 @@
 
 namespace pg {
 
-enum class Operator { kRelational, kEquality, kArithmetic, kLogical, kNegate, kNot, kConstant, kReturn, kCall };
+enum class Operator {
+  kRelational,
+  kEquality,
+  kArithmetic,
+  kLogical,
+  kNegate,
+  kNot,
+  kConstant,
+  kReturn,
+  kCall
+};
 
 std::string_view OperatorName(Operator op);  // "relational", ...
 std::set<Operator> AllOperators();
@@ -31,8 +41,8 @@ std::optional<std::pair<std::string, unsigned long long>> DecimalLiteral(const s
 std::string Squeezed(std::string s);
 
 struct Point {
-  std::string file;          // relative to the root
-  size_t offset = 0;         // byte offset of `original` in the file
+  std::string file;   // relative to the root
+  size_t offset = 0;  // byte offset of `original` in the file
   std::string original, replacement;
   Operator op = Operator::kRelational;
   int line = 0, column = 0;  // 1-based, of `offset`

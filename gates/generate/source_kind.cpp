@@ -13,7 +13,8 @@ bool EndsWith(const std::string& s, const std::string& tail) {
 
 bool IsSourceFile(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
-  return ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".cxx" || ext == ".c++" || ext == ".C";
+  return ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".cxx" || ext == ".c++" ||
+         ext == ".C";
 }
 
 bool IsHeaderFile(const std::string& path) {
@@ -25,8 +26,8 @@ bool IsHeaderFile(const std::string& path) {
 }
 
 bool IsTestFramework(const std::string& path) {
-  for (const char* h : {"/gtest/gtest.h", "/gmock/gmock.h", "/catch2/catch_test_macros.hpp", "/catch.hpp", "/doctest.h",
-                        "/doctest/doctest.h"}) {
+  for (const char* h : {"/gtest/gtest.h", "/gmock/gmock.h", "/catch2/catch_test_macros.hpp",
+                        "/catch.hpp", "/doctest.h", "/doctest/doctest.h"}) {
     if (EndsWith(path, h)) return true;
   }
   return false;

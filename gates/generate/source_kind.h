@@ -6,8 +6,8 @@
 
 namespace pg {
 
-bool IsSourceFile(const std::string& path);  // .c .cc .cpp .cxx .c++ .C
-bool IsHeaderFile(const std::string& path);  // .h .hh .hpp .hxx .h++ .inl .ipp .tcc
+bool IsSourceFile(const std::string& path);     // .c .cc .cpp .cxx .c++ .C
+bool IsHeaderFile(const std::string& path);     // .h .hh .hpp .hxx .h++ .inl .ipp .tcc
 bool IsTestFramework(const std::string& path);  // gtest, gmock, Catch2, doctest
 
 }  // namespace pg

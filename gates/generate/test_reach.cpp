@@ -5,8 +5,8 @@
 #include <set>
 #include <sstream>
 
-#include "gates/init/cmake_file_api.h"
 #include "gates/core/file_io.h"
+#include "gates/init/cmake_file_api.h"
 #include "gates/runner/capture.h"
 
 namespace fs = std::filesystem;
@@ -26,9 +26,12 @@ std::string ShellUnquoted(const std::string& word) {
   std::string out;
   bool quoted = false;
   for (size_t i = 0; i < word.size(); ++i) {
-    if (word[i] == '\'') quoted = !quoted;
-    else if (word[i] == '\\' && !quoted && i + 1 < word.size()) out += word[++i];
-    else out += word[i];
+    if (word[i] == '\'')
+      quoted = !quoted;
+    else if (word[i] == '\\' && !quoted && i + 1 < word.size())
+      out += word[++i];
+    else
+      out += word[i];
   }
   return out;
 }
@@ -36,12 +39,14 @@ std::string ShellUnquoted(const std::string& word) {
 // The build inputs of `target` (relative to the build dir), normalised; empty when Ninja does
 // not know the target.
 StatusOr<std::set<std::string>> Inputs(const std::string& build_dir, const std::string& target) {
-  PG_ASSIGN_OR_RETURN(Captured c, RunCapture({"ninja", "-C", build_dir, "-t", "inputs", target}, build_dir, 120));
+  PG_ASSIGN_OR_RETURN(
+      Captured c, RunCapture({"ninja", "-C", build_dir, "-t", "inputs", target}, build_dir, 120));
   std::set<std::string> out;
   if (c.exit.exit_code != 0) return out;
   std::istringstream lines(c.output);
   for (std::string line; std::getline(lines, line);) {
-    if (!line.empty() && !line.starts_with("ninja: ")) out.insert(Normal(ShellUnquoted(line), build_dir));
+    if (!line.empty() && !line.starts_with("ninja: "))
+      out.insert(Normal(ShellUnquoted(line), build_dir));
   }
   return out;
 }
@@ -51,8 +56,10 @@ StatusOr<std::set<std::string>> Inputs(const std::string& build_dir, const std::
 std::vector<std::string> DepfileInputs(const std::string& text, const std::string& base) {
   std::string joined;
   for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') ++i;  // a continuation
-    else joined += text[i];
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n')
+      ++i;  // a continuation
+    else
+      joined += text[i];
   }
   size_t colon = joined.find(": ");
   std::vector<std::string> out;
@@ -66,14 +73,17 @@ std::vector<std::string> DepfileInputs(const std::string& text, const std::strin
 std::map<std::string, std::vector<std::string>> DepfileIncluders(const std::string& build_dir) {
   std::map<std::string, std::vector<std::string>> out;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(build_dir, fs::directory_options::skip_permission_denied, ec);
+  for (auto it = fs::recursive_directory_iterator(
+           build_dir, fs::directory_options::skip_permission_denied, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     std::string name = it->path().filename().string();
-    bool depfile = name.size() > 4 && (name.compare(name.size() - 4, 4, ".o.d") == 0 ||
-                                       (name.size() > 6 && name.compare(name.size() - 6, 6, ".obj.d") == 0));
+    bool depfile =
+        name.size() > 4 && (name.compare(name.size() - 4, 4, ".o.d") == 0 ||
+                            (name.size() > 6 && name.compare(name.size() - 6, 6, ".obj.d") == 0));
     if (!depfile || !it->is_regular_file(ec)) continue;
     auto text = ReadFile(it->path().string());
-    std::vector<std::string> inputs = text.ok() ? DepfileInputs(*text, build_dir) : std::vector<std::string>{};
+    std::vector<std::string> inputs =
+        text.ok() ? DepfileInputs(*text, build_dir) : std::vector<std::string>{};
     for (size_t i = 1; i < inputs.size(); ++i) out[inputs[i]].push_back(inputs[0]);
   }
   return out;
@@ -81,9 +91,11 @@ std::map<std::string, std::vector<std::string>> DepfileIncluders(const std::stri
 
 // Includers from `ninja -t deps`: each object's line, then its dependencies indented, the
 // source first.
-StatusOr<std::map<std::string, std::vector<std::string>>> NinjaIncluders(const std::string& build_dir) {
+StatusOr<std::map<std::string, std::vector<std::string>>> NinjaIncluders(
+    const std::string& build_dir) {
   std::map<std::string, std::vector<std::string>> out;
-  PG_ASSIGN_OR_RETURN(Captured c, RunCapture({"ninja", "-C", build_dir, "-t", "deps"}, build_dir, 120));
+  PG_ASSIGN_OR_RETURN(Captured c,
+                      RunCapture({"ninja", "-C", build_dir, "-t", "deps"}, build_dir, 120));
   if (c.exit.exit_code != 0) return out;
   std::istringstream lines(c.output);
   std::string source;  // the current object's source: its first dependency
@@ -95,8 +107,10 @@ StatusOr<std::map<std::string, std::vector<std::string>>> NinjaIncluders(const s
       continue;
     }
     std::string dep = Normal(line.substr(line.find_first_not_of(' ')), build_dir);
-    if (first) source = dep;
-    else if (!source.empty()) out[dep].push_back(source);
+    if (first)
+      source = dep;
+    else if (!source.empty())
+      out[dep].push_back(source);
     first = false;
   }
   return out;
@@ -135,7 +149,8 @@ StatusOr<Reach> TestsReaching(const std::string& build_dir, const std::vector<Ct
   bool ninja = fs::exists(build_dir + "/build.ninja", ec);
   std::string build = fs::path(build_dir).lexically_normal().string();
   // executable → its inputs: asked of Ninja one by one, or all at once of CMake's file API
-  std::map<std::string, std::set<std::string>> cache = ninja ? decltype(cache){} : ExecutableSources(build_dir);
+  std::map<std::string, std::set<std::string>> cache =
+      ninja ? decltype(cache){} : ExecutableSources(build_dir);
   bool described = !cache.empty();
   std::set<std::string> wanted(files.begin(), files.end());
   std::vector<std::string> unreached;
@@ -160,8 +175,9 @@ StatusOr<Reach> TestsReaching(const std::string& build_dir, const std::vector<Ct
   }
   if (!unreached.empty()) {
     reach.notice = std::to_string(unreached.size()) + " test(s) run for every mutant: " +
-                   (ninja || described ? "not an executable the build describes (first: " + unreached.front() + ")"
-                                       : "neither Ninja nor CMake's file API says what each test links");
+                   (ninja || described
+                        ? "not an executable the build describes (first: " + unreached.front() + ")"
+                        : "neither Ninja nor CMake's file API says what each test links");
   }
   return reach;
 }

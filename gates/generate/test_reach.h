@@ -15,8 +15,8 @@ namespace pg {
 
 struct Reach {
   std::map<std::string, std::vector<std::string>> by_file;  // absolute source path → ctest names
-  std::vector<std::string> everywhere;  // ctest names that run for every file
-  std::string notice;                   // why some tests run everywhere; empty when none do
+  std::vector<std::string> everywhere;                      // ctest names that run for every file
+  std::string notice;  // why some tests run everywhere; empty when none do
   std::vector<std::string> For(const std::string& file) const;  // by_file's and everywhere's
 };
 

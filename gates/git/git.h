@@ -13,10 +13,12 @@
 namespace pg::git {
 
 struct Repo {
-  std::string workdir;    // with a trailing '/'
-  std::string gitdir;     // with a trailing '/'
-  std::string commondir;  // with a trailing '/': where info/ and hooks/ live (a worktree's main .git)
-  std::string hooksdir;   // with a trailing '/': core.hooksPath (relative: to the working tree), else commondir/hooks/
+  std::string workdir;  // with a trailing '/'
+  std::string gitdir;   // with a trailing '/'
+  std::string
+      commondir;  // with a trailing '/': where info/ and hooks/ live (a worktree's main .git)
+  std::string hooksdir;  // with a trailing '/': core.hooksPath (relative: to the working tree),
+                         // else commondir/hooks/
 };
 
 // How many times libgit2 asked for its CA certificates and was given none: proofgate opens no
@@ -35,8 +37,10 @@ StatusOr<Repo> Discover(const std::string& path);
 // out (what a leg declares it makes); a tracked path is always hashed.
 using TreeFiles = std::map<std::string, std::string>;
 using UntrackedSkip = std::function<bool(const std::string& path)>;
-StatusOr<std::string> WorkingTreeHash(const std::string& workdir, const std::vector<std::string>& skip = {},
-                                      TreeFiles* files = nullptr, const UntrackedSkip& untracked = {});
+StatusOr<std::string> WorkingTreeHash(const std::string& workdir,
+                                      const std::vector<std::string>& skip = {},
+                                      TreeFiles* files = nullptr,
+                                      const UntrackedSkip& untracked = {});
 
 // The git blob id (hex) of `data`: a content hash that needs no repository.
 std::string HashBytes(std::string_view data);
@@ -54,15 +58,17 @@ StatusOr<std::vector<Commit>> WalkRange(const std::string& workdir, const std::s
 
 struct FileChange {
   std::string path;
-  char status = 'M';  // A added, D deleted, M modified, R renamed
+  char status = 'M';     // A added, D deleted, M modified, R renamed
   std::string old_path;  // where a renamed file was
   size_t added = 0, removed = 0;
 };
 // What a commit changed against its first parent (everything, for a root commit).
-StatusOr<std::vector<FileChange>> CommitChanges(const std::string& workdir, const std::string& commit_id);
+StatusOr<std::vector<FileChange>> CommitChanges(const std::string& workdir,
+                                                const std::string& commit_id);
 
 // A file's content at a commit; kInvalidInput when it is not there.
-StatusOr<std::string> FileAt(const std::string& workdir, const std::string& commit_id, const std::string& path);
+StatusOr<std::string> FileAt(const std::string& workdir, const std::string& commit_id,
+                             const std::string& path);
 
 // Paths of the files directly in `dir` of a commit's tree (empty when there is no such dir).
 StatusOr<std::vector<std::string>> FilesIn(const std::string& workdir, const std::string& commit_id,
@@ -75,7 +81,8 @@ StatusOr<std::string> TreeIdOf(const std::string& workdir, const std::string& re
 StatusOr<std::string> ResolveCommit(const std::string& workdir, const std::string& rev);
 
 // Whether commit `ancestor` is `commit` or reachable from it (both full ids).
-StatusOr<bool> IsAncestor(const std::string& workdir, const std::string& ancestor, const std::string& commit);
+StatusOr<bool> IsAncestor(const std::string& workdir, const std::string& ancestor,
+                          const std::string& commit);
 
 struct Merge {
   std::string tree_id;                 // empty when there are conflicts
@@ -83,15 +90,19 @@ struct Merge {
 };
 // Three-way merge of `theirs` into `ours` (commit ids) in memory; the merged tree's objects are
 // written to the object database so it can be checked out.
-StatusOr<Merge> MergeCommits(const std::string& workdir, const std::string& ours, const std::string& theirs);
+StatusOr<Merge> MergeCommits(const std::string& workdir, const std::string& ours,
+                             const std::string& theirs);
 
 // Writes the files of a tree into `dir` (which must exist and be empty); `tree_id` may be a
 // tree id or anything naming a commit ("HEAD", "main~2", a commit id).
-Status CheckoutTreeTo(const std::string& workdir, const std::string& tree_id, const std::string& dir);
+Status CheckoutTreeTo(const std::string& workdir, const std::string& tree_id,
+                      const std::string& dir);
 
 // Git notes under `ref` on a commit.
-StatusOr<std::string> ReadNote(const std::string& workdir, const std::string& ref, const std::string& commit_id);
-Status WriteNote(const std::string& workdir, const std::string& ref, const std::string& commit_id, const std::string& note);
+StatusOr<std::string> ReadNote(const std::string& workdir, const std::string& ref,
+                               const std::string& commit_id);
+Status WriteNote(const std::string& workdir, const std::string& ref, const std::string& commit_id,
+                 const std::string& note);
 
 // Points HEAD at branch `name`, creating it at HEAD first when `create` is set, and checks it out.
 Status SwitchBranch(const std::string& workdir, const std::string& name, bool create);
@@ -111,7 +122,8 @@ StatusOr<std::vector<std::string>> Dirty(const std::string& workdir);
 StatusOr<std::vector<std::string>> StagedFiles(const std::string& workdir);
 // Different between the merge base of `base` and HEAD and the working tree (committed, staged,
 // unstaged and untracked); deleted files are not listed.
-StatusOr<std::vector<std::string>> FilesChangedSince(const std::string& workdir, const std::string& base);
+StatusOr<std::vector<std::string>> FilesChangedSince(const std::string& workdir,
+                                                     const std::string& base);
 // Every file of the working tree: tracked ones that exist and untracked ones git does not ignore.
 StatusOr<std::vector<std::string>> WorkingFiles(const std::string& workdir);
 // Tracked files whose working-tree state differs from the index (edited, deleted, mode
@@ -133,7 +145,8 @@ std::vector<Trailer> MessageTrailers(const std::string& message);
 
 // The lines (1-based, new side) added or changed between the merge base of `base` and HEAD
 // and the working tree, untracked files included, by path: what `mutate --in-diff` mutates.
-StatusOr<std::map<std::string, std::set<int>>> LinesChangedSince(const std::string& workdir, const std::string& base);
+StatusOr<std::map<std::string, std::set<int>>> LinesChangedSince(const std::string& workdir,
+                                                                 const std::string& base);
 
 // Creates a repository at `path` (tests and scratch trees).
 Status Init(const std::string& path);

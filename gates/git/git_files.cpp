@@ -21,7 +21,8 @@ Status UseHooksIndex(git_repository* repo) {
   std::string path = file;
   if (path[0] != '/') path = std::string(git_repository_workdir(repo)) + path;
   git_index* raw = nullptr;
-  if (git_index_open(&raw, path.c_str()) != 0) return GitError("GIT_INDEX_FILE " + path + ": cannot read it");
+  if (git_index_open(&raw, path.c_str()) != 0)
+    return GitError("GIT_INDEX_FILE " + path + ": cannot read it");
   IndexPtr index(raw);
   git_repository_set_index(repo, index.get());
   return Status();
@@ -72,7 +73,8 @@ StatusOr<std::vector<std::string>> StagedFiles(const std::string& workdir) {
   return PathsOf(diff.get());
 }
 
-StatusOr<std::vector<std::string>> FilesChangedSince(const std::string& workdir, const std::string& base) {
+StatusOr<std::vector<std::string>> FilesChangedSince(const std::string& workdir,
+                                                     const std::string& base) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, OpenWithIndex(workdir));
   PG_ASSIGN_OR_RETURN(TreePtr tree, MergeBaseTree(repo.get(), workdir, base));
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
@@ -91,10 +93,12 @@ StatusOr<std::vector<std::string>> WorkingFiles(const std::string& workdir) {
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
   opts.flags = GIT_DIFF_INCLUDE_UNTRACKED | GIT_DIFF_RECURSE_UNTRACKED_DIRS;
   git_diff* raw = nullptr;
-  if (git_diff_index_to_workdir(&raw, repo.get(), index.get(), &opts) != 0) return GitError("cannot diff the working tree");
+  if (git_diff_index_to_workdir(&raw, repo.get(), index.get(), &opts) != 0)
+    return GitError("cannot diff the working tree");
   DiffPtr diff(raw);
   std::set<std::string> out;
-  for (size_t i = 0; i < git_index_entrycount(index.get()); ++i) out.insert(git_index_get_byindex(index.get(), i)->path);
+  for (size_t i = 0; i < git_index_entrycount(index.get()); ++i)
+    out.insert(git_index_get_byindex(index.get(), i)->path);
   for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
     const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
     if (d->status == GIT_DELTA_DELETED) out.erase(d->old_file.path);
@@ -107,13 +111,16 @@ StatusOr<std::vector<std::string>> UnstagedFiles(const std::string& workdir) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, OpenWithIndex(workdir));
   PG_ASSIGN_OR_RETURN(IndexPtr index, IndexOf(repo.get()));
   if (git_index_has_conflicts(index.get())) {
-    return Status::Invalid(std::string(git_repository_workdir(repo.get())) + ": the index has unmerged paths; resolve them first");
+    return Status::Invalid(std::string(git_repository_workdir(repo.get())) +
+                           ": the index has unmerged paths; resolve them first");
   }
   // A submodule's own changes are no file of this tree to set aside (git commit leaves them).
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  opts.flags = GIT_DIFF_IGNORE_SUBMODULES | GIT_DIFF_INCLUDE_TYPECHANGE;  // a file turned link: one path
+  opts.flags =
+      GIT_DIFF_IGNORE_SUBMODULES | GIT_DIFF_INCLUDE_TYPECHANGE;  // a file turned link: one path
   git_diff* raw = nullptr;
-  if (git_diff_index_to_workdir(&raw, repo.get(), index.get(), &opts) != 0) return GitError("cannot diff the working tree");
+  if (git_diff_index_to_workdir(&raw, repo.get(), index.get(), &opts) != 0)
+    return GitError("cannot diff the working tree");
   DiffPtr diff(raw);
   std::vector<std::string> out;
   for (size_t i = 0; i < git_diff_num_deltas(diff.get()); ++i) {
@@ -136,16 +143,18 @@ Status CheckoutIndex(const std::string& workdir, const std::vector<std::string>&
   std::vector<char*> names;
   for (const std::string& p : paths) names.push_back(const_cast<char*>(p.c_str()));
   git_checkout_options opts = GIT_CHECKOUT_OPTIONS_INIT;
-  opts.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH | GIT_CHECKOUT_DONT_WRITE_INDEX;
+  opts.checkout_strategy =
+      GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH | GIT_CHECKOUT_DONT_WRITE_INDEX;
   opts.paths = {names.data(), names.size()};
-  if (git_checkout_index(repo.get(), index.get(), &opts) != 0) return GitError("cannot write the index into the working tree");
+  if (git_checkout_index(repo.get(), index.get(), &opts) != 0)
+    return GitError("cannot write the index into the working tree");
   return Status();
 }
 
 StatusOr<std::string> IndexTreeHash(const std::string& workdir) {
   PG_ASSIGN_OR_RETURN(RepoPtr repo, OpenWithIndex(workdir));
   OdbPtr odb;
-  PG_ASSIGN_OR_RETURN(git_odb_backend* mempack, WriteToMemory(repo.get(), &odb));
+  PG_ASSIGN_OR_RETURN(git_odb_backend * mempack, WriteToMemory(repo.get(), &odb));
   PG_ASSIGN_OR_RETURN(IndexPtr index, IndexOf(repo.get()));
   git_oid tree;
   int rc = git_index_write_tree_to(&tree, index.get(), repo.get());
@@ -159,9 +168,11 @@ StatusOr<std::string> IndexedBytes(const std::string& workdir, const std::string
   PG_ASSIGN_OR_RETURN(IndexPtr index, IndexOf(repo.get()));
   const git_index_entry* entry = git_index_get_bypath(index.get(), path.c_str(), 0);
   git_blob* raw = nullptr;
-  if (!entry || git_blob_lookup(&raw, repo.get(), &entry->id) != 0) return Status::Invalid(path + ": not in the index");
+  if (!entry || git_blob_lookup(&raw, repo.get(), &entry->id) != 0)
+    return Status::Invalid(path + ": not in the index");
   BlobPtr blob(raw);
-  return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())), git_blob_rawsize(blob.get()));
+  return std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                     git_blob_rawsize(blob.get()));
 }
 
 }  // namespace pg::git

@@ -87,8 +87,9 @@ inline StatusOr<TreePtr> TreeOf(git_commit* commit) {
 
 using ObjectPtr = std::unique_ptr<git_object, Deleter<git_object, git_object_free>>;
 using NotePtr = std::unique_ptr<git_note, Deleter<git_note, git_note_free>>;
-using ConflictIterPtr = std::unique_ptr<git_index_conflict_iterator,
-                                        Deleter<git_index_conflict_iterator, git_index_conflict_iterator_free>>;
+using ConflictIterPtr =
+    std::unique_ptr<git_index_conflict_iterator,
+                    Deleter<git_index_conflict_iterator, git_index_conflict_iterator_free>>;
 
 inline StatusOr<git_oid> Oid(const std::string& id) {
   git_oid oid;
@@ -97,13 +98,15 @@ inline StatusOr<git_oid> Oid(const std::string& id) {
 }
 
 // The tree of the merge base of `base` and HEAD: what "changed since BASE" is measured from.
-inline StatusOr<TreePtr> MergeBaseTree(git_repository* repo, const std::string& workdir, const std::string& base) {
+inline StatusOr<TreePtr> MergeBaseTree(git_repository* repo, const std::string& workdir,
+                                       const std::string& base) {
   PG_ASSIGN_OR_RETURN(std::string base_id, ResolveCommit(workdir, base));
   PG_ASSIGN_OR_RETURN(std::string head_id, ResolveCommit(workdir, "HEAD"));
   PG_ASSIGN_OR_RETURN(git_oid a, Oid(base_id));
   PG_ASSIGN_OR_RETURN(git_oid b, Oid(head_id));
   git_oid merge_base;
-  if (git_merge_base(&merge_base, repo, &a, &b) != 0) return Status::Invalid("\"" + base + "\" shares no history with HEAD");
+  if (git_merge_base(&merge_base, repo, &a, &b) != 0)
+    return Status::Invalid("\"" + base + "\" shares no history with HEAD");
   PG_ASSIGN_OR_RETURN(CommitPtr commit, LookupCommit(repo, Hex(merge_base)));
   return TreeOf(commit.get());
 }

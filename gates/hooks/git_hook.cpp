@@ -42,27 +42,32 @@ constexpr const char* kPushedRefs =
     "# git names each pushed ref on stdin: legs with \"files\" run for what the push changes.\n"
     "base= refs=0\n"
     "while read -r local_ref local_sha remote_ref remote_sha; do\n"
-    "  case $local_sha in *[!0]*) refs=$((refs + 1)) ;; *) continue ;; esac  # a deletion pushes no code\n"
-    "  case $remote_sha in *[!0]*) base=$remote_sha ;; *) base= ;; esac  # a new branch: every file\n"
+    "  case $local_sha in *[!0]*) refs=$((refs + 1)) ;; *) continue ;; esac  # a deletion pushes "
+    "no code\n"
+    "  case $remote_sha in *[!0]*) base=$remote_sha ;; *) base= ;; esac  # a new branch: every "
+    "file\n"
     "  [ \"$local_sha\" = \"$(git rev-parse -q --verify HEAD)\" ] || base=\n"
     "done\n"
     "[ \"$refs\" -gt 0 ] || exit 0\n"
     "set --\n"
-    "if [ \"$refs\" -eq 1 ] && [ -n \"$base\" ] && git cat-file -e \"$base^{commit}\" 2>/dev/null; then set -- --base \"$base\"; fi\n";
+    "if [ \"$refs\" -eq 1 ] && [ -n \"$base\" ] && git cat-file -e \"$base^{commit}\" 2>/dev/null; "
+    "then set -- --base \"$base\"; fi\n";
 
-std::string Script(const std::string& hook, const std::string& suite, const std::string& proofgate, bool moved,
-                   const std::string& root_dir, bool pushed_refs) {
+std::string Script(const std::string& hook, const std::string& suite, const std::string& proofgate,
+                   bool moved, const std::string& root_dir, bool pushed_refs) {
   std::string when = hook == "pre-push" ? "push" : "commit";
   // A commit holds what is staged: the suite runs on that, unstaged changes set aside.
   std::string staged = hook == "pre-commit" ? "--staged " : "";
-  std::string dir = root_dir.empty() ? "" : "-C " + ShellWord(root_dir) + " ";  // hooks run at the top
+  std::string dir =
+      root_dir.empty() ? "" : "-C " + ShellWord(root_dir) + " ";  // hooks run at the top
   bool refs = pushed_refs && hook == "pre-push";
-  return "#!/bin/sh\n" + std::string(kHookMarker) + "; `proofgate uninstall --hook " + hook + "` removes it.\n" +
-         (moved ? kMovedLine + hook + ".old\n" : "") +
-         "# Runs the suite " + ShellWord(suite) + " before each " + when + " (git " + when +
+  return "#!/bin/sh\n" + std::string(kHookMarker) + "; `proofgate uninstall --hook " + hook +
+         "` removes it.\n" + (moved ? kMovedLine + hook + ".old\n" : "") + "# Runs the suite " +
+         ShellWord(suite) + " before each " + when + " (git " + when +
          " --no-verify skips it once).\n" + "pg=" + ShellWord(proofgate) + "\n" +
-         "[ -x \"$pg\" ] || pg=proofgate\n" + (refs ? kPushedRefs : "") + "exec \"$pg\" preflight " + dir + staged +
-         (refs ? "\"$@\" " : "") + "-- " + ShellWord(suite) + " </dev/null\n";
+         "[ -x \"$pg\" ] || pg=proofgate\n" + (refs ? kPushedRefs : "") +
+         "exec \"$pg\" preflight " + dir + staged + (refs ? "\"$@\" " : "") + "-- " +
+         ShellWord(suite) + " </dev/null\n";
 }
 
 // Proofgate's own script, unedited: a hook with the marker and lines a user added is theirs now
@@ -71,7 +76,8 @@ bool IsOurs(const std::string& path, const std::string& hook, bool* moved = null
   auto text = ReadFile(path);
   // A pre-push hook an older proofgate wrote (before it read the pushed refs) is its own too.
   if (!text.ok()) return false;
-  if (Fixed(*text) != Fixed(Script(hook, "", "", false, "", true)) && Fixed(*text) != Fixed(Script(hook, "", "", false, "", false))) {
+  if (Fixed(*text) != Fixed(Script(hook, "", "", false, "", true)) &&
+      Fixed(*text) != Fixed(Script(hook, "", "", false, "", false))) {
     return false;
   }
   if (moved) *moved = text->find(kMovedLine) != std::string::npos;
@@ -82,13 +88,14 @@ bool IsOurs(const std::string& path, const std::string& hook, bool* moved = null
 
 bool IsKnownHook(const std::string& hook) { return hook == "pre-commit" || hook == "pre-push"; }
 
-std::string HookScript(const std::string& hook, const std::string& suite, const std::string& proofgate, bool moved,
-                       const std::string& root_dir) {
+std::string HookScript(const std::string& hook, const std::string& suite,
+                       const std::string& proofgate, bool moved, const std::string& root_dir) {
   return Script(hook, suite, proofgate, moved, root_dir, true);
 }
 
-StatusOr<HookChange> InstallHook(const std::string& hooksdir, const std::string& hook, const std::string& suite,
-                                 const std::string& proofgate, bool force, const std::string& root_dir) {
+StatusOr<HookChange> InstallHook(const std::string& hooksdir, const std::string& hook,
+                                 const std::string& suite, const std::string& proofgate, bool force,
+                                 const std::string& root_dir) {
   std::string path = hooksdir + hook, old = path + ".old";
   std::error_code ec;
   HookChange change{path, "installed"};
@@ -97,10 +104,12 @@ StatusOr<HookChange> InstallHook(const std::string& hooksdir, const std::string&
     change.action = "updated";
   } else if (fs::exists(path, ec) || fs::is_symlink(path, ec)) {
     if (!force) {
-      return Status::Invalid(path + ": a hook proofgate did not write is there; left as it is (--force moves it to " +
-                             hook + ".old, and uninstall puts it back)");
+      return Status::Invalid(
+          path + ": a hook proofgate did not write is there; left as it is (--force moves it to " +
+          hook + ".old, and uninstall puts it back)");
     }
-    if (fs::exists(old, ec)) return Status::Invalid(old + " exists too: move one of them yourself; nothing changed");
+    if (fs::exists(old, ec))
+      return Status::Invalid(old + " exists too: move one of them yourself; nothing changed");
     fs::rename(path, old, ec);
     if (ec) return Status::Io(path + ": cannot move it to " + old + ": " + ec.message());
     change.action = "installed; the hook that was there is now " + old;
@@ -118,7 +127,8 @@ StatusOr<HookChange> UninstallHook(const std::string& hooksdir, const std::strin
   if (!fs::exists(path, ec)) return HookChange{path, "no " + hook + " hook: nothing to remove"};
   bool moved = false;
   if (!IsOurs(path, hook, &moved)) {
-    return Status::Invalid(path + ": not proofgate's hook (or edited since it was written); left as it is");
+    return Status::Invalid(
+        path + ": not proofgate's hook (or edited since it was written); left as it is");
   }
   fs::remove(path, ec);
   if (ec) return Status::Io(path + ": cannot remove it: " + ec.message());

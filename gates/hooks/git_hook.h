@@ -20,8 +20,8 @@ bool IsKnownHook(const std::string& hook);  // pre-commit, pre-push
 // PATH) in the working tree git runs hooks in; its exit code is the hook's.
 // `moved`: it records that install moved another's hook to `hook.old` (uninstall puts that back).
 // `root_dir`: where suites.json's root lies below the working tree's top ("" at the top).
-std::string HookScript(const std::string& hook, const std::string& suite, const std::string& proofgate, bool moved,
-                       const std::string& root_dir = "");
+std::string HookScript(const std::string& hook, const std::string& suite,
+                       const std::string& proofgate, bool moved, const std::string& root_dir = "");
 
 struct HookChange {
   std::string path;    // the hook file
@@ -30,8 +30,9 @@ struct HookChange {
 
 // Writes `hooksdir/hook` (0755). A proofgate hook there is rewritten; another is kInvalidInput
 // naming it unless `force`, which moves it to `hook.old` (refused when that exists too).
-StatusOr<HookChange> InstallHook(const std::string& hooksdir, const std::string& hook, const std::string& suite,
-                                 const std::string& proofgate, bool force, const std::string& root_dir = "");
+StatusOr<HookChange> InstallHook(const std::string& hooksdir, const std::string& hook,
+                                 const std::string& suite, const std::string& proofgate, bool force,
+                                 const std::string& root_dir = "");
 
 // Removes proofgate's `hooksdir/hook` (unedited) and puts back the `hook.old` install moved there.
 // Another's hook, or proofgate's with lines added, is kInvalidInput, left as it is; no hook at all

@@ -43,15 +43,16 @@ std::optional<Json> Codemodel(const fs::path& reply) {
   auto index = ReadJson(reply / newest);
   if (!index) return std::nullopt;
   const Json* file = nullptr;
-  if (index->contains("reply") && (*index)["reply"].contains("codemodel-v2")) file = &(*index)["reply"]["codemodel-v2"];
+  if (index->contains("reply") && (*index)["reply"].contains("codemodel-v2"))
+    file = &(*index)["reply"]["codemodel-v2"];
   if (!file || !file->contains("jsonFile") || !(*file)["jsonFile"].is_string()) return std::nullopt;
   return ReadJson(reply / (*file)["jsonFile"].get<std::string>());
 }
 
 // CMake writes these files, but a reply of another version could hold a field of another type:
 // nlohmann throws then, and the throw stays here (no targets: every test runs).
-std::map<std::string, Target> Targets(const fs::path& reply, const Json& model, const std::string& source,
-                                      const std::string& build) try {
+std::map<std::string, Target> Targets(const fs::path& reply, const Json& model,
+                                      const std::string& source, const std::string& build) try {
   std::map<std::string, Target> out;
   const Json& configs = model.value("configurations", Json::array());
   if (!configs.is_array() || configs.empty()) return out;
@@ -60,9 +61,12 @@ std::map<std::string, Target> Targets(const fs::path& reply, const Json& model, 
     if (!doc) continue;
     Target t;
     t.executable = doc->value("type", std::string()) == "EXECUTABLE";
-    for (const Json& a : doc->value("artifacts", Json::array())) t.artifacts.push_back(Absolute(a.value("path", ""), build));
-    for (const Json& s : doc->value("sources", Json::array())) t.sources.push_back(Absolute(s.value("path", ""), source));
-    for (const Json& d : doc->value("dependencies", Json::array())) t.dependencies.push_back(d.value("id", ""));
+    for (const Json& a : doc->value("artifacts", Json::array()))
+      t.artifacts.push_back(Absolute(a.value("path", ""), build));
+    for (const Json& s : doc->value("sources", Json::array()))
+      t.sources.push_back(Absolute(s.value("path", ""), source));
+    for (const Json& d : doc->value("dependencies", Json::array()))
+      t.dependencies.push_back(d.value("id", ""));
     out[ref.value("id", std::string())] = std::move(t);
   }
   return out;
@@ -70,8 +74,8 @@ std::map<std::string, Target> Targets(const fs::path& reply, const Json& model, 
   return {};
 }
 
-void Collect(const std::map<std::string, Target>& targets, const std::string& id, std::set<std::string>* seen,
-             std::set<std::string>* sources) {
+void Collect(const std::map<std::string, Target>& targets, const std::string& id,
+             std::set<std::string>* seen, std::set<std::string>* sources) {
   auto it = targets.find(id);
   if (it == targets.end() || !seen->insert(id).second) return;
   sources->insert(it->second.sources.begin(), it->second.sources.end());
@@ -94,7 +98,9 @@ std::vector<CMakeExecutable> CMakeExecutables(const std::string& build_dir) {
   const Json& paths = (*model)["paths"];
   if (!paths.contains("source") || !paths["source"].is_string()) return out;
   std::string source = paths["source"].get<std::string>();
-  std::string build = paths.contains("build") && paths["build"].is_string() ? paths["build"].get<std::string>() : build_dir;
+  std::string build = paths.contains("build") && paths["build"].is_string()
+                          ? paths["build"].get<std::string>()
+                          : build_dir;
   std::map<std::string, Target> targets = Targets(reply, *model, source, build);
   for (const auto& [id, t] : targets) {
     if (!t.executable) continue;
@@ -108,7 +114,9 @@ std::vector<CMakeExecutable> CMakeExecutables(const std::string& build_dir) {
 std::map<std::string, std::set<std::string>> ExecutableSources(const std::string& build_dir) {
   std::map<std::string, std::set<std::string>> out;
   std::error_code ec;
-  if (!fs::exists(fs::path(build_dir) / "CMakeCache.txt", ec) || !PlaceCodemodelQuery(build_dir).ok()) return out;
+  if (!fs::exists(fs::path(build_dir) / "CMakeCache.txt", ec) ||
+      !PlaceCodemodelQuery(build_dir).ok())
+    return out;
   auto configured = RunCapture({"cmake", "."}, build_dir, 600);
   if (!configured.ok() || configured->exit.exit_code != 0) return out;
   for (CMakeExecutable& e : CMakeExecutables(build_dir)) out[e.artifact] = std::move(e.sources);

@@ -29,7 +29,8 @@ std::vector<Option> RootOptions(const std::string& root) {
       R"re((^|[^A-Za-z0-9_])(option|cmake_dependent_option)\s*\(\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"(\s+([^\s)]+))?)re",
       std::regex::icase);
   std::vector<Option> out;
-  for (auto it = std::sregex_iterator(code.begin(), code.end(), kOption); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), kOption);
+       it != std::sregex_iterator(); ++it) {
     out.push_back({(*it)[3], (*it)[4], (*it)[6]});
   }
   return out;
@@ -40,13 +41,15 @@ std::vector<Option> RootOptions(const std::string& root) {
 // FMT_CUDA_TEST compiles with nvcc wherever CMake finds one). Words are matched by prefix
 // (BENCHMARKS, PERFORMANCE, PACKAGING).
 bool SpecialTests(const std::string& name) {
-  static const char* const kWords[] = {"CUDA",  "HIP",        "ROCM",     "GPU",      "OPENCL",   "SYCL",    "VULKAN",
-                                       "MPI",   "FUZZ",       "BENCH",    "PERF",     "STRESS",   "SLOW",    "LONG",
-                                       "EXPENSIVE", "EXHAUSTIVE", "VALGRIND", "MEMCHECK", "SANITIZ", "COVERAGE",
-                                       "INSTALL", "PACKAG",   "PYTHON",   "NETWORK",  "ONLINE"};
+  static const char* const kWords[] = {"CUDA",       "HIP",      "ROCM",     "GPU",     "OPENCL",
+                                       "SYCL",       "VULKAN",   "MPI",      "FUZZ",    "BENCH",
+                                       "PERF",       "STRESS",   "SLOW",     "LONG",    "EXPENSIVE",
+                                       "EXHAUSTIVE", "VALGRIND", "MEMCHECK", "SANITIZ", "COVERAGE",
+                                       "INSTALL",    "PACKAG",   "PYTHON",   "NETWORK", "ONLINE"};
   std::istringstream words(name);
   for (std::string word; std::getline(words, word, '_');) {
-    std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::toupper(c); });
+    std::transform(word.begin(), word.end(), word.begin(),
+                   [](unsigned char c) { return std::toupper(c); });
     for (const char* w : kWords) {
       if (word.starts_with(w)) return true;
     }
@@ -65,7 +68,8 @@ std::vector<std::string> TestSwitches(const std::string& root, std::vector<std::
   for (const Option& o : RootOptions(root)) {
     std::vector<std::string>& to = SpecialTests(o.name) ? *left_off : out;
     bool listed = std::find(to.begin(), to.end(), o.name) != to.end();
-    if (!listed && std::regex_search(o.name, kTests) && !std::regex_match(o.value, kOn)) to.push_back(o.name);
+    if (!listed && std::regex_search(o.name, kTests) && !std::regex_match(o.value, kOn))
+      to.push_back(o.name);
   }
   return out;
 }
@@ -73,8 +77,10 @@ std::vector<std::string> TestSwitches(const std::string& root, std::vector<std::
 // The tool a documentation switch needs: the one its description names, else Doxygen.
 std::string DocsTool(const std::string& description) {
   std::string lower = description;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (auto [word, tool] : {std::pair{"sphinx", "sphinx-build"}, {"asciidoc", "asciidoctor"}, {"pandoc", "pandoc"}}) {
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  for (auto [word, tool] :
+       {std::pair{"sphinx", "sphinx-build"}, {"asciidoc", "asciidoctor"}, {"pandoc", "pandoc"}}) {
     if (lower.find(word) != std::string::npos) return tool;
   }
   return "doxygen";
@@ -89,7 +95,8 @@ std::vector<std::pair<std::string, std::string>> DocsSwitchesToTurnOff(const std
   for (const Option& o : RootOptions(root)) {
     if (!std::regex_search(o.name, kDocs) || !std::regex_match(o.value, kOn)) continue;
     std::string tool = DocsTool(o.description);
-    bool listed = std::any_of(out.begin(), out.end(), [&](const auto& p) { return p.first == o.name; });
+    bool listed =
+        std::any_of(out.begin(), out.end(), [&](const auto& p) { return p.first == o.name; });
     if (!listed && !OnPath(tool.c_str())) out.emplace_back(o.name, tool);
   }
   return out;
@@ -98,7 +105,9 @@ std::vector<std::pair<std::string, std::string>> DocsSwitchesToTurnOff(const std
 CMakeOptions CMakeOptionsFor(const std::string& src) {
   CMakeOptions o{{"-DCMAKE_BUILD_TYPE=RelWithDebInfo"}, "", "", ""};
   if (OnPath("ninja")) o.options.insert(o.options.end(), {"-G", "Ninja"});
-  if (OnPath("ccache")) o.options.insert(o.options.end(), {"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"});
+  if (OnPath("ccache"))
+    o.options.insert(o.options.end(), {"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache",
+                                       "-DCMAKE_C_COMPILER_LAUNCHER=ccache"});
   std::vector<std::string> left_off;
   for (const std::string& name : TestSwitches(src, &left_off)) {
     o.options.push_back("-D" + name + "=ON");

@@ -15,8 +15,8 @@
 #include "gates/core/file_io.h"
 #include "gates/git/git.h"
 #include "gates/init/cmake_options.h"
-#include "gates/init/toolchain_probe.h"
 #include "gates/init/test_executables.h"
+#include "gates/init/toolchain_probe.h"
 #include "gates/runner/input_glob.h"
 #include "gates/runner/preflight.h"
 
@@ -25,7 +25,8 @@ namespace fs = std::filesystem;
 namespace pg {
 namespace {
 
-const char kExampleCatalog[] = R"X(// An example mutation catalog, written by `proofgate init`. Copy it to mutations/NAME.json
+const char kExampleCatalog[] =
+    R"X(// An example mutation catalog, written by `proofgate init`. Copy it to mutations/NAME.json
 // (a catalog is any mutations/*.json), fill in your own mutations, and check it with
 // `proofgate mutate --list`; `proofgate mutate` proves each one.
 //
@@ -53,9 +54,12 @@ struct Place {
   std::string root, dir;
   std::string Src() const { return dir.empty() ? root : root + "/" + dir; }
   // `base` (".", "{tree}") made to name the project's directory.
-  std::string Arg(const std::string& base) const { return dir.empty() ? base : base == "." ? dir : base + "/" + dir; }
+  std::string Arg(const std::string& base) const {
+    return dir.empty() ? base : base == "." ? dir : base + "/" + dir;
+  }
   // A command's words with the directory's option (`make -C DIR`) after its program.
-  std::vector<std::string> Cmd(std::vector<std::string> argv, const std::vector<std::string>& option) const {
+  std::vector<std::string> Cmd(std::vector<std::string> argv,
+                               const std::vector<std::string>& option) const {
     if (!dir.empty()) argv.insert(argv.begin() + 1, option.begin(), option.end());
     return argv;
   }
@@ -98,17 +102,17 @@ struct InitLeg {
   std::vector<std::string> run;
   std::vector<std::string> needs;
   bool build_dir = false;
-  std::string cwd = "";  // relative to the root; "" for the root
+  std::string cwd = "";                   // relative to the root; "" for the root
   std::vector<std::string> outputs = {};  // what it makes: a cached pass needs them there
 };
 
-
-std::string Render(const std::string& kind, const std::vector<InitLeg>& legs, const std::string& commands,
-                   const std::string& root) {
+std::string Render(const std::string& kind, const std::vector<InitLeg>& legs,
+                   const std::string& commands, const std::string& root) {
   std::ostringstream out;
   out << "// proofgate's suites for this repository: `proofgate preflight [SUITE...]`.\n"
       << "// Written by `proofgate init` for a " << kind << " project; edit freely.\n"
-      << "// A leg is one command (\"run\": argv, or a string for sh -c); a suite is a list of legs.\n"
+      << "// A leg is one command (\"run\": argv, or a string for sh -c); a suite is a list of "
+         "legs.\n"
       << "{\n  \"schema_version\": 1,\n  \"legs\": {\n";
   std::string suite;
   for (size_t i = 0; i < legs.size(); ++i) {
@@ -122,7 +126,8 @@ std::string Render(const std::string& kind, const std::vector<InitLeg>& legs, co
     suite += (suite.empty() ? "\"" : ", \"") + l.name + "\"";
   }
   out << "  },\n";
-  out << "  // What the builds read that the tree does not hold: its output is part of each leg's cache key.\n"
+  out << "  // What the builds read that the tree does not hold: its output is part of each leg's "
+         "cache key.\n"
       << "  \"toolchain\": [" << Argv({"sh", "-c", ToolchainScript(kind)}) << "],\n";
   if (!commands.empty()) out << commands;
   out << "  // `proofgate prove --base REF`: which files are tests (the base tree gets HEAD's).\n"
@@ -134,60 +139,94 @@ std::string Render(const std::string& kind, const std::vector<InitLeg>& legs, co
 // The test legs, and the commands for scratch copies, of test executables no ctest test runs:
 // each leg runs one in its own directory, as ctest runs a test by default; the commands run or
 // list them all in `{build}`.
-std::vector<InitLeg> ExecutableLegs(const std::vector<TestExecutable>& tests, std::string* commands) {
+std::vector<InitLeg> ExecutableLegs(const std::vector<TestExecutable>& tests,
+                                    std::string* commands) {
   std::vector<InitLeg> legs;
   for (const TestExecutable& t : tests) {
     fs::path path(t.path);
-    legs.push_back({LegName(t, tests.size()), "the test executable " + t.path + (t.framework.empty() ? "" : " (" + t.framework + ")") +
-                                                  ", which no ctest test runs", {"./" + path.filename().string()}, {"build"}, false,
+    legs.push_back({LegName(t, tests.size()),
+                    "the test executable " + t.path +
+                        (t.framework.empty() ? "" : " (" + t.framework + ")") +
+                        ", which no ctest test runs",
+                    {"./" + path.filename().string()},
+                    {"build"},
+                    false,
                     path.has_parent_path() ? "build/" + path.parent_path().string() : "build"});
   }
   ExecutableCommands scratch = TestExecutableCommands(tests);
-  *commands = ",\n               \"test_command\": " + Argv(scratch.test) +
-              (scratch.list.empty() ? "" : ",\n               \"list_command\": " + Argv(scratch.list));
+  *commands =
+      ",\n               \"test_command\": " + Argv(scratch.test) +
+      (scratch.list.empty() ? "" : ",\n               \"list_command\": " + Argv(scratch.list));
   return legs;
 }
 
 ProjectShape CMakeShape(const Place& at, const std::vector<TestExecutable>& tests = {}) {
   std::string text = AllNamed(at.Src(), "CMakeLists.txt");
-  std::string kind = text.find("gtest_discover_tests") != std::string::npos ? "CMake + GoogleTest (gtest_discover_tests)"
-                     : text.find("catch_discover_tests") != std::string::npos ? "CMake + Catch2 (catch_discover_tests)"
+  std::string kind = text.find("gtest_discover_tests") != std::string::npos
+                         ? "CMake + GoogleTest (gtest_discover_tests)"
+                     : text.find("catch_discover_tests") != std::string::npos
+                         ? "CMake + Catch2 (catch_discover_tests)"
                      : text.find("doctest_discover_tests") != std::string::npos ? "CMake + doctest"
                      : text.find("add_test") != std::string::npos ? "CMake + ctest (add_test)"
-                     : tests.empty() ? "CMake" : "CMake + test executables";
+                     : tests.empty()                              ? "CMake"
+                                                                  : "CMake + test executables";
   CMakeOptions o = CMakeOptionsFor(at.Src());
   std::vector<std::string> configure = {"cmake", "-S", at.Arg("."), "-B", "build"},
                            scratch = {"cmake", "-S", at.Arg("{tree}"), "-B", "{build}"};
   configure.insert(configure.end(), o.options.begin(), o.options.end());
   scratch.insert(scratch.end(), o.options.begin(), o.options.end());
   std::vector<InitLeg> legs = {
-      {"configure", "configure once into build/ (keep build/ in .gitignore)" + (o.switched.empty() ? "" : "; " + o.switched + " on: the tests build only when asked"), configure, {}, true, "", {"build/CMakeCache.txt"}},
-      {"build", "build everything", {"cmake", "--build", "build"}, {"configure"}, true, "", {"build"}}};
+      {"configure",
+       "configure once into build/ (keep build/ in .gitignore)" +
+           (o.switched.empty() ? "" : "; " + o.switched + " on: the tests build only when asked"),
+       configure,
+       {},
+       true,
+       "",
+       {"build/CMakeCache.txt"}},
+      {"build",
+       "build everything",
+       {"cmake", "--build", "build"},
+       {"configure"},
+       true,
+       "",
+       {"build"}}};
   std::string test_commands;
   if (tests.empty()) {
-    legs.push_back({"test", "every ctest test; gtest cases report by name", {"ctest", "--test-dir", "build", "--output-on-failure", "--no-tests=error"}, {"build"}, false});
+    legs.push_back({"test",
+                    "every ctest test; gtest cases report by name",
+                    {"ctest", "--test-dir", "build", "--output-on-failure", "--no-tests=error"},
+                    {"build"},
+                    false});
   } else {
     std::vector<InitLeg> run = ExecutableLegs(tests, &test_commands);
     legs.insert(legs.end(), run.begin(), run.end());
   }
   // Scratch copies (mutate, prove) configure as the configure leg does; build and test keep the
   // CMake + ctest defaults, which know gtest cases by name, unless no ctest test runs the tests.
-  std::string commands = "  // How mutate and prove configure a scratch copy: as the configure leg does" +
-                         std::string(tests.empty() ? ".\n" : "; test and list its tests with each test executable.\n") +
-                         "  \"commands\": {\"configure\": " + Argv(scratch) +
-                         test_commands + "},\n";
+  std::string commands =
+      "  // How mutate and prove configure a scratch copy: as the configure leg does" +
+      std::string(tests.empty() ? ".\n"
+                                : "; test and list its tests with each test executable.\n") +
+      "  \"commands\": {\"configure\": " + Argv(scratch) + test_commands + "},\n";
   ProjectShape shape{kind, Render(kind, legs, commands, at.root), "", {}};
   if (!o.switched.empty()) {
-    shape.notes.push_back(o.switched + " turned on (-D" + (o.switched.find(',') == std::string::npos ? o.switched : "NAME") +
-                          "=ON in both configure commands): CMakeLists.txt builds the tests only when asked");
+    shape.notes.push_back(
+        o.switched + " turned on (-D" +
+        (o.switched.find(',') == std::string::npos ? o.switched : "NAME") +
+        "=ON in both configure commands): CMakeLists.txt builds the tests only when asked");
   }
   if (!o.docs_off.empty()) {
-    shape.notes.push_back(o.docs_off + " turned off (-DNAME=OFF in both configure commands): its documentation needs a tool "
-                          "this machine lacks, and CMake's configure would fail without it");
+    shape.notes.push_back(
+        o.docs_off +
+        " turned off (-DNAME=OFF in both configure commands): its documentation needs a tool "
+        "this machine lacks, and CMake's configure would fail without it");
   }
   if (!o.off.empty()) {
-    shape.notes.push_back(o.off + " left off: a special kind of test (hardware, a toolkit, a costly run); add -D" +
-                          (o.off.find(',') == std::string::npos ? o.off : "NAME") + "=ON to both configure commands where this machine runs them");
+    shape.notes.push_back(
+        o.off + " left off: a special kind of test (hardware, a toolkit, a costly run); add -D" +
+        (o.off.find(',') == std::string::npos ? o.off : "NAME") +
+        "=ON to both configure commands where this machine runs them");
   }
   return shape;
 }
@@ -196,18 +235,26 @@ ProjectShape CMakeShape(const Place& at, const std::vector<TestExecutable>& test
 // own, become the test legs; the shape is kept, noting why, when none is found.
 ProjectShape WithTestExecutables(const Place& at, ProjectShape cmake) {
   auto tests = FindTestExecutables(at.Src(), CMakeOptionsFor(at.Src()).options);
-  if (!tests.ok()) cmake.notes.push_back("init configured the project to look for test executables: " + tests.status().message());
+  if (!tests.ok())
+    cmake.notes.push_back("init configured the project to look for test executables: " +
+                          tests.status().message());
   if (!tests.ok() || tests->empty()) return cmake;
   ProjectShape shape = CMakeShape(at, *tests);
   std::string names;
-  for (const TestExecutable& t : *tests) names += (names.empty() ? "" : ", ") + ("build/" + t.path) + (t.framework.empty() ? "" : " (" + t.framework + ")");
-  shape.notes.push_back("no CMakeLists.txt here calls add_test or a *_discover_tests: the test legs run what the build makes "
-                        "that looks like tests: " + names);
+  for (const TestExecutable& t : *tests)
+    names += (names.empty() ? "" : ", ") + ("build/" + t.path) +
+             (t.framework.empty() ? "" : " (" + t.framework + ")");
+  shape.notes.push_back(
+      "no CMakeLists.txt here calls add_test or a *_discover_tests: the test legs run what the "
+      "build makes "
+      "that looks like tests: " +
+      names);
   return shape;
 }
 
 // pytest writes caches into the tree; a tree that changes under its own tests is stale.
-const std::vector<std::string> kPytest = {"env", "PYTHONDONTWRITEBYTECODE=1", "pytest", "-q", "-p", "no:cacheprovider"};
+const std::vector<std::string> kPytest = {"env", "PYTHONDONTWRITEBYTECODE=1", "pytest", "-q",
+                                          "-p",  "no:cacheprovider"};
 
 ProjectShape PytestShape(const Place& at) {
   std::vector<std::string> run = kPytest;
@@ -215,19 +262,29 @@ ProjectShape PytestShape(const Place& at) {
   std::vector<std::string> test = run, list = run;
   // A mutant's own tests, by node id; a module that cannot import (a test of a name the base
   // lacks, in prove's mixed tree) fails alone, not the whole run.
-  test.insert(test.end(), {"--junitxml={results}/pytest.xml", "--continue-on-collection-errors", "{tests_pytest}"});
+  test.insert(test.end(), {"--junitxml={results}/pytest.xml", "--continue-on-collection-errors",
+                           "{tests_pytest}"});
   list.insert(list.end(), {"--collect-only"});
   std::string commands =
       "  // How mutate and prove test a scratch copy: nothing to build; results as JUnit.\n"
       "  \"commands\": {\"configure\": [\"true\"], \"build_command\": [\"true\"],\n"
-      "               \"test_command\": " + Argv(test) + ",\n"
-      "               \"list_command\": " + Argv(list) + "},\n";
-  return {"pytest", Render("pytest", {{"test", "every test", run, {}, false}}, commands, at.root), "", {}};
+      "               \"test_command\": " +
+      Argv(test) +
+      ",\n"
+      "               \"list_command\": " +
+      Argv(list) + "},\n";
+  return {"pytest",
+          Render("pytest", {{"test", "every test", run, {}, false}}, commands, at.root),
+          "",
+          {}};
 }
 
-ProjectShape SimpleShape(const std::string& root, const std::string& kind, const std::vector<InitLeg>& legs) {
-  std::string note = "  // mutate and prove need \"commands\" for this kind of project: configure, build_command and a\n"
-                     "  // test_command that writes JUnit XML into {results} (see specs/mutate.md).\n";
+ProjectShape SimpleShape(const std::string& root, const std::string& kind,
+                         const std::vector<InitLeg>& legs) {
+  std::string note =
+      "  // mutate and prove need \"commands\" for this kind of project: configure, build_command "
+      "and a\n"
+      "  // test_command that writes JUnit XML into {results} (see specs/mutate.md).\n";
   return {kind, Render(kind, legs, note, root), "", {}};
 }
 
@@ -237,18 +294,39 @@ ProjectShape SimpleShape(const std::string& root, const std::string& kind, const
 ProjectShape MesonShape(const Place& at) {
   std::vector<std::string> setup = {"meson", "setup", "build"};
   if (!at.dir.empty()) setup.push_back(at.dir);
-  std::vector<InitLeg> legs = {{"setup", "configure once into build/", setup, {}, true, "", {"build/build.ninja"}},
-                               {"build", "build everything", {"meson", "compile", "-C", "build"}, {"setup"}, true, "", {"build"}},
-                               {"test", "every test", {"meson", "test", "-C", "build"}, {"build"}, false}};
-  std::vector<std::string> configure = {"sh", "-c", "meson setup --reconfigure \"$1\" \"$2\" >/dev/null 2>&1 || meson setup \"$1\" \"$2\"",
-                                        "sh", "{build}", at.Arg("{tree}")};
-  std::vector<std::string> test = {"sh", "-c", "meson test -C \"$1\"; s=$?; cp \"$1/meson-logs/testlog.junit.xml\" \"$2/\"; exit $s",
-                                   "sh", "{build}", "{results}"};
-  std::string commands = "  // How mutate and prove set up, build and test a scratch copy: as the legs do, meson's\n"
-                         "  // JUnit report copied into {results}.\n"
-                         "  \"commands\": {\"configure\": " + Argv(configure) + ",\n"
-                         "               \"build_command\": [\"meson\", \"compile\", \"-C\", \"{build}\"],\n"
-                         "               \"test_command\": " + Argv(test) + "},\n";
+  std::vector<InitLeg> legs = {
+      {"setup", "configure once into build/", setup, {}, true, "", {"build/build.ninja"}},
+      {"build",
+       "build everything",
+       {"meson", "compile", "-C", "build"},
+       {"setup"},
+       true,
+       "",
+       {"build"}},
+      {"test", "every test", {"meson", "test", "-C", "build"}, {"build"}, false}};
+  std::vector<std::string> configure = {
+      "sh",
+      "-c",
+      "meson setup --reconfigure \"$1\" \"$2\" >/dev/null 2>&1 || meson setup \"$1\" \"$2\"",
+      "sh",
+      "{build}",
+      at.Arg("{tree}")};
+  std::vector<std::string> test = {
+      "sh",
+      "-c",
+      "meson test -C \"$1\"; s=$?; cp \"$1/meson-logs/testlog.junit.xml\" \"$2/\"; exit $s",
+      "sh",
+      "{build}",
+      "{results}"};
+  std::string commands =
+      "  // How mutate and prove set up, build and test a scratch copy: as the legs do, meson's\n"
+      "  // JUnit report copied into {results}.\n"
+      "  \"commands\": {\"configure\": " +
+      Argv(configure) +
+      ",\n"
+      "               \"build_command\": [\"meson\", \"compile\", \"-C\", \"{build}\"],\n"
+      "               \"test_command\": " +
+      Argv(test) + "},\n";
   return {"Meson", Render("Meson", legs, commands, at.root), "", {}};
 }
 
@@ -265,8 +343,11 @@ ProjectShape MakeShape(const Place& at, const std::string& target) {
       "  // How mutate and prove build and test a scratch copy: make in it, under bear, whose\n"
       "  // compile_commands.json is where `mutate --generate` finds each file's flags. Declared\n"
       "  // catalogs name tests: give them a test_command that writes JUnit XML into {results}.\n"
-      "  \"commands\": {\"configure\": [\"true\"], \"build_command\": " + Argv(make) + ",\n"
-      "               \"test_command\": " + Argv(test) + "},\n";
+      "  \"commands\": {\"configure\": [\"true\"], \"build_command\": " +
+      Argv(make) +
+      ",\n"
+      "               \"test_command\": " +
+      Argv(test) + "},\n";
   return {"Make", Render("Make", legs, commands, at.root), "", {}};
 }
 
@@ -275,7 +356,8 @@ ProjectShape MakeShape(const Place& at, const std::string& target) {
 std::string MakeTestTarget(const std::string& makefile) {
   for (const char* target : {"check:", "test:"}) {
     std::string t = target;
-    if (makefile.rfind(t, 0) == 0 || makefile.find("\n" + t) != std::string::npos) return t.substr(0, t.size() - 1);
+    if (makefile.rfind(t, 0) == 0 || makefile.find("\n" + t) != std::string::npos)
+      return t.substr(0, t.size() - 1);
   }
   return "";
 }
@@ -292,8 +374,9 @@ bool IsPytest(const std::string& src) {
 // The file each kind is known by ("" for pytest: several), in the order init tries them.
 const std::vector<std::pair<std::string, std::string>>& Kinds() {
   static const std::vector<std::pair<std::string, std::string>> kinds = {
-      {"cmake", "CMakeLists.txt"}, {"meson", "meson.build"}, {"cargo", "Cargo.toml"},
-      {"pytest", ""},              {"npm", "package.json"},  {"make", "Makefile"}};
+      {"cmake", "CMakeLists.txt"}, {"meson", "meson.build"},
+      {"cargo", "Cargo.toml"},     {"pytest", ""},
+      {"npm", "package.json"},     {"make", "Makefile"}};
   return kinds;
 }
 
@@ -306,8 +389,12 @@ bool Holds(const std::string& src, const std::string& kind) {
 
 // What `kind` is known by, for messages.
 std::string KindFile(const std::string& kind) {
-  return kind == "pytest" ? "pytest.ini, conftest.py, pytest settings or test_*.py" : kind == "cargo" ? "Cargo.toml"
-         : kind == "meson" ? "meson.build" : kind == "npm" ? "package.json" : kind == "make" ? "Makefile" : "CMakeLists.txt";
+  return kind == "pytest"  ? "pytest.ini, conftest.py, pytest settings or test_*.py"
+         : kind == "cargo" ? "Cargo.toml"
+         : kind == "meson" ? "meson.build"
+         : kind == "npm"   ? "package.json"
+         : kind == "make"  ? "Makefile"
+                           : "CMakeLists.txt";
 }
 
 // The shape of `kind` for the project at `at`, which holds its files.
@@ -316,15 +403,21 @@ ProjectShape ShapeOf(const Place& at, const std::string& kind) {
   if (kind == "meson") return MesonShape(at);
   if (kind == "cargo") {
     std::vector<std::string> manifest = {"--manifest-path", at.Arg(".") + "/Cargo.toml"};
-    return SimpleShape(at.root, "Cargo", {{"build", "build everything", at.Cmd({"cargo", "build"}, manifest), {}, true},
-                                          {"test", "every test", at.Cmd({"cargo", "test"}, manifest), {"build"}, false}});
+    return SimpleShape(
+        at.root, "Cargo",
+        {{"build", "build everything", at.Cmd({"cargo", "build"}, manifest), {}, true},
+         {"test", "every test", at.Cmd({"cargo", "test"}, manifest), {"build"}, false}});
   }
   if (kind == "pytest") return PytestShape(at);
   if (kind == "npm") {
     std::vector<InitLeg> legs;
     std::vector<std::string> prefix = {"--prefix", at.dir};
-    if (Has(at.Src(), "package-lock.json")) legs.push_back({"install", "the locked dependencies", at.Cmd({"npm", "ci"}, prefix), {}, false});
-    legs.push_back({"test", "npm's test script", at.Cmd({"npm", "test"}, prefix), legs.empty() ? std::vector<std::string>{} : std::vector<std::string>{"install"}, false});
+    if (Has(at.Src(), "package-lock.json"))
+      legs.push_back(
+          {"install", "the locked dependencies", at.Cmd({"npm", "ci"}, prefix), {}, false});
+    legs.push_back({"test", "npm's test script", at.Cmd({"npm", "test"}, prefix),
+                    legs.empty() ? std::vector<std::string>{} : std::vector<std::string>{"install"},
+                    false});
     return SimpleShape(at.root, "npm", legs);
   }
   auto makefile = ReadFile(at.Src() + "/Makefile");
@@ -336,10 +429,14 @@ std::string MesonCode(const std::string& text) {
   std::string code;
   bool quoted = false, comment = false;
   for (char c : text) {
-    if (c == '\n') quoted = comment = false;
-    else if (comment) continue;
-    else if (c == '\'') quoted = !quoted;
-    else if (c == '#' && !quoted) comment = true;
+    if (c == '\n')
+      quoted = comment = false;
+    else if (comment)
+      continue;
+    else if (c == '\'')
+      quoted = !quoted;
+    else if (c == '#' && !quoted)
+      comment = true;
     if (!comment && !quoted && c != '\'') code += c;
   }
   return code;
@@ -352,18 +449,21 @@ ProjectShape CMakeOrWhatTests(const Place& at) {
   ProjectShape cmake = CMakeShape(at);
   if (cmake.kind != "CMake") return cmake;
   static const std::regex kMesonTest(R"((^|[^A-Za-z0-9_.])test\s*\()");
-  if (Has(src, "meson.build") && std::regex_search(MesonCode(AllNamed(src, "meson.build")), kMesonTest)) {
+  if (Has(src, "meson.build") &&
+      std::regex_search(MesonCode(AllNamed(src, "meson.build")), kMesonTest)) {
     ProjectShape meson = MesonShape(at);
-    meson.why = "no CMakeLists.txt here calls add_test or a *_discover_tests, and meson.build registers tests: the legs "
-                "run Meson (init --kind cmake chooses CMake)";
+    meson.why =
+        "no CMakeLists.txt here calls add_test or a *_discover_tests, and meson.build registers "
+        "tests: the legs "
+        "run Meson (init --kind cmake chooses CMake)";
     return meson;
   }
   auto makefile = ReadFile(src + "/Makefile");
   std::string target = makefile.ok() ? MakeTestTarget(*makefile) : "";
   if (target.empty()) return cmake;
   ProjectShape make = MakeShape(at, target);
-  make.why = "no CMakeLists.txt here calls add_test or a *_discover_tests, and the Makefile's `" + target +
-             "` target runs tests: the legs run make";
+  make.why = "no CMakeLists.txt here calls add_test or a *_discover_tests, and the Makefile's `" +
+             target + "` target runs tests: the legs run make";
   return make;
 }
 
@@ -379,20 +479,24 @@ StatusOr<ProjectShape> ShapeAt(const Place& at, const std::string& kind) {
   for (const auto& entry : Kinds()) {
     if (Holds(src, entry.first)) return ShapeOf(at, entry.first);
   }
-  return Status::Invalid(src + ": no build system proofgate knows (CMake, Meson, Cargo, pytest, npm, Make)");
+  return Status::Invalid(
+      src + ": no build system proofgate knows (CMake, Meson, Cargo, pytest, npm, Make)");
 }
 
 // Directories right under root that may hold its project: not hidden, a build tree, docs
 // or a vendored tree.
 std::vector<std::string> Subdirectories(const std::string& root) {
-  static const std::set<std::string> kSkip = {"doc",    "docs",   "documentation", "third_party", "thirdparty", "3rdparty",
-                                              "vendor", "extern", "external",      "deps",        "node_modules", "_deps"};
+  static const std::set<std::string> kSkip = {
+      "doc",    "docs",   "documentation", "third_party", "thirdparty",   "3rdparty",
+      "vendor", "extern", "external",      "deps",        "node_modules", "_deps"};
   std::vector<std::string> out;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(root, ec)) {
     std::string name = e.path().filename().string(), lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (!e.is_directory(ec) || name[0] == '.' || lower.starts_with("build") || kSkip.count(lower)) continue;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    if (!e.is_directory(ec) || name[0] == '.' || lower.starts_with("build") || kSkip.count(lower))
+      continue;
     out.push_back(name);
   }
   std::sort(out.begin(), out.end());
@@ -403,18 +507,22 @@ std::vector<std::string> Subdirectories(const std::string& root) {
 std::vector<std::string> StartedIn(const std::string& root, const std::string& start) {
   std::vector<std::string> out;
   if (start.empty()) return out;
-  fs::path rel = fs::path(start).lexically_normal().lexically_relative(fs::path(root).lexically_normal());
-  for (; !rel.empty() && rel != "." && *rel.begin() != ".."; rel = rel.parent_path()) out.push_back(rel.string());
+  fs::path rel =
+      fs::path(start).lexically_normal().lexically_relative(fs::path(root).lexically_normal());
+  for (; !rel.empty() && rel != "." && *rel.begin() != ".."; rel = rel.parent_path())
+    out.push_back(rel.string());
   return out;
 }
 
 ProjectShape Below(ProjectShape shape, const std::string& dir) {
-  shape.notes.insert(shape.notes.begin(), "the build files are in " + dir + "/, not at the root: the legs build it from there");
+  shape.notes.insert(shape.notes.begin(), "the build files are in " + dir +
+                                              "/, not at the root: the legs build it from there");
   return shape;
 }
 
 // The project's place and shape before a plain CMake shape looks for its test executables.
-StatusOr<std::pair<Place, ProjectShape>> Found(const std::string& root, const std::string& start, const std::string& kind) {
+StatusOr<std::pair<Place, ProjectShape>> Found(const std::string& root, const std::string& start,
+                                               const std::string& kind) {
   auto here = ShapeAt({root, ""}, kind);
   if (here.ok()) return std::make_pair(Place{root, ""}, *here);
   for (const std::string& dir : StartedIn(root, start)) {
@@ -426,24 +534,30 @@ StatusOr<std::pair<Place, ProjectShape>> Found(const std::string& root, const st
     auto there = ShapeAt({root, dir}, kind);
     if (there.ok()) found.emplace_back(dir, *there);
   }
-  if (found.size() == 1) return std::make_pair(Place{root, found[0].first}, Below(found[0].second, found[0].first));
+  if (found.size() == 1)
+    return std::make_pair(Place{root, found[0].first}, Below(found[0].second, found[0].first));
   if (found.empty() && !kind.empty()) {
-    return Status::Invalid(root + ": --kind " + kind + ": no " + KindFile(kind) + " here or in a directory right under it: "
+    return Status::Invalid(root + ": --kind " + kind + ": no " + KindFile(kind) +
+                           " here or in a directory right under it: "
                            "nothing written");
   }
   if (found.empty()) {
-    return Status::Invalid(root + ": no build system proofgate knows (CMake, Meson, Cargo, pytest, npm, Make), here or in a "
-                           "directory right under it: nothing written");
+    return Status::Invalid(
+        root +
+        ": no build system proofgate knows (CMake, Meson, Cargo, pytest, npm, Make), here or in a "
+        "directory right under it: nothing written");
   }
   std::string names;
-  for (const auto& [dir, shape] : found) names += (names.empty() ? "" : ", ") + dir + "/ (" + shape.kind + ")";
+  for (const auto& [dir, shape] : found)
+    names += (names.empty() ? "" : ", ") + dir + "/ (" + shape.kind + ")";
   return Status::Invalid(root + ": no build system at the root, and one in each of " + names +
                          ": run init in the one to gate (proofgate init -C DIR): nothing written");
 }
 
 }  // namespace
 
-StatusOr<ProjectShape> DetectProject(const std::string& root, const std::string& start, const std::string& kind) {
+StatusOr<ProjectShape> DetectProject(const std::string& root, const std::string& start,
+                                     const std::string& kind) {
   PG_ASSIGN_OR_RETURN(auto found, Found(root, start, kind));
   if (found.second.kind != "CMake") return found.second;
   ProjectShape shape = WithTestExecutables(found.first, found.second);
@@ -461,16 +575,22 @@ std::string ExcludeBuildDir(const std::string& root) {
   std::string before = text.ok() ? *text : "";
   Status wrote = exclude.empty() ? Status::Io("no repository") : MakeDirs(repo->commondir + "info");
   if (wrote.ok()) {
-    wrote = WriteFileAtomic(exclude, before + (before.empty() || before.back() == '\n' ? "" : "\n") +
-                                         "# added by proofgate init: the build directory its legs make\n/build/\n");
+    wrote = WriteFileAtomic(
+        exclude, before + (before.empty() || before.back() == '\n' ? "" : "\n") +
+                     "# added by proofgate init: the build directory its legs make\n/build/\n");
   }
-  if (!wrote.ok()) return "build/ is not ignored by git: add it to .gitignore, or every run that builds changes the tree";
-  return "build/ was not ignored by git: added /build/ to " + exclude + " (this clone only; no tracked file changed)";
+  if (!wrote.ok())
+    return "build/ is not ignored by git: add it to .gitignore, or every run that builds changes "
+           "the tree";
+  return "build/ was not ignored by git: added /build/ to " + exclude +
+         " (this clone only; no tracked file changed)";
 }
 
-StatusOr<InitResult> InitProject(const std::string& root, const std::string& start, const std::string& kind) {
+StatusOr<InitResult> InitProject(const std::string& root, const std::string& start,
+                                 const std::string& kind) {
   std::string suites = root + "/" + kDefaultConfig;
-  if (Has(root, kDefaultConfig)) return Status::Invalid(suites + " exists: left as it is (init never overwrites)");
+  if (Has(root, kDefaultConfig))
+    return Status::Invalid(suites + " exists: left as it is (init never overwrites)");
   PG_ASSIGN_OR_RETURN(ProjectShape shape, DetectProject(root, start, kind));
   InitResult r{shape, {}, {}};
   if (!shape.why.empty()) r.notes.push_back(shape.why);
@@ -487,8 +607,10 @@ StatusOr<InitResult> InitProject(const std::string& root, const std::string& sta
   bool builds_in_build_dir = shape.kind.rfind("CMake", 0) == 0 || shape.kind == "Meson";
   if (builds_in_build_dir && ignored.ok() && !*ignored) r.notes.push_back(ExcludeBuildDir(root));
   if (shape.kind == "CMake") {  // no CMakeLists.txt registers a test
-    r.notes.push_back("no CMakeLists.txt here calls add_test or a *_discover_tests: ctest will find no test and the "
-                      "test leg fails until one is registered (or point the leg at your test executable)");
+    r.notes.push_back(
+        "no CMakeLists.txt here calls add_test or a *_discover_tests: ctest will find no test and "
+        "the "
+        "test leg fails until one is registered (or point the leg at your test executable)");
   }
   return r;
 }

@@ -20,10 +20,11 @@ struct ProjectShape {
 // tree that registers no test, beside a meson.build that does, is Meson, and beside a Makefile
 // with a check or test target is Make (its tests are make's). `kind` ("cmake", "meson",
 // "cargo", "pytest", "npm", "make"; "" to detect) chooses outright: kInvalidInput when its files
-// are not there (the CLI refuses other kinds). A root that holds none: the first directory holding one from `start`
-// (where init was started, "" for none) up to root, else the one directory right under root
-// that holds one. kInvalidInput when none is found, or several right under root.
-StatusOr<ProjectShape> DetectProject(const std::string& root, const std::string& start = "", const std::string& kind = "");
+// are not there (the CLI refuses other kinds). A root that holds none: the first directory holding
+// one from `start` (where init was started, "" for none) up to root, else the one directory right
+// under root that holds one. kInvalidInput when none is found, or several right under root.
+StatusOr<ProjectShape> DetectProject(const std::string& root, const std::string& start = "",
+                                     const std::string& kind = "");
 
 struct InitResult {
   ProjectShape shape;
@@ -33,6 +34,7 @@ struct InitResult {
 
 // Writes preflight/suites.json and mutations/example.jsonc at root for the project
 // DetectProject finds; kInvalidInput, writing nothing, when preflight/suites.json exists already.
-StatusOr<InitResult> InitProject(const std::string& root, const std::string& start = "", const std::string& kind = "");
+StatusOr<InitResult> InitProject(const std::string& root, const std::string& start = "",
+                                 const std::string& kind = "");
 
 }  // namespace pg

@@ -24,10 +24,12 @@ std::string Lower(std::string s) {
 // Whether an own source lies in a test directory of the project's own (a vendored tree's tests,
 // or the path above the project, say nothing).
 bool InTestDirectory(const std::string& source, const std::string& source_dir) {
-  static const std::set<std::string> kTests = {"test", "tests", "unittest", "unittests", "unit_tests", "testing"};
-  static const std::set<std::string> kVendored = {"third_party", "thirdparty", "3rdparty", "vendor", "extern",
-                                                  "external",    "deps",       "_deps"};
-  fs::path rel = fs::path(source).lexically_normal().lexically_relative(fs::path(source_dir).lexically_normal());
+  static const std::set<std::string> kTests = {"test",      "tests",      "unittest",
+                                               "unittests", "unit_tests", "testing"};
+  static const std::set<std::string> kVendored = {"third_party", "thirdparty", "3rdparty", "vendor",
+                                                  "extern",      "external",   "deps",     "_deps"};
+  fs::path rel = fs::path(source).lexically_normal().lexically_relative(
+      fs::path(source_dir).lexically_normal());
   if (rel.empty() || *rel.begin() == "..") return false;
   bool test = false;
   for (const fs::path& part : rel.parent_path()) {
@@ -44,9 +46,12 @@ std::string Framework(const std::vector<std::string>& sources) {
   for (const std::string& s : sources) {
     auto text = ReadFile(s);
     if (!text.ok()) continue;
-    if (text->find("gtest/gtest.h") != std::string::npos || text->find("gmock/gmock.h") != std::string::npos) return "GoogleTest";
+    if (text->find("gtest/gtest.h") != std::string::npos ||
+        text->find("gmock/gmock.h") != std::string::npos)
+      return "GoogleTest";
     if (text->find("doctest.h") != std::string::npos) return "doctest";
-    if (text->find("catch2/") != std::string::npos || text->find("catch.hpp") != std::string::npos) return "Catch2";
+    if (text->find("catch2/") != std::string::npos || text->find("catch.hpp") != std::string::npos)
+      return "Catch2";
   }
   return "";
 }
@@ -55,7 +60,8 @@ std::string Framework(const std::vector<std::string>& sources) {
 // executable of the same name gets "-2".
 std::string PlainName(const std::string& file, std::set<std::string>* taken) {
   std::string name;
-  for (unsigned char c : file) name += std::isalnum(c) || c == '_' || c == '.' || c == '-' ? static_cast<char>(c) : '_';
+  for (unsigned char c : file)
+    name += std::isalnum(c) || c == '_' || c == '.' || c == '-' ? static_cast<char>(c) : '_';
   if (name.empty() || !std::isalnum(static_cast<unsigned char>(name[0]))) name = "t" + name;
   std::string unique = name;
   for (int n = 2; !taken->insert(unique).second; ++n) unique = name + "-" + std::to_string(n);
@@ -77,7 +83,9 @@ std::string FirstError(const std::string& output) {
 StatusOr<std::vector<TestExecutable>> FindTestExecutables(const std::string& source_dir,
                                                           const std::vector<std::string>& options) {
   std::string pattern = (fs::temp_directory_path() / "proofgate-init-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) return Status::Error(ErrorKind::kIo, "init: cannot make a temporary directory for CMake's configure");
+  if (!mkdtemp(pattern.data()))
+    return Status::Error(ErrorKind::kIo,
+                         "init: cannot make a temporary directory for CMake's configure");
   std::string build = pattern;
   std::vector<TestExecutable> out;
   Status ok = PlaceCodemodelQuery(build);
@@ -89,8 +97,10 @@ StatusOr<std::vector<TestExecutable>> FindTestExecutables(const std::string& sou
   } else if (!configured.ok()) {
     ok = configured.status();
   }
-  std::vector<CMakeExecutable> all = ok.ok() ? CMakeExecutables(build) : std::vector<CMakeExecutable>{};
-  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.artifact < b.artifact; });
+  std::vector<CMakeExecutable> all =
+      ok.ok() ? CMakeExecutables(build) : std::vector<CMakeExecutable>{};
+  std::sort(all.begin(), all.end(),
+            [](const auto& a, const auto& b) { return a.artifact < b.artifact; });
   std::set<std::string> taken;
   for (const CMakeExecutable& e : all) {
     fs::path rel = fs::path(e.artifact).lexically_relative(build);
@@ -98,7 +108,8 @@ StatusOr<std::vector<TestExecutable>> FindTestExecutables(const std::string& sou
     bool placed = std::any_of(e.own_sources.begin(), e.own_sources.end(),
                               [&](const std::string& s) { return InTestDirectory(s, source_dir); });
     if (rel.empty() || *rel.begin() == ".." || !(named || placed)) continue;
-    out.push_back({rel.string(), PlainName(rel.filename().string(), &taken), Framework(e.own_sources)});
+    out.push_back(
+        {rel.string(), PlainName(rel.filename().string(), &taken), Framework(e.own_sources)});
   }
   std::error_code ec;
   fs::remove_all(build, ec);
@@ -106,7 +117,9 @@ StatusOr<std::vector<TestExecutable>> FindTestExecutables(const std::string& sou
   return out;
 }
 
-std::string LegName(const TestExecutable& t, size_t count) { return count == 1 ? "test" : "test-" + t.name; }
+std::string LegName(const TestExecutable& t, size_t count) {
+  return count == 1 ? "test" : "test-" + t.name;
+}
 
 namespace {
 
@@ -143,10 +156,13 @@ std::vector<std::string> JUnitArguments(const TestExecutable& t, const std::stri
 // lines; Catch2 v2 lists names alone with --list-test-names-only, which v3 refused for
 // --list-tests --verbosity quiet.
 std::string ListScript(const TestExecutable& t, const std::string& run) {
-  if (t.framework == "GoogleTest") return "(" + run + " --gtest_list_tests) | awk '/^[^ ]/{s=$1} /^  [^ ]/{print s $1}';";
-  if (t.framework == "doctest") return "(" + run + " --list-test-cases) | grep -v -e '^\\[doctest\\]' -e '^===';";
+  if (t.framework == "GoogleTest")
+    return "(" + run + " --gtest_list_tests) | awk '/^[^ ]/{s=$1} /^  [^ ]/{print s $1}';";
+  if (t.framework == "doctest")
+    return "(" + run + " --list-test-cases) | grep -v -e '^\\[doctest\\]' -e '^===';";
   if (t.framework == "Catch2") {
-    return "{ (" + run + " --list-test-names-only) 2>/dev/null | grep . || (" + run + " --list-tests --verbosity quiet); };";
+    return "{ (" + run + " --list-test-names-only) 2>/dev/null | grep . || (" + run +
+           " --list-tests --verbosity quiet); };";
   }
   return "";
 }
@@ -157,9 +173,11 @@ ExecutableCommands TestExecutableCommands(const std::vector<TestExecutable>& tes
   std::string run = "s=0;", list;
   for (const TestExecutable& t : tests) {
     fs::path path(t.path);  // run in its own directory, as ctest runs a test by default
-    std::string in_dir = "cd " + ShellWord("\1/" + path.parent_path().string()) + " && " + ShellWord("./" + path.filename().string());
+    std::string in_dir = "cd " + ShellWord("\1/" + path.parent_path().string()) + " && " +
+                         ShellWord("./" + path.filename().string());
     run += " (" + in_dir;
-    for (const std::string& a : JUnitArguments(t, "\2/" + LegName(t, tests.size()) + ".xml")) run += " " + ShellWord(a);
+    for (const std::string& a : JUnitArguments(t, "\2/" + LegName(t, tests.size()) + ".xml"))
+      run += " " + ShellWord(a);
     run += ") || s=1;";
     std::string listed = ListScript(t, in_dir);
     list += listed.empty() ? "" : " " + listed;

@@ -12,12 +12,14 @@ std::string Short(const std::string& id) { return id.substr(0, 12); }
 
 // A verdict holds for its base as well as its tree: a suite may check history (`proofgate
 // range` over base..HEAD), which a moved base changes even where the merged tree is the same.
-std::string StaleMessage(const std::string& onto, const std::string& noted_base, const std::string& noted_tree,
-                         const std::string& base, const std::string& tree) {
-  std::string why = noted_tree == tree ? "the same merged tree " + Short(tree) + ", gated on another base"
-                                       : "merged tree " + Short(tree) + " was never gated";
-  return "stale: the verdict was for " + onto + " at " + Short(noted_base) + ", " + onto + " is now " + Short(base) +
-         " (" + why + ")";
+std::string StaleMessage(const std::string& onto, const std::string& noted_base,
+                         const std::string& noted_tree, const std::string& base,
+                         const std::string& tree) {
+  std::string why = noted_tree == tree
+                        ? "the same merged tree " + Short(tree) + ", gated on another base"
+                        : "merged tree " + Short(tree) + " was never gated";
+  return "stale: the verdict was for " + onto + " at " + Short(noted_base) + ", " + onto +
+         " is now " + Short(base) + " (" + why + ")";
 }
 
 }  // namespace
@@ -39,11 +41,14 @@ StatusOr<GateOntoResult> GateOnto(const std::string& onto, PreflightOptions opti
   std::string scratch = repo.gitdir + "proofgate/merge/" + r.merged_tree;
   PG_RETURN_IF_ERROR(WriteCheckout(root, r.merged_tree, scratch, true));
   options.root = scratch;
-  if (!options.blame_base.empty()) {  // the merged tree's scratch repo has no history: blame in ours
+  if (!options.blame_base
+           .empty()) {  // the merged tree's scratch repo has no history: blame in ours
     options.blame_base = r.base;
     options.blame_repo = root;
   }
-  options.log_dir = options.log_dir.empty() ? repo.gitdir + "proofgate/logs/merge-" + Short(r.merged_tree) : options.log_dir;
+  options.log_dir = options.log_dir.empty()
+                        ? repo.gitdir + "proofgate/logs/merge-" + Short(r.merged_tree)
+                        : options.log_dir;
   PG_ASSIGN_OR_RETURN(r.report, RunPreflight(options));
   auto suites_text = ReadFile(scratch + "/" + options.config_path);
   Json note = {{"merged_tree", r.merged_tree},
@@ -60,32 +65,46 @@ StatusOr<GateOntoResult> GateOnto(const std::string& onto, PreflightOptions opti
 StatusOr<GateVerification> VerifyGate(const std::string& root, const std::string& onto) {
   auto head = git::ResolveCommit(root, "HEAD");
   auto base = git::ResolveCommit(root, onto);
-  if (!head.ok() || !base.ok()) return Status::Invalid((!head.ok() ? head : base).status().message());
+  if (!head.ok() || !base.ok())
+    return Status::Invalid((!head.ok() ? head : base).status().message());
   auto text = git::ReadNote(root, kNotesRef, *head);
-  if (!text.ok()) return GateVerification{ResultClass::kUnproven, "no gate verdict for HEAD " + Short(*head) + ": run `proofgate gate --onto " + onto + "`"};
+  if (!text.ok())
+    return GateVerification{
+        ResultClass::kUnproven,
+        "no gate verdict for HEAD " + Short(*head) + ": run `proofgate gate --onto " + onto + "`"};
   // A note comes from a shared remote: any shape may arrive, and none may throw.
   auto parsed = JsonSource::Parse(std::string(kNotesRef) + ":" + Short(*head), *text);
   const Json* fields = parsed.ok() ? &parsed->root() : nullptr;
-  bool shaped = fields && fields->is_object() && fields->contains("base") && fields->at("base").is_string() &&
-                fields->contains("merged_tree") && fields->at("merged_tree").is_string();
+  bool shaped = fields && fields->is_object() && fields->contains("base") &&
+                fields->at("base").is_string() && fields->contains("merged_tree") &&
+                fields->at("merged_tree").is_string();
   if (!shaped) {
-    return GateVerification{ResultClass::kUnproven, "the gate note on " + Short(*head) + " is not proofgate's" +
-                                                        (parsed.ok() ? "" : " (" + parsed.status().message() + ")")};
+    return GateVerification{ResultClass::kUnproven,
+                            "the gate note on " + Short(*head) + " is not proofgate's" +
+                                (parsed.ok() ? "" : " (" + parsed.status().message() + ")")};
   }
   const Json& note = *fields;
   auto merge = git::MergeCommits(root, *base, *head);
   if (!merge.ok()) return Status::Io(merge.status().message());
-  if (!merge->conflicts.empty()) return GateVerification{ResultClass::kFail, "HEAD no longer merges into " + onto + " cleanly"};
-  std::string noted_base = note.at("base").get<std::string>(), noted_tree = note.at("merged_tree").get<std::string>();
+  if (!merge->conflicts.empty())
+    return GateVerification{ResultClass::kFail, "HEAD no longer merges into " + onto + " cleanly"};
+  std::string noted_base = note.at("base").get<std::string>(),
+              noted_tree = note.at("merged_tree").get<std::string>();
   if (noted_base != *base || noted_tree != merge->tree_id) {
-    return GateVerification{ResultClass::kStale, StaleMessage(onto, noted_base, noted_tree, *base, merge->tree_id)};
+    return GateVerification{ResultClass::kStale,
+                            StaleMessage(onto, noted_base, noted_tree, *base, merge->tree_id)};
   }
-  bool passed = note.contains("exit_code") && note.at("exit_code").is_number_integer() && note.at("exit_code").get<long>() == 0;
+  bool passed = note.contains("exit_code") && note.at("exit_code").is_number_integer() &&
+                note.at("exit_code").get<long>() == 0;
   if (!passed) {
-    std::string verdict = note.contains("verdict") && note.at("verdict").is_string() ? note.at("verdict").get<std::string>() : "?";
-    return GateVerification{ResultClass::kFail, "the merged tree " + Short(merge->tree_id) + " was gated: " + verdict};
+    std::string verdict = note.contains("verdict") && note.at("verdict").is_string()
+                              ? note.at("verdict").get<std::string>()
+                              : "?";
+    return GateVerification{ResultClass::kFail,
+                            "the merged tree " + Short(merge->tree_id) + " was gated: " + verdict};
   }
-  return GateVerification{ResultClass::kPass, "verified: merged tree " + Short(merge->tree_id) + " onto " + Short(*base) + " passed"};
+  return GateVerification{ResultClass::kPass, "verified: merged tree " + Short(merge->tree_id) +
+                                                  " onto " + Short(*base) + " passed"};
 }
 
 }  // namespace pg

@@ -13,7 +13,8 @@ namespace {
 
 std::vector<size_t> Occurrences(const std::string& text, const std::string& find) {
   std::vector<size_t> at;
-  for (size_t p = text.find(find); p != std::string::npos; p = text.find(find, p + 1)) at.push_back(p);
+  for (size_t p = text.find(find); p != std::string::npos; p = text.find(find, p + 1))
+    at.push_back(p);
   return at;
 }
 
@@ -25,7 +26,8 @@ Status ParseExpect(const JsonSource& src, const JsonFields& f, const Json& value
   const Json& list = value.at("expect");
   for (size_t i = 0; i < list.size(); ++i) {
     std::string p = pointer + "/" + std::to_string(i);
-    if (!list[i].is_object()) return src.ErrorAt(p, "an expectation is {\"test\": ..., \"message\": ...}");
+    if (!list[i].is_object())
+      return src.ErrorAt(p, "an expectation is {\"test\": ..., \"message\": ...}");
     JsonFields e(src, list[i], p, "mutation \"" + m->id + "\" expect " + std::to_string(i));
     Expectation x;
     PG_RETURN_IF_ERROR(e.CheckKnown({"test", "message"}));
@@ -47,26 +49,33 @@ Status ParseExpect(const JsonSource& src, const JsonFields& f, const Json& value
 // never "survived".
 Status Locate(const JsonFields& f, const std::string& root, Mutation* m) {
   auto text = ReadFile(root + "/" + m->file);
-  if (!text.ok()) return f.ErrorAt("file", "mutation \"" + m->id + "\": " + m->file + " does not exist");
+  if (!text.ok())
+    return f.ErrorAt("file", "mutation \"" + m->id + "\": " + m->file + " does not exist");
   std::vector<size_t> at = Occurrences(*text, m->find);
-  if (at.empty()) return f.ErrorAt("find", "no-match: mutation \"" + m->id + "\": \"find\" occurs nowhere in " + m->file);
+  if (at.empty())
+    return f.ErrorAt("find",
+                     "no-match: mutation \"" + m->id + "\": \"find\" occurs nowhere in " + m->file);
   if (m->occurrence == 0 && at.size() > 1) {
-    return f.ErrorAt("find", "ambiguous: mutation \"" + m->id + "\": \"find\" occurs " + std::to_string(at.size()) +
-                                 " times in " + m->file + " (add \"occurrence\")");
+    return f.ErrorAt("find", "ambiguous: mutation \"" + m->id + "\": \"find\" occurs " +
+                                 std::to_string(at.size()) + " times in " + m->file +
+                                 " (add \"occurrence\")");
   }
   if (m->occurrence > static_cast<int>(at.size())) {
-    return f.ErrorAt("occurrence", "mutation \"" + m->id + "\": occurrence " + std::to_string(m->occurrence) + " of " +
+    return f.ErrorAt("occurrence", "mutation \"" + m->id + "\": occurrence " +
+                                       std::to_string(m->occurrence) + " of " +
                                        std::to_string(at.size()) + " matches");
   }
   m->offset = at[m->occurrence == 0 ? 0 : m->occurrence - 1];
   return Status();
 }
 
-Status ParseMutation(const JsonSource& src, size_t i, const Json& value, const std::string& root, Mutation* m) {
+Status ParseMutation(const JsonSource& src, size_t i, const Json& value, const std::string& root,
+                     Mutation* m) {
   std::string pointer = "/mutations/" + std::to_string(i);
   if (!value.is_object()) return src.ErrorAt(pointer, "a mutation must be an object");
   JsonFields f(src, value, pointer, "mutation " + std::to_string(i));
-  PG_RETURN_IF_ERROR(f.CheckKnown({"id", "file", "find", "replace", "occurrence", "expect", "note", "expect_outcome"}));
+  PG_RETURN_IF_ERROR(f.CheckKnown(
+      {"id", "file", "find", "replace", "occurrence", "expect", "note", "expect_outcome"}));
   for (const char* key : {"id", "file", "find", "replace"}) PG_RETURN_IF_ERROR(f.Require(key));
   PG_RETURN_IF_ERROR(f.String("id", &m->id));
   PG_RETURN_IF_ERROR(f.String("file", &m->file));
@@ -75,9 +84,13 @@ Status ParseMutation(const JsonSource& src, size_t i, const Json& value, const s
   PG_RETURN_IF_ERROR(f.String("note", &m->note));
   PG_RETURN_IF_ERROR(f.String("expect_outcome", &m->expect_outcome));
   if (m->expect_outcome == "red-as-claimed") m->expect_outcome.clear();
-  if (!m->expect_outcome.empty() && m->expect_outcome != "survived" && m->expect_outcome != "unviable") {
-    return f.ErrorAt("expect_outcome", "mutation \"" + m->id + "\": expect_outcome is \"red-as-claimed\" (the default), "
-                                       "\"survived\" or \"unviable\", got \"" + m->expect_outcome + "\"");
+  if (!m->expect_outcome.empty() && m->expect_outcome != "survived" &&
+      m->expect_outcome != "unviable") {
+    return f.ErrorAt("expect_outcome",
+                     "mutation \"" + m->id +
+                         "\": expect_outcome is \"red-as-claimed\" (the default), "
+                         "\"survived\" or \"unviable\", got \"" +
+                         m->expect_outcome + "\"");
   }
   long occurrence = 0;
   PG_RETURN_IF_ERROR(f.Integer("occurrence", &occurrence));
@@ -86,15 +99,19 @@ Status ParseMutation(const JsonSource& src, size_t i, const Json& value, const s
     return f.ErrorAt("occurrence", "occurrence counts from 1, got " + std::to_string(occurrence));
   }
   // Past an int it wrapped (4294967297 became 1) or indexed past the matches (an abort).
-  if (occurrence > INT_MAX) return f.ErrorAt("occurrence", "occurrence " + std::to_string(occurrence) + ": past any file's matches");
+  if (occurrence > INT_MAX)
+    return f.ErrorAt("occurrence",
+                     "occurrence " + std::to_string(occurrence) + ": past any file's matches");
   m->occurrence = static_cast<int>(occurrence);
   if (m->find.empty()) return f.ErrorAt("find", "\"find\" is empty");
-  if (m->find == m->replace) return f.ErrorAt("replace", "\"replace\" equals \"find\": nothing would change");
+  if (m->find == m->replace)
+    return f.ErrorAt("replace", "\"replace\" equals \"find\": nothing would change");
   PG_RETURN_IF_ERROR(ParseExpect(src, f, value, m));
   return Locate(f, root, m);
 }
 
-Status ParseCombo(const JsonSource& src, size_t i, const Json& value, const std::set<std::string>& ids, Combo* c) {
+Status ParseCombo(const JsonSource& src, size_t i, const Json& value,
+                  const std::set<std::string>& ids, Combo* c) {
   std::string pointer = "/combos/" + std::to_string(i);
   if (!value.is_object()) return src.ErrorAt(pointer, "a combo must be an object");
   JsonFields f(src, value, pointer, "combo " + std::to_string(i));
@@ -106,7 +123,8 @@ Status ParseCombo(const JsonSource& src, size_t i, const Json& value, const std:
   PG_RETURN_IF_ERROR(f.Bool("expect_green", &c->expect_green));
   if (c->apply.size() < 2) return f.ErrorAt("apply", "a combo applies two or more mutations");
   for (const std::string& id : c->apply) {
-    if (!ids.count(id)) return f.ErrorAt("apply", "combo \"" + c->id + "\" applies unknown mutation \"" + id + "\"");
+    if (!ids.count(id))
+      return f.ErrorAt("apply", "combo \"" + c->id + "\" applies unknown mutation \"" + id + "\"");
   }
   return Status();
 }
@@ -139,28 +157,36 @@ Status CheckSpec(const JsonFields& f, const std::string& root, const std::string
 Status ParseCarry(const JsonFields& f, const std::string& root, Catalog* c) {
   PG_RETURN_IF_ERROR(f.StringList("carry", &c->carry));
   for (const std::string& p : c->carry) {
-    bool outside = p.empty() || p[0] == '/' || p == ".." || p.rfind("../", 0) == 0 || p.find("/../") != std::string::npos ||
+    bool outside = p.empty() || p[0] == '/' || p == ".." || p.rfind("../", 0) == 0 ||
+                   p.find("/../") != std::string::npos ||
                    (p.size() >= 3 && p.compare(p.size() - 3, 3, "/..") == 0);
-    if (outside) return f.ErrorAt("carry", "carried path \"" + p + "\" must be relative and inside the root");
+    if (outside)
+      return f.ErrorAt("carry", "carried path \"" + p + "\" must be relative and inside the root");
     PG_ASSIGN_OR_RETURN(bool as_dir, git::IsIgnored(root, p + "/"));
     PG_ASSIGN_OR_RETURN(bool as_file, git::IsIgnored(root, p));
-    if (!as_dir && !as_file) return f.ErrorAt("carry", "carried path \"" + p + "\" is not ignored by git: the scratch tree copies it already");
+    if (!as_dir && !as_file)
+      return f.ErrorAt("carry", "carried path \"" + p +
+                                    "\" is not ignored by git: the scratch tree copies it already");
   }
   return Status();
 }
 
 }  // namespace
 
-StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text, const std::string& root) {
+StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text,
+                               const std::string& root) {
   PG_ASSIGN_OR_RETURN(JsonSource src, JsonSource::Parse(path, text));
   if (!src.root().is_object()) return src.ErrorAt("", "a catalog must be an object");
   JsonFields top(src, src.root(), "", "");
-  PG_RETURN_IF_ERROR(top.CheckKnown({"schema_version", "build", "configure", "build_command", "test_command",
-                                     "mutations", "combos", "description", "spec", "affected_by", "carry"}));
+  PG_RETURN_IF_ERROR(
+      top.CheckKnown({"schema_version", "build", "configure", "build_command", "test_command",
+                      "mutations", "combos", "description", "spec", "affected_by", "carry"}));
   long version = 0;
   PG_RETURN_IF_ERROR(top.Require("schema_version"));
   PG_RETURN_IF_ERROR(top.Integer("schema_version", &version));
-  if (version != 1) return top.ErrorAt("schema_version", "schema_version " + std::to_string(version) + " is not supported (1)");
+  if (version != 1)
+    return top.ErrorAt("schema_version",
+                       "schema_version " + std::to_string(version) + " is not supported (1)");
   Catalog c;
   c.path = path;
   PG_RETURN_IF_ERROR(ParseCommands(top, &c));
@@ -169,12 +195,15 @@ StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text,
   PG_RETURN_IF_ERROR(CheckSpec(top, root, c.spec));
   PG_RETURN_IF_ERROR(top.Require("mutations"));
   const Json& mutations = src.root().at("mutations");
-  if (!mutations.is_array() || mutations.empty()) return top.ErrorAt("mutations", "\"mutations\" must be a non-empty array");
+  if (!mutations.is_array() || mutations.empty())
+    return top.ErrorAt("mutations", "\"mutations\" must be a non-empty array");
   std::set<std::string> ids;
   for (size_t i = 0; i < mutations.size(); ++i) {
     Mutation m;
     PG_RETURN_IF_ERROR(ParseMutation(src, i, mutations[i], root, &m));
-    if (!ids.insert(m.id).second) return src.ErrorAt("/mutations/" + std::to_string(i) + "/id", "duplicate id \"" + m.id + "\"");
+    if (!ids.insert(m.id).second)
+      return src.ErrorAt("/mutations/" + std::to_string(i) + "/id",
+                         "duplicate id \"" + m.id + "\"");
     c.mutations.push_back(std::move(m));
   }
   if (src.root().contains("combos")) {
@@ -183,7 +212,9 @@ StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text,
     for (size_t i = 0; i < combos.size(); ++i) {
       Combo combo;
       PG_RETURN_IF_ERROR(ParseCombo(src, i, combos[i], ids, &combo));
-      if (!ids.insert(combo.id).second) return src.ErrorAt("/combos/" + std::to_string(i) + "/id", "duplicate id \"" + combo.id + "\"");
+      if (!ids.insert(combo.id).second)
+        return src.ErrorAt("/combos/" + std::to_string(i) + "/id",
+                           "duplicate id \"" + combo.id + "\"");
       c.combos.push_back(std::move(combo));
     }
   }
@@ -192,7 +223,8 @@ StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text,
 
 bool FindMutationTable(const std::string& text, size_t* begin, size_t* end) {
   auto line_at = [&](const std::string& marker, size_t from) {
-    for (size_t at = text.find(marker, from); at != std::string::npos; at = text.find(marker, at + 1)) {
+    for (size_t at = text.find(marker, from); at != std::string::npos;
+         at = text.find(marker, at + 1)) {
       bool starts = at == 0 || text[at - 1] == '\n';
       size_t after = at + marker.size();
       if (starts && (after == text.size() || text[after] == '\n' || text[after] == '\r')) return at;
@@ -207,7 +239,8 @@ bool FindMutationTable(const std::string& text, size_t* begin, size_t* end) {
 }
 
 StatusOr<Catalog> LoadCatalog(const std::string& path, const std::string& root) {
-  PG_ASSIGN_OR_RETURN(std::string text, ReadFile(path.size() && path[0] == '/' ? path : root + "/" + path));
+  PG_ASSIGN_OR_RETURN(std::string text,
+                      ReadFile(path.size() && path[0] == '/' ? path : root + "/" + path));
   return ParseCatalog(path, text, root);
 }
 

@@ -28,8 +28,8 @@ struct Mutation {
   std::string id;
   std::string file;  // relative to the root
   std::string find, replace;
-  int occurrence = 0;        // 1-based; 0: `find` must occur exactly once
-  size_t offset = 0;         // where the chosen occurrence starts (filled by validation)
+  int occurrence = 0;  // 1-based; 0: `find` must occur exactly once
+  size_t offset = 0;   // where the chosen occurrence starts (filled by validation)
   std::vector<Expectation> expect;
   std::string note;
   // A documented hole: "survived" or "unviable" is this mutant's claim instead of red (empty).
@@ -53,7 +53,8 @@ struct Catalog {
   std::string path;
   std::vector<std::string> build_targets;
   std::vector<std::string> configure, build_command, test_command;  // empty: CMake + ctest defaults
-  std::vector<std::string> list_command;  // prints one test name per line (prove); empty: ctest's listing
+  std::vector<std::string>
+      list_command;  // prints one test name per line (prove); empty: ctest's listing
   std::string spec;  // the spec whose generated mutation table this catalog's results rewrite
   std::vector<std::string> affected_by;  // globs: a change there can affect every mutant here
   std::vector<std::string> carry;  // ignored paths linked into scratch trees (installed packages)
@@ -63,7 +64,8 @@ struct Catalog {
 };
 
 // Parses and validates against the files under `root`; errors are kInvalidInput "path:line:col:".
-StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text, const std::string& root);
+StatusOr<Catalog> ParseCatalog(const std::string& path, const std::string& text,
+                               const std::string& root);
 StatusOr<Catalog> LoadCatalog(const std::string& path, const std::string& root);
 
 }  // namespace pg

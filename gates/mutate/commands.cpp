@@ -31,7 +31,8 @@ std::string Joined(const std::vector<std::string>& items, const std::string& sep
 // file of `tree` is the module, the rest its classes and function; "" when none is.
 std::string NodeId(const std::string& tree, const std::string& test) {
   size_t bracket = test.find('[');
-  std::string dotted = test.substr(0, bracket), params = bracket == std::string::npos ? "" : test.substr(bracket);
+  std::string dotted = test.substr(0, bracket),
+              params = bracket == std::string::npos ? "" : test.substr(bracket);
   std::vector<std::string> parts;
   std::istringstream in(dotted);
   for (std::string part; std::getline(in, part, '.');) parts.push_back(part);
@@ -50,16 +51,20 @@ std::string NodeId(const std::string& tree, const std::string& test) {
 std::vector<std::string> Expand(std::vector<std::string> argv, const Placeholders& p) {
   std::vector<std::string> words;  // {tests_pytest} is as many arguments as there are tests
   for (const std::string& arg : argv) {
-    std::vector<std::string> ids = arg == "{tests_pytest}" ? PytestNodeIds(p.tree, p.tests) : std::vector<std::string>{arg};
+    std::vector<std::string> ids =
+        arg == "{tests_pytest}" ? PytestNodeIds(p.tree, p.tests) : std::vector<std::string>{arg};
     words.insert(words.end(), ids.begin(), ids.end());
   }
   argv = std::move(words);
-  const std::pair<std::string, std::string> subs[] = {
-      {"{tree}", p.tree}, {"{build}", p.build}, {"{results}", p.results},
-      {"{tests_regex}", CtestRegex(p.tests)}, {"{gtest_filter}", Joined(p.tests, ":")}};
+  const std::pair<std::string, std::string> subs[] = {{"{tree}", p.tree},
+                                                      {"{build}", p.build},
+                                                      {"{results}", p.results},
+                                                      {"{tests_regex}", CtestRegex(p.tests)},
+                                                      {"{gtest_filter}", Joined(p.tests, ":")}};
   for (std::string& arg : argv) {
     for (const auto& [key, value] : subs) {
-      for (size_t at = arg.find(key); at != std::string::npos; at = arg.find(key, at + value.size())) {
+      for (size_t at = arg.find(key); at != std::string::npos;
+           at = arg.find(key, at + value.size())) {
         arg.replace(at, key.size(), value);
       }
     }
@@ -69,21 +74,25 @@ std::vector<std::string> Expand(std::vector<std::string> argv, const Placeholder
 
 std::vector<std::string> DefaultConfigure() {
   // The compilation database is where `mutate --generate` finds each file's flags.
-  std::vector<std::string> argv = {"cmake", "-S", "{tree}", "-B", "{build}", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"};
+  std::vector<std::string> argv = {"cmake", "-S",      "{tree}",
+                                   "-B",    "{build}", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"};
   if (OnPath("ninja")) argv.insert(argv.end(), {"-G", "Ninja"});
   if (OnPath("ccache")) {
-    argv.insert(argv.end(), {"-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"});
+    argv.insert(argv.end(),
+                {"-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"});
   }
   return argv;
 }
 
 }  // namespace
 
-std::vector<std::string> PytestNodeIds(const std::string& tree, const std::vector<std::string>& tests) {
+std::vector<std::string> PytestNodeIds(const std::string& tree,
+                                       const std::vector<std::string>& tests) {
   std::vector<std::string> ids;
   for (const std::string& t : tests) {
     std::string id = NodeId(tree, t);
-    if (id.empty()) return {};  // a name no file of the tree holds: the whole suite, never fewer tests
+    if (id.empty())
+      return {};  // a name no file of the tree holds: the whole suite, never fewer tests
     ids.push_back(id);
   }
   return ids;
@@ -105,15 +114,19 @@ std::vector<std::string> KeepGoingBuildArgv(const Catalog& c, const Placeholders
   std::vector<std::string> argv = BuildArgv(c, p);
   if (!c.build_command.empty()) return argv;
   std::error_code ec;
-  if (std::filesystem::exists(p.build + "/build.ninja", ec)) argv.insert(argv.end(), {"--", "-k", "0"});
-  else if (std::filesystem::exists(p.build + "/Makefile", ec)) argv.insert(argv.end(), {"--", "-k"});
+  if (std::filesystem::exists(p.build + "/build.ninja", ec))
+    argv.insert(argv.end(), {"--", "-k", "0"});
+  else if (std::filesystem::exists(p.build + "/Makefile", ec))
+    argv.insert(argv.end(), {"--", "-k"});
   return argv;
 }
 
 std::vector<std::string> OutputsBuildArgv(const Catalog& c, const Placeholders& p,
                                           const std::vector<std::string>& outputs) {
   std::error_code ec;
-  if (!c.build_command.empty() || outputs.empty() || !std::filesystem::exists(p.build + "/build.ninja", ec)) return {};
+  if (!c.build_command.empty() || outputs.empty() ||
+      !std::filesystem::exists(p.build + "/build.ninja", ec))
+    return {};
   std::vector<std::string> argv = {"cmake", "--build", p.build, "--target"};
   argv.insert(argv.end(), outputs.begin(), outputs.end());
   argv.insert(argv.end(), {"--", "-k", "0"});
@@ -124,8 +137,9 @@ std::vector<std::string> TestArgv(const Catalog& c, const Placeholders& p) {
   if (!c.test_command.empty()) return Expand(c.test_command, p);
   // gtest cases report through GTEST_OUTPUT's JSON (with their failure messages); the JUnit
   // report adds the plain ctest tests (add_test commands), which have no JSON of their own.
-  std::vector<std::string> argv = {"ctest", "--test-dir", "{build}", "--output-on-failure", "--no-tests=error",
-                                   "--output-junit", "{results}/ctest.xml", "-R", "{tests_regex}"};
+  std::vector<std::string> argv = {
+      "ctest",          "--test-dir",          "{build}", "--output-on-failure", "--no-tests=error",
+      "--output-junit", "{results}/ctest.xml", "-R",      "{tests_regex}"};
   if (p.fail_fast) argv.push_back("--stop-on-failure");
   return Expand(argv, p);
 }
@@ -137,7 +151,9 @@ std::vector<std::string> ListArgv(const Catalog& c, const Placeholders& p) {
 
 std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p) {
   std::vector<std::pair<std::string, std::string>> env = {
-      {"GTEST_OUTPUT", "json:" + p.results + "/"}, {"CCACHE_BASEDIR", p.tree}, {"CCACHE_NOHASHDIR", "true"}};
+      {"GTEST_OUTPUT", "json:" + p.results + "/"},
+      {"CCACHE_BASEDIR", p.tree},
+      {"CCACHE_NOHASHDIR", "true"}};
   if (!p.gtest_filter_env.empty()) env.emplace_back("GTEST_FILTER", p.gtest_filter_env);
   // Always set: a run under another proofgate mutate (this repository mutating itself) must not
   // switch on the outer run's mutant in its own schemata, nor record into the outer reach file.
@@ -147,18 +163,21 @@ std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p) 
   return env;
 }
 
-Status CheckScratchCommands(const std::string& root, const std::vector<std::string>& configure, const std::string& whose) {
+Status CheckScratchCommands(const std::string& root, const std::vector<std::string>& configure,
+                            const std::string& whose) {
   std::error_code ec;
   if (!configure.empty() || std::filesystem::exists(root + "/CMakeLists.txt", ec)) return Status();
-  return Status::Invalid(root + ": no CMakeLists.txt at the root, and neither " + whose +
-                         " nor preflight/suites.json's \"commands\" says how a scratch copy is configured, built and "
-                         "tested: set \"commands\": {\"configure\": [...], \"build_command\": [...], "
-                         "\"test_command\": [...]} in preflight/suites.json (nothing to configure: [\"true\"]; "
-                         "specs/mutate.md)");
+  return Status::Invalid(
+      root + ": no CMakeLists.txt at the root, and neither " + whose +
+      " nor preflight/suites.json's \"commands\" says how a scratch copy is configured, built and "
+      "tested: set \"commands\": {\"configure\": [...], \"build_command\": [...], "
+      "\"test_command\": [...]} in preflight/suites.json (nothing to configure: [\"true\"]; "
+      "specs/mutate.md)");
 }
 
 std::string ConfigureKey(const Catalog& c) {
-  return Sha256Hex(Joined(c.configure.empty() ? DefaultConfigure() : c.configure, "\n")).substr(0, 12);
+  return Sha256Hex(Joined(c.configure.empty() ? DefaultConfigure() : c.configure, "\n"))
+      .substr(0, 12);
 }
 
 std::string CtestRegex(const std::vector<std::string>& tests) {

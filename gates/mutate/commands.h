@@ -24,7 +24,8 @@ struct Placeholders {
 // `tests` (pytest's JUnit names, "tests.test_calc.TestA.test_b[1]") as node ids of `tree`
 // ("tests/test_calc.py::TestA::test_b[1]"): what an argument `{tests_pytest}` becomes. None
 // when `tests` is empty or any name names no .py file of the tree: the whole suite runs.
-std::vector<std::string> PytestNodeIds(const std::string& tree, const std::vector<std::string>& tests);
+std::vector<std::string> PytestNodeIds(const std::string& tree,
+                                       const std::vector<std::string>& tests);
 
 std::vector<std::string> ConfigureArgv(const Catalog& c, const Placeholders& p);
 std::vector<std::string> BuildArgv(const Catalog& c, const Placeholders& p);
@@ -50,7 +51,8 @@ std::vector<std::pair<std::string, std::string>> StepEnv(const Placeholders& p);
 // no CMakeLists.txt would then fail in the scratch copy with CMake's own words. kInvalidInput
 // saying which commands to set; `whose` names where they were looked for first ("the
 // catalog ...", "suites.json's \"prove\"").
-Status CheckScratchCommands(const std::string& root, const std::vector<std::string>& configure, const std::string& whose);
+Status CheckScratchCommands(const std::string& root, const std::vector<std::string>& configure,
+                            const std::string& whose);
 
 // A key for the build directory: catalogs configuring the same way share one.
 std::string ConfigureKey(const Catalog& c);

@@ -27,14 +27,17 @@ TestResult ResultOf(const pugi::xml_node& test) {
       r.failed = true;
       std::string message = f.attribute("message").value();
       std::string text = f.text().get();
-      if (!message.empty() || !text.empty()) r.messages.push_back(message + (message.empty() || text.empty() ? "" : "\n") + text);
+      if (!message.empty() || !text.empty())
+        r.messages.push_back(message + (message.empty() || text.empty() ? "" : "\n") + text);
     }
   }
   if (std::string(test.attribute("status").value()) == "fail" || NotRun(test)) r.failed = true;
   std::string out = test.child("system-out").text().get();
   // "Unable to find executable: /path" is in its output; the skipped message alone says less.
-  if (NotRun(test) && out.empty()) r.messages.push_back(test.child("skipped").attribute("message").value());
-  // A failure that says nothing itself (CTest's `<failure message=""/>`) is its output's failure line.
+  if (NotRun(test) && out.empty())
+    r.messages.push_back(test.child("skipped").attribute("message").value());
+  // A failure that says nothing itself (CTest's `<failure message=""/>`) is its output's failure
+  // line.
   r.output_only = r.failed && r.messages.empty();
   std::string line = r.output_only ? OutputFailureLine(out) : "";
   if (!line.empty() && line != out && line + "\n" != out) r.messages.push_back(line);
@@ -65,7 +68,8 @@ void AddCases(const pugi::xml_node& node, std::map<std::string, TestResult>* res
 
 }  // namespace
 
-Status AddJunit(const std::string& name, const std::string& text, std::map<std::string, TestResult>* results) {
+Status AddJunit(const std::string& name, const std::string& text,
+                std::map<std::string, TestResult>* results) {
   pugi::xml_document doc;
   if (!doc.load_string(text.c_str()) || !(doc.child("testsuite") || doc.child("testsuites"))) {
     return Status::Invalid(name + ": not a JUnit XML report (no <testsuite> or <testsuites>)");

@@ -15,6 +15,7 @@ namespace pg {
 // Merges a JUnit report into results; a name gtest's JSON already reported keeps that report.
 // A failed case's messages are its failure's message and text, then its captured output. A
 // file that is not JUnit XML is kInvalidInput naming it.
-Status AddJunit(const std::string& name, const std::string& text, std::map<std::string, TestResult>* results);
+Status AddJunit(const std::string& name, const std::string& text,
+                std::map<std::string, TestResult>* results);
 
 }  // namespace pg

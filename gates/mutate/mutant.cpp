@@ -16,15 +16,18 @@ namespace {
 // `original` with every mutation of one file applied, last offset first.
 StatusOr<std::string> Mutated(const std::string& file, const std::string& original,
                               std::vector<const Mutation*> ms) {
-  std::sort(ms.begin(), ms.end(), [](const Mutation* a, const Mutation* b) { return a->offset > b->offset; });
+  std::sort(ms.begin(), ms.end(),
+            [](const Mutation* a, const Mutation* b) { return a->offset > b->offset; });
   std::string out = original;
   size_t limit = std::string::npos;
   for (const Mutation* m : ms) {
     if (original.compare(m->offset, m->find.size(), m->find) != 0) {
-      return Status::Invalid("mutation \"" + m->id + "\": " + file + " changed since the catalog was checked");
+      return Status::Invalid("mutation \"" + m->id + "\": " + file +
+                             " changed since the catalog was checked");
     }
     if (limit != std::string::npos && m->offset + m->find.size() > limit) {
-      return Status::Invalid("mutation \"" + m->id + "\" overlaps another one applied with it in " + file);
+      return Status::Invalid("mutation \"" + m->id + "\" overlaps another one applied with it in " +
+                             file);
     }
     out.replace(m->offset, m->find.size(), m->replace);
     limit = m->offset;
@@ -34,7 +37,8 @@ StatusOr<std::string> Mutated(const std::string& file, const std::string& origin
 
 }  // namespace
 
-StatusOr<AppliedMutant> AppliedMutant::Apply(const std::string& tree, const std::vector<const Mutation*>& mutations,
+StatusOr<AppliedMutant> AppliedMutant::Apply(const std::string& tree,
+                                             const std::vector<const Mutation*>& mutations,
                                              Journal* journal) {
   std::map<std::string, std::vector<const Mutation*>> by_file;
   for (const Mutation* m : mutations) by_file[m->file].push_back(m);
@@ -82,11 +86,13 @@ Status AppliedMutant::Restore() {
   for (const File& f : files_) {
     PG_RETURN_IF_ERROR(Write(f, f.original));
     PG_ASSIGN_OR_RETURN(std::string now, ReadFile(f.path));
-    if (Sha256Hex(now) != f.sha256) return Status::Internal(f.path + ": restored bytes differ from the original (sha256)");
+    if (Sha256Hex(now) != f.sha256)
+      return Status::Internal(f.path + ": restored bytes differ from the original (sha256)");
   }
   PG_ASSIGN_OR_RETURN(std::vector<std::string> dirty, git::Dirty(tree_));
   for (const std::string& path : dirty) {
-    if (!before_.count(path)) return Status::Internal(tree_ + ": not clean after restoring (" + path + ")");
+    if (!before_.count(path))
+      return Status::Internal(tree_ + ": not clean after restoring (" + path + ")");
   }
   for (const File& f : files_) {
     if (journal_) PG_RETURN_IF_ERROR(journal_->Forget(f.path));

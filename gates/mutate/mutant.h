@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "gates/core/journal.h"
 #include "gates/core/status.h"
 #include "gates/mutate/catalog.h"
-#include "gates/core/journal.h"
 
 namespace pg {
 
@@ -17,7 +17,8 @@ class AppliedMutant {
  public:
   // Mutations in the same file are applied from the last offset to the first, so each one's
   // located offset stays valid; overlapping edits are refused.
-  static StatusOr<AppliedMutant> Apply(const std::string& tree, const std::vector<const Mutation*>& mutations,
+  static StatusOr<AppliedMutant> Apply(const std::string& tree,
+                                       const std::vector<const Mutation*>& mutations,
                                        Journal* journal);
   // Writes the originals back, then proves it: sha256 per file, a clean tree, journal emptied.
   Status Restore();

@@ -12,10 +12,13 @@ std::vector<Annotation> MutateAnnotations(const MutateReport& report) {
     if (IsAsClaimed(r) || r.interrupted) continue;
     std::string outcome(MutantOutcomeName(r.outcome));
     if (r.generated) {
-      if (r.outcome != MutantOutcome::kSurvived) continue;  // unviable and timeout say nothing of the tests
+      if (r.outcome != MutantOutcome::kSurvived)
+        continue;  // unviable and timeout say nothing of the tests
       const MutantResult::Generated& g = *r.generated;
-      out.push_back({"error", g.file, g.line, "surviving mutant " + r.id,
-                     g.op + ": " + r.change + " survived " + std::to_string(g.tests.size()) + " test(s)", "surviving-mutant"});
+      out.push_back(
+          {"error", g.file, g.line, "surviving mutant " + r.id,
+           g.op + ": " + r.change + " survived " + std::to_string(g.tests.size()) + " test(s)",
+           "surviving-mutant"});
       continue;
     }
     // A combo names its files comma-separated: the first is where the reader starts.

@@ -6,7 +6,8 @@ namespace pg {
 namespace {
 
 std::string Text(const Json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : "";
+  return j.is_object() && j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>()
+                                                                   : "";
 }
 
 double Number(const Json& j, const char* key) {
@@ -19,9 +20,10 @@ StatusOr<MutantResult> ResultOf(const JsonSource& doc, const Json& j, const std:
   if (r.id.empty()) return doc.ErrorAt(where, "a result needs an \"id\"");
   std::string outcome = Text(j, "outcome");
   bool known = false;
-  for (MutantOutcome o : {MutantOutcome::kRedAsClaimed, MutantOutcome::kRedOther, MutantOutcome::kSurvived,
-                          MutantOutcome::kUnviable, MutantOutcome::kTimeout, MutantOutcome::kGreenAsClaimed,
-                          MutantOutcome::kNotGreen, MutantOutcome::kKilled}) {
+  for (MutantOutcome o :
+       {MutantOutcome::kRedAsClaimed, MutantOutcome::kRedOther, MutantOutcome::kSurvived,
+        MutantOutcome::kUnviable, MutantOutcome::kTimeout, MutantOutcome::kGreenAsClaimed,
+        MutantOutcome::kNotGreen, MutantOutcome::kKilled}) {
     if (MutantOutcomeName(o) == outcome) r.outcome = o, known = true;
   }
   if (!known) return doc.ErrorAt(where + "/outcome", "unknown mutant outcome \"" + outcome + "\"");
@@ -38,12 +40,19 @@ StatusOr<MutantResult> ResultOf(const JsonSource& doc, const Json& j, const std:
   r.worker = static_cast<int>(Number(j, "worker"));
   r.restore_build_s = Number(j, "restore_build_s");
   r.log_dir = Text(j, "logs");
-  r.expected_outcome = Text(j, "expected_outcome") == "red-as-claimed" ? "" : Text(j, "expected_outcome");
+  r.expected_outcome =
+      Text(j, "expected_outcome") == "red-as-claimed" ? "" : Text(j, "expected_outcome");
   r.schema = j.contains("schema") && j.at("schema").is_boolean() && j.at("schema").get<bool>();
   if (j.contains("generated") && j.at("generated").is_object()) {
     const Json& g = j.at("generated");
-    MutantResult::Generated out{Text(g, "file"), Text(g, "operator"), Text(g, "original"), Text(g, "replacement"),
-                                Text(g, "diff"), static_cast<int>(Number(g, "line")), static_cast<int>(Number(g, "column")), {}};
+    MutantResult::Generated out{Text(g, "file"),
+                                Text(g, "operator"),
+                                Text(g, "original"),
+                                Text(g, "replacement"),
+                                Text(g, "diff"),
+                                static_cast<int>(Number(g, "line")),
+                                static_cast<int>(Number(g, "column")),
+                                {}};
     if (g.contains("tests") && g.at("tests").is_array()) {
       for (const Json& t : g.at("tests")) {
         if (t.is_string()) out.tests.push_back(t.get<std::string>());
@@ -68,7 +77,8 @@ StatusOr<MutateReport> MutateReportFromJson(const JsonSource& doc) {
     report.results.push_back(std::move(*r));
   }
   report.baseline_problem = Text(j, "baseline_problem");
-  report.interrupted = j.contains("interrupted") && j.at("interrupted").is_boolean() && j.at("interrupted").get<bool>();
+  report.interrupted = j.contains("interrupted") && j.at("interrupted").is_boolean() &&
+                       j.at("interrupted").get<bool>();
   if (j.contains("recovered") && j.at("recovered").is_array()) {
     for (const Json& p : j.at("recovered")) {
       if (p.is_string()) report.recovered.push_back(Recovered{p.get<std::string>(), true});
@@ -84,7 +94,8 @@ StatusOr<MutateReport> MutateReportFromJson(const JsonSource& doc) {
   return report;
 }
 
-StatusOr<MutateReport> MergeMutateReports(const std::vector<MutateReport>& shards, const std::vector<std::string>& paths) {
+StatusOr<MutateReport> MergeMutateReports(const std::vector<MutateReport>& shards,
+                                          const std::vector<std::string>& paths) {
   MutateReport out;
   out.tree_hash = shards.empty() ? "" : shards.front().tree_hash;
   out.shard_count = 1;
@@ -95,16 +106,18 @@ StatusOr<MutateReport> MergeMutateReports(const std::vector<MutateReport>& shard
     for (const MutantResult& r : shard.results) {
       auto [it, fresh] = seen.emplace(r.id, s);
       if (!fresh) {
-        return Status::Invalid("mutant " + r.id + " is in two shards (" + paths[it->second] + " and " + paths[s] +
-                               "): they were not cut from one selection");
+        return Status::Invalid("mutant " + r.id + " is in two shards (" + paths[it->second] +
+                               " and " + paths[s] + "): they were not cut from one selection");
       }
       out.results.push_back(r);
     }
     if (!shard.baseline_problem.empty()) {
-      out.baseline_problem += (out.baseline_problem.empty() ? "" : "; ") + ("shard " + std::to_string(shard.shard_index) +
-                                                                           ": " + shard.baseline_problem);
+      out.baseline_problem +=
+          (out.baseline_problem.empty() ? "" : "; ") +
+          ("shard " + std::to_string(shard.shard_index) + ": " + shard.baseline_problem);
     }
-    if (!shard.error.empty() && out.error.empty()) {  // a shard that stopped on an error: the merge says so
+    if (!shard.error.empty() &&
+        out.error.empty()) {  // a shard that stopped on an error: the merge says so
       out.error = "shard " + std::to_string(shard.shard_index) + ": " + shard.error;
       out.error_exit_code = shard.error_exit_code;
     }

@@ -17,6 +17,7 @@ StatusOr<MutateReport> MutateReportFromJson(const JsonSource& doc);
 
 // Shards (in index order) into one report. The same mutant id in two shards is kInvalidInput:
 // the shards were cut from different selections. A shard's baseline problem keeps its number.
-StatusOr<MutateReport> MergeMutateReports(const std::vector<MutateReport>& shards, const std::vector<std::string>& paths);
+StatusOr<MutateReport> MergeMutateReports(const std::vector<MutateReport>& shards,
+                                          const std::vector<std::string>& paths);
 
 }  // namespace pg

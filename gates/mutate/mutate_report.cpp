@@ -27,7 +27,8 @@ double Overhead(const MutantResult& r) { return std::max(0.0, r.total_s - r.buil
 std::string Note(const MutantResult& r) {
   // An unviable generated mutant is as claimed with no observed failure: its note is the
   // compiler's error (the table's NOTE was empty, the error only in the JSON).
-  if (IsAsClaimed(r)) return !r.expected_outcome.empty() || r.observed.empty() ? r.detail : r.observed;
+  if (IsAsClaimed(r))
+    return !r.expected_outcome.empty() || r.observed.empty() ? r.detail : r.observed;
   return r.detail.empty() ? r.observed : r.detail;
 }
 
@@ -35,9 +36,12 @@ std::string Note(const MutantResult& r) {
 std::string Cell(std::string s) {
   std::string out;
   for (char c : s) {
-    if (c == '\n' || c == '\r') out += ' ';
-    else if (c == '|') out += "\\|";
-    else out += c;
+    if (c == '\n' || c == '\r')
+      out += ' ';
+    else if (c == '|')
+      out += "\\|";
+    else
+      out += c;
   }
   return out;
 }
@@ -50,8 +54,10 @@ std::string Code(const std::string& s) {
 std::string Row(const MutantResult& r, const std::string& outcome) {
   std::string change = r.change;
   size_t arrow = change.find(" → ");
-  if (!r.combo && arrow != std::string::npos) change = Code(change.substr(0, arrow)) + " → " + Code(change.substr(arrow + 5));
-  else change = Cell(change);
+  if (!r.combo && arrow != std::string::npos)
+    change = Code(change.substr(0, arrow)) + " → " + Code(change.substr(arrow + 5));
+  else
+    change = Cell(change);
   return "| " + r.id + " | " + Cell(r.files) + " | " + change + " | " + Cell(r.tests) + " | " +
          outcome + " | " + Cell(Note(r)) + " |";
 }
@@ -61,32 +67,40 @@ std::string Row(const MutantResult& r, const std::string& outcome) {
 void WriteMutateTable(const MutateReport& report, std::ostream& out, bool color) {
   size_t width = 2;
   for (const MutantResult& r : report.results) width = std::max(width, r.id.size());
-  out << Pad("ID", width) << "  " << Pad("OUTCOME", 18) << Pad("BUILD", 8) << Pad("TEST", 8) << "NOTE\n";
+  out << Pad("ID", width) << "  " << Pad("OUTCOME", 18) << Pad("BUILD", 8) << Pad("TEST", 8)
+      << "NOTE\n";
   std::map<std::string, int> counts;
   double build = 0, test = 0, overhead = 0;
   for (const MutantResult& r : report.results) {
     bool good = IsAsClaimed(r);
     out << Pad(r.id, width) << "  " << (color ? (good ? "\033[32m" : "\033[31m") : "")
-        << Pad(std::string(MutantOutcomeName(r.outcome)), 18) << (color ? "\033[0m" : "") << Pad(FormatSeconds(r.build_s), 8)
-        << Pad(FormatSeconds(r.test_s), 8) << Note(r) << "\n";
+        << Pad(std::string(MutantOutcomeName(r.outcome)), 18) << (color ? "\033[0m" : "")
+        << Pad(FormatSeconds(r.build_s), 8) << Pad(FormatSeconds(r.test_s), 8) << Note(r) << "\n";
     ++counts[std::string(MutantOutcomeName(r.outcome))];
     build += r.build_s, test += r.test_s, overhead += Overhead(r);
   }
-  for (const Recovered& r : report.recovered) out << "recovered from an interrupted run: " << r.path << "\n";
-  if (!report.baseline_problem.empty()) out << "baseline not green: " << report.baseline_problem << "\n";
+  for (const Recovered& r : report.recovered)
+    out << "recovered from an interrupted run: " << r.path << "\n";
+  if (!report.baseline_problem.empty())
+    out << "baseline not green: " << report.baseline_problem << "\n";
   if (report.interrupted) out << "interrupted: every mutant was restored\n";
   std::string tally;
-  for (const auto& [name, n] : counts) tally += (tally.empty() ? "" : ", ") + std::to_string(n) + " " + name;
-  out << "verdict: " << ExitCodeName(static_cast<ExitCode>(MutateExitCode(report))) << " (" << report.results.size() << " mutants"
-      << (tally.empty() ? "" : ": " + tally) << "); time: build " << FormatSeconds(build) << ", test "
-      << FormatSeconds(test) << ", overhead " << FormatSeconds(overhead) << "\n";
+  for (const auto& [name, n] : counts)
+    tally += (tally.empty() ? "" : ", ") + std::to_string(n) + " " + name;
+  out << "verdict: " << ExitCodeName(static_cast<ExitCode>(MutateExitCode(report))) << " ("
+      << report.results.size() << " mutants" << (tally.empty() ? "" : ": " + tally)
+      << "); time: build " << FormatSeconds(build) << ", test " << FormatSeconds(test)
+      << ", overhead " << FormatSeconds(overhead) << "\n";
   if (MutationScore(report) >= 0) {
-    size_t killed = static_cast<size_t>(counts["killed"]), survived = static_cast<size_t>(counts["survived"]);
-    out << "mutation score = killed / (killed + survived) = " << killed << " / " << killed + survived << " = "
-        << Percent(MutationScore(report)) << "\n";
+    size_t killed = static_cast<size_t>(counts["killed"]),
+           survived = static_cast<size_t>(counts["survived"]);
+    out << "mutation score = killed / (killed + survived) = " << killed << " / "
+        << killed + survived << " = " << Percent(MutationScore(report)) << "\n";
   }
-  if (report.shard_count > 1) out << "shard " << report.shard_index << "/" << report.shard_count << "\n";
-  if (!report.merged_from.empty()) out << "merged from " << report.merged_from.size() << " shard reports\n";
+  if (report.shard_count > 1)
+    out << "shard " << report.shard_index << "/" << report.shard_count << "\n";
+  if (!report.merged_from.empty())
+    out << "merged from " << report.merged_from.size() << " shard reports\n";
 }
 
 std::string MutateReportJson(const MutateReport& report) {
@@ -97,20 +111,32 @@ std::string MutateReportJson(const MutateReport& report) {
               {"shard", {{"index", report.shard_index}, {"count", report.shard_count}}},
               {"results", Json::array()}};
   for (const MutantResult& r : report.results) {
-    doc["results"].push_back({{"id", r.id}, {"catalog", r.catalog}, {"combo", r.combo}, {"files", r.files},
-                              {"mutation", r.change}, {"tests", r.tests},
-                              {"outcome", std::string(MutantOutcomeName(r.outcome))}, {"as_claimed", IsAsClaimed(r)},
-                              {"expected_outcome", r.expected_outcome.empty() ? "red-as-claimed" : r.expected_outcome},
-                              {"detail", r.detail}, {"observed", r.observed}, {"build_s", r.build_s},
-                              {"test_s", r.test_s}, {"overhead_s", Overhead(r)}, {"total_s", r.total_s},
-                              {"worker", r.worker}, {"logs", r.log_dir}, {"restore_build_s", r.restore_build_s}});
+    doc["results"].push_back(
+        {{"id", r.id},
+         {"catalog", r.catalog},
+         {"combo", r.combo},
+         {"files", r.files},
+         {"mutation", r.change},
+         {"tests", r.tests},
+         {"outcome", std::string(MutantOutcomeName(r.outcome))},
+         {"as_claimed", IsAsClaimed(r)},
+         {"expected_outcome", r.expected_outcome.empty() ? "red-as-claimed" : r.expected_outcome},
+         {"detail", r.detail},
+         {"observed", r.observed},
+         {"build_s", r.build_s},
+         {"test_s", r.test_s},
+         {"overhead_s", Overhead(r)},
+         {"total_s", r.total_s},
+         {"worker", r.worker},
+         {"logs", r.log_dir},
+         {"restore_build_s", r.restore_build_s}});
     if (r.generated) {
       doc["results"].back()["schema"] = r.schema;
       const MutantResult::Generated& g = *r.generated;
-      doc["results"].back()["generated"] = {{"file", g.file},         {"line", g.line},
-                                            {"column", g.column},     {"operator", g.op},
-                                            {"original", g.original}, {"replacement", g.replacement},
-                                            {"diff", g.diff},         {"tests", g.tests}};
+      doc["results"].back()["generated"] = {
+          {"file", g.file},   {"line", g.line},         {"column", g.column},
+          {"operator", g.op}, {"original", g.original}, {"replacement", g.replacement},
+          {"diff", g.diff},   {"tests", g.tests}};
     }
   }
   if (MutationScore(report) >= 0) doc["mutation_score"] = MutationScore(report);
@@ -129,13 +155,15 @@ std::string MutateReportJunit(const MutateReport& report) {
   std::ostringstream out;
   size_t failures = 0;
   for (const MutantResult& r : report.results) failures += IsAsClaimed(r) ? 0 : 1;
-  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"mutations\" tests=\""
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite "
+         "name=\"mutations\" tests=\""
       << report.results.size() << "\" failures=\"" << failures << "\">\n";
   for (const MutantResult& r : report.results) {
-    out << "    <testcase classname=\"mutations." << XmlText(r.catalog) << "\" name=\"" << XmlText(r.id) << "\" time=\""
-        << r.total_s << "\">\n";
+    out << "    <testcase classname=\"mutations." << XmlText(r.catalog) << "\" name=\""
+        << XmlText(r.id) << "\" time=\"" << r.total_s << "\">\n";
     if (!IsAsClaimed(r)) {
-      out << "      <failure message=\"" << XmlText(std::string(MutantOutcomeName(r.outcome)) + ": " + Note(r)) << "\"/>\n";
+      out << "      <failure message=\""
+          << XmlText(std::string(MutantOutcomeName(r.outcome)) + ": " + Note(r)) << "\"/>\n";
     }
     out << "    </testcase>\n";
   }
@@ -147,46 +175,62 @@ std::string MutateReportMarkdown(const MutateReport& report) {
   std::map<std::string, int> counts;
   for (const MutantResult& r : report.results) ++counts[std::string(MutantOutcomeName(r.outcome))];
   std::string tally;
-  for (const auto& [name, n] : counts) tally += (tally.empty() ? "" : ", ") + std::to_string(n) + " " + name;
+  for (const auto& [name, n] : counts)
+    tally += (tally.empty() ? "" : ", ") + std::to_string(n) + " " + name;
   std::ostringstream out;
-  out << "## proofgate mutate: " << ExitCodeName(static_cast<ExitCode>(MutateExitCode(report))) << "\n\n"
+  out << "## proofgate mutate: " << ExitCodeName(static_cast<ExitCode>(MutateExitCode(report)))
+      << "\n\n"
       << report.results.size() << " mutants" << (tally.empty() ? "" : ": " + tally) << "\n";
-  if (MutationScore(report) >= 0) out << "\nMutation score (killed / (killed + survived)): " << Percent(MutationScore(report)) << "\n";
-  if (!report.baseline_problem.empty()) out << "\nBaseline not green: " << Cell(report.baseline_problem) << "\n";
+  if (MutationScore(report) >= 0)
+    out << "\nMutation score (killed / (killed + survived)): " << Percent(MutationScore(report))
+        << "\n";
+  if (!report.baseline_problem.empty())
+    out << "\nBaseline not green: " << Cell(report.baseline_problem) << "\n";
   bool header = false;
   for (const MutantResult& r : report.results) {
     if (IsAsClaimed(r)) continue;
     if (!header) out << "\n| mutant | outcome | change | why |\n|---|---|---|---|\n";
     header = true;
-    out << "| " << Cell(r.id) << " | " << MutantOutcomeName(r.outcome) << " | " << Cell(r.change) << " | " << Cell(Note(r)) << " |\n";
+    out << "| " << Cell(r.id) << " | " << MutantOutcomeName(r.outcome) << " | " << Cell(r.change)
+        << " | " << Cell(Note(r)) << " |\n";
   }
   for (const MutantResult& r : report.results) {
     if (!r.generated || r.outcome != MutantOutcome::kSurvived) continue;
-    out << "\n<details><summary>" << XmlText(r.id) << " survived</summary>\n\n```diff\n" << r.generated->diff << "```\n</details>\n";
+    out << "\n<details><summary>" << XmlText(r.id) << " survived</summary>\n\n```diff\n"
+        << r.generated->diff << "```\n</details>\n";
   }
   return out.str();
 }
 
 std::string MutateReportSarif(const MutateReport& report) {
-  Json rule = {{"id", "surviving-mutant"},
-               {"shortDescription", {{"text", "A mutant of this code that every test reaching it lets live"}}},
-               {"helpUri", "https://github.com/proofgate/proofgate/blob/main/specs/mutate-generate.md"}};
+  Json rule = {
+      {"id", "surviving-mutant"},
+      {"shortDescription",
+       {{"text", "A mutant of this code that every test reaching it lets live"}}},
+      {"helpUri", "https://github.com/proofgate/proofgate/blob/main/specs/mutate-generate.md"}};
   Json results = Json::array();
   for (const MutantResult& r : report.results) {
     if (!r.generated || r.outcome != MutantOutcome::kSurvived) continue;
     const MutantResult::Generated& g = *r.generated;
-    int end_column = g.column + static_cast<int>(g.original.find('\n') == std::string::npos ? g.original.size() : 1);
+    int end_column =
+        g.column +
+        static_cast<int>(g.original.find('\n') == std::string::npos ? g.original.size() : 1);
     Json region = {{"startLine", g.line}, {"startColumn", g.column}, {"endColumn", end_column}};
-    std::string text = g.op + ": " + r.change + " survived " + std::to_string(g.tests.size()) + " test(s)";
-    results.push_back({{"ruleId", "surviving-mutant"},
-                       {"level", "warning"},
-                       {"message", {{"text", text}}},
-                       {"locations", {{{"physicalLocation", {{"artifactLocation", {{"uri", g.file}}}, {"region", region}}}}}},
-                       {"partialFingerprints", {{"proofgateMutantId/v1", r.id}}}});
+    std::string text =
+        g.op + ": " + r.change + " survived " + std::to_string(g.tests.size()) + " test(s)";
+    results.push_back(
+        {{"ruleId", "surviving-mutant"},
+         {"level", "warning"},
+         {"message", {{"text", text}}},
+         {"locations",
+          {{{"physicalLocation", {{"artifactLocation", {{"uri", g.file}}}, {"region", region}}}}}},
+         {"partialFingerprints", {{"proofgateMutantId/v1", r.id}}}});
   }
   Json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
-              {"runs", {{{"tool", {{"driver", {{"name", "proofgate"}, {"rules", {rule}}}}}}, {"results", results}}}}};
+              {"runs",
+               {{{"tool", {{"driver", {{"name", "proofgate"}, {"rules", {rule}}}}}},
+                 {"results", results}}}}};
   return JsonText(doc, 2) + "\n";
 }
 
@@ -198,7 +242,9 @@ std::map<std::string, std::string> OldRows(const std::string& table) {
   std::istringstream in(table);
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("| ", 0) != 0) continue;
-    std::string id = line.substr(2, line.find(" |", 2) - 2);  // proofgate: no-mutate (an id has a character: its " |" is at 3 or later)
+    std::string id = line.substr(
+        2, line.find(" |", 2) -
+               2);  // proofgate: no-mutate (an id has a character: its " |" is at 3 or later)
     if (id != "id" && id.find("---") == std::string::npos) rows[id] = line;
   }
   return rows;
@@ -234,9 +280,11 @@ std::string TableVerifiedAt(const std::string& spec_text) {
   std::istringstream table(spec_text.substr(begin, end - begin));
   for (std::string line; std::getline(table, line);) {
     size_t at = line.find(kVerifiedAt);
-    if (line.rfind("<!-- generated by proofgate mutate", 0) != 0 || at == std::string::npos) continue;
+    if (line.rfind("<!-- generated by proofgate mutate", 0) != 0 || at == std::string::npos)
+      continue;
     std::string commit = line.substr(at + kVerifiedAt.size(), 40);
-    bool hex = commit.size() == 40 && commit.find_first_not_of("0123456789abcdef") == std::string::npos;
+    bool hex =
+        commit.size() == 40 && commit.find_first_not_of("0123456789abcdef") == std::string::npos;
     return hex ? commit : "";
   }
   return "";
@@ -256,14 +304,18 @@ StatusOr<std::string> UpdateSpecTable(const std::string& spec_path, const std::s
     if (r.catalog == catalog.path) now[r.id] = &r;
   }
   std::string table = "\n<!-- generated by proofgate mutate from " + catalog.path +
-                      (verified_at.empty() ? "" : ";" + std::string(kVerifiedAt) + verified_at) + "; do not edit -->\n"
+                      (verified_at.empty() ? "" : ";" + std::string(kVerifiedAt) + verified_at) +
+                      "; do not edit -->\n"
                       "| id | file | mutation | expected test | outcome | observed message |\n"
                       "|---|---|---|---|---|---|\n";
   std::map<std::string, std::string> not_run = NotRunRows(catalog);
   for (const std::string& id : CatalogIds(catalog)) {
-    if (now.count(id)) table += Row(*now[id], std::string(MutantOutcomeName(now[id]->outcome))) + "\n";
-    else if (old.count(id)) table += old[id] + "\n";
-    else table += not_run[id] + "\n";
+    if (now.count(id))
+      table += Row(*now[id], std::string(MutantOutcomeName(now[id]->outcome))) + "\n";
+    else if (old.count(id))
+      table += old[id] + "\n";
+    else
+      table += not_run[id] + "\n";
   }
   return spec_text.substr(0, begin) + table + spec_text.substr(end);
 }

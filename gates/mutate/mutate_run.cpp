@@ -59,8 +59,9 @@ bool Cancelled(int fd) {
 
 }  // namespace
 
-StatusOr<std::vector<MutantJob>> SelectJobs(const std::vector<Catalog>& catalogs, const std::vector<std::string>& ids,
-                                            int shard_index, int shard_count) {
+StatusOr<std::vector<MutantJob>> SelectJobs(const std::vector<Catalog>& catalogs,
+                                            const std::vector<std::string>& ids, int shard_index,
+                                            int shard_count) {
   std::vector<MutantJob> all;
   for (const Catalog& c : catalogs) {
     for (const Mutation& m : c.mutations) all.push_back(JobOf(c, m));
@@ -68,13 +69,16 @@ StatusOr<std::vector<MutantJob>> SelectJobs(const std::vector<Catalog>& catalogs
   }
   std::set<std::string> wanted(ids.begin(), ids.end());
   for (const std::string& id : wanted) {
-    bool known = std::any_of(all.begin(), all.end(), [&](const MutantJob& j) { return j.id == id; });
-    if (!known) return Status::Invalid("--id " + id + ": no such mutation or combo in the catalogs");
+    bool known =
+        std::any_of(all.begin(), all.end(), [&](const MutantJob& j) { return j.id == id; });
+    if (!known)
+      return Status::Invalid("--id " + id + ": no such mutation or combo in the catalogs");
   }
   std::vector<MutantJob> picked;
   for (size_t i = 0; i < all.size(); ++i) {
     bool selected = wanted.empty() || wanted.count(all[i].id);
-    if (selected && static_cast<int>(i % static_cast<size_t>(shard_count)) == shard_index) picked.push_back(all[i]);
+    if (selected && static_cast<int>(i % static_cast<size_t>(shard_count)) == shard_index)
+      picked.push_back(all[i]);
   }
   if (picked.empty()) return Status::Invalid("nothing selected to run (check --id and --shard)");
   return picked;
@@ -90,11 +94,18 @@ class Pool {
   // run first, in each worker's schemata; the others after the schemata are removed.
   // `reach`: which tests reached which schema mutant in worker 0's green run (none recorded:
   // every mutant runs all its tests).
-  Pool(const MutateOptions& o, std::vector<Worker>& workers, const std::vector<MutantJob>& jobs, double timeout_s,
-       double build_timeout_s, std::set<int> schema, ReachRecord reach)
-      : o_(o), workers_(workers), jobs_(jobs), timeout_s_(timeout_s), build_timeout_s_(build_timeout_s),
-        results_(jobs.size()), done_(jobs.size(), false), schema_(std::move(schema)),
-        settled_(workers.front().schemata_off()), reach_(std::move(reach)),
+  Pool(const MutateOptions& o, std::vector<Worker>& workers, const std::vector<MutantJob>& jobs,
+       double timeout_s, double build_timeout_s, std::set<int> schema, ReachRecord reach)
+      : o_(o),
+        workers_(workers),
+        jobs_(jobs),
+        timeout_s_(timeout_s),
+        build_timeout_s_(build_timeout_s),
+        results_(jobs.size()),
+        done_(jobs.size(), false),
+        schema_(std::move(schema)),
+        settled_(workers.front().schemata_off()),
+        reach_(std::move(reach)),
         held_(workers.size()) {
     for (size_t i = 0; i < jobs.size(); ++i) {
       int n = jobs[i].mutations.size() == 1 ? jobs[i].mutations.front()->schema_number : 0;
@@ -123,9 +134,11 @@ class Pool {
       bool interrupted = false;
       Status s = w.Prepare(c, &problem, &interrupted);
       if (!s.ok() || interrupted) return Stop(s, "", interrupted);
-      if (!problem.empty()) return Stop(Status(), "worker " + std::to_string(w.index()) + ": " + problem, false);
+      if (!problem.empty())
+        return Stop(Status(), "worker " + std::to_string(w.index()) + ": " + problem, false);
       std::string note;
-      auto mine = schema_.empty() ? std::set<int>{} : w.ApplySchemata(c, build_timeout_s_, &note, &settled_);
+      auto mine = schema_.empty() ? std::set<int>{}
+                                  : w.ApplySchemata(c, build_timeout_s_, &note, &settled_);
       if (!mine.ok()) return Stop(mine.status(), "", false);
       // A worker whose schemata hold other mutants than worker 0's leaves them to the others.
       if (*mine != schema_ && w.schemata_applied()) {
@@ -162,8 +175,9 @@ class Pool {
       std::vector<std::string> tests = h.in_schema.generated->tests;
       tests.insert(tests.end(), h.readers.begin(), h.readers.end());
       r->generated->tests = tests;
-      r->detail = "survived the schemata's tests; in its own build, the tests that read the sources: " +
-                  (r->detail.empty() ? r->observed : r->detail);
+      r->detail =
+          "survived the schemata's tests; in its own build, the tests that read the sources: " +
+          (r->detail.empty() ? r->observed : r->detail);
       Finish(h.job, *r);
     }
   }
@@ -177,11 +191,13 @@ class Pool {
   }
 
   // Runs jobs `order[k]` for k taken from *next until none is left or the run stops.
-  void Take(Worker& w, const std::vector<size_t>& order, std::atomic<size_t>* next, bool in_schema) {
+  void Take(Worker& w, const std::vector<size_t>& order, std::atomic<size_t>* next,
+            bool in_schema) {
     for (size_t k = (*next)++; k < order.size() && !stop_; k = (*next)++) {
       size_t i = order[k];
       if (Cancelled(o_.cancel_fd)) return Stop(Status(), "", true);
-      auto r = in_schema ? w.RunInSchema(jobs_[i], timeout_s_, o_.min_timeout_s, reach_) : w.Run(jobs_[i], timeout_s_, build_timeout_s_);
+      auto r = in_schema ? w.RunInSchema(jobs_[i], timeout_s_, o_.min_timeout_s, reach_)
+                         : w.Run(jobs_[i], timeout_s_, build_timeout_s_);
       if (!r.ok()) return Stop(r.status(), "", false);
       if (r->interrupted) return Stop(Status(), "", true);
       if (in_schema && r->outcome == MutantOutcome::kSurvived) {
@@ -225,7 +241,7 @@ class Pool {
   std::set<int> schema_;
   std::set<int> settled_;  // the points worker 0's schemata leave out: the others' first try
   ReachRecord reach_;
-  std::vector<std::vector<Held>> held_;  // per worker: only its own thread touches its list
+  std::vector<std::vector<Held>> held_;    // per worker: only its own thread touches its list
   std::vector<size_t> in_schema_, alone_;  // job indices: run in the schemata, run one build each
   std::atomic<size_t> next_schema_{0}, next_alone_{0};
   std::atomic<bool> stop_{false};
@@ -241,13 +257,15 @@ class Pool {
 // Seconds as "20 s", "0.41 s", "1e+10 s": any finite number, never an int's overflow.
 std::string Secs(double s) {
   char buf[32];
-  if (s >= 100 && s < 1e6) std::snprintf(buf, sizeof buf, "%.0f s", s);
-  else std::snprintf(buf, sizeof buf, "%.3g s", s);
+  if (s >= 100 && s < 1e6)
+    std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g s", s);
   return buf;
 }
 
-Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const std::vector<MutantJob>& jobs,
-                  MutateReport* report) {
+Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers,
+                  const std::vector<MutantJob>& jobs, MutateReport* report) {
   const Catalog& c = *jobs.front().catalog;
   std::string problem;
   bool interrupted = false;
@@ -255,17 +273,20 @@ Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const st
   report->interrupted = interrupted;
   report->baseline_build_s = workers.front().prepared_build_s();
   // A build stopped by Ctrl-C says nothing about the tree: interrupted, never "does not build".
-  if (!problem.empty() && !interrupted) report->baseline_problem = c.path + ": baseline: " + problem;
+  if (!problem.empty() && !interrupted)
+    report->baseline_problem = c.path + ": baseline: " + problem;
   if (interrupted || !problem.empty()) return Status();
   std::vector<std::string> tests = SelectedTests(jobs);
-  double build_s = o.build_timeout_s > 0 ? o.build_timeout_s : std::max(3 * workers.front().prepared_build_s(), 600.0);
+  double build_s = o.build_timeout_s > 0 ? o.build_timeout_s
+                                         : std::max(3 * workers.front().prepared_build_s(), 600.0);
   PG_ASSIGN_OR_RETURN(SchemaStart schema, SchemataOnFirst(o, workers.front(), jobs, build_s));
   report->interrupted = schema.interrupted;
   if (schema.interrupted) return Status();
   if (!schema.baseline) {
     PG_ASSIGN_OR_RETURN(schema.baseline, workers.front().RunTests(c, tests, 0));
     report->interrupted = schema.baseline->step.cancelled;
-    problem = report->interrupted ? "" : BaselineProblem(tests, *schema.baseline, jobs.front().generated);
+    problem =
+        report->interrupted ? "" : BaselineProblem(tests, *schema.baseline, jobs.front().generated);
     if (!problem.empty()) report->baseline_problem = c.path + ": baseline: " + problem;
     if (report->interrupted || !problem.empty()) return Status();
   }
@@ -273,18 +294,22 @@ Status RunCatalog(const MutateOptions& o, std::vector<Worker>& workers, const st
   if (o.on_notice) {
     // With reach recorded each mutant's limit is its own tests' (worker.cpp's ReachLimit): the
     // line says the range, not the ceiling alone ("tests 22 s" where each mutant got 20 s).
-    std::string tests_limit = schema.reach.recorded ? "5 × the time of the tests that reach each, from " +
-                                                          Secs(std::min(o.min_timeout_s, timeout_s)) + " to " + Secs(timeout_s)
-                                                    : Secs(timeout_s);
-    o.on_notice(c.path + ": baseline green (built in " + Secs(report->baseline_build_s) + ", " + std::to_string(tests.size()) +
-                " tests in " + Secs(schema.baseline->step.wall_s) +
-                (schema.numbers.empty() ? "" : ", in the schemata with no mutant on") + Grain(schema.reach, tests.size()) +
-                "); mutant limits: tests " + tests_limit + ", build " + Secs(build_s));
+    std::string tests_limit = schema.reach.recorded
+                                  ? "5 × the time of the tests that reach each, from " +
+                                        Secs(std::min(o.min_timeout_s, timeout_s)) + " to " +
+                                        Secs(timeout_s)
+                                  : Secs(timeout_s);
+    o.on_notice(c.path + ": baseline green (built in " + Secs(report->baseline_build_s) + ", " +
+                std::to_string(tests.size()) + " tests in " + Secs(schema.baseline->step.wall_s) +
+                (schema.numbers.empty() ? "" : ", in the schemata with no mutant on") +
+                Grain(schema.reach, tests.size()) + "); mutant limits: tests " + tests_limit +
+                ", build " + Secs(build_s));
     if (!schema.note.empty()) o.on_notice(c.path + ": schemata: " + schema.note);
   }
   size_t n = std::min(workers.size(), jobs.size());
   std::vector<Worker> pool(workers.begin(), workers.begin() + static_cast<long>(n));
-  return Pool(o, pool, jobs, timeout_s, build_s, std::move(schema.numbers), std::move(schema.reach)).Run(report);
+  return Pool(o, pool, jobs, timeout_s, build_s, std::move(schema.numbers), std::move(schema.reach))
+      .Run(report);
 }
 
 }  // namespace
@@ -310,26 +335,32 @@ StatusOr<MutateReport> RunMutate(const MutateOptions& o) {
   if (status.ok() && o.discover) {
     status = o.discover(workers.front(), &catalogs);
     // Nothing found is the caller's to judge (it checked nothing), not a selection error.
-    bool found = std::any_of(catalogs.begin(), catalogs.end(), [](const Catalog& c) { return !c.mutations.empty(); });
-    if (status.ok() && !o.discover_only && found) selected = SelectJobs(catalogs, o.ids, o.shard_index, o.shard_count);
+    bool found = std::any_of(catalogs.begin(), catalogs.end(),
+                             [](const Catalog& c) { return !c.mutations.empty(); });
+    if (status.ok() && !o.discover_only && found)
+      selected = SelectJobs(catalogs, o.ids, o.shard_index, o.shard_count);
     if (!selected.ok()) status = selected.status();
   }
-  std::vector<MutantJob> jobs = o.discover_only || !selected.ok() ? std::vector<MutantJob>{} : *selected;
+  std::vector<MutantJob> jobs =
+      o.discover_only || !selected.ok() ? std::vector<MutantJob>{} : *selected;
   if (o.on_selected && status.ok()) o.on_selected(jobs.size());
   for (size_t begin = 0; status.ok() && begin < jobs.size();) {
     size_t end = begin;
     while (end < jobs.size() && jobs[end].catalog == jobs[begin].catalog) ++end;
-    std::vector<MutantJob> slice(jobs.begin() + static_cast<long>(begin), jobs.begin() + static_cast<long>(end));
+    std::vector<MutantJob> slice(jobs.begin() + static_cast<long>(begin),
+                                 jobs.begin() + static_cast<long>(end));
     status = RunCatalog(o, workers, slice, &report);
     if (report.interrupted || !report.baseline_problem.empty()) break;
     begin = end;
   }
-  if (!status.ok()) {  // what finished before the error, and the error, not an interrupted run's 130
+  if (!status
+           .ok()) {  // what finished before the error, and the error, not an interrupted run's 130
     report.error = status.message();
     report.error_exit_code = static_cast<int>(ExitCodeFor(status));
     (void)WriteFileAtomic(FinishedReportPath(o.work_dir), MutateReportJson(report));
   }
-  if (status.ok()) status = WriteFileAtomic(FinishedReportPath(o.work_dir), MutateReportJson(report));
+  if (status.ok())
+    status = WriteFileAtomic(FinishedReportPath(o.work_dir), MutateReportJson(report));
   Unlock(lock);
   if (!status.ok()) return status;
   return report;
@@ -337,13 +368,15 @@ StatusOr<MutateReport> RunMutate(const MutateOptions& o) {
 
 std::string FinishedReportPath(const std::string& work_dir) { return work_dir + "/finished.json"; }
 
-StatusOr<std::vector<Recovered>> RecoverMutate(const std::string& root, const std::string& work_dir) {
+StatusOr<std::vector<Recovered>> RecoverMutate(const std::string& root,
+                                               const std::string& work_dir) {
   PG_ASSIGN_OR_RETURN(int lock, Lock(work_dir));
   auto recovered = RecoverJournal(work_dir + "/journal");
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(work_dir, ec)) {
     std::string name = entry.path().filename().string();
-    if (recovered.ok() && name.size() > 1 && name[0] == 'w' && name.find('.') == std::string::npos) {
+    if (recovered.ok() && name.size() > 1 && name[0] == 'w' &&
+        name.find('.') == std::string::npos) {
       Status synced = SyncScratchTree(root, entry.path().string() + "/tree");
       if (!synced.ok()) recovered = synced;
     }

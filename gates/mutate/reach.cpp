@@ -22,9 +22,11 @@ StatusOr<std::set<int>> ReadReached(const std::string& path) {
     if (line.empty()) continue;
     int n = 0;
     // from_chars stops at the string's NUL as at its end: a wrong end parses alike.
-    auto [end, err] = std::from_chars(line.data(), line.data() + line.size(), n);  // proofgate: no-mutate
+    auto [end, err] =
+        std::from_chars(line.data(), line.data() + line.size(), n);  // proofgate: no-mutate
     if (err != std::errc() || end != line.data() + line.size() || n <= 0) {
-      return Status::Invalid(path + ":" + std::to_string(line_number) + ": not a mutant number: \"" + line + "\"");
+      return Status::Invalid(path + ":" + std::to_string(line_number) +
+                             ": not a mutant number: \"" + line + "\"");
     }
     numbers.insert(n);
   }
@@ -45,9 +47,11 @@ double Seconds(const ReachRecord& reach, const std::string& unit) {
 
 }  // namespace
 
-std::vector<std::string> TestsReaching(const ReachRecord& reach, int number, const std::vector<std::string>& tests) {
+std::vector<std::string> TestsReaching(const ReachRecord& reach, int number,
+                                       const std::vector<std::string>& tests) {
   if (!reach.recorded || number >= kReachLimit) return tests;
-  if (reach.points.count("")) return Reached(reach, "", number) ? tests : std::vector<std::string>{};
+  if (reach.points.count(""))
+    return Reached(reach, "", number) ? tests : std::vector<std::string>{};
   std::vector<std::string> out;
   for (const std::string& t : tests) {
     if (Reached(reach, t, number)) out.push_back(t);
@@ -63,7 +67,8 @@ bool SplitPays(size_t cases, size_t points, double whole_s, double start_s) {
   return cases > 1 && saved > static_cast<double>(cases) * start_s + whole_s;
 }
 
-double RecordedSeconds(const ReachRecord& reach, const std::vector<std::vector<std::string>>& batches) {
+double RecordedSeconds(const ReachRecord& reach,
+                       const std::vector<std::vector<std::string>>& batches) {
   double sum = 0;
   for (const std::vector<std::string>& batch : batches) {
     double fastest = std::numeric_limits<double>::infinity(), own = 0;
@@ -71,7 +76,8 @@ double RecordedSeconds(const ReachRecord& reach, const std::vector<std::vector<s
     for (const std::string& t : batch) {
       own += Seconds(reach, t);
       fastest = std::min(fastest, Seconds(reach, t));
-      if (auto it = reach.whole.find(t); it != reach.whole.end()) whole = std::min(whole, it->second);
+      if (auto it = reach.whole.find(t); it != reach.whole.end())
+        whole = std::min(whole, it->second);
     }
     if (batch.size() > 1) own -= static_cast<double>(batch.size() - 1) * fastest;
     sum += std::min(own, whole);
@@ -79,8 +85,8 @@ double RecordedSeconds(const ReachRecord& reach, const std::vector<std::vector<s
   return sum;
 }
 
-double ReachLimit(const ReachRecord& reach, const std::vector<std::vector<std::string>>& batches, double floor_s,
-                  double ceiling_s) {
+double ReachLimit(const ReachRecord& reach, const std::vector<std::vector<std::string>>& batches,
+                  double floor_s, double ceiling_s) {
   return std::min(std::max(5 * RecordedSeconds(reach, batches), floor_s), ceiling_s);
 }
 

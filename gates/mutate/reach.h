@@ -49,7 +49,8 @@ StatusOr<std::set<int>> ReadReached(const std::string& path);
 // Of `tests` (a mutant's tests, in any order), those whose unit reached `number`, the fastest
 // first (ties by name). With no record: `tests` as given. With a whole-command unit (""): all of
 // `tests` when it reached the number, none when not.
-std::vector<std::string> TestsReaching(const ReachRecord& reach, int number, const std::vector<std::string>& tests);
+std::vector<std::string> TestsReaching(const ReachRecord& reach, int number,
+                                       const std::vector<std::string>& tests);
 
 // Another recording run's record (--reach-runs) into *into: a unit reaches what it reached on
 // either run, its time is the longer, and it is red when either run was. Units whose points
@@ -60,12 +61,13 @@ void UniteReach(const ReachRecord& more, ReachRecord* into, std::vector<std::str
 // batch's tests' sum, less one process start (its fastest test's time, the best figure the
 // record has for it) for each test after the first, and at most the time of the ctest test
 // they belong to run whole (ReachRecord::whole); a test the run did not time counts 0.
-double RecordedSeconds(const ReachRecord& reach, const std::vector<std::vector<std::string>>& batches);
+double RecordedSeconds(const ReachRecord& reach,
+                       const std::vector<std::vector<std::string>>& batches);
 
 // A mutant's test limit when its batches run one by one from the record: 5 × their recorded
 // time, so a quick test the mutant makes loop stops in seconds, not after five whole suites;
 // at least `floor_s` (a test's time varies run to run) and at most `ceiling_s` (the catalog's).
-double ReachLimit(const ReachRecord& reach, const std::vector<std::vector<std::string>>& batches, double floor_s,
-                  double ceiling_s);
+double ReachLimit(const ReachRecord& reach, const std::vector<std::vector<std::string>>& batches,
+                  double floor_s, double ceiling_s);
 
 }  // namespace pg

@@ -17,7 +17,9 @@ namespace {
 
 // For one span, a kind that wraps what it holds comes first: a body, or a negated condition
 // (`if (!c)`: the negation, then the `!` inside it). No other kinds share a span.
-bool WrapsOthers(SchemaKind k) { return k == SchemaKind::kBody || k == SchemaKind::kVoidBody || k == SchemaKind::kNegate; }
+bool WrapsOthers(SchemaKind k) {
+  return k == SchemaKind::kBody || k == SchemaKind::kVoidBody || k == SchemaKind::kNegate;
+}
 
 class Renderer {
  public:
@@ -26,7 +28,8 @@ class Renderer {
     std::sort(points_.begin(), points_.end(), [](const SchemaPoint& a, const SchemaPoint& b) {
       if (a.begin != b.begin) return a.begin < b.begin;
       if (a.end != b.end) return a.end > b.end;
-      return WrapsOthers(a.kind) && !WrapsOthers(b.kind);  // outer spans first, then the wrapping kind
+      return WrapsOthers(a.kind) &&
+             !WrapsOthers(b.kind);  // outer spans first, then the wrapping kind
     });
   }
 
@@ -51,13 +54,17 @@ class Renderer {
       if (track >= at && track < p.begin) *tracked = out.size() + (track - at);
       out += original_.substr(at, p.begin - at);
       size_t edit = std::string::npos;
-      std::string inner = Render(p.begin, p.end, i, p.kind == SchemaKind::kEdit ? p.edit_offset : std::string::npos, &edit);
-      if (p.kind == SchemaKind::kEdit && edit == std::string::npos) continue;  // its bytes lie in a nested point
+      std::string inner =
+          Render(p.begin, p.end, i, p.kind == SchemaKind::kEdit ? p.edit_offset : std::string::npos,
+                 &edit);
+      if (p.kind == SchemaKind::kEdit && edit == std::string::npos)
+        continue;  // its bytes lie in a nested point
       out += Wrap(p, inner, edit);
       numbers_.insert(p.number);
       at = p.end;
     }
-    // An edit's offset lies inside [b, e) (it has bytes): only whether it is past a nested point matters.
+    // An edit's offset lies inside [b, e) (it has bytes): only whether it is past a nested point
+    // matters.
     if (track != std::string::npos && track >= at) *tracked = out.size() + (track - at);
     return out + original_.substr(at, e - at);
   }
@@ -68,17 +75,23 @@ class Renderer {
     std::string open = "/*pg:" + n + "{*/", close = "/*}pg:" + n + "*/";
     switch (p.kind) {
       case SchemaKind::kEdit: {
-        std::string mutated = p.group_operands
-                                  ? "(" + t.substr(0, edit) + ")" + p.replacement + "(" + t.substr(edit + p.edit_length) + ")"
-                                  : t.substr(0, edit) + p.replacement + t.substr(edit + p.edit_length);
+        std::string mutated =
+            p.group_operands ? "(" + t.substr(0, edit) + ")" + p.replacement + "(" +
+                                   t.substr(edit + p.edit_length) + ")"
+                             : t.substr(0, edit) + p.replacement + t.substr(edit + p.edit_length);
         return open + "(" + on + " ? (" + mutated + ") : (" + t + "))" + close;
       }
-      case SchemaKind::kNegate: return open + "(" + on + " ? !(" + t + ") : !!(" + t + "))" + close;
-      case SchemaKind::kNot: return open + "(" + on + " ? !!(" + t.substr(1) + ") : " + t + ")" + close;
-      case SchemaKind::kBody: return open + "{ if (" + on + ") " + p.replacement + " " + t + " }" + close;
-      case SchemaKind::kVoidBody: return open + "{ if (" + on + ") { return; } " + t + " }" + close;
+      case SchemaKind::kNegate:
+        return open + "(" + on + " ? !(" + t + ") : !!(" + t + "))" + close;
+      case SchemaKind::kNot:
+        return open + "(" + on + " ? !!(" + t.substr(1) + ") : " + t + ")" + close;
+      case SchemaKind::kBody:
+        return open + "{ if (" + on + ") " + p.replacement + " " + t + " }" + close;
+      case SchemaKind::kVoidBody:
+        return open + "{ if (" + on + ") { return; } " + t + " }" + close;
       case SchemaKind::kCall:
-        return open + "(" + on + " ? " + (c_ ? "(void)0" : "static_cast<void>(0)") + " : " + t + ")" + close;
+        return open + "(" + on + " ? " + (c_ ? "(void)0" : "static_cast<void>(0)") + " : " + t +
+               ")" + close;
     }
     return t;
   }
@@ -94,27 +107,38 @@ class Renderer {
 // this unit evaluates it, written at once (a process that aborts or _exits keeps its record).
 // Its body calls libc through the four names given; no macros, casts or 0 as a pointer, so
 // strict warning sets (-Werror, -Wold-style-cast, C89 -pedantic) build it.
-std::string SwitchBody(const std::string& getenv_fn, const std::string& fopen_fn, const std::string& fputs_fn,
-                       const std::string& fclose_fn, const std::string& file_type) {
+std::string SwitchBody(const std::string& getenv_fn, const std::string& fopen_fn,
+                       const std::string& fputs_fn, const std::string& fclose_fn,
+                       const std::string& file_type) {
   // Every name is proofgate's: the file's own globals and macros come before the body, and a
   // local named `f` beside a global `f` fails -Wshadow -Werror.
   std::string limit = std::to_string(kReachLimit);
   return " int proofgate_mutant_on_(int proofgate_id_) { static int proofgate_on_ = -1; "
-         "static const char* proofgate_reached_; static unsigned int proofgate_seen_[" + std::to_string(kReachLimit / 32) +
+         "static const char* proofgate_reached_; static unsigned int proofgate_seen_[" +
+         std::to_string(kReachLimit / 32) +
          "]; static const char proofgate_digits_[] = \"0123456789\"; "
-         "if (proofgate_on_ < 0) { const char* proofgate_v_ = " + getenv_fn + "(\"" + kMutantVariable + "\"); "
-         "proofgate_on_ = 0; for (; proofgate_v_ && *proofgate_v_ >= '0' && *proofgate_v_ <= '9'; ++proofgate_v_) "
+         "if (proofgate_on_ < 0) { const char* proofgate_v_ = " +
+         getenv_fn + "(\"" + kMutantVariable +
+         "\"); "
+         "proofgate_on_ = 0; for (; proofgate_v_ && *proofgate_v_ >= '0' && *proofgate_v_ <= '9'; "
+         "++proofgate_v_) "
          "proofgate_on_ = proofgate_on_ * 10 + (*proofgate_v_ - '0'); "
-         "proofgate_reached_ = " + getenv_fn + "(\"" + kReachVariable + "\"); } "
-         "if (proofgate_reached_ && proofgate_id_ >= 0 && proofgate_id_ < " + limit +
+         "proofgate_reached_ = " +
+         getenv_fn + "(\"" + kReachVariable +
+         "\"); } "
+         "if (proofgate_reached_ && proofgate_id_ >= 0 && proofgate_id_ < " +
+         limit +
          " && !(proofgate_seen_[proofgate_id_ / 32] & (1u << (proofgate_id_ % 32)))) { "
-         "char proofgate_line_[16]; int proofgate_at_ = 15, proofgate_n_ = proofgate_id_; " + file_type +
-         " proofgate_f_ = " + fopen_fn + "(proofgate_reached_, \"a\"); "
+         "char proofgate_line_[16]; int proofgate_at_ = 15, proofgate_n_ = proofgate_id_; " +
+         file_type + " proofgate_f_ = " + fopen_fn +
+         "(proofgate_reached_, \"a\"); "
          "proofgate_seen_[proofgate_id_ / 32] |= 1u << (proofgate_id_ % 32); "
          "proofgate_line_[15] = '\\0'; proofgate_line_[--proofgate_at_] = '\\n'; "
-         "do { proofgate_line_[--proofgate_at_] = proofgate_digits_[proofgate_n_ % 10]; proofgate_n_ /= 10; } "
-         "while (proofgate_n_ > 0); if (proofgate_f_) { " + fputs_fn + "(proofgate_line_ + proofgate_at_, proofgate_f_); " +
-         fclose_fn + "(proofgate_f_); } } return proofgate_on_ == proofgate_id_; }\n";
+         "do { proofgate_line_[--proofgate_at_] = proofgate_digits_[proofgate_n_ % 10]; "
+         "proofgate_n_ /= 10; } "
+         "while (proofgate_n_ > 0); if (proofgate_f_) { " +
+         fputs_fn + "(proofgate_line_ + proofgate_at_, proofgate_f_); " + fclose_fn +
+         "(proofgate_f_); } } return proofgate_on_ == proofgate_id_; }\n";
 }
 
 // The file that declares the switch is the one that defines it: a number of its own, from its
@@ -145,19 +169,23 @@ std::string Prologue(int owner) {
 // the file defines (`#define free ...`) rewrites them. Others include the headers here.
 std::string Epilogue(int owner) {
   std::string id = std::to_string(owner);
-  return "#if PROOFGATE_MUTANT_ON_ == " + id + "\n#if defined(__GNUC__) || defined(__clang__)\n"
+  return "#if PROOFGATE_MUTANT_ON_ == " + id +
+         "\n#if defined(__GNUC__) || defined(__clang__)\n"
          "extern char* proofgate_getenv_(const char*) __asm__(\"getenv\");\n"
          "extern void* proofgate_fopen_(const char*, const char*) __asm__(\"fopen\");\n"
          "extern int proofgate_fputs_(const char*, void*) __asm__(\"fputs\");\n"
          "extern int proofgate_fclose_(void*) __asm__(\"fclose\");\n"
-         "static __inline__" + SwitchBody("proofgate_getenv_", "proofgate_fopen_", "proofgate_fputs_", "proofgate_fclose_", "void*") +
+         "static __inline__" +
+         SwitchBody("proofgate_getenv_", "proofgate_fopen_", "proofgate_fputs_",
+                    "proofgate_fclose_", "void*") +
          "#else\n#include <stdio.h>\n#include <stdlib.h>\nstatic inline" +
          SwitchBody("getenv", "fopen", "fputs", "fclose", "FILE*") + "#endif\n#endif\n";
 }
 
 }  // namespace
 
-SchemaText RenderSchema(const std::string& original, const Schema& schema, const std::set<int>& dropped) {
+SchemaText RenderSchema(const std::string& original, const Schema& schema,
+                        const std::set<int>& dropped) {
   std::vector<SchemaPoint> kept;
   for (const SchemaPoint& p : schema.points) {
     if (!dropped.count(p.number) && !p.alone) kept.push_back(p);
@@ -184,7 +212,8 @@ struct MarkedSpan {
 enum class ColumnUnit { kBytes, kDisplay, kEither };
 
 ColumnUnit UnitOf(const std::string& log) {
-  if (std::regex_search(log, std::regex(R"((^|\n)\d+ errors? generated\.)"))) return ColumnUnit::kBytes;
+  if (std::regex_search(log, std::regex(R"((^|\n)\d+ errors? generated\.)")))
+    return ColumnUnit::kBytes;
   if (std::regex_search(log, std::regex(R"((^|\n) +\d+ \| )"))) return ColumnUnit::kDisplay;
   return ColumnUnit::kEither;
 }
@@ -205,13 +234,16 @@ class MarkerMap {
     starts_ = LineStarts(rendered_);
     text_starts_ = LineStarts(text_);
     std::regex marker(R"(/\*(\}?)pg:(\d+)(\{?)\*/)");
-    for (std::sregex_iterator it(rendered_.begin(), rendered_.end(), marker), end; it != end; ++it) {
+    for (std::sregex_iterator it(rendered_.begin(), rendered_.end(), marker), end; it != end;
+         ++it) {
       auto id = ParseInteger((*it)[2].str());
       if (!id || *id > INT_MAX) continue;  // not a marker this file wrote
       MarkedSpan& span = spans_[static_cast<int>(*id)];
       size_t at = static_cast<size_t>(it->position());
-      if ((*it)[1].length() == 0) span.begin = at, span.first = LineOf(at);
-      else span.end = at + static_cast<size_t>(it->length()), span.last = LineOf(at);
+      if ((*it)[1].length() == 0)
+        span.begin = at, span.first = LineOf(at);
+      else
+        span.end = at + static_cast<size_t>(it->length()), span.last = LineOf(at);
     }
   }
 
@@ -220,15 +252,18 @@ class MarkerMap {
   std::set<int> Blamed(int line, int column, ColumnUnit unit) const {
     int narrowest = 1 << 30;
     for (const auto& [n, span] : spans_) {
-      if (span.first <= line && line <= span.last) narrowest = std::min(narrowest, span.last - span.first);
+      if (span.first <= line && line <= span.last)
+        narrowest = std::min(narrowest, span.last - span.first);
     }
     std::set<int> on_line, at_column;
     for (const auto& [n, span] : spans_) {
-      if (span.first <= line && line <= span.last && span.last - span.first == narrowest) on_line.insert(n);
+      if (span.first <= line && line <= span.last && span.last - span.first == narrowest)
+        on_line.insert(n);
     }
     for (size_t offset : ColumnOffsets(line, column, unit)) {
       int inner = Innermost(offset);
-      if (!on_line.count(inner)) return on_line;  // the column lies outside the line's innermost points
+      if (!on_line.count(inner))
+        return on_line;  // the column lies outside the line's innermost points
       at_column.insert(inner);
     }
     return at_column.empty() ? on_line : at_column;
@@ -236,7 +271,8 @@ class MarkerMap {
 
  private:
   int LineOf(size_t offset) const {
-    return static_cast<int>(std::upper_bound(starts_.begin(), starts_.end(), offset) - starts_.begin());
+    return static_cast<int>(std::upper_bound(starts_.begin(), starts_.end(), offset) -
+                            starts_.begin());
   }
 
   // The point with the narrowest span around `offset`, 0 when none holds it.
@@ -244,7 +280,8 @@ class MarkerMap {
     int best = 0;
     size_t width = std::string::npos;
     for (const auto& [n, span] : spans_) {
-      if (span.begin <= offset && offset < span.end && span.end - span.begin < width) best = n, width = span.end - span.begin;
+      if (span.begin <= offset && offset < span.end && span.end - span.begin < width)
+        best = n, width = span.end - span.begin;
     }
     return best;
   }
@@ -260,7 +297,8 @@ class MarkerMap {
     if (unit != ColumnUnit::kDisplay && begin + byte - 1 < end) offsets.push_back(begin + byte - 1);
     if (unit == ColumnUnit::kBytes) return offsets;
     byte = ByteColumnOf(PhysicalLine(line), column);
-    if (byte > 0 && begin + byte - 1 < end && (offsets.empty() || offsets.front() != begin + byte - 1)) {
+    if (byte > 0 && begin + byte - 1 < end &&
+        (offsets.empty() || offsets.front() != begin + byte - 1)) {
       offsets.push_back(begin + byte - 1);
     }
     return offsets;
@@ -272,7 +310,8 @@ class MarkerMap {
   std::string_view PhysicalLine(int line) const {
     if (static_cast<size_t>(line) > text_starts_.size()) return {};
     size_t begin = text_starts_[static_cast<size_t>(line) - 1];
-    return std::string_view(text_).substr(begin, std::min(text_.find('\n', begin), text_.size()) - begin);
+    return std::string_view(text_).substr(begin,
+                                          std::min(text_.find('\n', begin), text_.size()) - begin);
   }
 
   // The byte column that GCC's `display` column names on `physical`: a tab counts to the next
@@ -290,7 +329,7 @@ class MarkerMap {
     }
   }
 
-  std::string text_, rendered_;  // the whole file; its body, after `#line 1`
+  std::string text_, rendered_;               // the whole file; its body, after `#line 1`
   std::vector<size_t> text_starts_, starts_;  // each line's first byte in each
   std::map<int, MarkedSpan> spans_;
 };
@@ -323,7 +362,8 @@ bool PlacedIn(const std::string& l, const std::string& file, int* line, int* col
 
 }  // namespace
 
-SchemaBlame PointsBlamed(const std::string& build_log, const std::string& file, const std::string& text) {
+SchemaBlame PointsBlamed(const std::string& build_log, const std::string& file,
+                         const std::string& text) {
   MarkerMap markers(text);
   ColumnUnit unit = UnitOf(build_log);
   SchemaBlame blamed;

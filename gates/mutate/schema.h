@@ -20,7 +20,7 @@ enum class SchemaKind {
 };
 
 struct SchemaPoint {
-  int number = 0;           // the mutant's switch value, from 1
+  int number = 0;             // the mutant's switch value, from 1
   size_t begin = 0, end = 0;  // the span rewritten (byte offsets in the original)
   SchemaKind kind = SchemaKind::kEdit;
   size_t edit_offset = 0, edit_length = 0;  // kEdit: the bytes the mutant replaces
@@ -44,13 +44,14 @@ struct Schema {
 inline constexpr const char* kMutantVariable = "PROOFGATE_MUTANT";
 
 struct SchemaText {
-  std::string text;             // the whole rewritten file
-  std::set<int> numbers;        // the points it holds (overlapping ones are left out)
+  std::string text;       // the whole rewritten file
+  std::set<int> numbers;  // the points it holds (overlapping ones are left out)
 };
 
 // `original` with every point of `schema` not in `dropped` rewritten, after a prelude that
 // declares the switch and resets the line numbers (#line 1).
-SchemaText RenderSchema(const std::string& original, const Schema& schema, const std::set<int>& dropped);
+SchemaText RenderSchema(const std::string& original, const Schema& schema,
+                        const std::set<int>& dropped);
 
 // What a build log's errors say of one file's schema: every `FILE:LINE:` naming `file` (the
 // path ends with it), mapped through the markers in `text` to the innermost point around that
@@ -59,6 +60,7 @@ struct SchemaBlame {
   std::set<int> points;
   bool unexplained = false;
 };
-SchemaBlame PointsBlamed(const std::string& build_log, const std::string& file, const std::string& text);
+SchemaBlame PointsBlamed(const std::string& build_log, const std::string& file,
+                         const std::string& text);
 
 }  // namespace pg

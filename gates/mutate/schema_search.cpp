@@ -8,14 +8,17 @@ namespace pg {
 SchemaSearch::SchemaSearch(const std::vector<Schema>& schemata) {
   for (const Schema& s : schemata) {
     for (const SchemaPoint& p : s.points) {
-      if (p.kind == SchemaKind::kBody || p.kind == SchemaKind::kVoidBody || p.kind == SchemaKind::kCall) late_.insert(p.number);
+      if (p.kind == SchemaKind::kBody || p.kind == SchemaKind::kVoidBody ||
+          p.kind == SchemaKind::kCall)
+        late_.insert(p.number);
     }
   }
 }
 
 std::set<int> SchemaSearch::Off() const {
   std::set<int> off = dropped_;
-  for (const auto& [file, h] : halving_) off.insert(h.points.begin() + static_cast<long>(h.Probe()), h.points.end());
+  for (const auto& [file, h] : halving_)
+    off.insert(h.points.begin() + static_cast<long>(h.Probe()), h.points.end());
   return off;
 }
 
@@ -40,12 +43,14 @@ bool SchemaSearch::Learn(const std::string& log, const std::map<std::string, Sch
   }
   for (const std::string& file : halved) Settle(file);
   for (const std::string& file : unexplained) {
-    if (std::find(halved.begin(), halved.end(), file) == halved.end()) Start(file, built.at(file).numbers);
+    if (std::find(halved.begin(), halved.end(), file) == halved.end())
+      Start(file, built.at(file).numbers);
   }
   return !halved.empty() || !unexplained.empty() || dropped_.size() > before;
 }
 
-bool SchemaSearch::LearnBuild(const std::string& log, bool ok, bool probe, const std::map<std::string, SchemaText>& built) {
+bool SchemaSearch::LearnBuild(const std::string& log, bool ok, bool probe,
+                              const std::map<std::string, SchemaText>& built) {
   std::string text = ok ? "" : log;
   std::vector<std::string> outputs = NinjaFailedOutputs(text);
   if (probe && !ok && outputs.empty()) {
@@ -59,18 +64,22 @@ bool SchemaSearch::LearnBuild(const std::string& log, bool ok, bool probe, const
 
 // For each file being halved, the first failed output whose part of the log holds that
 // file's error outside every point; all of `outputs` when a halved file has none there.
-std::vector<std::string> SchemaSearch::ProbeOutputs(const std::string& log, const std::map<std::string, SchemaText>& built,
+std::vector<std::string> SchemaSearch::ProbeOutputs(const std::string& log,
+                                                    const std::map<std::string, SchemaText>& built,
                                                     std::vector<std::string> outputs) const {
   std::vector<NinjaFailure> failures = NinjaFailures(log);
   std::vector<std::string> narrowed;
   for (const auto& [file, h] : halving_) {
     auto it = built.find(file);
-    auto failure = it == built.end() ? failures.end() : std::find_if(failures.begin(), failures.end(), [&](const NinjaFailure& f) {
-      return PointsBlamed(f.log, file, it->second.text).unexplained;
-    });
+    auto failure = it == built.end()
+                       ? failures.end()
+                       : std::find_if(failures.begin(), failures.end(), [&](const NinjaFailure& f) {
+                           return PointsBlamed(f.log, file, it->second.text).unexplained;
+                         });
     if (failure == failures.end()) return outputs;
     for (const std::string& out : failure->outputs) {
-      if (std::find(narrowed.begin(), narrowed.end(), out) == narrowed.end()) narrowed.push_back(out);
+      if (std::find(narrowed.begin(), narrowed.end(), out) == narrowed.end())
+        narrowed.push_back(out);
     }
   }
   return narrowed.empty() ? outputs : narrowed;
@@ -138,7 +147,8 @@ std::vector<NinjaFailure> NinjaFailures(const std::string& log) {
       failures.push_back({});
       std::istringstream words(line.substr(8));
       for (std::string word; words >> word;) {
-        if (!(word.starts_with("[code=") && word.ends_with("]"))) failures.back().outputs.push_back(word);
+        if (!(word.starts_with("[code=") && word.ends_with("]")))
+          failures.back().outputs.push_back(word);
       }
       open = true;
     } else if (status) {

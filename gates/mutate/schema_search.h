@@ -40,7 +40,8 @@ class SchemaSearch {
   // A whole build's FAILED outputs become probes(); a probe that failed naming none (ninja's
   // own error, such as a target it does not know, not the code's) teaches nothing and empties
   // probes(), so the same round is built whole.
-  bool LearnBuild(const std::string& log, bool ok, bool probe, const std::map<std::string, SchemaText>& built);
+  bool LearnBuild(const std::string& log, bool ok, bool probe,
+                  const std::map<std::string, SchemaText>& built);
   // What a halving's probe builds: for each file halved, the first output that the last
   // whole build failed to make with that file's error outside every point (every output it
   // failed to make where a halved file's error is in none of their parts of the log).
@@ -59,13 +60,14 @@ class SchemaSearch {
     size_t Probe() const { return (clean + failing) / 2; }
   };
   struct FileState {
-    size_t points = 0;     // when it was first halved: its budget's measure
-    size_t spent = 0;      // builds it has been halved in
-    std::set<int> clean;   // the last clean prefix: the next halving starts past it
+    size_t points = 0;    // when it was first halved: its budget's measure
+    size_t spent = 0;     // builds it has been halved in
+    std::set<int> clean;  // the last clean prefix: the next halving starts past it
   };
 
   void Start(const std::string& file, const std::set<int>& points);
-  std::vector<std::string> ProbeOutputs(const std::string& log, const std::map<std::string, SchemaText>& built,
+  std::vector<std::string> ProbeOutputs(const std::string& log,
+                                        const std::map<std::string, SchemaText>& built,
                                         std::vector<std::string> outputs) const;
   void Settle(const std::string& file);
 

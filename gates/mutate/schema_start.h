@@ -36,8 +36,8 @@ std::string BaselineProblem(const std::vector<std::string>& tests, const TestRun
 std::vector<std::string> SelectedTests(const std::vector<MutantJob>& jobs);
 
 // Worker 0 builds the catalog's schemata and runs the selected tests with no mutant on.
-StatusOr<SchemaStart> SchemataOnFirst(const MutateOptions& o, Worker& first, const std::vector<MutantJob>& jobs,
-                                      double build_s);
+StatusOr<SchemaStart> SchemataOnFirst(const MutateOptions& o, Worker& first,
+                                      const std::vector<MutantJob>& jobs, double build_s);
 
 // How the recording run ran `tests`: what the baseline's notice says about reach.
 std::string Grain(const ReachRecord& reach, size_t tests);

@@ -68,7 +68,8 @@ bool SameFile(const fs::path& a, const fs::path& b) {
   bool la = fs::is_symlink(a, ec), lb = fs::is_symlink(b, ec);
   if (la || lb) return la && lb && fs::read_symlink(a, ec) == fs::read_symlink(b, ec);
   // A shortcut: the bytes compared below decide alike, only slower.
-  if (!fs::exists(b, ec) || fs::file_size(a, ec) != fs::file_size(b, ec)) return false;  // proofgate: no-mutate
+  if (!fs::exists(b, ec) || fs::file_size(a, ec) != fs::file_size(b, ec))
+    return false;  // proofgate: no-mutate
   if (fs::status(a, ec).permissions() != fs::status(b, ec).permissions()) return false;
   auto x = ReadFile(a.string()), y = ReadFile(b.string());
   return x.ok() && y.ok() && *x == *y;
@@ -84,7 +85,8 @@ void RemoveStale(const std::string& dir, const std::set<std::string>& keep) {
       it.disable_recursion_pending();
       continue;
     }
-    if ((!it->is_directory(ec) || it->is_symlink(ec)) && !keep.count(rel)) stale.push_back(it->path());
+    if ((!it->is_directory(ec) || it->is_symlink(ec)) && !keep.count(rel))
+      stale.push_back(it->path());
   }
   for (const fs::path& p : stale) fs::remove(p, ec);
 }
@@ -133,7 +135,8 @@ Status ExcludeLinks(const std::string& dir, const std::vector<std::string>& carr
   std::string have = text.ok() ? *text : "";
   std::string add;
   for (const std::string& rel : carry) {
-    if (have.find("\n/" + rel + "\n") == std::string::npos && have.rfind("/" + rel + "\n", 0) != 0) add += "/" + rel + "\n";
+    if (have.find("\n/" + rel + "\n") == std::string::npos && have.rfind("/" + rel + "\n", 0) != 0)
+      add += "/" + rel + "\n";
   }
   if (add.empty()) return Status();
   std::error_code ec;
@@ -144,7 +147,8 @@ Status ExcludeLinks(const std::string& dir, const std::vector<std::string>& carr
 
 }  // namespace
 
-Status LinkCarried(const std::string& root, const std::string& dir, const std::vector<std::string>& carry) {
+Status LinkCarried(const std::string& root, const std::string& dir,
+                   const std::vector<std::string>& carry) {
   PG_RETURN_IF_ERROR(ExcludeLinks(dir, carry));
   for (const std::string& rel : carry) {
     std::error_code ec;
@@ -154,7 +158,8 @@ Status LinkCarried(const std::string& root, const std::string& dir, const std::v
       if (has && fs::read_symlink(link, ec) == source) continue;
       fs::remove(link, ec);
     } else if (fs::exists(link, ec)) {
-      return Status::Io(link.string() + ": a carried path is in the scratch tree as a copy, not a link");
+      return Status::Io(link.string() +
+                        ": a carried path is in the scratch tree as a copy, not a link");
     }
     if (!has) continue;
     fs::create_directories(link.parent_path(), ec);

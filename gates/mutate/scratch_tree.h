@@ -21,6 +21,7 @@ Status SyncScratchTree(const std::string& root, const std::string& dir);
 // Makes each of `carry` (paths git ignores, relative to `root`) in `dir` a symbolic link to
 // `root`'s copy, or removes the link when `root` has none: installed packages a catalog's tests
 // read, without copying them.
-Status LinkCarried(const std::string& root, const std::string& dir, const std::vector<std::string>& carry);
+Status LinkCarried(const std::string& root, const std::string& dir,
+                   const std::vector<std::string>& carry);
 
 }  // namespace pg

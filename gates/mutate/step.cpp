@@ -10,7 +10,8 @@ StatusOr<StepResult> RunStep(const StepSpec& spec) {
   std::remove(spec.log_path.c_str());
   Supervisor supervisor(spec.launcher ? *spec.launcher : RealLauncher(), spec.kill_grace_s);
   PG_RETURN_IF_ERROR(
-      supervisor.Start(SpawnSpec{spec.argv, spec.cwd, spec.env, spec.log_path, ""}, spec.timeout_s).status());
+      supervisor.Start(SpawnSpec{spec.argv, spec.cwd, spec.env, spec.log_path, ""}, spec.timeout_s)
+          .status());
   StepResult result;
   int cancel_fd = spec.cancel_fd;
   while (true) {

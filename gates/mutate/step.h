@@ -17,9 +17,9 @@ struct StepSpec {
   std::vector<std::string> argv;
   std::string cwd;
   std::vector<std::pair<std::string, std::string>> env;
-  std::string log_path;  // truncated, then stdout and stderr
-  double timeout_s = 0;  // 0: none
-  int cancel_fd = -1;    // readable: stop now
+  std::string log_path;                      // truncated, then stdout and stderr
+  double timeout_s = 0;                      // 0: none
+  int cancel_fd = -1;                        // readable: stop now
   double kill_grace_s = kDefaultKillGraceS;  // SIGTERM, then SIGKILL this much later
   ProcessLauncher* launcher = nullptr;       // null: real processes
 };

@@ -22,14 +22,17 @@ struct Verification {
 
 // HEAD and the tree's uncommitted files, less `aside` (the specs whose tables a run rewrites,
 // proofgate's own outputs). `head` stays empty outside a repository with commits.
-Verification VerificationOf(const std::string& root, const std::set<std::string>& aside, bool rest_unaffected);
+Verification VerificationOf(const std::string& root, const std::set<std::string>& aside,
+                            bool rest_unaffected);
 
 // The commit catalog `c`'s new table records: HEAD when every row holds as claimed there, the
 // table's `old` one when only some rows ran, none when a row is not as claimed.
-std::string NextTableCommit(const Catalog& c, const std::string& old, const MutateReport& report, const Verification& v);
+std::string NextTableCommit(const Catalog& c, const std::string& old, const MutateReport& report,
+                            const Verification& v);
 
 // --affected: the commit `c`'s table records when HEAD's history has it; empty, with *why,
 // when the catalog must run whole.
-std::string TableBase(const std::string& root, const Catalog& c, const std::string& head, std::string* why);
+std::string TableBase(const std::string& root, const Catalog& c, const std::string& head,
+                      std::string* why);
 
 }  // namespace pg

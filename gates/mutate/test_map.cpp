@@ -15,10 +15,12 @@
 namespace pg {
 namespace {
 
-std::string Property(const Json& test, const std::string& key, std::vector<std::string>* list = nullptr) {
+std::string Property(const Json& test, const std::string& key,
+                     std::vector<std::string>* list = nullptr) {
   if (!test.contains("properties") || !test.at("properties").is_array()) return "";
   for (const Json& p : test.at("properties")) {
-    if (!p.is_object() || !p.contains("name") || p.at("name") != key || !p.contains("value")) continue;
+    if (!p.is_object() || !p.contains("name") || p.at("name") != key || !p.contains("value"))
+      continue;
     const Json& v = p.at("value");
     if (v.is_string()) return v.get<std::string>();
     for (const Json& item : v.is_array() && list ? v : Json::array()) {
@@ -47,7 +49,8 @@ std::string Trimmed(std::string s) {
 
 StatusOr<std::vector<CtestTest>> ParseCtestTests(const std::string& json) {
   auto doc = JsonSource::Parse("ctest --show-only=json-v1", json);
-  if (!doc.ok() || !doc->root().is_object() || !doc->root().contains("tests") || !doc->root().at("tests").is_array()) {
+  if (!doc.ok() || !doc->root().is_object() || !doc->root().contains("tests") ||
+      !doc->root().at("tests").is_array()) {
     return Status::Invalid("not the output of ctest --show-only=json-v1");
   }
   std::vector<CtestTest> out;
@@ -55,7 +58,8 @@ StatusOr<std::vector<CtestTest>> ParseCtestTests(const std::string& json) {
     if (!t.is_object() || !t.contains("name") || !t.at("name").is_string()) continue;
     CtestTest test{t.at("name").get<std::string>(), {}, Property(t, "WORKING_DIRECTORY"), {}};
     if (t.contains("command") && t.at("command").is_array()) {
-      for (const Json& arg : t.at("command")) test.command.push_back(arg.is_string() ? arg.get<std::string>() : arg.dump());
+      for (const Json& arg : t.at("command"))
+        test.command.push_back(arg.is_string() ? arg.get<std::string>() : arg.dump());
     }
     std::vector<std::string> env;
     Property(t, "ENVIRONMENT", &env);
@@ -78,7 +82,8 @@ std::vector<std::string> ParseGtestListing(const std::string& listing) {
     if (text.empty()) continue;
     if (!indented) {
       suite = text.back() == '.' && text.find(' ') == std::string::npos ? text : "";
-    } else if (!suite.empty() && text.rfind("DISABLED_", 0) != 0 && suite.rfind("DISABLED_", 0) != 0) {
+    } else if (!suite.empty() && text.rfind("DISABLED_", 0) != 0 &&
+               suite.rfind("DISABLED_", 0) != 0) {
       cases.push_back(suite + text);
     }
   }
@@ -88,7 +93,7 @@ std::vector<std::string> ParseGtestListing(const std::string& listing) {
 bool IsGtestExecutable(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
-  struct stat st{};
+  struct stat st {};
   bool found = false;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111) && st.st_size > 0) {
     void* map = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
@@ -97,7 +102,8 @@ bool IsGtestExecutable(const std::string& path) {
       // name alone is not enough: a program that runs gtest binaries names their flags too.
       // Joined at run time, so proofgate's own binary does not carry the text it looks for.
       volatile const char* second = " instead of running them";
-      const std::string help = std::string("List the names of all tests") + const_cast<const char*>(second);
+      const std::string help =
+          std::string("List the names of all tests") + const_cast<const char*>(second);
       found = memmem(map, static_cast<size_t>(st.st_size), help.data(), help.size()) != nullptr;
       munmap(map, static_cast<size_t>(st.st_size));
     }
@@ -109,7 +115,8 @@ bool IsGtestExecutable(const std::string& path) {
 StatusOr<TestMap> TestMap::Discover(const std::vector<CtestTest>& tests) {
   TestMap map;
   for (const CtestTest& t : tests) {
-    bool whole = !t.command.empty() && !HasOwnFilter(t.command) && IsGtestExecutable(t.command.front());
+    bool whole =
+        !t.command.empty() && !HasOwnFilter(t.command) && IsGtestExecutable(t.command.front());
     if (!whole) {
       map.owner_[t.name] = t.name;
       map.is_case_[t.name] = false;
@@ -121,8 +128,9 @@ StatusOr<TestMap> TestMap::Discover(const std::vector<CtestTest>& tests) {
     argv.insert(argv.end(), {t.command.front(), "--gtest_list_tests"});
     PG_ASSIGN_OR_RETURN(Captured listed, RunCapture(argv, t.cwd, 60));
     if (listed.exit.exit_code != 0) {
-      return Status::Invalid("ctest test \"" + t.name + "\": " + t.command.front() + " --gtest_list_tests exited " +
-                             std::to_string(listed.exit.exit_code) + ": " + listed.output.substr(0, 400));
+      return Status::Invalid("ctest test \"" + t.name + "\": " + t.command.front() +
+                             " --gtest_list_tests exited " + std::to_string(listed.exit.exit_code) +
+                             ": " + listed.output.substr(0, 400));
     }
     for (const std::string& c : ParseGtestListing(listed.output)) {
       map.owner_[c] = t.name;
@@ -158,7 +166,8 @@ TestSelection TestMap::Select(const std::vector<std::string>& names) const {
     auto it = owner_.find(n);
     std::string ctest = it == owner_.end() ? n : it->second;
     if (seen.insert(ctest).second) s.ctest_names.push_back(ctest);
-    if (it != owner_.end() && is_case_.at(n)) s.gtest_filter += (s.gtest_filter.empty() ? "" : ":") + n;
+    if (it != owner_.end() && is_case_.at(n))
+      s.gtest_filter += (s.gtest_filter.empty() ? "" : ":") + n;
   }
   return s;
 }

@@ -17,8 +17,8 @@ namespace pg {
 struct CtestTest {
   std::string name;
   std::vector<std::string> command;
-  std::string cwd;                                          // WORKING_DIRECTORY, if set
-  std::vector<std::pair<std::string, std::string>> env;     // ENVIRONMENT, if set
+  std::string cwd;                                       // WORKING_DIRECTORY, if set
+  std::vector<std::pair<std::string, std::string>> env;  // ENVIRONMENT, if set
 };
 
 // The tests of `ctest --show-only=json-v1`; kInvalidInput when the text is not that.
@@ -54,7 +54,7 @@ class TestMap {
 
  private:
   std::map<std::string, std::string> owner_;  // name → ctest test
-  std::map<std::string, bool> is_case_;        // name → a case inside a whole-executable test
+  std::map<std::string, bool> is_case_;       // name → a case inside a whole-executable test
 };
 
 }  // namespace pg

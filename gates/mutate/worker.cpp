@@ -28,7 +28,9 @@ std::vector<std::string> TestNames(const std::vector<Expectation>& expect) {
   return names;
 }
 
-std::vector<std::string> TestsOf(const MutantJob& job) { return job.generated ? job.tests : TestNames(job.expect); }
+std::vector<std::string> TestsOf(const MutantJob& job) {
+  return job.generated ? job.tests : TestNames(job.expect);
+}
 
 // A generated mutant's id holds a path and colons: its log folder gets a name of plain bytes.
 std::string LogName(const std::string& id) {
@@ -56,13 +58,15 @@ void JudgeGenerated(const TestRun& run, MutantResult* r) {
   }
   if (!failed.empty() || run.step.exit_code != 0 || !run.broken.empty()) {
     r->outcome = MutantOutcome::kKilled;
-    r->observed = !failed.empty()            ? "failed: " + failed
-                  : !run.broken.empty()      ? run.broken.front()
-                                             : "the test command exited " + std::to_string(run.step.exit_code);
+    r->observed = !failed.empty() ? "failed: " + failed
+                  : !run.broken.empty()
+                      ? run.broken.front()
+                      : "the test command exited " + std::to_string(run.step.exit_code);
     return;
   }
   r->outcome = MutantOutcome::kSurvived;
-  auto cases = std::count_if(run.results.begin(), run.results.end(), [](const auto& e) { return !e.second.alias; });
+  auto cases = std::count_if(run.results.begin(), run.results.end(),
+                             [](const auto& e) { return !e.second.alias; });
   r->detail = "every test passed (" + std::to_string(cases) + " result(s))";
 }
 
@@ -83,26 +87,31 @@ void Judge(const MutantJob& job, const TestRun& run, double timeout_s, MutantRes
     return;
   }
   if (job.generated) return JudgeGenerated(run, r);
-  Classification c = job.expect_green ? ClassifyGreen(job.expect, run.results) : Classify(job.expect, run.results);
+  Classification c =
+      job.expect_green ? ClassifyGreen(job.expect, run.results) : Classify(job.expect, run.results);
   // A process that died writing its report failed, whatever the other reports say.
-  if (!run.broken.empty() && (c.outcome == MutantOutcome::kSurvived || c.outcome == MutantOutcome::kGreenAsClaimed)) {
+  if (!run.broken.empty() &&
+      (c.outcome == MutantOutcome::kSurvived || c.outcome == MutantOutcome::kGreenAsClaimed)) {
     c.outcome = job.expect_green ? MutantOutcome::kNotGreen : MutantOutcome::kRedOther;
   }
   r->outcome = c.outcome;
   r->detail = c.detail;
   r->observed = c.observed;
   if (run.step.exit_code != 0 && run.results.empty()) {
-    r->detail += "; the test command exited " + std::to_string(run.step.exit_code) + " without a gtest report";
+    r->detail += "; the test command exited " + std::to_string(run.step.exit_code) +
+                 " without a gtest report";
   }
   for (const std::string& b : run.broken) r->detail += "; " + b;
 }
 
 // A documented hole passes while it holds and is reported the day a test closes it.
 void Settle(const MutantJob& job, MutantResult* r) {
-  r->expected_outcome = job.combo || job.mutations.empty() ? "" : job.mutations.front()->expect_outcome;
+  r->expected_outcome =
+      job.combo || job.mutations.empty() ? "" : job.mutations.front()->expect_outcome;
   if (r->expected_outcome.empty()) return;
   std::string got(MutantOutcomeName(r->outcome));
-  bool killed = r->outcome == MutantOutcome::kRedAsClaimed || r->outcome == MutantOutcome::kRedOther;
+  bool killed =
+      r->outcome == MutantOutcome::kRedAsClaimed || r->outcome == MutantOutcome::kRedOther;
   if (IsAsClaimed(*r)) {
     r->detail = "documented: " + r->expected_outcome;
   } else if (r->expected_outcome == "survived" && killed) {
@@ -116,8 +125,10 @@ void Settle(const MutantJob& job, MutantResult* r) {
 }  // namespace
 
 bool IsAsClaimed(const MutantResult& r) {
-  if (r.generated) return r.outcome == MutantOutcome::kKilled || r.outcome == MutantOutcome::kUnviable;
-  return r.expected_outcome.empty() ? AsClaimed(r.outcome) : MutantOutcomeName(r.outcome) == r.expected_outcome;
+  if (r.generated)
+    return r.outcome == MutantOutcome::kKilled || r.outcome == MutantOutcome::kUnviable;
+  return r.expected_outcome.empty() ? AsClaimed(r.outcome)
+                                    : MutantOutcomeName(r.outcome) == r.expected_outcome;
 }
 
 void DescribeJob(const MutantJob& job, MutantResult* r) {
@@ -126,19 +137,29 @@ void DescribeJob(const MutantJob& job, MutantResult* r) {
     r->files = m.file;
     r->change = m.change;
     r->tests = job.tests.size() <= 3 ? "" : std::to_string(job.tests.size()) + " tests";
-    for (size_t i = 0; i < job.tests.size() && job.tests.size() <= 3; ++i) r->tests += (i ? ", " : "") + job.tests[i];
-    r->generated = MutantResult::Generated{m.file, m.op, m.find, m.replace, m.diff, m.line, m.column, job.tests};
+    for (size_t i = 0; i < job.tests.size() && job.tests.size() <= 3; ++i)
+      r->tests += (i ? ", " : "") + job.tests[i];
+    r->generated = MutantResult::Generated{m.file, m.op,   m.find,   m.replace,
+                                           m.diff, m.line, m.column, job.tests};
     return;
   }
   for (const Mutation* m : job.mutations) {
-    if (r->files.find(m->file) == std::string::npos) r->files += (r->files.empty() ? "" : ", ") + m->file;
-    r->change += (r->change.empty() ? "" : job.combo ? " + " : "; ") + (job.combo ? m->id : m->find + " → " + m->replace);
+    if (r->files.find(m->file) == std::string::npos)
+      r->files += (r->files.empty() ? "" : ", ") + m->file;
+    r->change += (r->change.empty() ? ""
+                  : job.combo       ? " + "
+                                    : "; ") +
+                 (job.combo ? m->id : m->find + " → " + m->replace);
   }
   for (const std::string& t : TestNames(job.expect)) r->tests += (r->tests.empty() ? "" : ", ") + t;
 }
 
 Worker::Worker(int index, std::string root, std::string dir, Journal* journal, int cancel_fd)
-    : index_(index), root_(std::move(root)), dir_(std::move(dir)), journal_(journal), cancel_fd_(cancel_fd) {}
+    : index_(index),
+      root_(std::move(root)),
+      dir_(std::move(dir)),
+      journal_(journal),
+      cancel_fd_(cancel_fd) {}
 
 std::string Worker::MutantLog(const std::string& id, const std::string& step) const {
   return dir_ + "/logs/" + LogName(id) + "/" + step + ".log";
@@ -155,11 +176,12 @@ Placeholders Worker::Where(const Catalog& c, std::vector<std::string> tests) con
   return p;
 }
 
-StatusOr<StepResult> Worker::Step(const std::vector<std::string>& argv, const Placeholders& p, const std::string& log,
-                                  double timeout_s) {
+StatusOr<StepResult> Worker::Step(const std::vector<std::string>& argv, const Placeholders& p,
+                                  const std::string& log, double timeout_s) {
   if (on_step_) {
     std::string step = log.substr(std::min(log.size(), dir_.size() + 6));  // past "<dir>/logs/"
-    if (step.size() > 4 && step.compare(step.size() - 4, 4, ".log") == 0) step.resize(step.size() - 4);
+    if (step.size() > 4 && step.compare(step.size() - 4, 4, ".log") == 0)
+      step.resize(step.size() - 4);
     std::replace(step.begin(), step.end(), '/', ' ');
     on_step_(index_, step);
   }
@@ -197,25 +219,30 @@ Status Worker::Prepare(const Catalog& c, std::string* problem, bool* interrupted
     PG_ASSIGN_OR_RETURN(StepResult configured, Step(ConfigureArgv(c, p), p, Log("configure"), 0));
     *interrupted = configured.cancelled;
     if (!configured.ok()) {
-      *problem = "configure failed: " + FirstError(LogText(Log("configure"))) + " (log: " + Log("configure") + ")";
+      *problem = "configure failed: " + FirstError(LogText(Log("configure"))) +
+                 " (log: " + Log("configure") + ")";
       return Status();
     }
   }
   PG_ASSIGN_OR_RETURN(StepResult built, Step(BuildArgv(c, p), p, Log("build"), 0));
   prepared_build_s_ = built.wall_s;
   *interrupted = built.cancelled;
-  if (!built.ok()) *problem = "the unmutated tree does not build: " + FirstError(LogText(Log("build"))) + " (log: " + Log("build") + ")";
+  if (!built.ok())
+    *problem = "the unmutated tree does not build: " + FirstError(LogText(Log("build"))) +
+               " (log: " + Log("build") + ")";
   // The unmutated build names the tests; a mutant's build (which may break listing) never does.
   bool default_commands = c.test_command.empty() && c.list_command.empty();
   if (built.ok() && !built.cancelled && default_commands) {
     auto listed = Tests(c);
-    if (!listed.ok()) *problem = "the unmutated build's tests cannot be listed: " + listed.status().message();
+    if (!listed.ok())
+      *problem = "the unmutated build's tests cannot be listed: " + listed.status().message();
   }
   return Status();
 }
 
-StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::string>& tests, double timeout_s,
-                                   const std::string& log, int mutant, bool fail_fast, const std::string& reached) {
+StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::string>& tests,
+                                   double timeout_s, const std::string& log, int mutant,
+                                   bool fail_fast, const std::string& reached) {
   std::string results = dir_ + "/results";
   std::error_code ec;
   fs::remove_all(results, ec);
@@ -225,24 +252,29 @@ StatusOr<TestRun> Worker::RunTests(const Catalog& c, const std::vector<std::stri
   p.fail_fast = fail_fast;
   p.reached = reached;
   TestRun run;
-  PG_ASSIGN_OR_RETURN(run.step, Step(TestArgv(c, p), p, log.empty() ? Log("test") : log, timeout_s));
+  PG_ASSIGN_OR_RETURN(run.step,
+                      Step(TestArgv(c, p), p, log.empty() ? Log("test") : log, timeout_s));
   // gtest's JSON first: a case both reports name keeps gtest's own failure messages.
   std::vector<fs::path> reports;
   for (const auto& f : fs::directory_iterator(results, ec)) {
-    if (f.path().extension() == ".json" || f.path().extension() == ".xml") reports.push_back(f.path());
+    if (f.path().extension() == ".json" || f.path().extension() == ".xml")
+      reports.push_back(f.path());
   }
   std::sort(reports.begin(), reports.end(), [](const fs::path& a, const fs::path& b) {
-    return std::make_pair(a.extension() != ".json", a) < std::make_pair(b.extension() != ".json", b);
+    return std::make_pair(a.extension() != ".json", a) <
+           std::make_pair(b.extension() != ".json", b);
   });
   for (const fs::path& f : reports) {
     PG_ASSIGN_OR_RETURN(std::string text, ReadFile(f.string()));
     std::string name = "results/" + f.filename().string();
-    Status added = f.extension() == ".json" ? AddGtestJson(name, text, &run.results) : AddJunit(name, text, &run.results);
+    Status added = f.extension() == ".json" ? AddGtestJson(name, text, &run.results)
+                                            : AddJunit(name, text, &run.results);
     // A process that crashed while writing its report (uriparser's runner: "double free" in
     // teardown, a 0-byte JSON) failed its test; the run goes on, the other reports still say which.
     if (!added.ok()) {
-      run.broken.push_back(added.message() + (text.empty() ? " (empty: its test process died before writing it)"
-                                                           : " (cut short, or not a test report)"));
+      run.broken.push_back(added.message() +
+                           (text.empty() ? " (empty: its test process died before writing it)"
+                                         : " (cut short, or not a test report)"));
     }
   }
   return run;
@@ -252,7 +284,8 @@ StatusOr<std::string> Worker::ListTests(const Catalog& c) {
   Placeholders p = Where(c);
   std::vector<std::string> argv = ListArgv(c, p);
   PG_ASSIGN_OR_RETURN(Captured listed, RunCapture(argv, tree(), 600));
-  if (listed.exit.exit_code != 0) return Status::Invalid("\"" + argv.front() + "\" could not list the tests: " + listed.output);
+  if (listed.exit.exit_code != 0)
+    return Status::Invalid("\"" + argv.front() + "\" could not list the tests: " + listed.output);
   return listed.output;
 }
 
@@ -285,7 +318,8 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
     r.outcome = MutantOutcome::kUnviable;
     r.detail = FirstError(LogText(build_log));
   } else if (built.ok()) {
-    auto tested = RunTests(*job.catalog, TestsOf(job), timeout_s, MutantLog(job.id, "test"), 0, job.generated);
+    auto tested = RunTests(*job.catalog, TestsOf(job), timeout_s, MutantLog(job.id, "test"), 0,
+                           job.generated);
     if (!tested.ok()) built = tested.status();
     if (tested.ok()) r.test_s = tested->step.wall_s;
     if (tested.ok()) Judge(job, *tested, timeout_s, &r);
@@ -296,7 +330,8 @@ StatusOr<MutantResult> Worker::Run(const MutantJob& job, double timeout_s, doubl
   // The restored files are rebuilt now, so the next mutant's build time is its own and the
   // scratch build matches the tree between mutants.
   if (!r.interrupted) {
-    auto rebuilt = Step(BuildArgv(*job.catalog, p), p, MutantLog(job.id, "restore-build"), build_timeout_s);
+    auto rebuilt =
+        Step(BuildArgv(*job.catalog, p), p, MutantLog(job.id, "restore-build"), build_timeout_s);
     if (rebuilt.ok()) r.restore_build_s = rebuilt->wall_s;
   }
   Settle(job, &r);
@@ -308,8 +343,11 @@ namespace {
 
 // A generated mutant's tests as its report shows them: the ones its run used.
 void ShowTests(const std::vector<std::string>& tests, MutantResult* r) {
-  r->tests = tests.empty() ? "none reached it" : tests.size() <= 3 ? "" : std::to_string(tests.size()) + " tests";
-  for (size_t i = 0; i < tests.size() && tests.size() <= 3; ++i) r->tests += (i ? ", " : "") + tests[i];
+  r->tests = tests.empty()       ? "none reached it"
+             : tests.size() <= 3 ? ""
+                                 : std::to_string(tests.size()) + " tests";
+  for (size_t i = 0; i < tests.size() && tests.size() <= 3; ++i)
+    r->tests += (i ? ", " : "") + tests[i];
   if (r->generated) r->generated->tests = tests;
 }
 
@@ -330,13 +368,17 @@ void MergeTestRun(const TestRun& run, TestRun* into) {
 
 bool TestRunFailed(const TestRun& run) {
   if (!run.step.ok() || !run.broken.empty()) return true;
-  return std::any_of(run.results.begin(), run.results.end(), [](const auto& e) { return e.second.failed; });
+  return std::any_of(run.results.begin(), run.results.end(),
+                     [](const auto& e) { return e.second.failed; });
 }
 
-StatusOr<std::vector<std::string>> Worker::SourceReadersOf(const MutantJob& job, const ReachRecord& reach) {
+StatusOr<std::vector<std::string>> Worker::SourceReadersOf(const MutantJob& job,
+                                                           const ReachRecord& reach) {
   if (reach.sources.empty()) return std::vector<std::string>{};
-  PG_ASSIGN_OR_RETURN(std::vector<std::string> units, ReachUnits(*job.catalog, TestsOf(job), reach));
-  units.erase(std::remove_if(units.begin(), units.end(), [&](const std::string& t) { return !reach.sources.count(t); }),
+  PG_ASSIGN_OR_RETURN(std::vector<std::string> units,
+                      ReachUnits(*job.catalog, TestsOf(job), reach));
+  units.erase(std::remove_if(units.begin(), units.end(),
+                             [&](const std::string& t) { return !reach.sources.count(t); }),
               units.end());
   int number = job.mutations.empty() ? 0 : job.mutations.front()->schema_number;
   return TestsReaching(reach, number, units);
@@ -363,7 +405,8 @@ StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_
     PG_ASSIGN_OR_RETURN(tests, ReachUnits(*job.catalog, tests, reach));
   }
   tests = TestsReaching(reach, number, tests);
-  tests.erase(std::remove_if(tests.begin(), tests.end(), [&](const std::string& t) { return reach.sources.count(t); }),
+  tests.erase(std::remove_if(tests.begin(), tests.end(),
+                             [&](const std::string& t) { return reach.sources.count(t); }),
               tests.end());
   ShowTests(tests, &r);
   if (tests.empty()) {
@@ -395,8 +438,8 @@ StatusOr<MutantResult> Worker::RunInSchema(const MutantJob& job, double timeout_
   r.test_s = run.step.wall_s;
   Judge(job, run, timeout_s, &r);
   if (alone && r.outcome == MutantOutcome::kTimeout) {
-    r.detail += " (5 × its tests' " + FormatSeconds(RecordedSeconds(reach, batches)) + " in the recording run, at least " +
-                FormatSeconds(floor_s) + ")";
+    r.detail += " (5 × its tests' " + FormatSeconds(RecordedSeconds(reach, batches)) +
+                " in the recording run, at least " + FormatSeconds(floor_s) + ")";
   }
   r.total_s = SteadyClock().Since(start);
   return r;

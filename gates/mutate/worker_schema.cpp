@@ -17,8 +17,10 @@ namespace {
 
 // The schemata as whole-file edits of the tree, without `off`; `built` keeps each file's
 // rendered text and points for mapping the compiler's errors back to points.
-StatusOr<std::vector<Mutation>> SchemaEdits(const std::string& tree, const Catalog& c, const std::set<int>& off,
-                                            std::map<std::string, SchemaText>* built, std::set<int>* numbers) {
+StatusOr<std::vector<Mutation>> SchemaEdits(const std::string& tree, const Catalog& c,
+                                            const std::set<int>& off,
+                                            std::map<std::string, SchemaText>* built,
+                                            std::set<int>* numbers) {
   std::vector<Mutation> edits;
   for (const Schema& s : c.schemata) {
     PG_ASSIGN_OR_RETURN(std::string original, ReadFile(tree + "/" + s.file));
@@ -37,12 +39,14 @@ StatusOr<std::vector<Mutation>> SchemaEdits(const std::string& tree, const Catal
 }
 
 std::string Built(size_t mutants, size_t files, double wall_s, const SchemaSearch& search) {
-  std::string out = std::to_string(mutants) + " mutant(s) in one build of " + std::to_string(files) +
-                    " schematized file(s) (" + std::to_string(static_cast<int>(wall_s)) + " s)";
+  std::string out = std::to_string(mutants) + " mutant(s) in one build of " +
+                    std::to_string(files) + " schematized file(s) (" +
+                    std::to_string(static_cast<int>(wall_s)) + " s)";
   if (search.dropped().empty()) return out;
   out += "; " + std::to_string(search.dropped().size()) + " left to one build each";
   if (search.found() == 0) return out;
-  return out + " (" + std::to_string(search.found()) + " found by halving a file's points: its errors lay outside every point)";
+  return out + " (" + std::to_string(search.found()) +
+         " found by halving a file's points: its errors lay outside every point)";
 }
 
 // Removes the schema-build logs of the run before, once a run: a search's logs are this run's.
@@ -61,13 +65,15 @@ void SweepSchemaLogs(const std::string& logs) {
 // A halving's probes build only what the whole build before them failed to (Ninja's FAILED
 // outputs): every schematized file is rewritten each round, and a whole probe would compile
 // and link them all again. Only a whole build settles the schemata.
-StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_timeout_s, std::string* note,
-                                              const std::set<int>* settled) {
+StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_timeout_s,
+                                              std::string* note, const std::set<int>* settled) {
   if (!std::exchange(schema_logs_swept_, true)) SweepSchemaLogs(dir_ + "/logs");
   SchemaSearch search(c.schemata);
   Placeholders p = Where(c);
-  std::optional<std::set<int>> given = settled ? std::optional<std::set<int>>(*settled) : std::nullopt;
-  for (int round = 0; round < 1000; ++round) {  // SchemaSearch ends first: each build drops or halves
+  std::optional<std::set<int>> given =
+      settled ? std::optional<std::set<int>>(*settled) : std::nullopt;
+  for (int round = 0; round < 1000;
+       ++round) {  // SchemaSearch ends first: each build drops or halves
     std::map<std::string, SchemaText> built;
     std::set<int> numbers, off = given ? *given : search.Off();
     PG_ASSIGN_OR_RETURN(std::vector<Mutation> edits, SchemaEdits(tree(), c, off, &built, &numbers));
@@ -80,7 +86,8 @@ StatusOr<std::set<int>> Worker::ApplySchemata(const Catalog& c, double build_tim
     for (const Mutation& m : edits) pointers.push_back(&m);
     PG_ASSIGN_OR_RETURN(AppliedMutant applied, AppliedMutant::Apply(tree(), pointers, journal_));
     std::string log = Log("schema-build-" + std::to_string(round));
-    std::vector<std::string> argv = search.halving() ? OutputsBuildArgv(c, p, search.probes()) : std::vector<std::string>{};
+    std::vector<std::string> argv =
+        search.halving() ? OutputsBuildArgv(c, p, search.probes()) : std::vector<std::string>{};
     bool probe = !argv.empty();
     auto step = Step(probe ? argv : KeepGoingBuildArgv(c, p), p, log, build_timeout_s);
     if (step.ok() && step->ok() && !search.halving()) {
@@ -113,21 +120,23 @@ Status Worker::RemoveSchemata(const Catalog& c) {
   return Step(BuildArgv(c, p), p, Log("schema-restore-build"), 0).status();
 }
 
-
-StatusOr<std::vector<std::string>> Worker::ReachUnits(const Catalog& c, const std::vector<std::string>& tests,
+StatusOr<std::vector<std::string>> Worker::ReachUnits(const Catalog& c,
+                                                      const std::vector<std::string>& tests,
                                                       const ReachRecord& reach) {
   if (!c.test_command.empty() || !c.list_command.empty() || reach.split.empty()) return tests;
   PG_ASSIGN_OR_RETURN(const TestMap* map, Tests(c));
   std::vector<std::string> units;
   for (const std::string& t : tests) {
-    std::vector<std::string> cases = reach.split.count(t) ? map->CasesOf(t) : std::vector<std::string>{};
+    std::vector<std::string> cases =
+        reach.split.count(t) ? map->CasesOf(t) : std::vector<std::string>{};
     if (cases.empty()) units.push_back(t);
     units.insert(units.end(), cases.begin(), cases.end());
   }
   return units;
 }
 
-StatusOr<std::vector<std::vector<std::string>>> Worker::Batches(const Catalog& c, const std::vector<std::string>& tests) {
+StatusOr<std::vector<std::vector<std::string>>> Worker::Batches(
+    const Catalog& c, const std::vector<std::string>& tests) {
   std::vector<std::vector<std::string>> batches;
   if (!c.test_command.empty() || !c.list_command.empty()) {
     for (const std::string& t : tests) batches.push_back({t});
@@ -144,8 +153,9 @@ StatusOr<std::vector<std::vector<std::string>>> Worker::Batches(const Catalog& c
   return batches;
 }
 
-StatusOr<TestRun> Worker::RecordUnit(const Catalog& c, const std::vector<std::string>& tests, const std::string& unit,
-                                     const std::string& file, ReachRecord* reach) {
+StatusOr<TestRun> Worker::RecordUnit(const Catalog& c, const std::vector<std::string>& tests,
+                                     const std::string& unit, const std::string& file,
+                                     ReachRecord* reach) {
   std::string log = unit.empty() ? Log("test") : Log("reach-" + fs::path(file).filename().string());
   PG_ASSIGN_OR_RETURN(TestRun run, RunTests(c, tests, 0, log, 0, false, file));
   if (run.step.cancelled) return run;
@@ -158,8 +168,9 @@ StatusOr<TestRun> Worker::RecordUnit(const Catalog& c, const std::vector<std::st
 // A whole run that failed is split so that the failing case is known by name (it may read the
 // sources); otherwise the grain decides, and `auto` weighs the split's cost against what it
 // saves, measuring a process start with a filter no case matches.
-StatusOr<bool> Worker::Splits(const Catalog& c, const std::string& t, size_t cases, ReachGrain grain,
-                              const std::set<std::string>* split_as, const ReachRecord& reach) {
+StatusOr<bool> Worker::Splits(const Catalog& c, const std::string& t, size_t cases,
+                              ReachGrain grain, const std::set<std::string>* split_as,
+                              const ReachRecord& reach) {
   if (cases < 2) return false;
   if (split_as) return split_as->count(t) > 0;
   if (grain != ReachGrain::kAuto) return grain == ReachGrain::kCase;
@@ -174,8 +185,9 @@ StatusOr<bool> Worker::Splits(const Catalog& c, const std::string& t, size_t cas
 // file, then the cases of those split one at a time. A failing test does not stop it: the
 // baseline's problem names the first failure, and every test must have run for that to be
 // the whole story.
-StatusOr<TestRun> Worker::RecordReach(const Catalog& c, const std::vector<std::string>& tests, ReachGrain grain,
-                                      const std::set<std::string>* split_as, ReachRecord* reach) {
+StatusOr<TestRun> Worker::RecordReach(const Catalog& c, const std::vector<std::string>& tests,
+                                      ReachGrain grain, const std::set<std::string>* split_as,
+                                      ReachRecord* reach) {
   std::string dir = dir_ + "/reached";
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -190,7 +202,8 @@ StatusOr<TestRun> Worker::RecordReach(const Catalog& c, const std::vector<std::s
   all.step.exit_code = 0;
   int files = 0;
   auto record = [&](const std::string& unit) -> StatusOr<bool> {
-    PG_ASSIGN_OR_RETURN(TestRun run, RecordUnit(c, {unit}, unit, dir + "/" + std::to_string(files++), reach));
+    PG_ASSIGN_OR_RETURN(TestRun run,
+                        RecordUnit(c, {unit}, unit, dir + "/" + std::to_string(files++), reach));
     MergeTestRun(run, &all);
     return !run.step.cancelled;
   };
@@ -212,8 +225,9 @@ StatusOr<TestRun> Worker::RecordReach(const Catalog& c, const std::vector<std::s
   return all;
 }
 
-StatusOr<TestRun> Worker::RecordReachRuns(const Catalog& c, const std::vector<std::string>& tests, int runs,
-                                          ReachGrain grain, ReachRecord* reach, std::vector<std::string>* wandered) {
+StatusOr<TestRun> Worker::RecordReachRuns(const Catalog& c, const std::vector<std::string>& tests,
+                                          int runs, ReachGrain grain, ReachRecord* reach,
+                                          std::vector<std::string>* wandered) {
   PG_ASSIGN_OR_RETURN(TestRun first, RecordReach(c, tests, grain, nullptr, reach));
   for (int k = 1; k < runs && !first.step.cancelled; ++k) {
     ReachRecord again;

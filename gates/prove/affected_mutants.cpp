@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "gates/prove/test_bodies.h"
 #include "gates/config/json_source.h"
 #include "gates/core/file_io.h"
 #include "gates/git/git.h"
+#include "gates/prove/test_bodies.h"
 #include "gates/runner/input_glob.h"
 
 namespace pg {
@@ -20,7 +20,8 @@ std::map<std::string, std::string> ChangedTests(const std::string& root, const s
     auto text = ReadFile(root + "/" + file);
     if (!text.ok()) continue;
     auto before = git::FileAt(root, base, file);
-    std::map<std::string, std::string> old = before.ok() ? GtestBodies(*before) : std::map<std::string, std::string>{};
+    std::map<std::string, std::string> old =
+        before.ok() ? GtestBodies(*before) : std::map<std::string, std::string>{};
     for (const auto& [name, body] : GtestBodies(*text)) {
       auto it = old.find(name);
       if (it == old.end() || it->second != body) where.emplace(name, file);
@@ -46,10 +47,12 @@ std::map<std::string, Json> Entries(const Json& doc) {
 // The entries of a changed catalog that differ from `base`'s: {"*"} when a field all its
 // mutants share (build, commands, affected_by) changed or it cannot be compared, so editing one
 // mutation's claim reruns that mutation, not its whole catalog.
-std::set<std::string> ChangedEntries(const std::string& root, const std::string& base, const std::string& path) {
+std::set<std::string> ChangedEntries(const std::string& root, const std::string& base,
+                                     const std::string& path) {
   auto before = git::FileAt(root, base, path);
   auto now = ReadFile(root + "/" + path);
-  auto old_doc = before.ok() ? JsonSource::Parse(path, *before) : StatusOr<JsonSource>(before.status());
+  auto old_doc =
+      before.ok() ? JsonSource::Parse(path, *before) : StatusOr<JsonSource>(before.status());
   auto new_doc = now.ok() ? JsonSource::Parse(path, *now) : StatusOr<JsonSource>(now.status());
   if (!old_doc.ok() || !new_doc.ok()) return {"*"};
   Json shared_old = old_doc->root(), shared_new = new_doc->root();
@@ -67,15 +70,19 @@ std::set<std::string> ChangedEntries(const std::string& root, const std::string&
   return changed;
 }
 
-std::string Reason(const MutantJob& job, const std::set<std::string>& changed, const std::map<std::string, std::string>& tests,
+std::string Reason(const MutantJob& job, const std::set<std::string>& changed,
+                   const std::map<std::string, std::string>& tests,
                    const std::set<std::string>& entries) {
-  if (entries.count("*")) return "its catalog " + job.catalog->path + " changed (what all its mutants share)";
+  if (entries.count("*"))
+    return "its catalog " + job.catalog->path + " changed (what all its mutants share)";
   if (entries.count(job.id)) return "its entry in " + job.catalog->path + " changed";
   for (const Mutation* m : job.mutations) {
-    if (entries.count(m->id)) return "its member " + m->id + "'s entry in " + job.catalog->path + " changed";
+    if (entries.count(m->id))
+      return "its member " + m->id + "'s entry in " + job.catalog->path + " changed";
   }
   for (const std::string& glob : job.catalog->affected_by) {
-    auto hit = std::find_if(changed.begin(), changed.end(), [&](const std::string& f) { return GlobMatch(glob, f); });
+    auto hit = std::find_if(changed.begin(), changed.end(),
+                            [&](const std::string& f) { return GlobMatch(glob, f); });
     if (hit != changed.end()) return *hit + " changed (the catalog's affected_by " + glob + ")";
   }
   for (const Mutation* m : job.mutations) {
@@ -106,15 +113,20 @@ StatusOr<std::set<std::string>> ChangedSince(const std::string& root, const std:
   return changed;
 }
 
-std::vector<MutantJob> AffectedJobs(const std::string& root, const std::string& base, const std::vector<MutantJob>& jobs,
-                                    const std::set<std::string>& changed, std::map<std::string, std::string>* why) {
+std::vector<MutantJob> AffectedJobs(const std::string& root, const std::string& base,
+                                    const std::vector<MutantJob>& jobs,
+                                    const std::set<std::string>& changed,
+                                    std::map<std::string, std::string>* why) {
   std::map<std::string, std::string> tests = ChangedTests(root, base, changed);
-  std::map<std::string, std::set<std::string>> entries;  // by catalog path, for catalogs that changed
+  std::map<std::string, std::set<std::string>>
+      entries;  // by catalog path, for catalogs that changed
   std::vector<MutantJob> picked;
   for (const MutantJob& job : jobs) {
     const std::string& path = job.catalog->path;
-    if (changed.count(path) && !entries.count(path)) entries[path] = ChangedEntries(root, base, path);
-    std::string reason = Reason(job, changed, tests, changed.count(path) ? entries[path] : std::set<std::string>{});
+    if (changed.count(path) && !entries.count(path))
+      entries[path] = ChangedEntries(root, base, path);
+    std::string reason =
+        Reason(job, changed, tests, changed.count(path) ? entries[path] : std::set<std::string>{});
     if (reason.empty()) continue;
     (*why)[job.id] = reason;
     picked.push_back(job);

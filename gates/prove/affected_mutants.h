@@ -19,7 +19,9 @@ StatusOr<std::set<std::string>> ChangedSince(const std::string& root, const std:
 // The jobs whose mutated file or catalog changed, or an expected gtest case whose body differs
 // from the one at commit `base`, or that belong to a catalog whose `affected_by` globs match a
 // changed file; a combo when any member is selected. `why` gets each selected id's first reason.
-std::vector<MutantJob> AffectedJobs(const std::string& root, const std::string& base, const std::vector<MutantJob>& jobs,
-                                    const std::set<std::string>& changed, std::map<std::string, std::string>* why);
+std::vector<MutantJob> AffectedJobs(const std::string& root, const std::string& base,
+                                    const std::vector<MutantJob>& jobs,
+                                    const std::set<std::string>& changed,
+                                    std::map<std::string, std::string>* why);
 
 }  // namespace pg

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "gates/mutate/test_map.h"
 #include "gates/git/git.h"
+#include "gates/mutate/test_map.h"
 
 namespace pg {
 namespace {
@@ -39,7 +39,8 @@ std::vector<std::string> ChangedTestFiles(const Inventory& base, const Inventory
   std::vector<std::string> out;
   for (const auto& [rel, file] : head.files) {
     auto old = base.files.find(rel);
-    bool same = old != base.files.end() ? old->second.hash == file.hash : moved.count(file.hash) > 0;
+    bool same =
+        old != base.files.end() ? old->second.hash == file.hash : moved.count(file.hash) > 0;
     if (!same) out.push_back(rel);
   }
   return out;
@@ -99,10 +100,12 @@ std::vector<std::string> ListedTestNames(const std::string& listing) {
     size_t sep = line.find("::");
     if (sep == std::string::npos) continue;
     std::string file = line.substr(0, sep), rest = line.substr(sep + 2);
-    if (file.size() > 3 && file.compare(file.size() - 3, 3, ".py") == 0) file.resize(file.size() - 3);
+    if (file.size() > 3 && file.compare(file.size() - 3, 3, ".py") == 0)
+      file.resize(file.size() - 3);
     std::replace(file.begin(), file.end(), '/', '.');
     size_t params = rest.find('[');  // a parametrised id's brackets are kept as they are ("[p::q]")
-    for (size_t at = rest.find("::"); at != std::string::npos && at < params; at = rest.find("::", at)) {
+    for (size_t at = rest.find("::"); at != std::string::npos && at < params;
+         at = rest.find("::", at)) {
       rest.replace(at, 2, ".");
       if (params != std::string::npos) --params;
     }
@@ -111,7 +114,8 @@ std::vector<std::string> ListedTestNames(const std::string& listing) {
   return nodes.empty() ? lines : nodes;
 }
 
-std::vector<std::string> LostTests(const std::vector<std::string>& removed, const std::vector<std::string>& messages) {
+std::vector<std::string> LostTests(const std::vector<std::string>& removed,
+                                   const std::vector<std::string>& messages) {
   std::set<std::string> explained;
   for (const std::string& m : messages) {
     for (const git::Trailer& t : git::MessageTrailers(m)) {

@@ -7,15 +7,15 @@
 #include <utility>
 #include <vector>
 
-#include "gates/prove/test_bodies.h"
 #include "gates/core/status.h"
+#include "gates/prove/test_bodies.h"
 
 namespace pg {
 
 struct Inventory {
-  std::set<std::string> tests;                 // ctest names
+  std::set<std::string> tests;                // ctest names
   std::map<std::string, std::string> bodies;  // "Suite.Name" → body hash
-  std::map<std::string, TestFile> files;       // the test files, by relative path
+  std::map<std::string, TestFile> files;      // the test files, by relative path
 };
 
 // A test's body hash: its own, or for a parametrised pytest id ("m.test_x[1]") its function's;
@@ -26,7 +26,7 @@ const std::string* BodyOf(const Inventory& inv, const std::string& test);
 std::vector<std::string> ChangedTestFiles(const Inventory& base, const Inventory& head);
 
 struct InventoryDiff {
-  std::vector<std::string> added, removed, changed;           // removed: not renamed
+  std::vector<std::string> added, removed, changed;          // removed: not renamed
   std::vector<std::pair<std::string, std::string>> renamed;  // old → new, same body
 };
 
@@ -42,6 +42,7 @@ std::vector<std::string> ListedTestNames(const std::string& listing);
 
 // The removed tests no commit message explains with a `Test-Removed: <name> — <reason>`
 // trailer (an em dash, "-" or ":" before a non-empty reason).
-std::vector<std::string> LostTests(const std::vector<std::string>& removed, const std::vector<std::string>& messages);
+std::vector<std::string> LostTests(const std::vector<std::string>& removed,
+                                   const std::vector<std::string>& messages);
 
 }  // namespace pg

@@ -7,20 +7,20 @@
 #include <string>
 #include <vector>
 
-#include "gates/prove/inventory.h"
 #include "gates/config/suite_config.h"
 #include "gates/core/exit_code.h"
 #include "gates/core/status.h"
+#include "gates/prove/inventory.h"
 
 namespace pg {
 
 struct ProveOptions {
-  std::string root;      // the user's repository (read, never written)
-  std::string base;      // REF
+  std::string root;  // the user's repository (read, never written)
+  std::string base;  // REF
   std::string head = "HEAD";
   std::string work_dir;  // trees and builds: base/, head/, mixed/ and src/
   ProveSettings settings;
-  std::string only;      // --tests: a regex the fail-to-pass candidates must match
+  std::string only;          // --tests: a regex the fail-to-pass candidates must match
   bool allow_empty = false;  // --allow-empty: a change with no added or changed test may pass
   int cancel_fd = -1;
   std::function<void(const std::string&)> on_notice;
@@ -31,20 +31,20 @@ struct TestProof {
   std::string test, before, after;
   std::string verdict;  // proven, not proven, red after, unviable; broken (pass-to-pass)
   std::string detail;
-  std::string why;      // its failure before, on one line, when it failed there
+  std::string why;  // its failure before, on one line, when it failed there
 };
 
 struct ProveReport {
   std::string base_id, head_id;
   size_t base_count = 0, head_count = 0;
   InventoryDiff diff;
-  std::vector<std::string> lost;          // removed, not renamed, with no Test-Removed trailer
-  std::vector<TestProof> fail_to_pass;    // the added and changed tests
-  std::vector<TestProof> broken;          // passed on base, not on head
+  std::vector<std::string> lost;        // removed, not renamed, with no Test-Removed trailer
+  std::vector<TestProof> fail_to_pass;  // the added and changed tests
+  std::vector<TestProof> broken;        // passed on base, not on head
   size_t pass_to_pass_checked = 0;
-  std::string unviable;                   // why the mixed tree did not build
-  std::vector<std::string> test_globs;    // which files were taken as tests
-  std::string nothing_proven;             // why no test was a candidate: globs, files, names found
+  std::string unviable;                 // why the mixed tree did not build
+  std::vector<std::string> test_globs;  // which files were taken as tests
+  std::string nothing_proven;           // why no test was a candidate: globs, files, names found
   // Changed test files that define no listed case: the ctest tests standing for them (each a
   // candidate as a whole), and the files none stands for.
   std::map<std::string, std::vector<std::string>> whole_tests;

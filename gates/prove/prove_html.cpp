@@ -11,9 +11,11 @@ namespace {
 std::vector<std::vector<std::string>> Rows(const std::vector<TestProof>& proofs) {
   std::vector<std::vector<std::string>> rows;
   for (const TestProof& p : proofs) {
-    rows.push_back({p.verdict == "proven" ? "ok" : "bad", "<code>" + HtmlText(p.test) + "</code>", HtmlBadge(p.before),
-                    HtmlBadge(p.after), HtmlBadge(p.verdict),
-                    HtmlText(p.detail) + (p.why.empty() ? "" : (p.detail.empty() ? "" : "<br>") + ("red before: " + HtmlText(p.why)))});
+    rows.push_back({p.verdict == "proven" ? "ok" : "bad", "<code>" + HtmlText(p.test) + "</code>",
+                    HtmlBadge(p.before), HtmlBadge(p.after), HtmlBadge(p.verdict),
+                    HtmlText(p.detail) + (p.why.empty() ? ""
+                                                        : (p.detail.empty() ? "" : "<br>") +
+                                                              ("red before: " + HtmlText(p.why)))});
   }
   return rows;
 }
@@ -28,24 +30,28 @@ std::string List(const std::vector<std::string>& items) {
 
 std::string ProveReportHtml(const ProveReport& r) {
   ExitCode verdict = r.Verdict();
-  std::string body = "<p>" + HtmlBadge(ExitCodeName(verdict)) + " exit " + std::to_string(static_cast<int>(verdict)) + ": " +
-                     HtmlText(ProveSummary(r)) + ", pass-to-pass " +
-                     std::to_string(r.pass_to_pass_checked - r.broken.size()) + "/" + std::to_string(r.pass_to_pass_checked) +
-                     "</p>\n";
+  std::string body = "<p>" + HtmlBadge(ExitCodeName(verdict)) + " exit " +
+                     std::to_string(static_cast<int>(verdict)) + ": " + HtmlText(ProveSummary(r)) +
+                     ", pass-to-pass " + std::to_string(r.pass_to_pass_checked - r.broken.size()) +
+                     "/" + std::to_string(r.pass_to_pass_checked) + "</p>\n";
   std::string globs;
   for (const std::string& g : r.test_globs) globs += (globs.empty() ? "" : " ") + g;
   std::vector<std::pair<std::string, std::string>> facts = {
-      {"base", "<code>" + HtmlText(r.base_id) + "</code>"}, {"head", "<code>" + HtmlText(r.head_id) + "</code>"},
+      {"base", "<code>" + HtmlText(r.base_id) + "</code>"},
+      {"head", "<code>" + HtmlText(r.head_id) + "</code>"},
       {"tests", std::to_string(r.base_count) + " → " + std::to_string(r.head_count)},
       {"test files", "<code>" + HtmlText(globs) + "</code>"}};
   if (!r.unviable.empty()) facts.push_back({"unviable", HtmlText(r.unviable)});
   if (!r.nothing_proven.empty()) facts.push_back({"nothing proven", HtmlText(r.nothing_proven)});
   if (r.interrupted) facts.push_back({"interrupted", "yes"});
   body += HtmlFacts(facts);
-  const std::vector<std::string> header = {"test", "before (base)", "after (head)", "verdict", "detail"};
+  const std::vector<std::string> header = {"test", "before (base)", "after (head)", "verdict",
+                                           "detail"};
   body += "<h2>Red before, green after</h2>\n" + HtmlTable(header, Rows(r.fail_to_pass));
-  if (!r.broken.empty()) body += "<h2>Broken (passed on the base)</h2>\n" + HtmlTable(header, Rows(r.broken));
-  if (!r.lost.empty()) body += "<h2>Lost (removed with no Test-Removed trailer)</h2>\n" + List(r.lost);
+  if (!r.broken.empty())
+    body += "<h2>Broken (passed on the base)</h2>\n" + HtmlTable(header, Rows(r.broken));
+  if (!r.lost.empty())
+    body += "<h2>Lost (removed with no Test-Removed trailer)</h2>\n" + List(r.lost);
   if (!r.diff.added.empty()) body += "<h2>Added</h2>\n" + List(r.diff.added);
   if (!r.diff.changed.empty()) body += "<h2>Changed</h2>\n" + List(r.diff.changed);
   std::vector<std::string> renamed;
@@ -58,7 +64,9 @@ std::string ProveReportHtml(const ProveReport& r) {
     whole.push_back(test + " (for " + names + ")");
   }
   if (!whole.empty()) body += "<h2>Whole tests standing for changed files</h2>\n" + List(whole);
-  if (!r.unaccounted.empty()) body += "<h2>Unaccounted (changed test files no test accounts for)</h2>\n" + List(r.unaccounted);
+  if (!r.unaccounted.empty())
+    body +=
+        "<h2>Unaccounted (changed test files no test accounts for)</h2>\n" + List(r.unaccounted);
   std::string cls = verdict == ExitCode::kPass ? "ok" : "bad";
   return HtmlDocument("proofgate prove: " + std::string(ExitCodeName(verdict)), cls, body);
 }

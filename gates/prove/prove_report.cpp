@@ -12,13 +12,18 @@ namespace {
 std::string InventoryLine(const ProveReport& r) {
   return "tests " + std::to_string(r.base_count) + " → " + std::to_string(r.head_count) + " (+" +
          std::to_string(r.diff.added.size()) + " −" + std::to_string(r.diff.removed.size()) + ", " +
-         std::to_string(r.diff.renamed.size()) + " renamed, " + std::to_string(r.diff.changed.size()) + " changed)";
+         std::to_string(r.diff.renamed.size()) + " renamed, " +
+         std::to_string(r.diff.changed.size()) + " changed)";
 }
 
 Json Proofs(const std::vector<TestProof>& proofs) {
   Json list = Json::array();
   for (const TestProof& p : proofs) {
-    list.push_back({{"test", p.test}, {"base", p.before}, {"head", p.after}, {"verdict", p.verdict}, {"detail", p.detail},
+    list.push_back({{"test", p.test},
+                    {"base", p.before},
+                    {"head", p.after},
+                    {"verdict", p.verdict},
+                    {"detail", p.detail},
                     {"why", p.why}});
   }
   return list;
@@ -61,8 +66,8 @@ std::string ProveSummary(const ProveReport& r) {
     red += p.before == "fail";
     green += p.after == "pass";
   }
-  return "red before " + std::to_string(red) + "/" + std::to_string(n) + ", green after " + std::to_string(green) + "/" +
-         std::to_string(n);
+  return "red before " + std::to_string(red) + "/" + std::to_string(n) + ", green after " +
+         std::to_string(green) + "/" + std::to_string(n);
 }
 
 void WriteProveTable(const ProveReport& r, std::ostream& out) {
@@ -72,39 +77,63 @@ void WriteProveTable(const ProveReport& r, std::ostream& out) {
   out << Pad("TEST", width) << "  " << Pad("BASE", 9) << Pad("HEAD", 9) << "VERDICT\n";
   for (const auto* list : {&r.fail_to_pass, &r.broken}) {
     for (const TestProof& p : *list) {
-      out << Pad(list == &r.fail_to_pass ? Named(r, p.test) : p.test, width) << "  " << Pad(p.before, 9)
-          << Pad(p.after, 9) << p.verdict << (p.detail.empty() ? "" : " — " + p.detail) << "\n";
+      out << Pad(list == &r.fail_to_pass ? Named(r, p.test) : p.test, width) << "  "
+          << Pad(p.before, 9) << Pad(p.after, 9) << p.verdict
+          << (p.detail.empty() ? "" : " — " + p.detail) << "\n";
       if (!p.why.empty()) out << "  red before: " << p.why << "\n";
     }
   }
-  out << InventoryLine(r) << "; " << r.base_id.substr(0, 12) << " → " << r.head_id.substr(0, 12) << "\n";
+  out << InventoryLine(r) << "; " << r.base_id.substr(0, 12) << " → " << r.head_id.substr(0, 12)
+      << "\n";
   for (const auto& [from, to] : r.diff.renamed) out << "renamed: " << from << " → " << to << "\n";
   for (const std::string& t : r.diff.removed) {
     bool lost = std::find(r.lost.begin(), r.lost.end(), t) != r.lost.end();
-    out << "removed: " << t << (lost ? "  LOST (no \"Test-Removed: " + t + " — <reason>\" trailer)" : "  (Test-Removed trailer)") << "\n";
+    out << "removed: " << t
+        << (lost ? "  LOST (no \"Test-Removed: " + t + " — <reason>\" trailer)"
+                 : "  (Test-Removed trailer)")
+        << "\n";
   }
-  if (!r.unviable.empty()) out << "the base tree with HEAD's tests does not build: " << r.unviable << "\n";
+  if (!r.unviable.empty())
+    out << "the base tree with HEAD's tests does not build: " << r.unviable << "\n";
   if (!r.unaccounted.empty()) {
-    out << "unaccounted: " << Joined(r.unaccounted) << " (changed test files that define no listed case and build no ctest test)\n";
+    out << "unaccounted: " << Joined(r.unaccounted)
+        << " (changed test files that define no listed case and build no ctest test)\n";
   }
   if (!r.nothing_proven.empty()) {
-    out << "nothing proven: " << r.nothing_proven << (r.allow_empty ? " (--allow-empty)" : "; --allow-empty accepts that") << "\n";
+    out << "nothing proven: " << r.nothing_proven
+        << (r.allow_empty ? " (--allow-empty)" : "; --allow-empty accepts that") << "\n";
   }
-  out << ProveSummary(r) << "; pass-to-pass " << (r.pass_to_pass_checked - r.broken.size()) << "/" << r.pass_to_pass_checked
-      << "\nprove: " << (r.interrupted ? "interrupted" : r.ok() ? "pass" : "fail" + FailedBecause(r)) << "\n";
+  out << ProveSummary(r) << "; pass-to-pass " << (r.pass_to_pass_checked - r.broken.size()) << "/"
+      << r.pass_to_pass_checked << "\nprove: "
+      << (r.interrupted ? "interrupted"
+          : r.ok()      ? "pass"
+                        : "fail" + FailedBecause(r))
+      << "\n";
 }
 
 std::string ProveReportJson(const ProveReport& r) {
   Json renamed = Json::array();
   for (const auto& [from, to] : r.diff.renamed) renamed.push_back({{"from", from}, {"to", to}});
-  Json doc = {{"schema_version", 1}, {"base", r.base_id}, {"head", r.head_id}, {"ok", r.ok()},
+  Json doc = {{"schema_version", 1},
+              {"base", r.base_id},
+              {"head", r.head_id},
+              {"ok", r.ok()},
               {"tests", {{"base", r.base_count}, {"head", r.head_count}}},
-              {"added", r.diff.added}, {"removed", r.diff.removed}, {"changed", r.diff.changed}, {"renamed", renamed},
-              {"lost", r.lost}, {"fail_to_pass", Proofs(r.fail_to_pass)}, {"summary", ProveSummary(r)},
+              {"added", r.diff.added},
+              {"removed", r.diff.removed},
+              {"changed", r.diff.changed},
+              {"renamed", renamed},
+              {"lost", r.lost},
+              {"fail_to_pass", Proofs(r.fail_to_pass)},
+              {"summary", ProveSummary(r)},
               {"pass_to_pass", {{"checked", r.pass_to_pass_checked}, {"broken", Proofs(r.broken)}}},
-              {"unviable", r.unviable}, {"interrupted", r.interrupted}, {"test_globs", r.test_globs},
-              {"nothing_proven", r.nothing_proven}, {"allow_empty", r.allow_empty},
-              {"whole_tests", r.whole_tests}, {"unaccounted", r.unaccounted}};
+              {"unviable", r.unviable},
+              {"interrupted", r.interrupted},
+              {"test_globs", r.test_globs},
+              {"nothing_proven", r.nothing_proven},
+              {"allow_empty", r.allow_empty},
+              {"whole_tests", r.whole_tests},
+              {"unaccounted", r.unaccounted}};
   return doc.dump(2) + "\n";
 }
 

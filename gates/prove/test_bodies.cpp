@@ -60,7 +60,8 @@ std::map<std::string, std::string> GtestBodies(const std::string& source) {
     size_t open = static_cast<size_t>(it->position(0) + it->length(0) - 1);
     size_t close = BodyEnd(source, open);
     if (close == std::string::npos) continue;
-    out[(*it)[1].str() + "." + (*it)[2].str()] = Sha256Hex(Normalised(source.substr(open, close - open)));
+    out[(*it)[1].str() + "." + (*it)[2].str()] =
+        Sha256Hex(Normalised(source.substr(open, close - open)));
   }
   return out;
 }
@@ -72,7 +73,7 @@ namespace {
 struct PyLine {
   size_t indent = 0;
   int opens = 0;
-  bool code = false;                  // not blank, not only a comment
+  bool code = false;                   // not blank, not only a comment
   size_t comment = std::string::npos;  // where a comment starts: no part of a test's body
 };
 
@@ -118,7 +119,8 @@ struct PyScope {
 
 // A class's test methods it inherits from a class of the same module (`class TestB(TestA)`):
 // pytest lists them under the derived class, with the base's body. Chains are followed.
-void AddInherited(const std::map<std::string, std::string>& bases, std::map<std::string, std::string>* out) {
+void AddInherited(const std::map<std::string, std::string>& bases,
+                  std::map<std::string, std::string>* out) {
   for (int depth = 0; depth < 8; ++depth) {
     bool added = false;
     for (const auto& [cls, written] : bases) {
@@ -128,11 +130,14 @@ void AddInherited(const std::map<std::string, std::string>& bases, std::map<std:
         base.erase(base.find_last_not_of(" \t") + 1);
         std::string parent = cls.substr(0, cls.rfind('.') + 1) + base;  // a class beside it
         std::vector<std::pair<std::string, std::string>> inherited;
-        for (auto it = out->lower_bound(parent + "."); it != out->end() && it->first.starts_with(parent + "."); ++it) {
+        for (auto it = out->lower_bound(parent + ".");
+             it != out->end() && it->first.starts_with(parent + "."); ++it) {
           std::string method = it->first.substr(parent.size() + 1);
-          if (method.find('.') == std::string::npos) inherited.emplace_back(cls + "." + method, it->second);
+          if (method.find('.') == std::string::npos)
+            inherited.emplace_back(cls + "." + method, it->second);
         }
-        for (const auto& entry : inherited) added = out->insert(entry).second || added;  // its own method stays its own
+        for (const auto& entry : inherited)
+          added = out->insert(entry).second || added;  // its own method stays its own
       }
     }
     if (!added) return;
@@ -148,9 +153,12 @@ std::string ModuleOf(const std::string& rel) {
 
 }  // namespace
 
-std::map<std::string, std::string> PytestBodies(const std::string& module, const std::string& source) {
-  static const std::regex kDef(R"(^(?:async\s+)?def\s+(\w+))"), kClass(R"(^class\s+(\w+)\s*(?:\(([^)]*)\))?)");
-  std::map<std::string, std::string> bases;  // a class's dotted name → what it derives from, as written
+std::map<std::string, std::string> PytestBodies(const std::string& module,
+                                                const std::string& source) {
+  static const std::regex kDef(R"(^(?:async\s+)?def\s+(\w+))"),
+      kClass(R"(^class\s+(\w+)\s*(?:\(([^)]*)\))?)");
+  std::map<std::string, std::string>
+      bases;  // a class's dotted name → what it derives from, as written
   std::vector<std::string> lines;
   std::istringstream in(source);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
@@ -162,7 +170,8 @@ std::map<std::string, std::string> PytestBodies(const std::string& module, const
   bool in_string = false;
   auto close = [&](size_t end) {
     std::string body;
-    for (size_t k = open_start; k < end; ++k) body += lines[k].substr(0, ShapeOf(lines[k]).comment) + "\n";
+    for (size_t k = open_start; k < end; ++k)
+      body += lines[k].substr(0, ShapeOf(lines[k]).comment) + "\n";
     out[open_name] = Sha256Hex(Normalised(body));
     open_name.clear();
   };
@@ -182,7 +191,8 @@ std::map<std::string, std::string> PytestBodies(const std::string& module, const
     }
     size_t first = decorators != std::string::npos ? decorators : i;
     decorators = std::string::npos;
-    bool in_function = std::any_of(scopes.begin(), scopes.end(), [](const PyScope& s) { return s.function; });
+    bool in_function =
+        std::any_of(scopes.begin(), scopes.end(), [](const PyScope& s) { return s.function; });
     if (std::regex_search(text, m, kClass)) {
       std::string name = module;
       for (const PyScope& s : scopes) name += "." + s.name;
@@ -218,7 +228,8 @@ std::map<std::string, std::string> CaseBodies(const std::string& source) {
   return out;
 }
 
-StatusOr<std::map<std::string, TestFile>> TreeTestFiles(const std::string& tree, const std::vector<std::string>& globs) {
+StatusOr<std::map<std::string, TestFile>> TreeTestFiles(const std::string& tree,
+                                                        const std::vector<std::string>& globs) {
   std::map<std::string, TestFile> out;
   for (const std::string& rel : ExpandGlobs(tree, globs)) {
     PG_ASSIGN_OR_RETURN(std::string text, ReadFile(tree + "/" + rel));

@@ -22,7 +22,8 @@ std::map<std::string, std::string> CaseBodies(const std::string& source);
 // "module.Class.test_x" → sha256 of each pytest function's decorators, signature and body
 // (whitespace-normalised) for every `def test*` at the top of `source` or in a class (not one
 // nested in a function); `module` is the file's path made a dotted name ("tests.test_more").
-std::map<std::string, std::string> PytestBodies(const std::string& module, const std::string& source);
+std::map<std::string, std::string> PytestBodies(const std::string& module,
+                                                const std::string& source);
 
 // A test file of a tree: its bytes' hash (whether it changed) and the cases defined in it.
 struct TestFile {
@@ -31,6 +32,7 @@ struct TestFile {
 };
 
 // Every file under `tree` that matches one of `globs`, by relative path.
-StatusOr<std::map<std::string, TestFile>> TreeTestFiles(const std::string& tree, const std::vector<std::string>& globs);
+StatusOr<std::map<std::string, TestFile>> TreeTestFiles(const std::string& tree,
+                                                        const std::vector<std::string>& globs);
 
 }  // namespace pg

@@ -17,7 +17,8 @@ namespace {
 // function by its ids ("m.test_x[1]"), never by its own name.
 bool DefinesAListedCase(const TestFile& file, const Inventory& head) {
   for (const std::string& t : head.tests) {
-    if (file.bodies.count(t) || (t.ends_with("]") && file.bodies.count(t.substr(0, t.find('['))))) return true;
+    if (file.bodies.count(t) || (t.ends_with("]") && file.bodies.count(t.substr(0, t.find('[')))))
+      return true;
   }
   return false;
 }
@@ -30,13 +31,15 @@ namespace {
 // what it adds or removes, and it is no test source.
 bool IsBuildFile(const std::string& rel) {
   std::string name = fs::path(rel).filename().string();
-  return name == "CMakeLists.txt" || name == "meson.build" || name.ends_with(".cmake") || name.ends_with(".mk") ||
-         name == "Makefile" || name == "makefile" || name == "GNUmakefile" || name == "Makefile.am";
+  return name == "CMakeLists.txt" || name == "meson.build" || name.ends_with(".cmake") ||
+         name.ends_with(".mk") || name == "Makefile" || name == "makefile" ||
+         name == "GNUmakefile" || name == "Makefile.am";
 }
 
 }  // namespace
 
-std::vector<std::string> FilesWithoutListedCases(const std::vector<std::string>& changed, const Inventory& head) {
+std::vector<std::string> FilesWithoutListedCases(const std::vector<std::string>& changed,
+                                                 const Inventory& head) {
   std::vector<std::string> out;
   for (const std::string& rel : changed) {
     if (IsBuildFile(rel)) continue;
@@ -49,7 +52,8 @@ std::vector<std::string> FilesWithoutListedCases(const std::vector<std::string>&
 namespace {
 
 // Each of `files` (absolute) → itself when compiled, else the compiled sources that include it.
-std::map<std::string, std::vector<std::string>> CompiledAs(const std::string& build_dir, const std::vector<std::string>& files) {
+std::map<std::string, std::vector<std::string>> CompiledAs(const std::string& build_dir,
+                                                           const std::vector<std::string>& files) {
   auto includers = Includers(build_dir);
   const std::map<std::string, std::vector<std::string>> none;
   const auto& by_header = includers.ok() ? *includers : none;
@@ -63,7 +67,8 @@ std::map<std::string, std::vector<std::string>> CompiledAs(const std::string& bu
 
 }  // namespace
 
-StatusOr<WholeTests> WholeTestsFor(Worker& w, const Catalog& c, const std::vector<std::string>& files, const Inventory& head) {
+StatusOr<WholeTests> WholeTestsFor(Worker& w, const Catalog& c,
+                                   const std::vector<std::string>& files, const Inventory& head) {
   WholeTests whole;
   if (files.empty()) return whole;
   if (!c.list_command.empty() || !c.test_command.empty()) {
@@ -74,7 +79,8 @@ StatusOr<WholeTests> WholeTestsFor(Worker& w, const Catalog& c, const std::vecto
   PG_ASSIGN_OR_RETURN(std::vector<CtestTest> tests, ParseCtestTests(listing));
   std::string build = w.BuildDir(c);
   std::map<std::string, std::string> relative;  // absolute → as given
-  for (const std::string& rel : files) relative[(fs::path(w.tree()) / rel).lexically_normal().string()] = rel;
+  for (const std::string& rel : files)
+    relative[(fs::path(w.tree()) / rel).lexically_normal().string()] = rel;
   std::vector<std::string> absolute;
   for (const auto& entry : relative) absolute.push_back(entry.first);
   auto compiled = CompiledAs(build, absolute);
@@ -87,7 +93,8 @@ StatusOr<WholeTests> WholeTestsFor(Worker& w, const Catalog& c, const std::vecto
       auto by = reach.by_file.find(s);
       if (by == reach.by_file.end()) continue;
       for (const std::string& t : by->second) {
-        if (head.tests.count(t)) mine.insert(t);  // a test split into listed cases is proven by them
+        if (head.tests.count(t))
+          mine.insert(t);  // a test split into listed cases is proven by them
       }
     }
     for (const std::string& t : mine) whole.tests[t].push_back(relative[f]);

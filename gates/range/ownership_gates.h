@@ -12,7 +12,8 @@
 namespace pg {
 
 // What is wrong with one commit message under the rules (empty: fine).
-std::vector<std::string> TrailerProblems(const std::string& message, const std::vector<TrailerRule>& rules);
+std::vector<std::string> TrailerProblems(const std::string& message,
+                                         const std::vector<TrailerRule>& rules);
 
 // Issue numbers in a tracker export: a JSON list of numbers or of objects with "number"
 // (optionally under "issues"). Errors are kInvalidInput "path:line:col:".
@@ -20,7 +21,8 @@ StatusOr<std::set<long>> ParseIssueSnapshot(const std::string& path, const std::
 
 // `## Owed` bullets without an owner, and `#N` in them that are not issues; each problem starts
 // with "spec_path:LINE:".
-std::vector<std::string> OwedProblems(const std::string& spec_path, const std::string& text, const std::set<long>& issues);
+std::vector<std::string> OwedProblems(const std::string& spec_path, const std::string& text,
+                                      const std::set<long>& issues);
 
 // `Refs #N`, `Fixes #N`, `Closes #N`, `Resolves #N` (and `Refs: #N` trailers) naming no issue.
 std::vector<std::string> IssueRefProblems(const std::string& message, const std::set<long>& issues);

@@ -1,10 +1,9 @@
 #include "gates/range/range_gates.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <sstream>
-
-#include <filesystem>
 
 #include "gates/config/suite_config.h"
 #include "gates/core/file_io.h"
@@ -44,7 +43,8 @@ bool InScope(const std::string& path, const std::string& scope) {
   return path == scope || path.starts_with(scope + "/");
 }
 
-GateFinding ChangeSize(const git::Commit& c, const std::vector<git::FileChange>& changes, const RangeOptions& o) {
+GateFinding ChangeSize(const git::Commit& c, const std::vector<git::FileChange>& changes,
+                       const RangeOptions& o) {
   size_t lines = 0, files = 0;
   for (const git::FileChange& f : changes) {
     bool excluded = false;
@@ -55,10 +55,15 @@ GateFinding ChangeSize(const git::Commit& c, const std::vector<git::FileChange>&
   }
   GateFinding g{c.id, c.summary, "change-size", true, ""};
   std::vector<std::string> problems;
-  if (lines > o.max_lines) problems.push_back(std::to_string(lines) + " lines changed (max " + std::to_string(o.max_lines) + ")");
-  if (files > o.max_files) problems.push_back(std::to_string(files) + " files touched (max " + std::to_string(o.max_files) + ")");
+  if (lines > o.max_lines)
+    problems.push_back(std::to_string(lines) + " lines changed (max " +
+                       std::to_string(o.max_lines) + ")");
+  if (files > o.max_files)
+    problems.push_back(std::to_string(files) + " files touched (max " +
+                       std::to_string(o.max_files) + ")");
   g.ok = problems.empty();
-  g.message = g.ok ? std::to_string(lines) + " lines, " + std::to_string(files) + " files" : Join(problems);
+  g.message =
+      g.ok ? std::to_string(lines) + " lines, " + std::to_string(files) + " files" : Join(problems);
   return g;
 }
 
@@ -68,10 +73,12 @@ struct SpecBirth {
   int added_at = -1;  // index of the commit in the range that added it; -1: before the range
 };
 
-StatusOr<std::vector<SpecBirth>> SpecsAtHead(const std::string& workdir, const std::vector<git::Commit>& commits,
-                                             const std::vector<std::vector<git::FileChange>>& changes) {
+StatusOr<std::vector<SpecBirth>> SpecsAtHead(
+    const std::string& workdir, const std::vector<git::Commit>& commits,
+    const std::vector<std::vector<git::FileChange>>& changes) {
   std::vector<SpecBirth> specs;
-  PG_ASSIGN_OR_RETURN(std::vector<std::string> files, git::FilesIn(workdir, commits.back().id, "specs"));
+  PG_ASSIGN_OR_RETURN(std::vector<std::string> files,
+                      git::FilesIn(workdir, commits.back().id, "specs"));
   for (const std::string& path : files) {
     if (path.size() < 3 || path.compare(path.size() - 3, 3, ".md") != 0) continue;
     PG_ASSIGN_OR_RETURN(std::string text, git::FileAt(workdir, commits.back().id, path));
@@ -88,7 +95,8 @@ StatusOr<std::vector<SpecBirth>> SpecsAtHead(const std::string& workdir, const s
 
 bool SpecScopes(const SpecBirth& s, const std::string& path) {
   if (path == s.path) return false;
-  return std::any_of(s.scope.begin(), s.scope.end(), [&](const std::string& scope) { return InScope(path, scope); });
+  return std::any_of(s.scope.begin(), s.scope.end(),
+                     [&](const std::string& scope) { return InScope(path, scope); });
 }
 
 // A spec that existed when commit `index` was made (older than the range, or added by then)
@@ -99,17 +107,21 @@ bool OwnedThen(const std::vector<SpecBirth>& specs, size_t index, const std::str
   });
 }
 
-GateFinding SpecOrder(const git::Commit& c, size_t index, const std::vector<git::FileChange>& changes,
-                      const std::vector<SpecBirth>& specs, const std::vector<git::Commit>& commits) {
+GateFinding SpecOrder(const git::Commit& c, size_t index,
+                      const std::vector<git::FileChange>& changes,
+                      const std::vector<SpecBirth>& specs,
+                      const std::vector<git::Commit>& commits) {
   GateFinding g{c.id, c.summary, "spec-order", true, ""};
   std::vector<std::string> problems;
   for (const SpecBirth& s : specs) {
-    if (s.added_at <= static_cast<long>(index)) continue;  // proofgate: no-mutate (a spec owns its own scope: OwnedThen skips its paths too)
+    if (s.added_at <= static_cast<long>(index))
+      continue;  // proofgate: no-mutate (a spec owns its own scope: OwnedThen skips its paths too)
     for (const git::FileChange& f : changes) {
       if (OwnedThen(specs, index, f.path)) continue;
       for (const std::string& scope : s.scope) {
         if (f.path != s.path && InScope(f.path, scope)) {
-          problems.push_back("touches " + f.path + " (scope of " + s.path + ") before that spec was added in " +
+          problems.push_back("touches " + f.path + " (scope of " + s.path +
+                             ") before that spec was added in " +
                              commits[s.added_at].id.substr(0, 12));
           break;
         }
@@ -135,10 +147,12 @@ GateFinding TreeCompiles(const std::string& workdir, const git::Commit& c, const
   if (!config.ok() || !config->FindLeg(o.build_leg)) {
     auto head = LoadSuiteConfig(workdir + "/" + kDefaultConfig, kDefaultConfig);
     if (!head.ok() || !head->FindLeg(o.build_leg)) {
-      g.message = "no leg \"" + o.build_leg + "\" in this commit's " + kDefaultConfig + " nor in HEAD's";
+      g.message =
+          "no leg \"" + o.build_leg + "\" in this commit's " + kDefaultConfig + " nor in HEAD's";
       return g;
     }
-    borrowed = " with HEAD's leg \"" + o.build_leg + "\" (this commit's " + kDefaultConfig + " has none)";
+    borrowed =
+        " with HEAD's leg \"" + o.build_leg + "\" (this commit's " + kDefaultConfig + " has none)";
     config = std::move(head);
   }
   config->suites.push_back(Suite{"tree-compiles", {o.build_leg}});
@@ -151,22 +165,29 @@ GateFinding TreeCompiles(const std::string& workdir, const git::Commit& c, const
     return g;
   }
   g.ok = report->exit_code == ExitCode::kPass;
-  bool cached = std::all_of(report->legs.begin(), report->legs.end(), [](const LegResult& l) { return l.cached; });
+  bool cached = std::all_of(report->legs.begin(), report->legs.end(),
+                            [](const LegResult& l) { return l.cached; });
   for (const LegResult& l : report->legs) {
-    if (l.outcome != Outcome::kPass) g.message += (g.message.empty() ? "" : "; ") + l.name + ": " + l.note + " (log " + l.log_path + ")";
+    if (l.outcome != Outcome::kPass)
+      g.message +=
+          (g.message.empty() ? "" : "; ") + l.name + ": " + l.note + " (log " + l.log_path + ")";
   }
-  if (g.ok) g.message = cached ? "cached pass of tree " + c.tree_id.substr(0, 12) : "built in " + std::to_string(static_cast<int>(report->wall_s)) + " s";
+  if (g.ok)
+    g.message = cached ? "cached pass of tree " + c.tree_id.substr(0, 12)
+                       : "built in " + std::to_string(static_cast<int>(report->wall_s)) + " s";
   g.message += borrowed;
   return g;
 }
 
-const std::set<std::string> kGates = {"commit-style", "change-size", "spec-order", "tree-compiles", "trailers", "owed-owners"};
+const std::set<std::string> kGates = {"commit-style",  "change-size", "spec-order",
+                                      "tree-compiles", "trailers",    "owed-owners"};
 
 StatusOr<std::set<long>> LoadIssues(const std::string& workdir, const RangeOptions& o) {
   if (!o.gates.count("owed-owners")) return std::set<long>{};
   if (o.issues.empty()) {
-    return Status::Invalid("owed-owners needs an issue snapshot: set \"issues\" under \"range\" in " +
-                           std::string(kDefaultConfig) + " or pass --issues FILE");
+    return Status::Invalid(
+        "owed-owners needs an issue snapshot: set \"issues\" under \"range\" in " +
+        std::string(kDefaultConfig) + " or pass --issues FILE");
   }
   std::string path = o.issues[0] == '/' ? o.issues : workdir + "/" + o.issues;
   PG_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
@@ -174,7 +195,8 @@ StatusOr<std::set<long>> LoadIssues(const std::string& workdir, const RangeOptio
 }
 
 // Issue references in the message; for the last commit, every spec's Owed items as they land.
-StatusOr<GateFinding> OwedOwners(const std::string& workdir, const git::Commit& c, bool last, const std::set<long>& issues) {
+StatusOr<GateFinding> OwedOwners(const std::string& workdir, const git::Commit& c, bool last,
+                                 const std::set<long>& issues) {
   std::vector<std::string> problems = IssueRefProblems(c.message, issues);
   if (last) {
     PG_ASSIGN_OR_RETURN(std::vector<std::string> files, git::FilesIn(workdir, c.id, "specs"));
@@ -189,20 +211,23 @@ StatusOr<GateFinding> OwedOwners(const std::string& workdir, const git::Commit& 
 
 }  // namespace
 
-std::vector<std::string> CommitStyleProblems(const std::string& message, size_t subject_max, size_t body_max) {
+std::vector<std::string> CommitStyleProblems(const std::string& message, size_t subject_max,
+                                             size_t body_max) {
   std::vector<std::string> lines = Lines(message), problems;
   if (lines.empty() || lines[0].empty()) return {"empty subject"};
   const std::string& subject = lines[0];
   if (Width(subject) > subject_max) {
-    problems.push_back("subject is " + std::to_string(Width(subject)) + " characters (max " + std::to_string(subject_max) + ")");
+    problems.push_back("subject is " + std::to_string(Width(subject)) + " characters (max " +
+                       std::to_string(subject_max) + ")");
   }
   if (subject.back() == '.') problems.push_back("subject ends with a period");
   if (lines.size() > 1 && !lines[1].empty()) problems.push_back("no blank line after the subject");
   for (size_t i = 2; i < lines.size(); ++i) {
     bool exempt = lines[i].find("://") != std::string::npos || lines[i].rfind("    ", 0) == 0;
     if (!exempt && Width(lines[i]) > body_max) {
-      problems.push_back("body line " + std::to_string(i + 1) + " is " + std::to_string(Width(lines[i])) +
-                         " characters (max " + std::to_string(body_max) + ")");
+      problems.push_back("body line " + std::to_string(i + 1) + " is " +
+                         std::to_string(Width(lines[i])) + " characters (max " +
+                         std::to_string(body_max) + ")");
     }
   }
   return problems;
@@ -223,12 +248,13 @@ std::vector<std::string> ScopePaths(const std::string& spec_text) {
   return out;
 }
 
-StatusOr<std::vector<GateFinding>> RunRangeGates(const std::string& workdir, const std::string& range,
-                                                 const RangeOptions& o) {
+StatusOr<std::vector<GateFinding>> RunRangeGates(const std::string& workdir,
+                                                 const std::string& range, const RangeOptions& o) {
   for (const std::string& gate : o.gates) {
     if (!kGates.count(gate)) {
-      return Status::Invalid("--gate: unknown gate \"" + gate +
-                             "\" (commit-style, change-size, spec-order, tree-compiles, trailers, owed-owners)");
+      return Status::Invalid(
+          "--gate: unknown gate \"" + gate +
+          "\" (commit-style, change-size, spec-order, tree-compiles, trailers, owed-owners)");
     }
   }
   PG_ASSIGN_OR_RETURN(std::set<long> issues, LoadIssues(workdir, o));

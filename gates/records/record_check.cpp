@@ -32,7 +32,8 @@ FieldResult Observe(const Record& r, const RecordField& f, const std::string& ro
       return out;
     }
     if (run->exit.exit_code != 0) {
-      out.message = where + "observer exited " + std::to_string(run->exit.exit_code) + ": " + Trim(run->output + run->errors);
+      out.message = where + "observer exited " + std::to_string(run->exit.exit_code) + ": " +
+                    Trim(run->output + run->errors);
       return out;
     }
     // stdout is the value: stderr is progress and warnings, unless it is all there is.
@@ -45,7 +46,8 @@ FieldResult Observe(const Record& r, const RecordField& f, const std::string& ro
       return out;
     }
     std::smatch m;
-    if (!std::regex_search(*text, m, std::regex(f.regex, std::regex::ECMAScript | std::regex::multiline))) {
+    if (!std::regex_search(*text, m,
+                           std::regex(f.regex, std::regex::ECMAScript | std::regex::multiline))) {
       out.message = where + "regex " + Quoted(f.regex) + " matches nothing in " + f.observe_file;
       return out;
     }
@@ -53,11 +55,13 @@ FieldResult Observe(const Record& r, const RecordField& f, const std::string& ro
   }
   bool match = out.observed == f.expect;
   out.verdict = match ? Verdict::kMatch : Verdict::kMismatch;
-  if (!match) out.message = where + "observed " + Quoted(out.observed) + ", expected " + Quoted(f.expect);
+  if (!match)
+    out.message = where + "observed " + Quoted(out.observed) + ", expected " + Quoted(f.expect);
   return out;
 }
 
-RelationResult Relate(const Record& r, const RecordRelation& rel, const std::map<std::string, const FieldResult*>& v) {
+RelationResult Relate(const Record& r, const RecordRelation& rel,
+                      const std::map<std::string, const FieldResult*>& v) {
   RelationResult out;
   const FieldResult *of = v.at(rel.of), *is = v.at(rel.is);
   const std::string& a = of->observed;
@@ -70,7 +74,8 @@ RelationResult Relate(const Record& r, const RecordRelation& rel, const std::map
     out.ok = a == b;
   } else {
     bool allowed = v.at(rel.when_field)->observed == rel.when_equals;
-    out.text = rel.of + " is " + rel.is + (allowed ? " or " + rel.is + " + " + Quoted(rel.suffix) : "") + " (" +
+    out.text = rel.of + " is " + rel.is +
+               (allowed ? " or " + rel.is + " + " + Quoted(rel.suffix) : "") + " (" +
                rel.when_field + (allowed ? " is " : " is not ") + Quoted(rel.when_equals) + ")";
     out.ok = a == b || (allowed && a == b + rel.suffix);
   }
@@ -79,7 +84,8 @@ RelationResult Relate(const Record& r, const RecordRelation& rel, const std::map
     out.ok = false;
     out.message = r.name + ": relation not checked: a field was not observed";
   } else if (!out.ok) {
-    out.message = r.name + ": " + out.text + " does not hold: " + rel.of + "=" + Quoted(a) + ", " + rel.is + "=" + Quoted(b);
+    out.message = r.name + ": " + out.text + " does not hold: " + rel.of + "=" + Quoted(a) + ", " +
+                  rel.is + "=" + Quoted(b);
   }
   return out;
 }
@@ -88,10 +94,14 @@ RelationResult Relate(const Record& r, const RecordRelation& rel, const std::map
 
 std::string_view VerdictName(Verdict v) {
   switch (v) {
-    case Verdict::kMatch: return "match";
-    case Verdict::kMismatch: return "MISMATCH";
-    case Verdict::kAbsent: return "absent";
-    case Verdict::kError: return "ERROR";
+    case Verdict::kMatch:
+      return "match";
+    case Verdict::kMismatch:
+      return "MISMATCH";
+    case Verdict::kAbsent:
+      return "absent";
+    case Verdict::kError:
+      return "ERROR";
   }
   return "ERROR";
 }
@@ -111,7 +121,8 @@ RecordResult CheckRecord(const Record& record, const std::string& root) {
   for (const RecordField& f : record.fields) result.fields.push_back(Observe(record, f, root));
   std::map<std::string, const FieldResult*> by_name;
   for (const FieldResult& f : result.fields) by_name[f.field] = &f;
-  for (const RecordRelation& rel : record.relations) result.relations.push_back(Relate(record, rel, by_name));
+  for (const RecordRelation& rel : record.relations)
+    result.relations.push_back(Relate(record, rel, by_name));
   return result;
 }
 

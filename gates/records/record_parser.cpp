@@ -13,29 +13,39 @@ bool LooksLikeReference(const std::string& s) {
   return std::regex_search(s, kRef);
 }
 
-Status ParseExpect(const JsonFields& f, const Json& value, const std::string& field, RecordField* out) {
-  if (!value.contains("expect")) return f.ErrorAt("", "field \"" + field + "\" has no \"expect\" constant");
+Status ParseExpect(const JsonFields& f, const Json& value, const std::string& field,
+                   RecordField* out) {
+  if (!value.contains("expect"))
+    return f.ErrorAt("", "field \"" + field + "\" has no \"expect\" constant");
   const Json& e = value.at("expect");
   if (e.is_object() || (e.is_string() && LooksLikeReference(e.get<std::string>()))) {
-    return f.ErrorAt("expect", "\"expect\" of \"" + field + "\" refers to another value; write the literal constant "
-                               "this field must equal (a copied reference makes two fields share one constant)");
+    return f.ErrorAt(
+        "expect",
+        "\"expect\" of \"" + field +
+            "\" refers to another value; write the literal constant "
+            "this field must equal (a copied reference makes two fields share one constant)");
   }
-  if (!e.is_string()) return f.ErrorAt("expect", "\"expect\" must be a string, got " + JsonTypeName(e));
+  if (!e.is_string())
+    return f.ErrorAt("expect", "\"expect\" must be a string, got " + JsonTypeName(e));
   out->expect = e.get<std::string>();
   return Status();
 }
 
-Status ParseField(const JsonSource& src, const std::string& name, const Json& value, RecordField* out) {
+Status ParseField(const JsonSource& src, const std::string& name, const Json& value,
+                  RecordField* out) {
   std::string pointer = "/fields/" + JsonSource::Escape(name);
   if (!value.is_object()) return src.ErrorAt(pointer, "field \"" + name + "\" must be an object");
   JsonFields f(src, value, pointer, "field \"" + name + "\"");
-  PG_RETURN_IF_ERROR(f.CheckKnown({"expect", "observe", "observe_file", "regex", "timeout_s", "optional", "description"}));
+  PG_RETURN_IF_ERROR(f.CheckKnown(
+      {"expect", "observe", "observe_file", "regex", "timeout_s", "optional", "description"}));
   out->name = name;
   PG_RETURN_IF_ERROR(ParseExpect(f, value, name, out));
   if (value.contains("observe") && value.at("observe").is_array() && !value.at("observe").empty() &&
       value.at("observe")[0].is_array()) {
-    return f.ErrorAt("observe", "one field observes several values against one constant: make one field per observed "
-                                "value, each with its own \"expect\" (and declare a relation if one holds)");
+    return f.ErrorAt(
+        "observe",
+        "one field observes several values against one constant: make one field per observed "
+        "value, each with its own \"expect\" (and declare a relation if one holds)");
   }
   PG_RETURN_IF_ERROR(f.StringList("observe", &out->observe));
   PG_RETURN_IF_ERROR(f.String("observe_file", &out->observe_file));
@@ -43,8 +53,10 @@ Status ParseField(const JsonSource& src, const std::string& name, const Json& va
   PG_RETURN_IF_ERROR(f.Number("timeout_s", &out->timeout_s, 0));
   PG_RETURN_IF_ERROR(f.Bool("optional", &out->optional));
   bool by_command = !out->observe.empty(), by_file = !out->observe_file.empty();
-  if (by_command == by_file) return f.ErrorAt("", "needs exactly one of \"observe\" (argv) or \"observe_file\" + \"regex\"");
-  if (by_file && out->regex.empty()) return f.ErrorAt("observe_file", "\"observe_file\" needs a \"regex\"");
+  if (by_command == by_file)
+    return f.ErrorAt("", "needs exactly one of \"observe\" (argv) or \"observe_file\" + \"regex\"");
+  if (by_file && out->regex.empty())
+    return f.ErrorAt("observe_file", "\"observe_file\" needs a \"regex\"");
   if (by_file) {
     try {
       std::regex check(out->regex, std::regex::ECMAScript);
@@ -55,7 +67,8 @@ Status ParseField(const JsonSource& src, const std::string& name, const Json& va
   return Status();
 }
 
-Status ParseRelation(const JsonSource& src, const Record& r, size_t i, const Json& value, RecordRelation* out) {
+Status ParseRelation(const JsonSource& src, const Record& r, size_t i, const Json& value,
+                     RecordRelation* out) {
   std::string pointer = "/relations/" + std::to_string(i);
   if (!value.is_object()) return src.ErrorAt(pointer, "a relation must be an object");
   JsonFields f(src, value, pointer, "relation " + std::to_string(i));
@@ -63,8 +76,10 @@ Status ParseRelation(const JsonSource& src, const Record& r, size_t i, const Jso
   PG_RETURN_IF_ERROR(f.Require("kind"));
   PG_RETURN_IF_ERROR(f.String("kind", &out->kind));
   if (out->kind == "differ" || out->kind == "not-equal") {
-    return f.ErrorAt("kind", "a relation of inequality asserts a symptom, not a guarantee: give each field its own "
-                             "expected constant (and a prefix/suffix-when relation if one holds)");
+    return f.ErrorAt(
+        "kind",
+        "a relation of inequality asserts a symptom, not a guarantee: give each field its own "
+        "expected constant (and a prefix/suffix-when relation if one holds)");
   }
   if (out->kind != "prefix" && out->kind != "equal" && out->kind != "suffix-when") {
     return f.ErrorAt("kind", "unknown relation \"" + out->kind + "\" (prefix, equal, suffix-when)");
@@ -74,7 +89,8 @@ Status ParseRelation(const JsonSource& src, const Record& r, size_t i, const Jso
   PG_RETURN_IF_ERROR(f.String("of", &out->of));
   PG_RETURN_IF_ERROR(f.String("is", &out->is));
   for (const std::string* name : {&out->of, &out->is}) {
-    if (!r.Find(*name)) return f.ErrorAt(name == &out->of ? "of" : "is", "no field named \"" + *name + "\"");
+    if (!r.Find(*name))
+      return f.ErrorAt(name == &out->of ? "of" : "is", "no field named \"" + *name + "\"");
   }
   if (out->kind != "suffix-when") return Status();
   PG_RETURN_IF_ERROR(f.Require("suffix"));
@@ -82,11 +98,13 @@ Status ParseRelation(const JsonSource& src, const Record& r, size_t i, const Jso
   PG_RETURN_IF_ERROR(f.String("suffix", &out->suffix));
   const Json& when = value.at("when");
   JsonFields w(src, when, pointer + "/when", "relation " + std::to_string(i) + " when");
-  if (!when.is_object()) return f.ErrorAt("when", "\"when\" must be {\"field\": NAME, \"equals\": VALUE}");
+  if (!when.is_object())
+    return f.ErrorAt("when", "\"when\" must be {\"field\": NAME, \"equals\": VALUE}");
   PG_RETURN_IF_ERROR(w.CheckKnown({"field", "equals"}));
   PG_RETURN_IF_ERROR(w.String("field", &out->when_field));
   PG_RETURN_IF_ERROR(w.String("equals", &out->when_equals));
-  if (!r.Find(out->when_field)) return w.ErrorAt("field", "no field named \"" + out->when_field + "\"");
+  if (!r.Find(out->when_field))
+    return w.ErrorAt("field", "no field named \"" + out->when_field + "\"");
   return Status();
 }
 
@@ -105,8 +123,10 @@ StatusOr<Record> ParseRecord(const std::string& path, const std::string& text) {
   if (!root.is_object()) return src.ErrorAt("", "a record must be an object");
   JsonFields top(src, root, "", "");
   if (root.contains("expect")) {
-    return top.ErrorAt("expect", "a record-level \"expect\" would be one constant for several observed fields: give "
-                                 "each field its own \"expect\"");
+    return top.ErrorAt(
+        "expect",
+        "a record-level \"expect\" would be one constant for several observed fields: give "
+        "each field its own \"expect\"");
   }
   PG_RETURN_IF_ERROR(top.CheckKnown({"record", "description", "fields", "relations"}));
   PG_RETURN_IF_ERROR(top.Require("record"));
@@ -115,7 +135,8 @@ StatusOr<Record> ParseRecord(const std::string& path, const std::string& text) {
   r.path = path;
   PG_RETURN_IF_ERROR(top.String("record", &r.name));
   const Json& fields = root.at("fields");
-  if (!fields.is_object() || fields.empty()) return top.ErrorAt("fields", "\"fields\" must be a non-empty object");
+  if (!fields.is_object() || fields.empty())
+    return top.ErrorAt("fields", "\"fields\" must be a non-empty object");
   for (const auto& [name, value] : fields.items()) {
     RecordField f;
     PG_RETURN_IF_ERROR(ParseField(src, name, value, &f));

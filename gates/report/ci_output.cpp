@@ -15,12 +15,18 @@ namespace {
 std::string Escape(std::string_view text, bool property) {
   std::string out;
   for (char c : text) {
-    if (c == '%') out += "%25";
-    else if (c == '\r') out += "%0D";
-    else if (c == '\n') out += "%0A";
-    else if (property && c == ':') out += "%3A";
-    else if (property && c == ',') out += "%2C";
-    else out += c;
+    if (c == '%')
+      out += "%25";
+    else if (c == '\r')
+      out += "%0D";
+    else if (c == '\n')
+      out += "%0A";
+    else if (property && c == ':')
+      out += "%3A";
+    else if (property && c == ',')
+      out += "%2C";
+    else
+      out += c;
   }
   return out;
 }
@@ -33,7 +39,8 @@ std::string Command(const Annotation& a) {
   if (!a.file.empty()) add("file", a.file);
   if (!a.file.empty() && a.line > 0) add("line", std::to_string(a.line));
   if (!a.title.empty()) add("title", a.title);
-  return "::" + a.level + props + "::" + WorkflowData(a.message.empty() ? a.title : a.message) + "\n";
+  return "::" + a.level + props + "::" + WorkflowData(a.message.empty() ? a.title : a.message) +
+         "\n";
 }
 
 // `file` as the repository-relative path GitHub wants: relative names are the leg's cwd's.
@@ -58,7 +65,8 @@ std::string LegOutput(const LegResult& leg) {
   std::string command = "$";
   for (const std::string& arg : leg.argv) command += " " + arg;
   command += "\n";
-  for (size_t at = text.find(command); at != std::string::npos; at = text.find(command, at)) text.erase(at, command.size());
+  for (size_t at = text.find(command); at != std::string::npos; at = text.find(command, at))
+    text.erase(at, command.size());
   return text;
 }
 
@@ -72,7 +80,8 @@ StatusOr<CiSystem> ResolveCi(const std::string& flag) {
   if (flag == "github") return CiSystem::kGithub;
   if (flag == "gitlab") return CiSystem::kGitlab;
   if (flag == "none") return CiSystem::kNone;
-  if (flag != "auto") return Status::Invalid("--ci " + flag + ": expected auto, github, gitlab or none");
+  if (flag != "auto")
+    return Status::Invalid("--ci " + flag + ": expected auto, github, gitlab or none");
   if (set("GITHUB_ACTIONS")) return CiSystem::kGithub;
   if (set("GITLAB_CI")) return CiSystem::kGitlab;
   return CiSystem::kNone;
@@ -83,7 +92,8 @@ std::string WorkflowProperty(std::string_view text) { return Escape(text, true);
 
 std::string GithubAnnotations(const std::vector<Annotation>& annotations) {
   std::string out;
-  for (size_t i = 0; i < annotations.size() && i < kMaxAnnotations; ++i) out += Command(annotations[i]);
+  for (size_t i = 0; i < annotations.size() && i < kMaxAnnotations; ++i)
+    out += Command(annotations[i]);
   if (annotations.size() > kMaxAnnotations) {
     out += "::warning title=proofgate::" + std::to_string(annotations.size() - kMaxAnnotations) +
            " more problems than GitHub shows as annotations: see the step summary or the report\n";
@@ -95,14 +105,17 @@ std::string GithubGroup(const std::string& title, const std::string& text) {
   std::string body = text.empty() || text.back() == '\n' ? text : text + "\n";
   // A log line that looks like a workflow command ("::error::" printed by a test) stays text.
   std::string token = "proofgate-" + Sha256Hex(text).substr(0, 16);
-  return "::group::" + WorkflowData(title) + "\n::stop-commands::" + token + "\n" + body + "::" + token +
-         "::\n::endgroup::\n";
+  return "::group::" + WorkflowData(title) + "\n::stop-commands::" + token + "\n" + body +
+         "::" + token + "::\n::endgroup::\n";
 }
 
-std::string FitStepSummary(const std::string& markdown, size_t limit, const std::string& full_report) {
+std::string FitStepSummary(const std::string& markdown, size_t limit,
+                           const std::string& full_report) {
   if (markdown.size() <= limit) return markdown;
-  std::string note = "\n\n> ✂️ proofgate cut this summary to GitHub's limit of " + std::to_string(limit) + " bytes: ";
-  note += "NNNNNNNNNN bytes left out" + std::string(full_report.empty() ? "" : "; the whole report is " + full_report) + ".\n";
+  std::string note = "\n\n> ✂️ proofgate cut this summary to GitHub's limit of " +
+                     std::to_string(limit) + " bytes: ";
+  note += "NNNNNNNNNN bytes left out" +
+          std::string(full_report.empty() ? "" : "; the whole report is " + full_report) + ".\n";
   size_t room = limit > note.size() ? limit - note.size() : 0;
   size_t cut = markdown.rfind('\n', room);
   cut = cut == std::string::npos ? 0 : cut;
@@ -126,11 +139,12 @@ std::string CodeQualityJson(const std::vector<Annotation>& annotations) {
   for (const Annotation& a : annotations) {
     if (a.file.empty()) continue;
     std::string description = a.title + (a.message.empty() ? "" : ": " + a.message);
-    issues.push_back({{"description", description},
-                      {"check_name", a.check},
-                      {"fingerprint", Sha256Hex(a.check + "\n" + a.file + "\n" + a.title).substr(0, 32)},
-                      {"severity", a.level == "error" ? "major" : "minor"},
-                      {"location", {{"path", a.file}, {"lines", {{"begin", std::max(1, a.line)}}}}}});
+    issues.push_back(
+        {{"description", description},
+         {"check_name", a.check},
+         {"fingerprint", Sha256Hex(a.check + "\n" + a.file + "\n" + a.title).substr(0, 32)},
+         {"severity", a.level == "error" ? "major" : "minor"},
+         {"location", {{"path", a.file}, {"lines", {{"begin", std::max(1, a.line)}}}}}});
   }
   return JsonText(issues, 2) + "\n";  // proofgate: no-mutate (any indentation is the same JSON)
 }
@@ -148,7 +162,8 @@ std::vector<Annotation> RunAnnotations(const RunReport& report) {
     std::vector<FailurePlace> places = FailurePlaces(LegOutput(leg));
     for (const FailurePlace& p : places) {
       std::string title = leg.name + (p.test.empty() ? "" : ": " + p.test) + " " + outcome;
-      out.push_back({"error", UnderRoot(p.file, leg.cwd, report.root), p.line, title, p.message, "failing-test"});
+      out.push_back({"error", UnderRoot(p.file, leg.cwd, report.root), p.line, title, p.message,
+                     "failing-test"});
     }
     if (places.empty()) {
       out.push_back({"error", "", 0,  // proofgate: no-mutate (no file: its line is never shown)
@@ -163,7 +178,8 @@ std::string RunGroups(const RunReport& report) {
   for (const LegResult& leg : report.legs) {
     // GitHub shows a group folded: every leg that ran gets one, a cached or skipped leg has no log.
     if (leg.cached || leg.outcome == Outcome::kSkipped || leg.output_tail.empty()) continue;
-    out += GithubGroup(leg.name + " (" + std::string(OutcomeName(leg.outcome)) + ")", leg.output_tail);
+    out +=
+        GithubGroup(leg.name + " (" + std::string(OutcomeName(leg.outcome)) + ")", leg.output_tail);
   }
   return out;
 }

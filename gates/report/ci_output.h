@@ -22,7 +22,7 @@ struct Annotation {
   std::string file;             // relative to the repository root; empty: no place
   int line = 0;                 // 0: the whole file
   std::string title, message;
-  std::string check;            // Code Quality's check_name: "failing-test", "surviving-mutant", ...
+  std::string check;  // Code Quality's check_name: "failing-test", "surviving-mutant", ...
 };
 
 // GitHub shows at most 10 error annotations of a step: more are one warning that counts them.
@@ -41,7 +41,8 @@ std::string GithubAnnotations(const std::vector<Annotation>& annotations);
 std::string GithubGroup(const std::string& title, const std::string& text);
 // `markdown` cut at a line so that it fits in `limit` bytes with a closing note that says how
 // much was left out and where the whole report is (`full_report`, may be empty).
-std::string FitStepSummary(const std::string& markdown, size_t limit, const std::string& full_report);
+std::string FitStepSummary(const std::string& markdown, size_t limit,
+                           const std::string& full_report);
 // Appends to the file $GITHUB_STEP_SUMMARY names, within what earlier steps' lines left of the
 // limit; nothing when the variable is unset.
 Status AppendStepSummary(const std::string& markdown, const std::string& full_report);

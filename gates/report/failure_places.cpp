@@ -16,11 +16,11 @@ struct Pattern {
 
 const std::vector<Pattern>& Patterns() {
   static const std::vector<Pattern> patterns = {
-      {std::regex(R"(^(\S[^:]*):(\d+): Failure$)"), true},                     // GoogleTest
-      {std::regex(R"(^(\S[^:]*):(\d+): FAILED:$)"), true},                     // Catch2
+      {std::regex(R"(^(\S[^:]*):(\d+): Failure$)"), true},                          // GoogleTest
+      {std::regex(R"(^(\S[^:]*):(\d+): FAILED:$)"), true},                          // Catch2
       {std::regex(R"(^(\S[^:]*\.py):(\d+): (\w+(Error|Exception)\b.*)$)"), false},  // pytest
-      {std::regex(R"(^(\S[^:]*):(\d+):\d+: (?:fatal )?error: (.*)$)"), false},  // gcc, clang
-      {std::regex(R"(^CMake Error at (\S[^:]*):(\d+) \(\w+\):$)"), true},       // CMake's configure
+      {std::regex(R"(^(\S[^:]*):(\d+):\d+: (?:fatal )?error: (.*)$)"), false},      // gcc, clang
+      {std::regex(R"(^CMake Error at (\S[^:]*):(\d+) \(\w+\):$)"), true},  // CMake's configure
   };
   return patterns;
 }
@@ -42,7 +42,8 @@ std::string Following(const std::vector<std::string>& lines, size_t i) {
   std::string message;
   for (size_t k = i + 1; k < lines.size() && k <= i + 6; ++k) {
     const std::string& l = lines[k];
-    if (l.empty() || l.starts_with("[  FAILED") || l.starts_with("===") || l.starts_with("---")) break;
+    if (l.empty() || l.starts_with("[  FAILED") || l.starts_with("===") || l.starts_with("---"))
+      break;
     if (!TestStarted(l).empty() || MayBePlace(l)) break;
     message += (message.empty() ? "" : "\n") + l;
   }
@@ -78,7 +79,8 @@ std::vector<FailurePlace> FailurePlaces(const std::string& output, size_t limit)
       // Cut to nine digits: an int, never an exception (the pattern made them digits).
       int line = static_cast<int>(ParseInteger(m[2].str().substr(0, 9)).value_or(0));
       if (!seen.insert({m[1], line}).second) break;
-      places.push_back(FailurePlace{m[1], line, test, p.message_follows ? Following(lines, i) : m[3].str()});
+      places.push_back(
+          FailurePlace{m[1], line, test, p.message_follows ? Following(lines, i) : m[3].str()});
       break;
     }
   }

@@ -11,7 +11,7 @@
 namespace pg {
 
 struct FailurePlace {
-  std::string file;     // as the output wrote it
+  std::string file;  // as the output wrote it
   int line = 0;
   std::string test;     // the test case running when it failed, when the output names it
   std::string message;  // the lines that explain it (at most a few)

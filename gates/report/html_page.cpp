@@ -47,39 +47,51 @@ std::string HtmlText(std::string_view text) {
       continue;
     }
     char c = text[i];
-    if (n > 1) out.append(text.substr(i, n));
-    else if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else if (c == '\'') out += "&#39;";
-    else if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') out += "\xef\xbf\xbd";
-    else out += c;
+    if (n > 1)
+      out.append(text.substr(i, n));
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '"')
+      out += "&quot;";
+    else if (c == '\'')
+      out += "&#39;";
+    else if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r')
+      out += "\xef\xbf\xbd";
+    else
+      out += c;
     i += n;
   }
   return out;
 }
 
-std::string HtmlDocument(const std::string& title, const std::string& verdict_class, const std::string& body) {
-  std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" + HtmlText(title) +
-                     "</title>\n<style>" + std::string(kStyle) + "</style></head>\n<body>\n<h1 class=\"" +
-                     verdict_class + "\">" + HtmlText(title) + "</h1>\n" +
-                     "<label><input type=\"checkbox\" id=\"pg-hide-ok\"> hide what passed</label>\n";
+std::string HtmlDocument(const std::string& title, const std::string& verdict_class,
+                         const std::string& body) {
+  std::string page =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" +
+      HtmlText(title) + "</title>\n<style>" + std::string(kStyle) +
+      "</style></head>\n<body>\n<h1 class=\"" + verdict_class + "\">" + HtmlText(title) +
+      "</h1>\n" + "<label><input type=\"checkbox\" id=\"pg-hide-ok\"> hide what passed</label>\n";
   page += body;
   page += "\n<script>" + std::string(kScript) + "</script>\n</body></html>\n";
   return page;
 }
 
-std::string HtmlDetails(const std::string& summary_html, const std::string& content_html, bool ok, const std::string& id) {
+std::string HtmlDetails(const std::string& summary_html, const std::string& content_html, bool ok,
+                        const std::string& id) {
   std::string open = ok ? "" : " open";
   std::string anchor = id.empty() ? "" : " id=\"" + HtmlText(id) + "\"";
-  return "<details class=\"" + std::string(ok ? "ok" : "bad") + "\"" + anchor + open + "><summary>" + summary_html +
-         "</summary>\n" + content_html + "</details>\n";
+  return "<details class=\"" + std::string(ok ? "ok" : "bad") + "\"" + anchor + open +
+         "><summary>" + summary_html + "</summary>\n" + content_html + "</details>\n";
 }
 
 std::string HtmlPre(const std::string& text) { return "<pre>" + HtmlText(text) + "</pre>\n"; }
 
-std::string HtmlTable(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+std::string HtmlTable(const std::vector<std::string>& header,
+                      const std::vector<std::vector<std::string>>& rows) {
   std::string out = "<table><thead><tr>";
   for (const std::string& h : header) out += "<th>" + HtmlText(h) + "</th>";
   out += "</tr></thead><tbody>\n";
@@ -99,7 +111,8 @@ std::string HtmlBadge(std::string_view outcome) {
 
 std::string HtmlFacts(const std::vector<std::pair<std::string, std::string>>& facts) {
   std::string out = "<dl>";
-  for (const auto& [key, value] : facts) out += "<dt>" + HtmlText(key) + "</dt><dd>" + value + "</dd>";
+  for (const auto& [key, value] : facts)
+    out += "<dt>" + HtmlText(key) + "</dt><dd>" + value + "</dd>";
   return out + "</dl>\n";
 }
 

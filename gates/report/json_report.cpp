@@ -74,15 +74,21 @@ Json LegJson(const LegResult& leg) {
 
 }  // namespace
 
-std::string ErrorReportJson(const std::string& verb, const std::string& message, ExitCode exit_code) {
-  Json j = {{"schema_version", 1}, {"tool", "proofgate"}, {"verb", verb}, {"error", message},
+std::string ErrorReportJson(const std::string& verb, const std::string& message,
+                            ExitCode exit_code) {
+  Json j = {{"schema_version", 1},
+            {"tool", "proofgate"},
+            {"verb", verb},
+            {"error", message},
             {"exit_code", static_cast<int>(exit_code)}};
   return JsonText(j) + "\n";
 }
 
 std::string LegJsonLine(const LegResult& leg) { return JsonText(LegJson(leg)) + "\n"; }
 
-std::string LoadReadingJson(const LoadEvidence& evidence) { return JsonText(LoadJson(evidence)) + "\n"; }
+std::string LoadReadingJson(const LoadEvidence& evidence) {
+  return JsonText(LoadJson(evidence)) + "\n";
+}
 
 std::string RunReportJson(const RunReport& report) {
   Json counts = Json::object();
@@ -102,7 +108,8 @@ std::string RunReportJson(const RunReport& report) {
             {"started_at", report.started_at},
             {"wall_s", report.wall_s},
             {"tree_hash", report.tree_hash.empty() ? Json(nullptr) : Json(report.tree_hash)},
-            {"tree_hash_after", report.tree_hash_after.empty() ? Json(nullptr) : Json(report.tree_hash_after)},
+            {"tree_hash_after",
+             report.tree_hash_after.empty() ? Json(nullptr) : Json(report.tree_hash_after)},
             {"tree_changes", TreeChangesJson(report.tree_changes)},
             {"index_changed", report.index_changed},
             {"toolchain", report.toolchain},
@@ -115,7 +122,9 @@ std::string RunReportJson(const RunReport& report) {
             {"shard", nullptr},
             {"legs", legs}};
   if (report.shard_count > 0) {
-    j["shard"] = {{"index", report.shard_index}, {"count", report.shard_count}, {"assigned", report.shard_assigned}};
+    j["shard"] = {{"index", report.shard_index},
+                  {"count", report.shard_count},
+                  {"assigned", report.shard_assigned}};
   }
   if (!report.merged_from.empty()) j["merged_from"] = report.merged_from;
   Json timeline = Json::array();

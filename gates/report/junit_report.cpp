@@ -8,11 +8,21 @@ std::string XmlText(const std::string& text) {
   std::string out;
   for (unsigned char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') break;
         out += static_cast<char>(c);
@@ -24,9 +34,10 @@ std::string XmlText(const std::string& text) {
 namespace {
 
 void WriteCase(const LegResult& leg, const std::string& suite, std::ostringstream& out) {
-  out << "    <testcase classname=\"preflight." << XmlText(suite) << "\" name=\"" << XmlText(leg.name)
-      << "\" time=\"" << leg.wall_s << "\">\n";
-  std::string message = std::string(OutcomeName(leg.outcome)) + (leg.note.empty() ? "" : ": " + leg.note);
+  out << "    <testcase classname=\"preflight." << XmlText(suite) << "\" name=\""
+      << XmlText(leg.name) << "\" time=\"" << leg.wall_s << "\">\n";
+  std::string message =
+      std::string(OutcomeName(leg.outcome)) + (leg.note.empty() ? "" : ": " + leg.note);
   switch (leg.outcome) {
     case Outcome::kPass:
       break;
@@ -36,16 +47,17 @@ void WriteCase(const LegResult& leg, const std::string& suite, std::ostringstrea
     case Outcome::kFail:
     case Outcome::kTimeout:
     case Outcome::kInherited:  // it did fail; the message says the base fails the same way
-      out << "      <failure message=\"" << XmlText(message) << "\" type=\"" << OutcomeName(leg.outcome)
-          << "\">" << XmlText(leg.output_tail) << "</failure>\n";
+      out << "      <failure message=\"" << XmlText(message) << "\" type=\""
+          << OutcomeName(leg.outcome) << "\">" << XmlText(leg.output_tail) << "</failure>\n";
       break;
     case Outcome::kContended:
     case Outcome::kError:
-      out << "      <error message=\"" << XmlText(message) << "\" type=\"" << OutcomeName(leg.outcome)
-          << "\">" << XmlText(leg.output_tail) << "</error>\n";
+      out << "      <error message=\"" << XmlText(message) << "\" type=\""
+          << OutcomeName(leg.outcome) << "\">" << XmlText(leg.output_tail) << "</error>\n";
       break;
   }
-  if (!leg.log_path.empty()) out << "      <system-out>log: " << XmlText(leg.log_path) << "</system-out>\n";
+  if (!leg.log_path.empty())
+    out << "      <system-out>log: " << XmlText(leg.log_path) << "</system-out>\n";
   out << "    </testcase>\n";
 }
 

@@ -7,15 +7,19 @@ namespace {
 
 std::string Share(const char* name, const std::optional<double>& v) {
   char buf[64];
-  if (!v) std::snprintf(buf, sizeof buf, "%s=absent", name);
-  else std::snprintf(buf, sizeof buf, "%s=%.0f%%", name, *v * 100);
+  if (!v)
+    std::snprintf(buf, sizeof buf, "%s=absent", name);
+  else
+    std::snprintf(buf, sizeof buf, "%s=%.0f%%", name, *v * 100);
   return buf;
 }
 
 std::string Value(const char* name, const std::optional<double>& v) {
   char buf[64];
-  if (!v) std::snprintf(buf, sizeof buf, "%s=absent", name);
-  else std::snprintf(buf, sizeof buf, "%s=%.2f", name, *v);
+  if (!v)
+    std::snprintf(buf, sizeof buf, "%s=absent", name);
+  else
+    std::snprintf(buf, sizeof buf, "%s=%.2f", name, *v);
   return buf;
 }
 

@@ -9,9 +9,12 @@ namespace {
 std::string Cell(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -24,13 +27,20 @@ std::string FormatFixed(double v) {
 
 std::string Icon(const LegResult& leg) {
   switch (leg.outcome) {
-    case Outcome::kPass: return leg.cached ? "✅ pass (cached)" : "✅ pass";
-    case Outcome::kFail: return "❌ fail";
-    case Outcome::kTimeout: return "⏱️ timeout";
-    case Outcome::kContended: return "⚠️ contended";
-    case Outcome::kSkipped: return "⏭️ skipped";
-    case Outcome::kError: return "💥 error";
-    case Outcome::kInherited: return "🔁 inherited";
+    case Outcome::kPass:
+      return leg.cached ? "✅ pass (cached)" : "✅ pass";
+    case Outcome::kFail:
+      return "❌ fail";
+    case Outcome::kTimeout:
+      return "⏱️ timeout";
+    case Outcome::kContended:
+      return "⚠️ contended";
+    case Outcome::kSkipped:
+      return "⏭️ skipped";
+    case Outcome::kError:
+      return "💥 error";
+    case Outcome::kInherited:
+      return "🔁 inherited";
   }
   return "";
 }
@@ -47,8 +57,8 @@ std::string RunReportMarkdown(const RunReport& report) {
       << FormatSeconds(report.wall_s) << ".\n\n";
   out << "| leg | outcome | wall | cpu | note |\n|---|---|---:|---:|---|\n";
   for (const LegResult& leg : report.legs) {
-    out << "| " << Cell(leg.name) << " | " << Icon(leg) << " | " << FormatSeconds(leg.wall_s) << " | "
-        << FormatSeconds(leg.cpu_s) << " | " << Cell(leg.note) << " |\n";
+    out << "| " << Cell(leg.name) << " | " << Icon(leg) << " | " << FormatSeconds(leg.wall_s)
+        << " | " << FormatSeconds(leg.cpu_s) << " | " << Cell(leg.note) << " |\n";
   }
   for (const LegResult& leg : report.legs) {
     if (leg.outcome != Outcome::kContended && leg.attempts.empty()) continue;
@@ -57,8 +67,8 @@ std::string RunReportMarkdown(const RunReport& report) {
     out << "foreign " << static_cast<int>(load.foreign_mean.value_or(0) * 100 + 0.5) << "% (max "
         << static_cast<int>(load.foreign_max.value_or(0) * 100 + 0.5) << "%), steal "
         << static_cast<int>(load.steal_mean.value_or(0) * 100 + 0.5) << "%, load "
-        << (load.loadavg1 ? FormatFixed(*load.loadavg1) : std::string("absent"))
-        << "; " << Cell(leg.note) << "\n";
+        << (load.loadavg1 ? FormatFixed(*load.loadavg1) : std::string("absent")) << "; "
+        << Cell(leg.note) << "\n";
   }
   for (const LegResult& leg : report.legs) {
     bool red = leg.outcome != Outcome::kPass && leg.outcome != Outcome::kSkipped;

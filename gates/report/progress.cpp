@@ -13,7 +13,8 @@ constexpr size_t kWhyBytes = 300;
 
 ProgressPrinter::ProgressPrinter(std::ostream& out, bool color, bool verbose, int live_fd)
     : out_(out), color_(color), verbose_(verbose), start_(std::chrono::steady_clock::now()) {
-  if (live_fd >= 0) status_ = std::make_unique<StatusLine>(out_, live_fd, [this] { return StatusText(); });
+  if (live_fd >= 0)
+    status_ = std::make_unique<StatusLine>(out_, live_fd, [this] { return StatusText(); });
 }
 
 ProgressPrinter::~ProgressPrinter() { Close(); }
@@ -26,16 +27,22 @@ void ProgressPrinter::OnPlan(const std::vector<PlannedLeg>& legs, int jobs) {
   std::lock_guard<std::mutex> lock(mutex_);
   total_ = legs.size();
   jobs_ = std::max(1, jobs);
-  for (const PlannedLeg& leg : legs) expected_[leg.name] = leg.cached ? std::optional<double>(0) : leg.expected_s;
+  for (const PlannedLeg& leg : legs)
+    expected_[leg.name] = leg.cached ? std::optional<double>(0) : leg.expected_s;
 }
 
-std::string ProgressPrinter::Line(const LegResult& leg, std::string_view state, double elapsed) const {
+std::string ProgressPrinter::Line(const LegResult& leg, std::string_view state,
+                                  double elapsed) const {
   char stamp[32];
   std::snprintf(stamp, sizeof stamp, "[%7.1fs] ", elapsed);
   bool red = state == "fail" || state == "timeout" || state == "error";
-  const char* on = !color_ ? "" : red ? "\033[31m" : state == "pass" || state == "cached" ? "\033[32m" : "\033[2m";
+  const char* on = !color_                                ? ""
+                   : red                                  ? "\033[31m"
+                   : state == "pass" || state == "cached" ? "\033[32m"
+                                                          : "\033[2m";
   std::string out = stamp + leg.name + "  " + on + std::string(state) + (color_ ? "\033[0m" : "");
-  if (state != "running" && state != "cached" && state != "skipped") out += "  " + FormatSeconds(leg.wall_s);
+  if (state != "running" && state != "cached" && state != "skipped")
+    out += "  " + FormatSeconds(leg.wall_s);
   if (!leg.note.empty() && state != "cached") out += "  " + leg.note;
   if (state == "running" && verbose_) {
     out += "  $";
@@ -43,7 +50,8 @@ std::string ProgressPrinter::Line(const LegResult& leg, std::string_view state, 
   }
   out += "\n";
   if (red && !leg.log_path.empty()) out += "           log: " + leg.log_path + "\n";
-  if (red && verbose_ && !leg.output_tail.empty()) out += leg.output_tail + (leg.output_tail.back() == '\n' ? "" : "\n");
+  if (red && verbose_ && !leg.output_tail.empty())
+    out += leg.output_tail + (leg.output_tail.back() == '\n' ? "" : "\n");
   if (red && !verbose_) out += Why(leg.output_tail);
   return out;
 }
@@ -57,11 +65,13 @@ std::string ProgressPrinter::Why(const std::string& tail) {
     const FailurePlace& f = places.front();
     std::string first = f.message.substr(0, f.message.find('\n'));
     size_t text = first.find_first_not_of(" \t");
-    said = "first failure: " + f.file + ":" + std::to_string(f.line) + (text == std::string::npos ? "" : ": " + first.substr(text));
+    said = "first failure: " + f.file + ":" + std::to_string(f.line) +
+           (text == std::string::npos ? "" : ": " + first.substr(text));
   } else {
     std::istringstream in(tail);
     for (std::string line; std::getline(in, line);) {
-      if (line.find_first_not_of(" \t\r") != std::string::npos) said = "last line: " + line.substr(0, line.find('\r'));
+      if (line.find_first_not_of(" \t\r") != std::string::npos)
+        said = "last line: " + line.substr(0, line.find('\r'));
     }
   }
   // One terminal line's worth, cut where a character starts (a minified or binary last line).
@@ -85,8 +95,10 @@ void ProgressPrinter::OnChange(const LegResult& leg, std::string_view state) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto now = std::chrono::steady_clock::now();
-    if (state == "running") running_[leg.name] = now;
-    else running_.erase(leg.name);
+    if (state == "running")
+      running_[leg.name] = now;
+    else
+      running_.erase(leg.name);
     bool final = state != "running" && state != "contended";
     if (final) finished_.insert(leg.name);
     // On a terminal the status line shows what runs; a start is a line of its own only with -v.
@@ -103,8 +115,11 @@ std::string ProgressPrinter::StatusText() {
   auto now = std::chrono::steady_clock::now();
   char head[64];
   double elapsed = std::chrono::duration<double>(now - start_).count();
-  if (total_ == 0) std::snprintf(head, sizeof head, "[%7.1fs] preparing", elapsed);
-  else std::snprintf(head, sizeof head, "[%7.1fs] %zu/%zu legs done", elapsed, finished_.size(), total_);
+  if (total_ == 0)
+    std::snprintf(head, sizeof head, "[%7.1fs] preparing", elapsed);
+  else
+    std::snprintf(head, sizeof head, "[%7.1fs] %zu/%zu legs done", elapsed, finished_.size(),
+                  total_);
   std::string text = head, running;
   std::vector<std::optional<double>> remaining;
   for (const auto& [name, began] : running_) {
@@ -112,7 +127,8 @@ std::string ProgressPrinter::StatusText() {
     running += (running.empty() ? "" : ", ") + name + " " + FormatSeconds(elapsed);
     auto it = expected_.find(name);
     bool known = it != expected_.end() && it->second;
-    remaining.push_back(known ? std::optional<double>(std::max(0.0, *it->second - elapsed)) : std::nullopt);
+    remaining.push_back(known ? std::optional<double>(std::max(0.0, *it->second - elapsed))
+                              : std::nullopt);
   }
   for (const auto& [name, e] : expected_) {
     if (!running_.count(name) && !finished_.count(name)) remaining.push_back(e);

@@ -8,8 +8,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <ostream>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -17,7 +17,8 @@ class Reader {
     if (!object_.is_object() || !object_.contains(key) || object_.at(key).is_null()) return nullptr;
     const Json& v = object_.at(key);
     if ((v.*is)()) return &v;
-    if (problem_.ok()) problem_ = doc_.ErrorAt(Where(key), "field \"" + std::string(key) + "\" must be " + want);
+    if (problem_.ok())
+      problem_ = doc_.ErrorAt(Where(key), "field \"" + std::string(key) + "\" must be " + want);
     return nullptr;
   }
   std::string Str(const char* key) {
@@ -40,8 +41,10 @@ class Reader {
     std::vector<std::string> out;
     const Json* v = Get(key, &Json::is_array, "an array of strings");
     for (size_t i = 0; v && i < v->size(); ++i) {
-      if ((*v)[i].is_string()) out.push_back((*v)[i].get<std::string>());
-      else if (problem_.ok()) problem_ = doc_.ErrorAt(Where(key) + "/" + std::to_string(i), "must be a string");
+      if ((*v)[i].is_string())
+        out.push_back((*v)[i].get<std::string>());
+      else if (problem_.ok())
+        problem_ = doc_.ErrorAt(Where(key) + "/" + std::to_string(i), "must be a string");
     }
     return out;
   }
@@ -54,7 +57,9 @@ class Reader {
     const Json* v = Get(key, &Json::is_array, "an array");
     return v ? v->size() : 0;
   }
-  bool Has(const char* key) { return object_.is_object() && object_.contains(key) && !object_.at(key).is_null(); }
+  bool Has(const char* key) {
+    return object_.is_object() && object_.contains(key) && !object_.at(key).is_null();
+  }
   void Keep(const Status& s) {
     if (problem_.ok() && !s.ok()) problem_ = s;
   }
@@ -68,9 +73,10 @@ class Reader {
   Status problem_;
 };
 
-StatusOr<Outcome> OutcomeOf(const std::string& name, const JsonSource& doc, const std::string& where) {
-  for (Outcome o : {Outcome::kPass, Outcome::kFail, Outcome::kTimeout, Outcome::kContended, Outcome::kSkipped,
-                    Outcome::kError, Outcome::kInherited}) {
+StatusOr<Outcome> OutcomeOf(const std::string& name, const JsonSource& doc,
+                            const std::string& where) {
+  for (Outcome o : {Outcome::kPass, Outcome::kFail, Outcome::kTimeout, Outcome::kContended,
+                    Outcome::kSkipped, Outcome::kError, Outcome::kInherited}) {
     if (OutcomeName(o) == name) return o;
   }
   return doc.ErrorAt(where, "unknown outcome \"" + name + "\"");
@@ -177,7 +183,8 @@ StatusOr<RunReport> RunReportFromJson(const JsonSource& doc) {
   }
   for (size_t i = 0, n = r.Size("load_timeline"); i < n; ++i) {
     Reader p = r.Child("load_timeline", i);
-    report.load_timeline.push_back(LoadPoint{p.Num("t"), p.Num("foreign"), p.Num("steal"), p.OptNum("psi_cpu")});
+    report.load_timeline.push_back(
+        LoadPoint{p.Num("t"), p.Num("foreign"), p.Num("steal"), p.OptNum("psi_cpu")});
     r.Keep(p.status());
   }
   if (!r.status().ok()) return r.status();

@@ -16,7 +16,8 @@ int Columns(int fd) {
 
 }  // namespace
 
-StatusLine::StatusLine(std::ostream& out, int fd, std::function<std::string()> render, double period_s)
+StatusLine::StatusLine(std::ostream& out, int fd, std::function<std::string()> render,
+                       double period_s)
     : out_(out), fd_(fd), render_(std::move(render)), period_(period_s) {
   thread_ = std::thread([this] { Loop(); });
 }

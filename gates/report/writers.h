@@ -12,7 +12,8 @@ namespace pg {
 std::string RunReportJson(const RunReport& report);
 // What `--json` prints when a verb ends in an error before its report (exit 2, 70): the
 // message a CI step parsing stdout would otherwise not see.
-std::string ErrorReportJson(const std::string& verb, const std::string& message, ExitCode exit_code);
+std::string ErrorReportJson(const std::string& verb, const std::string& message,
+                            ExitCode exit_code);
 // One leg as a line of JSON (the report's leg object): what preflight appends to
 // <log-dir>/legs.jsonl as each leg finishes.
 std::string LegJsonLine(const LegResult& leg);

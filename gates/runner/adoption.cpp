@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "gates/core/integer_text.h"
 #include "gates/contention/snapshot.h"
+#include "gates/core/integer_text.h"
 #include "gates/runner/process.h"
 #include "gates/runner/raw_proc.h"
 
@@ -59,7 +59,8 @@ std::vector<pid_t> Children(const ProcSource& proc) {
 
 // Those of `children` that carry `token`. A supervised child (another leg's root, the
 // guardian) was started by proofgate, never adopted: its environment is not read.
-std::vector<pid_t> AdoptedFrom(const ProcSource& proc, const std::vector<pid_t>& children, const std::string& token) {
+std::vector<pid_t> AdoptedFrom(const ProcSource& proc, const std::vector<pid_t>& children,
+                               const std::string& token) {
   std::vector<pid_t> out;
   for (pid_t pid : children) {
     if (!IsSupervisedChild(pid) && LegTokenOf(proc, pid) == token) out.push_back(pid);
@@ -72,7 +73,8 @@ std::vector<pid_t> AdoptedFrom(const ProcSource& proc, const std::vector<pid_t>&
 void ReapWithin(pid_t pid, std::chrono::milliseconds limit) {
   auto end = std::chrono::steady_clock::now() + limit;
   while (waitpid(pid, nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < end) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // proofgate: no-mutate (a poll period: any short one reaps alike)
+    std::this_thread::sleep_for(std::chrono::milliseconds(
+        2));  // proofgate: no-mutate (a poll period: any short one reaps alike)
   }
 }
 
@@ -92,7 +94,8 @@ int SweepLeftovers(pid_t pgid, const std::string& token) {
   // What was killed becomes this process's to reap once the dying runner hands it over: the
   // stray reap after the sweep takes it then, so wait for the group to be dead.
   const pid_t groups[1] = {pgid};
-  while (LiveMemberIn(groups, 1) && Clock::now() < end) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (LiveMemberIn(groups, 1) && Clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return killed;
 }
 

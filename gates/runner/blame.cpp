@@ -13,7 +13,9 @@ std::string LogOf(const LegResult& leg) {
 }
 
 std::string WithoutRoot(std::string line, const std::string& root) {
-  for (size_t at = line.find(root); !root.empty() && at != std::string::npos; at = line.find(root, at)) line.erase(at, root.size());
+  for (size_t at = line.find(root); !root.empty() && at != std::string::npos;
+       at = line.find(root, at))
+    line.erase(at, root.size());
   return line;
 }
 
@@ -23,28 +25,34 @@ std::string Joined(const std::set<std::string>& items) {
   return out;
 }
 
-void Judge(LegResult& mine, const std::string& root, const LegResult* theirs, const std::string& base_root,
-           const std::string& rev) {
+void Judge(LegResult& mine, const std::string& root, const LegResult* theirs,
+           const std::string& base_root, const std::string& rev) {
   if (theirs && theirs->outcome == Outcome::kFail && SameFailure(mine, root, *theirs, base_root)) {
     std::set<std::string> cases = FailingCases(LogOf(mine));
     mine.outcome = Outcome::kInherited;
-    mine.note = "inherited: fails the same way on " + rev + (cases.empty() ? "" : " (" + Joined(cases) + ")") +
-                "; base log " + theirs->log_path;
+    mine.note = "inherited: fails the same way on " + rev +
+                (cases.empty() ? "" : " (" + Joined(cases) + ")") + "; base log " +
+                theirs->log_path;
     mine.base_log_path = theirs->log_path;
     return;
   }
-  std::string why = !theirs ? "did not run there" : theirs->outcome == Outcome::kPass ? "passes there" : "fails differently there";
-  mine.note += (mine.note.empty() ? "" : "; ") + std::string("not inherited from ") + rev + ": " + why;
+  std::string why = !theirs                             ? "did not run there"
+                    : theirs->outcome == Outcome::kPass ? "passes there"
+                                                        : "fails differently there";
+  mine.note +=
+      (mine.note.empty() ? "" : "; ") + std::string("not inherited from ") + rev + ": " + why;
   if (theirs) mine.base_log_path = theirs->log_path;
 }
 
 }  // namespace
 
-bool SameFailure(const LegResult& a, const std::string& root_a, const LegResult& b, const std::string& root_b) {
+bool SameFailure(const LegResult& a, const std::string& root_a, const LegResult& b,
+                 const std::string& root_b) {
   std::string log_a = LogOf(a), log_b = LogOf(b);
   std::set<std::string> cases_a = FailingCases(log_a), cases_b = FailingCases(log_b);
   if (!cases_a.empty() || !cases_b.empty()) return cases_a == cases_b;
-  return a.exit_code == b.exit_code && WithoutRoot(FirstError(log_a), root_a) == WithoutRoot(FirstError(log_b), root_b);
+  return a.exit_code == b.exit_code &&
+         WithoutRoot(FirstError(log_a), root_a) == WithoutRoot(FirstError(log_b), root_b);
 }
 
 Status BlameBase(const PreflightOptions& options, const SuiteConfig& config, RunReport* report) {
@@ -53,9 +61,12 @@ Status BlameBase(const PreflightOptions& options, const SuiteConfig& config, Run
     if (leg.outcome == Outcome::kFail) failed.push_back(leg.name);
   }
   if (failed.empty()) return Status();
-  PG_ASSIGN_OR_RETURN(std::string dir, CheckoutTree(options.blame_repo.empty() ? options.root : options.blame_repo,
-                                                    options.blame_base));
-  if (options.on_notice) options.on_notice("blame-base: running " + Joined({failed.begin(), failed.end()}) + " on " + options.blame_base + " (" + dir + ")");
+  PG_ASSIGN_OR_RETURN(std::string dir,
+                      CheckoutTree(options.blame_repo.empty() ? options.root : options.blame_repo,
+                                   options.blame_base));
+  if (options.on_notice)
+    options.on_notice("blame-base: running " + Joined({failed.begin(), failed.end()}) + " on " +
+                      options.blame_base + " (" + dir + ")");
   SuiteConfig base_config = config;
   base_config.suites.push_back(Suite{"proofgate-blame-base", failed});
   PreflightOptions base = options;

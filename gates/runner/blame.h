@@ -17,6 +17,7 @@ namespace pg {
 Status BlameBase(const PreflightOptions& options, const SuiteConfig& config, RunReport* report);
 
 // Whether two failed runs of a leg failed the same way (`root_a`/`root_b`: the trees they ran in).
-bool SameFailure(const LegResult& a, const std::string& root_a, const LegResult& b, const std::string& root_b);
+bool SameFailure(const LegResult& a, const std::string& root_a, const LegResult& b,
+                 const std::string& root_b);
 
 }  // namespace pg

@@ -17,7 +17,8 @@ namespace {
 StatusOr<ExitInfo> RunTo(const std::vector<std::string>& argv, const std::string& cwd,
                          double timeout_s, const std::string& path, const std::string& err_path) {
   Supervisor supervisor(RealLauncher(), kDefaultKillGraceS);
-  PG_RETURN_IF_ERROR(supervisor.Start(SpawnSpec{argv, cwd, {}, path, err_path}, timeout_s).status());
+  PG_RETURN_IF_ERROR(
+      supervisor.Start(SpawnSpec{argv, cwd, {}, path, err_path}, timeout_s).status());
   std::vector<SupervisedExit> ended;
   bool cancel = false;
   while (ended.empty()) ended = supervisor.Wait(-1, &cancel);

@@ -10,7 +10,8 @@
 namespace pg {
 
 // Whether what the leg makes is still there: each output path exists, each glob matches
-// a file or a folder holding one. A pass whose build directory was removed since is nothing to reuse.
+// a file or a folder holding one. A pass whose build directory was removed since is nothing to
+// reuse.
 bool OutputsThere(const std::string& root, const Leg& leg);
 
 // Whether `path` (relative to the root) is one of `output` or lies under it: a plain path

@@ -35,21 +35,25 @@ namespace {
 
 enum class Kind { kFix, kDropped, kNot };
 
-Kind KindOf(const FixerRun& run, const TreeChange& change, const std::map<std::string, std::vector<std::string>>& fixable,
+Kind KindOf(const FixerRun& run, const TreeChange& change,
+            const std::map<std::string, std::vector<std::string>>& fixable,
             const std::map<std::string, LegResult>& results, const std::string& root_prefix,
             const std::set<std::string>& set_aside) {
   auto files = fixable.find(run.leg);
   auto result = results.find(run.leg);
-  if (files == fixable.end() || result == results.end() || result->second.outcome != Outcome::kPass) return Kind::kNot;
+  if (files == fixable.end() || result == results.end() || result->second.outcome != Outcome::kPass)
+    return Kind::kNot;
   if (change.path.compare(0, root_prefix.size(), root_prefix) != 0) return Kind::kNot;
   std::string rel = change.path.substr(root_prefix.size());
-  if (!std::binary_search(files->second.begin(), files->second.end(), rel)) return Kind::kNot;  // the run's files are sorted
+  if (!std::binary_search(files->second.begin(), files->second.end(), rel))
+    return Kind::kNot;  // the run's files are sorted
   return set_aside.count(change.path) ? Kind::kDropped : Kind::kFix;
 }
 
 }  // namespace
 
-Fixes SortFixes(const std::vector<FixerRun>& runs, const std::map<std::string, std::vector<std::string>>& fixable,
+Fixes SortFixes(const std::vector<FixerRun>& runs,
+                const std::map<std::string, std::vector<std::string>>& fixable,
                 const std::map<std::string, LegResult>& results, const std::string& root_prefix,
                 const std::set<std::string>& set_aside) {
   Fixes out;
@@ -73,8 +77,8 @@ Fixes SortFixes(const std::vector<FixerRun>& runs, const std::map<std::string, s
 namespace {
 
 Status GitAdd(const std::string& workdir, const std::string& index, const std::string& pathspec) {
-  std::vector<std::string> argv = {"git", "--literal-pathspecs", "add", "--pathspec-from-file=" + pathspec,
-                                   "--pathspec-file-nul"};
+  std::vector<std::string> argv = {"git", "--literal-pathspecs", "add",
+                                   "--pathspec-from-file=" + pathspec, "--pathspec-file-nul"};
   if (!index.empty()) argv.insert(argv.begin(), {"env", "GIT_INDEX_FILE=" + index});
   auto added = RunCapture(argv, workdir, 300);
   if (!added.ok()) return added.status();
@@ -84,7 +88,8 @@ Status GitAdd(const std::string& workdir, const std::string& index, const std::s
 
 }  // namespace
 
-Status StageFixes(const std::string& workdir, const std::string& gitdir, const std::vector<std::string>& paths) {
+Status StageFixes(const std::string& workdir, const std::string& gitdir,
+                  const std::vector<std::string>& paths) {
   if (paths.empty()) return Status();
   std::string list;
   for (const std::string& p : paths) list += p + '\0';
@@ -93,7 +98,8 @@ Status StageFixes(const std::string& workdir, const std::string& gitdir, const s
   Status staged = GitAdd(workdir, "", pathspec);
   const char* hooks_index = std::getenv("GIT_INDEX_FILE");
   std::error_code ec;
-  if (staged.ok() && hooks_index && fs::path(hooks_index).filename().string().rfind("next-index-", 0) == 0 &&
+  if (staged.ok() && hooks_index &&
+      fs::path(hooks_index).filename().string().rfind("next-index-", 0) == 0 &&
       fs::exists(gitdir + "index.lock", ec)) {
     staged = GitAdd(workdir, gitdir + "index.lock", pathspec);
   }
@@ -110,11 +116,12 @@ std::string DroppedNote(const std::vector<std::string>& paths, bool alone) {
 
 std::string FixNote(const std::vector<std::string>& fixed) {
   constexpr size_t kNamed = 5;
-  std::string note = "fixed " + std::to_string(fixed.size()) + (fixed.size() == 1 ? " file" : " files") +
-                     ": ";
+  std::string note =
+      "fixed " + std::to_string(fixed.size()) + (fixed.size() == 1 ? " file" : " files") + ": ";
   for (size_t i = 0; i < fixed.size() && i < kNamed; ++i) {
     note += i ? ", " : "";
-    for (char c : fixed[i]) note += c == '\n' ? "\\n" : c == '\t' ? "\\t" : std::string(1, c);  // one table row
+    for (char c : fixed[i])
+      note += c == '\n' ? "\\n" : c == '\t' ? "\\t" : std::string(1, c);  // one table row
   }
   if (fixed.size() > kNamed) note += " and " + std::to_string(fixed.size() - kNamed) + " more";
   return note;

@@ -35,11 +35,13 @@ struct FixerRun {
 // files, one in `set_aside`, a failed fixer's) is not. Paths are relative to the working tree.
 struct Fixes {
   std::map<std::string, std::vector<std::string>> by_leg;
-  std::map<std::string, std::vector<std::string>> dropped;  // its own files set aside: no fix, named
+  std::map<std::string, std::vector<std::string>>
+      dropped;                   // its own files set aside: no fix, named
   std::vector<std::string> all;  // every fixed path once, sorted
   std::vector<TreeChange> not_fixes;
 };
-Fixes SortFixes(const std::vector<FixerRun>& runs, const std::map<std::string, std::vector<std::string>>& fixable,
+Fixes SortFixes(const std::vector<FixerRun>& runs,
+                const std::map<std::string, std::vector<std::string>>& fixable,
                 const std::map<std::string, LegResult>& results, const std::string& root_prefix,
                 const std::set<std::string>& set_aside);
 
@@ -49,7 +51,8 @@ Fixes SortFixes(const std::vector<FixerRun>& runs, const std::map<std::string, s
 // one git gave the hook (GIT_INDEX_FILE); under `git commit PATH` that is a temporary one, and
 // the repository's index that git installs after the commit (`<gitdir>/index.lock`) gets them
 // too, or it would stage the undoing of the fix.
-Status StageFixes(const std::string& workdir, const std::string& gitdir, const std::vector<std::string>& paths);
+Status StageFixes(const std::string& workdir, const std::string& gitdir,
+                  const std::vector<std::string>& paths);
 
 // What a fixer's note says of the fixes dropped because the file had unstaged changes; `alone`
 // when the note has nothing before it.

@@ -41,8 +41,10 @@ void KillAndWait(const pid_t* groups, int count, const char* token_entry) {
   timespec tick{0, 2'000'000};
   int i = 0;
   // The bound is 5 s in 2 ms ticks: a tick more or less gives up alike.
-  for (; i < 2500 && count > 0 && LiveMemberIn(groups, count); ++i) nanosleep(&tick, nullptr);  // proofgate: no-mutate
-  for (; i < 2500 && KillEnvironmentHolders(token_entry, strlen(token_entry)) > 0; ++i) nanosleep(&tick, nullptr);  // proofgate: no-mutate
+  for (; i < 2500 && count > 0 && LiveMemberIn(groups, count); ++i)
+    nanosleep(&tick, nullptr);  // proofgate: no-mutate
+  for (; i < 2500 && KillEnvironmentHolders(token_entry, strlen(token_entry)) > 0; ++i)
+    nanosleep(&tick, nullptr);  // proofgate: no-mutate
 }
 
 // Async-signal-safe only: this runs in a fork of a multi-threaded process, so the table of

@@ -25,8 +25,8 @@ std::vector<std::string> Split(const std::string& path) {
   return parts;
 }
 
-bool MatchParts(const std::vector<std::string>& pat, size_t pi, const std::vector<std::string>& path,
-                size_t si) {
+bool MatchParts(const std::vector<std::string>& pat, size_t pi,
+                const std::vector<std::string>& path, size_t si) {
   if (pi == pat.size()) return si == path.size();
   if (pat[pi] == "**") {
     for (size_t k = si; k <= path.size(); ++k) {
@@ -47,7 +47,8 @@ bool GlobMatch(const std::string& pattern, const std::string& path) {
   return MatchParts(Split(pattern), 0, Split(path), 0);
 }
 
-std::vector<std::string> ExpandGlobs(const std::string& root, const std::vector<std::string>& patterns) {
+std::vector<std::string> ExpandGlobs(const std::string& root,
+                                     const std::vector<std::string>& patterns) {
   std::set<std::string> found;
   for (const std::string& pattern : patterns) {
     std::string prefix;
@@ -61,7 +62,8 @@ std::vector<std::string> ExpandGlobs(const std::string& root, const std::vector<
       if (GlobMatch(pattern, prefix)) found.insert(prefix);
       continue;
     }
-    fs::recursive_directory_iterator it(start, fs::directory_options::skip_permission_denied, ec), end;
+    fs::recursive_directory_iterator it(start, fs::directory_options::skip_permission_denied, ec),
+        end;
     for (; !ec && it != end; it.increment(ec)) {
       if (it->path().filename() == ".git") {
         it.disable_recursion_pending();

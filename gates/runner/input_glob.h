@@ -11,6 +11,7 @@ bool GlobMatch(const std::string& pattern, const std::string& path);
 
 // Relative paths of regular files under `root` matching any pattern, sorted, without
 // duplicates. `.git` is never entered. The walk starts at each pattern's literal prefix.
-std::vector<std::string> ExpandGlobs(const std::string& root, const std::vector<std::string>& patterns);
+std::vector<std::string> ExpandGlobs(const std::string& root,
+                                     const std::vector<std::string>& patterns);
 
 }  // namespace pg

@@ -13,7 +13,8 @@ namespace {
 
 class RealProcess final : public Process {
  public:
-  RealProcess(Child child, std::string token) : child_(std::move(child)), token_(std::move(token)) {}
+  RealProcess(Child child, std::string token)
+      : child_(std::move(child)), token_(std::move(token)) {}
   pid_t pid() const override { return child_.pid(); }
   int pidfd() const { return child_.pidfd(); }
   bool TryReap(ExitInfo* out) override { return child_.TryReap(out); }
@@ -35,7 +36,8 @@ class RealLauncherImpl final : public ProcessLauncher {
   RealLauncherImpl() { BecomeSubreaper(); }
   const Clock& clock() const override { return SteadyClock(); }
 
-  StatusOr<std::unique_ptr<Process>> Start(const SpawnSpec& spec, const std::string& token) override {
+  StatusOr<std::unique_ptr<Process>> Start(const SpawnSpec& spec,
+                                           const std::string& token) override {
     SpawnSpec with_token = spec;
     with_token.env.emplace_back(kLegTokenVariable, token);
     PG_ASSIGN_OR_RETURN(Child child, Child::Spawn(with_token));
@@ -48,7 +50,8 @@ class RealLauncherImpl final : public ProcessLauncher {
     if (cancel_fd >= 0) fds.push_back({cancel_fd, POLLIN, 0});
     long long ms = 60'000;  // a bound, not a tick: the caller loops until its own deadline
     if (until != Clock::time_point::max()) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - SteadyClock().Now());
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(until - SteadyClock().Now());
       ms = std::clamp<long long>(left.count() + 1, 0, ms);
     }
     int ready = poll(fds.data(), fds.size(), static_cast<int>(ms));

@@ -33,10 +33,12 @@ class ProcessLauncher {
   virtual ~ProcessLauncher() = default;
   virtual const Clock& clock() const = 0;
   // Starts `spec` with `token` as PROOFGATE_LEG_TOKEN; kIo when the program cannot start.
-  virtual StatusOr<std::unique_ptr<Process>> Start(const SpawnSpec& spec, const std::string& token) = 0;
+  virtual StatusOr<std::unique_ptr<Process>> Start(const SpawnSpec& spec,
+                                                   const std::string& token) = 0;
   // Returns once one of `running` can be reaped, `until` has passed, or `cancel_fd` (when
   // >= 0) is readable; true in the last case. `running` holds this launcher's processes only.
-  virtual bool Wait(const std::vector<Process*>& running, Clock::time_point until, int cancel_fd) = 0;
+  virtual bool Wait(const std::vector<Process*>& running, Clock::time_point until,
+                    int cancel_fd) = 0;
 };
 
 // Real processes on the steady clock. The first call makes proofgate the child subreaper, so

@@ -50,6 +50,7 @@ struct FileLegs {
   std::map<std::string, std::string> no_files;  // leg → why it has nothing to check
   std::map<std::string, std::vector<std::string>> fixable;
 };
-StatusOr<FileLegs> ExpandFileLegs(const std::vector<const Leg*>& legs, const RunFiles& files, const ArgLimits& limits);
+StatusOr<FileLegs> ExpandFileLegs(const std::vector<const Leg*>& legs, const RunFiles& files,
+                                  const ArgLimits& limits);
 
 }  // namespace pg

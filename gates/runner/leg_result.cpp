@@ -4,13 +4,20 @@ namespace pg {
 
 std::string_view OutcomeName(Outcome outcome) {
   switch (outcome) {
-    case Outcome::kPass: return "pass";
-    case Outcome::kFail: return "fail";
-    case Outcome::kTimeout: return "timeout";
-    case Outcome::kContended: return "contended";
-    case Outcome::kSkipped: return "skipped";
-    case Outcome::kError: return "error";
-    case Outcome::kInherited: return "inherited";
+    case Outcome::kPass:
+      return "pass";
+    case Outcome::kFail:
+      return "fail";
+    case Outcome::kTimeout:
+      return "timeout";
+    case Outcome::kContended:
+      return "contended";
+    case Outcome::kSkipped:
+      return "skipped";
+    case Outcome::kError:
+      return "error";
+    case Outcome::kInherited:
+      return "inherited";
   }
   return "error";
 }
@@ -32,13 +39,19 @@ int RunReport::Count(Outcome outcome) const {
 
 ResultClass ClassOf(Outcome outcome, bool allow_inherited) {
   switch (outcome) {
-    case Outcome::kPass: return ResultClass::kPass;
+    case Outcome::kPass:
+      return ResultClass::kPass;
     case Outcome::kFail:
-    case Outcome::kError: return ResultClass::kFail;
-    case Outcome::kInherited: return allow_inherited ? ResultClass::kPass : ResultClass::kFail;
-    case Outcome::kTimeout: return ResultClass::kTimeout;
-    case Outcome::kContended: return ResultClass::kContended;
-    case Outcome::kSkipped: return ResultClass::kUnproven;
+    case Outcome::kError:
+      return ResultClass::kFail;
+    case Outcome::kInherited:
+      return allow_inherited ? ResultClass::kPass : ResultClass::kFail;
+    case Outcome::kTimeout:
+      return ResultClass::kTimeout;
+    case Outcome::kContended:
+      return ResultClass::kContended;
+    case Outcome::kSkipped:
+      return ResultClass::kUnproven;
   }
   return ResultClass::kFail;
 }
@@ -48,7 +61,8 @@ ExitCode VerdictOf(const RunReport& report) {
   for (const LegResult& leg : report.legs) {
     if (!leg.no_files) results.push_back(ClassOf(leg.outcome, report.allow_inherited));
   }
-  if (report.tree_hash != report.tree_hash_after || report.index_changed) results.push_back(ResultClass::kStale);
+  if (report.tree_hash != report.tree_hash_after || report.index_changed)
+    results.push_back(ResultClass::kStale);
   return RunExitCode(results, report.interrupted);
 }
 

@@ -35,18 +35,18 @@ struct LegResult {
   std::vector<std::string> argv;
   std::string cwd;
   Outcome outcome = Outcome::kSkipped;
-  bool cached = false;          // a pass reused from the cache; nothing ran
-  bool no_files = false;        // skipped: none of its files is in the run's file set (no failure)
-  std::optional<int> exit_code; // absent when it did not exit normally
-  int signal = 0;               // the signal that ended it, 0 if none
-  double started_s = 0;         // since the run started
+  bool cached = false;           // a pass reused from the cache; nothing ran
+  bool no_files = false;         // skipped: none of its files is in the run's file set (no failure)
+  std::optional<int> exit_code;  // absent when it did not exit normally
+  int signal = 0;                // the signal that ended it, 0 if none
+  double started_s = 0;          // since the run started
   double wall_s = 0;
   double cpu_s = 0;
   std::string output_tail;
   std::string log_path;
-  std::string note;             // why skipped / error / timeout / inherited, in words
-  std::string base_log_path;    // --blame-base: the log of the same leg on the base revision
-  std::string tree_hash;        // the tree it ran on (or whose pass it reused)
+  std::string note;                // why skipped / error / timeout / inherited, in words
+  std::string base_log_path;       // --blame-base: the log of the same leg on the base revision
+  std::string tree_hash;           // the tree it ran on (or whose pass it reused)
   std::vector<std::string> fixed;  // a fixer's: the files it rewrote (relative to the working tree)
   bool timing = false;
   LoadEvidence load;              // of the attempt this result reports
@@ -77,13 +77,13 @@ struct RunReport {
   std::string root;
   std::string config_path;
   std::string run_id;
-  std::string started_at;        // ISO 8601 UTC
+  std::string started_at;  // ISO 8601 UTC
   double wall_s = 0;
-  std::string tree_hash;         // empty outside git
-  std::string tree_hash_after;   // differs from tree_hash when the tree changed mid-run
+  std::string tree_hash;                 // empty outside git
+  std::string tree_hash_after;           // differs from tree_hash when the tree changed mid-run
   std::vector<TreeChange> tree_changes;  // and then how, in path order
-  bool index_changed = false;    // --staged: the index changed mid-run, not by a fixer's staging
-  std::string toolchain;         // fingerprint
+  bool index_changed = false;  // --staged: the index changed mid-run, not by a fixer's staging
+  std::string toolchain;       // fingerprint
   bool cache_enabled = false;
   bool interrupted = false;
   bool allow_inherited = false;  // --allow-inherited: inherited failures do not fail the run
@@ -92,7 +92,7 @@ struct RunReport {
   std::vector<std::string> shard_assigned;  // the legs this shard was dealt
   std::vector<std::string> merged_from;     // merge-reports: the shards' files, in shard order
   std::vector<LegResult> legs;
-  std::vector<LoadPoint> load_timeline;     // the machine's load through the run (none when merged)
+  std::vector<LoadPoint> load_timeline;  // the machine's load through the run (none when merged)
   ExitCode exit_code = ExitCode::kPass;
 
   // Counts of legs per outcome, in OutcomeName order, for summaries.

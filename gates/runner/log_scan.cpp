@@ -29,7 +29,8 @@ bool ToolRejected(const std::string& log) {
   static const std::regex kFailed(R"((^|\n)FAILED: ([^\n]*))");
   static const std::regex kObject(R"(\.(o|obj|gch|pch)$)");
   bool ninja = false;
-  for (auto it = std::sregex_iterator(log.begin(), log.end(), kFailed); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), kFailed);
+       it != std::sregex_iterator(); ++it) {
     ninja = true;
     std::istringstream outputs((*it)[2].str());
     for (std::string output; outputs >> output;) {
@@ -50,12 +51,14 @@ std::string FailedStep(const std::string& log) {
 
 std::set<std::string> FailingCases(const std::string& log) {
   static const std::regex kGtest(R"(^\[  FAILED  \] (\S+) \(\d+ ms\)\s*$)");
-  static const std::regex kCtest(R"(^\s*\d+ - (\S+) \((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception|Not Run)\))");
+  static const std::regex kCtest(
+      R"(^\s*\d+ - (\S+) \((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception|Not Run)\))");
   std::set<std::string> cases;
   std::istringstream in(log);
   std::smatch m;
   for (std::string line; std::getline(in, line);) {
-    if (std::regex_search(line, m, kGtest) || std::regex_search(line, m, kCtest)) cases.insert(m[1].str());
+    if (std::regex_search(line, m, kGtest) || std::regex_search(line, m, kCtest))
+      cases.insert(m[1].str());
   }
   return cases;
 }

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "gates/config/suite_config.h"
+#include "gates/contention/snapshot.h"
 #include "gates/core/file_io.h"
 #include "gates/core/own_outputs.h"
 #include "gates/git/git.h"
@@ -18,7 +19,6 @@
 #include "gates/runner/scheduler.h"
 #include "gates/runner/staged_aside.h"
 #include "gates/runner/verdict_cache.h"
-#include "gates/contention/snapshot.h"
 
 namespace fs = std::filesystem;
 
@@ -59,7 +59,8 @@ Plan PlanCache(const std::vector<const Leg*>& legs, const VerdictCache& cache,
     plan.keys[leg->name] = CacheKey(report.tree_hash, *leg, report.toolchain, inputs, need_keys);
     bool needs_cached = std::all_of(leg->needs.begin(), leg->needs.end(),
                                     [&](const std::string& n) { return plan.cached.count(n) > 0; });
-    if (report.cache_enabled && needs_cached && OutputsThere(report.root, *leg) && cache.Find(plan.keys[leg->name])) {
+    if (report.cache_enabled && needs_cached && OutputsThere(report.root, *leg) &&
+        cache.Find(plan.keys[leg->name])) {
       plan.cached.insert(leg->name);
     }
   }
@@ -68,9 +69,11 @@ Plan PlanCache(const std::vector<const Leg*>& legs, const VerdictCache& cache,
 
 void StorePasses(const RunReport& report, const Plan& plan, VerdictCache& cache) {
   for (const LegResult& leg : report.legs) {
-    if (leg.outcome != Outcome::kPass || leg.cached || !leg.fixed.empty()) continue;  // a fixer left another tree
-    cache.Put(plan.keys.at(leg.name), CacheEntry{leg.name, report.tree_hash, UtcStamp("%Y-%m-%dT%H:%M:%SZ"),
-                                                 leg.wall_s, report.run_id, leg.log_path});
+    if (leg.outcome != Outcome::kPass || leg.cached || !leg.fixed.empty())
+      continue;  // a fixer left another tree
+    cache.Put(plan.keys.at(leg.name),
+              CacheEntry{leg.name, report.tree_hash, UtcStamp("%Y-%m-%dT%H:%M:%SZ"), leg.wall_s,
+                         report.run_id, leg.log_path});
   }
 }
 
@@ -92,12 +95,14 @@ std::vector<TreeChange> TreeChanges(const git::TreeFiles& before, const git::Tre
   std::vector<TreeChange> out;
   for (const auto& [path, id] : before) {
     auto it = after.find(path);
-    if (it == after.end() || it->second != id) out.push_back({path, it == after.end() ? "deleted" : "changed"});
+    if (it == after.end() || it->second != id)
+      out.push_back({path, it == after.end() ? "deleted" : "changed"});
   }
   for (const auto& [path, id] : after) {
     if (!before.count(path)) out.push_back({path, "added"});
   }
-  std::sort(out.begin(), out.end(), [](const TreeChange& a, const TreeChange& b) { return a.path < b.path; });
+  std::sort(out.begin(), out.end(),
+            [](const TreeChange& a, const TreeChange& b) { return a.path < b.path; });
   return out;
 }
 
@@ -117,16 +122,17 @@ struct RunState {
   Plan plan;
   std::string log_dir;
   StagedAside* aside = nullptr;
-  std::string gitdir;                // with a trailing '/'; empty outside git
-  std::string workdir;               // the working tree's top, with a trailing '/'
-  std::string pass_hash;             // the tree the legs after the fixers ran on
-  std::vector<std::string> fixed;    // what the fixers fixed (relative to the working tree)
-  git::TreeFiles after_fixers;       // the tree as the fixers left it
-  std::string index_before;          // --staged: the index's tree the legs verify
+  std::string gitdir;                 // with a trailing '/'; empty outside git
+  std::string workdir;                // the working tree's top, with a trailing '/'
+  std::string pass_hash;              // the tree the legs after the fixers ran on
+  std::vector<std::string> fixed;     // what the fixers fixed (relative to the working tree)
+  git::TreeFiles after_fixers;        // the tree as the fixers left it
+  std::string index_before;           // --staged: the index's tree the legs verify
   std::vector<std::string> to_stage;  // --staged: the fixes, staged when the run ends not stale
 };
 
-std::string StateDir(const PreflightOptions& options, const SuiteConfig& config, RunReport& report, RunState* state) {
+std::string StateDir(const PreflightOptions& options, const SuiteConfig& config, RunReport& report,
+                     RunState* state) {
   HashFilter* filter = &state->filter;
   auto repo = git::Discover(options.root);
   if (!repo.ok()) {
@@ -141,7 +147,8 @@ std::string StateDir(const PreflightOptions& options, const SuiteConfig& config,
   filter->products = DeclaredOutputs(config, filter->root_prefix);
   state->gitdir = repo->gitdir;
   state->workdir = repo->workdir;
-  auto hash = git::WorkingTreeHash(repo->workdir, filter->unhashed, &state->files_before, filter->products);
+  auto hash =
+      git::WorkingTreeHash(repo->workdir, filter->unhashed, &state->files_before, filter->products);
   if (hash.ok()) {
     report.tree_hash = *hash;
   } else if (options.on_notice) {
@@ -150,8 +157,8 @@ std::string StateDir(const PreflightOptions& options, const SuiteConfig& config,
   return repo->gitdir + "proofgate";
 }
 
-SchedulerOptions PassOptions(const PreflightOptions& options, const SuiteConfig& config, const FileLegs& file_legs,
-                             const std::string& log_dir) {
+SchedulerOptions PassOptions(const PreflightOptions& options, const SuiteConfig& config,
+                             const FileLegs& file_legs, const std::string& log_dir) {
   SchedulerOptions sched;
   sched.jobs = options.jobs > 0 ? options.jobs : AvailableCpus();
   sched.kill_grace_s = config.kill_grace_s;
@@ -171,7 +178,8 @@ SchedulerOptions PassOptions(const PreflightOptions& options, const SuiteConfig&
 }
 
 // The tree now, as the run's hashes see it: its hash, and its files in `files`.
-StatusOr<std::string> Snapshot(const PreflightOptions& options, const HashFilter& filter, git::TreeFiles* files) {
+StatusOr<std::string> Snapshot(const PreflightOptions& options, const HashFilter& filter,
+                               git::TreeFiles* files) {
   return git::WorkingTreeHash(options.root, filter.unhashed, files, filter.products);
 }
 
@@ -181,15 +189,18 @@ using FixerMarks = std::vector<std::pair<std::string, git::TreeFiles>>;
 // After the fixers: their changes to their own files are fixes (listed, and staged under
 // `--staged`), and the rest of the run verifies the fixed tree, planned on its hash. Any other
 // change leaves the run's hash at the tree it started on, so the run ends stale naming it.
-void AfterFixers(const PreflightOptions& options, const FileLegs& file_legs, const std::vector<const Leg*>& legs,
-                 const FixerMarks& marks, std::map<std::string, LegResult>& fixers, const VerdictCache& cache,
+void AfterFixers(const PreflightOptions& options, const FileLegs& file_legs,
+                 const std::vector<const Leg*>& legs, const FixerMarks& marks,
+                 std::map<std::string, LegResult>& fixers, const VerdictCache& cache,
                  RunState& state, RunReport& report) {
   git::TreeFiles files;
   StatusOr<std::string> hash = Snapshot(options, state.filter, &files);
   if (report.tree_hash.empty() || !hash.ok() || *hash == report.tree_hash) return;
   std::vector<FixerRun> runs;
   for (size_t i = 0; i < marks.size(); ++i) {
-    runs.push_back({marks[i].first, TreeChanges(marks[i].second, i + 1 < marks.size() ? marks[i + 1].second : files)});
+    runs.push_back(
+        {marks[i].first,
+         TreeChanges(marks[i].second, i + 1 < marks.size() ? marks[i + 1].second : files)});
   }
   std::set<std::string> set_aside;
   if (state.aside) set_aside.insert(state.aside->files().begin(), state.aside->files().end());
@@ -200,20 +211,23 @@ void AfterFixers(const PreflightOptions& options, const FileLegs& file_legs, con
     fixers[name].fixed = paths;
     fixers[name].note = FixNote(paths);
   }
-  for (const auto& [name, paths] : fixes.dropped) fixers[name].note += DroppedNote(paths, fixers[name].note.empty());
+  for (const auto& [name, paths] : fixes.dropped)
+    fixers[name].note += DroppedNote(paths, fixers[name].note.empty());
   state.pass_hash = *hash;
   state.after_fixers = files;
   if (!fixes.not_fixes.empty()) return;  // the run's hash stays the tree it started on: stale
   report.tree_hash = *hash;
   state.files_before = std::move(files);
   Plan again = PlanCache(legs, cache, report);
-  for (const auto& [name, result] : fixers) again.keys[name] = state.plan.keys[name];  // they ran on the first tree
+  for (const auto& [name, result] : fixers)
+    again.keys[name] = state.plan.keys[name];  // they ran on the first tree
   state.plan = std::move(again);
 }
 
 // Runs the legs: the fixers and what they need first, in a pass of their own, then the rest.
 void RunLegs(const PreflightOptions& options, const SuiteConfig& config, const FileLegs& file_legs,
-             const std::vector<const Leg*>& legs, const VerdictCache& cache, RunState& state, RunReport& report) {
+             const std::vector<const Leg*>& legs, const VerdictCache& cache, RunState& state,
+             RunReport& report) {
   SchedulerOptions sched = PassOptions(options, config, file_legs, state.log_dir);
   RealProcSource real_proc;
   Sampler sampler(options.proc ? *options.proc : real_proc, config.contention.sample_interval_s,
@@ -226,7 +240,8 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config, const F
     sched.before_start = [&](const Leg& leg) {
       if (!leg.stage_fixed || report.tree_hash.empty()) return;
       marks.emplace_back(leg.name, git::TreeFiles());
-      (void)Snapshot(options, state.filter, &marks.back().second);  // a failure leaves it empty: every path "added"
+      (void)Snapshot(options, state.filter,
+                     &marks.back().second);  // a failure leaves it empty: every path "added"
     };
     Scheduler first(sched, fixers, state.plan.cached);
     for (LegResult& r : first.Run()) sched.earlier[r.name] = std::move(r);
@@ -242,7 +257,8 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config, const F
     }
     AfterFixers(options, file_legs, legs, marks, sched.earlier, cache, state, report);
     if (!state.pass_hash.empty()) sched.tree_hash = state.pass_hash;
-    sched.started_offset_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    sched.started_offset_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
   if (state.pass_hash.empty()) sched.tree_hash = report.tree_hash;
   Scheduler scheduler(sched, legs, state.plan.cached);
@@ -253,20 +269,24 @@ void RunLegs(const PreflightOptions& options, const SuiteConfig& config, const F
 
 bool AboutFiles(const std::vector<const Leg*>& legs) {
   return std::any_of(legs.begin(), legs.end(), [](const Leg* leg) {
-    return leg->stage_fixed || !leg->files.empty() || !leg->exclude.empty() || std::any_of(leg->argv.begin(), leg->argv.end(), [](const std::string& a) {
-      return a.find("{files}") != std::string::npos;
-    });
+    return leg->stage_fixed || !leg->files.empty() || !leg->exclude.empty() ||
+           std::any_of(leg->argv.begin(), leg->argv.end(),
+                       [](const std::string& a) { return a.find("{files}") != std::string::npos; });
   });
 }
 
 // The legs the run reports (suites, --leg, --shard), as the file set makes them.
-StatusOr<FileLegs> ChooseLegs(const PreflightOptions& options, const SuiteConfig& config, RunReport& report) {
+StatusOr<FileLegs> ChooseLegs(const PreflightOptions& options, const SuiteConfig& config,
+                              RunReport& report) {
   bool by_default = options.suites.empty() && options.legs.empty();
-  PG_ASSIGN_OR_RETURN(std::vector<const Leg*> legs, SelectLegs(config, by_default ? report.suites : options.suites, options.legs));
+  PG_ASSIGN_OR_RETURN(
+      std::vector<const Leg*> legs,
+      SelectLegs(config, by_default ? report.suites : options.suites, options.legs));
   if (options.shard_count > 0) {
     report.shard_index = options.shard_index;
     report.shard_count = options.shard_count;
-    legs = ShardLegs(config, legs, options.shard_index, options.shard_count, &report.shard_assigned);
+    legs =
+        ShardLegs(config, legs, options.shard_index, options.shard_count, &report.shard_assigned);
   }
   RunFiles files{options.file_set, options.base, {}};
   // Listing a large tree costs: only a run with a leg that filters or passes files lists it,
@@ -298,7 +318,8 @@ StatusOr<std::unique_ptr<StagedAside>> PrepareTree(const PreflightOptions& optio
     if (options.on_notice) options.on_notice(note);
   }
   if (aside && !aside->files().empty() && options.on_notice) {
-    options.on_notice("--staged: " + std::to_string(aside->files().size()) + " file(s) with unstaged changes set aside until the run ends");
+    options.on_notice("--staged: " + std::to_string(aside->files().size()) +
+                      " file(s) with unstaged changes set aside until the run ends");
   }
   return aside;
 }
@@ -329,13 +350,15 @@ StatusOr<std::string> FindRoot(const std::string& start) {
 }
 
 namespace {
-StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConfig& config, StagedAside* aside);
+StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConfig& config,
+                                StagedAside* aside);
 }  // namespace
 
 StatusOr<RunReport> RunPreflight(const PreflightOptions& options) {
   PG_ASSIGN_OR_RETURN(std::unique_ptr<StagedAside> aside, PrepareTree(options));
-  std::string config_file =
-      fs::path(options.config_path).is_absolute() ? options.config_path : options.root + "/" + options.config_path;
+  std::string config_file = fs::path(options.config_path).is_absolute()
+                                ? options.config_path
+                                : options.root + "/" + options.config_path;
   PG_ASSIGN_OR_RETURN(SuiteConfig config, LoadSuiteConfig(config_file, options.config_path));
   return RunPrepared(options, config, aside.get());
 }
@@ -352,7 +375,8 @@ namespace {
 // rename's deletion, is no commit to make). Fixes that cannot be staged fail their fixer: the
 // commit would hold what the legs did not verify.
 void StageAtEnd(const RunState& state, RunReport& report) {
-  bool still = report.tree_hash == report.tree_hash_after && !report.index_changed && !report.interrupted;
+  bool still =
+      report.tree_hash == report.tree_hash_after && !report.index_changed && !report.interrupted;
   if (state.to_stage.empty() || !still) return;
   Status staged = StageFixes(state.workdir, state.gitdir, state.to_stage);
   for (LegResult& leg : report.legs) {
@@ -368,22 +392,26 @@ void StageAtEnd(const RunState& state, RunReport& report) {
 
 // The run's end: the tree hashed again (a change is named), the set-aside changes put back,
 // the verdict, the passes kept when the tree held still, and --blame-base.
-Status EndRun(const PreflightOptions& options, const SuiteConfig& config, RunState& state, VerdictCache& cache,
-              RunReport& report) {
+Status EndRun(const PreflightOptions& options, const SuiteConfig& config, RunState& state,
+              VerdictCache& cache, RunReport& report) {
   NameCachedRuns(state.plan, cache, report);
   if (!report.tree_hash.empty()) {
     git::TreeFiles files_after;
-    auto after = git::WorkingTreeHash(options.root, state.filter.unhashed, &files_after, state.filter.products);
+    auto after = git::WorkingTreeHash(options.root, state.filter.unhashed, &files_after,
+                                      state.filter.products);
     report.tree_hash_after = after.ok() ? *after : "";
-    if (after.ok() && *after != report.tree_hash) report.tree_changes = TreeChanges(state.files_before, files_after);
+    if (after.ok() && *after != report.tree_hash)
+      report.tree_changes = TreeChanges(state.files_before, files_after);
     std::erase_if(report.tree_changes, [&](const TreeChange& c) {  // a fix is named by its fixer
       auto fixed = state.after_fixers.find(c.path), now = files_after.find(c.path);
-      bool as_fixed = fixed == state.after_fixers.end() ? now == files_after.end()
-                                                        : now != files_after.end() && now->second == fixed->second;
+      bool as_fixed = fixed == state.after_fixers.end()
+                          ? now == files_after.end()
+                          : now != files_after.end() && now->second == fixed->second;
       return std::binary_search(state.fixed.begin(), state.fixed.end(), c.path) && as_fixed;
     });
   }
-  if (!state.index_before.empty()) {  // a `git add` in a leg: the commit would hold what none verified
+  if (!state.index_before
+           .empty()) {  // a `git add` in a leg: the commit would hold what none verified
     auto index_now = git::IndexTreeHash(options.root);
     report.index_changed = index_now.ok() && *index_now != state.index_before;
   }
@@ -403,12 +431,16 @@ Status EndRun(const PreflightOptions& options, const SuiteConfig& config, RunSta
   return Status();
 }
 
-StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConfig& config, StagedAside* aside) {
+StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConfig& config,
+                                StagedAside* aside) {
   auto started = std::chrono::steady_clock::now();
   RunReport report;
   report.root = options.root;
-  report.suites = options.suites.empty() && options.legs.empty() ? std::vector<std::string>{"default"} : options.suites;
-  report.suites.insert(report.suites.end(), options.legs.begin(), options.legs.end());  // what the run was asked for
+  report.suites = options.suites.empty() && options.legs.empty()
+                      ? std::vector<std::string>{"default"}
+                      : options.suites;
+  report.suites.insert(report.suites.end(), options.legs.begin(),
+                       options.legs.end());  // what the run was asked for
   report.config_path = config.path;
   PG_ASSIGN_OR_RETURN(FileLegs file_legs, ChooseLegs(options, config, report));
   OneFixerAtATime(&file_legs.legs);
@@ -420,7 +452,8 @@ StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConf
   RunState state;
   state.aside = aside;
   std::string state_dir = StateDir(options, config, report, &state);
-  if (aside && !report.tree_hash.empty()) state.index_before = git::IndexTreeHash(options.root).value_or("");
+  if (aside && !report.tree_hash.empty())
+    state.index_before = git::IndexTreeHash(options.root).value_or("");
   std::string logs_root = state_dir + "/logs";
   state.log_dir = options.log_dir.empty() ? logs_root + "/" + report.run_id : options.log_dir;
   PG_RETURN_IF_ERROR(MakeDirs(state.log_dir));
@@ -440,7 +473,9 @@ StatusOr<RunReport> RunPrepared(const PreflightOptions& options, const SuiteConf
   state.plan = PlanCache(legs, cache, report);
   if (options.on_plan) {
     std::vector<PlannedLeg> planned;
-    for (const Leg* leg : legs) planned.push_back({leg->name, cache.LastPassWall(leg->name), state.plan.cached.count(leg->name) > 0});
+    for (const Leg* leg : legs)
+      planned.push_back(
+          {leg->name, cache.LastPassWall(leg->name), state.plan.cached.count(leg->name) > 0});
     options.on_plan(planned, options.jobs > 0 ? options.jobs : AvailableCpus());
   }
   RunLegs(options, config, file_legs, legs, cache, state, report);

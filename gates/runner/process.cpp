@@ -3,8 +3,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/syscall.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,7 +23,8 @@ namespace {
 
 // The inherited environment with `set`'s variables replacing or joining it (a later pair of
 // `set` wins over an earlier one). One pass, no sorting: a spawn per leg builds this.
-std::vector<std::string> MergedEnvironment(const std::vector<std::pair<std::string, std::string>>& set) {
+std::vector<std::string> MergedEnvironment(
+    const std::vector<std::pair<std::string, std::string>>& set) {
   auto overridden = [&](std::string_view entry) {
     size_t eq = entry.find('=');
     std::string_view key = entry.substr(0, eq);
@@ -59,8 +60,8 @@ void InitAttributes(posix_spawnattr_t* attr) {
   posix_spawnattr_setsigmask(attr, &none);
   posix_spawnattr_setsigdefault(attr, &all);
   posix_spawnattr_setpgroup(attr, 0);
-  posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                     POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 }
 
 // The children Child owns, by pid: a stray's reaping (ReapStrayChildren) must never take one
@@ -80,7 +81,9 @@ std::set<pid_t>& Supervised() {
 
 }  // namespace
 
-std::unique_lock<std::mutex> LockChildRegistry() { return std::unique_lock<std::mutex>(RegistryMutex()); }
+std::unique_lock<std::mutex> LockChildRegistry() {
+  return std::unique_lock<std::mutex>(RegistryMutex());
+}
 void RegisterChild(pid_t pid) { Supervised().insert(pid); }
 void WithdrawChild(pid_t pid) { Supervised().erase(pid); }
 bool IsSupervisedChild(pid_t pid) {
@@ -119,12 +122,14 @@ StatusOr<Child> Child::Spawn(const SpawnSpec& spec) {
   if (spec.log_fd >= 0) {
     posix_spawn_file_actions_adddup2(&actions, spec.log_fd, 1);
   } else {
-    posix_spawn_file_actions_addopen(&actions, 1, spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_addopen(&actions, 1, spec.log_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
   }
   if (spec.err_path.empty()) {
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
   } else {
-    posix_spawn_file_actions_addopen(&actions, 2, spec.err_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, spec.err_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
   }
   if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
   posix_spawnattr_t attr;
@@ -146,7 +151,8 @@ StatusOr<Child> Child::Spawn(const SpawnSpec& spec) {
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
-    return Status::Io("cannot start \"" + spec.argv[0] + "\" in " + spec.cwd + ": " + std::strerror(rc));
+    return Status::Io("cannot start \"" + spec.argv[0] + "\" in " + spec.cwd + ": " +
+                      std::strerror(rc));
   }
   int fd = PidfdOpen(pid);
   if (fd < 0) {
@@ -154,7 +160,8 @@ StatusOr<Child> Child::Spawn(const SpawnSpec& spec) {
     kill(-pid, SIGKILL);
     std::unique_lock<std::mutex> lock = LockChildRegistry();
     waitpid(pid, nullptr, 0);
-    WithdrawChild(pid);  // proofgate: no-mutate (pidfd_open fails after a spawn only on a kernel before 5.3)
+    WithdrawChild(
+        pid);  // proofgate: no-mutate (pidfd_open fails after a spawn only on a kernel before 5.3)
     return Status::Io(std::string("pidfd_open: ") + std::strerror(err));
   }
   return Child(pid, fd, std::move(guardian));

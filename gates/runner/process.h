@@ -16,11 +16,11 @@ namespace pg {
 
 struct SpawnSpec {
   std::vector<std::string> argv;
-  std::string cwd;  // absolute
+  std::string cwd;                                       // absolute
   std::vector<std::pair<std::string, std::string>> env;  // set over the inherited environment
-  std::string log_path;  // stdout and stderr, appended
-  std::string err_path;  // when set, stderr appended here instead
-  int log_fd = -1;       // when set, log_path already open here: given as stdout (and stderr)
+  std::string log_path;                                  // stdout and stderr, appended
+  std::string err_path;                                  // when set, stderr appended here instead
+  int log_fd = -1;  // when set, log_path already open here: given as stdout (and stderr)
 };
 
 struct ExitInfo {
@@ -42,7 +42,7 @@ class Child {
 
   pid_t pid() const { return pid_; }
   pid_t guardian_pid() const { return guardian_.pid(); }  // -1 when unguarded
-  int pidfd() const { return pidfd_; }  // readable once the child has exited
+  int pidfd() const { return pidfd_; }                    // readable once the child has exited
 
   // Reaps the child if it has exited; true when `out` was filled.
   bool TryReap(ExitInfo* out);
@@ -51,7 +51,8 @@ class Child {
   bool SignalGroup(int sig) const;
 
  private:
-  Child(pid_t pid, int pidfd, GroupGuardian guardian) : pid_(pid), pidfd_(pidfd), guardian_(std::move(guardian)) {}
+  Child(pid_t pid, int pidfd, GroupGuardian guardian)
+      : pid_(pid), pidfd_(pidfd), guardian_(std::move(guardian)) {}
   pid_t pid_ = -1;
   int pidfd_ = -1;
   GroupGuardian guardian_;  // kills the group should proofgate die before this Child ends

@@ -30,7 +30,8 @@ std::string SearchPath(const std::string& name, const std::string& path) {
     std::string file = dir + (dir.back() == '/' ? "" : "/") + name;
     struct stat st {};
     // execvp goes on past a file it may not execute (EACCES) and a missing one.
-    if (stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(file.c_str(), X_OK) == 0) return file;
+    if (stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(file.c_str(), X_OK) == 0)
+      return file;
     start = end + 1;
   }
   return "";

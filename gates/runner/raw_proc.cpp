@@ -22,7 +22,8 @@ void ForEachProcess(bool (*visit)(pid_t, void*), void* ctx) {
       at += d->d_reclen;
       if (d->d_name[0] < '1' || d->d_name[0] > '9') continue;
       long pid = 0;
-      for (const char* c = d->d_name; *c >= '0' && *c <= '9' && pid < (1L << 30); ++c) pid = pid * 10 + (*c - '0');
+      for (const char* c = d->d_name; *c >= '0' && *c <= '9' && pid < (1L << 30); ++c)
+        pid = pid * 10 + (*c - '0');
       go_on = visit(static_cast<pid_t>(pid), ctx);
     }
   }
@@ -38,7 +39,9 @@ int OpenProcFile(pid_t pid, const char* leaf) {
   size_t at = 6;
   while (len > 0) path[at++] = digits[--len];
   path[at++] = '/';
-  for (const char* c = leaf; *c && at < sizeof path - 1; ++c) path[at++] = *c;  // proofgate: no-mutate (leaves are this file's constants, far under the bound)
+  for (const char* c = leaf; *c && at < sizeof path - 1; ++c)
+    path[at++] =
+        *c;  // proofgate: no-mutate (leaves are this file's constants, far under the bound)
   path[at] = 0;
   return open(path, O_RDONLY | O_CLOEXEC);
 }
@@ -63,7 +66,8 @@ bool LiveMemberVisit(pid_t pid, void* ctx) {
   if (!p || p[1] != ' ' || !p[2]) return true;
   char state = p[2];
   p += 3;
-  long fields[2] = {0, 0};  // proofgate: no-mutate (fields[0], the ppid, is read past and never used)
+  long fields[2] = {0,
+                    0};  // proofgate: no-mutate (fields[0], the ppid, is read past and never used)
   for (long& f : fields) {
     while (*p == ' ') ++p;
     for (; *p >= '0' && *p <= '9'; ++p) f = f * 10 + (*p - '0');

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -28,7 +28,8 @@ namespace {
 class LogFile {
  public:
   LogFile(const std::string& path, bool append, const std::string& header)
-      : fd_(open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | (append ? O_APPEND : 0), 0644)) {
+      : fd_(open(path.c_str(),
+                 O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | (append ? O_APPEND : 0), 0644)) {
     std::string why = Prepare(append, header);
     if (why.empty()) return;
     if (fd_ >= 0) close(fd_);
@@ -49,14 +50,16 @@ class LogFile {
     struct stat st {};
     if (fd_ < 0 && errno == ENXIO) return "not a regular file";  // a FIFO no one reads
     if (fd_ < 0 || fstat(fd_, &st) != 0) return std::strerror(errno);
-    if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) return "not a regular file";  // /dev/null will do
+    if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+      return "not a regular file";  // /dev/null will do
     for (size_t done = 0; done < header.size();) {
       ssize_t n = write(fd_, header.data() + done, header.size() - done);
       if (n <= 0) return n < 0 ? std::strerror(errno) : "nothing written";
       done += static_cast<size_t>(n);
     }
     bool longer = !append && st.st_size > static_cast<off_t>(header.size());
-    if (longer && ftruncate(fd_, static_cast<off_t>(header.size())) != 0) return std::strerror(errno);
+    if (longer && ftruncate(fd_, static_cast<off_t>(header.size())) != 0)
+      return std::strerror(errno);
     if (fcntl(fd_, F_SETFL, O_APPEND) != 0) return std::strerror(errno);  // and blocking again
     return "";
   }
@@ -166,7 +169,8 @@ bool Scheduler::CanStart(const Slot& slot) const {
 std::optional<std::string> Scheduler::FailedNeed(const Slot& slot) const {
   for (const std::string& need : slot.leg->needs) {
     const Slot* n = Find(need);
-    if (n && n->state == State::kDone && n->result.outcome != Outcome::kPass && !n->result.no_files) return need;
+    if (n && n->state == State::kDone && n->result.outcome != Outcome::kPass && !n->result.no_files)
+      return need;
   }
   return std::nullopt;
 }
@@ -183,8 +187,9 @@ void Scheduler::Start(Slot& slot) {
   LegResult& r = slot.result;
   if (options_.before_start) options_.before_start(*slot.leg);
   // A rerun appends: the first attempt's output stays in the same log.
-  std::string header = "# proofgate leg " + r.name + (slot.rerun ? " (rerun, alone, machine quiet)" : "") +
-                       " in " + r.cwd + "\n$";
+  std::string header = "# proofgate leg " + r.name +
+                       (slot.rerun ? " (rerun, alone, machine quiet)" : "") + " in " + r.cwd +
+                       "\n$";
   for (const std::string& arg : r.argv) header += " " + arg;
   LogFile log(r.log_path, slot.rerun, header + "\n");
   if (!log.error().empty()) {
@@ -201,7 +206,8 @@ void Scheduler::Start(Slot& slot) {
     Finish(slot, Outcome::kError, "cwd " + r.cwd + " is not a directory");
     return;
   }
-  auto child = supervisor_.Start(SpawnSpec{r.argv, r.cwd, env, r.log_path, "", log.fd()}, slot.leg->timeout_s);
+  auto child = supervisor_.Start(SpawnSpec{r.argv, r.cwd, env, r.log_path, "", log.fd()},
+                                 slot.leg->timeout_s);
   if (!child.ok()) {
     Finish(slot, Outcome::kError, child.status().message());
     return;
@@ -215,7 +221,8 @@ void Scheduler::Start(Slot& slot) {
 
 void Scheduler::Wait() {
   bool cancel = false;
-  std::vector<SupervisedExit> ended = supervisor_.Wait(cancelled_ ? -1 : options_.cancel_fd, &cancel);
+  std::vector<SupervisedExit> ended =
+      supervisor_.Wait(cancelled_ ? -1 : options_.cancel_fd, &cancel);
   for (const SupervisedExit& exit : ended) {
     if (Slot* slot = FindChild(exit.id)) Reap(*slot, exit);
   }
@@ -249,7 +256,8 @@ void Scheduler::Reap(Slot& slot, const SupervisedExit& exit) {
   }
   if (RetryContended(slot, outcome, note.str())) return;
   std::string text = note.str();
-  if (slot.rerun) text = outcome == Outcome::kPass ? "contended first attempt" : text + "; quiet rerun";
+  if (slot.rerun)
+    text = outcome == Outcome::kPass ? "contended first attempt" : text + "; quiet rerun";
   Finish(slot, outcome, text);
 }
 
@@ -266,9 +274,11 @@ bool Scheduler::RetryContended(Slot& slot, Outcome outcome, const std::string& n
   bool failed = outcome == Outcome::kFail || outcome == Outcome::kTimeout;
   if (!options_.sampler || !slot.leg->timing || !failed || cancelled_) return false;
   if (!IsContended(r.load, options_.rules)) return false;
-  std::string load = "foreign " + Percent(r.load.foreign_mean) + ", steal " + Percent(r.load.steal_mean);
+  std::string load =
+      "foreign " + Percent(r.load.foreign_mean) + ", steal " + Percent(r.load.steal_mean);
   if (slot.rerun || !options_.retry_contended) {
-    std::string why = slot.rerun ? "the rerun was contended too" : "not rerun (--no-retry-contended)";
+    std::string why =
+        slot.rerun ? "the rerun was contended too" : "not rerun (--no-retry-contended)";
     Finish(slot, Outcome::kContended, note + " under foreign load (" + load + "); " + why);
     return true;
   }
@@ -287,15 +297,18 @@ void Scheduler::StartRerun(Slot& slot) {
   const Clock& clock = launcher.clock();
   Clock::time_point began = clock.Now();
   QuietTimer timer{[&] { return clock.Since(began); },
-                   [&](double s) { return launcher.Wait({}, clock.Now() + Clock::Seconds(s), options_.cancel_fd); }};
+                   [&](double s) {
+                     return launcher.Wait({}, clock.Now() + Clock::Seconds(s), options_.cancel_fd);
+                   }};
   QuietResult quiet = WaitForQuiet(*options_.sampler, options_.rules, timer, options_.on_notice);
   std::string waited = std::to_string(static_cast<int>(quiet.waited_s)) + " s";
   if (quiet.cancelled) {
     cancelled_ = true;
     Finish(slot, Outcome::kContended, "interrupted while waiting for quiet");
   } else if (!quiet.quiet) {
-    Finish(slot, Outcome::kContended, "never quiet: waited " + waited + ", foreign " +
-                                          Percent(quiet.last_foreign) + "; first attempt failed under load");
+    Finish(slot, Outcome::kContended,
+           "never quiet: waited " + waited + ", foreign " + Percent(quiet.last_foreign) +
+               "; first attempt failed under load");
   } else {
     Start(slot);
   }

@@ -64,8 +64,8 @@ class Scheduler {
     State state = State::kPending;
     int child = -1;  // the supervisor's id of the running attempt
     Clock::time_point start;
-    bool rerun = false;  // a contended timing leg waiting to run again, alone
-    std::string token;   // PROOFGATE_LEG_TOKEN of the running attempt
+    bool rerun = false;    // a contended timing leg waiting to run again, alone
+    std::string token;     // PROOFGATE_LEG_TOKEN of the running attempt
     bool earlier = false;  // ended in an earlier pass (SchedulerOptions::earlier)
   };
 

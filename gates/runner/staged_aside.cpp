@@ -40,19 +40,24 @@ Status Record(Journal& journal, const std::string& path) {
   if (lstat(path.c_str(), &st) != 0) return journal.RecordAbsent(path);
   std::error_code ec;
   if (S_ISLNK(st.st_mode)) return journal.RecordLink(path, fs::read_symlink(path, ec).string());
-  if (!S_ISREG(st.st_mode)) return Status::Invalid(path + ": --staged sets aside files and links; this is neither");
+  if (!S_ISREG(st.st_mode))
+    return Status::Invalid(path + ": --staged sets aside files and links; this is neither");
   PG_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
   return journal.Record(path, bytes, st.st_mode & 07777);
 }
 
 }  // namespace
 
-StatusOr<std::unique_ptr<StagedAside>> StagedAside::Begin(const std::string& workdir, const std::string& state_dir) {
+StatusOr<std::unique_ptr<StagedAside>> StagedAside::Begin(const std::string& workdir,
+                                                          const std::string& state_dir) {
   PG_RETURN_IF_ERROR(MakeDirs(state_dir));
   int fd = TryLock(state_dir);
-  if (fd < 0) return Status::Invalid(state_dir + "/staged.lock: another `proofgate preflight --staged` is running here");
+  if (fd < 0)
+    return Status::Invalid(state_dir +
+                           "/staged.lock: another `proofgate preflight --staged` is running here");
   std::unique_ptr<StagedAside> aside(new StagedAside(workdir, state_dir + "/staged", fd));
-  PG_ASSIGN_OR_RETURN(aside->recovered_, RecoverJournal(aside->journal_dir_, MissingFolder::kCreate));  // a killed run's
+  PG_ASSIGN_OR_RETURN(aside->recovered_, RecoverJournal(aside->journal_dir_,
+                                                        MissingFolder::kCreate));  // a killed run's
   PG_RETURN_IF_ERROR(aside->SetAside());
   return aside;
 }
@@ -65,12 +70,16 @@ namespace {
 Status CheckSettable(const std::string& workdir, const std::vector<std::string>& files) {
   for (const std::string& f : files) {
     if (f.find('\n') != std::string::npos) {
-      return Status::Invalid(workdir + f + ": --staged cannot set aside a file whose name holds a newline; stage or undo its change");
+      return Status::Invalid(workdir + f +
+                             ": --staged cannot set aside a file whose name holds a newline; stage "
+                             "or undo its change");
     }
     for (fs::path p = fs::path(f).parent_path(); !p.empty(); p = p.parent_path()) {
       std::error_code ec;
       if (fs::is_symlink(workdir + p.string(), ec)) {
-        return Status::Invalid(workdir + p.string() + ": a link where git tracks a folder; --staged would write through it (stage or undo it)");
+        return Status::Invalid(workdir + p.string() +
+                               ": a link where git tracks a folder; --staged would write through "
+                               "it (stage or undo it)");
       }
     }
   }
@@ -110,13 +119,18 @@ Status StagedAside::PutBack(std::vector<std::string>* notes) {
   for (const std::string& f : files_) {
     std::string now = FileState(workdir_ + f);
     if (now == written_[f]) continue;
-    if (notes) notes->push_back(f + ": a leg changed it; its unstaged changes are back and the leg's change is dropped");
+    if (notes)
+      notes->push_back(
+          f + ": a leg changed it; its unstaged changes are back and the leg's change is dropped");
     // A leg's change: the user's version wins, so the journal is told this is what was left.
     PG_RETURN_IF_ERROR(journal.RecordWritten(workdir_ + f, now));
   }
-  PG_ASSIGN_OR_RETURN(std::vector<Recovered> back, RecoverJournal(journal_dir_, MissingFolder::kCreate));
+  PG_ASSIGN_OR_RETURN(std::vector<Recovered> back,
+                      RecoverJournal(journal_dir_, MissingFolder::kCreate));
   for (const Recovered& r : back) {
-    if (notes && !r.moved.empty()) notes->push_back(r.path.substr(workdir_.size()) + ": a folder in its way was moved to " + r.moved);
+    if (notes && !r.moved.empty())
+      notes->push_back(r.path.substr(workdir_.size()) + ": a folder in its way was moved to " +
+                       r.moved);
   }
   RemoveFoldersItMade();
   put_back_ = true;
@@ -128,7 +142,8 @@ void StagedAside::RemoveFoldersItMade() const {
   std::error_code ec;
   for (const auto& [f, top] : made_) {
     if (top.empty() || fs::exists(workdir_ + f, ec)) continue;
-    for (fs::path p = fs::path(f).parent_path(); !p.empty() && p.string().size() >= top.size(); p = p.parent_path()) {
+    for (fs::path p = fs::path(f).parent_path(); !p.empty() && p.string().size() >= top.size();
+         p = p.parent_path()) {
       rmdir((workdir_ + p.string()).c_str());  // only an empty folder goes
     }
   }
@@ -148,15 +163,20 @@ StatusOr<std::vector<Recovered>> RecoverStaged(const std::string& state_dir) {
   return recovered;
 }
 
-std::vector<std::string> RecoveryNotes(const std::vector<Recovered>& recovered, const std::string& workdir) {
+std::vector<std::string> RecoveryNotes(const std::vector<Recovered>& recovered,
+                                       const std::string& workdir) {
   std::vector<std::string> out;
   for (const Recovered& r : recovered) {
     std::string rel = r.path.rfind(workdir, 0) == 0 ? r.path.substr(workdir.size()) : r.path;
     if (r.kept_theirs) {
-      out.push_back(rel + ": edited since a killed `preflight --staged` set its unstaged changes aside; your edit stays" +
-                    (r.kept.empty() ? std::string(" (the set-aside change was its deletion)") : "; the set-aside version is at " + r.kept));
+      out.push_back(rel +
+                    ": edited since a killed `preflight --staged` set its unstaged changes aside; "
+                    "your edit stays" +
+                    (r.kept.empty() ? std::string(" (the set-aside change was its deletion)")
+                                    : "; the set-aside version is at " + r.kept));
     } else if (r.rewritten) {
-      out.push_back(rel + ": put back the unstaged change a killed `preflight --staged` had set aside");
+      out.push_back(rel +
+                    ": put back the unstaged change a killed `preflight --staged` had set aside");
     }
     if (!r.moved.empty()) out.push_back(rel + ": a folder in its way was moved to " + r.moved);
   }

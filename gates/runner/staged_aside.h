@@ -19,7 +19,8 @@ class StagedAside {
   // Sets aside the unstaged changes in `workdir` (with a trailing '/'); `state_dir` is
   // <git-dir>/proofgate. kInvalidInput while another `--staged` run holds the repository, and
   // for unmerged paths. A killed run's journal is recovered first (recovered()).
-  static StatusOr<std::unique_ptr<StagedAside>> Begin(const std::string& workdir, const std::string& state_dir);
+  static StatusOr<std::unique_ptr<StagedAside>> Begin(const std::string& workdir,
+                                                      const std::string& state_dir);
   StagedAside(const StagedAside&) = delete;
   StagedAside& operator=(const StagedAside&) = delete;
   ~StagedAside();  // puts back what PutBack did not (an error path)
@@ -39,9 +40,9 @@ class StagedAside {
 
   std::string workdir_, journal_dir_;
   int lock_fd_ = -1;
-  std::vector<std::string> files_;               // relative to workdir_
-  std::map<std::string, std::string> written_;   // file → the state the index's version left it in
-  std::map<std::string, std::string> made_;      // file → the topmost folder checking it out made
+  std::vector<std::string> files_;              // relative to workdir_
+  std::map<std::string, std::string> written_;  // file → the state the index's version left it in
+  std::map<std::string, std::string> made_;     // file → the topmost folder checking it out made
   std::vector<Recovered> recovered_;
   bool put_back_ = false;
 };
@@ -50,6 +51,7 @@ class StagedAside {
 StatusOr<std::vector<Recovered>> RecoverStaged(const std::string& state_dir);
 
 // One line each for what recovery did: "a.txt: put back ...", "a.txt: edited since ...".
-std::vector<std::string> RecoveryNotes(const std::vector<Recovered>& recovered, const std::string& workdir);
+std::vector<std::string> RecoveryNotes(const std::vector<Recovered>& recovered,
+                                       const std::string& workdir);
 
 }  // namespace pg

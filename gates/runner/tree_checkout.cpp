@@ -9,7 +9,8 @@ namespace fs = std::filesystem;
 
 namespace pg {
 
-Status WriteCheckout(const std::string& workdir, const std::string& rev, const std::string& dir, bool commit) {
+Status WriteCheckout(const std::string& workdir, const std::string& rev, const std::string& dir,
+                     bool commit) {
   std::string partial = dir + ".partial";
   std::error_code ec;
   fs::remove_all(partial, ec);

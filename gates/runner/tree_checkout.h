@@ -14,7 +14,8 @@ namespace pg {
 // one commit of the tree when `commit` (so the preflight runner's tree hash and cache work
 // there). Built aside in `dir.partial` and renamed: a half-made checkout is never taken for a
 // whole one, even by a run killed halfway.
-Status WriteCheckout(const std::string& workdir, const std::string& rev, const std::string& dir, bool commit);
+Status WriteCheckout(const std::string& workdir, const std::string& rev, const std::string& dir,
+                     bool commit);
 
 // `<git-dir>/proofgate/trees/<tree id>` holding `rev`'s tree, with one commit. Kept: the
 // runner's cache inside it makes a second run on the same tree cost nothing.

@@ -3,8 +3,8 @@
 #include "gates/config/json_source.h"
 #include "gates/core/file_io.h"
 #include "gates/git/git.h"
-#include "gates/runner/input_glob.h"
 #include "gates/runner/capture.h"
+#include "gates/runner/input_glob.h"
 
 namespace pg {
 
@@ -29,8 +29,10 @@ VerdictCache VerdictCache::Load(const std::string& path) {
   };
   for (const auto& [key, e] : root["entries"].items()) {
     if (!e.is_object()) continue;
-    CacheEntry entry{field(e, "leg"), field(e, "tree_hash"), field(e, "stored_at"), 0, field(e, "run_id"), field(e, "log")};
-    if (e.contains("wall_s") && e.at("wall_s").is_number()) entry.wall_s = e.at("wall_s").get<double>();
+    CacheEntry entry{field(e, "leg"),    field(e, "tree_hash"), field(e, "stored_at"), 0,
+                     field(e, "run_id"), field(e, "log")};
+    if (e.contains("wall_s") && e.at("wall_s").is_number())
+      entry.wall_s = e.at("wall_s").get<double>();
     cache.entries_[key] = entry;
   }
   return cache;
@@ -44,7 +46,8 @@ const CacheEntry* VerdictCache::Find(const std::string& key) const {
 std::optional<double> VerdictCache::LastPassWall(const std::string& leg) const {
   const CacheEntry* last = nullptr;
   for (const auto& [key, entry] : entries_) {
-    if (entry.leg == leg && (!last || entry.stored_at > last->stored_at)) last = &entry;  // ISO 8601 sorts as text
+    if (entry.leg == leg && (!last || entry.stored_at > last->stored_at))
+      last = &entry;  // ISO 8601 sorts as text
   }
   return last ? std::optional<double>(last->wall_s) : std::nullopt;
 }
@@ -63,8 +66,9 @@ void VerdictCache::Put(const std::string& key, CacheEntry entry) {
 Status VerdictCache::Save() const {
   Json root = {{"schema_version", 1}, {"entries", Json::object()}};
   for (const auto& [key, e] : entries_) {
-    root["entries"][key] = {{"leg", e.leg}, {"tree_hash", e.tree_hash}, {"stored_at", e.stored_at},
-                            {"wall_s", e.wall_s}, {"run_id", e.run_id}, {"log", e.log_path}};
+    root["entries"][key] = {
+        {"leg", e.leg},       {"tree_hash", e.tree_hash}, {"stored_at", e.stored_at},
+        {"wall_s", e.wall_s}, {"run_id", e.run_id},       {"log", e.log_path}};
   }
   return WriteFileAtomic(path_, JsonText(root, 1) + "\n");
 }
@@ -73,14 +77,18 @@ std::string ToolchainFingerprint(const std::vector<std::vector<std::string>>& pr
                                  const std::string& root, std::vector<std::string>* warnings) {
   std::string all;
   for (const auto& argv : probes) {
-    auto captured = RunCapture(argv, root, 30);  // proofgate: no-mutate (any limit a --version meets is the same)
+    auto captured = RunCapture(
+        argv, root, 30);  // proofgate: no-mutate (any limit a --version meets is the same)
     if (warnings && (!captured.ok() || captured->exit.exit_code != 0)) {
       std::string command;
       for (const std::string& a : argv) command += (command.empty() ? "" : " ") + a;
-      std::string why = captured.ok() ? (captured->exit.signal ? "killed by signal " + std::to_string(captured->exit.signal)
-                                                                 : "exit " + std::to_string(captured->exit.exit_code))
-                                      : captured.status().message();
-      warnings->push_back("toolchain probe `" + command + "`: " + why + "; what it said still keys the cache");
+      std::string why =
+          captured.ok()
+              ? (captured->exit.signal ? "killed by signal " + std::to_string(captured->exit.signal)
+                                       : "exit " + std::to_string(captured->exit.exit_code))
+              : captured.status().message();
+      warnings->push_back("toolchain probe `" + command + "`: " + why +
+                          "; what it said still keys the cache");
     }
     all += argv[0] + "\n";  // proofgate: no-mutate (a label: the probe's output is what differs)
     all += captured.ok() ? std::to_string(captured->exit.exit_code) + "\n" + captured->output
@@ -96,7 +104,8 @@ std::string InputsHash(const std::string& root, const std::vector<std::string>& 
   for (const std::string& rel : ExpandGlobs(root, patterns)) {
     auto content = ReadFile(root + "/" + rel);
     all += rel;
-    all.push_back('\0');  // proofgate: no-mutate (the fixed-length hash or "unreadable" after it ends a path already)
+    all.push_back('\0');  // proofgate: no-mutate (the fixed-length hash or "unreadable" after it
+                          // ends a path already)
     all += content.ok() ? git::HashBytes(*content) : "unreadable";
     all += "\n";
   }

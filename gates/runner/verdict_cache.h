@@ -46,7 +46,8 @@ class VerdictCache {
 // `warnings` gets a line for each probe that could not start, exited non-zero or timed out: a
 // typo there fingerprints nothing, in silence.
 std::string ToolchainFingerprint(const std::vector<std::vector<std::string>>& probes,
-                                 const std::string& root, std::vector<std::string>* warnings = nullptr);
+                                 const std::string& root,
+                                 std::vector<std::string>* warnings = nullptr);
 
 // Hash of the files the leg's `inputs` globs match: names and contents.
 std::string InputsHash(const std::string& root, const std::vector<std::string>& patterns);

@@ -16,7 +16,9 @@ std::string Trim(const std::string& s) {
 
 std::string LegName(const std::string& stem, int line) {
   std::string name;
-  for (char c : stem) name += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.') ? c : '_';
+  for (char c : stem)
+    name +=
+        (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.') ? c : '_';
   return name + "." + std::to_string(line);
 }
 
@@ -42,7 +44,8 @@ StatusOr<SpecDoc> ParseSpec(const std::string& path, const std::string& text) {
       continue;
     }
     std::string command = Trim(line);
-    if (fenced && section == "Gates" && !command.empty() && command[0] != '#') doc.gates.push_back({n, command});
+    if (fenced && section == "Gates" && !command.empty() && command[0] != '#')
+      doc.gates.push_back({n, command});
   }
   for (const char* required : kRequiredSpecSections) {
     if (std::find(doc.sections.begin(), doc.sections.end(), required) == doc.sections.end()) {
@@ -50,7 +53,8 @@ StatusOr<SpecDoc> ParseSpec(const std::string& path, const std::string& text) {
     }
   }
   if (doc.gates.empty()) {
-    return Status::Invalid(path + ":" + std::to_string(gates_line) + ": \"## Gates\" has no fenced command to run");
+    return Status::Invalid(path + ":" + std::to_string(gates_line) +
+                           ": \"## Gates\" has no fenced command to run");
   }
   return doc;
 }

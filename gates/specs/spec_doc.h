@@ -15,8 +15,8 @@ struct SpecGate {
 };
 
 struct SpecDoc {
-  std::string path;  // as given, for messages
-  std::string stem;  // file name without .md, used in leg names
+  std::string path;                   // as given, for messages
+  std::string stem;                   // file name without .md, used in leg names
   std::vector<std::string> sections;  // "## " headings, in order
   std::vector<SpecGate> gates;
 };

@@ -12,8 +12,8 @@
 #include <set>
 #include <string>
 
-#include "gates/git/git.h"
 #include "gates/core/journal.h"
+#include "gates/git/git.h"
 #include "tests/gates/support/test_support.h"
 
 namespace pg {
@@ -28,12 +28,24 @@ std::string Edited(std::string text, std::mt19937& rng) {
   for (int n = edits(rng); n > 0 && !text.empty(); --n) {
     size_t at = std::uniform_int_distribution<size_t>(0, text.size() - 1)(rng);
     switch (kind(rng)) {
-      case 0: text[at] = static_cast<char>(byte(rng)); break;
-      case 1: text[at] = kBytes[std::uniform_int_distribution<size_t>(0, kBytes.size() - 1)(rng)]; break;
-      case 2: text.erase(at, 1); break;
-      case 3: text.insert(at, "1e999"); break;
-      case 4: text.insert(at, text.substr(at, 8)); break;
-      default: text.insert(at, "-99999999999999999999"); break;
+      case 0:
+        text[at] = static_cast<char>(byte(rng));
+        break;
+      case 1:
+        text[at] = kBytes[std::uniform_int_distribution<size_t>(0, kBytes.size() - 1)(rng)];
+        break;
+      case 2:
+        text.erase(at, 1);
+        break;
+      case 3:
+        text.insert(at, "1e999");
+        break;
+      case 4:
+        text.insert(at, text.substr(at, 8));
+        break;
+      default:
+        text.insert(at, "-99999999999999999999");
+        break;
     }
   }
   return text;
@@ -67,8 +79,10 @@ class InputFuzz : public ::testing::Test {
       std::string input = i < 0 ? f.valid : Edited(f.valid, rng);  // the valid input itself first
       write(input);
       auto run = RunProofgate(dir_.path(), f.args);
-      ASSERT_TRUE(f.allowed.count(run.exit_code)) << f.name << " edit " << i << " exited " << run.exit_code << "\n"
-                                                  << run.err << "\ninput:\n" << input;
+      ASSERT_TRUE(f.allowed.count(run.exit_code))
+          << f.name << " edit " << i << " exited " << run.exit_code << "\n"
+          << run.err << "\ninput:\n"
+          << input;
     }
     write(f.valid);
   }
@@ -106,17 +120,23 @@ TEST_F(InputFuzz, ShardReportsNeverAbort) {
   std::string one = RunProofgate(dir_.path(), "preflight --shard 1/2 --json -q --no-cache").out;
   std::string two = RunProofgate(dir_.path(), "preflight --shard 2/2 --json -q --no-cache").out;
   dir_.Write("out/2.json", two);
-  ASSERT_EQ(RunProofgate(dir_.path(), "merge-reports out/1.json out/2.json").exit_code, 2);  // 1.json missing
-  FuzzFile({"shard report", "out/1.json", one, "merge-reports out/1.json out/2.json", {0, 1, 2, 5}}, 60);
+  ASSERT_EQ(RunProofgate(dir_.path(), "merge-reports out/1.json out/2.json").exit_code,
+            2);  // 1.json missing
+  FuzzFile({"shard report", "out/1.json", one, "merge-reports out/1.json out/2.json", {0, 1, 2, 5}},
+           60);
 }
 
 TEST_F(InputFuzz, GateNotesNeverAbort) {
   std::string tree = git::TreeIdOf(dir_.path(), head_).value();
-  std::string note = R"({"base": ")" + head_ + R"(", "merged_tree": ")" + tree + R"(", "exit_code": 0, "verdict": "pass"})";
+  std::string note = R"({"base": ")" + head_ + R"(", "merged_tree": ")" + tree +
+                     R"(", "exit_code": 0, "verdict": "pass"})";
   ASSERT_TRUE(git::WriteNote(dir_.path(), "refs/notes/proofgate", head_, note).ok());
-  ASSERT_EQ(RunProofgate(dir_.path(), "gate --verify HEAD").exit_code, 0) << RunProofgate(dir_.path(), "gate --verify HEAD").err;
+  ASSERT_EQ(RunProofgate(dir_.path(), "gate --verify HEAD").exit_code, 0)
+      << RunProofgate(dir_.path(), "gate --verify HEAD").err;
   Fuzz({"gate note", "", note, "gate --verify HEAD", {0, 1, 2, 5}}, 60,
-       [&](const std::string& text) { ASSERT_TRUE(git::WriteNote(dir_.path(), "refs/notes/proofgate", head_, text).ok()); });
+       [&](const std::string& text) {
+         ASSERT_TRUE(git::WriteNote(dir_.path(), "refs/notes/proofgate", head_, text).ok());
+       });
 }
 
 TEST_F(InputFuzz, JournalEntriesNeverAbortNorWriteOutsideTheScratchTrees) {

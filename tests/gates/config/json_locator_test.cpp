@@ -31,7 +31,8 @@ TEST(JsonLocator, MalformedJsonNamesLineAndColumn) {
   auto src = JsonSource::Parse("f.json", "{\n  \"a\": 1,\n  \"b\" 2\n}");
   ASSERT_FALSE(src.ok());
   EXPECT_EQ(src.status().kind(), ErrorKind::kInvalidInput);
-  EXPECT_EQ(src.status().message().rfind("f.json:3:7: invalid JSON", 0), 0u) << src.status().message();
+  EXPECT_EQ(src.status().message().rfind("f.json:3:7: invalid JSON", 0), 0u)
+      << src.status().message();
 }
 
 // nlohmann throws out_of_range (no byte offset) for these; they used to reach std::terminate.

@@ -1,8 +1,8 @@
+#include "gates/config/suite_config.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "gates/config/suite_config.h"
 
 namespace pg {
 namespace {
@@ -51,70 +51,87 @@ TEST(SuiteConfig, UnknownSuiteNamesTheKnownOnes) {
   auto legs = SelectLegs(*config, {"defualt"});
   ASSERT_FALSE(legs.ok());
   EXPECT_EQ(legs.status().message(),
-            "suites.json: no suite or leg named \"defualt\" (suites: default, perf; legs: build, unit, perf)");
+            "suites.json: no suite or leg named \"defualt\" (suites: default, perf; legs: build, "
+            "unit, perf)");
   auto flag = SelectLegs(*config, {}, {"uint"});
   ASSERT_FALSE(flag.ok());
-  EXPECT_EQ(flag.status().message(), "--leg uint: suites.json has no leg named \"uint\" (legs: build, unit, perf)");
+  EXPECT_EQ(flag.status().message(),
+            "--leg uint: suites.json has no leg named \"uint\" (legs: build, unit, perf)");
 }
 
 // A leg's outputs are what it makes in the tree: "", absolute paths and ".." are refused.
 TEST(SuiteConfig, OutputsOutsideTheRootAreRefused) {
   for (const char* bad : {"", "/etc/passwd", "../x", "a/../../x", ".."}) {
-    std::string text = std::string(R"({"schema_version": 1, "legs": {"b": {"run": ["true"], "outputs": [")") + bad +
-                       R"("]}}, "suites": {"default": ["b"]}})";
+    std::string text =
+        std::string(R"({"schema_version": 1, "legs": {"b": {"run": ["true"], "outputs": [")") +
+        bad + R"("]}}, "suites": {"default": ["b"]}})";
     auto config = ParseSuiteConfig("suites.json", text);
     ASSERT_FALSE(config.ok()) << bad;
-    EXPECT_NE(config.status().message().find(std::string("field \"outputs\" names paths inside the root, got \"") + bad),
+    EXPECT_NE(config.status().message().find(
+                  std::string("field \"outputs\" names paths inside the root, got \"") + bad),
               std::string::npos)
         << config.status().message();
   }
-  EXPECT_TRUE(ParseSuiteConfig("suites.json", R"({"schema_version": 1, "legs": {"b": {"run": ["true"],
-      "outputs": ["build", "out/*.o", "a..b", ".gitignored", "./build/"]}}, "suites": {"default": ["b"]}})").ok());
+  EXPECT_TRUE(
+      ParseSuiteConfig("suites.json", R"({"schema_version": 1, "legs": {"b": {"run": ["true"],
+      "outputs": ["build", "out/*.o", "a..b", ".gitignored", "./build/"]}}, "suites": {"default": ["b"]}})")
+          .ok());
 }
 
 // Outputs are left out of the tree hash: the root itself, or .git, would leave out everything.
 TEST(SuiteConfig, TheRootOrGitsFolderIsNoOutput) {
   for (const char* bad : {".", "./", "./.", ".git", ".git/x", "./.git"}) {
-    std::string text = std::string(R"({"schema_version": 1, "legs": {"b": {"run": ["true"], "outputs": [")") + bad +
-                       R"("]}}, "suites": {"default": ["b"]}})";
+    std::string text =
+        std::string(R"({"schema_version": 1, "legs": {"b": {"run": ["true"], "outputs": [")") +
+        bad + R"("]}}, "suites": {"default": ["b"]}})";
     auto config = ParseSuiteConfig("suites.json", text);
     ASSERT_FALSE(config.ok()) << bad;
-    EXPECT_NE(config.status().message().find("not the root or .git, got"), std::string::npos) << config.status().message();
+    EXPECT_NE(config.status().message().find("not the root or .git, got"), std::string::npos)
+        << config.status().message();
   }
 }
 
 // `exclude` takes files out of a leg's set; it lists at least one glob, none empty.
 TEST(SuiteConfig, ExcludeListsGlobs) {
   for (const char* bad : {R"([])", R"([""])", R"("gen/*")"}) {
-    std::string text = std::string(R"({"schema_version": 1, "legs": {"b": {"run": ["true"], "exclude": )") + bad +
-                       R"(}}, "suites": {"default": ["b"]}})";
+    std::string text =
+        std::string(R"({"schema_version": 1, "legs": {"b": {"run": ["true"], "exclude": )") + bad +
+        R"(}}, "suites": {"default": ["b"]}})";
     auto config = ParseSuiteConfig("suites.json", text);
     ASSERT_FALSE(config.ok()) << bad;
-    EXPECT_NE(config.status().message().find("\"exclude\""), std::string::npos) << config.status().message();
+    EXPECT_NE(config.status().message().find("\"exclude\""), std::string::npos)
+        << config.status().message();
   }
 }
 
 // `files` lists at least one glob; `{files}` is a whole argv element, or inside a shell string.
 TEST(SuiteConfig, FilesListsGlobsAndFilesStandsWholeInAnArgv) {
   auto parse = [](const std::string& leg) {
-    return ParseSuiteConfig("suites.json", R"({"schema_version": 1, "legs": {"b": )" + leg + R"(}, "suites": {"default": ["b"]}})");
+    return ParseSuiteConfig("suites.json", R"({"schema_version": 1, "legs": {"b": )" + leg +
+                                               R"(}, "suites": {"default": ["b"]}})");
   };
   auto empty = parse(R"({"run": ["true"], "files": []})");
   ASSERT_FALSE(empty.ok());
-  EXPECT_NE(empty.status().message().find("suites.json:1:"), std::string::npos) << empty.status().message();
-  EXPECT_NE(empty.status().message().find("field \"files\" lists no glob"), std::string::npos) << empty.status().message();
+  EXPECT_NE(empty.status().message().find("suites.json:1:"), std::string::npos)
+      << empty.status().message();
+  EXPECT_NE(empty.status().message().find("field \"files\" lists no glob"), std::string::npos)
+      << empty.status().message();
   auto glued = parse(R"({"run": ["cc", "-c{files}"]})");
   ASSERT_FALSE(glued.ok());
-  EXPECT_NE(glued.status().message().find("\"{files}\" must be a whole argument of an argv \"run\""), std::string::npos)
+  EXPECT_NE(
+      glued.status().message().find("\"{files}\" must be a whole argument of an argv \"run\""),
+      std::string::npos)
       << glued.status().message();
   auto blank = parse(R"({"run": ["true"], "files": [""]})");
   ASSERT_FALSE(blank.ok());
-  EXPECT_NE(blank.status().message().find("field \"files\" has an empty glob"), std::string::npos) << blank.status().message();
+  EXPECT_NE(blank.status().message().find("field \"files\" has an empty glob"), std::string::npos)
+      << blank.status().message();
   // Inside quotes the names are quoted twice, and "$(cmd)" in a name would run.
   for (const char* quoted : {R"("sh -c 'printf %s {files}'")", R"("echo \"{files}\"")"}) {
     auto refused = parse(std::string(R"({"run": )") + quoted + "}");
     ASSERT_FALSE(refused.ok()) << quoted;
-    EXPECT_NE(refused.status().message().find("\"{files}\" inside quotes in a \"run\" string"), std::string::npos)
+    EXPECT_NE(refused.status().message().find("\"{files}\" inside quotes in a \"run\" string"),
+              std::string::npos)
         << refused.status().message();
   }
   EXPECT_TRUE(parse(R"({"run": "echo '{' {files} \"}\""})").ok());
@@ -124,11 +141,13 @@ TEST(SuiteConfig, FilesListsGlobsAndFilesStandsWholeInAnArgv) {
   EXPECT_TRUE(parse(R"({"run": ["cc", "-c", "{files}"]})").ok());
 }
 
-// A leg's cwd is where {files} are relative to: "src/a/.." is src, and one leaving the root is refused.
+// A leg's cwd is where {files} are relative to: "src/a/.." is src, and one leaving the root is
+// refused.
 TEST(SuiteConfig, ACwdIsNormalisedAndStaysInsideTheRoot) {
   auto parse = [](const std::string& cwd) {
-    return ParseSuiteConfig("suites.json", R"({"schema_version": 1, "legs": {"b": {"run": ["true"], "cwd": ")" + cwd +
-                                               R"("}}, "suites": {"default": ["b"]}})");
+    return ParseSuiteConfig(
+        "suites.json", R"({"schema_version": 1, "legs": {"b": {"run": ["true"], "cwd": ")" + cwd +
+                           R"("}}, "suites": {"default": ["b"]}})");
   };
   ASSERT_TRUE(parse("src/a/..").ok());
   EXPECT_EQ(parse("src/a/..")->legs[0].cwd, "src");
@@ -137,7 +156,8 @@ TEST(SuiteConfig, ACwdIsNormalisedAndStaysInsideTheRoot) {
   for (const char* out : {"..", "../x", "src/../.."}) {
     auto refused = parse(out);
     ASSERT_FALSE(refused.ok()) << out;
-    EXPECT_NE(refused.status().message().find("field \"cwd\" must stay inside the repository root"), std::string::npos)
+    EXPECT_NE(refused.status().message().find("field \"cwd\" must stay inside the repository root"),
+              std::string::npos)
         << refused.status().message();
   }
 }
@@ -146,8 +166,9 @@ TEST(SuiteConfig, ACwdIsNormalisedAndStaysInsideTheRoot) {
 TEST(SuiteConfig, ALegNameRunsThatLegWithItsNeeds) {
   auto config = ParseSuiteConfig("suites.json", kValid);
   ASSERT_TRUE(config.ok());
-  for (auto [suites, legs] : {std::pair<std::vector<std::string>, std::vector<std::string>>{{"unit"}, {}},
-                              {{}, {"unit"}}}) {
+  for (auto [suites, legs] :
+       {std::pair<std::vector<std::string>, std::vector<std::string>>{{"unit"}, {}},
+        {{}, {"unit"}}}) {
     auto selected = SelectLegs(*config, suites, legs);
     ASSERT_TRUE(selected.ok()) << selected.status().message();
     std::vector<std::string> names;
@@ -157,9 +178,11 @@ TEST(SuiteConfig, ALegNameRunsThatLegWithItsNeeds) {
 }
 
 TEST(SuiteConfig, UnknownFieldNamesLineAndSuggestsTheField) {
-  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\n \"unit\": {\"run\": [\"true\"],\n  \"neds\": []}},"
-                    " \"suites\": {}}"),
-            "suites.json:3:3: leg \"unit\": unknown field \"neds\" (did you mean \"needs\"?)");
+  EXPECT_EQ(
+      ErrorOf(
+          "{\"schema_version\": 1, \"legs\": {\n \"unit\": {\"run\": [\"true\"],\n  \"neds\": []}},"
+          " \"suites\": {}}"),
+      "suites.json:3:3: leg \"unit\": unknown field \"neds\" (did you mean \"needs\"?)");
 }
 
 TEST(SuiteConfig, UnknownTopLevelFieldIsRefused) {
@@ -168,7 +191,8 @@ TEST(SuiteConfig, UnknownTopLevelFieldIsRefused) {
 }
 
 TEST(SuiteConfig, NeedOfAnUnknownLegNamesBoth) {
-  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\n \"unit\": {\"run\": [\"true\"], \"needs\": [\"biuld\"]}},"
+  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\n \"unit\": {\"run\": [\"true\"], "
+                    "\"needs\": [\"biuld\"]}},"
                     " \"suites\": {}}"),
             "suites.json:2:38: leg \"unit\" needs unknown leg \"biuld\"");
 }
@@ -183,8 +207,9 @@ TEST(SuiteConfig, AnUnknownLegCloseToAKnownOneSuggestsIt) {
 }
 
 TEST(SuiteConfig, SuiteMemberMustBeALeg) {
-  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {}, \"suites\": {\n \"default\": [\"unit\"]}}"),
-            "suites.json:2:14: suite \"default\" lists unknown leg \"unit\"");
+  EXPECT_EQ(
+      ErrorOf("{\"schema_version\": 1, \"legs\": {}, \"suites\": {\n \"default\": [\"unit\"]}}"),
+      "suites.json:2:14: suite \"default\" lists unknown leg \"unit\"");
 }
 
 TEST(SuiteConfig, CycleIsPrintedWholeAtTheClosingNeed) {
@@ -196,36 +221,44 @@ TEST(SuiteConfig, CycleIsPrintedWholeAtTheClosingNeed) {
 }
 
 TEST(SuiteConfig, LegNeedingItselfIsRefused) {
-  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"a\": {\"run\": \"x\", \"needs\": [\"a\"]}}, \"suites\": {}}"),
+  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"a\": {\"run\": \"x\", \"needs\": "
+                    "[\"a\"]}}, \"suites\": {}}"),
             "suites.json:1:60: leg \"a\" needs itself");
 }
 
 TEST(SuiteConfig, DuplicateLegNameIsRefused) {
-  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\n \"a\": {\"run\": \"x\"},\n \"a\": {\"run\": \"y\"}},"
+  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\n \"a\": {\"run\": \"x\"},\n \"a\": "
+                    "{\"run\": \"y\"}},"
                     " \"suites\": {}}"),
             "suites.json:3:2: duplicate key \"a\"");
 }
 
 TEST(SuiteConfig, DuplicateSuiteMemberIsRefused) {
-  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"a\": {\"run\": \"x\"}},\n \"suites\": {\"s\": [\"a\", \"a\"]}}"),
+  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"a\": {\"run\": \"x\"}},\n \"suites\": "
+                    "{\"s\": [\"a\", \"a\"]}}"),
             "suites.json:2:24: suite \"s\" lists leg \"a\" twice");
 }
 
 TEST(SuiteConfig, WrongTypeNamesTheFieldAndTheValue) {
-  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"a\": {\"run\": \"x\",\n \"timeout_s\": \"ten\"}},"
-                    " \"suites\": {}}"),
-            "suites.json:2:2: leg \"a\": field \"timeout_s\" must be a number > 0, got \"ten\"");
-  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"a\": {\"run\": \"x\", \"timing\": 1}}, \"suites\": {}}"),
+  EXPECT_EQ(
+      ErrorOf(
+          "{\"schema_version\": 1, \"legs\": {\"a\": {\"run\": \"x\",\n \"timeout_s\": \"ten\"}},"
+          " \"suites\": {}}"),
+      "suites.json:2:2: leg \"a\": field \"timeout_s\" must be a number > 0, got \"ten\"");
+  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"a\": {\"run\": \"x\", \"timing\": 1}}, "
+                    "\"suites\": {}}"),
             "suites.json:1:50: leg \"a\": field \"timing\" must be true or false, got 1");
-  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"a\": {\"run\": \"x\", \"needs\": [3]}}, \"suites\": {}}"),
+  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"a\": {\"run\": \"x\", \"needs\": [3]}}, "
+                    "\"suites\": {}}"),
             "suites.json:1:60: leg \"a\": field \"needs\"[0] must be a string, got 3");
 }
 
 TEST(SuiteConfig, EmptyRunIsRefusedInBothForms) {
   EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"a\": {\"run\": []}}, \"suites\": {}}"),
             "suites.json:1:38: leg \"a\": field \"run\" is an empty command");
-  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"a\": {\"run\": \"  \"}}, \"suites\": {}}"),
-            "suites.json:1:38: leg \"a\": field \"run\" is an empty command");
+  EXPECT_EQ(
+      ErrorOf("{\"schema_version\": 1, \"legs\": {\"a\": {\"run\": \"  \"}}, \"suites\": {}}"),
+      "suites.json:1:38: leg \"a\": field \"run\" is an empty command");
 }
 
 TEST(SuiteConfig, MissingRunAndMissingVersionAreNamed) {
@@ -238,9 +271,10 @@ TEST(SuiteConfig, MissingRunAndMissingVersionAreNamed) {
 }
 
 TEST(SuiteConfig, LegNamesMustBeUsableAsFileNames) {
-  EXPECT_EQ(ErrorOf("{\"schema_version\": 1, \"legs\": {\"../x\": {\"run\": \"x\"}}, \"suites\": {}}"),
-            "suites.json:1:32: leg name \"../x\" must start with a letter or digit and use only "
-            "letters, digits, '_', '.', '-'");
+  EXPECT_EQ(
+      ErrorOf("{\"schema_version\": 1, \"legs\": {\"../x\": {\"run\": \"x\"}}, \"suites\": {}}"),
+      "suites.json:1:32: leg name \"../x\" must start with a letter or digit and use only "
+      "letters, digits, '_', '.', '-'");
 }
 
 // Every prefix of a valid file is either valid or a positioned error; nothing crashes.

@@ -10,8 +10,8 @@
 #include <optional>
 
 #include "gates/config/json_source.h"
-#include "gates/runner/preflight.h"
 #include "gates/runner/capture.h"
+#include "gates/runner/preflight.h"
 #include "tests/gates/support/test_support.h"
 
 namespace pg {
@@ -40,7 +40,8 @@ const Calibration& Calibrate() {
     long ms = BurnMs("--work 20");
     if (ms > 0) out.work = std::max(1L, 20 * 400 / ms);  // aim at ~400 ms of work
     out.quiet_ms = 1L << 30;
-    for (int i = 0; i < 3; ++i) out.quiet_ms = std::min(out.quiet_ms, BurnMs("--work " + std::to_string(out.work)));
+    for (int i = 0; i < 3; ++i)
+      out.quiet_ms = std::min(out.quiet_ms, BurnMs("--work " + std::to_string(out.work)));
     return out;
   }();
   return c;
@@ -65,9 +66,12 @@ class ContentionReal : public ::testing::Test {
   // speed drifts: one clean-clone run's leg finished in 1.5x and passed.
   void StartStress(int seconds) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    auto child = Child::Spawn(SpawnSpec{{"stress-ng", "--cpu", std::to_string(4 * cpus), "--timeout",
-                                         std::to_string(seconds) + "s", "--quiet"},
-                                        "/tmp", {}, stress_dir_.path() + "/stress.log", ""});
+    auto child = Child::Spawn(SpawnSpec{{"stress-ng", "--cpu", std::to_string(4 * cpus),
+                                         "--timeout", std::to_string(seconds) + "s", "--quiet"},
+                                        "/tmp",
+                                        {},
+                                        stress_dir_.path() + "/stress.log",
+                                        ""});
     ASSERT_TRUE(child.ok()) << child.status().message();
     stress_.emplace(std::move(child).value());
     usleep(500'000);  // let the workers start
@@ -77,7 +81,8 @@ class ContentionReal : public ::testing::Test {
   RunReport RunTimingLeg(const std::string& run) {
     testing::MakeRepo(dir_, R"({"schema_version": 1,
       "contention": {"quiet_wait_s": 60, "steal_threshold": 1},
-      "legs": {"perf": {"run": )" + Json(run).dump() + R"(, "timing": true}},
+      "legs": {"perf": {"run": )" +
+                                Json(run).dump() + R"(, "timing": true}},
       "suites": {"default": ["perf"]}})");
     PreflightOptions options;
     options.root = dir_.path();
@@ -87,8 +92,8 @@ class ContentionReal : public ::testing::Test {
     return report.ok() ? *report : RunReport{};
   }
   std::string Burn(long work, const std::string& extra, long max_ms) {
-    return std::string(PG_BURN_BIN) + " --work " + std::to_string(work) + " " + extra + " --max-ms " +
-           std::to_string(max_ms);
+    return std::string(PG_BURN_BIN) + " --work " + std::to_string(work) + " " + extra +
+           " --max-ms " + std::to_string(max_ms);
   }
   long Threshold() { return Calibrate().quiet_ms * 16 / 10; }
 

@@ -27,7 +27,8 @@ class ContentionRules : public ::testing::Test {
     launcher_.Script("exit 1", testing::FakeProgram{.runs_s = 0.1, .exit_code = 1});
   }
   std::vector<LegResult> Run(const std::string& legs, int jobs = 1) {
-    auto config = ParseSuiteConfig("suites.json", "{\"schema_version\": 1, \"legs\": {" + legs + "}, \"suites\": {}}");
+    auto config = ParseSuiteConfig(
+        "suites.json", "{\"schema_version\": 1, \"legs\": {" + legs + "}, \"suites\": {}}");
     EXPECT_TRUE(config.ok()) << config.status().message();
     config_ = std::move(config).value();
     std::vector<const Leg*> selected;
@@ -50,7 +51,8 @@ class ContentionRules : public ::testing::Test {
     return results;
   }
   static std::string Def(const std::string& name, const std::string& body, bool timing = true) {
-    return "\"" + name + "\": {\"run\": " + Json(body).dump() + (timing ? ", \"timing\": true" : "") + "}";
+    return "\"" + name + "\": {\"run\": " + Json(body).dump() +
+           (timing ? ", \"timing\": true" : "") + "}";
   }
   // Fails the first time it runs, passes after.
   static constexpr const char* kFlaky = "flaky-under-load";
@@ -76,7 +78,8 @@ TEST_F(ContentionRules, AFailureUnderForeignLoadIsRerunWhenQuietAndPasses) {
   EXPECT_EQ(perf->attempts[0].outcome, Outcome::kFail);
   EXPECT_NEAR(*perf->attempts[0].load.foreign_mean, 0.8, 0.01);
   EXPECT_NEAR(*perf->load.foreign_mean, 0.0, 0.01);
-  EXPECT_EQ(states_, (std::vector<std::string>{"perf:running", "perf:contended", "perf:running", "perf:pass"}));
+  EXPECT_EQ(states_, (std::vector<std::string>{"perf:running", "perf:contended", "perf:running",
+                                               "perf:pass"}));
 }
 
 TEST_F(ContentionRules, AQuietRerunThatFailsIsARealFailureWithBothAttempts) {
@@ -136,8 +139,9 @@ TEST_F(ContentionRules, NoRetryReportsContendedWithoutARerun) {
   auto results = Run(Def("perf", FlakyUnderLoad()));
   EXPECT_EQ(FindLeg(results, "perf")->outcome, Outcome::kContended);
   EXPECT_TRUE(FindLeg(results, "perf")->attempts.empty());
-  EXPECT_EQ(FindLeg(results, "perf")->note,
-            "exit status 1 under foreign load (foreign 80%, steal 0%); not rerun (--no-retry-contended)");
+  EXPECT_EQ(
+      FindLeg(results, "perf")->note,
+      "exit status 1 under foreign load (foreign 80%, steal 0%); not rerun (--no-retry-contended)");
   EXPECT_EQ(states_, (std::vector<std::string>{"perf:running", "perf:contended"}));
 }
 
@@ -146,8 +150,8 @@ TEST_F(ContentionRules, TheRerunRunsAloneAfterTheOtherLegsFinish) {
   launcher_.Script("a", testing::FakeProgram{.runs_s = 0.4});
   launcher_.Script("b", testing::FakeProgram{.runs_s = 0.4});
   launcher_.Script("c", testing::FakeProgram{.runs_s = 0.2});
-  auto results = Run(Def("a", "a", false) + "," + Def("perf", FlakyUnderLoad()) + "," + Def("b", "b", false) + "," +
-                         Def("c", "c", false),
+  auto results = Run(Def("a", "a", false) + "," + Def("perf", FlakyUnderLoad()) + "," +
+                         Def("b", "b", false) + "," + Def("c", "c", false),
                      3);
   EXPECT_EQ(FindLeg(results, "perf")->outcome, Outcome::kPass);
   ASSERT_EQ(launcher_.starts().size(), 5u);
@@ -159,8 +163,8 @@ TEST_F(ContentionRules, TheRerunRunsAloneAfterTheOtherLegsFinish) {
   for (const testing::FakeStart& other : launcher_.starts()) {
     if (&other == rerun) continue;
     EXPECT_TRUE(other.ended <= rerun->started || other.started >= rerun->ended)
-        << other.program << " ran from " << other.started << " to " << other.ended << ", the rerun from "
-        << rerun->started << " to " << rerun->ended;
+        << other.program << " ran from " << other.started << " to " << other.ended
+        << ", the rerun from " << rerun->started << " to " << rerun->ended;
   }
 }
 

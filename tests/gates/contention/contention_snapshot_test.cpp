@@ -15,7 +15,8 @@ using testing::PidStatText;
 using testing::ProcStatText;
 
 TEST(ContentionSnapshot, ProcStatKeepsOnlyAllowedCpusAndSkipsTheAggregate) {
-  auto cpus = ParseProcStat(ProcStatText({{1, 2, 3, 4, 5, 6, 7, 8}, {10, 0, 0, 10, 0, 0, 0, 0}}), {1});
+  auto cpus =
+      ParseProcStat(ProcStatText({{1, 2, 3, 4, 5, 6, 7, 8}, {10, 0, 0, 10, 0, 0, 0, 0}}), {1});
   ASSERT_EQ(cpus.size(), 1u);
   EXPECT_EQ(cpus.at(1).user, 10u);
   EXPECT_EQ(cpus.at(1).Total(), 20u);
@@ -37,7 +38,8 @@ TEST(ContentionSnapshot, PidStatSurvivesParenthesesAndSpacesInTheName) {
 TEST(ContentionSnapshot, SignalsParseOrAreAbsent) {
   EXPECT_EQ(ParseLoadavg1("108.76 40.1 20.0 3/900 1234\n"), 108.76);
   EXPECT_FALSE(ParseLoadavg1(""));
-  EXPECT_EQ(ParsePsiSomeAvg10("some avg10=12.50 avg60=1.00 avg300=0.00 total=1\nfull avg10=1.00"), 12.5);
+  EXPECT_EQ(ParsePsiSomeAvg10("some avg10=12.50 avg60=1.00 avg300=0.00 total=1\nfull avg10=1.00"),
+            12.5);
   EXPECT_FALSE(ParsePsiSomeAvg10("full avg10=1.00"));
   EXPECT_EQ(ParseThrottledSeconds("usage_usec 10\nthrottled_usec 2500000\n"), 2.5);
   EXPECT_EQ(ParseThrottledSeconds("nr_throttled 1\nthrottled_time 3000000000\n"), 3.0);
@@ -46,10 +48,10 @@ TEST(ContentionSnapshot, SignalsParseOrAreAbsent) {
 TEST(ProcessTree, SumsEveryDescendantOnceAndNothingElse) {
   FakeProc proc;
   proc.Set("/proc/1/stat", PidStatText(1, "init", 0, 5000, 5000));
-  proc.Set("/proc/100/stat", PidStatText(100, "sh", 1, 10, 5, 7, 3));       // leg leader
-  proc.Set("/proc/101/stat", PidStatText(101, "make (1)", 100, 100, 50));   // child
-  proc.Set("/proc/102/stat", PidStatText(102, "cc1plus", 101, 200, 0));     // grandchild
-  proc.Set("/proc/200/stat", PidStatText(200, "stress-ng", 1, 9999, 0));    // foreign
+  proc.Set("/proc/100/stat", PidStatText(100, "sh", 1, 10, 5, 7, 3));      // leg leader
+  proc.Set("/proc/101/stat", PidStatText(101, "make (1)", 100, 100, 50));  // child
+  proc.Set("/proc/102/stat", PidStatText(102, "cc1plus", 101, 200, 0));    // grandchild
+  proc.Set("/proc/200/stat", PidStatText(200, "stress-ng", 1, 9999, 0));   // foreign
   proc.Set("/proc/self/stat", PidStatText(99, "proofgate", 1, 1, 1));
   auto trees = TreeTicks(proc, {100, 555});
   EXPECT_EQ(trees.at(100), 10u + 5 + 7 + 3 + 100 + 50 + 200);
@@ -164,7 +166,8 @@ struct FakeTimer {
   double now = 0;
   double cancel_at = -1;  // the cancel fd reads as readable from then on; -1: never
   QuietTimer Timer() {
-    return QuietTimer{[this] { return now; }, [this](double s) {
+    return QuietTimer{[this] { return now; },
+                      [this](double s) {
                         now += s;
                         return cancel_at >= 0 && now >= cancel_at - 1e-9;
                       }};
@@ -182,7 +185,9 @@ TEST(Sampler, AStartWithinAMillisecondReusesTheReading) {
   proc.LiveStat(2);
   Sampler sampler(proc, 3600, {}, &FakeSteady);  // the loop never samples
   int reads = proc.Reads("/proc/stat");
-  auto step = [&](double ms) { fake_steady += std::chrono::microseconds(static_cast<int>(ms * 1000)); };
+  auto step = [&](double ms) {
+    fake_steady += std::chrono::microseconds(static_cast<int>(ms * 1000));
+  };
   sampler.Track(10);
   EXPECT_EQ(proc.Reads("/proc/stat"), reads + 1);
   step(5);
@@ -206,7 +211,8 @@ struct QuietMachine {
     proc.LiveStat(cpus);
     proc.foreign_share = foreign;
   }
-  QuietResult Wait(const ContentionRules& rules, const std::function<void(const std::string&)>& progress = nullptr) {
+  QuietResult Wait(const ContentionRules& rules,
+                   const std::function<void(const std::string&)>& progress = nullptr) {
     return WaitForQuiet(sampler, rules, time.Timer(), progress);
   }
   FakeProc proc;
@@ -250,7 +256,8 @@ TEST(QuietWait, ANoisySampleStartsTheQuietSpellOver) {
   QuietTimer timer = machine.time.Timer();
   QuietTimer noisy{timer.now_s, [&](double s) {
                      bool cancelled = timer.sleep_or_cancel(s);
-                     machine.proc.foreign_share = machine.time.now > 0.015 && machine.time.now < 0.035 ? 0.5 : 0.05;
+                     machine.proc.foreign_share =
+                         machine.time.now > 0.015 && machine.time.now < 0.035 ? 0.5 : 0.05;
                      return cancelled;
                    }};
   QuietResult r = WaitForQuiet(machine.sampler, FastRules(), noisy, nullptr);

@@ -1,13 +1,13 @@
 // Sizes as `proofgate gc` and `mutate -v` print them (gates/core/disk_usage).
-#include <gtest/gtest.h>
+#include "gates/core/disk_usage.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
-#include "gates/core/disk_usage.h"
 #include "tests/gates/support/test_support.h"
 
 namespace pg {

@@ -15,7 +15,9 @@ namespace {
 
 using R = ResultClass;
 
-ExitCode Of(std::vector<R> results, bool interrupted = false) { return RunExitCode(results, interrupted); }
+ExitCode Of(std::vector<R> results, bool interrupted = false) {
+  return RunExitCode(results, interrupted);
+}
 
 TEST(ExitCodes, NoResultsOrOnlyPassesIsZero) {
   EXPECT_EQ(Of({}), ExitCode::kPass);
@@ -59,7 +61,8 @@ TEST(ExitCodes, InvalidInputIsTwoAndOtherErrorsSeventy) {
 }
 
 TEST(ExitCodes, OnlyPassIsNotAFailure) {
-  for (R c : {R::kStale, R::kUnproven, R::kContended, R::kTimeout, R::kFail}) EXPECT_TRUE(IsFailure(c));
+  for (R c : {R::kStale, R::kUnproven, R::kContended, R::kTimeout, R::kFail})
+    EXPECT_TRUE(IsFailure(c));
   EXPECT_FALSE(IsFailure(R::kPass));
 }
 
@@ -88,7 +91,8 @@ TEST(ExitCodes, ReadmeTableIsTheCodeTable) {
   }
   std::vector<std::string> readme = ReadmeRows();
   for (size_t i = 0; i < std::max(expected.size(), readme.size()); ++i) {
-    EXPECT_EQ(i < readme.size() ? readme[i] : "(missing)", i < expected.size() ? expected[i] : "(extra)")
+    EXPECT_EQ(i < readme.size() ? readme[i] : "(missing)",
+              i < expected.size() ? expected[i] : "(extra)")
         << "README.md exit code row " << i + 1;
   }
 }

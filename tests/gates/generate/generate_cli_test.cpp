@@ -37,12 +37,15 @@ add_test(NAME unused_test COMMAND unused_test)
 add_test(NAME script COMMAND sh -c "exit 0")
 )");
   dir.Write("src/range.h", "bool InRange(int v, int lo, int hi);\n");
-  dir.Write("src/range.cpp", "#include \"range.h\"\nbool InRange(int v, int lo, int hi) { return v >= lo && v <= hi; }\n");
+  dir.Write(
+      "src/range.cpp",
+      "#include \"range.h\"\nbool InRange(int v, int lo, int hi) { return v >= lo && v <= hi; }\n");
   dir.Write("src/unused.cpp", "int Unused(int a) { return a + 1; }\n");
   // `b - a` of two pointers: its mutant `b + a` does not compile, in a schema or alone. In a
   // template, where only the instantiation knows the operands are pointers, it is a mutant.
-  dir.Write("src/distance.cpp", "template <class It> long Gap(It a, It b) {\n  return b - a;\n}\n"
-                                "long Distance(const int* a, const int* b) { return Gap(a, b); }\n");
+  dir.Write("src/distance.cpp",
+            "template <class It> long Gap(It a, It b) {\n  return b - a;\n}\n"
+            "long Distance(const int* a, const int* b) { return Gap(a, b); }\n");
   dir.Write("tests/range_test.cpp", R"(#include <gtest/gtest.h>
 #include "range.h"
 TEST(Range, Inside) { EXPECT_TRUE(InRange(0, 0, 3)); }
@@ -71,7 +74,8 @@ TEST(GenerateCli, KilledAndSurvivedAreTheVerdictsOfTheTestsThatReachTheFile) {
   TempDir dir;
   MakeRangeProject(dir);
   auto before = git::WorkingTreeHash(dir.path());
-  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --json --no-reach");
+  auto run = RunProofgate(
+      dir.path(), "mutate --generate src/range.cpp --operators relational --json --no-reach");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
@@ -81,20 +85,27 @@ TEST(GenerateCli, KilledAndSurvivedAreTheVerdictsOfTheTestsThatReachTheFile) {
   ASSERT_TRUE(ge && le) << run.out;
   EXPECT_EQ(ge->at("outcome"), "killed") << "InRange(0, 0, 3) is false with v > lo";
   EXPECT_EQ(le->at("outcome"), "survived") << "no test has v == hi";
-  EXPECT_EQ(le->at("generated").at("tests"), Json::array({"range_test", "script"})) << "unused_test cannot reach it";
+  EXPECT_EQ(le->at("generated").at("tests"), Json::array({"range_test", "script"}))
+      << "unused_test cannot reach it";
   EXPECT_EQ(le->at("generated").at("line"), 2);
   EXPECT_DOUBLE_EQ(doc->root().at("mutation_score").get<double>(), 0.5);
-  EXPECT_EQ(git::WorkingTreeHash(dir.path()).value(), before.value()) << "the user's tree is never written";
+  EXPECT_EQ(git::WorkingTreeHash(dir.path()).value(), before.value())
+      << "the user's tree is never written";
   auto table = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational");
-  EXPECT_NE(table.out.find("mutation score = killed / (killed + survived) = 1 / 2 = 50.0%"), std::string::npos) << table.out;
-  EXPECT_NE(table.out.find("+bool InRange(int v, int lo, int hi) { return v >= lo && v < hi; }\n"), std::string::npos)
-      << "a survivor is shown with its diff:\n" << table.out;
+  EXPECT_NE(table.out.find("mutation score = killed / (killed + survived) = 1 / 2 = 50.0%"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("+bool InRange(int v, int lo, int hi) { return v >= lo && v < hi; }\n"),
+            std::string::npos)
+      << "a survivor is shown with its diff:\n"
+      << table.out;
 }
 
 TEST(GenerateCli, SarifListsEachSurvivorAtItsPlace) {
   TempDir dir;
   MakeRangeProject(dir);
-  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --sarif out.sarif");
+  auto run = RunProofgate(
+      dir.path(), "mutate --generate src/range.cpp --operators relational --sarif out.sarif");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   auto doc = JsonSource::Parse("out.sarif", dir.Read("out.sarif"));
   ASSERT_TRUE(doc.ok()) << dir.Read("out.sarif");
@@ -106,21 +117,30 @@ TEST(GenerateCli, SarifListsEachSurvivorAtItsPlace) {
   EXPECT_EQ(where.at("region").at("startLine"), 2);
   EXPECT_EQ(where.at("region").at("startColumn"), 59) << "the <= of v <= hi";
   EXPECT_EQ(results.at(0).at("ruleId"), "surviving-mutant");
-  EXPECT_NE(results.at(0).at("partialFingerprints").at("proofgateMutantId/v1").get<std::string>().find(
-                "src/range.cpp:2:59:relational:"),
+  EXPECT_NE(results.at(0)
+                .at("partialFingerprints")
+                .at("proofgateMutantId/v1")
+                .get<std::string>()
+                .find("src/range.cpp:2:59:relational:"),
             std::string::npos);
 }
 
 TEST(GenerateCli, SummaryShowsTheScoreAndEachSurvivorsDiff) {
   TempDir dir;
   MakeRangeProject(dir);
-  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --summary s.md");
+  auto run = RunProofgate(dir.path(),
+                          "mutate --generate src/range.cpp --operators relational --summary s.md");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   std::string md = dir.Read("s.md");
   EXPECT_NE(md.find("## proofgate mutate: fail"), std::string::npos) << md;
-  EXPECT_NE(md.find("Mutation score (killed / (killed + survived)): 50.0%"), std::string::npos) << md;
-  EXPECT_NE(md.find("\n| mutant | outcome | change | why |\n|---|---|---|---|\n| src/range.cpp:"), std::string::npos) << md;
-  EXPECT_NE(md.find("```diff\n--- a/src/range.cpp\n+++ b/src/range.cpp\n@@ -2,1 +2,1 @@\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("Mutation score (killed / (killed + survived)): 50.0%"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("\n| mutant | outcome | change | why |\n|---|---|---|---|\n| src/range.cpp:"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("```diff\n--- a/src/range.cpp\n+++ b/src/range.cpp\n@@ -2,1 +2,1 @@\n"),
+            std::string::npos)
+      << md;
 }
 
 // `return {}` in Make's body default-constructs It, whose defaulted constructor -Weffc++ then
@@ -129,17 +149,23 @@ TEST(GenerateCli, SummaryShowsTheScoreAndEachSurvivorsDiff) {
 // `other`: a second library, its file schematized beside lib's; `lib`: lib's file.
 void MakeEffcProject(TempDir& dir, bool other, const std::string& lib = "src/lib.cpp") {
   std::string libs = other ? "add_library(other src/other.cpp)\n" : "";
-  dir.Write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.20)\nproject(it CXX)\nenable_testing()\n"
-                              "add_library(lib \"" + lib + "\")\ntarget_compile_options(lib PRIVATE -Weffc++ -Werror)\n" + libs +
-                              "add_executable(t tests/t.cpp)\ntarget_link_libraries(t lib" + (other ? " other" : "") +
-                              ")\nadd_test(NAME t COMMAND t)\n");
-  std::string it = "#include <string>\nstruct It {\n  It() = default;\n  explicit It(int v) : v_(v), s_() {}\n  int v_;\n"
-                   "  std::string s_;\n};\n";
-  dir.Write(lib, it + "It Make(int v) { return It(v); }\nint Add(int a, int b) { return a + b; }\n");
+  dir.Write("CMakeLists.txt",
+            "cmake_minimum_required(VERSION 3.20)\nproject(it CXX)\nenable_testing()\n"
+            "add_library(lib \"" +
+                lib + "\")\ntarget_compile_options(lib PRIVATE -Weffc++ -Werror)\n" + libs +
+                "add_executable(t tests/t.cpp)\ntarget_link_libraries(t lib" +
+                (other ? " other" : "") + ")\nadd_test(NAME t COMMAND t)\n");
+  std::string it =
+      "#include <string>\nstruct It {\n  It() = default;\n  explicit It(int v) : v_(v), s_() {}\n  "
+      "int v_;\n"
+      "  std::string s_;\n};\n";
+  dir.Write(lib,
+            it + "It Make(int v) { return It(v); }\nint Add(int a, int b) { return a + b; }\n");
   if (other) dir.Write("src/other.cpp", "int Sub(int a, int b) { return a - b; }\n");
-  dir.Write("tests/t.cpp", it + "It Make(int v);\nint Add(int a, int b);\n" + (other ? "int Sub(int a, int b);\n" : "") +
-                                "int main() { return Make(2).v_ == 2 && Add(1, 2) == 3" + (other ? " && Sub(3, 1) == 2" : "") +
-                                " ? 0 : 1; }\n");
+  dir.Write("tests/t.cpp", it + "It Make(int v);\nint Add(int a, int b);\n" +
+                               (other ? "int Sub(int a, int b);\n" : "") +
+                               "int main() { return Make(2).v_ == 2 && Add(1, 2) == 3" +
+                               (other ? " && Sub(3, 1) == 2" : "") + " ? 0 : 1; }\n");
   dir.Write(".gitignore", "build/\n");
   ASSERT_TRUE(git::Init(dir.path()).ok());
   ASSERT_TRUE(git::CommitAll(dir.path(), "it").ok());
@@ -149,13 +175,18 @@ TEST(GenerateCli, AnErrorOutsideEveryPointCostsTheFileOnlyThePointThatCausesIt) 
   TempDir dir;
   MakeEffcProject(dir, false);
   auto run = RunProofgate(dir.path(), "mutate --generate src --operators return,arithmetic --json");
-  EXPECT_NE(run.err.find("schemata: 2 mutant(s) in one build of 1 schematized file(s)"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("1 left to one build each (1 found by halving a file's points"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("schemata: 2 mutant(s) in one build of 1 schematized file(s)"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("1 left to one build each (1 found by halving a file's points"),
+            std::string::npos)
+      << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
   std::map<std::string, const Json*> by_line;
   for (const Json& r : doc->root().at("results")) {
-    by_line[std::to_string(r.at("generated").at("line").get<int>()) + r.at("generated").at("operator").get<std::string>()] = &r;
+    by_line[std::to_string(r.at("generated").at("line").get<int>()) +
+            r.at("generated").at("operator").get<std::string>()] = &r;
   }
   ASSERT_EQ(by_line.size(), 3u) << run.out;
   EXPECT_EQ(by_line["8return"]->at("schema"), false) << "Make's `return {}`, the cause";
@@ -171,7 +202,9 @@ TEST(GenerateCli, AFileWhoseNameHoldsASpaceIsReachedAndItsSchemaSearched) {
   TempDir dir;
   MakeEffcProject(dir, false, "src/my lib.cpp");
   auto run = RunProofgate(dir.path(), "mutate --generate src --operators return,arithmetic --json");
-  EXPECT_NE(run.err.find("1 left to one build each (1 found by halving a file's points"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("1 left to one build each (1 found by halving a file's points"),
+            std::string::npos)
+      << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
   std::map<std::string, std::string> outcomes;
@@ -205,7 +238,8 @@ TEST(GenerateCli, AHalvingsProbesBuildOnlyWhatFailedAndARunKeepsOnlyItsOwnSchema
   auto again = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic");
   EXPECT_NE(again.err.find("schemata: 2 mutant(s) in one build"), std::string::npos) << again.err;
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/" + logs + "0.log"));
-  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/" + logs + "1.log")) << "the first run's probe";
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/" + logs + "1.log"))
+      << "the first run's probe";
 }
 
 // `proofgate init` writes a CMake configure without the compile database libclang reads: a
@@ -214,7 +248,8 @@ TEST(GenerateCli, ASuitesConfigureThatDoesNotExportCompileCommandsStillGetsThem)
   TempDir dir;
   MakeRangeProject(dir);
   testing::WriteConfigure(dir, R"(["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Ninja"])");
-  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --list");
+  auto run =
+      RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --list");
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("src/range.cpp:2:"), std::string::npos) << run.out << run.err;
 }
@@ -227,10 +262,12 @@ TEST(GenerateCli, ASchemataRunPaysForOneBaselineTestRun) {
   TempDir dir, out;
   MakeRangeProject(dir);
   std::string cmake = dir.Read("CMakeLists.txt");
-  cmake.replace(cmake.find("sh -c \"exit 0\""), 14, "sh -c \"echo run >> " + out.path() + "/runs\"");
+  cmake.replace(cmake.find("sh -c \"exit 0\""), 14,
+                "sh -c \"echo run >> " + out.path() + "/runs\"");
   dir.Write("CMakeLists.txt", cmake);
   ASSERT_TRUE(git::CommitAll(dir.path(), "count the runs").ok());
-  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --no-reach");
+  auto run =
+      RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --no-reach");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_NE(run.err.find("in the schemata with no mutant on"), std::string::npos) << run.err;
   EXPECT_EQ(out.Read("runs"), "run\nrun\n") << "the baseline, then the survivor's run";
@@ -241,13 +278,18 @@ TEST(GenerateCli, ASchemataRunPaysForOneBaselineTestRun) {
 TEST(GenerateCli, ARedTreeStopsAsARedBaselineThoughTheSchemataRanFirst) {
   TempDir dir;
   MakeRangeProject(dir);
-  dir.Write("tests/range_test.cpp", dir.Read("tests/range_test.cpp") + "TEST(Range, Red) { EXPECT_TRUE(InRange(9, 0, 3)); }\n");
+  dir.Write("tests/range_test.cpp", dir.Read("tests/range_test.cpp") +
+                                        "TEST(Range, Red) { EXPECT_TRUE(InRange(9, 0, 3)); }\n");
   ASSERT_TRUE(git::CommitAll(dir.path(), "red").ok());
-  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --json");
+  auto run =
+      RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --json");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
-  EXPECT_NE(doc->root().at("baseline_problem").get<std::string>().find("Range.Red fails on the unmutated tree"),
+  EXPECT_NE(doc->root()
+                .at("baseline_problem")
+                .get<std::string>()
+                .find("Range.Red fails on the unmutated tree"),
             std::string::npos)
       << run.out;
   EXPECT_TRUE(doc->root().at("results").empty()) << run.out;
@@ -257,16 +299,21 @@ TEST(GenerateCli, ARedTreeStopsAsARedBaselineThoughTheSchemataRanFirst) {
 TEST(GenerateCli, AMakefilesBuildSelectsTestsThroughCmakesFileApi) {
   TempDir dir;
   MakeRangeProject(dir);
-  testing::WriteConfigure(dir, R"(["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Unix Makefiles"])");
-  auto run = RunProofgate(dir.path(), "mutate --generate src/range.cpp --operators relational --json --no-reach");
+  testing::WriteConfigure(dir,
+                          R"(["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Unix Makefiles"])");
+  auto run = RunProofgate(
+      dir.path(), "mutate --generate src/range.cpp --operators relational --json --no-reach");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
   const Json* le = ResultWith(doc->root(), "<=");
   ASSERT_TRUE(le) << run.out;
-  EXPECT_EQ(le->at("generated").at("tests"), Json::array({"range_test", "script"})) << "unused_test cannot reach it";
-  EXPECT_NE(run.err.find("1 test(s) run for every mutant: not an executable the build describes (first: script)"),
-            std::string::npos)
+  EXPECT_EQ(le->at("generated").at("tests"), Json::array({"range_test", "script"}))
+      << "unused_test cannot reach it";
+  EXPECT_NE(
+      run.err.find(
+          "1 test(s) run for every mutant: not an executable the build describes (first: script)"),
+      std::string::npos)
       << run.err;
 }
 
@@ -284,7 +331,10 @@ TEST(GenerateCli, InDiffListsOnlyMutantsOnChangedLinesAndNoneChecksNothing) {
   auto none = RunProofgate(dir.path(), "mutate --generate --in-diff HEAD --operators call");
   EXPECT_EQ(none.exit_code, 1) << none.err;
   EXPECT_NE(none.err.find("checked nothing"), std::string::npos) << none.err;
-  EXPECT_EQ(RunProofgate(dir.path(), "mutate --generate --in-diff HEAD --operators call --allow-empty").exit_code, 0);
+  EXPECT_EQ(
+      RunProofgate(dir.path(), "mutate --generate --in-diff HEAD --operators call --allow-empty")
+          .exit_code,
+      0);
 }
 
 // Outcome by id, and whether it ran in the schemata.
@@ -292,7 +342,8 @@ std::map<std::string, std::pair<std::string, bool>> Outcomes(const std::string& 
   std::map<std::string, std::pair<std::string, bool>> out;
   auto doc = JsonSource::Parse("report", json);
   if (!doc.ok()) return out;
-  for (const Json& r : doc->root().at("results")) out[r.at("id")] = {r.at("outcome"), r.at("schema")};
+  for (const Json& r : doc->root().at("results"))
+    out[r.at("id")] = {r.at("outcome"), r.at("schema")};
   return out;
 }
 
@@ -314,7 +365,8 @@ TEST(GenerateCli, SchemataGiveEachMutantTheOutcomeOfItsOwnBuild) {
       EXPECT_EQ(outcome.first, "unviable");
     }
   }
-  EXPECT_EQ(in_schema, with.size() - 1) << "all but the pointer difference ran in the schemata\n" << schema.err;
+  EXPECT_EQ(in_schema, with.size() - 1) << "all but the pointer difference ran in the schemata\n"
+                                        << schema.err;
   EXPECT_NE(schema.err.find("left to one build each"), std::string::npos) << schema.err;
 }
 
@@ -326,9 +378,11 @@ TEST(GenerateCli, ASecondWorkerBuildsTheSchemataWorkerZeroSettledOnce) {
   auto run = RunProofgate(dir.path(), "mutate --generate src --json -j 2");
   ASSERT_FALSE(Outcomes(run.out).empty()) << run.err;
   std::string logs = dir.path() + "/.git/proofgate/mutate/";
-  EXPECT_TRUE(std::filesystem::exists(logs + "w0/logs/schema-build-1.log")) << "worker 0 needed a second build";
+  EXPECT_TRUE(std::filesystem::exists(logs + "w0/logs/schema-build-1.log"))
+      << "worker 0 needed a second build";
   EXPECT_TRUE(std::filesystem::exists(logs + "w1/logs/schema-build-0.log")) << run.err;
-  EXPECT_FALSE(std::filesystem::exists(logs + "w1/logs/schema-build-1.log")) << "worker 1 searched again";
+  EXPECT_FALSE(std::filesystem::exists(logs + "w1/logs/schema-build-1.log"))
+      << "worker 1 searched again";
 }
 
 TEST(GenerateCli, SuitesJsonExcludesFilesFromGeneration) {
@@ -337,7 +391,8 @@ TEST(GenerateCli, SuitesJsonExcludesFilesFromGeneration) {
   auto all = RunProofgate(dir.path(), "mutate --generate src --list");
   ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_NE(all.out.find("src/unused.cpp:1:"), std::string::npos) << all.out;
-  dir.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"t": {"run": "true"}}, "suites": {"default": ["t"]},
+  dir.Write("preflight/suites.json",
+            R"({"schema_version": 1, "legs": {"t": {"run": "true"}}, "suites": {"default": ["t"]},
     "generate": {"exclude": ["src/unused*"]}})");
   auto some = RunProofgate(dir.path(), "mutate --generate src --list");
   ASSERT_EQ(some.exit_code, 0) << some.err;
@@ -351,11 +406,16 @@ TEST(GenerateCli, ABuildThatRegistersNoTestSaysSoAndChecksNothing) {
   TempDir dir;
   MakeRangeProject(dir);
   std::string cmake = dir.Read("CMakeLists.txt");
-  dir.Write("CMakeLists.txt", cmake.substr(0, cmake.find("enable_testing()")) + "add_library(range src/range.cpp)\n");
+  dir.Write("CMakeLists.txt",
+            cmake.substr(0, cmake.find("enable_testing()")) + "add_library(range src/range.cpp)\n");
   auto run = RunProofgate(dir.path(), "mutate --generate src");
   EXPECT_EQ(run.exit_code, 1) << run.err;
-  EXPECT_NE(run.err.find("the build registers no ctest test, so no file is reached"), std::string::npos) << run.err;
-  EXPECT_NE(run.err.find("never registers runs through suites.json's \"commands\": {\"test_command\""), std::string::npos)
+  EXPECT_NE(run.err.find("the build registers no ctest test, so no file is reached"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(
+      run.err.find("never registers runs through suites.json's \"commands\": {\"test_command\""),
+      std::string::npos)
       << run.err;
   EXPECT_EQ(run.err.find("no test reaches"), std::string::npos) << run.err;
 }
@@ -367,14 +427,19 @@ TEST(GenerateCli, BadFlagsAreNamedBeforeAnythingBuilds) {
   ASSERT_TRUE(git::CommitAll(dir.path(), "a").ok());
   auto bogus = RunProofgate(dir.path(), "mutate --generate --operators relational,bogus");
   EXPECT_EQ(bogus.exit_code, 2);
-  EXPECT_NE(bogus.err.find("--operators: unknown operator \"bogus\""), std::string::npos) << bogus.err;
+  EXPECT_NE(bogus.err.find("--operators: unknown operator \"bogus\""), std::string::npos)
+      << bogus.err;
   auto path = RunProofgate(dir.path(), "mutate --generate nosuch/dir");
   EXPECT_EQ(path.exit_code, 2);
-  EXPECT_NE(path.err.find("--generate nosuch/dir: not a file or directory inside"), std::string::npos) << path.err;
-  dir.Write("src/util.py", "def f():\n    return 1\n");  // more-itertools: it spoke of compile_commands.json
+  EXPECT_NE(path.err.find("--generate nosuch/dir: not a file or directory inside"),
+            std::string::npos)
+      << path.err;
+  dir.Write("src/util.py",
+            "def f():\n    return 1\n");  // more-itertools: it spoke of compile_commands.json
   auto python = RunProofgate(dir.path(), "mutate --generate src/util.py");
   EXPECT_EQ(python.exit_code, 2);
-  EXPECT_NE(python.err.find("--generate src/util.py: mutate --generate makes mutants of C and C++ sources"),
+  EXPECT_NE(python.err.find(
+                "--generate src/util.py: mutate --generate makes mutants of C and C++ sources"),
             std::string::npos)
       << python.err;
   auto base = RunProofgate(dir.path(), "mutate --generate --in-diff no-such-ref");
@@ -386,7 +451,9 @@ TEST(GenerateReach, OnlyTheTestsWhoseExecutableLinksAFileRunForIt) {
   TempDir dir;
   MakeRangeProject(dir);
   std::string build = dir.path() + "/build";
-  ASSERT_EQ(RunCapture({"cmake", "-S", dir.path(), "-B", build, "-G", "Ninja"}, dir.path(), 300)->exit.exit_code, 0);
+  ASSERT_EQ(RunCapture({"cmake", "-S", dir.path(), "-B", build, "-G", "Ninja"}, dir.path(), 300)
+                ->exit.exit_code,
+            0);
   ASSERT_EQ(RunCapture({"cmake", "--build", build}, dir.path(), 600)->exit.exit_code, 0);
   auto listing = RunCapture({"ctest", "--test-dir", build, "--show-only=json-v1"}, dir.path(), 60);
   auto tests = ParseCtestTests(listing->output);
@@ -396,7 +463,8 @@ TEST(GenerateReach, OnlyTheTestsWhoseExecutableLinksAFileRunForIt) {
   ASSERT_TRUE(reach.ok()) << reach.status().message();
   EXPECT_EQ(reach->For(range), (std::vector<std::string>{"range_test", "script"}));
   EXPECT_EQ(reach->For(unused), (std::vector<std::string>{"script", "unused_test"}));
-  EXPECT_NE(reach->notice.find("1 test(s) run for every mutant"), std::string::npos) << reach->notice;
+  EXPECT_NE(reach->notice.find("1 test(s) run for every mutant"), std::string::npos)
+      << reach->notice;
 }
 
 }  // namespace

@@ -29,7 +29,8 @@ int Use() { return prefix<int> + count_v<int> + kConst<int> + mutable_v<int>; }
 )");
   std::vector<std::string> lines;
   for (const Point& p : points) {
-    if (p.line < 7) lines.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
+    if (p.line < 7)
+      lines.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
   }
   EXPECT_EQ(lines, (std::vector<std::string>{"6:+→-", "6:4→5", "6:1→0"}));
 }
@@ -52,7 +53,8 @@ int Use(int i) { return infos[i].s * counter; }
 )");
   std::vector<std::string> lines;
   for (const Point& p : points) {
-    if (p.line < 6) lines.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
+    if (p.line < 6)
+      lines.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
   }
   EXPECT_EQ(lines, (std::vector<std::string>{"5:+→-", "5:7→8"}));
 }
@@ -78,11 +80,13 @@ int Five(int a) { return pick(a); }
 )");
   std::vector<std::string> lines;
   for (const Point& p : points) {
-    if (p.line < 10) lines.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
+    if (p.line < 10)
+      lines.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
   }
   std::sort(lines.begin(), lines.end());
-  EXPECT_EQ(lines, (std::vector<std::string>{"8:-→+", "8:4→5", "8:{ return a - 4; }→{ (void)a; return {}; }", "9:*→/",
-                                             "9:5→6"}))
+  EXPECT_EQ(lines,
+            (std::vector<std::string>{
+                "8:-→+", "8:4→5", "8:{ return a - 4; }→{ (void)a; return {}; }", "9:*→/", "9:5→6"}))
       << "a lambda's `if constexpr` is not its variable's constexpr";
 }
 
@@ -100,9 +104,11 @@ unsigned Use() { return Zero<unsigned>(); }
 )");
   std::vector<std::string> constants;
   for (const Point& p : points) {
-    if (p.op == Operator::kConstant) constants.push_back(p.original + (SchemaPointOf(p).alone ? " alone" : ""));
+    if (p.op == Operator::kConstant)
+      constants.push_back(p.original + (SchemaPointOf(p).alone ? " alone" : ""));
   }
-  EXPECT_EQ(constants, (std::vector<std::string>{"0 alone", "1 alone", "2", "3", "0", "4", "0 alone"}));
+  EXPECT_EQ(constants,
+            (std::vector<std::string>{"0 alone", "1 alone", "2", "3", "0", "4", "0 alone"}));
 }
 
 // Found on jarro2783/cxxopts: `template <typename T> T toLocalString(T&& t)` called with an
@@ -118,7 +124,8 @@ template <typename T> struct Box { T Take(T&& t) { return t; } };
 template <typename T> struct Cast { template <typename U> T Take(T&& t, U u) { return t + T(u); } };
 template <typename T> T Keep(const T&& t) { return t; }
 int Use() { int a = 1; Box<int> b; return Pass(a) + Copy(2) + b.Take(3) + Cast<int>{}.Take(1, a) + Keep(4); }
-)", "-Wall -Wextra -Werror");
+)",
+                         "-Wall -Wextra -Werror");
   std::vector<int> lines;
   for (const Point& p : points) {
     if (p.op == Operator::kReturn && p.line < 6) lines.push_back(p.line);
@@ -151,12 +158,14 @@ template <typename T> struct Opt {
 };
 IntRef Alias(int& x) { return x; }
 int Use() { Opt<int> a{1}, b{2}; a = b; int* p = &a.v; return a.Pick() + a.Ref() + a.Deref(p) + a.Get() + a.Flag() + static_cast<int>(a.Wide('c')); }
-)", "-Wall -Wextra -Werror");
+)",
+                         "-Wall -Wextra -Werror");
   std::vector<int> lines;
   for (const Point& p : points) {
     if (p.op == Operator::kReturn && p.line < 17) lines.push_back(p.line);
   }
-  EXPECT_EQ(lines, (std::vector<int>{10, 11, 12, 13, 14})) << "Get, Flag, Wide, Same and Size return values";
+  EXPECT_EQ(lines, (std::vector<int>{10, 11, 12, 13, 14}))
+      << "Get, Flag, Wide, Same and Size return values";
 }
 
 // Found on zeux/pugixml: `template <> struct wchar_selector<2>` had its 2 made a 3, a template
@@ -193,7 +202,8 @@ int Look(int i) { return kTable[i][0] + kKinds[i] + counts[i]; }
   for (const Point& p : points) {
     if (p.op == Operator::kConstant) constants.push_back(std::to_string(p.line) + ":" + p.original);
   }
-  EXPECT_EQ(constants, (std::vector<std::string>{"4:5", "4:6", "5:0"})) << "a table that is not const is data the code changes";
+  EXPECT_EQ(constants, (std::vector<std::string>{"4:5", "4:6", "5:0"}))
+      << "a table that is not const is data the code changes";
 }
 
 // Found on martinmoene/optional-lite: `operator safe_bool() const { return has_value() ?

@@ -23,7 +23,7 @@ TEST(GenerateDiff, InDiffLinesAreTheNewSideSinceTheMergeBase) {
   ASSERT_TRUE(git::CommitAll(dir.path(), "trunk moves on").ok());
   ASSERT_TRUE(git::SwitchBranch(dir.path(), "feature", false).ok());
   dir.Write("a.cpp", "one\nTWO\nthree\nFOUR\nfive\n");  // uncommitted
-  dir.Write("b.cpp", "new\nfile\n");                  // untracked
+  dir.Write("b.cpp", "new\nfile\n");                    // untracked
   auto lines = git::LinesChangedSince(dir.path(), "trunk");
   ASSERT_TRUE(lines.ok()) << lines.status().message();
   std::map<std::string, std::set<int>> expected = {{"a.cpp", {2, 4}}, {"b.cpp", {1, 2}}};

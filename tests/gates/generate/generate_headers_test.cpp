@@ -31,8 +31,9 @@ add_executable(other_test tests/other_test.cpp)
 target_link_libraries(other_test other GTest::gtest GTest::gtest_main)
 add_test(NAME other_test COMMAND other_test)
 )");
-  dir.Write("src/limits.h", "#pragma once\n// Limits.\ninline bool Small(int v) { return v < 10; }\n"
-                            "inline bool Big(int v) {\n  return v > 100;\n}\nint Use(int v);\n");
+  dir.Write("src/limits.h",
+            "#pragma once\n// Limits.\ninline bool Small(int v) { return v < 10; }\n"
+            "inline bool Big(int v) {\n  return v > 100;\n}\nint Use(int v);\n");
   dir.Write("src/lonely.h", "inline int Lonely(int a) { return a < 1 ? 0 : a; }\n");
   dir.Write("src/user.cpp", "#include \"limits.h\"\nint Use(int v) { return v < 0 ? 0 : v; }\n");
   dir.Write("src/other.cpp", "int Other() { return 7; }\n");
@@ -42,7 +43,9 @@ TEST(Limits, SmallStopsAtTen) { EXPECT_TRUE(Small(9)); EXPECT_FALSE(Small(10)); 
 TEST(Limits, BigIsBig) { EXPECT_TRUE(Big(200)); EXPECT_FALSE(Big(0)); }
 TEST(Limits, UseKeepsPositives) { EXPECT_EQ(Use(5), 5); EXPECT_EQ(Use(-5), 0); }
 )");
-  dir.Write("tests/other_test.cpp", "#include <gtest/gtest.h>\nint Other();\nTEST(Other, Seven) { EXPECT_EQ(Other(), 7); }\n");
+  dir.Write(
+      "tests/other_test.cpp",
+      "#include <gtest/gtest.h>\nint Other();\nTEST(Other, Seven) { EXPECT_EQ(Other(), 7); }\n");
   dir.Write(".gitignore", "build/\n");
   ASSERT_TRUE(git::Init(dir.path()).ok());
   ASSERT_TRUE(git::CommitAll(dir.path(), "headers").ok());
@@ -60,7 +63,8 @@ const Json* At(const Json& doc, const std::string& file, int line) {
 TEST(GenerateHeaders, AHeadersPointsRunTheTestsOfItsIncludersInOneSchemaWithThem) {
   TempDir dir;
   MakeHeaderProject(dir);
-  auto run = RunProofgate(dir.path(), "mutate --generate src --operators relational --json --no-reach");
+  auto run =
+      RunProofgate(dir.path(), "mutate --generate src --operators relational --json --no-reach");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
@@ -72,11 +76,13 @@ TEST(GenerateHeaders, AHeadersPointsRunTheTestsOfItsIncludersInOneSchemaWithThem
   EXPECT_EQ(small->at("outcome"), "killed") << "Small(10) is true with <=";
   EXPECT_EQ(big->at("outcome"), "survived") << "no test has v == 100";
   EXPECT_EQ(big->at("generated").at("column"), 12);
-  EXPECT_EQ(big->at("generated").at("tests"), Json::array({"limits_test"})) << "other_test reaches no includer";
+  EXPECT_EQ(big->at("generated").at("tests"), Json::array({"limits_test"}))
+      << "other_test reaches no includer";
   // The header's schema and user.cpp's share one translation unit: both in the schemata's build.
   EXPECT_EQ(small->at("schema"), true) << run.err;
   EXPECT_EQ(use->at("schema"), true) << run.err;
-  EXPECT_NE(run.err.find("1 header(s) under PATHS not mutated: no compiled file of the tree includes them"),
+  EXPECT_NE(run.err.find(
+                "1 header(s) under PATHS not mutated: no compiled file of the tree includes them"),
             std::string::npos)
       << run.err;
 }
@@ -86,12 +92,15 @@ TEST(GenerateHeaders, AHeadersPointsRunTheTestsOfItsIncludersInOneSchemaWithThem
 TEST(GenerateHeaders, AMakefilesBuildFindsTheIncludersInTheCompilersDepfiles) {
   TempDir dir;
   MakeHeaderProject(dir);
-  testing::WriteConfigure(dir, R"(["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Unix Makefiles"])");
-  auto run = RunProofgate(dir.path(), "mutate --generate src/limits.h --operators relational --list");
+  testing::WriteConfigure(dir,
+                          R"(["cmake", "-S", "{tree}", "-B", "{build}", "-G", "Unix Makefiles"])");
+  auto run =
+      RunProofgate(dir.path(), "mutate --generate src/limits.h --operators relational --list");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("src/limits.h:3:"), std::string::npos) << run.out << run.err;
   EXPECT_NE(run.out.find("src/limits.h:5:12:relational:"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("runs 1 test(s)"), std::string::npos) << "limits_test alone, through the file API";
+  EXPECT_NE(run.out.find("runs 1 test(s)"), std::string::npos)
+      << "limits_test alone, through the file API";
 }
 
 }  // namespace

@@ -37,15 +37,20 @@ int Code(int a, int b) {
   return a < b && m && s && pad.size() && T<>{}.f;
 }
 )");
-  std::string body = "{\n  // a < b in a comment, and \"a < b\" in a string below\n  const char* s = \"a < b\";\n"
-                     "  std::array<int, 2 + 1> pad{};\n  switch (a) { case 1 + 1: break; default: break; }\n"
-                     "  if constexpr (kN > 2) a += TWICE(b);\n  bool m = LESS(a, b);\n"
-                     "  return a < b && m && s && pad.size() && T<>{}.f;\n}";
-  std::vector<std::string> expected = {"10:return:" + body + "→{ (void)a; (void)b; return {}; }", "15:arithmetic:+=→-=",
-                                       "17:logical:a < b && m && s && pad.size() && T<>{}.f→((a < b && m && s && pad.size()) || T<>{}.f)",
-                                       "17:logical:a < b && m && s && pad.size()→((a < b && m && s) || pad.size())",
-                                       "17:logical:a < b && m && s→((a < b && m) || s)", "17:logical:a < b && m→(a < b || m)",
-                                       "17:relational:<→<="};
+  std::string body =
+      "{\n  // a < b in a comment, and \"a < b\" in a string below\n  const char* s = \"a < b\";\n"
+      "  std::array<int, 2 + 1> pad{};\n  switch (a) { case 1 + 1: break; default: break; }\n"
+      "  if constexpr (kN > 2) a += TWICE(b);\n  bool m = LESS(a, b);\n"
+      "  return a < b && m && s && pad.size() && T<>{}.f;\n}";
+  std::vector<std::string> expected = {
+      "10:return:" + body + "→{ (void)a; (void)b; return {}; }",
+      "15:arithmetic:+=→-=",
+      "17:logical:a < b && m && s && pad.size() && T<>{}.f→((a < b && m && s && pad.size()) || "
+      "T<>{}.f)",
+      "17:logical:a < b && m && s && pad.size()→((a < b && m && s) || pad.size())",
+      "17:logical:a < b && m && s→((a < b && m) || s)",
+      "17:logical:a < b && m→(a < b || m)",
+      "17:relational:<→<="};
   EXPECT_EQ(Described(points), expected);
 }
 
@@ -60,7 +65,8 @@ int F(int a) {
   return PICK(a);
 }
 )");
-  std::vector<std::string> expected = {"3:return:{\n  CHECK(a > 1);\n  return PICK(a);\n}→{ (void)a; return {}; }"};
+  std::vector<std::string> expected = {
+      "3:return:{\n  CHECK(a > 1);\n  return PICK(a);\n}→{ (void)a; return {}; }"};
   EXPECT_EQ(Described(points), expected);
 }
 
@@ -76,23 +82,39 @@ int F(int a, int b) {
   std::vector<std::string> expected = {
       "2:return:{\n  if (a <= b) { Note(a); }\n  while (!(a == 0)) a = a % 3;\n"
       "  return a > 1 || b * 2 >= 0 ? a - b : a / b;\n}→{ (void)a; (void)b; return {}; }",
-      "3:call:Note(a)→", "3:negate:a <= b→!(a <= b)", "3:relational:<=→<",
-      "4:arithmetic:%→/", "4:constant:0→1", "4:constant:3→4", "4:equality:==→!=",
-      "4:negate:!(a == 0)→!(!(a == 0))", "4:not:!→",
-      "5:arithmetic:*→/", "5:arithmetic:-→+", "5:arithmetic:/→*", "5:constant:0→1", "5:constant:1→0",
-      "5:constant:2→3", "5:logical:a > 1 || b * 2 >= 0→(a > 1 && b * 2 >= 0)", "5:negate:a > 1 || b * 2 >= 0→!(a > 1 || b * 2 >= 0)",
-      "5:relational:>=→>", "5:relational:>→>="};
+      "3:call:Note(a)→",
+      "3:negate:a <= b→!(a <= b)",
+      "3:relational:<=→<",
+      "4:arithmetic:%→/",
+      "4:constant:0→1",
+      "4:constant:3→4",
+      "4:equality:==→!=",
+      "4:negate:!(a == 0)→!(!(a == 0))",
+      "4:not:!→",
+      "5:arithmetic:*→/",
+      "5:arithmetic:-→+",
+      "5:arithmetic:/→*",
+      "5:constant:0→1",
+      "5:constant:1→0",
+      "5:constant:2→3",
+      "5:logical:a > 1 || b * 2 >= 0→(a > 1 && b * 2 >= 0)",
+      "5:negate:a > 1 || b * 2 >= 0→!(a > 1 || b * 2 >= 0)",
+      "5:relational:>=→>",
+      "5:relational:>→>="};
   EXPECT_EQ(Described(points), expected);
   std::string text = dir.Read("src.cpp");
-  for (const Point& p : points) EXPECT_EQ(text.substr(p.offset, p.original.size()), p.original) << PointId(p);
+  for (const Point& p : points)
+    EXPECT_EQ(text.substr(p.offset, p.original.size()), p.original) << PointId(p);
 }
 
 // `file` compiled once per flag set in `defines`, in one compilation database in `dir`.
-void CompiledWays(const TempDir& dir, const std::string& file, const std::vector<std::string>& defines) {
+void CompiledWays(const TempDir& dir, const std::string& file,
+                  const std::vector<std::string>& defines) {
   std::string db = "[";
   for (size_t i = 0; i < defines.size(); ++i) {
-    db += std::string(i ? "," : "") + R"({"directory": ")" + dir.path() + R"(", "command": "/usr/bin/cc )" + defines[i] +
-          " -o way" + std::to_string(i) + ".o -c " + file + R"(", "file": ")" + file + R"("})";
+    db += std::string(i ? "," : "") + R"({"directory": ")" + dir.path() +
+          R"(", "command": "/usr/bin/cc )" + defines[i] + " -o way" + std::to_string(i) + ".o -c " +
+          file + R"(", "file": ")" + file + R"("})";
   }
   dir.Write("compile_commands.json", db + "]");
 }
@@ -101,14 +123,17 @@ void CompiledWays(const TempDir& dir, const std::string& file, const std::vector
 // compiles gets mutants, and a point every parse finds is one mutant.
 TEST(GeneratePoints, CodeOnlyOneConfigurationCompilesGetsMutants) {
   TempDir dir;
-  std::string file = dir.Write("src.c", "#if FAST\nint Pick(int a) { return a < 3; }\n#else\n"
-                                        "int Pick(int a) { return a > 3; }\n#endif\nint Both(int a) { return a == 1; }\n");
+  std::string file =
+      dir.Write("src.c",
+                "#if FAST\nint Pick(int a) { return a < 3; }\n#else\n"
+                "int Pick(int a) { return a > 3; }\n#endif\nint Both(int a) { return a == 1; }\n");
   CompiledWays(dir, file, {"-DFAST=0 -Wall", "-DFAST=1 -Wall", "-Wall -DFAST=1"});
   auto parsed = FindPoints(dir.path(), file, {Operator::kRelational, Operator::kEquality});
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   EXPECT_EQ(parsed->warning, "");
   for (Point& p : parsed->points) Locate(parsed->text, &p);
-  std::vector<std::string> expected = {"2:relational:<→<=", "4:relational:>→>=", "6:equality:==→!="};
+  std::vector<std::string> expected = {
+      "2:relational:<→<=", "4:relational:>→>=", "6:equality:==→!="};
   EXPECT_EQ(Described(parsed->points), expected);
 }
 
@@ -118,18 +143,23 @@ TEST(GeneratePoints, CodeOnlyOneConfigurationCompilesGetsMutants) {
 // while the others' points are kept.
 TEST(GeneratePoints, AStandardLibclangKnowsByAnOlderNameIsParsedAndAnUnparsableWayIsNamed) {
   TempDir dir;
-  std::string file = dir.Write("src.cpp", "#if __cplusplus > 202002L\nint Pick(int a) { return a < 3; }\n#endif\n"
-                                          "int Both(int a) { return a == 1; }\n");
+  std::string file =
+      dir.Write("src.cpp",
+                "#if __cplusplus > 202002L\nint Pick(int a) { return a < 3; }\n#endif\n"
+                "int Both(int a) { return a == 1; }\n");
   CompiledWays(dir, file, {"-std=c++17", "-std=c++23", "-std=c++99"});
   auto parsed = FindPoints(dir.path(), file, {Operator::kRelational, Operator::kEquality});
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   for (Point& p : parsed->points) Locate(parsed->text, &p);
-  EXPECT_EQ(Described(parsed->points), (std::vector<std::string>{"2:relational:<→<=", "4:equality:==→!="}));
-  EXPECT_EQ(parsed->warning, "1 of its 3 configurations not parsed (libclang refused their commands): -std=c++99");
+  EXPECT_EQ(Described(parsed->points),
+            (std::vector<std::string>{"2:relational:<→<=", "4:equality:==→!="}));
+  EXPECT_EQ(parsed->warning,
+            "1 of its 3 configurations not parsed (libclang refused their commands): -std=c++99");
   CompiledWays(dir, file, {"-std=c++99"});
   auto none = FindPoints(dir.path(), file, {Operator::kRelational});
   ASSERT_FALSE(none.ok());
-  EXPECT_EQ(none.status().message(), file + ": libclang could not parse it with its compile command (error 4)");
+  EXPECT_EQ(none.status().message(),
+            file + ": libclang could not parse it with its compile command (error 4)");
 }
 
 // Past 16 configurations the rest are not parsed, and the run says so; commands that differ in
@@ -144,7 +174,8 @@ TEST(GeneratePoints, ConfigurationsPastSixteenAreNamedNotParsed) {
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   EXPECT_EQ(parsed->warning, "compiled 18 ways; the first 16 parsed for mutants, 2 not");
   EXPECT_EQ(parsed->points.size(), 1u);
-  CompiledWays(dir, file, std::vector<std::string>(20, "-DN=1 -Wall"));  // one configuration, 20 objects
+  CompiledWays(dir, file,
+               std::vector<std::string>(20, "-DN=1 -Wall"));  // one configuration, 20 objects
   auto same = FindPoints(dir.path(), file, {Operator::kRelational});
   ASSERT_TRUE(same.ok()) << same.status().message();
   EXPECT_EQ(same->warning, "");
@@ -173,7 +204,9 @@ TEST(GeneratePoints, IdsAreStableAcrossRunsAndNameTheirPlace) {
 }
 
 TEST(GenerateMarkers, ALineOrTheLineBeforeAFunctionKeepsItUnmutated) {
-  std::string text = "int A(int v) {\n  return v + 1;  // proofgate: no-mutate\n}\n// proofgate: no-mutate\nint B() {}\n";
+  std::string text =
+      "int A(int v) {\n  return v + 1;  // proofgate: no-mutate\n}\n// proofgate: no-mutate\nint "
+      "B() {}\n";
   std::set<int> marked = NoMutateLines(text);
   EXPECT_EQ(marked, (std::set<int>{2, 4}));
   Point on_line;
@@ -181,7 +214,8 @@ TEST(GenerateMarkers, ALineOrTheLineBeforeAFunctionKeepsItUnmutated) {
   Point elsewhere;
   elsewhere.line = 3, elsewhere.original = "}";
   Point in_marked_function;
-  in_marked_function.line = 6, in_marked_function.function_line = 5, in_marked_function.original = "x";
+  in_marked_function.line = 6, in_marked_function.function_line = 5,
+  in_marked_function.original = "x";
   Point spanning;
   spanning.line = 1, spanning.original = "{\n  return v + 1;\n}";
   EXPECT_TRUE(MarkedNoMutate(on_line, marked));
@@ -200,7 +234,8 @@ int F(int x) {
   S s{x};
   return s.a + 1;
 }
-)", "-Wall -Wextra -Werror");
+)",
+                         "-Wall -Wextra -Werror");
   std::vector<std::string> found = Described(points);
   ASSERT_EQ(found.size(), 3u) << "F's body, its + and its 1";
   EXPECT_EQ(std::vector<std::string>(found.begin() + 1, found.end()),
@@ -237,13 +272,15 @@ TEST(GeneratePoints, ATemplatesDefaultReturnStillUsesItsParameters) {
 struct S { template <typename U> int Size(const U& u) const { return static_cast<int>(sizeof u); } };
 template <typename... A> int Count(int n, A&&... args) { return n + static_cast<int>(sizeof...(args)); }
 int Use() { return Same(2, 1) + S{}.Size('c') + Count(1, 'a', 2); }
-)", "-Wall -Wextra -Werror");
+)",
+                         "-Wall -Wextra -Werror");
   std::vector<std::string> bodies;
   for (const Point& p : points) {
     if (p.op == Operator::kReturn && p.line < 4) bodies.push_back(p.replacement);
   }
-  EXPECT_EQ(bodies, (std::vector<std::string>{"{ (void)t; (void)n; return {}; }", "{ (void)u; return {}; }",
-                                              "{ (void)n; (void)sizeof...(args); return {}; }"}))
+  EXPECT_EQ(bodies,
+            (std::vector<std::string>{"{ (void)t; (void)n; return {}; }", "{ (void)u; return {}; }",
+                                      "{ (void)n; (void)sizeof...(args); return {}; }"}))
       << "a pack is used by sizeof...: (void)args does not compile (fmtlib/fmt's variadic bodies)";
 }
 
@@ -253,13 +290,16 @@ int Use() { return Same(2, 1) + S{}.Size('c') + Count(1, 'a', 2); }
 // an operator with a comment beside it is an operator (`b /* or */ && c` had no mutant).
 TEST(GeneratePoints, ALogicalMutantKeepsTheLineBreaksAndCommentsAroundItsOperator) {
   TempDir dir;
-  auto points = PointsOf(dir, "bool F(bool a, bool b, bool c) {\n  return a\n      || b /* or */ &&\n      c;\n}\n");
+  auto points = PointsOf(
+      dir, "bool F(bool a, bool b, bool c) {\n  return a\n      || b /* or */ &&\n      c;\n}\n");
   std::vector<std::string> logical;
   for (const Point& p : points) {
     if (p.op == Operator::kLogical) logical.push_back(p.original + "→" + p.replacement);
   }
-  EXPECT_EQ(logical, (std::vector<std::string>{"a\n      || b /* or */ &&\n      c→(a\n      && (b /* or */ &&\n      c))",
-                                               "b /* or */ &&\n      c→(b /* or */ ||\n      c)"}));
+  EXPECT_EQ(logical,
+            (std::vector<std::string>{
+                "a\n      || b /* or */ &&\n      c→(a\n      && (b /* or */ &&\n      c))",
+                "b /* or */ &&\n      c→(b /* or */ ||\n      c)"}));
 }
 
 // A divisor made 0 and a shift count made the operand's width are errors alone under -Werror
@@ -274,10 +314,12 @@ int Byte(unsigned char c) { return c << 7; }
 )");
   std::vector<std::string> constants;
   for (const Point& p : points) {
-    if (p.op == Operator::kConstant) constants.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
+    if (p.op == Operator::kConstant)
+      constants.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
   }
   std::sort(constants.begin(), constants.end());
-  EXPECT_EQ(constants, (std::vector<std::string>{"2:2→3", "3:1→0", "4:31→32", "5:7→8"})) << "a char is shifted as an int";
+  EXPECT_EQ(constants, (std::vector<std::string>{"2:2→3", "3:1→0", "4:31→32", "5:7→8"}))
+      << "a char is shifted as an int";
 }
 
 // Found on zeux/pugixml: `end - begin` made `end + begin` is rejected by the pointers' types
@@ -294,7 +336,8 @@ void Step(const char*& p) { p -= 2; }
 )");
   std::vector<std::string> arithmetic;
   for (const Point& p : points) {
-    if (p.op == Operator::kArithmetic) arithmetic.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
+    if (p.op == Operator::kArithmetic)
+      arithmetic.push_back(std::to_string(p.line) + ":" + p.original + "→" + p.replacement);
   }
   std::sort(arithmetic.begin(), arithmetic.end());
   EXPECT_EQ(arithmetic, (std::vector<std::string>{"2:+→-", "5:-→+", "6:-=→+="}));
@@ -313,11 +356,13 @@ int Less(int a) { return a - END; }
   std::vector<std::string> spans;
   for (const Point& p : PointsOf(dir, source)) {
     if (p.op == Operator::kReturn) continue;
-    spans.push_back(std::string(OperatorName(p.op)) + ":" + source.substr(p.span_begin, p.span_end - p.span_begin) + ":" + p.replacement);
+    spans.push_back(std::string(OperatorName(p.op)) + ":" +
+                    source.substr(p.span_begin, p.span_end - p.span_begin) + ":" + p.replacement);
   }
   std::sort(spans.begin(), spans.end());
-  EXPECT_EQ(spans, (std::vector<std::string>{"arithmetic:a - END:+", "constant:0:1", "constant:1:0", "equality:s == ONE(')'):!=",
-                                             "negate:s == ONE(')'):!(s == ONE(')'))"}));
+  EXPECT_EQ(spans, (std::vector<std::string>{
+                       "arithmetic:a - END:+", "constant:0:1", "constant:1:0",
+                       "equality:s == ONE(')'):!=", "negate:s == ONE(')'):!(s == ONE(')'))"}));
 }
 
 // Found on this repository's gates/: `while (true)` negated and `_exit(0)` removed each broke
@@ -338,9 +383,11 @@ int F(int a) {
 )");
   std::vector<std::string> lines;
   for (const Point& p : points) {
-    if (p.op == Operator::kNegate || p.op == Operator::kCall) lines.push_back(std::to_string(p.line) + ":" + p.original);
+    if (p.op == Operator::kNegate || p.op == Operator::kCall)
+      lines.push_back(std::to_string(p.line) + ":" + p.original);
   }
-  EXPECT_EQ(lines, (std::vector<std::string>{"6:a", "7:Log(a)"})) << "not `true`, `1`, Die(a) nor _exit(0)";
+  EXPECT_EQ(lines, (std::vector<std::string>{"6:a", "7:Log(a)"}))
+      << "not `true`, `1`, Die(a) nor _exit(0)";
 }
 
 TEST(GeneratePoints, UnknownOperatorsAreNamed) {

@@ -37,8 +37,8 @@ int main(int argc, char** argv) {
 // PROOFGATE_REACHED: the points, how many lines the record has and (the start of) what it lists.
 std::string Reached(const TempDir& dir, const std::string& name, bool c) {
   std::string file = dir.Write(name, kLoop), cc = c ? "cc" : "c++";
-  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() + R"(", "command": ")" + cc + " -c " + file +
-                                         R"(", "file": ")" + file + R"("}])");
+  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() + R"(", "command": ")" +
+                                         cc + " -c " + file + R"(", "file": ")" + file + R"("}])");
   auto parsed = FindPoints(dir.path(), file, {Operator::kArithmetic});
   if (!parsed.ok()) return parsed.status().message();
   Schema schema{name, c, {}};
@@ -47,16 +47,22 @@ std::string Reached(const TempDir& dir, const std::string& name, bool c) {
     schema.points.back().number = static_cast<int>(schema.points.size());
   }
   dir.Write("schema-" + name, RenderSchema(kLoop, schema, {}).text);
-  std::vector<std::string> argv = {cc, "-Wall", "-Wextra", "-Wconversion", "-Wsign-conversion", "-Werror", "-o", "prog",
-                                   "schema-" + name};
-  if (!c) argv.insert(argv.begin() + 1, {"-Wold-style-cast", "-Wzero-as-null-pointer-constant", "-Wuseless-cast"});
+  std::vector<std::string> argv = {
+      cc,        "-Wall", "-Wextra", "-Wconversion",  "-Wsign-conversion",
+      "-Werror", "-o",    "prog",    "schema-" + name};
+  if (!c)
+    argv.insert(argv.begin() + 1,
+                {"-Wold-style-cast", "-Wzero-as-null-pointer-constant", "-Wuseless-cast"});
   auto built = RunCapture(argv, dir.path(), 120);
-  if (!built.ok() || built->exit.exit_code != 0) return "no build: " + (built.ok() ? built->output : "");
+  if (!built.ok() || built->exit.exit_code != 0)
+    return "no build: " + (built.ok() ? built->output : "");
   std::string path = dir.path() + "/reached-" + name;
-  auto ran = RunCapture({"env", std::string(kReachVariable) + "=" + path, "./prog"}, dir.path(), 30);
+  auto ran =
+      RunCapture({"env", std::string(kReachVariable) + "=" + path, "./prog"}, dir.path(), 30);
   if (!ran.ok() || ran->exit.exit_code != 0) return "no run";
   std::string listed;
-  for (size_t i = 0; i < parsed->points.size(); ++i) listed += parsed->points[i].original + " " + std::to_string(i + 1) + "\n";
+  for (size_t i = 0; i < parsed->points.size(); ++i)
+    listed += parsed->points[i].original + " " + std::to_string(i + 1) + "\n";
   std::string record = dir.Read("reached-" + name);
   size_t lines = static_cast<size_t>(std::count(record.begin(), record.end(), '\n'));
   return listed + std::to_string(lines) + " line(s):\n" + record.substr(0, 16);
@@ -85,8 +91,9 @@ add_executable(tool tests/tool.cpp)
 target_link_libraries(tool lib)
 add_test(NAME via_script COMMAND sh -c "test \"$($<TARGET_FILE:tool>)\" = 12")
 )");
-  dir.Write("src/lib.cpp", "int Add(int a, int b) { return a + b; }\nint Mul(int a, int b) { return a * b; }\n"
-                           "int Never(int a) { return a - 1; }\n");
+  dir.Write("src/lib.cpp",
+            "int Add(int a, int b) { return a + b; }\nint Mul(int a, int b) { return a * b; }\n"
+            "int Never(int a) { return a - 1; }\n");
   dir.Write("tests/lib_test.cpp", R"(#include <gtest/gtest.h>
 #include <chrono>
 #include <thread>
@@ -96,7 +103,9 @@ TEST(Lib, AddSlowly) { std::this_thread::sleep_for(std::chrono::milliseconds(400
 TEST(Lib, Sum) { EXPECT_EQ(Add(1, 2), 3); }
 TEST(Lib, Mul) { EXPECT_EQ(Mul(2, 3), 6); }
 )");
-  dir.Write("tests/tool.cpp", "#include <cstdio>\nint Mul(int a, int b);\nint main() { std::printf(\"%d\", Mul(3, 4)); }\n");
+  dir.Write("tests/tool.cpp",
+            "#include <cstdio>\nint Mul(int a, int b);\nint main() { std::printf(\"%d\", Mul(3, "
+            "4)); }\n");
   dir.Write(".gitignore", "build/\n");
   ASSERT_TRUE(git::Init(dir.path()).ok());
   ASSERT_TRUE(git::CommitAll(dir.path(), "lib").ok());
@@ -118,11 +127,13 @@ std::vector<std::string> Sorted(const Json& tests) {
 TEST(GenerateReached, AMutantRunsOnlyTheTestsThatExecutedItsPointACtestTestsCasesInOneProcess) {
   TempDir dir;
   MakeLibProject(dir);
-  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json --reach-grain case");
+  auto run = RunProofgate(dir.path(),
+                          "mutate --generate src --operators arithmetic --json --reach-grain case");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
-  const Json *add = ResultWith(doc->root(), "+"), *mul = ResultWith(doc->root(), "*"), *never = ResultWith(doc->root(), "-");
+  const Json *add = ResultWith(doc->root(), "+"), *mul = ResultWith(doc->root(), "*"),
+             *never = ResultWith(doc->root(), "-");
   ASSERT_TRUE(add && mul && never) << run.out;
   EXPECT_EQ(add->at("outcome"), "killed");
   // Both are cases of lib_test (a plain add_test): one process runs them, in the executable's
@@ -131,14 +142,17 @@ TEST(GenerateReached, AMutantRunsOnlyTheTestsThatExecutedItsPointACtestTestsCase
   EXPECT_EQ(add->at("generated").at("tests"), Json::array({"Lib.Sum", "Lib.AddSlowly"}));
   std::vector<std::string> logs;
   for (const auto& f : std::filesystem::directory_iterator(add->at("logs").get<std::string>())) {
-    if (f.path().filename().string().rfind("test", 0) == 0) logs.push_back(f.path().filename().string());
+    if (f.path().filename().string().rfind("test", 0) == 0)
+      logs.push_back(f.path().filename().string());
   }
   EXPECT_EQ(logs, std::vector<std::string>{"test.log"}) << "one test process for the two cases";
   std::string folder = add->at("id").get<std::string>();  // its id's '/' and ':' made '_'
-  std::replace_if(folder.begin(), folder.end(), [](char c) { return c == '/' || c == ':'; }, '_');
+  std::replace_if(
+      folder.begin(), folder.end(), [](char c) { return c == '/' || c == ':'; }, '_');
   EXPECT_EQ(std::filesystem::path(add->at("logs").get<std::string>()).filename().string(), folder);
   EXPECT_EQ(mul->at("outcome"), "killed");
-  EXPECT_EQ(Sorted(mul->at("generated").at("tests")), (std::vector<std::string>{"Lib.Mul", "via_script"}))
+  EXPECT_EQ(Sorted(mul->at("generated").at("tests")),
+            (std::vector<std::string>{"Lib.Mul", "via_script"}))
       << "a process the script spawned records for the script";
   EXPECT_EQ(never->at("outcome"), "survived");
   EXPECT_TRUE(never->at("generated").at("tests").empty()) << never->dump();
@@ -157,20 +171,25 @@ TEST(GenerateReached, CasesAreRecordedOneByOneOnlyWhereThatPays) {
   const Json* add = ResultWith(doc->root(), "+");
   ASSERT_TRUE(add) << cheap.out;
   EXPECT_EQ(add->at("generated").at("tests"), Json::array({"lib_test"})) << cheap.err;
-  EXPECT_NE(cheap.err.find("each alone to record which mutants it reaches (2 whole, 0 case by case)"), std::string::npos)
+  EXPECT_NE(
+      cheap.err.find("each alone to record which mutants it reaches (2 whole, 0 case by case)"),
+      std::string::npos)
       << cheap.err;
   std::string test = dir.Read("tests/lib_test.cpp");
   test.replace(test.find("milliseconds(400)"), 17, "seconds(3)");
   dir.Write("tests/lib_test.cpp", test);
   ASSERT_TRUE(git::CommitAll(dir.path(), "slow").ok());
-  auto slow = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic,return --json");
+  auto slow =
+      RunProofgate(dir.path(), "mutate --generate src --operators arithmetic,return --json");
   doc = JsonSource::Parse("report", slow.out);
   ASSERT_TRUE(doc.ok()) << slow.out << slow.err;
   add = ResultWith(doc->root(), "+");
   ASSERT_TRUE(add) << slow.out;
-  EXPECT_EQ(add->at("generated").at("tests"), Json::array({"Lib.Sum", "Lib.AddSlowly"})) << slow.err;
+  EXPECT_EQ(add->at("generated").at("tests"), Json::array({"Lib.Sum", "Lib.AddSlowly"}))
+      << slow.err;
   EXPECT_NE(slow.err.find("(1 whole, 1 case by case)"), std::string::npos) << slow.err;
-  auto kept = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic,return --json --reach-grain ctest");
+  auto kept = RunProofgate(
+      dir.path(), "mutate --generate src --operators arithmetic,return --json --reach-grain ctest");
   EXPECT_NE(kept.err.find("(2 whole, 0 case by case)"), std::string::npos) << kept.err;
   EXPECT_EQ(RunProofgate(dir.path(), "mutate --generate src --reach-grain cases").exit_code, 2);
 }
@@ -182,13 +201,17 @@ TEST(GenerateReached, ASecondRecordingRunKeepsTheFirstOnesGrain) {
   MakeLibProject(dir);
   std::string test = dir.Read("tests/lib_test.cpp");
   test.replace(test.find("milliseconds(400)"), 17, "milliseconds(1)");  // slow only the first time
-  dir.Write("tests/lib_test.cpp", "#include <fstream>\n" + test +
-                                      "TEST(Lib, SlowOnce) {\n  if (std::ifstream(\"slow.marker\")) return;\n"
-                                      "  std::ofstream(\"slow.marker\") << 1;\n"
-                                      "  std::this_thread::sleep_for(std::chrono::seconds(3));\n}\n");
+  dir.Write("tests/lib_test.cpp",
+            "#include <fstream>\n" + test +
+                "TEST(Lib, SlowOnce) {\n  if (std::ifstream(\"slow.marker\")) return;\n"
+                "  std::ofstream(\"slow.marker\") << 1;\n"
+                "  std::this_thread::sleep_for(std::chrono::seconds(3));\n}\n");
   ASSERT_TRUE(git::CommitAll(dir.path(), "slow once").ok());
-  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic,return --json --reach-runs 2 "
-                                      "--work-dir " + work.path() + "/w");
+  auto run =
+      RunProofgate(dir.path(),
+                   "mutate --generate src --operators arithmetic,return --json --reach-runs 2 "
+                   "--work-dir " +
+                       work.path() + "/w");
   EXPECT_NE(run.err.find("(1 whole, 1 case by case)"), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find("reached different points"), std::string::npos) << run.err;
 }
@@ -201,13 +224,18 @@ TEST(GenerateReached, AMutantsLimitComesFromTheTestsThatReachedIt) {
   std::string cmake = dir.Read("CMakeLists.txt");
   cmake.replace(cmake.find("src/lib.cpp"), 11, "src/lib.cpp src/spin.cpp");
   dir.Write("CMakeLists.txt", cmake);
-  dir.Write("src/spin.cpp", "#include <chrono>\n#include <thread>\nint Spin(int n) {\n  while (n > 0) {\n"
-                            "    std::this_thread::sleep_for(std::chrono::milliseconds(1));\n    n = n - 1;\n  }\n"
-                            "  return n;\n}\n");
-  dir.Write("tests/lib_test.cpp", dir.Read("tests/lib_test.cpp") + "int Spin(int n);\nTEST(Lib, Spin) { EXPECT_EQ(Spin(3), 0); }\n"
-                                  "TEST(Lib, Slow) { std::this_thread::sleep_for(std::chrono::seconds(3)); }\n");
+  dir.Write("src/spin.cpp",
+            "#include <chrono>\n#include <thread>\nint Spin(int n) {\n  while (n > 0) {\n"
+            "    std::this_thread::sleep_for(std::chrono::milliseconds(1));\n    n = n - 1;\n  }\n"
+            "  return n;\n}\n");
+  dir.Write("tests/lib_test.cpp",
+            dir.Read("tests/lib_test.cpp") +
+                "int Spin(int n);\nTEST(Lib, Spin) { EXPECT_EQ(Spin(3), 0); }\n"
+                "TEST(Lib, Slow) { std::this_thread::sleep_for(std::chrono::seconds(3)); }\n");
   ASSERT_TRUE(git::CommitAll(dir.path(), "spin").ok());
-  auto run = RunProofgate(dir.path(), "mutate --generate src/spin.cpp --operators arithmetic --min-timeout 1 --json --reach-grain case");
+  auto run = RunProofgate(dir.path(),
+                          "mutate --generate src/spin.cpp --operators arithmetic --min-timeout 1 "
+                          "--json --reach-grain case");
   EXPECT_EQ(run.exit_code, 3) << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
@@ -216,7 +244,8 @@ TEST(GenerateReached, AMutantsLimitComesFromTheTestsThatReachedIt) {
   EXPECT_EQ(spin.at("outcome"), "timeout") << spin.dump();
   EXPECT_EQ(spin.at("generated").at("tests"), Json::array({"Lib.Spin"}));
   std::string detail = spin.at("detail");
-  EXPECT_NE(detail.find("past the mutant's limit of 1 s (5 × its tests' "), std::string::npos) << detail;
+  EXPECT_NE(detail.find("past the mutant's limit of 1 s (5 × its tests' "), std::string::npos)
+      << detail;
   EXPECT_NE(detail.find(" in the recording run, at least 1.0s)"), std::string::npos) << detail;
 }
 
@@ -229,16 +258,19 @@ TEST(GenerateReached, TestsThatOnlyPassTogetherKeepTheSchemataWithoutReach) {
                                       "static int state = 0;\nTEST(Order, First) { state = 1; }\n"
                                       "TEST(Order, Second) { EXPECT_EQ(state, 1); }\n");
   ASSERT_TRUE(git::CommitAll(dir.path(), "order").ok());
-  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json --reach-grain case");
+  auto run = RunProofgate(dir.path(),
+                          "mutate --generate src --operators arithmetic --json --reach-grain case");
   EXPECT_EQ(run.exit_code, 1) << run.err;
-  EXPECT_NE(run.err.find("the tests fail one at a time (Order.Second fails on the unmutated tree"), std::string::npos)
+  EXPECT_NE(run.err.find("the tests fail one at a time (Order.Second fails on the unmutated tree"),
+            std::string::npos)
       << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
   const Json* never = ResultWith(doc->root(), "-");
   ASSERT_TRUE(never) << run.out;
   EXPECT_EQ(never->at("schema"), true) << "still in the schemata";
-  EXPECT_EQ(never->at("generated").at("tests"), Json::array({"lib_test", "via_script"})) << "every test runs";
+  EXPECT_EQ(never->at("generated").at("tests"), Json::array({"lib_test", "via_script"}))
+      << "every test runs";
 }
 
 // proofgate mutating itself runs proofgate under a mutant's switch: the inner run's own
@@ -255,7 +287,8 @@ TEST(GenerateReached, ARunUnderAnotherRunsSwitchesKeepsItsOwn) {
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
   EXPECT_EQ(doc->root().at("baseline_problem"), "");
-  EXPECT_EQ(run.err.find("read the sources"), std::string::npos) << "mutant 1 (Add's +) stayed off in the schemata: " << run.err;
+  EXPECT_EQ(run.err.find("read the sources"), std::string::npos)
+      << "mutant 1 (Add's +) stayed off in the schemata: " << run.err;
   EXPECT_EQ(doc->root().at("results").size(), 3u);
   EXPECT_FALSE(std::filesystem::exists(outer.path() + "/reached")) << outer.Read("reached");
 }
@@ -290,27 +323,37 @@ int main() {
   ASSERT_TRUE(git::CommitAll(dir.path(), "reader").ok());
   auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json");
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.err.find("1 test(s) fail in the schemata but pass on the unmutated tree (they read the sources; "
-                         "first: reader)"),
-            std::string::npos)
+  EXPECT_NE(
+      run.err.find(
+          "1 test(s) fail in the schemata but pass on the unmutated tree (they read the sources; "
+          "first: reader)"),
+      std::string::npos)
       << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
   ASSERT_EQ(doc->root().at("results").size(), 1u) << run.out;
   const Json& mul = doc->root().at("results").at(0);
-  EXPECT_EQ(mul.at("outcome"), "killed") << "in its own build, its text is not `return a * b;`: " << mul.dump();
+  EXPECT_EQ(mul.at("outcome"), "killed")
+      << "in its own build, its text is not `return a * b;`: " << mul.dump();
   EXPECT_EQ(mul.at("schema"), false);
-  EXPECT_NE(mul.at("detail").get<std::string>().find("survived the schemata's tests"), std::string::npos) << mul.dump();
+  EXPECT_NE(mul.at("detail").get<std::string>().find("survived the schemata's tests"),
+            std::string::npos)
+      << mul.dump();
 }
 
 // lib_test gains `cases` and Lib.ReadsItsSource, which passes while src/lib.cpp holds `text`.
 void AddSourceReader(const TempDir& dir, const std::string& cases, const std::string& text) {
-  dir.Write("CMakeLists.txt", dir.Read("CMakeLists.txt") +
-                                  "target_compile_definitions(lib_test PRIVATE SRC=\"${CMAKE_SOURCE_DIR}/src/lib.cpp\")\n");
-  dir.Write("tests/lib_test.cpp", "#include <fstream>\n#include <iterator>\n#include <string>\n" + dir.Read("tests/lib_test.cpp") +
-                                      cases + "TEST(Lib, ReadsItsSource) {\n  std::ifstream in(SRC);\n"
-                                      "  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());\n"
-                                      "  EXPECT_NE(text.find(\"" + text + "\"), std::string::npos);\n}\n");
+  dir.Write(
+      "CMakeLists.txt",
+      dir.Read("CMakeLists.txt") +
+          "target_compile_definitions(lib_test PRIVATE SRC=\"${CMAKE_SOURCE_DIR}/src/lib.cpp\")\n");
+  dir.Write("tests/lib_test.cpp", "#include <fstream>\n#include <iterator>\n#include <string>\n" +
+                                      dir.Read("tests/lib_test.cpp") + cases +
+                                      "TEST(Lib, ReadsItsSource) {\n  std::ifstream in(SRC);\n"
+                                      "  std::string text((std::istreambuf_iterator<char>(in)), "
+                                      "std::istreambuf_iterator<char>());\n"
+                                      "  EXPECT_NE(text.find(\"" +
+                                      text + "\"), std::string::npos);\n}\n");
 }
 
 // A whole run that fails is recorded case by case whatever it costs: the case that reads the
@@ -322,7 +365,8 @@ TEST(GenerateReached, ACaseThatReadsTheSourcesIsFoundByName) {
   AddSourceReader(dir, "", "return a * b;");
   ASSERT_TRUE(git::CommitAll(dir.path(), "reader").ok());
   auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json");
-  EXPECT_NE(run.err.find("(they read the sources; first: Lib.ReadsItsSource)"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("(they read the sources; first: Lib.ReadsItsSource)"), std::string::npos)
+      << run.err;
   EXPECT_NE(run.err.find("(1 whole, 1 case by case)"), std::string::npos) << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
@@ -339,15 +383,21 @@ TEST(GenerateReached, ACaseThatReadsTheSourcesIsFoundByName) {
 TEST(GenerateReached, AReaderIsFoundBesideATestThatIsRedAlone) {
   TempDir dir;
   MakeLibProject(dir);
-  AddSourceReader(dir, "static int state = 0;\nTEST(Order, First) { state = 1; }\nTEST(Order, Second) { EXPECT_EQ(state, 1); }\n",
+  AddSourceReader(dir,
+                  "static int state = 0;\nTEST(Order, First) { state = 1; }\nTEST(Order, Second) { "
+                  "EXPECT_EQ(state, 1); }\n",
                   "return a - 1;");
   ASSERT_TRUE(git::CommitAll(dir.path(), "reader").ok());
-  auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json --reach-grain case");
-  EXPECT_NE(run.err.find("1 test(s) fail in the schemata but pass on the unmutated tree (they read the sources; "
-                         "first: Lib.ReadsItsSource)"),
-            std::string::npos)
+  auto run = RunProofgate(dir.path(),
+                          "mutate --generate src --operators arithmetic --json --reach-grain case");
+  EXPECT_NE(
+      run.err.find(
+          "1 test(s) fail in the schemata but pass on the unmutated tree (they read the sources; "
+          "first: Lib.ReadsItsSource)"),
+      std::string::npos)
       << run.err;
-  EXPECT_NE(run.err.find("the tests fail one at a time (Order.Second fails on the unmutated tree"), std::string::npos)
+  EXPECT_NE(run.err.find("the tests fail one at a time (Order.Second fails on the unmutated tree"),
+            std::string::npos)
       << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
@@ -357,7 +407,8 @@ TEST(GenerateReached, AReaderIsFoundBesideATestThatIsRedAlone) {
   EXPECT_EQ(mul->at("schema"), true) << mul->dump();
   EXPECT_EQ(never->at("outcome"), "killed") << "the reader, in its own build: " << never->dump();
   EXPECT_EQ(never->at("schema"), false) << never->dump();
-  EXPECT_NE(never->at("detail").get<std::string>().find("survived the schemata's tests"), std::string::npos)
+  EXPECT_NE(never->at("detail").get<std::string>().find("survived the schemata's tests"),
+            std::string::npos)
       << never->dump();
 }
 
@@ -368,12 +419,15 @@ TEST(GenerateReached, ASkippedTestIsNoRedBaseline) {
   MakeLibProject(dir);
   std::string cmake = dir.Read("CMakeLists.txt");
   const std::string whole = "add_test(NAME lib_test COMMAND lib_test)";
-  cmake.replace(cmake.find(whole), whole.size(), "include(GoogleTest)\ngtest_discover_tests(lib_test)");
+  cmake.replace(cmake.find(whole), whole.size(),
+                "include(GoogleTest)\ngtest_discover_tests(lib_test)");
   dir.Write("CMakeLists.txt", cmake);
-  dir.Write("tests/lib_test.cpp", dir.Read("tests/lib_test.cpp") + "TEST(Lib, Skipped) { GTEST_SKIP() << \"no tool\"; }\n");
+  dir.Write("tests/lib_test.cpp", dir.Read("tests/lib_test.cpp") +
+                                      "TEST(Lib, Skipped) { GTEST_SKIP() << \"no tool\"; }\n");
   ASSERT_TRUE(git::CommitAll(dir.path(), "skip").ok());
   for (const char* flags : {"", " --no-schemata"}) {
-    auto run = RunProofgate(dir.path(), std::string("mutate --generate src --operators arithmetic --json") + flags);
+    auto run = RunProofgate(
+        dir.path(), std::string("mutate --generate src --operators arithmetic --json") + flags);
     auto doc = JsonSource::Parse("report", run.out);
     ASSERT_TRUE(doc.ok()) << run.out << run.err;
     EXPECT_EQ(doc->root().at("baseline_problem"), "") << flags;
@@ -399,7 +453,8 @@ TEST(GenerateReached, ReachChangesNoOutcome) {
   auto with = OutcomesOf(reach.out), without = OutcomesOf(all.out);
   ASSERT_GE(with.size(), 6u) << reach.out << reach.err;
   EXPECT_EQ(with, without) << all.err;
-  EXPECT_NE(reach.err.find("each alone to record which mutants it reaches"), std::string::npos) << reach.err;
+  EXPECT_NE(reach.err.find("each alone to record which mutants it reaches"), std::string::npos)
+      << reach.err;
   EXPECT_EQ(all.err.find("each alone to record"), std::string::npos) << all.err;
 }
 
@@ -417,7 +472,8 @@ add_executable(wander tests/wander.cpp)
 target_link_libraries(wander lib)
 add_test(NAME wander COMMAND wander)
 )");
-  dir.Write("src/lib.cpp", "int Inc(int x) { return x + 1; }\nint Twice(int x) { return x * 2; }\n");
+  dir.Write("src/lib.cpp",
+            "int Inc(int x) { return x + 1; }\nint Twice(int x) { return x * 2; }\n");
   dir.Write("tests/wander.cpp", R"(#include <fstream>
 int Inc(int x);
 int Twice(int x);
@@ -431,11 +487,13 @@ int main() {
   ASSERT_TRUE(git::Init(dir.path()).ok());
   ASSERT_TRUE(git::CommitAll(dir.path(), "wander").ok());
   auto twice = [&](const std::string& flags) -> std::string {
-    auto run = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json " + flags);
+    auto run =
+        RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --json " + flags);
     auto doc = JsonSource::Parse("report", run.out);
     if (!doc.ok()) return "no report: " + run.err;
     for (const Json& r : doc->root().at("results")) {
-      if (r.at("generated").at("original") == "*") return r.at("outcome").get<std::string>() + ": " + run.err;
+      if (r.at("generated").at("original") == "*")
+        return r.at("outcome").get<std::string>() + ": " + run.err;
     }
     return "no mutant of Twice: " + run.out;
   };
@@ -444,7 +502,9 @@ int main() {
   EXPECT_EQ(once.substr(0, once.find(':')), "survived") << once;
   std::string two = twice("--work-dir " + work.path() + "/two --reach-runs 2");
   EXPECT_EQ(two.substr(0, two.find(':')), "killed") << two;
-  EXPECT_NE(two.find("1 test(s) reached different points on the 2 recording runs (first: wander)"), std::string::npos) << two;
+  EXPECT_NE(two.find("1 test(s) reached different points on the 2 recording runs (first: wander)"),
+            std::string::npos)
+      << two;
   auto both = RunProofgate(dir.path(), "mutate --generate src --reach-runs 2 --no-reach");
   EXPECT_EQ(both.exit_code, 2) << both.err;
   EXPECT_EQ(RunProofgate(dir.path(), "mutate --generate src --reach-runs 0").exit_code, 2);
@@ -455,13 +515,18 @@ int main() {
 TEST(GenerateReached, AWorkDirectoryInsideTheTreeMustBeIgnored) {
   TempDir dir;
   MakeLibProject(dir);
-  auto inside = RunProofgate(dir.path(), "mutate --generate src --work-dir " + dir.path() + "/scratch");
+  auto inside =
+      RunProofgate(dir.path(), "mutate --generate src --work-dir " + dir.path() + "/scratch");
   EXPECT_EQ(inside.exit_code, 2) << inside.err;
-  EXPECT_NE(inside.err.find("/scratch: inside the repository and not ignored by git"), std::string::npos) << inside.err;
+  EXPECT_NE(inside.err.find("/scratch: inside the repository and not ignored by git"),
+            std::string::npos)
+      << inside.err;
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/scratch"));
   dir.Write(".gitignore", dir.Read(".gitignore") + "scratch/\n");
   ASSERT_TRUE(git::CommitAll(dir.path(), "ignore scratch").ok());
-  auto ignored = RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --work-dir " + dir.path() + "/scratch");
+  auto ignored =
+      RunProofgate(dir.path(), "mutate --generate src --operators arithmetic --work-dir " +
+                                   dir.path() + "/scratch");
   EXPECT_EQ(ignored.exit_code, 1) << ignored.err;  // the lib project's survivor
 }
 

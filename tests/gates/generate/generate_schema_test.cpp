@@ -38,22 +38,26 @@ int main() {
 
 // Builds `source` as dir/name and runs it with PROOFGATE_MUTANT=mutant: its output, "no build",
 // or "timeout" (a mutant may loop).
-std::string BuildAndRun(const TempDir& dir, const std::string& name, const std::string& source, int mutant) {
+std::string BuildAndRun(const TempDir& dir, const std::string& name, const std::string& source,
+                        int mutant) {
   std::string src = dir.Write(name + ".cpp", source), exe = dir.path() + "/" + name;
   if (mutant <= 1) {
     auto built = RunCapture({"c++", "-std=c++17", "-o", exe, src}, dir.path(), 120);
     if (!built.ok() || built->exit.exit_code != 0) return "no build";
   }
-  auto ran = RunCapture({"env", std::string(kMutantVariable) + "=" + std::to_string(mutant), "timeout", "2", exe},
-                        dir.path(), 30);
+  auto ran = RunCapture(
+      {"env", std::string(kMutantVariable) + "=" + std::to_string(mutant), "timeout", "2", exe},
+      dir.path(), 30);
   if (!ran.ok()) return "no run";
-  return ran->exit.exit_code == 124 ? "timeout" : ran->output + " exit " + std::to_string(ran->exit.exit_code);
+  return ran->exit.exit_code == 124 ? "timeout"
+                                    : ran->output + " exit " + std::to_string(ran->exit.exit_code);
 }
 
 TEST(GenerateSchema, EveryMutantOfTheSchemaBehavesAsItsOwnBuild) {
   TempDir dir;
   std::string file = dir.Write("program.cpp", kProgram);
-  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() + R"(", "command": "c++ -std=c++17 -c )" + file +
+  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() +
+                                         R"(", "command": "c++ -std=c++17 -c )" + file +
                                          R"(", "file": ")" + file + R"("}])");
   auto parsed = FindPoints(dir.path(), file, AllOperators());
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
@@ -72,7 +76,8 @@ TEST(GenerateSchema, EveryMutantOfTheSchemaBehavesAsItsOwnBuild) {
     std::string mutated = std::string(kProgram).replace(p.offset, p.original.size(), p.replacement);
     std::string alone = BuildAndRun(dir, "alone", mutated, 0);
     EXPECT_EQ(BuildAndRun(dir, "schema", rendered.text, static_cast<int>(i) + 1), alone)
-        << "mutant " << i + 1 << ": `" << p.original << "` → `" << p.replacement << "` at offset " << p.offset;
+        << "mutant " << i + 1 << ": `" << p.original << "` → `" << p.replacement << "` at offset "
+        << p.offset;
   }
 }
 
@@ -81,22 +86,28 @@ TEST(GenerateSchema, EveryMutantOfTheSchemaBehavesAsItsOwnBuild) {
 // as when --operators or --in-diff leave it out): its operands keep their grouping.
 TEST(GenerateSchema, ALogicalMutantChangesOnlyItsOperatorInTheTree) {
   TempDir dir;
-  const std::string program = "#include <cstdio>\nint G(int a, int b, int c) { return a > 0 || b > 0 || c > 0; }\n"
-                              "int main() { for (int i = 0; i < 8; ++i) std::printf(\"%d\", G(i & 1, i & 2, i & 4)); }\n";
+  const std::string program =
+      "#include <cstdio>\nint G(int a, int b, int c) { return a > 0 || b > 0 || c > 0; }\n"
+      "int main() { for (int i = 0; i < 8; ++i) std::printf(\"%d\", G(i & 1, i & 2, i & 4)); }\n";
   std::string file = dir.Write("program.cpp", program);
-  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() + R"(", "command": "c++ -std=c++17 -c )" + file +
+  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() +
+                                         R"(", "command": "c++ -std=c++17 -c )" + file +
                                          R"(", "file": ")" + file + R"("}])");
   auto parsed = FindPoints(dir.path(), file, {Operator::kLogical});
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   const Point* outer = nullptr;
-  for (const Point& p : parsed->points) outer = p.original == "a > 0 || b > 0 || c > 0" ? &p : outer;
+  for (const Point& p : parsed->points)
+    outer = p.original == "a > 0 || b > 0 || c > 0" ? &p : outer;
   ASSERT_NE(outer, nullptr);
   EXPECT_EQ(outer->replacement, "((a > 0 || b > 0) && c > 0)");
   std::string intended = program;
   intended.replace(intended.find("a > 0 || b > 0 || c > 0"), 23, "(a > 0 || b > 0) && c > 0");
   const std::string want = BuildAndRun(dir, "intended", intended, 0);
   std::string alone = program;
-  EXPECT_EQ(BuildAndRun(dir, "alone", alone.replace(outer->offset, outer->original.size(), outer->replacement), 0), want);
+  EXPECT_EQ(
+      BuildAndRun(dir, "alone",
+                  alone.replace(outer->offset, outer->original.size(), outer->replacement), 0),
+      want);
   Schema schema{"program.cpp", false, {SchemaPointOf(*outer)}};
   schema.points[0].number = 1;
   EXPECT_EQ(BuildAndRun(dir, "schema", RenderSchema(program, schema, {}).text, 1), want);
@@ -106,9 +117,11 @@ TEST(GenerateSchema, CFunctionsReturnZeroOrACompoundLiteralAndTheSchemaIsC) {
   TempDir dir;
   const std::string source =
       "struct P { int x; };\nstruct P Make(int v) { struct P p = {v}; return p; }\n"
-      "int Twice(int v) { return v * 2; }\nconst char* Name(void) { return \"n\"; }\nvoid Run(int* v) { *v = Twice(*v); }\n";
+      "int Twice(int v) { return v * 2; }\nconst char* Name(void) { return \"n\"; }\nvoid Run(int* "
+      "v) { *v = Twice(*v); }\n";
   std::string file = dir.Write("src.c", source);
-  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() + R"(", "command": "cc -std=c11 -c )" + file +
+  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() +
+                                         R"(", "command": "cc -std=c11 -c )" + file +
                                          R"(", "file": ")" + file + R"("}])");
   auto parsed = FindPoints(dir.path(), file, AllOperators());
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
@@ -120,12 +133,18 @@ TEST(GenerateSchema, CFunctionsReturnZeroOrACompoundLiteralAndTheSchemaIsC) {
     schema.points.back().number = static_cast<int>(schema.points.size());
     std::string mutated = std::string(source).replace(p.offset, p.original.size(), p.replacement);
     dir.Write("mutant.c", mutated);
-    auto built = RunCapture({"cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-c", "mutant.c", "-o", "mutant.o"}, dir.path(), 60);
-    EXPECT_EQ(built->exit.exit_code, 0) << "`" << p.original << "` → `" << p.replacement << "`: " << built->output;
+    auto built = RunCapture(
+        {"cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-c", "mutant.c", "-o", "mutant.o"},
+        dir.path(), 60);
+    EXPECT_EQ(built->exit.exit_code, 0)
+        << "`" << p.original << "` → `" << p.replacement << "`: " << built->output;
   }
-  EXPECT_EQ(bodies, (std::vector<std::string>{"{ (void)v; return (struct P){0}; }", "{ (void)v; return 0; }", "{ return 0; }", "{ (void)v; }"}));
+  EXPECT_EQ(bodies,
+            (std::vector<std::string>{"{ (void)v; return (struct P){0}; }",
+                                      "{ (void)v; return 0; }", "{ return 0; }", "{ (void)v; }"}));
   dir.Write("schema.c", RenderSchema(source, schema, {}).text);
-  auto built = RunCapture({"cc", "-std=c11", "-Wall", "-Werror", "-c", "schema.c", "-o", "schema.o"}, dir.path(), 60);
+  auto built = RunCapture(
+      {"cc", "-std=c11", "-Wall", "-Werror", "-c", "schema.c", "-o", "schema.o"}, dir.path(), 60);
   EXPECT_EQ(built->exit.exit_code, 0) << "the schema of a C file is C: " << built->output;
 }
 
@@ -133,9 +152,11 @@ TEST(GenerateSchema, TheSchemaOfACFileBuildsAsC89UnderStrictWarnings) {
   // DaveGamble/cJSON's flags: C89 knows no `inline`, and -Wunused-macros finds a guard macro
   // that nothing reads after its definition.
   TempDir dir;
-  const std::string source = "int Less(int a, int b);\nint Less(int a, int b) { return a < b && b != 0; }\n";
+  const std::string source =
+      "int Less(int a, int b);\nint Less(int a, int b) { return a < b && b != 0; }\n";
   std::string file = dir.Write("src.c", source);
-  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() + R"(", "command": "cc -std=c89 -c )" + file +
+  dir.Write("compile_commands.json", R"([{"directory": ")" + dir.path() +
+                                         R"(", "command": "cc -std=c89 -c )" + file +
                                          R"(", "file": ")" + file + R"("}])");
   auto parsed = FindPoints(dir.path(), file, AllOperators());
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
@@ -146,10 +167,11 @@ TEST(GenerateSchema, TheSchemaOfACFileBuildsAsC89UnderStrictWarnings) {
   }
   ASSERT_GE(schema.points.size(), 3u);
   dir.Write("schema.c", RenderSchema(source, schema, {}).text);
-  auto built = RunCapture({"cc", "-std=c89", "-pedantic", "-Wall", "-Wextra", "-Werror", "-Wunused-macros", "-Wconversion",
-                           "-Wstrict-prototypes", "-Wmissing-prototypes", "-Wundef", "-Wc++-compat", "-Wshadow",
-                           "-Wdeclaration-after-statement", "-c", "schema.c", "-o", "schema.o"},
-                          dir.path(), 60);
+  auto built = RunCapture(
+      {"cc", "-std=c89", "-pedantic", "-Wall", "-Wextra", "-Werror", "-Wunused-macros",
+       "-Wconversion", "-Wstrict-prototypes", "-Wmissing-prototypes", "-Wundef", "-Wc++-compat",
+       "-Wshadow", "-Wdeclaration-after-statement", "-c", "schema.c", "-o", "schema.o"},
+      dir.path(), 60);
   ASSERT_TRUE(built.ok());
   EXPECT_EQ(built->exit.exit_code, 0) << built->output;
 }
@@ -158,12 +180,15 @@ TEST(GenerateSchema, TheSchemaOfACFileBuildsAsC89UnderStrictWarnings) {
 SchemaPoint EditAt(int number, const std::string& source, const std::string& at, char to) {
   size_t begin = source.find(at);
   size_t op = begin + at.find_first_of("+-*/");
-  return SchemaPoint{number, begin, begin + at.size(), SchemaKind::kEdit, op, 1, std::string(1, to)};
+  return SchemaPoint{number, begin, begin + at.size(), SchemaKind::kEdit,
+                     op,     1,     std::string(1, to)};
 }
 
 // `cmd` built in `dir`, then run with PROOFGATE_MUTANT=mutant: its output.
 std::string RunWith(const TempDir& dir, int mutant) {
-  auto ran = RunCapture({"env", std::string(kMutantVariable) + "=" + std::to_string(mutant), "./prog"}, dir.path(), 30);
+  auto ran =
+      RunCapture({"env", std::string(kMutantVariable) + "=" + std::to_string(mutant), "./prog"},
+                 dir.path(), 30);
   return ran.ok() ? ran->output : "no run";
 }
 
@@ -180,7 +205,8 @@ TEST(GenerateSchema, NothingComesBeforeTheFilesOwnFirstLine) {
   std::string text = RenderSchema(source, schema, {}).text;
   EXPECT_EQ(text.substr(0, text.find("#line 1\n")).find("#include"), std::string::npos) << text;
   dir.Write("schema.c", text);
-  auto built = RunCapture({"cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-o", "prog", "schema.c"}, dir.path(), 60);
+  auto built = RunCapture(
+      {"cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-o", "prog", "schema.c"}, dir.path(), 60);
   ASSERT_TRUE(built.ok());
   ASSERT_EQ(built->exit.exit_code, 0) << built->output;
   EXPECT_EQ(RunWith(dir, 0), "3 2\n");
@@ -194,12 +220,16 @@ TEST(GenerateSchema, AHeaderIncludedTwiceAndItsIncluderShareOneSwitch) {
   TempDir dir;
   const std::string header = "1 + 1,\n";
   const std::string source =
-      "#include <cstdio>\nint f = 0;\nstatic const int kValues[] = {\n#include \"h.h\"\n#include \"h.h\"\n};\n"
+      "#include <cstdio>\nint f = 0;\nstatic const int kValues[] = {\n#include \"h.h\"\n#include "
+      "\"h.h\"\n};\n"
       "int main() { std::printf(\"%d %d %d\\n\", kValues[0], kValues[1], f + 3 * 2); return 0; }\n";
-  dir.Write("h.h", RenderSchema(header, Schema{"h.h", false, {EditAt(1, header, "1 + 1", '-')}}, {}).text);
-  dir.Write("a.cpp", RenderSchema(source, Schema{"a.cpp", false, {EditAt(2, source, "3 * 2", '/')}}, {}).text);
-  auto built = RunCapture({"c++", "-std=c++17", "-Wall", "-Wextra", "-Wshadow", "-Wredundant-decls", "-Wunused-macros",
-                           "-Wold-style-cast", "-Werror", "-o", "prog", "a.cpp"},
+  dir.Write("h.h",
+            RenderSchema(header, Schema{"h.h", false, {EditAt(1, header, "1 + 1", '-')}}, {}).text);
+  dir.Write(
+      "a.cpp",
+      RenderSchema(source, Schema{"a.cpp", false, {EditAt(2, source, "3 * 2", '/')}}, {}).text);
+  auto built = RunCapture({"c++", "-std=c++17", "-Wall", "-Wextra", "-Wshadow", "-Wredundant-decls",
+                           "-Wunused-macros", "-Wold-style-cast", "-Werror", "-o", "prog", "a.cpp"},
                           dir.path(), 60);
   ASSERT_TRUE(built.ok());
   ASSERT_EQ(built->exit.exit_code, 0) << built->output;
@@ -222,12 +252,16 @@ TEST(GenerateSchema, ACompileErrorIsBlamedOnTheInnermostPointAroundItsLine) {
   std::string original;
   Schema schema = SchemaOfD("#include <cstddef>", &original);
   SchemaText rendered = RenderSchema(original, schema, {});
-  std::string log = "/tmp/x/a.cpp:4:29: error: invalid operands of types 'const int*' and 'const int*' to binary 'operator+'\n";
+  std::string log =
+      "/tmp/x/a.cpp:4:29: error: invalid operands of types 'const int*' and 'const int*' to binary "
+      "'operator+'\n";
   EXPECT_EQ(PointsBlamed(log, "a.cpp", rendered.text).points, std::set<int>{2});
   EXPECT_TRUE(PointsBlamed(log, "b.cpp", rendered.text).points.empty()) << "another file's errors";
-  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:4:3: error: at the return\n", "a.cpp", rendered.text).points, std::set<int>{2})
+  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:4:3: error: at the return\n", "a.cpp", rendered.text).points,
+            std::set<int>{2})
       << "beside the point, inside the body: the line's innermost point";
-  EXPECT_EQ(RenderSchema(original, schema, {2}).numbers, std::set<int>{1}) << "a dropped point is left out";
+  EXPECT_EQ(RenderSchema(original, schema, {2}).numbers, std::set<int>{1})
+      << "a dropped point is left out";
 }
 
 // A line or column number past int's range is no place (a 10-digit one once aborted the run
@@ -236,8 +270,9 @@ TEST(GenerateSchema, ALineNumberPastAnIntIsNoPlaceAndNoAbort) {
   std::string original;
   Schema schema = SchemaOfD("#include <cstddef>", &original);
   SchemaText rendered = RenderSchema(original, schema, {});
-  SchemaBlame blame = PointsBlamed("/tmp/x/a.cpp:99999999999:1: error: far\n/tmp/x/a.cpp:4:99999999999: error: wide\n", "a.cpp",
-                                   rendered.text);
+  SchemaBlame blame = PointsBlamed(
+      "/tmp/x/a.cpp:99999999999:1: error: far\n/tmp/x/a.cpp:4:99999999999: error: wide\n", "a.cpp",
+      rendered.text);
   EXPECT_EQ(blame.points, std::set<int>{2}) << "line 4 is a place; its column, too wide, is none";
   EXPECT_FALSE(blame.unexplained);
 }
@@ -251,12 +286,20 @@ TEST(GenerateSchema, AnErrorsPlaceMayHoldSpacesAndStartsItsLine) {
   schema.file = "src/my a.cpp";
   SchemaText rendered = RenderSchema(original, schema, {});
   std::string error = ":4:29: error: invalid operands to binary 'operator+'\n";
-  EXPECT_EQ(PointsBlamed("/tmp/my x/src/my a.cpp" + error, schema.file, rendered.text).points, std::set<int>{2});
-  EXPECT_EQ(PointsBlamed("In file included from ../src/my a.cpp:5:1:   required from here\n", schema.file, rendered.text).points,
-            std::set<int>{1}) << "after the include's words, a context line";
-  EXPECT_TRUE(PointsBlamed("b.h:2:1: error: see src/my a.cpp:4:29: here\n", schema.file, rendered.text).points.empty());
-  EXPECT_TRUE(PointsBlamed("/tmp/x/tsrc/my a.cpp" + error, schema.file, rendered.text).points.empty());
-  SchemaBlame nowhere = PointsBlamed("../src/my a.cpp: In function 'long D()':\n", schema.file, rendered.text);
+  EXPECT_EQ(PointsBlamed("/tmp/my x/src/my a.cpp" + error, schema.file, rendered.text).points,
+            std::set<int>{2});
+  EXPECT_EQ(PointsBlamed("In file included from ../src/my a.cpp:5:1:   required from here\n",
+                         schema.file, rendered.text)
+                .points,
+            std::set<int>{1})
+      << "after the include's words, a context line";
+  EXPECT_TRUE(
+      PointsBlamed("b.h:2:1: error: see src/my a.cpp:4:29: here\n", schema.file, rendered.text)
+          .points.empty());
+  EXPECT_TRUE(
+      PointsBlamed("/tmp/x/tsrc/my a.cpp" + error, schema.file, rendered.text).points.empty());
+  SchemaBlame nowhere =
+      PointsBlamed("../src/my a.cpp: In function 'long D()':\n", schema.file, rendered.text);
   EXPECT_TRUE(nowhere.points.empty());
   EXPECT_FALSE(nowhere.unexplained) << "a line with no line number places nothing";
 }
@@ -269,9 +312,14 @@ TEST(GenerateSchema, ContextLinesBlameOnlyWhenNoErrorLineDid) {
   Schema schema = SchemaOfD("#include <cstddef>", &original);
   SchemaText rendered = RenderSchema(original, schema, {});
   std::string context = "/tmp/x/a.cpp:5:1:   required from here\n";
-  EXPECT_EQ(PointsBlamed(context + "/tmp/x/a.cpp:4:29: error: invalid operands to binary 'operator+'\n", "a.cpp", rendered.text).points,
-            std::set<int>{2});
-  EXPECT_EQ(PointsBlamed(context + "/usr/include/c++/12/x.h:9:5: error: no match\n", "a.cpp", rendered.text).points,
+  EXPECT_EQ(
+      PointsBlamed(context + "/tmp/x/a.cpp:4:29: error: invalid operands to binary 'operator+'\n",
+                   "a.cpp", rendered.text)
+          .points,
+      std::set<int>{2});
+  EXPECT_EQ(PointsBlamed(context + "/usr/include/c++/12/x.h:9:5: error: no match\n", "a.cpp",
+                         rendered.text)
+                .points,
             std::set<int>{1});
 }
 
@@ -280,9 +328,12 @@ TEST(GenerateSchema, AnErrorsLineCountsTheOriginalsLeadingBlankLine) {
   std::string original;
   Schema schema = SchemaOfD("", &original);
   SchemaText rendered = RenderSchema(original, schema, {});
-  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:4:29: error: invalid operands to binary 'operator+'\n", "a.cpp", rendered.text).points,
+  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:4:29: error: invalid operands to binary 'operator+'\n",
+                         "a.cpp", rendered.text)
+                .points,
             std::set<int>{2});
-  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:5:1: error: expected ';'\n", "a.cpp", rendered.text).points, std::set<int>{1});
+  EXPECT_EQ(PointsBlamed("/tmp/x/a.cpp:5:1: error: expected ';'\n", "a.cpp", rendered.text).points,
+            std::set<int>{1});
 }
 
 // Line 22 holds two points, `b - a` made `b + a` (point 1, pointers: rejected) and `c + 1`
@@ -318,8 +369,10 @@ TEST(GenerateSchema, GccsErrorIsBlamedOnThePointAtItsColumnNotTheWholeLine) {
   dir.Write("a.cpp", text);
   auto built = RunCapture({"c++", "-fsyntax-only", "a.cpp"}, dir.path(), 60);
   ASSERT_TRUE(built.ok());
-  ASSERT_NE(built->output.find("a.cpp:22:" + std::to_string(ColumnOfTheSum(text) + 56) + ":"), std::string::npos)
-      << "GCC 11 or later names display columns\n" << built->output;
+  ASSERT_NE(built->output.find("a.cpp:22:" + std::to_string(ColumnOfTheSum(text) + 56) + ":"),
+            std::string::npos)
+      << "GCC 11 or later names display columns\n"
+      << built->output;
   EXPECT_EQ(PointsBlamed(built->output, "a.cpp", text).points, std::set<int>{1}) << built->output;
 }
 
@@ -332,34 +385,47 @@ TEST(GenerateSchema, ClangsByteColumnIsBlamedAndAColumnBesideThePointsBlamesTheL
   Schema schema = SchemaOfTwoOnALine(&original);
   std::string text = RenderSchema(original, schema, {}).text;
   std::string column = std::to_string(ColumnOfTheSum(text));
-  EXPECT_EQ(PointsBlamed("/t/a.cpp:22:" + column + ": error: invalid operands\n1 error generated.\n", "a.cpp", text).points,
-            std::set<int>{1});
+  EXPECT_EQ(
+      PointsBlamed("/t/a.cpp:22:" + column + ": error: invalid operands\n1 error generated.\n",
+                   "a.cpp", text)
+          .points,
+      std::set<int>{1});
   std::string gccs = std::to_string(ColumnOfTheSum(text) + 56);
-  EXPECT_EQ(PointsBlamed("/t/a.cpp:22:" + gccs + ": error: from a compiler unknown\n", "a.cpp", text).points,
-            (std::set<int>{1, 2}));
-  EXPECT_EQ(PointsBlamed("/t/a.cpp:22:" + column + ": error: from a compiler unknown\n", "a.cpp", text).points,
-            (std::set<int>{1, 2}))
+  EXPECT_EQ(
+      PointsBlamed("/t/a.cpp:22:" + gccs + ": error: from a compiler unknown\n", "a.cpp", text)
+          .points,
+      (std::set<int>{1, 2}));
+  EXPECT_EQ(
+      PointsBlamed("/t/a.cpp:22:" + column + ": error: from a compiler unknown\n", "a.cpp", text)
+          .points,
+      (std::set<int>{1, 2}))
       << "read as GCC's, the column lies before every point: the line";
-  EXPECT_EQ(PointsBlamed("/t/a.cpp:22:3: error: no matching function for call to 'F'\n", "a.cpp", text).points,
+  EXPECT_EQ(
+      PointsBlamed("/t/a.cpp:22:3: error: no matching function for call to 'F'\n", "a.cpp", text)
+          .points,
+      (std::set<int>{1, 2}));
+  EXPECT_EQ(PointsBlamed("/t/a.cpp:22: error: no column\n", "a.cpp", text).points,
             (std::set<int>{1, 2}));
-  EXPECT_EQ(PointsBlamed("/t/a.cpp:22: error: no column\n", "a.cpp", text).points, (std::set<int>{1, 2}));
 }
 
 // A function's closing brace is in no point's markers, yet a point made it an error there
 // (`while (true)` negated: control reaches the end): no point's lines explain it (SchemaSearch
 // halves the file's points to find which); a note there blames nothing.
 TEST(GenerateSchema, AnErrorOutsideEveryPointIsUnexplained) {
-  std::string original = "int F(int a) {\n  while (true) {\n    if (a > 1) return a;\n    a = a + 2;\n  }\n}\n";
+  std::string original =
+      "int F(int a) {\n  while (true) {\n    if (a > 1) return a;\n    a = a + 2;\n  }\n}\n";
   size_t cond = original.find("a > 1"), sum = original.find("a + 2");
   Schema schema{"a.cpp", false, {}};
   schema.points = {SchemaPoint{1, cond, cond + 5, SchemaKind::kEdit, cond + 2, 1, ">="},
                    SchemaPoint{2, sum, sum + 5, SchemaKind::kEdit, sum + 2, 1, "-"}};
   SchemaText rendered = RenderSchema(original, schema, {});
-  SchemaBlame error = PointsBlamed("/tmp/x/a.cpp:6:1: error: control reaches end of non-void function [-Werror=return-type]\n",
-                                   "a.cpp", rendered.text);
+  SchemaBlame error = PointsBlamed(
+      "/tmp/x/a.cpp:6:1: error: control reaches end of non-void function [-Werror=return-type]\n",
+      "a.cpp", rendered.text);
   EXPECT_TRUE(error.unexplained);
   EXPECT_TRUE(error.points.empty());
-  SchemaBlame note = PointsBlamed("/tmp/x/a.cpp:6:1: note: in definition of F\n", "a.cpp", rendered.text);
+  SchemaBlame note =
+      PointsBlamed("/tmp/x/a.cpp:6:1: note: in definition of F\n", "a.cpp", rendered.text);
   EXPECT_FALSE(note.unexplained);
   EXPECT_TRUE(note.points.empty());
 }

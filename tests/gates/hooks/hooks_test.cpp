@@ -22,8 +22,9 @@ const char kSuites[] = R"({"schema_version": 1,
 
 // `git commit -qam MESSAGE` in `dir`: its exit code.
 int GitCommit(const TempDir& dir, const std::string& message) {
-  auto run = RunCapture({"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", message},
-                        dir.path(), 120);
+  auto run = RunCapture(
+      {"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", message},
+      dir.path(), 120);
   return run.ok() ? run->exit.exit_code : -1;
 }
 
@@ -47,7 +48,8 @@ TEST(GitHook, TheSuiteRunsBeforeEachCommitAndARedOneStopsIt) {
   EXPECT_EQ(GitCommit(dir, "green"), 0);
   EXPECT_NE(Head(dir), before);
   auto again = RunProofgate(dir.path(), "install");
-  EXPECT_NE(again.out.find(hook + ": updated"), std::string::npos) << "its own hook is rewritten: " << again.out;
+  EXPECT_NE(again.out.find(hook + ": updated"), std::string::npos)
+      << "its own hook is rewritten: " << again.out;
   auto uninstall = RunProofgate(dir.path(), "uninstall");
   EXPECT_EQ(uninstall.exit_code, 0) << uninstall.err;
   EXPECT_FALSE(std::filesystem::exists(hook));
@@ -62,8 +64,9 @@ TEST(GitHook, TheHookGatesWhatIsStagedNotTheWorkingTree) {
   testing::MakeRepo(dir, kSuites);
   ASSERT_EQ(RunProofgate(dir.path(), "install").exit_code, 0);
   auto commit = [&](const std::string& message) {
-    auto run = RunCapture({"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", message},
-                          dir.path(), 120);
+    auto run = RunCapture(
+        {"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", message},
+        dir.path(), 120);
     return run.ok() ? run->exit.exit_code : -1;
   };
   std::string before = Head(dir);
@@ -95,8 +98,9 @@ TEST(GitHook, AFixersChangeIsCommitted) {
   };
   dir.Write("src/code.txt", "bad\n");
   ASSERT_EQ(RunCapture({"git", "add", "src/code.txt"}, dir.path(), 60)->exit.exit_code, 0);
-  auto commit = RunCapture({"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "fixed"},
-                           dir.path(), 120);
+  auto commit = RunCapture(
+      {"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "fixed"},
+      dir.path(), 120);
   ASSERT_TRUE(commit.ok());
   EXPECT_EQ(commit->exit.exit_code, 0) << commit->output;
   EXPECT_EQ(committed("src/code.txt"), "good\n");
@@ -107,8 +111,8 @@ TEST(GitHook, AFixersChangeIsCommitted) {
   EXPECT_EQ(status->output, "") << "the index and the working tree agree with the commit";
   // `git commit PATH` commits a temporary index; the repository's own gets the fix too.
   dir.Write("src/code.txt", "bad third\n");
-  auto only = RunCapture({"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "fixed by path",
-                          "src/code.txt"},
+  auto only = RunCapture({"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit",
+                          "-qm", "fixed by path", "src/code.txt"},
                          dir.path(), 120);
   ASSERT_TRUE(only.ok());
   EXPECT_EQ(only->exit.exit_code, 0) << only->output;
@@ -139,8 +143,9 @@ TEST(GitHook, AHookProofgateDidNotWriteIsKeptUnlessForcedAndComesBackOnUninstall
   std::string hook = dir.Write(".git/hooks/pre-commit", theirs);
   auto refused = RunProofgate(dir.path(), "install");
   EXPECT_EQ(refused.exit_code, 2);
-  EXPECT_NE(refused.err.find("a hook proofgate did not write is there; left as it is (--force moves it to "
-                             "pre-commit.old"),
+  EXPECT_NE(refused.err.find(
+                "a hook proofgate did not write is there; left as it is (--force moves it to "
+                "pre-commit.old"),
             std::string::npos)
       << refused.err;
   EXPECT_EQ(dir.Read(".git/hooks/pre-commit"), theirs);
@@ -152,7 +157,9 @@ TEST(GitHook, AHookProofgateDidNotWriteIsKeptUnlessForcedAndComesBackOnUninstall
   EXPECT_FALSE(std::filesystem::exists(hook + ".old"));
   auto foreign = RunProofgate(dir.path(), "uninstall");
   EXPECT_EQ(foreign.exit_code, 2);
-  EXPECT_NE(foreign.err.find("not proofgate's hook (or edited since it was written); left as it is"), std::string::npos)
+  EXPECT_NE(
+      foreign.err.find("not proofgate's hook (or edited since it was written); left as it is"),
+      std::string::npos)
       << foreign.err;
   EXPECT_EQ(dir.Read(".git/hooks/pre-commit"), theirs);
 }
@@ -165,7 +172,8 @@ TEST(GitHook, AnEditedHookAndAnOldFileProofgateDidNotMoveAreTheUsers) {
   ASSERT_EQ(RunProofgate(dir.path(), "install").exit_code, 0);
   std::string edited = dir.Read(".git/hooks/pre-commit") + "echo mine\n";
   dir.Write(".git/hooks/pre-commit", edited);
-  EXPECT_EQ(RunProofgate(dir.path(), "install").exit_code, 2) << "install would drop the user's line";
+  EXPECT_EQ(RunProofgate(dir.path(), "install").exit_code, 2)
+      << "install would drop the user's line";
   EXPECT_EQ(RunProofgate(dir.path(), "uninstall").exit_code, 2) << "uninstall would delete it";
   EXPECT_EQ(dir.Read(".git/hooks/pre-commit"), edited);
   std::filesystem::remove(dir.path() + "/.git/hooks/pre-commit");
@@ -173,7 +181,8 @@ TEST(GitHook, AnEditedHookAndAnOldFileProofgateDidNotMoveAreTheUsers) {
   dir.Write(".git/hooks/pre-commit.old", "#!/bin/sh\necho a backup of mine\n");
   auto uninstall = RunProofgate(dir.path(), "uninstall");
   EXPECT_EQ(uninstall.exit_code, 0) << uninstall.err;
-  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/.git/hooks/pre-commit")) << "no hook comes back that install did not move";
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/.git/hooks/pre-commit"))
+      << "no hook comes back that install did not move";
   EXPECT_EQ(dir.Read(".git/hooks/pre-commit.old"), "#!/bin/sh\necho a backup of mine\n");
 }
 
@@ -182,7 +191,9 @@ TEST(GitHook, AnEditedHookAndAnOldFileProofgateDidNotMoveAreTheUsers) {
 TEST(GitHook, APrePushHookGoesWhereCoreHooksPathSaysAndNamesAKnownSuite) {
   TempDir dir;
   testing::MakeRepo(dir, kSuites);
-  ASSERT_EQ(RunCapture({"git", "config", "core.hooksPath", ".githooks"}, dir.path(), 30)->exit.exit_code, 0);
+  ASSERT_EQ(
+      RunCapture({"git", "config", "core.hooksPath", ".githooks"}, dir.path(), 30)->exit.exit_code,
+      0);
   auto typo = RunProofgate(dir.path(), "install --hook pre-push --suite defualt");
   EXPECT_EQ(typo.exit_code, 2);
   EXPECT_NE(typo.err.find("--suite defualt: "), std::string::npos) << typo.err;
@@ -194,13 +205,18 @@ TEST(GitHook, APrePushHookGoesWhereCoreHooksPathSaysAndNamesAKnownSuite) {
   EXPECT_EQ(RunProofgate(dir.path(), "install --hook post-merge").exit_code, 2);
   // `~/...` is the home directory's, as git reads it (the hook went to ./~/ and never ran).
   TempDir home;
-  ASSERT_EQ(RunCapture({"git", "config", "core.hooksPath", "~/hooks"}, dir.path(), 30)->exit.exit_code, 0);
-  auto tilde = RunCapture({"sh", "-c", "HOME=" + home.path() + " " + PROOFGATE_BIN + " install"}, dir.path(), 60);
+  ASSERT_EQ(
+      RunCapture({"git", "config", "core.hooksPath", "~/hooks"}, dir.path(), 30)->exit.exit_code,
+      0);
+  auto tilde = RunCapture({"sh", "-c", "HOME=" + home.path() + " " + PROOFGATE_BIN + " install"},
+                          dir.path(), 60);
   ASSERT_TRUE(tilde.ok());
   EXPECT_EQ(tilde->exit.exit_code, 0) << tilde->output;
   EXPECT_TRUE(std::filesystem::exists(home.path() + "/hooks/pre-commit")) << tilde->output;
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/~"));
-  ASSERT_EQ(RunCapture({"git", "config", "core.hooksPath", ".githooks"}, dir.path(), 30)->exit.exit_code, 0);
+  ASSERT_EQ(
+      RunCapture({"git", "config", "core.hooksPath", ".githooks"}, dir.path(), 30)->exit.exit_code,
+      0);
   auto none = RunProofgate(dir.path(), "uninstall");
   EXPECT_EQ(none.exit_code, 0);
   EXPECT_NE(none.out.find("no pre-commit hook: nothing to remove"), std::string::npos) << none.out;
@@ -211,14 +227,17 @@ TEST(GitHook, APrePushHookGoesWhereCoreHooksPathSaysAndNamesAKnownSuite) {
 // a push that only deletes a branch runs nothing.
 TEST(GitHook, APrePushHookGatesWhatThePushChanges) {
   TempDir dir, remote;
-  testing::MakeRepo(dir, R"({"schema_version": 1, "legs": {"py": {"run": "exit 1", "files": ["*.py"]}},
+  testing::MakeRepo(dir,
+                    R"({"schema_version": 1, "legs": {"py": {"run": "exit 1", "files": ["*.py"]}},
     "suites": {"default": ["py"]}})");
   auto git = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {"git", "-c", "user.name=t", "-c", "user.email=t@example.com"});
     auto run = RunCapture(args, dir.path(), 120);
     return run.ok() ? run->exit.exit_code : -1;
   };
-  ASSERT_EQ(RunCapture({"git", "init", "-q", "--bare", remote.path()}, dir.path(), 60)->exit.exit_code, 0);
+  ASSERT_EQ(
+      RunCapture({"git", "init", "-q", "--bare", remote.path()}, dir.path(), 60)->exit.exit_code,
+      0);
   ASSERT_EQ(git({"remote", "add", "origin", remote.path()}), 0);
   dir.Write("old.py", "x = 1\n");
   ASSERT_EQ(git({"add", "old.py"}), 0);
@@ -228,7 +247,8 @@ TEST(GitHook, APrePushHookGatesWhatThePushChanges) {
   dir.Write("notes.txt", "notes\n");
   ASSERT_EQ(git({"add", "notes.txt"}), 0);
   ASSERT_EQ(git({"commit", "-qm", "notes"}), 0);
-  EXPECT_EQ(git({"push", "-q", "origin", "HEAD:main"}), 0) << "no .py file changed since origin's main";
+  EXPECT_EQ(git({"push", "-q", "origin", "HEAD:main"}), 0)
+      << "no .py file changed since origin's main";
   dir.Write("old.py", "x = 2\n");
   ASSERT_EQ(git({"commit", "-qam", "python"}), 0);
   EXPECT_NE(git({"push", "-q", "origin", "HEAD:main"}), 0) << "old.py changed: py runs, and fails";
@@ -239,10 +259,13 @@ TEST(GitHook, APrePushHookGatesWhatThePushChanges) {
 TEST(GitHook, AnOlderProofgatesPrePushHookIsStillItsOwn) {
   TempDir dir;
   testing::MakeRepo(dir, kSuites);
-  const std::string older = "#!/bin/sh\n# proofgate-hook: written by `proofgate install`; `proofgate uninstall --hook pre-push` "
-                            "removes it.\n# Runs the suite 'default' before each push (git push --no-verify skips it once).\n"
-                            "pg='/usr/local/bin/proofgate'\n[ -x \"$pg\" ] || pg=proofgate\n"
-                            "exec \"$pg\" preflight -- 'default' </dev/null\n";
+  const std::string older =
+      "#!/bin/sh\n# proofgate-hook: written by `proofgate install`; `proofgate uninstall --hook "
+      "pre-push` "
+      "removes it.\n# Runs the suite 'default' before each push (git push --no-verify skips it "
+      "once).\n"
+      "pg='/usr/local/bin/proofgate'\n[ -x \"$pg\" ] || pg=proofgate\n"
+      "exec \"$pg\" preflight -- 'default' </dev/null\n";
   dir.Write(".git/hooks/pre-push", older);
   auto uninstall = RunProofgate(dir.path(), "uninstall --hook pre-push");
   EXPECT_EQ(uninstall.exit_code, 0) << uninstall.err;

@@ -1,8 +1,9 @@
+#include "gates/merge/merge_gate.h"
+
 #include <gtest/gtest.h>
 
 #include "gates/config/json_source.h"
 #include "gates/git/git.h"
-#include "gates/merge/merge_gate.h"
 #include "tests/gates/support/test_support.h"
 
 namespace pg {
@@ -10,12 +11,14 @@ namespace {
 
 using testing::TempDir;
 
-// main and feature fork from one commit; main adds main.txt, feature adds feature.txt. The default suite checks
-// that both files are in the tree it runs on, which only the merged tree has.
+// main and feature fork from one commit; main adds main.txt, feature adds feature.txt. The default
+// suite checks that both files are in the tree it runs on, which only the merged tree has.
 class MergeGate : public ::testing::Test {
  protected:
   void SetUp() override {
-    testing::MakeRepo(dir_, R"({"schema_version": 1, "legs": {"both": {"run": "test -f main.txt && test -f feature.txt"}},
+    testing::MakeRepo(
+        dir_,
+        R"({"schema_version": 1, "legs": {"both": {"run": "test -f main.txt && test -f feature.txt"}},
                                "suites": {"default": ["both"]}})");
     ASSERT_TRUE(git::SwitchBranch(dir_.path(), "main", /*create=*/true).ok());
     ASSERT_TRUE(git::SwitchBranch(dir_.path(), "feature", /*create=*/true).ok());
@@ -23,7 +26,9 @@ class MergeGate : public ::testing::Test {
     ASSERT_TRUE(git::CommitAll(dir_.path(), "Feature work").ok());
     CommitOnMain("main.txt", "main\n");
   }
-  testing::CliResult Gate(const std::string& args) { return testing::RunProofgate(dir_.path(), "gate " + args); }
+  testing::CliResult Gate(const std::string& args) {
+    return testing::RunProofgate(dir_.path(), "gate " + args);
+  }
   void CommitOnMain(const std::string& file, const std::string& content) {
     ASSERT_TRUE(git::SwitchBranch(dir_.path(), "main", false).ok());
     dir_.Write(file, content);
@@ -54,7 +59,8 @@ TEST_F(MergeGate, VerifyPassesForTheGatedTreeAndIsStaleOnceTheBaseMoves) {
   CommitOnMain("other.txt", "x\n");
   auto stale = Gate("--verify main");
   EXPECT_EQ(stale.exit_code, 5);
-  EXPECT_NE(stale.err.find("gate: stale: the verdict was for main at "), std::string::npos) << stale.err;
+  EXPECT_NE(stale.err.find("gate: stale: the verdict was for main at "), std::string::npos)
+      << stale.err;
 }
 
 // A suite may check history as well as files (`proofgate range` over base..HEAD): a verdict
@@ -62,16 +68,22 @@ TEST_F(MergeGate, VerifyPassesForTheGatedTreeAndIsStaleOnceTheBaseMoves) {
 // what feature adds, byte for byte) still makes it stale.
 TEST_F(MergeGate, AMovedBaseIsStaleEvenWhereTheMergedTreeIsTheSame) {
   ASSERT_EQ(Gate("--onto main").exit_code, 0);
-  std::string gated = Json::parse(git::ReadNote(dir_.path(), kNotesRef, git::ResolveCommit(dir_.path(), "HEAD").value()).value())["merged_tree"];
+  std::string gated = Json::parse(
+      git::ReadNote(dir_.path(), kNotesRef, git::ResolveCommit(dir_.path(), "HEAD").value())
+          .value())["merged_tree"];
   CommitOnMain("feature.txt", "feature\n");
   auto stale = Gate("--verify main");
   EXPECT_EQ(stale.exit_code, 5) << stale.out;
-  EXPECT_NE(stale.err.find("the same merged tree " + gated.substr(0, 12) + ", gated on another base"), std::string::npos)
+  EXPECT_NE(
+      stale.err.find("the same merged tree " + gated.substr(0, 12) + ", gated on another base"),
+      std::string::npos)
       << stale.err;
 }
 
 TEST_F(MergeGate, AFailingMergedTreeIsRecordedAndNeverVerifies) {
-  dir_.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"no": {"run": "exit 1"}}, "suites": {"default": ["no"]}})");
+  dir_.Write(
+      "preflight/suites.json",
+      R"({"schema_version": 1, "legs": {"no": {"run": "exit 1"}}, "suites": {"default": ["no"]}})");
   ASSERT_TRUE(git::CommitAll(dir_.path(), "Break the suite").ok());
   EXPECT_EQ(Gate("--onto main").exit_code, 1);
   auto verify = Gate("--verify main");

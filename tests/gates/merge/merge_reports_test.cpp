@@ -6,8 +6,8 @@
 
 #include "gates/config/json_source.h"
 #include "gates/merge/shard_merge.h"
-#include "tests/gates/support/mutate_fixture.h"
 #include "gates/mutate/mutate_merge.h"
+#include "tests/gates/support/mutate_fixture.h"
 #include "tests/gates/support/test_support.h"
 
 namespace pg {
@@ -39,7 +39,9 @@ class MergeReports : public ::testing::Test {
     EXPECT_EQ(r.exit_code, want_exit) << args << "\n" << r.err;
     return reports_.Write(name, r.out);
   }
-  testing::CliResult Merge(const std::string& files) { return RunProofgate(reports_.path(), "merge-reports " + files); }
+  testing::CliResult Merge(const std::string& files) {
+    return RunProofgate(reports_.path(), "merge-reports " + files);
+  }
   TempDir dir_, reports_;
 };
 
@@ -66,12 +68,14 @@ TEST_F(MergeReports, ShardsDealTheLegsNoOneNeedsRoundRobinAndRunTheirNeeds) {
   EXPECT_EQ(two["shard"]["count"], 2);
   auto empty = RunProofgate(dir_.path(), "preflight --shard 5/5 --color=never");
   EXPECT_EQ(empty.exit_code, 0) << empty.out;
-  EXPECT_NE(empty.out.find("shard 5/5: no legs were dealt to this shard"), std::string::npos) << empty.out;
+  EXPECT_NE(empty.out.find("shard 5/5: no legs were dealt to this shard"), std::string::npos)
+      << empty.out;
   auto table = RunProofgate(dir_.path(), "preflight --shard 2/2 --color=never");
   EXPECT_NE(table.out.find("shard 2/2: dealt b, lint\n"), std::string::npos) << table.out;
   auto bad = RunProofgate(dir_.path(), "preflight --shard 0/2");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("--shard 0/2: expected K/N with 1 <= K <= N"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--shard 0/2: expected K/N with 1 <= K <= N"), std::string::npos)
+      << bad.err;
 }
 
 TEST_F(MergeReports, MergedShardsGiveOneRunsVerdictWithEveryLegOnce) {
@@ -107,7 +111,8 @@ TEST_F(MergeReports, ALegThatDisagreesAcrossShardsKeepsItsWorstOutcome) {
   Keep("2.json", "preflight --shard 1/2 --json -q --no-cache", 1);
   auto twice = Merge("1.json 2.json");
   EXPECT_EQ(twice.exit_code, 2);
-  EXPECT_NE(twice.err.find("shard 1/2 given twice: 1.json and 2.json"), std::string::npos) << twice.err;
+  EXPECT_NE(twice.err.find("shard 1/2 given twice: 1.json and 2.json"), std::string::npos)
+      << twice.err;
   // As shards 1 and 2 of one run: the second file says it is shard 2.
   reports_.Write("2.json", AsShardTwo(reports_.Read("2.json")));
   auto merged = Merge("1.json 2.json --json");
@@ -137,7 +142,8 @@ TEST_F(MergeReports, RefusesMissingForeignAndUnreadableReportsAndStaleShards) {
   auto wrong = Merge("typo.json");
   EXPECT_EQ(wrong.exit_code, 2);
   EXPECT_NE(wrong.err.find("typo.json:"), std::string::npos) << wrong.err;
-  EXPECT_NE(wrong.err.find("field \"foreign_mean\" must be a number"), std::string::npos) << wrong.err;
+  EXPECT_NE(wrong.err.find("field \"foreign_mean\" must be a number"), std::string::npos)
+      << wrong.err;
   reports_.Write("broken.json", "{\"tool\": ");
   auto broken = Merge("broken.json");
   EXPECT_EQ(broken.exit_code, 2);
@@ -148,12 +154,14 @@ TEST_F(MergeReports, RefusesMissingForeignAndUnreadableReportsAndStaleShards) {
   reports_.Write("mutate.json", mutate);
   auto mixed = Merge("1.json mutate.json");
   EXPECT_EQ(mixed.exit_code, 2);
-  EXPECT_EQ(mixed.err, "merge-reports: mutate.json: verb \"mutate\" differs from 1.json's \"preflight\"\n");
+  EXPECT_EQ(mixed.err,
+            "merge-reports: mutate.json: verb \"mutate\" differs from 1.json's \"preflight\"\n");
   other.replace(other.find("\"toolchain\": \""), 14, "\"toolchain\": \"elsewhere ");
   reports_.Write("toolchain.json", other);
   auto toolchain = Merge("1.json toolchain.json");
   EXPECT_EQ(toolchain.exit_code, 2);
-  EXPECT_NE(toolchain.err.find("toolchain.json: its toolchain fingerprint differs from 1.json's"), std::string::npos)
+  EXPECT_NE(toolchain.err.find("toolchain.json: its toolchain fingerprint differs from 1.json's"),
+            std::string::npos)
       << toolchain.err;
   dir_.Write("tracked.txt", "a change to the tree");
   Keep("2.json", "preflight --shard 2/2 --json -q");
@@ -166,12 +174,15 @@ TEST_F(MergeReports, RefusesMissingForeignAndUnreadableReportsAndStaleShards) {
 // never a JSON exception.
 TEST(MergeReportsShard, AShardFieldMissingItsIndexOrCountIsNamed) {
   const std::string head = R"({"tool": "proofgate", "verb": "preflight", "shard": )";
-  for (const char* shard : {R"({"index": 1})", R"({"count": 2})", R"({"index": "1", "count": 2})", "[1, 2]"}) {
+  for (const char* shard :
+       {R"({"index": 1})", R"({"count": 2})", R"({"index": "1", "count": 2})", "[1, 2]"}) {
     auto doc = JsonSource::Parse("r.json", head + shard + "}");
     ASSERT_TRUE(doc.ok()) << doc.status().message();
     auto header = ReadShardHeader(*doc);
     ASSERT_FALSE(header.ok()) << shard;
-    EXPECT_NE(header.status().message().find("field \"shard\" must be {\"index\": K, \"count\": N}"), std::string::npos)
+    EXPECT_NE(
+        header.status().message().find("field \"shard\" must be {\"index\": K, \"count\": N}"),
+        std::string::npos)
         << shard << ": " << header.status().message();
   }
   auto good = JsonSource::Parse("r.json", head + R"({"index": 2, "count": 3}})");
@@ -195,15 +206,18 @@ TEST(MergeReportsMutate, ShardsMergeIntoTheReportOfOneRun) {
   Json want = Json::parse(whole.out), got = Json::parse(merged.out);
   ASSERT_EQ(got["results"].size(), want["results"].size());
   std::set<std::string> want_ids, got_ids;
-  for (const Json& r : want["results"]) want_ids.insert(r["id"].get<std::string>() + " " + r["outcome"].get<std::string>());
-  for (const Json& r : got["results"]) got_ids.insert(r["id"].get<std::string>() + " " + r["outcome"].get<std::string>());
+  for (const Json& r : want["results"])
+    want_ids.insert(r["id"].get<std::string>() + " " + r["outcome"].get<std::string>());
+  for (const Json& r : got["results"])
+    got_ids.insert(r["id"].get<std::string>() + " " + r["outcome"].get<std::string>());
   EXPECT_EQ(got_ids, want_ids);
   EXPECT_EQ(got["tree_hash"], want["tree_hash"]);
   // Shard 1's results again, labelled shard 2: the same mutants in two shards.
   reports.Write("1-as-2.json", AsShardTwo(one.out));
   auto twice = RunProofgate(reports.path(), "merge-reports 1.json 1-as-2.json");
   EXPECT_EQ(twice.exit_code, 2);
-  EXPECT_NE(twice.err.find("is in two shards (1.json and 1-as-2.json)"), std::string::npos) << twice.err;
+  EXPECT_NE(twice.err.find("is in two shards (1.json and 1-as-2.json)"), std::string::npos)
+      << twice.err;
 }
 
 // Each shard's red baseline is named with its shard, in shard order, one after another.

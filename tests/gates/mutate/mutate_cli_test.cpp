@@ -9,8 +9,8 @@
 #include "gates/config/json_source.h"
 #include "gates/core/sha256.h"
 #include "gates/git/git.h"
-#include "tests/gates/support/mutate_fixture.h"
 #include "gates/runner/process.h"
+#include "tests/gates/support/mutate_fixture.h"
 #include "tests/gates/support/test_support.h"
 
 namespace pg {
@@ -50,20 +50,27 @@ TEST_F(MutateCli, EveryMutantEndsAsItsCaseClaims) {
   EXPECT_EQ(Outcome(r, "M9"), "red-as-claimed");  // a plain ctest test, read from ctest's JUnit
   ASSERT_EQ(r.size(), 10u) << run.out;
   EXPECT_EQ(r["M1"]["observed"], "clamp at 100");
-  EXPECT_NE(r["M2"]["detail"].get<std::string>().find("Clamp.ClampsAtTheTop passed"), std::string::npos);
+  EXPECT_NE(r["M2"]["detail"].get<std::string>().find("Clamp.ClampsAtTheTop passed"),
+            std::string::npos);
   EXPECT_NE(r["M4"]["detail"].get<std::string>().find("error:"), std::string::npos) << r["M4"];
-  EXPECT_NE(r["M6"]["detail"].get<std::string>().find("not /^clamp at 99$/"), std::string::npos) << r["M6"];
+  EXPECT_NE(r["M6"]["detail"].get<std::string>().find("not /^clamp at 99$/"), std::string::npos)
+      << r["M6"];
   EXPECT_EQ(dir_.Read("calc.cpp"), user_calc);  // the user's tree is never written
   for (int k : {0, 1}) {
-    EXPECT_EQ(dir_.Read(".git/proofgate/mutate/w" + std::to_string(k) + "/tree/calc.cpp"), user_calc);
+    EXPECT_EQ(dir_.Read(".git/proofgate/mutate/w" + std::to_string(k) + "/tree/calc.cpp"),
+              user_calc);
     EXPECT_TRUE(git::Dirty(testing::ScratchTree(dir_, k)).value().empty());
   }
   std::string spec = dir_.Read("specs/calc.md");
-  EXPECT_NE(spec.find("| M1 | calc.cpp | `if (v > hi) return hi;` → `if (v > hi) return v;` | Clamp.ClampsAtTheTop | "
+  EXPECT_NE(spec.find("| M1 | calc.cpp | `if (v > hi) return hi;` → `if (v > hi) return v;` | "
+                      "Clamp.ClampsAtTheTop | "
                       "red-as-claimed | clamp at 100 |"),
             std::string::npos)
       << spec;
-  EXPECT_NE(spec.find("| C1 | calc.cpp, calc_test.cpp | M7 + M8 | Add.AddsTwoNumbers | green-as-claimed |"), std::string::npos);
+  EXPECT_NE(
+      spec.find(
+          "| C1 | calc.cpp, calc_test.cpp | M7 + M8 | Add.AddsTwoNumbers | green-as-claimed |"),
+      std::string::npos);
 }
 
 // A catalog's test reads an ignored, installed file (as oracle tests read node_modules): the
@@ -88,7 +95,8 @@ printf '{"testsuites": [{"name": "Calc", "testsuite": [{"name": "Limit", "status
   auto run = testing::RunProofgate(dir.path(), "mutate --json");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   auto r = ById(run.out);
-  EXPECT_EQ(r.count("S1") ? r["S1"]["outcome"].get<std::string>() : "missing", "red-as-claimed") << run.err;
+  EXPECT_EQ(r.count("S1") ? r["S1"]["outcome"].get<std::string>() : "missing", "red-as-claimed")
+      << run.err;
 }
 
 // The status line names the step a worker is in by its log's name, less ".log". The line is
@@ -111,10 +119,12 @@ TEST_F(MutateCli, AMutantThatOnlyTimesOutExitsThreeAsALegTimeoutDoes) {
 // are still gtest case names; the map sends them to that ctest test with a GTEST_FILTER.
 TEST_F(MutateCli, CasesInsideOneCtestTestPerExecutableAreExpectedByTheirNames) {
   std::string cmake = dir_.Read("CMakeLists.txt");
-  cmake.replace(cmake.find("gtest_discover_tests(calc_test)"), 31, "add_test(NAME calc_test COMMAND calc_test)");
+  cmake.replace(cmake.find("gtest_discover_tests(calc_test)"), 31,
+                "add_test(NAME calc_test COMMAND calc_test)");
   dir_.Write("CMakeLists.txt", cmake);
   ASSERT_TRUE(git::CommitAll(dir_.path(), "one ctest test for the executable").ok());
-  auto run = testing::RunProofgate(dir_.path(), "mutate --json --no-spec-update --id M1 --id M3 --id C1 --id M9");
+  auto run = testing::RunProofgate(
+      dir_.path(), "mutate --json --no-spec-update --id M1 --id M3 --id C1 --id M9");
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;  // M3 survives, as in the discovered layout
   auto r = ById(run.out);
   EXPECT_EQ(Outcome(r, "M1"), "red-as-claimed") << run.out << run.err;
@@ -129,7 +139,8 @@ TEST_F(MutateCli, CasesInsideOneCtestTestPerExecutableAreExpectedByTheirNames) {
 TEST_F(MutateCli, ADocumentedSurvivorPassesAsDocumentedAndFailsOnceATestKillsIt) {
   std::string catalog = dir_.Read("mutations/calc.json");
   for (const char* id : {"\"id\": \"M1\",", "\"id\": \"M3\","}) {
-    catalog.replace(catalog.find(id), std::string(id).size(), std::string(id) + " \"expect_outcome\": \"survived\",");
+    catalog.replace(catalog.find(id), std::string(id).size(),
+                    std::string(id) + " \"expect_outcome\": \"survived\",");
   }
   dir_.Write("mutations/calc.json", catalog);
   auto hole = testing::RunProofgate(dir_.path(), "mutate --json --no-spec-update --id M3");
@@ -140,7 +151,8 @@ TEST_F(MutateCli, ADocumentedSurvivorPassesAsDocumentedAndFailsOnceATestKillsIt)
   EXPECT_EQ(r["M3"]["expected_outcome"], "survived");
   auto closed = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --id M1");
   EXPECT_EQ(closed.exit_code, 1) << closed.out << closed.err;
-  EXPECT_NE(closed.out.find("expected survivor now killed (red-as-claimed): update the catalog"), std::string::npos)
+  EXPECT_NE(closed.out.find("expected survivor now killed (red-as-claimed): update the catalog"),
+            std::string::npos)
       << closed.out;
   // A claim of unviable that builds says what it got, and why where there is a why.
   std::string unviable = catalog;
@@ -149,16 +161,21 @@ TEST_F(MutateCli, ADocumentedSurvivorPassesAsDocumentedAndFailsOnceATestKillsIt)
   auto built = testing::RunProofgate(dir_.path(), "mutate --json --no-spec-update --id M1 --id M3");
   EXPECT_EQ(built.exit_code, 1) << built.out << built.err;
   auto u = ById(built.out);
-  EXPECT_EQ(u["M1"]["detail"], "expected unviable, got red-as-claimed: update the catalog") << built.out;
+  EXPECT_EQ(u["M1"]["detail"], "expected unviable, got red-as-claimed: update the catalog")
+      << built.out;
   std::string why = u["M3"]["detail"];
   EXPECT_EQ(why.rfind("expected unviable, got survived: update the catalog (", 0), 0u) << why;
-  EXPECT_GT(why.size(), std::string("expected unviable, got survived: update the catalog ()").size()) << why;
+  EXPECT_GT(why.size(),
+            std::string("expected unviable, got survived: update the catalog ()").size())
+      << why;
   catalog.replace(catalog.find("\"survived\""), 10, "\"killed\"");
   dir_.Write("mutations/calc.json", catalog);
   auto bad = testing::RunProofgate(dir_.path(), "mutate --list");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("expect_outcome is \"red-as-claimed\" (the default), \"survived\" or \"unviable\", got \"killed\""),
-            std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("expect_outcome is \"red-as-claimed\" (the default), \"survived\" or "
+                         "\"unviable\", got \"killed\""),
+            std::string::npos)
+      << bad.err;
 }
 
 TEST_F(MutateCli, ARedBaselineStopsBeforeAnyMutant) {
@@ -167,7 +184,8 @@ TEST_F(MutateCli, ARedBaselineStopsBeforeAnyMutant) {
   dir_.Write("calc.cpp", calc);
   auto run = testing::RunProofgate(dir_.path(), "mutate --id M1 --id M3");
   EXPECT_EQ(run.exit_code, 1) << run.err;
-  EXPECT_NE(run.out.find("baseline not green: mutations/calc.json: baseline: Add.AddsTwoNumbers fails on the unmutated tree"),
+  EXPECT_NE(run.out.find("baseline not green: mutations/calc.json: baseline: Add.AddsTwoNumbers "
+                         "fails on the unmutated tree"),
             std::string::npos)
       << run.out;
   EXPECT_EQ(run.out.find("red-as-claimed"), std::string::npos);
@@ -195,14 +213,22 @@ TEST_F(MutateCli, SigintMidBuildRestoresTheMutantAndExits130) {
   std::string pid_file = dir_.path() + "/sleep.pid";
   catalog.replace(catalog.find(build), build.size(),
                   // The pid goes in by rename: a reader polling for the file never sees it empty.
-                  "\"build_command\": [\"sh\", \"-c\", \"grep -q SLOW {tree}/calc.cpp && { sleep 60 & echo $! > " +
-                      pid_file + ".tmp && mv " + pid_file + ".tmp " + pid_file + "; wait; }; cmake --build {build}\"],");
-  catalog.replace(catalog.find("\"replace\": \"if (v > hi) return v;\""), 34, "\"replace\": \"if (v > hi) return v; /*SLOW*/\"");
+                  "\"build_command\": [\"sh\", \"-c\", \"grep -q SLOW {tree}/calc.cpp && { sleep "
+                  "60 & echo $! > " +
+                      pid_file + ".tmp && mv " + pid_file + ".tmp " + pid_file +
+                      "; wait; }; cmake --build {build}\"],");
+  catalog.replace(catalog.find("\"replace\": \"if (v > hi) return v;\""), 34,
+                  "\"replace\": \"if (v > hi) return v; /*SLOW*/\"");
   dir_.Write("mutations/calc.json", catalog);
   TempDir logs;
-  auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "--id", "M1", "--no-spec-update"}, dir_.path(), {}, logs.path() + "/log", ""});
+  auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "--id", "M1", "--no-spec-update"},
+                             dir_.path(),
+                             {},
+                             logs.path() + "/log",
+                             ""});
   ASSERT_TRUE(child.ok());
-  ASSERT_TRUE(testing::WaitForFile(pid_file, 90)) << logs.Read("log");  // the mutant's build is running
+  ASSERT_TRUE(testing::WaitForFile(pid_file, 90))
+      << logs.Read("log");  // the mutant's build is running
   std::vector<pid_t> sleep = testing::ReadPids(pid_file);
   ASSERT_EQ(sleep.size(), 1u);
   kill(child->pid(), SIGINT);

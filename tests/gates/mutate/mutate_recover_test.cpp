@@ -1,7 +1,7 @@
 // `proofgate mutate` killed with SIGKILL at many points, then `--recover`; the flags that select
 // what runs. Build and tests are shell commands: a run takes milliseconds, kills fall all over it.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/wait.h>
@@ -12,15 +12,15 @@
 #include <map>
 #include <random>
 #include <regex>
-#include <vector>
 #include <thread>
+#include <vector>
 
 #include "gates/config/json_source.h"
 #include "gates/core/file_io.h"
-#include "gates/git/git.h"
-#include "tests/gates/support/mutate_fixture.h"
 #include "gates/core/journal.h"
+#include "gates/git/git.h"
 #include "gates/runner/process.h"
+#include "tests/gates/support/mutate_fixture.h"
 #include "tests/gates/support/test_support.h"
 
 namespace pg {
@@ -34,7 +34,11 @@ class MutateRecover : public ::testing::Test {
   void SetUp() override { testing::MakeShellProject(dir_); }
   // Starts a run and kills it (SIGKILL, no chance to clean up) after `delay`.
   void KillAfter(std::chrono::microseconds delay) {
-    auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "--no-spec-update"}, dir_.path(), {}, logs_.path() + "/log", ""});
+    auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "--no-spec-update"},
+                               dir_.path(),
+                               {},
+                               logs_.path() + "/log",
+                               ""});
     ASSERT_TRUE(child.ok());
     std::this_thread::sleep_for(delay);
     kill(child->pid(), SIGKILL);
@@ -53,7 +57,8 @@ TEST_F(MutateRecover, KilledAtFiftyPointsRecoverLeavesEveryByteAsBefore) {
   for (int i = 0; i < 60; ++i) {
     // Spread over the whole run (a fresh process pays its start-up too), jittered.
     std::uniform_real_distribution<double> jitter(0.5, 1.5);
-    KillAfter(std::chrono::microseconds(static_cast<long>(full.count() * (i + 0.5) / 60 * jitter(rng))));
+    KillAfter(
+        std::chrono::microseconds(static_cast<long>(full.count() * (i + 0.5) / 60 * jitter(rng))));
     auto recover = testing::RunProofgate(dir_.path(), "mutate --recover");
     ASSERT_EQ(recover.exit_code, 0) << "kill point " << i << ": " << recover.err;
     if (recover.out.find("restored ") != std::string::npos) ++rewritten;
@@ -61,7 +66,8 @@ TEST_F(MutateRecover, KilledAtFiftyPointsRecoverLeavesEveryByteAsBefore) {
     ASSERT_EQ(dir_.Read(".git/proofgate/mutate/w0/tree/calc.txt"), original) << "kill point " << i;
     ASSERT_EQ(dir_.Read(".git/proofgate/mutate/w0/tree/test.sh"), script) << "kill point " << i;
     ASSERT_TRUE(git::Dirty(tree).value().empty()) << "kill point " << i;
-    ASSERT_TRUE(std::filesystem::is_empty(dir_.path() + "/.git/proofgate/mutate/journal")) << "kill point " << i;
+    ASSERT_TRUE(std::filesystem::is_empty(dir_.path() + "/.git/proofgate/mutate/journal"))
+        << "kill point " << i;
     ASSERT_EQ(dir_.Read("calc.txt"), original);  // the user's file, never written
   }
   // The kills must have caught mutants in the tree, or this proved nothing about the journal.
@@ -77,7 +83,8 @@ TEST_F(MutateRecover, ARunAfterAKillRecoversByItselfAndSaysSo) {
   dir_.Write(".git/proofgate/mutate/w0/tree/calc.txt", "limit 99\nfloor 0\nstep 1\n");
   auto run = testing::RunProofgate(dir_.path(), "mutate --id S3");
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.out.find("recovered from an interrupted run: " + scratch_file), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("recovered from an interrupted run: " + scratch_file), std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("S3  red-as-claimed"), std::string::npos) << run.out;
   EXPECT_EQ(dir_.Read(".git/proofgate/mutate/w0/tree/calc.txt"), dir_.Read("calc.txt"));
 }
@@ -147,17 +154,20 @@ TEST_F(MutateRecover, AComboThatClaimsRedButIsDisarmedIsNotAsClaimed) {
 TEST_F(MutateRecover, AMutantWhoseBuildHangsIsStoppedAtItsLimitAndTheRunGoesOn) {
   dir_.Write("build.sh", "#!/bin/sh\nexit 0 # fast\n");
   std::string catalog = dir_.Read("mutations/shell.json");
-  catalog.replace(catalog.find("\"build_command\": [\"true\"]"), 25, "\"build_command\": [\"sh\", \"{tree}/build.sh\"]");
+  catalog.replace(catalog.find("\"build_command\": [\"true\"]"), 25,
+                  "\"build_command\": [\"sh\", \"{tree}/build.sh\"]");
   catalog.replace(catalog.find("\"mutations\": ["), 15, R"("mutations": [
     { "id": "H1", "file": "build.sh", "find": "exit 0 # fast", "replace": "sleep 60 # hang",
       "expect": [{ "test": "Calc.Limit", "message": "^want limit 100$" }] },)");
   dir_.Write("mutations/shell.json", catalog);
   ASSERT_TRUE(git::CommitAll(dir_.path(), "a build script").ok());
   // Waiting out the 60 s sleep would let H1 build, and survive: unviable says it was stopped.
-  auto run = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --build-timeout 1 --id H1 --id S1");
+  auto run = testing::RunProofgate(dir_.path(),
+                                   "mutate --no-spec-update --build-timeout 1 --id H1 --id S1");
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   EXPECT_NE(run.out.find("H1  unviable"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("the build ran past the mutant's limit of 1 s"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("the build ran past the mutant's limit of 1 s"), std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("S1  red-as-claimed"), std::string::npos) << run.out;
   EXPECT_EQ(dir_.Read("build.sh"), "#!/bin/sh\nexit 0 # fast\n");
   auto bad = testing::RunProofgate(dir_.path(), "mutate --build-timeout 0");
@@ -169,8 +179,9 @@ TEST_F(MutateRecover, AMutantWhoseBuildHangsIsStoppedAtItsLimitAndTheRunGoesOn) 
 // the report) and S3 still runs. S9 passes every expected test while another process dies: red.
 TEST_F(MutateRecover, ATestProcessThatDiesWritingItsReportIsRedAndTheRunGoesOn) {
   std::string test = dir_.Read("test.sh");
-  test.insert(test.find("{ echo"), "if grep -q '^floor 1$' \"$tree/calc.txt\"; then : > \"$out\"; kill -ABRT $$; fi\n"
-                                   "if grep -q '^extra 1$' \"$tree/calc.txt\"; then : > \"$2/helper.json\"; fi\n");
+  test.insert(test.find("{ echo"),
+              "if grep -q '^floor 1$' \"$tree/calc.txt\"; then : > \"$out\"; kill -ABRT $$; fi\n"
+              "if grep -q '^extra 1$' \"$tree/calc.txt\"; then : > \"$2/helper.json\"; fi\n");
   dir_.Write("test.sh", test);
   dir_.Write("calc.txt", dir_.Read("calc.txt") + "extra 0\n");
   std::string catalog = dir_.Read("mutations/shell.json");
@@ -179,7 +190,8 @@ TEST_F(MutateRecover, ATestProcessThatDiesWritingItsReportIsRedAndTheRunGoesOn) 
       "expect": [{ "test": "Calc.Limit", "message": "^want limit 100$" }] },)");
   dir_.Write("mutations/shell.json", catalog);
   ASSERT_TRUE(git::CommitAll(dir_.path(), "a test that crashes writing its report").ok());
-  auto run = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --json --id S1 --id S2 --id S3 --id S9");
+  auto run = testing::RunProofgate(
+      dir_.path(), "mutate --no-spec-update --json --id S1 --id S2 --id S3 --id S9");
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   auto doc = JsonSource::Parse("report", run.out);
   ASSERT_TRUE(doc.ok()) << run.out << run.err;
@@ -187,11 +199,14 @@ TEST_F(MutateRecover, ATestProcessThatDiesWritingItsReportIsRedAndTheRunGoesOn) 
   for (const Json& r : doc->root().at("results")) by_id[r.at("id").get<std::string>()] = r;
   ASSERT_EQ(by_id.size(), 4u) << run.out;
   EXPECT_EQ(by_id["S9"].at("outcome"), "red-other") << by_id["S9"].dump();
-  EXPECT_NE(by_id["S9"].at("detail").get<std::string>().find("results/helper.json"), std::string::npos) << by_id["S9"].dump();
+  EXPECT_NE(by_id["S9"].at("detail").get<std::string>().find("results/helper.json"),
+            std::string::npos)
+      << by_id["S9"].dump();
   EXPECT_EQ(by_id["S1"].at("outcome"), "red-as-claimed");
   EXPECT_EQ(by_id["S2"].at("outcome"), "red-other");
   EXPECT_NE(by_id["S2"].at("detail").get<std::string>().find(
-                "results/shell_test.json: not a gtest JSON report (empty: its test process died before writing it)"),
+                "results/shell_test.json: not a gtest JSON report (empty: its test process died "
+                "before writing it)"),
             std::string::npos)
       << by_id["S2"].dump();
   EXPECT_EQ(by_id["S3"].at("outcome"), "red-as-claimed") << "the run goes on past the crash";
@@ -205,7 +220,8 @@ TEST_F(MutateRecover, ATestProcessThatDiesWritingItsReportIsRedAndTheRunGoesOn) 
 // not an interrupt's 130.
 TEST_F(MutateRecover, ARunThatStopsOnAnErrorSaysSoInItsFinishedReport) {
   std::string test = dir_.Read("test.sh");
-  test.insert(test.find("{ echo"), "if grep -q '^floor 1$' \"$tree/calc.txt\"; then touch \"$tree/stray.txt\"; fi\n");
+  test.insert(test.find("{ echo"),
+              "if grep -q '^floor 1$' \"$tree/calc.txt\"; then touch \"$tree/stray.txt\"; fi\n");
   dir_.Write("test.sh", test);
   ASSERT_TRUE(git::CommitAll(dir_.path(), "a test that leaves a file in the tree").ok());
   auto run = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --id S1 --id S2");
@@ -217,14 +233,17 @@ TEST_F(MutateRecover, ARunThatStopsOnAnErrorSaysSoInItsFinishedReport) {
   EXPECT_EQ(finished->root().at("exit_code"), run.exit_code) << finished->root().dump();
   EXPECT_EQ(finished->root().at("results").size(), 1u) << "S1 finished before the error";
   auto recover = testing::RunProofgate(dir_.path(), "mutate --recover");
-  EXPECT_NE(recover.out.find("last run: 1 mutant(s) finished before it stopped on an error: "), std::string::npos)
+  EXPECT_NE(recover.out.find("last run: 1 mutant(s) finished before it stopped on an error: "),
+            std::string::npos)
       << recover.out;
 }
 
 // Any finite limit is taken; a huge one means no limit (--min-timeout 1e10 made every mutant
 // `timeout`, "limit of -2147483648 s"; --build-timeout 1e300 every mutant unviable).
 TEST_F(MutateRecover, HugeLimitsMeanNoLimit) {
-  auto run = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --min-timeout 1e10 --build-timeout 1e300 --id S1 --id S2");
+  auto run = testing::RunProofgate(
+      dir_.path(),
+      "mutate --no-spec-update --min-timeout 1e10 --build-timeout 1e300 --id S1 --id S2");
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("S1  red-as-claimed"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("S2  red-as-claimed"), std::string::npos) << run.out;
@@ -233,7 +252,8 @@ TEST_F(MutateRecover, HugeLimitsMeanNoLimit) {
   for (const char* bad : {"1e999", "inf", "nan", "-1", "0", "10x"}) {
     auto refused = testing::RunProofgate(dir_.path(), std::string("mutate --min-timeout ") + bad);
     EXPECT_EQ(refused.exit_code, 2) << bad;
-    EXPECT_NE(refused.err.find(std::string("--min-timeout: must be a finite number of seconds > 0, got ") + bad),
+    EXPECT_NE(refused.err.find(
+                  std::string("--min-timeout: must be a finite number of seconds > 0, got ") + bad),
               std::string::npos)
         << refused.err;
   }
@@ -245,23 +265,31 @@ TEST_F(MutateRecover, WhatAKilledRunFinishedIsKeptAndRecoverShowsIt) {
   std::string marker = dir_.path() + "/hang-started";
   dir_.Write("build.sh", "#!/bin/sh\nexit 0 # fast\n");
   std::string catalog = dir_.Read("mutations/shell.json");
-  catalog.replace(catalog.find("\"build_command\": [\"true\"]"), 25, "\"build_command\": [\"sh\", \"{tree}/build.sh\"]");
+  catalog.replace(catalog.find("\"build_command\": [\"true\"]"), 25,
+                  "\"build_command\": [\"sh\", \"{tree}/build.sh\"]");
   const std::string end_of_mutations = " ],\n  \"combos\"";
-  catalog.replace(catalog.find(end_of_mutations), end_of_mutations.size(), R"(,
-    { "id": "H9", "file": "build.sh", "find": "exit 0 # fast", "replace": "touch )" + marker + R"(; sleep 60",
+  catalog.replace(catalog.find(end_of_mutations), end_of_mutations.size(),
+                  R"(,
+    { "id": "H9", "file": "build.sh", "find": "exit 0 # fast", "replace": "touch )" +
+                      marker + R"(; sleep 60",
       "expect": [{ "test": "Calc.Limit", "message": "^want limit 100$" }] } ],
   "combos")");
   dir_.Write("mutations/shell.json", catalog);
   ASSERT_TRUE(git::CommitAll(dir_.path(), "a build script that can hang").ok());
-  auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "--no-spec-update", "--id", "S1", "--id", "S2", "--id", "H9"},
-                             dir_.path(), {}, logs_.path() + "/log", ""});
+  auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "--no-spec-update", "--id", "S1",
+                              "--id", "S2", "--id", "H9"},
+                             dir_.path(),
+                             {},
+                             logs_.path() + "/log",
+                             ""});
   ASSERT_TRUE(child.ok());
   ASSERT_TRUE(testing::WaitForFile(marker, 120)) << logs_.Read("log");  // S1 and S2 are done by now
   kill(child->pid(), SIGKILL);
   waitpid(child->pid(), nullptr, 0);
   auto recover = testing::RunProofgate(dir_.path(), "mutate --recover");
   EXPECT_EQ(recover.exit_code, 0) << recover.err;
-  EXPECT_NE(recover.out.find("last run: 2 mutant(s) finished before it was stopped or killed"), std::string::npos)
+  EXPECT_NE(recover.out.find("last run: 2 mutant(s) finished before it was stopped or killed"),
+            std::string::npos)
       << recover.out;
   EXPECT_NE(recover.out.find("S1  red-as-claimed"), std::string::npos) << recover.out;
   EXPECT_NE(recover.out.find("S2  red-as-claimed"), std::string::npos) << recover.out;
@@ -273,56 +301,75 @@ TEST_F(MutateRecover, WhatAKilledRunFinishedIsKeptAndRecoverShowsIt) {
 // unless --allow-empty.
 TEST_F(MutateRecover, ChangedSinceRunsOnlyTheMutantsAChangeCanAffect) {
   dir_.Write("extra.txt", "on\n");
-  dir_.Write("calc_test.cpp", "TEST(Calc, Floor) { /* what test.sh checks, as a gtest source would say it */ }\n"
-                             "TEST(Calc, Limit) { /* its neighbour */ }\n");
-  dir_.Write("mutations/extra.json", R"({"schema_version": 1, "configure": ["true"], "build_command": ["true"],
+  dir_.Write("calc_test.cpp",
+             "TEST(Calc, Floor) { /* what test.sh checks, as a gtest source would say it */ }\n"
+             "TEST(Calc, Limit) { /* its neighbour */ }\n");
+  dir_.Write("mutations/extra.json",
+             R"({"schema_version": 1, "configure": ["true"], "build_command": ["true"],
     "test_command": ["sh", "{tree}/test.sh", "{tree}", "{results}"], "affected_by": ["test.sh"],
     "mutations": [{"id": "E1", "file": "extra.txt", "find": "on", "replace": "off",
                    "expect": [{"test": "Calc.Limit"}], "expect_outcome": "survived"}]})");
   ASSERT_TRUE(git::CommitAll(dir_.path(), "extra").ok());
   auto none = testing::RunProofgate(dir_.path(), "mutate --changed-since HEAD");
   EXPECT_EQ(none.exit_code, 1) << none.err;
-  EXPECT_NE(none.err.find("0 of 5 mutants affected by 0 files changed since HEAD"), std::string::npos) << none.err;
-  EXPECT_EQ(testing::RunProofgate(dir_.path(), "mutate --changed-since HEAD --allow-empty").exit_code, 0);
-  dir_.Write("calc_test.cpp", "TEST(Calc, Floor) { /* changed */ }\nTEST(Calc, Limit) { /* its neighbour */ }\n");
-  auto test_changed = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --changed-since HEAD");
+  EXPECT_NE(none.err.find("0 of 5 mutants affected by 0 files changed since HEAD"),
+            std::string::npos)
+      << none.err;
+  EXPECT_EQ(
+      testing::RunProofgate(dir_.path(), "mutate --changed-since HEAD --allow-empty").exit_code, 0);
+  dir_.Write("calc_test.cpp",
+             "TEST(Calc, Floor) { /* changed */ }\nTEST(Calc, Limit) { /* its neighbour */ }\n");
+  auto test_changed =
+      testing::RunProofgate(dir_.path(), "mutate --no-spec-update --changed-since HEAD");
   EXPECT_EQ(test_changed.exit_code, 0) << test_changed.out << test_changed.err;
-  EXPECT_NE(test_changed.err.find("S2 affected: its test Calc.Floor changed (calc_test.cpp)"), std::string::npos)
+  EXPECT_NE(test_changed.err.find("S2 affected: its test Calc.Floor changed (calc_test.cpp)"),
+            std::string::npos)
       << test_changed.err;
-  EXPECT_NE(test_changed.err.find("S12 affected: its test Calc.Floor changed"), std::string::npos) << test_changed.err;
+  EXPECT_NE(test_changed.err.find("S12 affected: its test Calc.Floor changed"), std::string::npos)
+      << test_changed.err;
   EXPECT_EQ(test_changed.err.find("S1 affected"), std::string::npos) << test_changed.err;
   EXPECT_EQ(test_changed.err.find("E1 affected"), std::string::npos) << test_changed.err;
-  dir_.Write("calc_test.cpp", "TEST(Calc, Floor) { /* what test.sh checks, as a gtest source would say it */ }\n"
-                             "TEST(Calc, Limit) { /* its neighbour */ }\n");
+  dir_.Write("calc_test.cpp",
+             "TEST(Calc, Floor) { /* what test.sh checks, as a gtest source would say it */ }\n"
+             "TEST(Calc, Limit) { /* its neighbour */ }\n");
   dir_.Write("test.sh", dir_.Read("test.sh") + "\n");
   auto engine = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --changed-since HEAD");
   EXPECT_EQ(engine.exit_code, 0) << engine.out << engine.err;
-  EXPECT_NE(engine.err.find("E1 affected: test.sh changed (the catalog's affected_by test.sh)"), std::string::npos)
+  EXPECT_NE(engine.err.find("E1 affected: test.sh changed (the catalog's affected_by test.sh)"),
+            std::string::npos)
       << engine.err;
-  EXPECT_NE(engine.err.find("1 of 5 mutants affected by 1 files changed since HEAD"), std::string::npos) << engine.err;
+  EXPECT_NE(engine.err.find("1 of 5 mutants affected by 1 files changed since HEAD"),
+            std::string::npos)
+      << engine.err;
 }
 
 // --affected measures each catalog from the commit its table was last verified at: a run of
 // the whole catalog on a clean tree records HEAD in the table's marker line; a later run picks
 // only what changed since; uncommitted changes or a row not as claimed record nothing new.
 TEST_F(MutateRecover, AffectedMeasuresEachCatalogFromTheCommitItsTableWasVerifiedAt) {
-  const std::string markers = "# Spec\n\n## Mutations\n<!-- proofgate:mutations -->\n<!-- /proofgate:mutations -->\n";
+  const std::string markers =
+      "# Spec\n\n## Mutations\n<!-- proofgate:mutations -->\n<!-- /proofgate:mutations -->\n";
   dir_.Write("specs/shell.md", markers);
   dir_.Write("specs/extra.md", markers);
   std::string shell = dir_.Read("mutations/shell.json");
-  dir_.Write("mutations/shell.json", shell.replace(shell.find("{ \"schema_version\": 1,"), 22,
-                                                   "{ \"schema_version\": 1, \"spec\": \"specs/shell.md\","));
+  dir_.Write("mutations/shell.json",
+             shell.replace(shell.find("{ \"schema_version\": 1,"), 22,
+                           "{ \"schema_version\": 1, \"spec\": \"specs/shell.md\","));
   dir_.Write("extra.txt", "on\n");
-  dir_.Write("mutations/extra.json", R"({"schema_version": 1, "spec": "specs/extra.md", "configure": ["true"],
+  dir_.Write("mutations/extra.json",
+             R"({"schema_version": 1, "spec": "specs/extra.md", "configure": ["true"],
     "build_command": ["true"], "test_command": ["sh", "{tree}/test.sh", "{tree}", "{results}"],
     "mutations": [{"id": "E1", "file": "extra.txt", "find": "on", "replace": "off",
                    "expect": [{"test": "Calc.Limit"}], "expect_outcome": "survived"}]})");
   std::string first = git::CommitAll(dir_.path(), "specs").value();
   auto whole = testing::RunProofgate(dir_.path(), "mutate --affected");
   ASSERT_EQ(whole.exit_code, 0) << whole.out << whole.err;
-  EXPECT_NE(whole.err.find("mutations/shell.json: 4 of 4 affected (its table (specs/shell.md) records no verified commit)"),
-            std::string::npos) << whole.err;
-  EXPECT_NE(dir_.Read("specs/shell.md").find("shell.json; verified at " + first + "; do not edit"), std::string::npos)
+  EXPECT_NE(whole.err.find("mutations/shell.json: 4 of 4 affected (its table (specs/shell.md) "
+                           "records no verified commit)"),
+            std::string::npos)
+      << whole.err;
+  EXPECT_NE(dir_.Read("specs/shell.md").find("shell.json; verified at " + first + "; do not edit"),
+            std::string::npos)
       << dir_.Read("specs/shell.md");
   std::string tables = git::CommitAll(dir_.path(), "tables").value();
   auto none = testing::RunProofgate(dir_.path(), "mutate --affected");
@@ -332,21 +379,28 @@ TEST_F(MutateRecover, AffectedMeasuresEachCatalogFromTheCommitItsTableWasVerifie
   std::string changed = git::CommitAll(dir_.path(), "extra").value();
   auto one = testing::RunProofgate(dir_.path(), "mutate --affected");
   ASSERT_EQ(one.exit_code, 0) << one.out << one.err;
-  EXPECT_NE(one.err.find("mutations/shell.json: 0 of 4 affected since " + first.substr(0, 12)), std::string::npos) << one.err;
+  EXPECT_NE(one.err.find("mutations/shell.json: 0 of 4 affected since " + first.substr(0, 12)),
+            std::string::npos)
+      << one.err;
   EXPECT_NE(one.err.find("E1 affected: extra.txt changed"), std::string::npos) << one.err;
-  EXPECT_NE(dir_.Read("specs/extra.md").find("verified at " + changed), std::string::npos) << dir_.Read("specs/extra.md");
+  EXPECT_NE(dir_.Read("specs/extra.md").find("verified at " + changed), std::string::npos)
+      << dir_.Read("specs/extra.md");
   EXPECT_NE(dir_.Read("specs/shell.md").find("verified at " + first), std::string::npos);
   ASSERT_TRUE(git::CommitAll(dir_.path(), "extra's table").ok());
   dir_.Write("extra.txt", "on\n\n\n");
   auto dirty = testing::RunProofgate(dir_.path(), "mutate --affected");
   ASSERT_EQ(dirty.exit_code, 0) << dirty.out << dirty.err;
-  EXPECT_NE(dirty.err.find("specs/extra.md: not marked verified at HEAD: uncommitted changes (extra.txt)"), std::string::npos)
+  EXPECT_NE(dirty.err.find(
+                "specs/extra.md: not marked verified at HEAD: uncommitted changes (extra.txt)"),
+            std::string::npos)
       << dirty.err;
   EXPECT_NE(dir_.Read("specs/extra.md").find("verified at " + changed), std::string::npos);
   auto bounded = testing::RunProofgate(dir_.path(), "mutate --max-mutants 4");
   EXPECT_EQ(bounded.exit_code, 1) << bounded.err;
-  EXPECT_NE(bounded.err.find("5 mutants selected, more than --max-mutants 4: run `proofgate mutate --affected`"),
-            std::string::npos) << bounded.err;
+  EXPECT_NE(bounded.err.find(
+                "5 mutants selected, more than --max-mutants 4: run `proofgate mutate --affected`"),
+            std::string::npos)
+      << bounded.err;
   EXPECT_EQ(bounded.out.find("red-as-claimed"), std::string::npos) << bounded.out;
   (void)tables;
 }
@@ -354,23 +408,33 @@ TEST_F(MutateRecover, AffectedMeasuresEachCatalogFromTheCommitItsTableWasVerifie
 // A row not as claimed leaves its table verified at no commit, so the next --affected run
 // runs that catalog whole.
 TEST_F(MutateRecover, ATableWithARowNotAsClaimedRecordsNoCommit) {
-  dir_.Write("specs/shell.md", "# Spec\n\n## Mutations\n<!-- proofgate:mutations -->\n<!-- /proofgate:mutations -->\n");
+  dir_.Write(
+      "specs/shell.md",
+      "# Spec\n\n## Mutations\n<!-- proofgate:mutations -->\n<!-- /proofgate:mutations -->\n");
   std::string shell = dir_.Read("mutations/shell.json");
-  shell.replace(shell.find("{ \"schema_version\": 1,"), 22, "{ \"schema_version\": 1, \"spec\": \"specs/shell.md\",");
+  shell.replace(shell.find("{ \"schema_version\": 1,"), 22,
+                "{ \"schema_version\": 1, \"spec\": \"specs/shell.md\",");
   dir_.Write("mutations/shell.json", shell);
   std::string head = git::CommitAll(dir_.path(), "a spec").value();
   ASSERT_EQ(testing::RunProofgate(dir_.path(), "mutate").exit_code, 0);
-  ASSERT_NE(dir_.Read("specs/shell.md").find("verified at " + head), std::string::npos) << dir_.Read("specs/shell.md");
+  ASSERT_NE(dir_.Read("specs/shell.md").find("verified at " + head), std::string::npos)
+      << dir_.Read("specs/shell.md");
   ASSERT_TRUE(git::CommitAll(dir_.path(), "verified").ok());
-  dir_.Write("mutations/shell.json", shell.replace(shell.find("^want step 1$"), 13, "^want step 9$"));
+  dir_.Write("mutations/shell.json",
+             shell.replace(shell.find("^want step 1$"), 13, "^want step 9$"));
   ASSERT_TRUE(git::CommitAll(dir_.path(), "a claim that no longer holds").ok());
   auto red = testing::RunProofgate(dir_.path(), "mutate --affected");
   EXPECT_EQ(red.exit_code, 1) << red.out << red.err;
-  EXPECT_NE(red.err.find("S3 affected: its entry in mutations/shell.json changed"), std::string::npos) << red.err;
-  EXPECT_EQ(dir_.Read("specs/shell.md").find("verified at"), std::string::npos) << dir_.Read("specs/shell.md");
+  EXPECT_NE(red.err.find("S3 affected: its entry in mutations/shell.json changed"),
+            std::string::npos)
+      << red.err;
+  EXPECT_EQ(dir_.Read("specs/shell.md").find("verified at"), std::string::npos)
+      << dir_.Read("specs/shell.md");
   ASSERT_TRUE(git::CommitAll(dir_.path(), "table").ok());
   auto again = testing::RunProofgate(dir_.path(), "mutate --affected");
-  EXPECT_NE(again.err.find("4 of 4 affected (its table (specs/shell.md) records no verified commit)"), std::string::npos)
+  EXPECT_NE(
+      again.err.find("4 of 4 affected (its table (specs/shell.md) records no verified commit)"),
+      std::string::npos)
       << again.err;
 }
 
@@ -383,16 +447,23 @@ TEST_F(MutateRecover, ACatalogEditSelectsTheEntriesItChanged) {
   dir_.Write("mutations/shell.json", shell);
   auto entry = testing::RunProofgate(dir_.path(), "mutate --changed-since HEAD --list");
   ASSERT_EQ(entry.exit_code, 0) << entry.err;
-  EXPECT_NE(entry.err.find("S2 affected: its entry in mutations/shell.json changed"), std::string::npos) << entry.err;
-  EXPECT_NE(entry.err.find("S12 affected: its member S2's entry in mutations/shell.json changed"), std::string::npos)
+  EXPECT_NE(entry.err.find("S2 affected: its entry in mutations/shell.json changed"),
+            std::string::npos)
+      << entry.err;
+  EXPECT_NE(entry.err.find("S12 affected: its member S2's entry in mutations/shell.json changed"),
+            std::string::npos)
       << entry.err;
   EXPECT_EQ(entry.err.find("S1 affected"), std::string::npos) << entry.err;
   EXPECT_EQ(entry.err.find("S3 affected"), std::string::npos) << entry.err;
-  shell.replace(shell.find("\"build_command\": [\"true\"]"), 25, "\"build_command\": [\"true\", \"x\"]");
+  shell.replace(shell.find("\"build_command\": [\"true\"]"), 25,
+                "\"build_command\": [\"true\", \"x\"]");
   dir_.Write("mutations/shell.json", shell);
   auto shared = testing::RunProofgate(dir_.path(), "mutate --changed-since HEAD --list");
-  EXPECT_NE(shared.err.find("S1 affected: its catalog mutations/shell.json changed (what all its mutants share)"),
-            std::string::npos) << shared.err;
+  EXPECT_NE(
+      shared.err.find(
+          "S1 affected: its catalog mutations/shell.json changed (what all its mutants share)"),
+      std::string::npos)
+      << shared.err;
   EXPECT_NE(shared.err.find("4 of 4 mutants affected"), std::string::npos) << shared.err;
 }
 
@@ -401,9 +472,11 @@ TEST(MutateInterrupted, CtrlCDuringTheBaselineBuildIsInterruptedNotABrokenTree) 
   TempDir dir, logs;
   testing::MakeSlowBuildProject(dir);
   dir.Write("build.sh", "#!/bin/bash\ntouch \"$1/../build-started\"; sleep 30\n");
-  auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "--no-spec-update"}, dir.path(), {}, logs.path() + "/log", ""});
+  auto child = Child::Spawn(
+      {{PROOFGATE_BIN, "mutate", "--no-spec-update"}, dir.path(), {}, logs.path() + "/log", ""});
   ASSERT_TRUE(child.ok());
-  ASSERT_TRUE(testing::WaitForFile(dir.path() + "/.git/proofgate/mutate/w0/build-started", 30)) << logs.Read("log");
+  ASSERT_TRUE(testing::WaitForFile(dir.path() + "/.git/proofgate/mutate/w0/build-started", 30))
+      << logs.Read("log");
   kill(child->pid(), SIGINT);
   int status = 0;
   waitpid(child->pid(), &status, 0);
@@ -422,10 +495,13 @@ TEST(MutateRestoreBuild, AfterAMutantTheScratchBuildIsTheUnmutatedTreesAgain) {
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   Json doc = Json::parse(run.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << run.out;
-  EXPECT_GT(doc["results"][0]["restore_build_s"].get<double>(), 0.2) << run.out;  // build.sh sleeps 0.3 s
+  EXPECT_GT(doc["results"][0]["restore_build_s"].get<double>(), 0.2)
+      << run.out;  // build.sh sleeps 0.3 s
   std::string object;
-  for (const auto& e : std::filesystem::directory_iterator(dir.path() + "/.git/proofgate/mutate/w0")) {
-    if (e.path().filename().string().rfind("build-", 0) == 0) object = e.path().string() + "/calc.txt";
+  for (const auto& e :
+       std::filesystem::directory_iterator(dir.path() + "/.git/proofgate/mutate/w0")) {
+    if (e.path().filename().string().rfind("build-", 0) == 0)
+      object = e.path().string() + "/calc.txt";
   }
   ASSERT_FALSE(object.empty());
   EXPECT_EQ(ReadFile(object).value(), dir.Read("calc.txt"));
@@ -476,17 +552,22 @@ TEST(MutateKilledBuild, NothingAKilledRunStartedWritesLaterAndOutcomesEqualAClea
   ASSERT_EQ(OutcomeRows(clean.out).size(), 4u) << clean.out;
   for (size_t n = 1; n <= 4; ++n) {  // two of each kind: 29 s of the test run with six
     size_t before = LineCount(started);
-    auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "-j", "1", "--no-spec-update"}, dir.path(), {},
-                               logs.path() + "/log", ""});
+    auto child = Child::Spawn({{PROOFGATE_BIN, "mutate", "-q", "-j", "1", "--no-spec-update"},
+                               dir.path(),
+                               {},
+                               logs.path() + "/log",
+                               ""});
     ASSERT_TRUE(child.ok());
-    ASSERT_TRUE(WaitForLines(started, before + n, 120)) << "build " << n << ": " << logs.Read("log");
+    ASSERT_TRUE(WaitForLines(started, before + n, 120))
+        << "build " << n << ": " << logs.Read("log");
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // inside build.sh's 0.3 s
     kill(child->pid(), SIGKILL);
     waitpid(child->pid(), nullptr, 0);
     auto recover = testing::RunProofgate(dir.path(), "mutate --recover");
     ASSERT_EQ(recover.exit_code, 0) << "build " << n << ": " << recover.err;
     // A kill inside a mutant's build is the one that could poison the next run's build.
-    EXPECT_EQ(recover.out.find("restored ") != std::string::npos, n % 2 == 1) << "build " << n << ": " << recover.out;
+    EXPECT_EQ(recover.out.find("restored ") != std::string::npos, n % 2 == 1)
+        << "build " << n << ": " << recover.out;
     // Longer than a build: an orphan of the killed run would have written its object by now.
     std::this_thread::sleep_for(std::chrono::milliseconds(600));
     auto again = testing::RunProofgate(dir.path(), "mutate --no-spec-update");

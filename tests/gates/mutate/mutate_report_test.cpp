@@ -1,17 +1,19 @@
+#include "gates/mutate/mutate_report.h"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 #include "gates/config/json_source.h"
-#include "gates/mutate/mutate_report.h"
 #include "gates/mutate/worker.h"
 
 namespace pg {
 namespace {
 
-const char kSpec[] = "# Spec\n\n## Mutations\n<!-- proofgate:mutations -->\n| id | file |\n|---|---|\n"
-                     "| M2 | kept row from an earlier run |\n| M9 | a mutant no longer in the catalog |\n"
-                     "<!-- /proofgate:mutations -->\n\n## Owed\n- nothing\n";
+const char kSpec[] =
+    "# Spec\n\n## Mutations\n<!-- proofgate:mutations -->\n| id | file |\n|---|---|\n"
+    "| M2 | kept row from an earlier run |\n| M9 | a mutant no longer in the catalog |\n"
+    "<!-- /proofgate:mutations -->\n\n## Owed\n- nothing\n";
 
 Catalog TwoMutations() {
   Catalog c;
@@ -30,7 +32,8 @@ Catalog TwoMutations() {
 
 MutateReport OneResult() {
   MutantResult r;
-  r.id = "M1", r.catalog = "mutations/a.json", r.files = "a.cpp", r.change = "x > 1 → x >= 1", r.tests = "A.Test";
+  r.id = "M1", r.catalog = "mutations/a.json", r.files = "a.cpp", r.change = "x > 1 → x >= 1",
+  r.tests = "A.Test";
   r.outcome = MutantOutcome::kRedAsClaimed;
   r.observed = "boom | bang";
   MutateReport report;
@@ -41,20 +44,29 @@ MutateReport OneResult() {
 TEST(MutateReport, TheSpecTableGetsRunRowsKeepsOthersAndDropsRemovedIds) {
   auto text = UpdateSpecTable("specs/a.md", kSpec, TwoMutations(), OneResult(), "");
   ASSERT_TRUE(text.ok()) << text.status().message();
-  EXPECT_NE(text->find("| M1 | a.cpp | `x > 1` → `x >= 1` | A.Test | red-as-claimed | boom \\| bang |"), std::string::npos) << *text;
+  EXPECT_NE(
+      text->find("| M1 | a.cpp | `x > 1` → `x >= 1` | A.Test | red-as-claimed | boom \\| bang |"),
+      std::string::npos)
+      << *text;
   EXPECT_NE(text->find("| M2 | kept row from an earlier run |"), std::string::npos) << *text;
-  EXPECT_NE(text->find("| M3 | a.cpp | `x > 1` → `x >= 1` | A.Test | not run yet |"), std::string::npos) << *text;
+  EXPECT_NE(text->find("| M3 | a.cpp | `x > 1` → `x >= 1` | A.Test | not run yet |"),
+            std::string::npos)
+      << *text;
   EXPECT_EQ(text->find("M9"), std::string::npos);
-  EXPECT_NE(text->find("<!-- /proofgate:mutations -->\n\n## Owed\n- nothing\n"), std::string::npos);  // the rest stays
+  EXPECT_NE(text->find("<!-- /proofgate:mutations -->\n\n## Owed\n- nothing\n"),
+            std::string::npos);  // the rest stays
 }
 
 // A spec that describes the markers in its prose keeps every word: only marker lines count.
 TEST(MutateReport, MarkersQuotedInProseAreNotTheTable) {
-  std::string spec = std::string("# Spec\n## Behaviour\n- the table sits between `<!-- proofgate:mutations -->` markers\n") +
+  std::string spec = std::string(
+                         "# Spec\n## Behaviour\n- the table sits between `<!-- proofgate:mutations "
+                         "-->` markers\n") +
                      "## Gates\n```sh\ntrue\n```\n" + kSpec;
   auto text = UpdateSpecTable("specs/a.md", spec, TwoMutations(), OneResult(), "");
   ASSERT_TRUE(text.ok()) << text.status().message();
-  EXPECT_NE(text->find("markers\n## Gates\n```sh\ntrue\n```\n# Spec\n\n## Mutations\n<!-- proofgate:mutations -->\n"),
+  EXPECT_NE(text->find("markers\n## Gates\n```sh\ntrue\n```\n# Spec\n\n## Mutations\n<!-- "
+                       "proofgate:mutations -->\n"),
             std::string::npos)
       << *text;
   EXPECT_NE(text->find("| M1 | a.cpp |"), std::string::npos);
@@ -66,7 +78,9 @@ TEST(MutateReport, TheVerifiedCommitRoundTripsThroughTheMarkerLine) {
   const std::string commit = "0123456789abcdef0123456789abcdef01234567";
   auto text = UpdateSpecTable("specs/a.md", kSpec, TwoMutations(), OneResult(), commit);
   ASSERT_TRUE(text.ok()) << text.status().message();
-  EXPECT_NE(text->find("from mutations/a.json; verified at " + commit + "; do not edit -->"), std::string::npos) << *text;
+  EXPECT_NE(text->find("from mutations/a.json; verified at " + commit + "; do not edit -->"),
+            std::string::npos)
+      << *text;
   EXPECT_EQ(TableVerifiedAt(*text), commit);
   auto none = UpdateSpecTable("specs/a.md", *text, TwoMutations(), OneResult(), "");
   ASSERT_TRUE(none.ok());
@@ -77,10 +91,14 @@ TEST(MutateReport, TheVerifiedCommitRoundTripsThroughTheMarkerLine) {
 }
 
 TEST(MutateReport, ASpecWithoutMarkersIsInvalidInputNamingIt) {
-  auto text = UpdateSpecTable("specs/a.md", "# Spec\nonly in prose: `<!-- proofgate:mutations -->` and `<!-- /proofgate:mutations -->`\n",
-                              TwoMutations(), OneResult(), "");
+  auto text = UpdateSpecTable(
+      "specs/a.md",
+      "# Spec\nonly in prose: `<!-- proofgate:mutations -->` and `<!-- /proofgate:mutations -->`\n",
+      TwoMutations(), OneResult(), "");
   ASSERT_FALSE(text.ok());
-  EXPECT_EQ(text.status().message(), "specs/a.md: no <!-- proofgate:mutations --> ... <!-- /proofgate:mutations --> markers");
+  EXPECT_EQ(
+      text.status().message(),
+      "specs/a.md: no <!-- proofgate:mutations --> ... <!-- /proofgate:mutations --> markers");
 }
 
 TEST(MutateReport, JsonCarriesOutcomeTimesAndTheExitCode) {
@@ -114,12 +132,14 @@ TEST(MutateReport, AnErrorsExitCodeAndAnUnviableGeneratedMutantsError) {
   EXPECT_EQ(doc["exit_code"], 2);
   MutantResult& r = report.results[0];
   r.generated = MutantResult::Generated{};
-  r.outcome = MutantOutcome::kUnviable, r.observed = "", r.detail = "a.cpp:3:9: error: invalid operands";
+  r.outcome = MutantOutcome::kUnviable, r.observed = "",
+  r.detail = "a.cpp:3:9: error: invalid operands";
   report.error.clear();
   std::ostringstream table;
   WriteMutateTable(report, table, false);
   EXPECT_NE(table.str().find("unviable"), std::string::npos) << table.str();
-  EXPECT_NE(table.str().find("a.cpp:3:9: error: invalid operands"), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("a.cpp:3:9: error: invalid operands"), std::string::npos)
+      << table.str();
 }
 
 // A generated mutant's tests column names its tests while they are three or fewer, and counts

@@ -1,11 +1,12 @@
 // SchemaSearch against builds simulated from the points each one holds: which points a file
 // with errors outside every point leaves out, and in how many builds.
+#include "gates/mutate/schema_search.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
 
 #include "gates/mutate/schema.h"
-#include "gates/mutate/schema_search.h"
 
 namespace pg {
 namespace {
@@ -18,7 +19,8 @@ Schema Points(int n, std::string* original, const std::set<int>& bodies) {
     std::string line = "int v" + std::to_string(k) + " = x + 1;\n";
     size_t at = original->size() + line.find(" = ") + 3;
     SchemaKind kind = bodies.count(k) ? SchemaKind::kBody : SchemaKind::kEdit;
-    schema.points.push_back(SchemaPoint{k, at, at + 5, kind, at + 2, 1, bodies.count(k) ? "return 0;" : "-"});
+    schema.points.push_back(
+        SchemaPoint{k, at, at + 5, kind, at + 2, 1, bodies.count(k) ? "return 0;" : "-"});
     *original += line;
   }
   *original += "int end;\n";
@@ -34,7 +36,8 @@ struct Searched {
 
 // Builds of `n` points until one passes with no file halving; `fails` says from the points a
 // build holds whether it has an error outside every point; point 2 always has one inside.
-Searched Search(const std::function<bool(const std::set<int>&)>& fails, int n = 8, const std::set<int>& bodies = {}) {
+Searched Search(const std::function<bool(const std::set<int>&)>& fails, int n = 8,
+                const std::set<int>& bodies = {}) {
   std::string original;
   Schema schema = Points(n, &original, bodies);
   SchemaSearch search({schema});
@@ -42,7 +45,8 @@ Searched Search(const std::function<bool(const std::set<int>&)>& fails, int n = 
   for (int round = 0; round < 1000 && !out.built; ++round) {
     SchemaText text = RenderSchema(original, schema, search.Off());
     ++out.builds;
-    std::string log = fails(text.numbers) ? "/tmp/x/a.cpp:" + std::to_string(n + 1) + ":1: error: outside\n" : "";
+    std::string log =
+        fails(text.numbers) ? "/tmp/x/a.cpp:" + std::to_string(n + 1) + ":1: error: outside\n" : "";
     if (text.numbers.count(2)) log += "/tmp/x/a.cpp:2:12: error: inside\n";
     if (log.empty() && !search.halving()) out.built = true;
     if (!out.built && !search.Learn(log, {{"a.cpp", text}})) break;
@@ -55,9 +59,11 @@ Searched Search(const std::function<bool(const std::set<int>&)>& fails, int n = 
 TEST(SchemaSearch, HalvingFindsThePointThatCausesAnErrorOutsideEveryPoint) {
   Searched s = Search([](const std::set<int>& in) { return in.count(6) > 0; });
   EXPECT_TRUE(s.built);
-  EXPECT_EQ(s.dropped, (std::set<int>{2, 6})) << "the explained point and the cause; the file keeps the rest";
+  EXPECT_EQ(s.dropped, (std::set<int>{2, 6}))
+      << "the explained point and the cause; the file keeps the rest";
   EXPECT_EQ(s.found, 1);
-  EXPECT_LE(s.builds, 1 + 1 + 3 + 1) << "the full build, again without 2, log2(7) probes, the final build";
+  EXPECT_LE(s.builds, 1 + 1 + 3 + 1)
+      << "the full build, again without 2, log2(7) probes, the final build";
 }
 
 // Found on zeux/pugixml: `wchar_selector<2>` made `<3>` (a point) left the type undefined, and
@@ -84,7 +90,8 @@ TEST(SchemaSearch, EachCauseIsFoundInTurn) {
 TEST(SchemaSearch, TheNextHalvingStartsPastThePrefixTheLastFoundClean) {
   Searched s = Search([](const std::set<int>& in) { return in.count(6) || in.count(7); });
   EXPECT_EQ(s.dropped, (std::set<int>{2, 6, 7}));
-  EXPECT_EQ(s.builds, 1 + 1 + 3 + 1 + 1 + 1) << "full, again without 2, 3 probes, full, 1 probe, the final build";
+  EXPECT_EQ(s.builds, 1 + 1 + 3 + 1 + 1 + 1)
+      << "full, again without 2, 3 probes, full, 1 probe, the final build";
 }
 
 // An error no point causes (the file's prelude, say) is never halved away: once the file has
@@ -93,9 +100,11 @@ TEST(SchemaSearch, TheNextHalvingStartsPastThePrefixTheLastFoundClean) {
 // the second cause (9) is then sought among the bodies left: 9 builds, where halving in the
 // points' own order took 10.
 TEST(SchemaSearch, BodiesAreHalvedLast) {
-  Searched s = Search([](const std::set<int>& in) { return in.count(1) || in.count(9); }, 16, {1, 5, 9, 13});
+  Searched s =
+      Search([](const std::set<int>& in) { return in.count(1) || in.count(9); }, 16, {1, 5, 9, 13});
   EXPECT_EQ(s.dropped, (std::set<int>{1, 2, 9}));
-  EXPECT_EQ(s.builds, 1 + 1 + 4 + 1 + 2 + 1) << "full, again without 2, 4 probes, full, 2 probes, the final build";
+  EXPECT_EQ(s.builds, 1 + 1 + 4 + 1 + 2 + 1)
+      << "full, again without 2, 4 probes, full, 2 probes, the final build";
 }
 
 // Every prefix fails: each halving blames its first point, until 64 points' budget of 24
@@ -105,7 +114,8 @@ TEST(SchemaSearch, AFileWhoseErrorNoPointCausesLosesItsSchemaOnceItsBudgetIsSpen
   Searched s = Search([](const std::set<int>& in) { return !in.empty(); }, 64);
   EXPECT_TRUE(s.built);
   EXPECT_EQ(s.dropped.size(), 64u) << "all its points: the file lost its schema";
-  EXPECT_LE(s.builds, 1 + 24 + 7 + 1) << "the full build, its budget, the halving under way, the last build";
+  EXPECT_LE(s.builds, 1 + 24 + 7 + 1)
+      << "the full build, its budget, the halving under way, the last build";
   EXPECT_LE(s.found, 5);
   EXPECT_EQ(SchemaSearch::Budget(8), 24u);
   EXPECT_EQ(SchemaSearch::Budget(800), 100u);
@@ -121,20 +131,24 @@ TEST(SchemaSearch, AProbeThatFailedWithoutAFailedOutputTeachesNothing) {
   SchemaSearch search({schema});
   SchemaText all = RenderSchema(original, schema, {});
   std::string outside = "/tmp/x/a.cpp:9:1: error: outside\n";
-  ASSERT_TRUE(search.LearnBuild("FAILED: [code=1] a.o\n" + outside, false, false, {{"a.cpp", all}}));
+  ASSERT_TRUE(
+      search.LearnBuild("FAILED: [code=1] a.o\n" + outside, false, false, {{"a.cpp", all}}));
   EXPECT_EQ(search.probes(), std::vector<std::string>{"a.o"});
   ASSERT_TRUE(search.halving());
   std::set<int> off = search.Off();
   SchemaText probe = RenderSchema(original, schema, off);
-  EXPECT_TRUE(search.LearnBuild("ninja: error: unknown target 'a.o'\n", false, true, {{"a.cpp", probe}}));
+  EXPECT_TRUE(
+      search.LearnBuild("ninja: error: unknown target 'a.o'\n", false, true, {{"a.cpp", probe}}));
   EXPECT_TRUE(search.probes().empty()) << "the next build is whole";
   EXPECT_EQ(search.Off(), off) << "the same probe again";
   EXPECT_TRUE(search.LearnBuild("FAILED: b.o\n" + outside, false, false, {{"a.cpp", probe}}));
   EXPECT_EQ(search.probes(), std::vector<std::string>{"b.o"});
   EXPECT_NE(search.Off(), off) << "a failed probe halves on";
   std::set<int> next = search.Off();
-  EXPECT_TRUE(search.LearnBuild("FAILED: c.o\n" + outside, false, true, {{"a.cpp", RenderSchema(original, schema, next)}}));
-  EXPECT_EQ(search.probes(), std::vector<std::string>{"b.o"}) << "a probe's own FAILED lines are not the next probe's";
+  EXPECT_TRUE(search.LearnBuild("FAILED: c.o\n" + outside, false, true,
+                                {{"a.cpp", RenderSchema(original, schema, next)}}));
+  EXPECT_EQ(search.probes(), std::vector<std::string>{"b.o"})
+      << "a probe's own FAILED lines are not the next probe's";
 }
 
 // A header in every unit fails in every unit (jarro2783/cxxopts: 5 units, and each probe
@@ -146,25 +160,31 @@ TEST(SchemaSearch, AProbeBuildsTheFirstUnitThatShowedTheHalvedFilesError) {
   Schema schema = Points(8, &original, {});
   SchemaText all = RenderSchema(original, schema, {});
   std::string outside = "/tmp/x/a.cpp:9:1: error: outside\n";
-  std::string log = "[1/4] Building CXX object u.o\nFAILED: u.o\nc++ -c u.cpp\n/tmp/x/other.h:3:1: error: its own\n"
-                    "[2/4] Building CXX object v.o\nFAILED: [code=1] v.o\nc++ -c v.cpp\n" + outside +
-                    "[3/4] Building CXX object w.o\nFAILED: w.o\n" + outside + "ninja: build stopped: subcommands failed.\n";
+  std::string log =
+      "[1/4] Building CXX object u.o\nFAILED: u.o\nc++ -c u.cpp\n/tmp/x/other.h:3:1: error: its "
+      "own\n"
+      "[2/4] Building CXX object v.o\nFAILED: [code=1] v.o\nc++ -c v.cpp\n" +
+      outside + "[3/4] Building CXX object w.o\nFAILED: w.o\n" + outside +
+      "ninja: build stopped: subcommands failed.\n";
   std::vector<NinjaFailure> failures = NinjaFailures(log);
   ASSERT_EQ(failures.size(), 3u);
-  EXPECT_EQ(failures[0].log, "c++ -c u.cpp\n/tmp/x/other.h:3:1: error: its own\n") << "up to the next status line";
+  EXPECT_EQ(failures[0].log, "c++ -c u.cpp\n/tmp/x/other.h:3:1: error: its own\n")
+      << "up to the next status line";
   EXPECT_EQ(failures[1].outputs, std::vector<std::string>{"v.o"});
   EXPECT_EQ(failures[2].log, outside) << "up to ninja's own line";
   SchemaSearch search({schema});
   ASSERT_TRUE(search.LearnBuild(log, false, false, {{"a.cpp", all}}));
   ASSERT_TRUE(search.halving());
-  EXPECT_EQ(search.probes(), std::vector<std::string>{"v.o"}) << "not u.o, whose error is another file's, nor w.o";
+  EXPECT_EQ(search.probes(), std::vector<std::string>{"v.o"})
+      << "not u.o, whose error is another file's, nor w.o";
   std::string other_original;
   Schema other = Points(8, &other_original, {});
   other.file = "b.cpp";
   for (SchemaPoint& p : other.points) p.number += 8;
   SchemaSearch unplaced({schema, other});
-  ASSERT_TRUE(unplaced.LearnBuild("/tmp/x/b.cpp:9:1: error: outside\nFAILED: u.o\n" + outside + "FAILED: v.o\n", false, false,
-                                  {{"a.cpp", all}, {"b.cpp", RenderSchema(other_original, other, {})}}));
+  ASSERT_TRUE(unplaced.LearnBuild(
+      "/tmp/x/b.cpp:9:1: error: outside\nFAILED: u.o\n" + outside + "FAILED: v.o\n", false, false,
+      {{"a.cpp", all}, {"b.cpp", RenderSchema(other_original, other, {})}}));
   EXPECT_EQ(unplaced.probes(), (std::vector<std::string>{"u.o", "v.o"}))
       << "b.cpp's error is in no failure's part: all of them, though a.cpp's is u.o's";
 }

@@ -1,16 +1,17 @@
-#include <gtest/gtest.h>
+#include "gates/mutate/scratch_tree.h"
+
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
 
 #include "gates/core/file_io.h"
+#include "gates/core/journal.h"
 #include "gates/git/git.h"
 #include "gates/mutate/catalog.h"
-#include "gates/core/journal.h"
 #include "gates/mutate/mutant.h"
-#include "gates/mutate/scratch_tree.h"
 #include "tests/gates/support/test_support.h"
 
 namespace pg {
@@ -55,7 +56,8 @@ TEST_F(ScratchTree, CopiesTrackedUntrackedAndUncommittedEditsButNothingIgnored) 
   EXPECT_EQ(dir_.Read("out/scratch/notes.txt"), "untracked\n");
   EXPECT_FALSE(std::filesystem::exists(scratch_ + "/out/big.bin"));
   EXPECT_TRUE(git::Dirty(scratch_).value().empty());
-  EXPECT_EQ(dir_.Read("src/code.txt"), "version 2, not committed\n");  // the user's edit is untouched
+  EXPECT_EQ(dir_.Read("src/code.txt"),
+            "version 2, not committed\n");  // the user's edit is untouched
 }
 
 TEST_F(ScratchTree, ATrackedFileInsideAnIgnoredFolderIsCopiedAndNothingElseThere) {
@@ -69,7 +71,8 @@ TEST_F(ScratchTree, ATrackedFileInsideAnIgnoredFolderIsCopiedAndNothingElseThere
   EXPECT_FALSE(std::filesystem::exists(scratch_ + "/res/gen/result.xml"));
   dir_.Write("res/gen/readme.txt", "edited\n");
   ASSERT_TRUE(SyncScratchTree(dir_.path(), scratch_).ok());
-  EXPECT_EQ(dir_.Read("out/scratch/res/gen/readme.txt"), "edited\n") << "a sync keeps it in line too";
+  EXPECT_EQ(dir_.Read("out/scratch/res/gen/readme.txt"), "edited\n")
+      << "a sync keeps it in line too";
   EXPECT_TRUE(git::Dirty(scratch_).value().empty());
 }
 
@@ -104,7 +107,8 @@ TEST_F(ScratchTree, ApplyRefusesAFileThatNoLongerHasTheFindText) {
   dir_.Write("out/scratch/src/code.txt", "something else\n");
   auto applied = AppliedMutant::Apply(scratch_, {&m}, nullptr);
   ASSERT_FALSE(applied.ok());
-  EXPECT_EQ(applied.status().message(), "mutation \"M1\": src/code.txt changed since the catalog was checked");
+  EXPECT_EQ(applied.status().message(),
+            "mutation \"M1\": src/code.txt changed since the catalog was checked");
 }
 
 TEST_F(ScratchTree, TwoMutationsInOneFileApplyTogetherAndRestore) {
@@ -123,7 +127,8 @@ TEST_F(ScratchTree, OverlappingMutationsAreRefusedAndNothingIsWritten) {
   Mutation a = Mutate("src/code.txt", "version 1", "v"), b = Mutate("src/code.txt", "1", "2");
   auto applied = AppliedMutant::Apply(scratch_, {&a, &b}, nullptr);
   ASSERT_FALSE(applied.ok());
-  EXPECT_NE(applied.status().message().find("overlaps"), std::string::npos) << applied.status().message();
+  EXPECT_NE(applied.status().message().find("overlaps"), std::string::npos)
+      << applied.status().message();
   EXPECT_EQ(dir_.Read("out/scratch/src/code.txt"), "version 1\n");
 }
 
@@ -139,7 +144,8 @@ TEST_F(ScratchTree, SyncCopiesOnlyWhatChangedAndDropsWhatIsGone) {
   EXPECT_EQ(dir_.Read("out/scratch/src/code.txt"), "version 2\n");
   EXPECT_EQ(dir_.Read("out/scratch/src/new.txt"), "new\n");
   EXPECT_FALSE(std::filesystem::exists(scratch_ + "/src/gone.txt"));
-  EXPECT_EQ(std::filesystem::last_write_time(scratch_ + "/src/keep.txt"), kept_time);  // the build stays incremental
+  EXPECT_EQ(std::filesystem::last_write_time(scratch_ + "/src/keep.txt"),
+            kept_time);  // the build stays incremental
   EXPECT_TRUE(git::Dirty(scratch_).value().empty());
 }
 
@@ -165,19 +171,24 @@ TEST_F(ScratchTree, SymlinksAreCopiedAsLinksUnderTheirOwnNamesAndSurviveASync) {
   std::filesystem::create_symlink("../tests/nowhere", dir_.path() + "/src/dangling");
   ASSERT_TRUE(git::CommitAll(dir_.path(), "links").ok());
   for (int pass = 0; pass < 2; ++pass) {  // made, then synced
-    ASSERT_TRUE((pass == 0 ? MakeScratchTree(dir_.path(), scratch_) : SyncScratchTree(dir_.path(), scratch_)).ok());
+    ASSERT_TRUE((pass == 0 ? MakeScratchTree(dir_.path(), scratch_)
+                           : SyncScratchTree(dir_.path(), scratch_))
+                    .ok());
     EXPECT_FALSE(std::filesystem::is_symlink(scratch_ + "/tests/basic.test")) << pass;
     auto script = ReadFile(scratch_ + "/tests/basic.test");
     EXPECT_EQ(script.ok() ? *script : "", "#!/bin/sh\necho basic\n") << pass;
     for (const char* link : {"/tests/a.test", "/tests/z.test", "/src/dangling"}) {
       std::error_code ec;
-      EXPECT_TRUE(std::filesystem::is_symlink(scratch_ + link, ec)) << link << " after pass " << pass;
+      EXPECT_TRUE(std::filesystem::is_symlink(scratch_ + link, ec))
+          << link << " after pass " << pass;
     }
   }
-  std::filesystem::remove(dir_.path() + "/tests/z.test");  // a link the user removed leaves the copy too
+  std::filesystem::remove(dir_.path() +
+                          "/tests/z.test");  // a link the user removed leaves the copy too
   ASSERT_TRUE(SyncScratchTree(dir_.path(), scratch_).ok());
   std::error_code ec;
-  EXPECT_FALSE(std::filesystem::is_symlink(scratch_ + "/tests/z.test", ec)) << "a removed link stayed";
+  EXPECT_FALSE(std::filesystem::is_symlink(scratch_ + "/tests/z.test", ec))
+      << "a removed link stayed";
 }
 
 TEST_F(ScratchTree, CarriedIgnoredPathsAreLinkedToTheUsersCopyAndLeaveTheTreeClean) {
@@ -214,20 +225,26 @@ TEST_F(ScratchTree, ANewExcludeFileHoldsOnlyTheCarriedPaths) {
 
 TEST_F(ScratchTree, ACarriedPathMustBeIgnoredAndInsideTheRoot) {
   auto parse = [&](const std::string& carry) {
-    return ParseCatalog("m.json",
-                        "{\"schema_version\": 1, \"carry\": [\"" + carry + "\"], \"mutations\": [{\"id\": \"M1\", "
-                        "\"file\": \"src/code.txt\", \"find\": \"version 1\", \"replace\": \"v\", "
-                        "\"expect\": [{\"test\": \"A.B\", \"message\": \"x\"}]}]}",
-                        dir_.path());
+    return ParseCatalog(
+        "m.json",
+        "{\"schema_version\": 1, \"carry\": [\"" + carry +
+            "\"], \"mutations\": [{\"id\": \"M1\", "
+            "\"file\": \"src/code.txt\", \"find\": \"version 1\", \"replace\": \"v\", "
+            "\"expect\": [{\"test\": \"A.B\", \"message\": \"x\"}]}]}",
+        dir_.path());
   };
   EXPECT_TRUE(parse("out").ok());
   EXPECT_EQ(parse("src").status().message(),
-            "m.json:1:23: carried path \"src\" is not ignored by git: the scratch tree copies it already");
-  EXPECT_EQ(parse("../elsewhere").status().message(), "m.json:1:23: carried path \"../elsewhere\" must be relative and inside the root");
-  EXPECT_EQ(parse("out/../src").status().message(), "m.json:1:23: carried path \"out/../src\" must be relative and inside the root");
+            "m.json:1:23: carried path \"src\" is not ignored by git: the scratch tree copies it "
+            "already");
+  EXPECT_EQ(parse("../elsewhere").status().message(),
+            "m.json:1:23: carried path \"../elsewhere\" must be relative and inside the root");
+  EXPECT_EQ(parse("out/../src").status().message(),
+            "m.json:1:23: carried path \"out/../src\" must be relative and inside the root");
   for (const char* outside : {"", "/tmp/deps", "..", "out/.."}) {
-    EXPECT_EQ(parse(outside).status().message(),
-              "m.json:1:23: carried path \"" + std::string(outside) + "\" must be relative and inside the root");
+    EXPECT_EQ(parse(outside).status().message(), "m.json:1:23: carried path \"" +
+                                                     std::string(outside) +
+                                                     "\" must be relative and inside the root");
   }
 }
 
@@ -283,7 +300,8 @@ TEST_F(ScratchTree, RecoveryRefusesACorruptSavedOriginal) {
   Mutation m = Mutate("src/code.txt", "version 1", "version 2");
   ASSERT_TRUE(MakeAndApply(m, &journal).ok());
   for (const auto& f : std::filesystem::directory_iterator(journal.dir())) {
-    if (f.path().extension() == ".orig") dir_.Write("out/journal/" + f.path().filename().string(), "garbage\n");
+    if (f.path().extension() == ".orig")
+      dir_.Write("out/journal/" + f.path().filename().string(), "garbage\n");
   }
   auto recovered = RecoverJournal(journal.dir());
   ASSERT_FALSE(recovered.ok());
@@ -305,7 +323,8 @@ TEST_F(ScratchTree, RecoveryRefusesAnEntryWhoseModeIsNoOctalNumber) {
     }
     auto recovered = RecoverJournal(journal.dir());
     ASSERT_FALSE(recovered.ok()) << mode;
-    EXPECT_NE(recovered.status().message().find("not a journal entry"), std::string::npos) << recovered.status().message();
+    EXPECT_NE(recovered.status().message().find("not a journal entry"), std::string::npos)
+        << recovered.status().message();
     EXPECT_EQ(dir_.Read("out/scratch/src/code.txt"), "version 1\n") << mode;
     std::filesystem::remove_all(journal.dir());
   }
@@ -318,7 +337,9 @@ TEST_F(ScratchTree, AnEntryWithAShortHashOrForARelativePathIsRefused) {
   ASSERT_TRUE(journal.Record("relative.txt", "bytes\n", 0644).ok());
   auto relative = RecoverJournal(journal.dir());
   ASSERT_FALSE(relative.ok());
-  EXPECT_NE(relative.status().message().find("names relative.txt, a file this entry was not recorded for"), std::string::npos)
+  EXPECT_NE(relative.status().message().find(
+                "names relative.txt, a file this entry was not recorded for"),
+            std::string::npos)
       << relative.status().message();
   std::filesystem::remove_all(journal.dir());
   ASSERT_TRUE(MakeScratchTree(dir_.path(), scratch_).ok());
@@ -331,7 +352,8 @@ TEST_F(ScratchTree, AnEntryWithAShortHashOrForARelativePathIsRefused) {
   }
   auto short_entry = RecoverJournal(journal.dir());
   ASSERT_FALSE(short_entry.ok());
-  EXPECT_NE(short_entry.status().message().find("not a journal entry"), std::string::npos) << short_entry.status().message();
+  EXPECT_NE(short_entry.status().message().find("not a journal entry"), std::string::npos)
+      << short_entry.status().message();
 }
 
 // Mode 0 (no permission bits) is a mode like any other: the file gets it back.

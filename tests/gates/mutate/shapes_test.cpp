@@ -21,7 +21,8 @@ namespace {
 using testing::RunProofgate;
 using testing::TempDir;
 
-const char kCalcH[] = "int Clamp(int v, int lo, int hi);\nint Add(int a, int b);\nint Sub(int a, int b);\n";
+const char kCalcH[] =
+    "int Clamp(int v, int lo, int hi);\nint Add(int a, int b);\nint Sub(int a, int b);\n";
 // Sub has the bug the fix commit mends.
 const char kCalcCpp[] = R"X(#include "calc.h"
 int Clamp(int v, int lo, int hi) {
@@ -43,15 +44,19 @@ add_subdirectory(tests)
 )X";
 
 // The mutations every C++ shape declares; TOP/BOTTOM are how its framework reports the failures.
-std::string CppCatalog(const std::string& top, const std::string& top_message, const std::string& bottom,
-                       const std::string& bottom_message, const std::string& add) {
+std::string CppCatalog(const std::string& top, const std::string& top_message,
+                       const std::string& bottom, const std::string& bottom_message,
+                       const std::string& add) {
   return R"({ "schema_version": 1, "mutations": [
     { "id": "M1", "file": "calc.cpp", "find": "if (v > hi) return hi;", "replace": "if (v > hi) return v;",
-      "expect": [{ "test": ")" + top + R"(", "message": ")" + top_message + R"(" }] },
+      "expect": [{ "test": ")" +
+         top + R"(", "message": ")" + top_message + R"(" }] },
     { "id": "M2", "file": "calc.cpp", "find": "return a + b; }\nint Sub", "replace": "return b + a; }\nint Sub",
-      "expect": [{ "test": ")" + add + R"(" }], "expect_outcome": "survived" },
+      "expect": [{ "test": ")" +
+         add + R"(" }], "expect_outcome": "survived" },
     { "id": "M3", "file": "calc.cpp", "find": "if (v < lo) return lo;", "replace": "if (v < lo) return v;",
-      "expect": [{ "test": ")" + bottom + R"(", "message": ")" + bottom_message + R"(" }] } ],
+      "expect": [{ "test": ")" +
+         bottom + R"(", "message": ")" + bottom_message + R"(" }] } ],
   "combos": [ { "id": "C1", "apply": ["M1", "M3"], "expect_green": false } ] })";
 }
 
@@ -73,8 +78,9 @@ class Shapes : public ::testing::Test {
     unsetenv("CCACHE_NOHASHDIR");
   }
   // init → commit (the base) → preflight → mutate → a fix with its test → prove --base.
-  void Walk(const std::string& shape, const std::string& catalog, const std::string& fix_file, const std::string& fix,
-            const std::string& new_test_file, const std::string& new_test, const std::string& proven_name) {
+  void Walk(const std::string& shape, const std::string& catalog, const std::string& fix_file,
+            const std::string& fix, const std::string& new_test_file, const std::string& new_test,
+            const std::string& proven_name) {
     auto init = RunProofgate(dir_.path(), "init");
     ASSERT_EQ(init.exit_code, 0) << init.out << init.err;
     EXPECT_NE(init.out.find("init: a " + shape + " project"), std::string::npos) << init.out;
@@ -85,7 +91,8 @@ class Shapes : public ::testing::Test {
     ASSERT_EQ(preflight.exit_code, 0) << preflight.out << preflight.err;
     auto mutate = RunProofgate(dir_.path(), "mutate --no-spec-update");
     EXPECT_EQ(mutate.exit_code, 0) << mutate.out << mutate.err;
-    for (const char* row : {"M1  red-as-claimed", "M2  survived", "M3  red-as-claimed", "C1  red-as-claimed"}) {
+    for (const char* row :
+         {"M1  red-as-claimed", "M2  survived", "M3  red-as-claimed", "C1  red-as-claimed"}) {
       EXPECT_NE(mutate.out.find(row), std::string::npos) << row << "\n" << mutate.out << mutate.err;
     }
     dir_.Write(fix_file, fix);
@@ -109,13 +116,17 @@ TEST_CASE("Add adds two numbers") { REQUIRE(Add(2, 3) == 5); }
     // Catch2's main comes built, as Catch2 v3's Catch2WithMain does: compiled here in each of
     // a walk's trees it was 23 s of g++ (12 at -O0), the whole cost of a walk on a fresh
     // machine, and ccache cannot share it between trees (their relative paths differ).
-    dir_.Write("tests/CMakeLists.txt", "find_package(Catch2 REQUIRED)\ninclude(Catch)\nfile(GLOB SOURCES *.cpp)\n"
-                                       "add_executable(calc_test ${SOURCES})\ntarget_link_libraries(calc_test calc Catch2::Catch2 " +
-                                           std::string(PG_CATCH2_MAIN) + ")\n" + register_tests + "\n");
-    std::string catalog = CppCatalog("Clamp clamps at the top", "150 == 100", "Clamp clamps at the bottom", "-5 == 0",
-                                     "Add adds two numbers");
+    dir_.Write("tests/CMakeLists.txt",
+               "find_package(Catch2 REQUIRED)\ninclude(Catch)\nfile(GLOB SOURCES *.cpp)\n"
+               "add_executable(calc_test ${SOURCES})\ntarget_link_libraries(calc_test calc "
+               "Catch2::Catch2 " +
+                   std::string(PG_CATCH2_MAIN) + ")\n" + register_tests + "\n");
+    std::string catalog =
+        CppCatalog("Clamp clamps at the top", "150 == 100", "Clamp clamps at the bottom", "-5 == 0",
+                   "Add adds two numbers");
     Walk(shape, catalog, "calc.cpp", FixedCalc(), "tests/sub_test.cpp",
-         "#include <catch2/catch.hpp>\n#include \"calc.h\"\nTEST_CASE(\"Sub subtracts\") { REQUIRE(Sub(5, 3) == 2); }\n",
+         "#include <catch2/catch.hpp>\n#include \"calc.h\"\nTEST_CASE(\"Sub subtracts\") { "
+         "REQUIRE(Sub(5, 3) == 2); }\n",
          "Sub subtracts");
   }
   // Commits the tree and runs preflight, green; then breaks Add and runs it again: that run's
@@ -125,7 +136,8 @@ TEST_CASE("Add adds two numbers") { REQUIRE(Add(2, 3) == 5); }
     EXPECT_TRUE(git::CommitAll(dir_.path(), "calc").ok());
     auto green = RunProofgate(dir_.path(), "preflight");
     EXPECT_EQ(green.exit_code, 0) << why_green << green.out << green.err;
-    dir_.Write("calc.cpp", std::string(kCalcCpp).replace(std::string(kCalcCpp).find("a + b"), 5, "a - b"));
+    dir_.Write("calc.cpp",
+               std::string(kCalcCpp).replace(std::string(kCalcCpp).find("a + b"), 5, "a - b"));
     auto red = RunProofgate(dir_.path(), "preflight");
     EXPECT_EQ(red.exit_code, 1) << red.out << red.err;
     return red.err;
@@ -138,7 +150,8 @@ TEST_CASE("Add adds two numbers") { REQUIRE(Add(2, 3) == 5); }
   }
   std::string FixedCalc() {
     std::string fixed = kCalcCpp;
-    return fixed.replace(fixed.find("int Sub(int a, int b) { return a + b; }"), 39, "int Sub(int a, int b) { return a - b; }");
+    return fixed.replace(fixed.find("int Sub(int a, int b) { return a + b; }"), 39,
+                         "int Sub(int a, int b) { return a - b; }");
   }
   TempDir dir_;
 };
@@ -150,14 +163,18 @@ TEST(Clamp, ClampsAtTheBottom) { EXPECT_EQ(Clamp(-5, 0, 100), 0) << "clamp at 0"
 TEST(Add, AddsTwoNumbers) { EXPECT_EQ(Add(2, 3), 5); }
 )X";
 
-const char kSubGtest[] = "#include <gtest/gtest.h>\n#include \"calc.h\"\nTEST(Sub, Subtracts) { EXPECT_EQ(Sub(5, 3), 2); }\n";
+const char kSubGtest[] =
+    "#include <gtest/gtest.h>\n#include \"calc.h\"\nTEST(Sub, Subtracts) { EXPECT_EQ(Sub(5, 3), "
+    "2); }\n";
 
-const std::string kGtestCatalog = CppCatalog("Clamp.ClampsAtTheTop", "^clamp at 100$", "Clamp.ClampsAtTheBottom",
-                                             "^clamp at 0$", "Add.AddsTwoNumbers");
+const std::string kGtestCatalog =
+    CppCatalog("Clamp.ClampsAtTheTop", "^clamp at 100$", "Clamp.ClampsAtTheBottom", "^clamp at 0$",
+               "Add.AddsTwoNumbers");
 
 std::string GtestCmake(const std::string& register_tests) {
   return "find_package(GTest REQUIRED)\ninclude(GoogleTest)\nfile(GLOB SOURCES *_test.cpp)\n"
-         "add_executable(calc_test ${SOURCES})\ntarget_link_libraries(calc_test calc GTest::gtest GTest::gtest_main)\n" +
+         "add_executable(calc_test ${SOURCES})\ntarget_link_libraries(calc_test calc GTest::gtest "
+         "GTest::gtest_main)\n" +
          register_tests + "\n";
 }
 
@@ -166,15 +183,16 @@ TEST_F(Shapes, CmakeGoogleTestThroughAddTest) {
   WriteCalc();
   dir_.Write("tests/calc_test.cpp", kGtest);
   dir_.Write("tests/CMakeLists.txt", GtestCmake("add_test(NAME calc_test COMMAND calc_test)"));
-  Walk("CMake + ctest (add_test)", kGtestCatalog, "calc.cpp", FixedCalc(), "tests/sub_test.cpp", kSubGtest, "Sub.Subtracts");
+  Walk("CMake + ctest (add_test)", kGtestCatalog, "calc.cpp", FixedCalc(), "tests/sub_test.cpp",
+       kSubGtest, "Sub.Subtracts");
 }
 
 TEST_F(Shapes, CmakeGoogleTestThroughGtestDiscoverTests) {
   WriteCalc();
   dir_.Write("tests/calc_test.cpp", kGtest);
   dir_.Write("tests/CMakeLists.txt", GtestCmake("gtest_discover_tests(calc_test)"));
-  Walk("CMake + GoogleTest (gtest_discover_tests)", kGtestCatalog, "calc.cpp", FixedCalc(), "tests/sub_test.cpp", kSubGtest,
-       "Sub.Subtracts");
+  Walk("CMake + GoogleTest (gtest_discover_tests)", kGtestCatalog, "calc.cpp", FixedCalc(),
+       "tests/sub_test.cpp", kSubGtest, "Sub.Subtracts");
 }
 
 // p-ranav/argparse's shape: the test executable is built and never registered with ctest. init
@@ -184,12 +202,15 @@ TEST_F(Shapes, CmakeGoogleTestNeverRegistered) {
   WriteCalc();
   dir_.Write("tests/calc_test.cpp", kGtest);
   dir_.Write("tests/CMakeLists.txt", GtestCmake(""));
-  Walk("CMake + test executables", kGtestCatalog, "calc.cpp", FixedCalc(), "tests/sub_test.cpp", kSubGtest, "Sub.Subtracts");
+  Walk("CMake + test executables", kGtestCatalog, "calc.cpp", FixedCalc(), "tests/sub_test.cpp",
+       kSubGtest, "Sub.Subtracts");
 }
 
 // Catch2's cases are ctest tests of their own (catch_discover_tests); results come from
 // ctest's JUnit report, where the failure is Catch2's own output.
-TEST_F(Shapes, CmakeCatch2) { WalkCatch2("catch_discover_tests(calc_test)", "CMake + Catch2 (catch_discover_tests)"); }
+TEST_F(Shapes, CmakeCatch2) {
+  WalkCatch2("catch_discover_tests(calc_test)", "CMake + Catch2 (catch_discover_tests)");
+}
 
 // Never registered: init runs the executable, listing its cases by name and reading Catch2's
 // own JUnit report.
@@ -205,18 +226,21 @@ void WriteCalcWithoutCtest(const TempDir& dir, const std::string& in_place_of_te
   dir.Write("CMakeLists.txt", root);
   dir.Write("calc.h", kCalcH);
   dir.Write("calc.cpp", kCalcCpp);
-  dir.Write("calc_test.cpp", "#include \"calc.h\"\nint main() { return Add(2, 3) == 5 ? 0 : 1; }\n");
+  dir.Write("calc_test.cpp",
+            "#include \"calc.h\"\nint main() { return Add(2, 3) == 5 ? 0 : 1; }\n");
 }
 
 // A program that does not look like a test (its name, its directory) is no test leg: with none
 // that does, ctest's "No tests were found" fails the leg.
 TEST_F(Shapes, ACMakeProjectThatRegistersNoTestFailsItsTestLeg) {
-  WriteCalcWithoutCtest(dir_, "add_executable(calc_demo calc_test.cpp)\ntarget_link_libraries(calc_demo calc)");
+  WriteCalcWithoutCtest(
+      dir_, "add_executable(calc_demo calc_test.cpp)\ntarget_link_libraries(calc_demo calc)");
   dir_.Write(".gitignore", "build/\n");
   auto init = RunProofgate(dir_.path(), "init");
   ASSERT_EQ(init.exit_code, 0) << init.err;
   EXPECT_NE(init.out.find("init: a CMake project"), std::string::npos) << init.out;
-  EXPECT_NE(init.out.find("note: no CMakeLists.txt here calls add_test"), std::string::npos) << init.out;
+  EXPECT_NE(init.out.find("note: no CMakeLists.txt here calls add_test"), std::string::npos)
+      << init.out;
   ASSERT_TRUE(git::Init(dir_.path()).ok());
   ASSERT_TRUE(git::CommitAll(dir_.path(), "calc").ok());
   auto run = RunProofgate(dir_.path(), "preflight");
@@ -233,26 +257,40 @@ TEST_F(Shapes, ACMakeProjectThatRegistersNoTestFailsItsTestLeg) {
 // its own, run in its directory as ctest would (calc_test reads a file its CMakeLists.txt wrote
 // there); a tool is not, nor a vendored tree's test program.
 TEST_F(Shapes, ACMakeProjectsUnregisteredTestExecutablesAreItsTestLegs) {
-  WriteCalcWithoutCtest(dir_, "add_executable(calc_test data_test.cpp)\ntarget_link_libraries(calc_test calc)\n"
-                              "file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/sum.txt 5)\n"
-                              "add_executable(calc_tool calc_test.cpp)\ntarget_link_libraries(calc_tool calc)\n"
-                              "add_subdirectory(unittests)\nadd_subdirectory(third_party/dep)");
-  dir_.Write("data_test.cpp", "#include <fstream>\n#include \"calc.h\"\n"
-                             "int main() { std::ifstream in(\"sum.txt\"); int sum = 0; in >> sum; return Add(2, 3) == sum ? 0 : 1; }\n");
+  WriteCalcWithoutCtest(
+      dir_,
+      "add_executable(calc_test data_test.cpp)\ntarget_link_libraries(calc_test calc)\n"
+      "file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/sum.txt 5)\n"
+      "add_executable(calc_tool calc_test.cpp)\ntarget_link_libraries(calc_tool calc)\n"
+      "add_subdirectory(unittests)\nadd_subdirectory(third_party/dep)");
+  dir_.Write("data_test.cpp",
+             "#include <fstream>\n#include \"calc.h\"\n"
+             "int main() { std::ifstream in(\"sum.txt\"); int sum = 0; in >> sum; return Add(2, 3) "
+             "== sum ? 0 : 1; }\n");
   dir_.Write("third_party/dep/CMakeLists.txt", "add_executable(dep_check tests/check.cpp)\n");
   dir_.Write("third_party/dep/tests/check.cpp", "int main() { return 0; }\n");
-  dir_.Write("unittests/CMakeLists.txt", "find_package(GTest REQUIRED)\nadd_executable(unit calc.cpp)\n"
-                                         "target_link_libraries(unit calc GTest::gtest GTest::gtest_main)\n");
+  dir_.Write("unittests/CMakeLists.txt",
+             "find_package(GTest REQUIRED)\nadd_executable(unit calc.cpp)\n"
+             "target_link_libraries(unit calc GTest::gtest GTest::gtest_main)\n");
   dir_.Write("unittests/calc.cpp", kGtest);
   dir_.Write(".gitignore", "build/\n");
   auto init = RunProofgate(dir_.path(), "init");
   ASSERT_EQ(init.exit_code, 0) << init.err;
-  EXPECT_NE(init.out.find("init: a CMake + test executables project"), std::string::npos) << init.out;
-  EXPECT_NE(init.out.find("looks like tests: build/calc_test, build/unittests/unit (GoogleTest)\n"), std::string::npos) << init.out;
+  EXPECT_NE(init.out.find("init: a CMake + test executables project"), std::string::npos)
+      << init.out;
+  EXPECT_NE(init.out.find("looks like tests: build/calc_test, build/unittests/unit (GoogleTest)\n"),
+            std::string::npos)
+      << init.out;
   std::string suites = dir_.Read("preflight/suites.json");
-  EXPECT_NE(suites.find(R"("test-calc_test": {"run": ["./calc_test"], "needs": ["build"], "cwd": "build"})"), std::string::npos)
+  EXPECT_NE(
+      suites.find(
+          R"("test-calc_test": {"run": ["./calc_test"], "needs": ["build"], "cwd": "build"})"),
+      std::string::npos)
       << suites;
-  EXPECT_NE(suites.find(R"("test-unit": {"run": ["./unit"], "needs": ["build"], "cwd": "build/unittests"})"), std::string::npos)
+  EXPECT_NE(
+      suites.find(
+          R"("test-unit": {"run": ["./unit"], "needs": ["build"], "cwd": "build/unittests"})"),
+      std::string::npos)
       << suites;
   EXPECT_EQ(suites.find("calc_tool"), std::string::npos) << "not a test: " << suites;
   EXPECT_EQ(suites.find("dep_check"), std::string::npos) << "a vendored tree's: " << suites;
@@ -265,13 +303,15 @@ TEST_F(Shapes, ACMakeProjectsUnregisteredTestExecutablesAreItsTestLegs) {
 // ctest legs, and says why it found none.
 TEST(InitShapes, AConfigureThatFailsIsNamedAndTheCtestLegsStay) {
   TempDir dir;
-  dir.Write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.20)\nproject(calc CXX)\n"
-                              "message(FATAL_ERROR \"Foo 1.2 not found\")\nadd_executable(calc_test main.cpp)\n");
+  dir.Write("CMakeLists.txt",
+            "cmake_minimum_required(VERSION 3.20)\nproject(calc CXX)\n"
+            "message(FATAL_ERROR \"Foo 1.2 not found\")\nadd_executable(calc_test main.cpp)\n");
   dir.Write("main.cpp", "int main() { return 0; }\n");
   auto init = RunProofgate(dir.path(), "init");
   ASSERT_EQ(init.exit_code, 0) << init.err;
   EXPECT_NE(init.out.find("init: a CMake project"), std::string::npos) << init.out;
-  EXPECT_NE(init.out.find("note: init configured the project to look for test executables: cmake's configure failed: "
+  EXPECT_NE(init.out.find("note: init configured the project to look for test executables: cmake's "
+                          "configure failed: "
                           "CMake Error at CMakeLists.txt:3 (message):\n"),
             std::string::npos)
       << init.out;
@@ -282,18 +322,25 @@ TEST(InitShapes, AConfigureThatFailsIsNamedAndTheCtestLegsStay) {
 // vendored dependency's own test option stays as it is, and so does a switch for a special
 // kind of test (fmtlib/fmt's FMT_CUDA_TEST, which would build with nvcc), named as left off.
 TEST_F(Shapes, ARootOptionThatBuildsTheTestsIsTurnedOn) {
-  WriteCalcWithoutCtest(dir_, "option(CALC_BUILD_TESTS \"Build the tests\" OFF)\n"
-                              "# option(CALC_OLD_TESTS \"commented out\" OFF)\n"
-                              "option(CALC_DOCS \"Build the docs\" OFF)\noption(CALC_UNIT_TESTS \"Unit tests\" ON)\n"
-                              "option(CALC_CUDA_TEST \"The cuda-test target\" OFF)\noption(calc_benchmarks_tests \"\" OFF)\n"
-                              "if(CALC_BUILD_TESTS)\n  add_executable(calc_test calc_test.cpp)\n"
-                              "  target_link_libraries(calc_test calc)\n  add_test(NAME calc_test COMMAND calc_test)\nendif()");
-  dir_.Write("third_party/dep/CMakeLists.txt", "option(dep_build_tests \"Build dep's own tests\" OFF)\n");
+  WriteCalcWithoutCtest(
+      dir_,
+      "option(CALC_BUILD_TESTS \"Build the tests\" OFF)\n"
+      "# option(CALC_OLD_TESTS \"commented out\" OFF)\n"
+      "option(CALC_DOCS \"Build the docs\" OFF)\noption(CALC_UNIT_TESTS \"Unit tests\" ON)\n"
+      "option(CALC_CUDA_TEST \"The cuda-test target\" OFF)\noption(calc_benchmarks_tests \"\" "
+      "OFF)\n"
+      "if(CALC_BUILD_TESTS)\n  add_executable(calc_test calc_test.cpp)\n"
+      "  target_link_libraries(calc_test calc)\n  add_test(NAME calc_test COMMAND "
+      "calc_test)\nendif()");
+  dir_.Write("third_party/dep/CMakeLists.txt",
+             "option(dep_build_tests \"Build dep's own tests\" OFF)\n");
   dir_.Write(".gitignore", "build/\n");
   auto init = RunProofgate(dir_.path(), "init");
   ASSERT_EQ(init.exit_code, 0) << init.err;
-  EXPECT_NE(init.out.find("note: CALC_BUILD_TESTS turned on (-DCALC_BUILD_TESTS=ON in both configure commands)"),
-            std::string::npos)
+  EXPECT_NE(
+      init.out.find(
+          "note: CALC_BUILD_TESTS turned on (-DCALC_BUILD_TESTS=ON in both configure commands)"),
+      std::string::npos)
       << init.out;
   std::string suites = dir_.Read("preflight/suites.json");
   EXPECT_EQ(suites.find("CALC_OLD_TESTS"), std::string::npos) << "a comment";
@@ -301,12 +348,16 @@ TEST_F(Shapes, ARootOptionThatBuildsTheTestsIsTurnedOn) {
   EXPECT_EQ(suites.find("dep_build_tests"), std::string::npos) << "not the root's";
   EXPECT_EQ(suites.find("CALC_UNIT_TESTS"), std::string::npos) << "already on";
   EXPECT_EQ(suites.find("CALC_CUDA_TEST"), std::string::npos) << "a special kind: " << suites;
-  EXPECT_EQ(suites.find("calc_benchmarks_tests"), std::string::npos) << "a special kind: " << suites;
-  EXPECT_NE(init.out.find("note: CALC_CUDA_TEST, calc_benchmarks_tests left off: a special kind of test"), std::string::npos)
+  EXPECT_EQ(suites.find("calc_benchmarks_tests"), std::string::npos)
+      << "a special kind: " << suites;
+  EXPECT_NE(
+      init.out.find("note: CALC_CUDA_TEST, calc_benchmarks_tests left off: a special kind of test"),
+      std::string::npos)
       << init.out;
   size_t first = suites.find("\"-DCALC_BUILD_TESTS=ON\"");
   ASSERT_NE(first, std::string::npos) << suites;
-  EXPECT_NE(suites.find("\"-DCALC_BUILD_TESTS=ON\"", first + 1), std::string::npos) << "the scratch copies' too: " << suites;
+  EXPECT_NE(suites.find("\"-DCALC_BUILD_TESTS=ON\"", first + 1), std::string::npos)
+      << "the scratch copies' too: " << suites;
   ASSERT_TRUE(git::Init(dir_.path()).ok());
   ASSERT_TRUE(git::CommitAll(dir_.path(), "calc").ok());
   auto green = RunProofgate(dir_.path(), "preflight");
@@ -317,14 +368,18 @@ TEST_F(Shapes, ARootOptionThatBuildsTheTestsIsTurnedOn) {
 // target builds and runs them (its CI runs make). init writes make's legs, and they check.
 TEST_F(Shapes, ACMakeTreeWithoutTestsTakesItsMakefilesTestTarget) {
   WriteCalcWithoutCtest(dir_, "");
-  dir_.Write("Makefile", ".PHONY: test\nall: calc_test\ncalc_test: calc.cpp calc_test.cpp\n\tc++ -o $@ calc.cpp calc_test.cpp\n"
-                         "test: calc_test\n\t./calc_test\n");
+  dir_.Write("Makefile",
+             ".PHONY: test\nall: calc_test\ncalc_test: calc.cpp calc_test.cpp\n\tc++ -o $@ "
+             "calc.cpp calc_test.cpp\n"
+             "test: calc_test\n\t./calc_test\n");
   dir_.Write(".gitignore", "build/\ncalc_test\n");
   auto init = RunProofgate(dir_.path(), "init");
   ASSERT_EQ(init.exit_code, 0) << init.err;
   EXPECT_NE(init.out.find("init: a Make project"), std::string::npos) << init.out;
-  EXPECT_NE(init.out.find("the Makefile's `test` target runs tests"), std::string::npos) << init.out;
-  EXPECT_NE(GreenThenRedOnABrokenAdd("").find("test  fail"), std::string::npos) << "the test leg ran the tests";
+  EXPECT_NE(init.out.find("the Makefile's `test` target runs tests"), std::string::npos)
+      << init.out;
+  EXPECT_NE(GreenThenRedOnABrokenAdd("").find("test  fail"), std::string::npos)
+      << "the test leg ran the tests";
 }
 
 // libexpat/libexpat's shape: the build files live in expat/, the root holds docs and test data.
@@ -339,21 +394,26 @@ TEST_F(Shapes, AProjectWhoseBuildLivesUnderTheRootIsBuiltFromThere) {
   dir.Write("lib/CMakeLists.txt", root);
   dir.Write("lib/calc.h", kCalcH);
   dir.Write("lib/calc.cpp", kCalcCpp);
-  dir.Write("lib/calc_test.cpp", "#include \"calc.h\"\nint main() { return Add(2, 3) == 5 ? 0 : 1; }\n");
+  dir.Write("lib/calc_test.cpp",
+            "#include \"calc.h\"\nint main() { return Add(2, 3) == 5 ? 0 : 1; }\n");
   dir.Write("docs/meson.build", "project('docs')\n");
   dir.Write(".gitignore", "build/\n");
   auto init = RunProofgate(dir.path(), "init");
   ASSERT_EQ(init.exit_code, 0) << init.out << init.err;
-  EXPECT_NE(init.out.find("init: a CMake + ctest (add_test) project"), std::string::npos) << init.out;
-  EXPECT_NE(init.out.find("note: the build files are in lib/, not at the root"), std::string::npos) << init.out;
+  EXPECT_NE(init.out.find("init: a CMake + ctest (add_test) project"), std::string::npos)
+      << init.out;
+  EXPECT_NE(init.out.find("note: the build files are in lib/, not at the root"), std::string::npos)
+      << init.out;
   std::string suites = dir.Read("preflight/suites.json");
   EXPECT_NE(suites.find(R"(["cmake", "-S", "lib", "-B", "build")"), std::string::npos) << suites;
-  EXPECT_NE(suites.find(R"(["cmake", "-S", "{tree}/lib", "-B", "{build}")"), std::string::npos) << suites;
+  EXPECT_NE(suites.find(R"(["cmake", "-S", "{tree}/lib", "-B", "{build}")"), std::string::npos)
+      << suites;
   ASSERT_TRUE(git::Init(dir.path()).ok());
   ASSERT_TRUE(git::CommitAll(dir.path(), "calc under lib/").ok());
   auto green = RunProofgate(dir.path(), "preflight");
   EXPECT_EQ(green.exit_code, 0) << green.out << green.err;
-  dir.Write("lib/calc.cpp", std::string(kCalcCpp).replace(std::string(kCalcCpp).find("a + b"), 5, "a - b"));
+  dir.Write("lib/calc.cpp",
+            std::string(kCalcCpp).replace(std::string(kCalcCpp).find("a + b"), 5, "a - b"));
   auto red = RunProofgate(dir.path(), "preflight");
   EXPECT_EQ(red.exit_code, 1) << "the test leg ran lib/'s test: " << red.out << red.err;
 }
@@ -363,8 +423,9 @@ TEST_F(Shapes, AProjectWhoseBuildLivesUnderTheRootIsBuiltFromThere) {
 // the key now. (`project(p NONE)`: no compiler to find, so the configure takes a second.)
 TEST(InitShapes, TheToolchainAndTheBuildDirectoryAreInTheCacheKey) {
   TempDir dir;
-  dir.Write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.16)\nproject(p NONE)\nenable_testing()\n"
-                              "add_test(NAME t COMMAND true)\n");
+  dir.Write("CMakeLists.txt",
+            "cmake_minimum_required(VERSION 3.16)\nproject(p NONE)\nenable_testing()\n"
+            "add_test(NAME t COMMAND true)\n");
   dir.Write(".gitignore", "build/\n");
   ASSERT_TRUE(git::Init(dir.path()).ok());
   ASSERT_TRUE(git::CommitAll(dir.path(), "p").ok());
@@ -374,11 +435,13 @@ TEST(InitShapes, TheToolchainAndTheBuildDirectoryAreInTheCacheKey) {
   EXPECT_NE(suites.find(R"("toolchain": [["sh", "-c", )"), std::string::npos) << suites;
   ASSERT_TRUE(git::CommitAll(dir.path(), "suites").ok());
   auto cached = [&](const std::string& env) {
-    auto run = RunCapture({"sh", "-c", env + " " + PROOFGATE_BIN + " preflight --json 2>/dev/null"}, dir.path(), 120);
+    auto run = RunCapture({"sh", "-c", env + " " + PROOFGATE_BIN + " preflight --json 2>/dev/null"},
+                          dir.path(), 120);
     EXPECT_TRUE(run.ok() && run->exit.exit_code == 0) << (run.ok() ? run->output : "");
     auto doc = Json::parse(run.ok() ? run->output : "{}", nullptr, false);
     int n = 0;
-    for (const Json& leg : doc.value("legs", Json::array())) n += leg.value("cached", false) ? 1 : 0;
+    for (const Json& leg : doc.value("legs", Json::array()))
+      n += leg.value("cached", false) ? 1 : 0;
     return n;
   };
   EXPECT_EQ(cached("CXX=c++"), 0);
@@ -393,16 +456,19 @@ TEST(InitShapes, TheToolchainAndTheBuildDirectoryAreInTheCacheKey) {
 // own configure changed the tree while it ran (`stale`, exit 5). init excludes it locally.
 TEST(InitShapes, ABuildDirectoryGitDoesNotIgnoreIsExcludedAndTheFirstRunIsNotStale) {
   TempDir dir;
-  dir.Write("CMakeLists.txt", "cmake_minimum_required(VERSION 3.16)\nproject(p NONE)\nenable_testing()\n"
-                              "add_test(NAME t COMMAND true)\n");
+  dir.Write("CMakeLists.txt",
+            "cmake_minimum_required(VERSION 3.16)\nproject(p NONE)\nenable_testing()\n"
+            "add_test(NAME t COMMAND true)\n");
   ASSERT_TRUE(git::Init(dir.path()).ok());
   ASSERT_TRUE(git::CommitAll(dir.path(), "p").ok());
   auto init = RunProofgate(dir.path(), "init");
   ASSERT_EQ(init.exit_code, 0) << init.err;
-  EXPECT_NE(init.out.find("note: build/ was not ignored by git: added /build/ to " + dir.path() + "/.git/info/exclude"),
+  EXPECT_NE(init.out.find("note: build/ was not ignored by git: added /build/ to " + dir.path() +
+                          "/.git/info/exclude"),
             std::string::npos)
       << init.out;
-  EXPECT_NE(dir.Read(".git/info/exclude").find("\n/build/\n"), std::string::npos) << dir.Read(".git/info/exclude");
+  EXPECT_NE(dir.Read(".git/info/exclude").find("\n/build/\n"), std::string::npos)
+      << dir.Read(".git/info/exclude");
   auto dirty = git::Dirty(dir.path());
   ASSERT_TRUE(dirty.ok());
   std::vector<std::string> paths = *dirty;
@@ -428,18 +494,22 @@ TEST(InitShapes, SeveralProjectsUnderTheRootAreNamedAndTheOneInitStartsInIsTaken
   ASSERT_TRUE(git::Init(dir.path()).ok());  // the root is the repository's
   auto several = RunProofgate(dir.path(), "init");
   EXPECT_EQ(several.exit_code, 2) << several.out << several.err;
-  EXPECT_NE(several.err.find("one in each of tool/ (Make), web/ (npm): run init in the one to gate"), std::string::npos)
+  EXPECT_NE(
+      several.err.find("one in each of tool/ (Make), web/ (npm): run init in the one to gate"),
+      std::string::npos)
       << several.err;
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/preflight/suites.json"));
   auto web = RunProofgate(dir.path(), "-C " + dir.path() + "/web/src init");
   ASSERT_EQ(web.exit_code, 0) << web.out << web.err;
   EXPECT_NE(web.out.find("note: the build files are in web/"), std::string::npos) << web.out;
-  EXPECT_NE(dir.Read("preflight/suites.json").find(R"("run": ["npm", "--prefix", "web", "test"])"), std::string::npos)
+  EXPECT_NE(dir.Read("preflight/suites.json").find(R"("run": ["npm", "--prefix", "web", "test"])"),
+            std::string::npos)
       << dir.Read("preflight/suites.json");
   std::filesystem::remove(dir.path() + "/preflight/suites.json");
   auto tool = RunProofgate(dir.path(), "-C " + dir.path() + "/tool init");
   ASSERT_EQ(tool.exit_code, 0) << tool.out << tool.err;
-  EXPECT_NE(dir.Read("preflight/suites.json").find(R"("run": ["make", "-C", "tool", "check"])"), std::string::npos)
+  EXPECT_NE(dir.Read("preflight/suites.json").find(R"("run": ["make", "-C", "tool", "check"])"),
+            std::string::npos)
       << dir.Read("preflight/suites.json");
   std::filesystem::remove(dir.path() + "/preflight/suites.json");
   dir.Write("package.json", "{\"name\": \"root\", \"scripts\": {\"test\": \"node t.js\"}}\n");
@@ -459,22 +529,27 @@ TEST(InitShapes, AnNpmProjectRunsCiBeforeItsTestScriptOnlyWithALockfile) {
     ASSERT_EQ(init.exit_code, 0) << init.err;
     EXPECT_NE(init.out.find("init: a npm project"), std::string::npos) << init.out;
     std::string suites = dir.Read("preflight/suites.json");
-    std::string test = locked ? R"("test": {"run": ["npm", "test"], "needs": ["install"]})" : R"("test": {"run": ["npm", "test"]})";
+    std::string test = locked ? R"("test": {"run": ["npm", "test"], "needs": ["install"]})"
+                              : R"("test": {"run": ["npm", "test"]})";
     EXPECT_NE(suites.find(test), std::string::npos) << suites;
-    EXPECT_EQ(suites.find(R"("install": {"run": ["npm", "ci"]})") != std::string::npos, locked) << suites;
+    EXPECT_EQ(suites.find(R"("install": {"run": ["npm", "ci"]})") != std::string::npos, locked)
+        << suites;
   }
 }
 
 // pytest through its JUnit report: names are classname.name ("tests.test_calc.test_add").
 TEST_F(Shapes, Pytest) {
-  std::string calc = "def clamp(v, lo, hi):\n    if v < lo:\n        return lo\n    if v > hi:\n        return hi\n    return v\n\n"
-                     "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a + b\n";
+  std::string calc =
+      "def clamp(v, lo, hi):\n    if v < lo:\n        return lo\n    if v > hi:\n        return "
+      "hi\n    return v\n\n"
+      "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a + b\n";
   dir_.Write("calc.py", calc);
   dir_.Write("conftest.py", "");
-  dir_.Write("tests/test_calc.py", "from calc import add, clamp\n\n"
-                                   "def test_clamp_top():\n    assert clamp(150, 0, 100) == 100\n\n"
-                                   "def test_clamp_bottom():\n    assert clamp(-5, 0, 100) == 0\n\n"
-                                   "def test_add():\n    assert add(2, 3) == 5\n");
+  dir_.Write("tests/test_calc.py",
+             "from calc import add, clamp\n\n"
+             "def test_clamp_top():\n    assert clamp(150, 0, 100) == 100\n\n"
+             "def test_clamp_bottom():\n    assert clamp(-5, 0, 100) == 0\n\n"
+             "def test_add():\n    assert add(2, 3) == 5\n");
   std::string catalog = R"({ "schema_version": 1, "mutations": [
     { "id": "M1", "file": "calc.py", "find": "        return hi", "replace": "        return v",
       "expect": [{ "test": "tests.test_calc.test_clamp_top", "message": "assert 150 == 100" }] },
@@ -486,7 +561,8 @@ TEST_F(Shapes, Pytest) {
   std::string fixed = calc;
   fixed.replace(fixed.rfind("return a + b"), 12, "return a - b");
   Walk("pytest", catalog, "calc.py", fixed, "tests/test_sub.py",
-       "from calc import sub\n\ndef test_sub():\n    assert sub(5, 3) == 2\n", "tests.test_sub.test_sub");
+       "from calc import sub\n\ndef test_sub():\n    assert sub(5, 3) == 2\n",
+       "tests.test_sub.test_sub");
 }
 
 }  // namespace

@@ -1,14 +1,15 @@
 // CI integration (specs/reports.md): workflow commands as GitHub's runner reads them, the step
 // summary's limit, failure places in logs, GitLab Code Quality, and the CLI under --ci github.
+#include "gates/report/ci_output.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
 #include "gates/config/json_source.h"
-#include "tests/gates/support/mutate_fixture.h"
 #include "gates/mutate/mutate_ci.h"
-#include "gates/report/ci_output.h"
 #include "gates/report/failure_places.h"
+#include "tests/gates/support/mutate_fixture.h"
 #include "tests/gates/support/test_support.h"
 
 namespace pg {
@@ -20,14 +21,17 @@ using testing::TempDir;
 TEST(CiOutput, ValuesAreEscapedAsTheRunnerUnescapesThem) {
   EXPECT_EQ(WorkflowData("100% done\r\nnext: a,b"), "100%25 done%0D%0Anext: a,b");
   EXPECT_EQ(WorkflowProperty("src/a:b,c%.cpp"), "src/a%3Ab%2Cc%25.cpp");
-  std::string line = GithubAnnotations({{"error", "src/a.cpp", 12, "unit: A.B fail", "want 3\ngot 2", "failing-test"}});
+  std::string line = GithubAnnotations(
+      {{"error", "src/a.cpp", 12, "unit: A.B fail", "want 3\ngot 2", "failing-test"}});
   EXPECT_EQ(line, "::error file=src/a.cpp,line=12,title=unit%3A A.B fail::want 3%0Agot 2\n");
 }
 
 // Lines count from 1: the first line is a place, 0 (unknown) is none.
 TEST(CiOutput, TheFirstLineIsALineAndZeroIsNone) {
-  EXPECT_EQ(GithubAnnotations({{"error", "a.cpp", 1, "t", "m", "failing-test"}}), "::error file=a.cpp,line=1,title=t::m\n");
-  EXPECT_EQ(GithubAnnotations({{"error", "a.cpp", 0, "t", "m", "failing-test"}}), "::error file=a.cpp,title=t::m\n");
+  EXPECT_EQ(GithubAnnotations({{"error", "a.cpp", 1, "t", "m", "failing-test"}}),
+            "::error file=a.cpp,line=1,title=t::m\n");
+  EXPECT_EQ(GithubAnnotations({{"error", "a.cpp", 0, "t", "m", "failing-test"}}),
+            "::error file=a.cpp,title=t::m\n");
 }
 
 // Found by mutate --generate (ci_output.cpp's survivors): each field of a Code Quality issue.
@@ -86,7 +90,8 @@ TEST(CiOutput, AtMostTenAnnotationsThenOneWarningCountsTheRest) {
   std::vector<Annotation> many(13, Annotation{"error", "a.cpp", 1, "t", "m", "c"});
   std::string out = GithubAnnotations(many);
   size_t errors = 0;
-  for (size_t at = out.find("::error "); at != std::string::npos; at = out.find("::error ", at + 1)) ++errors;
+  for (size_t at = out.find("::error "); at != std::string::npos; at = out.find("::error ", at + 1))
+    ++errors;
   EXPECT_EQ(errors, kMaxAnnotations);
   EXPECT_NE(out.find("::warning title=proofgate::3 more problems"), std::string::npos) << out;
 }
@@ -125,9 +130,11 @@ TEST(CiOutput, AStepSummaryPastTheLimitIsCutAtALineAndSaysWhatWasLeftOut) {
   EXPECT_LE(fit.size(), 4000u);
   size_t note = fit.find("\n\n> ✂️ proofgate cut this summary");
   ASSERT_NE(note, std::string::npos) << fit;
-  EXPECT_EQ(markdown.compare(0, note + 1, fit, 0, note + 1), 0);  // whole lines of the original, then the note
+  EXPECT_EQ(markdown.compare(0, note + 1, fit, 0, note + 1),
+            0);  // whole lines of the original, then the note
   std::string left = std::to_string(markdown.size() - note);
-  EXPECT_NE(fit.find(left + " bytes left out; the whole report is report.html."), std::string::npos) << fit.substr(note);
+  EXPECT_NE(fit.find(left + " bytes left out; the whole report is report.html."), std::string::npos)
+      << fit.substr(note);
   EXPECT_EQ(FitStepSummary("short\n", 4000, ""), "short\n");
 }
 
@@ -177,12 +184,15 @@ TEST(CiOutput, APreflightRunUnderGithubPrintsGroupsAnnotationsAndAppendsTheSumma
   auto run = RunProofgate(dir.path(), "preflight --ci github --json");
   unsetenv("GITHUB_STEP_SUMMARY");
   EXPECT_EQ(run.exit_code, 1) << run.err;
-  EXPECT_NE(run.err.find("::group::unit (fail)\n::stop-commands::proofgate-"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("::group::unit (fail)\n::stop-commands::proofgate-"), std::string::npos)
+      << run.err;
   EXPECT_NE(run.err.find("::endgroup::\n"), std::string::npos);
-  EXPECT_NE(run.err.find("::error file=sub/math_test.cpp,line=12,title=unit%3A Math.Adds fail::want 3\n"), std::string::npos)
+  EXPECT_NE(
+      run.err.find("::error file=sub/math_test.cpp,line=12,title=unit%3A Math.Adds fail::want 3\n"),
+      std::string::npos)
       << run.err;
   EXPECT_NE(run.err.find("::group::ok (pass)\n"), std::string::npos);  // every leg that ran, folded
-  EXPECT_EQ(Json::parse(run.out)["verdict"], "fail");          // stdout is still the report
+  EXPECT_EQ(Json::parse(run.out)["verdict"], "fail");                  // stdout is still the report
   std::string text = dir.Read("out/summary.md");
   EXPECT_EQ(text.rfind("earlier step\n### proofgate preflight: fail", 0), 0u) << text;
 }
@@ -204,7 +214,8 @@ TEST(CiOutput, StaleAnchorsBecomeCodeQualityIssuesAtTheirDocumentLine) {
   testing::MakeRepo(dir, kSuites);
   dir.Write("a.cpp", "int a;\nint b;\n");
   dir.Write("README.md", "# Doc\n\nSee `a.cpp:1` `int b;` and `a.cpp:1` `int a;`.\n");
-  auto run = RunProofgate(dir.path(), "anchors check README.md --codequality out/cq.json --ci github");
+  auto run =
+      RunProofgate(dir.path(), "anchors check README.md --codequality out/cq.json --ci github");
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   Json issues = Json::parse(dir.Read("out/cq.json"));
   ASSERT_EQ(issues.size(), 1u) << issues.dump();
@@ -212,7 +223,9 @@ TEST(CiOutput, StaleAnchorsBecomeCodeQualityIssuesAtTheirDocumentLine) {
   EXPECT_EQ(issues[0]["location"]["path"], "README.md");
   EXPECT_EQ(issues[0]["location"]["lines"]["begin"], 3);
   EXPECT_EQ(issues[0]["fingerprint"].get<std::string>().size(), 32u);
-  EXPECT_NE(run.err.find("::error file=README.md,line=3,title=stale anchor a.cpp%3A1::"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("::error file=README.md,line=3,title=stale anchor a.cpp%3A1::"),
+            std::string::npos)
+      << run.err;
 }
 
 // A generated mutant that timed out is not a hole in the tests (they did not let it pass): only
@@ -221,7 +234,8 @@ TEST(CiOutput, SurvivorsAndMutantsNotAsClaimedAreAnnotatedKilledAndTimedOutOnesA
   MutateReport report;
   MutantResult killed, survived, declared, timeout;
   killed.id = "g1", killed.outcome = MutantOutcome::kKilled;
-  killed.generated = MutantResult::Generated{"src/a.cpp", "relational", "<", "<=", "", 3, 9, {"T.A"}};
+  killed.generated =
+      MutantResult::Generated{"src/a.cpp", "relational", "<", "<=", "", 3, 9, {"T.A"}};
   survived = killed;
   survived.id = "g2", survived.outcome = MutantOutcome::kSurvived;
   declared.id = "M4", declared.files = "calc.cpp, calc_test.cpp", declared.change = "x → y";
@@ -245,20 +259,24 @@ TEST(CiOutput, SurvivorsAndMutantsNotAsClaimedAreAnnotatedKilledAndTimedOutOnesA
 TEST(CiOutput, MutateWritesItsPageCodeQualityAndSummary) {
   TempDir dir;
   testing::MakeShellProject(dir);
-  dir.Write("mutations/extra.json", R"({"schema_version": 1, "configure": ["true"], "build_command": ["true"],
+  dir.Write("mutations/extra.json",
+            R"({"schema_version": 1, "configure": ["true"], "build_command": ["true"],
     "test_command": ["sh", "{tree}/test.sh", "{tree}", "{results}"],
     "mutations": [{"id": "SX", "file": "test.sh", "find": "#!/bin/sh", "replace": "#!/bin/sh\n# nothing",
                    "expect": [{"test": "Calc.Limit", "message": "^want limit 100$"}]}]})");
   TempDir out;  // outside the tree: mutate tests what the tree holds
-  auto run = RunProofgate(dir.path(), "mutate --no-spec-update --min-timeout 5 --html " + out.path() + "/m.html --codequality " +
-                                          out.path() + "/cq.json --summary " + out.path() + "/s.md --ci github");
+  auto run = RunProofgate(dir.path(), "mutate --no-spec-update --min-timeout 5 --html " +
+                                          out.path() + "/m.html --codequality " + out.path() +
+                                          "/cq.json --summary " + out.path() + "/s.md --ci github");
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
   std::string page = out.Read("m.html");
-  for (const char* id : {"S1", "S2", "S3", "S12", "SX"}) EXPECT_NE(page.find("id=\"m-" + std::string(id) + "\""), std::string::npos) << id;
+  for (const char* id : {"S1", "S2", "S3", "S12", "SX"})
+    EXPECT_NE(page.find("id=\"m-" + std::string(id) + "\""), std::string::npos) << id;
   Json cq = Json::parse(out.Read("cq.json"));
   ASSERT_EQ(cq.size(), 1u) << cq.dump();
   EXPECT_EQ(cq[0]["location"]["path"], "test.sh");
-  EXPECT_NE(run.err.find("::error file=test.sh,title=mutant SX survived::"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("::error file=test.sh,title=mutant SX survived::"), std::string::npos)
+      << run.err;
   EXPECT_NE(out.Read("s.md").find("SX"), std::string::npos);
 }
 

@@ -1,8 +1,8 @@
 // Failure places read from a leg's output (gates/report/failure_places.cpp): the edges of the
 // explanation under a place, line ends, the limit and the line number's cut.
-#include <gtest/gtest.h>
-
 #include "gates/report/failure_places.h"
+
+#include <gtest/gtest.h>
 
 namespace pg {
 namespace {
@@ -31,7 +31,8 @@ TEST(FailurePlaces, MarkersEndAnExplanationOnlyAtTheStartOfALine) {
 
 // Windows line ends: the CR is not part of a line, and a line of a lone CR is blank.
 TEST(FailurePlaces, CarriageReturnsAreLineEndsAndALoneOneIsABlankLine) {
-  std::vector<FailurePlace> places = FailurePlaces("a.cpp:3: Failure\r\nfirst\r\n\r\nnot part of it\r\n\r");
+  std::vector<FailurePlace> places =
+      FailurePlaces("a.cpp:3: Failure\r\nfirst\r\n\r\nnot part of it\r\n\r");
   ASSERT_EQ(places.size(), 1u);
   EXPECT_EQ(places[0].line, 3);
   EXPECT_EQ(places[0].message, "first");
@@ -55,8 +56,8 @@ TEST(FailurePlaces, ALineNumberPastNineDigitsIsCutToNine) {
 // A place seen before is skipped, and what follows it is not taken for its explanation;
 // the same file at another line is another place.
 TEST(FailurePlaces, ARepeatedPlaceIsSkippedAndAnotherLineIsAnotherPlace) {
-  std::vector<FailurePlace> places =
-      FailurePlaces("a.cpp:7: Failure\nfirst\n\na.cpp:7: Failure\nsecond\n\na.cpp:8: Failure\nthird\n");
+  std::vector<FailurePlace> places = FailurePlaces(
+      "a.cpp:7: Failure\nfirst\n\na.cpp:7: Failure\nsecond\n\na.cpp:8: Failure\nthird\n");
   ASSERT_EQ(places.size(), 2u);
   EXPECT_EQ(places[0].message, "first");
   EXPECT_EQ(places[1].line, 8);
@@ -65,8 +66,8 @@ TEST(FailurePlaces, ARepeatedPlaceIsSkippedAndAnotherLineIsAnotherPlace) {
 
 // A place is its file and line: two errors at other columns of one line are one place.
 TEST(FailurePlaces, TwoErrorsOnOneLineAreOnePlace) {
-  std::vector<FailurePlace> places =
-      FailurePlaces("src/a.cpp:3:10: error: first\nsrc/a.cpp:3:12: error: second\nsrc/a.cpp:4:1: error: third\n");
+  std::vector<FailurePlace> places = FailurePlaces(
+      "src/a.cpp:3:10: error: first\nsrc/a.cpp:3:12: error: second\nsrc/a.cpp:4:1: error: third\n");
   ASSERT_EQ(places.size(), 2u);
   EXPECT_EQ(places[0].message, "first");
   EXPECT_EQ(places[1].line, 4);

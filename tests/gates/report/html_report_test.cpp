@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <regex>
 
-#include "gates/prove/prove_html.h"
 #include "gates/config/json_source.h"
 #include "gates/contention/load_timeline.h"
 #include "gates/mutate/mutate_html.h"
+#include "gates/prove/prove_html.h"
 #include "gates/report/writers.h"
 #include "gates/runner/capture.h"
 #include "tests/gates/support/test_support.h"
@@ -29,8 +29,8 @@ Snapshot Cpu(uint64_t busy, uint64_t idle, uint64_t steal = 0) {
 TEST(LoadTimeline, ForeignIsBusyTimeNeitherALegsTreeNorTheRunners) {
   LoadTimeline t;
   Snapshot a = Cpu(100, 100), b = Cpu(160, 120, 20);
-  a.trees[42] = 10, b.trees[42] = 30;            // the leg: 20 ticks
-  a.runner_ticks = 5, b.runner_ticks = 15;        // proofgate: 10 ticks
+  a.trees[42] = 10, b.trees[42] = 30;       // the leg: 20 ticks
+  a.runner_ticks = 5, b.runner_ticks = 15;  // proofgate: 10 ticks
   b.psi_cpu = 12.5;
   t.Add(a, 0);
   t.Add(b, 1);
@@ -88,14 +88,16 @@ RunReport TwoAttemptRun() {
   first.outcome = Outcome::kFail, first.started_s = 0, first.wall_s = 2;
   leg.attempts = {first};
   report.legs = {leg};
-  for (int i = 1; i <= 4; ++i) report.load_timeline.push_back(LoadPoint{2.0 * i, 0.1 * i, 0.0, std::nullopt});
+  for (int i = 1; i <= 4; ++i)
+    report.load_timeline.push_back(LoadPoint{2.0 * i, 0.1 * i, 0.0, std::nullopt});
   return report;
 }
 
 TEST(HtmlReport, APageNeedsNothingOutsideItself) {
   std::string page = RunReportHtml(TwoAttemptRun());
   std::regex link(R"re((src|href)\s*=\s*"([^"]*)")re");
-  for (auto it = std::sregex_iterator(page.begin(), page.end(), link); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), link); it != std::sregex_iterator();
+       ++it) {
     EXPECT_EQ((*it)[2].str().substr(0, 1), "#") << (*it)[0];
   }
   EXPECT_EQ(page.find("<link"), std::string::npos);
@@ -123,16 +125,23 @@ TEST(HtmlReport, ARunShorterThanOneSampleIntervalIsNotCalledUnsampled) {
 // span 10 s over 900 px from x = 200: 90 px a second.
 TEST(HtmlReport, TimelineDrawsEachAttemptAndTheQuietWaitAndTheLoadOnOneAxis) {
   std::string page = RunReportHtml(TwoAttemptRun());
-  EXPECT_NE(page.find("<rect class=\"o-fail\" x=\"200.0\" y=\"2.0\" width=\"180.0\""), std::string::npos) << page;
-  EXPECT_NE(page.find("<rect class=\"quiet\" x=\"380.0\" y=\"2.0\" width=\"270.0\""), std::string::npos);
-  EXPECT_NE(page.find("<rect class=\"o-pass\" x=\"650.0\" y=\"2.0\" width=\"180.0\""), std::string::npos);
+  EXPECT_NE(page.find("<rect class=\"o-fail\" x=\"200.0\" y=\"2.0\" width=\"180.0\""),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("<rect class=\"quiet\" x=\"380.0\" y=\"2.0\" width=\"270.0\""),
+            std::string::npos);
+  EXPECT_NE(page.find("<rect class=\"o-pass\" x=\"650.0\" y=\"2.0\" width=\"180.0\""),
+            std::string::npos);
   // The load chart sits under the legs (y from 26 to 136): 10% at 2 s, 40% at 8 s.
-  EXPECT_NE(page.find("<polyline class=\"foreign\" points=\"380.0,125.0 560.0,114.0 740.0,103.0 920.0,92.0 \"/>"),
+  EXPECT_NE(page.find("<polyline class=\"foreign\" points=\"380.0,125.0 560.0,114.0 740.0,103.0 "
+                      "920.0,92.0 \"/>"),
             std::string::npos);
   // A tick a second (1 × 10^0 for a 10 s span), each at its time's x: 5 s at 200 + 5 × 90.
   std::regex tick("<line x1=\"([0-9.]+)\" x2=\"[0-9.]+\" y1=\"0\"");
   std::vector<std::string> ticks;
-  for (auto it = std::sregex_iterator(page.begin(), page.end(), tick); it != std::sregex_iterator(); ++it) ticks.push_back((*it)[1]);
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), tick); it != std::sregex_iterator();
+       ++it)
+    ticks.push_back((*it)[1]);
   ASSERT_EQ(ticks.size(), 11u) << page;
   EXPECT_EQ(ticks[0], "200.0");
   EXPECT_EQ(ticks[5], "650.0");
@@ -142,7 +151,8 @@ TEST(HtmlReport, TimelineDrawsEachAttemptAndTheQuietWaitAndTheLoadOnOneAxis) {
 TEST(HtmlReport, OutputIsEscapedAndInvalidUtf8Replaced) {
   std::string page = RunReportHtml(TwoAttemptRun());
   EXPECT_EQ(page.find("<script>alert"), std::string::npos);
-  EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt; \xef\xbf\xbd bytes"), std::string::npos);
+  EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt; \xef\xbf\xbd bytes"),
+            std::string::npos);
 }
 
 // A tree that changed while the run ran is named in the facts; an unchanged one is not.
@@ -151,9 +161,11 @@ TEST(HtmlReport, TheFactsNameATreeThatChangedDuringTheRun) {
   report.tree_hash_after = report.tree_hash;
   EXPECT_EQ(RunReportHtml(report).find("changed during the run"), std::string::npos);
   report.tree_hash_after = "def456";
-  EXPECT_NE(RunReportHtml(report).find("<code>def456</code> (changed during the run)"), std::string::npos);
+  EXPECT_NE(RunReportHtml(report).find("<code>def456</code> (changed during the run)"),
+            std::string::npos);
   report.tree_changes = {{"gen/<v>.h", "added"}};
-  EXPECT_NE(RunReportHtml(report).find("(changed during the run: gen/&lt;v&gt;.h added)"), std::string::npos);
+  EXPECT_NE(RunReportHtml(report).find("(changed during the run: gen/&lt;v&gt;.h added)"),
+            std::string::npos);
 }
 
 // A cached leg ran in an earlier run: its row draws no bar in this run's time.
@@ -187,7 +199,8 @@ TEST(HtmlReport, AMutantsLogsAreNamedWhereItHasThem) {
   std::string page = MutateReportHtml(report);
   EXPECT_NE(page.find("<code>/work/logs/M1</code>"), std::string::npos);
   size_t logs = 0;
-  for (size_t at = page.find(">logs<"); at != std::string::npos; at = page.find(">logs<", at + 1)) ++logs;
+  for (size_t at = page.find(">logs<"); at != std::string::npos; at = page.find(">logs<", at + 1))
+    ++logs;
   EXPECT_EQ(logs, 1u) << page;
 }
 
@@ -203,7 +216,8 @@ TEST(HtmlReport, FiveHundredLegsWithFourKibTailsStayUnderThreeMib) {
     leg.output_tail = std::string(4096, 'x');
     report.legs.push_back(leg);
   }
-  for (int i = 0; i < 2400; ++i) report.load_timeline.push_back(LoadPoint{i * 0.25, 0.5, 0.01, 3.0});
+  for (int i = 0; i < 2400; ++i)
+    report.load_timeline.push_back(LoadPoint{i * 0.25, 0.5, 0.01, 3.0});
   size_t size = RunReportHtml(report).size();
   EXPECT_LT(size, 3u << 20) << size;
   EXPECT_GT(size, 500u * 4096);  // every tail is in it
@@ -211,19 +225,28 @@ TEST(HtmlReport, FiveHundredLegsWithFourKibTailsStayUnderThreeMib) {
 
 MutantResult Generated(int i, MutantOutcome outcome) {
   MutantResult r;
-  r.id = "src/file" + std::to_string(i % 40) + ".cpp:" + std::to_string(i) + ":7:relational:0123abcd";
+  r.id =
+      "src/file" + std::to_string(i % 40) + ".cpp:" + std::to_string(i) + ":7:relational:0123abcd";
   r.catalog = "(generated)";
   r.change = "a < b → a <= b";
   r.outcome = outcome;
-  r.generated = MutantResult::Generated{"src/file.cpp", "relational", "<", "<=",
-                                        "--- a/src/file.cpp\n+++ b/src/file.cpp\n@@ -10,1 +10,1 @@\n-  if (a < b) return;\n+  if (a <= b) return;\n",
-                                        i, 7, {"Suite.TestOne", "Suite.TestTwo", "Other.Test"}};
+  r.generated = MutantResult::Generated{"src/file.cpp",
+                                        "relational",
+                                        "<",
+                                        "<=",
+                                        "--- a/src/file.cpp\n+++ b/src/file.cpp\n@@ -10,1 +10,1 "
+                                        "@@\n-  if (a < b) return;\n+  if (a <= b) return;\n",
+                                        i,
+                                        7,
+                                        {"Suite.TestOne", "Suite.TestTwo", "Other.Test"}};
   return r;
 }
 
 TEST(HtmlReport, TwoThousandGeneratedMutantsStayUnderFourMib) {
   MutateReport report;
-  for (int i = 0; i < 2000; ++i) report.results.push_back(Generated(i, i % 4 ? MutantOutcome::kKilled : MutantOutcome::kSurvived));
+  for (int i = 0; i < 2000; ++i)
+    report.results.push_back(
+        Generated(i, i % 4 ? MutantOutcome::kKilled : MutantOutcome::kSurvived));
   size_t size = MutateReportHtml(report).size();
   EXPECT_LT(size, 4u << 20) << size;
 }
@@ -249,17 +272,20 @@ TEST(HtmlReport, ProvePageShowsRedBeforeGreenAfterAndWhatBroke) {
   report.broken = {{"Calc.Old", "pass", "fail", "broken", "exit 1", ""}};
   report.pass_to_pass_checked = 3;
   std::string page = ProveReportHtml(report);
-  EXPECT_NE(page.find("<tr class=\"ok\"><td><code>Calc.NewCase</code></td><td><span class=\"badge o-fail\">fail</span>"),
+  EXPECT_NE(page.find("<tr class=\"ok\"><td><code>Calc.NewCase</code></td><td><span class=\"badge "
+                      "o-fail\">fail</span>"),
             std::string::npos)
       << page;
   EXPECT_NE(page.find("<tr class=\"bad\"><td><code>Calc.Weak</code>"), std::string::npos);
-  EXPECT_NE(page.find("<td>red before: Expected 2</td>"), std::string::npos) << page;  // why it was red
+  EXPECT_NE(page.find("<td>red before: Expected 2</td>"), std::string::npos)
+      << page;  // why it was red
   EXPECT_NE(page.find("Broken (passed on the base)"), std::string::npos);
   EXPECT_NE(page.find("red before 1/2, green after 2/2, pass-to-pass 2/3"), std::string::npos);
 }
 
 std::string Chromium() {
-  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
+  for (const char* path :
+       {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
     if (std::filesystem::exists(path)) return path;
   }
   return "";
@@ -277,24 +303,36 @@ const char kSuites[] = R"({"schema_version": 1,
 // $TMPDIR/proofgate-page.png is kept when PROOFGATE_KEEP_SCREENSHOT is set).
 TEST(HtmlReport, ChromiumLoadsARunsPageWithoutConsoleErrors) {
   std::string chromium = Chromium();
-  if (chromium.empty()) GTEST_SKIP() << "no Chromium installed (scripts/install-deps installs Debian's chromium)";
+  if (chromium.empty())
+    GTEST_SKIP() << "no Chromium installed (scripts/install-deps installs Debian's chromium)";
   TempDir dir;
   testing::MakeRepo(dir, kSuites);
   auto run = RunProofgate(dir.path(), "preflight --html out/page.html");
   ASSERT_EQ(run.exit_code, 1) << run.err;
   std::string page = dir.path() + "/out/page.html";
-  std::string shot = std::getenv("PROOFGATE_KEEP_SCREENSHOT") ? "/tmp/proofgate-page.png" : dir.path() + "/out/page.png";
-  std::vector<std::string> common = {chromium, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-                                     "--v=0", "--user-data-dir=" + dir.path() + "/out/profile", "--window-size=1280,1000"};
+  std::string shot = std::getenv("PROOFGATE_KEEP_SCREENSHOT") ? "/tmp/proofgate-page.png"
+                                                              : dir.path() + "/out/page.png";
+  std::vector<std::string> common = {chromium,
+                                     "--headless",
+                                     "--no-sandbox",
+                                     "--disable-gpu",
+                                     "--enable-logging=stderr",
+                                     "--v=0",
+                                     "--user-data-dir=" + dir.path() + "/out/profile",
+                                     "--window-size=1280,1000"};
   std::vector<std::string> dump = common, picture = common;
   dump.insert(dump.end(), {"--dump-dom", "file://" + page});
   picture.insert(picture.end(), {"--screenshot=" + shot, "file://" + page});
   auto dom = RunCapture(dump, dir.path(), 60);
   ASSERT_TRUE(dom.ok()) << dom.status().message();
   EXPECT_EQ(dom->exit.exit_code, 0) << dom->output;
-  EXPECT_EQ(dom->output.find("CONSOLE"), std::string::npos) << dom->output;  // no error, no message at all
-  EXPECT_NE(dom->output.find("<b>unit</b> <span class=\"badge o-fail\">fail</span>"), std::string::npos) << dom->output;
-  EXPECT_NE(dom->output.find("<b>ok</b> <span class=\"badge o-pass\">pass</span>"), std::string::npos);
+  EXPECT_EQ(dom->output.find("CONSOLE"), std::string::npos)
+      << dom->output;  // no error, no message at all
+  EXPECT_NE(dom->output.find("<b>unit</b> <span class=\"badge o-fail\">fail</span>"),
+            std::string::npos)
+      << dom->output;
+  EXPECT_NE(dom->output.find("<b>ok</b> <span class=\"badge o-pass\">pass</span>"),
+            std::string::npos);
   EXPECT_NE(dom->output.find("<svg id=\"timeline\""), std::string::npos);
   auto pic = RunCapture(picture, dir.path(), 60);
   ASSERT_TRUE(pic.ok()) << pic.status().message();

@@ -1,20 +1,21 @@
 // Live progress (specs/reports.md): the ETA, the status line's cut, and a real terminal (tmux)
 // showing the running leg while it runs and nothing of the line once the run is over.
-#include <gtest/gtest.h>
+#include "gates/report/progress.h"
+
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 #include <thread>
 
-#include "gates/report/progress.h"
 #include "gates/report/status_line.h"
 #include "gates/report/step_progress.h"
-#include <cstdio>
 #include "tests/gates/support/test_support.h"
 
 namespace pg {
@@ -24,17 +25,17 @@ using testing::RunProofgate;
 using testing::TempDir;
 
 TEST(Progress, TheEtaIsTheLongestLegOrTheWorkSharedByTheJobsAndUnknownWhenAnyIs) {
-  EXPECT_EQ(EtaText({10.0, 2.0, 2.0}, 2), "ETA 10.0s");  // the long leg decides
+  EXPECT_EQ(EtaText({10.0, 2.0, 2.0}, 2), "ETA 10.0s");     // the long leg decides
   EXPECT_EQ(EtaText({4.0, 4.0, 4.0, 4.0}, 2), "ETA 8.0s");  // shared by two runners
-  EXPECT_EQ(EtaText({4.0, std::nullopt}, 2), "");          // a leg that never passed here
+  EXPECT_EQ(EtaText({4.0, std::nullopt}, 2), "");           // a leg that never passed here
   EXPECT_EQ(EtaText({}, 2), "");
   EXPECT_EQ(EtaText({4.0, 4.0}, 0), "ETA 8.0s");  // no runner count: one
 }
 
 TEST(Progress, TheStatusLineIsCutToTheTerminalAtACharacter) {
   EXPECT_EQ(StatusLine::Fit("abcdef", 5), "abcd");
-  EXPECT_EQ(StatusLine::Fit("ab·cd·ef", 6), "ab·cd");  // "·" is two bytes, one column
-  EXPECT_EQ(StatusLine::Fit("a…bc", 3), "a…");          // "…" three
+  EXPECT_EQ(StatusLine::Fit("ab·cd·ef", 6), "ab·cd");             // "·" is two bytes, one column
+  EXPECT_EQ(StatusLine::Fit("a…bc", 3), "a…");                    // "…" three
   EXPECT_EQ(StatusLine::Fit("a\U0001F600bc", 3), "a\U0001F600");  // an emoji four
   EXPECT_EQ(StatusLine::Fit("short", 80), "short");
   EXPECT_EQ(StatusLine::Fit("one\ntwo", 80), "one");
@@ -54,7 +55,8 @@ TEST(Progress, TheStatusLineTakesItsWidthFromItsTerminal) {
   ASSERT_EQ(ioctl(tty, TIOCSWINSZ, &ws), 0);
   std::ostringstream out;
   {
-    StatusLine line(out, tty, [] { return std::string(50, 'x'); }, 60.0);
+    StatusLine line(
+        out, tty, [] { return std::string(50, 'x'); }, 60.0);
     line.Print("");  // draws once under the line's lock, whatever its thread has done
     line.Close();
   }
@@ -76,7 +78,8 @@ TEST(Progress, TheLegLineSaysDoneOfTotalWhatRunsAndTheEtaFromTheLastPasses) {
   p.OnChange(lint, "cached");
   std::string text = p.StatusText();
   EXPECT_NE(text.find("1/3 legs done · running: build "), std::string::npos) << text;
-  EXPECT_NE(text.find("· ETA 30.0s"), std::string::npos) << text;  // build's 30 s (less what ran) outlasts unit's 5
+  EXPECT_NE(text.find("· ETA 30.0s"), std::string::npos)
+      << text;  // build's 30 s (less what ran) outlasts unit's 5
 }
 
 // Found on uriparser/uriparser: a configure that wants Doxygen said "exit status 1" and a log's
@@ -87,19 +90,24 @@ TEST(Progress, ARedLegSaysWhyInOneLine) {
   LegResult configure;
   configure.name = "configure";
   configure.log_path = "/logs/configure.log";
-  configure.output_tail = "-- Looking for doxygen\nCMake Error at /usr/share/cmake/FindPackage.cmake:230 (message):\n"
-                          "  Could NOT find Doxygen (missing: doxygen)\nCall Stack (most recent call first):\n"
-                          "  CMakeLists.txt:471 (find_package)\n\n-- Configuring incomplete, errors occurred!\n";
+  configure.output_tail =
+      "-- Looking for doxygen\nCMake Error at /usr/share/cmake/FindPackage.cmake:230 (message):\n"
+      "  Could NOT find Doxygen (missing: doxygen)\nCall Stack (most recent call first):\n"
+      "  CMakeLists.txt:471 (find_package)\n\n-- Configuring incomplete, errors occurred!\n";
   p.OnChange(configure, "fail");
-  EXPECT_NE(out.str().find("\n           log: /logs/configure.log\n           first failure: "
-                           "/usr/share/cmake/FindPackage.cmake:230: Could NOT find Doxygen (missing: doxygen)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      out.str().find(
+          "\n           log: /logs/configure.log\n           first failure: "
+          "/usr/share/cmake/FindPackage.cmake:230: Could NOT find Doxygen (missing: doxygen)\n"),
+      std::string::npos)
       << out.str();
   LegResult lint;
   lint.name = "lint";
   lint.output_tail = "checking...\nsrc/a.txt has a tab\n\n  \n";
   p.OnChange(lint, "fail");
-  EXPECT_NE(out.str().find("lint  fail  0ms\n           last line: src/a.txt has a tab\n"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("lint  fail  0ms\n           last line: src/a.txt has a tab\n"),
+            std::string::npos)
+      << out.str();
   p.OnChange(lint, "pass");
   EXPECT_EQ(out.str().find("lint  pass  0ms\n           "), std::string::npos) << out.str();
   LegResult wide;  // a long last line is cut where a character starts, CR and all
@@ -107,7 +115,8 @@ TEST(Progress, ARedLegSaysWhyInOneLine) {
   for (int i = 0; i < 200; ++i) wide.output_tail += "é";
   p.OnChange(wide, "error");
   std::string said = out.str().substr(out.str().find("last line: é"));
-  EXPECT_EQ(said.size(), std::string("last line: ").size() + 288 + std::string("…\n").size()) << said;
+  EXPECT_EQ(said.size(), std::string("last line: ").size() + 288 + std::string("…\n").size())
+      << said;
 }
 
 // A running leg that never passed here leaves the ETA unknown, however short the others are.
@@ -145,7 +154,7 @@ TEST(Progress, TtyModeRedrawsTheLineInPlaceAndErasesItAtTheEnd) {
                              "suites": {"default": ["nap"]}})");
   auto run = RunProofgate(dir.path(), "preflight --progress tty --color never");
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.err.find("\r\033[K[") , std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("\r\033[K["), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("0/1 legs done · running: nap "), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("nap  pass"), std::string::npos);
   EXPECT_EQ(run.err.substr(run.err.size() - 4), "\r\033[K") << run.err;  // erased last
@@ -164,7 +173,8 @@ std::string Tmux(const std::string& args) {
   return out;
 }
 
-bool WaitForScreen(const std::string& socket, const std::string& session, const std::string& text, std::string* screen) {
+bool WaitForScreen(const std::string& socket, const std::string& session, const std::string& text,
+                   std::string* screen) {
   for (int i = 0; i < 200; ++i) {
     *screen = Tmux(socket + "capture-pane -p -t " + session);
     if (screen->find(text) != std::string::npos) return true;
@@ -175,14 +185,15 @@ bool WaitForScreen(const std::string& socket, const std::string& session, const 
 
 // A real pseudo-terminal: the screen while the slow leg runs, then once the run is over.
 TEST(Progress, ATerminalShowsTheRunningLegThenNothingOfTheLineWhenTheRunEnds) {
-  if (!std::filesystem::exists("/usr/bin/tmux")) GTEST_SKIP() << "no tmux (scripts/install-deps installs it)";
+  if (!std::filesystem::exists("/usr/bin/tmux"))
+    GTEST_SKIP() << "no tmux (scripts/install-deps installs it)";
   TempDir dir;
   testing::MakeRepo(dir, R"({"schema_version": 1, "legs": {"quick": {"run": ["true"]},
                              "slow": {"run": ["sleep", "3"]}}, "suites": {"default": ["quick", "slow"]}})");
   std::string session = "pg" + std::to_string(getpid());
   std::string socket = "-S " + dir.path() + "/tmux.sock ";
-  Tmux(socket + "new-session -d -s " + session + " -x 120 -y 20 'cd " + dir.path() + " && " + PROOFGATE_BIN +
-       " preflight --color never; echo run-ended; sleep 60'");
+  Tmux(socket + "new-session -d -s " + session + " -x 120 -y 20 'cd " + dir.path() + " && " +
+       PROOFGATE_BIN + " preflight --color never; echo run-ended; sleep 60'");
   std::string during, after;
   bool running = WaitForScreen(socket, session, "running: slow", &during);
   bool ended = WaitForScreen(socket, session, "run-ended", &after);
@@ -190,7 +201,7 @@ TEST(Progress, ATerminalShowsTheRunningLegThenNothingOfTheLineWhenTheRunEnds) {
   ASSERT_TRUE(running) << during;
   EXPECT_NE(during.find("1/2 legs done · running: slow"), std::string::npos) << during;
   ASSERT_TRUE(ended) << after;
-  EXPECT_EQ(after.find("legs done"), std::string::npos) << after;  // the line is gone
+  EXPECT_EQ(after.find("legs done"), std::string::npos) << after;   // the line is gone
   EXPECT_NE(after.find("slow  pass"), std::string::npos) << after;  // the finished legs' lines stay
   EXPECT_NE(after.find("verdict: pass"), std::string::npos) << after;
 }

@@ -66,8 +66,8 @@ TEST(Reports, JsonCarriesTheSchemaAndEveryLegField) {
   EXPECT_EQ(doc["exit_code"], 1);
   EXPECT_EQ(doc["counts"]["fail"], 1);
   const Json& unit = doc["legs"][1];
-  for (const char* key : {"name", "argv", "cwd", "outcome", "cached", "exit_code", "signal", "wall_s",
-                          "cpu_s", "output_tail", "log", "tree_hash", "note"}) {
+  for (const char* key : {"name", "argv", "cwd", "outcome", "cached", "exit_code", "signal",
+                          "wall_s", "cpu_s", "output_tail", "log", "tree_hash", "note"}) {
     EXPECT_TRUE(unit.contains(key)) << key;
   }
   EXPECT_EQ(unit["outcome"], "fail");
@@ -92,9 +92,11 @@ TEST(Reports, JsonCarriesLoadEvidenceWithAbsentSignalsAsNull) {
 
 TEST(Reports, MarkdownShowsALinePerLegThatRanUnderLoad) {
   std::string md = RunReportMarkdown(Sample());
-  EXPECT_NE(md.find("> ⚠️ **perf** ran under foreign load: foreign 80% (max 80%), steal 0%, load 108.76; "
-                    "contended first attempt"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find(
+          "> ⚠️ **perf** ran under foreign load: foreign 80% (max 80%), steal 0%, load 108.76; "
+          "contended first attempt"),
+      std::string::npos)
       << md;
   EXPECT_EQ(md.find("**unit** ran under"), std::string::npos);
 }
@@ -125,10 +127,12 @@ TEST(Reports, MarkdownHasARowPerLegAndTheFailingTail) {
 TEST(Reports, TableEndsWithTheVerdictLine) {
   std::ostringstream out;
   WriteRunTable(Sample(), out, /*color=*/false);
-  EXPECT_NE(out.str().find("unit   fail     0ms     0ms     exit status 8; log /repo/.git/proofgate/logs/x/unit.log"),
+  EXPECT_NE(out.str().find("unit   fail     0ms     0ms     exit status 8; log "
+                           "/repo/.git/proofgate/logs/x/unit.log"),
             std::string::npos)
       << out.str();
-  EXPECT_NE(out.str().find("verdict: fail (2 passed, 1 failed, 0 timed out, 1 skipped) suite default, tree 0123456789ab"),
+  EXPECT_NE(out.str().find("verdict: fail (2 passed, 1 failed, 0 timed out, 1 skipped) suite "
+                           "default, tree 0123456789ab"),
             std::string::npos)
       << out.str();
 }
@@ -152,8 +156,9 @@ TEST(Reports, TableNamesBothTreesWhenTheTreeChangedDuringTheRun) {
   report.tree_hash_after = "fedcba9876543210fedcba9876543210fedcba98";
   std::ostringstream out;
   WriteRunTable(report, out, /*color=*/false);
-  EXPECT_NE(out.str().find("the tree changed while the suite ran (0123456789ab -> fedcba987654): the verdict "
-                           "describes no single tree\n"),
+  EXPECT_NE(out.str().find(
+                "the tree changed while the suite ran (0123456789ab -> fedcba987654): the verdict "
+                "describes no single tree\n"),
             std::string::npos)
       << out.str();
 }
@@ -162,12 +167,15 @@ TEST(Reports, TableNamesBothTreesWhenTheTreeChangedDuringTheRun) {
 TEST(Reports, TheTreesChangesAreNamedUpToFiveAndCountedPastThat) {
   RunReport report = Sample();
   report.tree_hash_after = "fedcba9876543210fedcba9876543210fedcba98";
-  for (int i = 1; i <= 7; ++i) report.tree_changes.push_back({"f" + std::to_string(i), i == 1 ? "deleted" : "added"});
+  for (int i = 1; i <= 7; ++i)
+    report.tree_changes.push_back({"f" + std::to_string(i), i == 1 ? "deleted" : "added"});
   std::ostringstream out;
   WriteRunTable(report, out, /*color=*/false);
-  EXPECT_NE(out.str().find("(0123456789ab -> fedcba987654: f1 deleted, f2 added, f3 added, f4 added, f5 added and 2 "
-                           "more): the verdict describes no single tree\n"),
-            std::string::npos)
+  EXPECT_NE(
+      out.str().find(
+          "(0123456789ab -> fedcba987654: f1 deleted, f2 added, f3 added, f4 added, f5 added and 2 "
+          "more): the verdict describes no single tree\n"),
+      std::string::npos)
       << out.str();
   auto doc = JsonSource::Parse("run.json", RunReportJson(report));
   ASSERT_TRUE(doc.ok()) << doc.status().message();
@@ -184,8 +192,10 @@ TEST(Reports, TheTreesChangesAreNamedUpToFiveAndCountedPastThat) {
 MutateReport MutateSample() {
   MutateReport report;
   MutantResult red, survived;
-  red.id = "M1", red.catalog = "mutations/a.json", red.outcome = MutantOutcome::kRedAsClaimed, red.observed = "clamp at 100";
-  survived.id = "M2", survived.catalog = "mutations/a.json", survived.outcome = MutantOutcome::kSurvived;
+  red.id = "M1", red.catalog = "mutations/a.json", red.outcome = MutantOutcome::kRedAsClaimed,
+  red.observed = "clamp at 100";
+  survived.id = "M2", survived.catalog = "mutations/a.json",
+  survived.outcome = MutantOutcome::kSurvived;
   survived.detail = "Clamp.Top passed";
   report.results = {red, survived};
   return report;
@@ -217,7 +227,8 @@ TEST(Reports, MutateJunitFailsEachMutantNotAsClaimed) {
   EXPECT_EQ(suite.attribute("failures").as_int(), 1);
   EXPECT_FALSE(suite.find_child_by_attribute("testcase", "name", "M1").child("failure"));
   pugi::xml_node m2 = suite.find_child_by_attribute("testcase", "name", "M2");
-  EXPECT_EQ(std::string(m2.child("failure").attribute("message").value()), "survived: Clamp.Top passed");
+  EXPECT_EQ(std::string(m2.child("failure").attribute("message").value()),
+            "survived: Clamp.Top passed");
 }
 
 // Each mutant's outcome is green where it is as claimed and red where it is not, on a terminal.
@@ -234,8 +245,10 @@ TEST(Reports, MutateTableColoursEachOutcomeByWhetherItIsAsClaimed) {
 TEST(Reports, MutateHtmlTitleIsRedOnlyWhenAMutantIsNotAsClaimed) {
   MutateReport all_claimed = MutateSample();
   all_claimed.results.pop_back();
-  EXPECT_NE(MutateReportHtml(all_claimed).find("<h1 class=\"ok\">proofgate mutate: pass"), std::string::npos);
-  EXPECT_NE(MutateReportHtml(MutateSample()).find("<h1 class=\"bad\">proofgate mutate: fail"), std::string::npos);
+  EXPECT_NE(MutateReportHtml(all_claimed).find("<h1 class=\"ok\">proofgate mutate: pass"),
+            std::string::npos);
+  EXPECT_NE(MutateReportHtml(MutateSample()).find("<h1 class=\"bad\">proofgate mutate: fail"),
+            std::string::npos);
 }
 
 // `proofgate load`'s line: a share as a percentage, a value with two decimals, a signal this
@@ -243,22 +256,28 @@ TEST(Reports, MutateHtmlTitleIsRedOnlyWhenAMutantIsNotAsClaimed) {
 TEST(Reports, ALoadReadingNamesEachSignalOrSaysItIsAbsent) {
   LoadEvidence e;
   e.foreign_mean = 0.5, e.steal_mean = 0.0, e.loadavg1 = 1.25, e.throttled_s = 0.0;
-  EXPECT_EQ(LoadReadingText(e), "foreign=50% busy=absent steal=0% loadavg=1.25 psi_cpu=absent psi_io=absent "
-                                "psi_memory=absent throttled_s=0.00\n");
+  EXPECT_EQ(LoadReadingText(e),
+            "foreign=50% busy=absent steal=0% loadavg=1.25 psi_cpu=absent psi_io=absent "
+            "psi_memory=absent throttled_s=0.00\n");
 }
 
 // A CI step parsing --json reads why a run ended before its report; a report is one document.
 TEST(Reports, AnErrorBeforeTheReportIsAJsonDocumentToo) {
   testing::TempDir dir;
-  testing::MakeRepo(dir, R"({"schema_version": 1, "legs": {"a": {"run": "true", "bogus": 1}}, "suites": {}})");
+  testing::MakeRepo(
+      dir, R"({"schema_version": 1, "legs": {"a": {"run": "true", "bogus": 1}}, "suites": {}})");
   auto bad = testing::RunProofgate(dir.path(), "preflight --json");
   EXPECT_EQ(bad.exit_code, 2);
   auto doc = JsonSource::Parse("stdout", bad.out);
   ASSERT_TRUE(doc.ok()) << bad.out;
   EXPECT_EQ(doc->root().at("verb"), "preflight");
   EXPECT_EQ(doc->root().at("exit_code"), 2);
-  EXPECT_NE(doc->root().at("error").get<std::string>().find("unknown field \"bogus\""), std::string::npos) << bad.out;
-  dir.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"a": {"run": "true"}}, "suites": {"default": ["a"]}})");
+  EXPECT_NE(doc->root().at("error").get<std::string>().find("unknown field \"bogus\""),
+            std::string::npos)
+      << bad.out;
+  dir.Write(
+      "preflight/suites.json",
+      R"({"schema_version": 1, "legs": {"a": {"run": "true"}}, "suites": {"default": ["a"]}})");
   auto good = testing::RunProofgate(dir.path(), "preflight --json");
   auto report = JsonSource::Parse("stdout", good.out);
   ASSERT_TRUE(report.ok()) << "one document, the report\n" << good.out;

@@ -1,4 +1,6 @@
 // --blame-base: a failure the base revision has too is reported `inherited`, with both runs.
+#include "gates/runner/blame.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -6,7 +8,6 @@
 
 #include "gates/config/json_source.h"
 #include "gates/git/git.h"
-#include "gates/runner/blame.h"
 #include "gates/runner/log_scan.h"
 #include "tests/gates/support/test_support.h"
 
@@ -16,8 +17,9 @@ namespace {
 using testing::TempDir;
 
 TEST(LogScan, FailingCasesComeFromGtestAndCtestLines) {
-  std::string log = "[ RUN      ] Calc.Adds\n[  FAILED  ] Calc.Adds (3 ms)\n[  FAILED  ] 1 test, listed below:\n"
-                    "The following tests FAILED:\n\t  7 - Calc.Subtracts (Failed)\n\t  9 - Slow.One (Timeout)\n";
+  std::string log =
+      "[ RUN      ] Calc.Adds\n[  FAILED  ] Calc.Adds (3 ms)\n[  FAILED  ] 1 test, listed below:\n"
+      "The following tests FAILED:\n\t  7 - Calc.Subtracts (Failed)\n\t  9 - Slow.One (Timeout)\n";
   EXPECT_EQ(FailingCases(log), (std::set<std::string>{"Calc.Adds", "Calc.Subtracts", "Slow.One"}));
   EXPECT_TRUE(FailingCases("all good\n").empty());
 }
@@ -25,7 +27,8 @@ TEST(LogScan, FailingCasesComeFromGtestAndCtestLines) {
 // A compiler's error line first; with none, the last line that says something (a linker's
 // "collect2: ..." before the blank lines and the spaces a build tool ends with).
 TEST(LogScan, TheFirstErrorIsTheFirstErrorLineElseTheLastNonBlankOne) {
-  EXPECT_EQ(FirstError("[1/2] c++ a.cpp\na.cpp:3:1: error: boom\nb.cpp:4:1: error: later\n"), "a.cpp:3:1: error: boom");
+  EXPECT_EQ(FirstError("[1/2] c++ a.cpp\na.cpp:3:1: error: boom\nb.cpp:4:1: error: later\n"),
+            "a.cpp:3:1: error: boom");
   EXPECT_EQ(FirstError("[2/2] linking\nsomething failed\n\n  \t\r\n"), "something failed");
 }
 
@@ -33,32 +36,43 @@ TEST(LogScan, TheFirstErrorIsTheFirstErrorLineElseTheLastNonBlankOne) {
 // build whose log has none of them failed running what it built (jsoncpp's POST_BUILD tests;
 // a test's report that reads like a diagnostic, in a link step's output or indented).
 TEST(LogScan, ACompilerLinkerOrBuildToolErrorIsARejectionAndATestsOutputIsNot) {
-  for (const char* log : {"[1/2] c++ -c a.cpp\n../a.cpp:3:14: error: no match for 'operator+'\n",
-                          "a.c:3: error: expected ';'\n", "In file included from x.h:1:\nx.h:2:10: fatal error: y.h: No such file\n",
-                          "c++: error: unrecognized command-line option '-fnope'\n", "k.cu(12): error: identifier \"q\" is undefined\n",
-                          "/usr/bin/ld: a.o: in function `main':\na.cpp:(.text+0x1b): undefined reference to `f()'\n",
-                          "collect2: error: ld returned 1 exit status\n", "clang: error: linker command failed with exit code 1\n",
-                          "ninja: error: 'gen.h', needed by 'a.o', missing and no known rule to make it\n",
-                          "make[2]: *** No rule to make target 'b.c', needed by 'b.o'.  Stop.\n",
-                          "-- Configuring incomplete\nCMake Error at CMakeLists.txt:4 (add_executable):\n",
-                          "FAILED: CMakeFiles/calc.dir/calc.c.o \n/usr/bin/cc -o CMakeFiles/calc.dir/calc.c.o -c calc.c\n"
-                          "calc.c:1:1: error: expected identifier\nninja: build stopped: subcommand failed.\n"}) {
+  for (const char* log :
+       {"[1/2] c++ -c a.cpp\n../a.cpp:3:14: error: no match for 'operator+'\n",
+        "a.c:3: error: expected ';'\n",
+        "In file included from x.h:1:\nx.h:2:10: fatal error: y.h: No such file\n",
+        "c++: error: unrecognized command-line option '-fnope'\n",
+        "k.cu(12): error: identifier \"q\" is undefined\n",
+        "/usr/bin/ld: a.o: in function `main':\na.cpp:(.text+0x1b): undefined reference to `f()'\n",
+        "collect2: error: ld returned 1 exit status\n",
+        "clang: error: linker command failed with exit code 1\n",
+        "ninja: error: 'gen.h', needed by 'a.o', missing and no known rule to make it\n",
+        "make[2]: *** No rule to make target 'b.c', needed by 'b.o'.  Stop.\n",
+        "-- Configuring incomplete\nCMake Error at CMakeLists.txt:4 (add_executable):\n",
+        "FAILED: CMakeFiles/calc.dir/calc.c.o \n/usr/bin/cc -o CMakeFiles/calc.dir/calc.c.o -c "
+        "calc.c\n"
+        "calc.c:1:1: error: expected identifier\nninja: build stopped: subcommand failed.\n"}) {
     EXPECT_TRUE(ToolRejected(log)) << log;
   }
-  std::string post_build = "[7/8] Linking CXX executable bin/jsoncpp_test\nFAILED: bin/jsoncpp_test \n"
-                           "Testing ReaderTest/errors: OK\n../src/main.cpp(3013): !reader->parse(input, root)\n"
-                           "../src/main.cpp:3013: error: Failure in ReaderTest: 1 != 0\n"
-                           "130/131 tests passed (1 failure(s))\nninja: build stopped: subcommand failed.\n";
-  EXPECT_FALSE(ToolRejected(post_build)) << "a link step whose output is a test's (UnitTest++'s `file:line: error:`)";
-  EXPECT_FALSE(ToolRejected("./t\n  t.c:5: error: add(2, 3) is -1\nmake: *** [Makefile:2: all] Error 1\n"))
+  std::string post_build =
+      "[7/8] Linking CXX executable bin/jsoncpp_test\nFAILED: bin/jsoncpp_test \n"
+      "Testing ReaderTest/errors: OK\n../src/main.cpp(3013): !reader->parse(input, root)\n"
+      "../src/main.cpp:3013: error: Failure in ReaderTest: 1 != 0\n"
+      "130/131 tests passed (1 failure(s))\nninja: build stopped: subcommand failed.\n";
+  EXPECT_FALSE(ToolRejected(post_build))
+      << "a link step whose output is a test's (UnitTest++'s `file:line: error:`)";
+  EXPECT_FALSE(
+      ToolRejected("./t\n  t.c:5: error: add(2, 3) is -1\nmake: *** [Makefile:2: all] Error 1\n"))
       << "a test's indented report in make's log";
   EXPECT_EQ(FailedStep(post_build), "FAILED: bin/jsoncpp_test");
   EXPECT_EQ(FailedStep("FAILED: t\nboom\n"), "FAILED: t");
-  EXPECT_EQ(FailedStep("make: *** [Makefile:3: all] Error 2\n"), "make: *** [Makefile:3: all] Error 2") << "no Ninja: FirstError's";
+  EXPECT_EQ(FailedStep("make: *** [Makefile:3: all] Error 2\n"),
+            "make: *** [Makefile:3: all] Error 2")
+      << "no Ninja: FirstError's";
 }
 
 // A leg that exited with `code` and wrote `log` to <dir>/<name>.log.
-LegResult ExitedWithLog(const TempDir& dir, const std::string& name, int code, const std::string& log) {
+LegResult ExitedWithLog(const TempDir& dir, const std::string& name, int code,
+                        const std::string& log) {
   LegResult leg;
   leg.exit_code = code;
   leg.log_path = dir.Write(name + ".log", log);
@@ -125,7 +139,8 @@ TEST_F(Blame, TheSameFailingCasesOnTheBaseAreInherited) {
   int rc = 0;
   Json unit = Unit("--blame-base " + base_, &rc);
   EXPECT_EQ(unit["outcome"], "inherited") << unit.dump(2);
-  EXPECT_NE(unit["note"].get<std::string>().find("fails the same way on " + base_ + " (Calc.Old)"), std::string::npos);
+  EXPECT_NE(unit["note"].get<std::string>().find("fails the same way on " + base_ + " (Calc.Old)"),
+            std::string::npos);
   EXPECT_FALSE(unit["base_log"].is_null());
   EXPECT_EQ(rc, 1);  // still a failure unless allowed
   Unit("--blame-base " + base_ + " --allow-inherited", &rc);
@@ -137,8 +152,10 @@ TEST_F(Blame, TheSameFailingCasesOnTheBaseAreInherited) {
 TEST_F(Blame, TheBaseRunIsAnnouncedAndKeepsItsLogsApart) {
   Commit("Calc.Old\nCalc.New\n", "");
   TempDir logs;
-  auto run = testing::RunProofgate(dir_.path(), "preflight --json --log-dir " + logs.path() + " --blame-base " + base_);
-  EXPECT_NE(run.err.find("blame-base: running unit on " + base_ + " ("), std::string::npos) << run.err;
+  auto run = testing::RunProofgate(
+      dir_.path(), "preflight --json --log-dir " + logs.path() + " --blame-base " + base_);
+  EXPECT_NE(run.err.find("blame-base: running unit on " + base_ + " ("), std::string::npos)
+      << run.err;
   Json doc = Json::parse(run.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << run.out;
   std::string log, base_log;
@@ -159,7 +176,9 @@ TEST_F(Blame, ANewFailingCaseIsTheChangesOwn) {
   int rc = 0;
   Json unit = Unit("--blame-base " + base_ + " --allow-inherited", &rc);
   EXPECT_EQ(unit["outcome"], "fail");
-  EXPECT_NE(unit["note"].get<std::string>().find("not inherited from " + base_ + ": fails differently there"), std::string::npos)
+  EXPECT_NE(unit["note"].get<std::string>().find("not inherited from " + base_ +
+                                                 ": fails differently there"),
+            std::string::npos)
       << unit.dump(2);
   EXPECT_EQ(rc, 1);
 }
@@ -172,7 +191,8 @@ TEST_F(Blame, AFailureTheBaseDoesNotHaveIsTheChangesOwn) {
   int rc = 0;
   Json unit = Unit("--blame-base " + green, &rc);
   EXPECT_EQ(unit["outcome"], "fail");
-  EXPECT_NE(unit["note"].get<std::string>().find("passes there"), std::string::npos) << unit.dump(2);
+  EXPECT_NE(unit["note"].get<std::string>().find("passes there"), std::string::npos)
+      << unit.dump(2);
 }
 
 // Found by mutate --generate (blame.cpp's survivors): a leg that passed on the base while
@@ -225,7 +245,9 @@ TEST_F(Blame, GateOntoBlamesTheRevisionItMergesInto) {
   auto run = testing::RunProofgate(dir_.path(), "gate --onto main --blame-base --json");
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_NE(run.out.find("\"outcome\": \"inherited\""), std::string::npos) << run.out;
-  EXPECT_EQ(testing::RunProofgate(dir_.path(), "gate --onto main --blame-base --allow-inherited").exit_code, 0);
+  EXPECT_EQ(testing::RunProofgate(dir_.path(), "gate --onto main --blame-base --allow-inherited")
+                .exit_code,
+            0);
 }
 
 }  // namespace

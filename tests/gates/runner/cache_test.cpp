@@ -22,8 +22,10 @@ class CacheTest : public ::testing::Test {
                  const std::string& build_body = "true") {
     std::string suites = R"({"schema_version": 1, "toolchain": [["cat", "out/toolchain.txt"]],
       "legs": {
-        "build": {"run": "echo build >> out/runs; )" + build_body + R"("},
-        "unit": {"run": "echo unit >> out/runs; )" + unit_body + R"(", "needs": ["build"])" + extra + R"(}
+        "build": {"run": "echo build >> out/runs; )" +
+                         build_body + R"("},
+        "unit": {"run": "echo unit >> out/runs; )" +
+                         unit_body + R"(", "needs": ["build"])" + extra + R"(}
       },
       "suites": {"default": ["unit"]}})";
     if (!initialized_) {
@@ -91,7 +93,8 @@ TEST_F(CacheTest, ACachedPassNamesTheRunThatEarnedItAndItsLog) {
   RunReport second = Run();
   const LegResult* unit = FindLeg(second.legs, "unit");
   ASSERT_TRUE(unit->cached);
-  EXPECT_EQ(unit->note.rfind("cached: passed in run " + first.run_id + " at ", 0), 0u) << unit->note;
+  EXPECT_EQ(unit->note.rfind("cached: passed in run " + first.run_id + " at ", 0), 0u)
+      << unit->note;
   EXPECT_EQ(unit->log_path, FindLeg(first.legs, "unit")->log_path);
   EXPECT_NE(unit->note.find("(log: " + unit->log_path + ")"), std::string::npos) << unit->note;
 }
@@ -181,13 +184,17 @@ TEST_F(CacheTest, ATreeChangedDuringTheRunIsStaleAndNotCached) {
 // and its two hashes did not say why. Each path is named with how it changed, a mode too.
 TEST_F(CacheTest, ATreeChangedDuringTheRunNamesItsPaths) {
   dir_.Write("src/old.txt", "old\n");
-  Configure("echo changed >> src/code.txt; rm src/old.txt; chmod +x preflight/suites.json; echo new > src/new.txt", "");
+  Configure(
+      "echo changed >> src/code.txt; rm src/old.txt; chmod +x preflight/suites.json; echo new > "
+      "src/new.txt",
+      "");
   RunReport report = Run();
   ASSERT_EQ(report.exit_code, ExitCode::kStale);
   std::vector<std::string> changes;
   for (const TreeChange& c : report.tree_changes) changes.push_back(c.path + " " + c.change);
-  EXPECT_EQ(changes, (std::vector<std::string>{"preflight/suites.json changed", "src/code.txt changed", "src/new.txt added",
-                                               "src/old.txt deleted"}));
+  EXPECT_EQ(changes,
+            (std::vector<std::string>{"preflight/suites.json changed", "src/code.txt changed",
+                                      "src/new.txt added", "src/old.txt deleted"}));
   Configure("true", "");
   EXPECT_TRUE(Run().tree_changes.empty());
 }
@@ -237,15 +244,21 @@ TEST_F(CacheTest, OutputsOfARootBelowTheWorkingTreeAreFoundThere) {
 // A typo in a probe fingerprints nothing: the run says so, naming it, and goes on.
 TEST(CacheWarnings, AFailingToolchainProbeIsNamed) {
   TempDir dir;
-  testing::MakeRepo(dir, R"({"schema_version": 1, "toolchain": [["sh", "-c", "exit 3"], ["no-such-compiler-x", "--version"],
+  testing::MakeRepo(
+      dir,
+      R"({"schema_version": 1, "toolchain": [["sh", "-c", "exit 3"], ["no-such-compiler-x", "--version"],
       ["true"]],
     "legs": {"unit": {"run": "true"}}, "suites": {"default": ["unit"]}})");
   auto run = testing::RunProofgate(dir.path(), "preflight");
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.err.find("toolchain probe `sh -c exit 3`: exit 3; what it said still keys the cache"), std::string::npos)
+  EXPECT_NE(
+      run.err.find("toolchain probe `sh -c exit 3`: exit 3; what it said still keys the cache"),
+      std::string::npos)
       << run.err;
-  EXPECT_NE(run.err.find("toolchain probe `no-such-compiler-x --version`: "), std::string::npos) << run.err;
-  EXPECT_EQ(run.err.find("toolchain probe `true`"), std::string::npos) << "a probe that works is no news";
+  EXPECT_NE(run.err.find("toolchain probe `no-such-compiler-x --version`: "), std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("toolchain probe `true`"), std::string::npos)
+      << "a probe that works is no news";
 }
 
 TEST(DeclaredOutputs, AFolderCoversWhatIsUnderItAndAGlobTheFoldersItMatches) {
@@ -289,8 +302,10 @@ TEST(InputGlob, ALinkIsListedUnderItsOwnName) {
   TempDir dir;
   dir.Write("m/a.gguf", "");
   std::filesystem::create_symlink("a.gguf", dir.path() + "/m/b.gguf");
-  EXPECT_EQ(ExpandGlobs(dir.path(), {"m/*.gguf"}), (std::vector<std::string>{"m/a.gguf", "m/b.gguf"}));
-  EXPECT_EQ(ExpandGlobs(dir.path() + "/", {"m/*.gguf"}), (std::vector<std::string>{"m/a.gguf", "m/b.gguf"}));  // git's workdir
+  EXPECT_EQ(ExpandGlobs(dir.path(), {"m/*.gguf"}),
+            (std::vector<std::string>{"m/a.gguf", "m/b.gguf"}));
+  EXPECT_EQ(ExpandGlobs(dir.path() + "/", {"m/*.gguf"}),
+            (std::vector<std::string>{"m/a.gguf", "m/b.gguf"}));  // git's workdir
   EXPECT_EQ(ExpandGlobs(dir.path() + "/", {"*/a.gguf"}), (std::vector<std::string>{"m/a.gguf"}));
 }
 

@@ -1,6 +1,6 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -49,7 +49,8 @@ TEST_F(PreflightCli, FailingLegExitsOneAndNamesItsLog) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("bad  fail"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("verdict: fail"), std::string::npos);
-  EXPECT_NE(r.err.find("log: " + dir_.path() + "/.git/proofgate/logs/"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("log: " + dir_.path() + "/.git/proofgate/logs/"), std::string::npos)
+      << r.err;
 }
 
 // `--leg` takes one leg: `--leg ok default` is leg ok and suite default, not two legs (it
@@ -65,9 +66,11 @@ TEST_F(PreflightCli, LegTakesOneNameAndTheRestAreSuites) {
 // overflow (`"timeout_s": 1e10` timed a leg out after 20 ms, exit 3).
 TEST_F(PreflightCli, HugeDurationsInSuitesJsonMeanNoLimit) {
   for (const char* huge : {"1e10", "1e18", "1e300"}) {
-    dir_.Write("preflight/suites.json", std::string(R"({"schema_version": 1, "kill_grace_s": )") + huge +
-                                            R"(, "contention": {"quiet_wait_s": )" + huge + R"(},
-      "legs": {"slow": {"run": "sleep 0.3", "timeout_s": )" + huge + R"(}}, "suites": {"default": ["slow"]}})");
+    dir_.Write("preflight/suites.json", std::string(R"({"schema_version": 1, "kill_grace_s": )") +
+                                            huge + R"(, "contention": {"quiet_wait_s": )" + huge +
+                                            R"(},
+      "legs": {"slow": {"run": "sleep 0.3", "timeout_s": )" +
+                                            huge + R"(}}, "suites": {"default": ["slow"]}})");
     auto r = RunProofgate(dir_.path(), "preflight --no-cache --json");
     EXPECT_EQ(r.exit_code, 0) << huge << ": " << r.out << r.err;
   }
@@ -97,15 +100,20 @@ TEST_F(PreflightCli, WhatAKilledRunFinishedIsInItsLegsStream) {
              "needs": ["quick"]}},
     "suites": {"default": ["quick", "red", "hang"]}})");
   TempDir logs;
-  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache", "-j", "1", "--log-dir", logs.path() + "/run"},
-                             dir_.path(), {}, logs.path() + "/out", ""});
+  auto child = Child::Spawn(
+      {{PROOFGATE_BIN, "preflight", "--no-cache", "-j", "1", "--log-dir", logs.path() + "/run"},
+       dir_.path(),
+       {},
+       logs.path() + "/out",
+       ""});
   ASSERT_TRUE(child.ok());
   ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/hang-started", 30)) << logs.Read("out");
   kill(child->pid(), SIGKILL);
   waitpid(child->pid(), nullptr, 0);
   std::vector<Json> lines;
   std::istringstream in(logs.Read("run/legs.jsonl"));
-  for (std::string line; std::getline(in, line);) lines.push_back(Json::parse(line, nullptr, false));
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(Json::parse(line, nullptr, false));
   ASSERT_EQ(lines.size(), 2u) << logs.Read("run/legs.jsonl");
   EXPECT_EQ(lines[0]["name"], "quick");
   EXPECT_EQ(lines[0]["outcome"], "pass");
@@ -131,8 +139,11 @@ TEST_F(PreflightCli, EveryLegsGroupDiesWithAProofgateKilledOutright) {
     "two": {"run": "mkdir -p out; exec env -i PATH=\"$PATH\" sh -c 'sleep 60 & echo $! > out/two.pid; wait'"}},
     "suites": {"default": ["quick", "one", "two"]}})");
   TempDir logs;
-  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache", "-j", "3"}, dir_.path(), {},
-                             logs.path() + "/log", ""});
+  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache", "-j", "3"},
+                             dir_.path(),
+                             {},
+                             logs.path() + "/log",
+                             ""});
   ASSERT_TRUE(child.ok());
   std::vector<pid_t> pids;
   for (const char* leg : {"one", "two"}) {
@@ -174,14 +185,16 @@ TEST_F(PreflightCli, ALegsTestInASessionOfItsOwnDiesWithAProofgateKilledOutright
     "mkdir -p out; setsid sh -c 'echo $$ > out/test.pid; exec sleep 60' & wait"}},
     "suites": {"default": ["runner"]}})");
   TempDir logs;
-  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache"}, dir_.path(), {}, logs.path() + "/log", ""});
+  auto child = Child::Spawn(
+      {{PROOFGATE_BIN, "preflight", "--no-cache"}, dir_.path(), {}, logs.path() + "/log", ""});
   ASSERT_TRUE(child.ok());
   pid_t test = PidFrom(dir_.path() + "/out/test.pid");
   ASSERT_GT(test, 0) << logs.Read("log");
   kill(child->pid(), SIGKILL);
   waitpid(child->pid(), nullptr, 0);
   bool died = testing::DiesWithin(test);
-  EXPECT_TRUE(died) << "the test " << test << " in a session of its own outlived a SIGKILLed proofgate";
+  EXPECT_TRUE(died) << "the test " << test
+                    << " in a session of its own outlived a SIGKILLed proofgate";
   if (!died) kill(test, SIGKILL);
 }
 
@@ -193,7 +206,8 @@ TEST_F(PreflightCli, ALegsTestInASessionOfItsOwnDiesWithAProofgateKilledOutright
 TEST_F(PreflightCli, ATimedOutRunnersTestsDieEvenWhenTheRunnerDiesSlowly) {
   testing::WriteSlowRunner(dir_);
   dir_.Write("preflight/suites.json", R"({"schema_version": 1, "kill_grace_s": 0.2, "legs": {
-    "runner": {"run": )" + Json(testing::kSlowRunnerCommand).dump() + R"(, "timeout_s": 3}},
+    "runner": {"run": )" + Json(testing::kSlowRunnerCommand).dump() +
+                                          R"(, "timeout_s": 3}},
     "suites": {"default": ["runner"]}})");
   auto r = RunProofgate(dir_.path(), "preflight --no-cache");
   EXPECT_NE(r.err.find("timed out"), std::string::npos) << r.out << r.err;
@@ -245,7 +259,8 @@ TEST_F(PreflightCli, ALogThatCannotBeWrittenIsNamedAndItsLegNotStarted) {
   ASSERT_EQ(run.exit_code, 1) << run.out << run.err;
   Json doc = Json::parse(run.out);
   std::map<std::string, std::string> notes;
-  for (const Json& leg : doc["legs"]) notes[leg["name"]] = leg["outcome"].get<std::string>() + ": " + leg["note"].get<std::string>();
+  for (const Json& leg : doc["legs"])
+    notes[leg["name"]] = leg["outcome"].get<std::string>() + ": " + leg["note"].get<std::string>();
   EXPECT_EQ(notes["fifo"], "error: cannot write its log " + logs + "/fifo.log: not a regular file");
   EXPECT_EQ(notes["folder"], "error: cannot write its log " + logs + "/folder.log: Is a directory");
   EXPECT_EQ(notes["fine"], "pass: ");
@@ -258,7 +273,8 @@ TEST_F(PreflightCli, EveryLegDiesWhenProofgatesWholeGroupIsKilled) {
     "one": {"run": "mkdir -p out; sleep 60 & echo $! > out/one.pid; wait"}},
     "suites": {"default": ["one"]}})");
   TempDir logs;
-  auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--no-cache"}, dir_.path(), {}, logs.path() + "/log", ""});
+  auto child = Child::Spawn(
+      {{PROOFGATE_BIN, "preflight", "--no-cache"}, dir_.path(), {}, logs.path() + "/log", ""});
   ASSERT_TRUE(child.ok());
   pid_t leg = PidFrom(dir_.path() + "/out/one.pid");
   ASSERT_GT(leg, 0) << logs.Read("log");
@@ -276,9 +292,11 @@ TEST_F(PreflightCli, ReportsRedirectedIntoTheTreeDoNotMakeTheRunStale) {
   auto run = RunCapture({"sh", "-c", cmd}, dir_.path(), 120);
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(run->exit.exit_code, 0) << dir_.Read("log.txt");
-  EXPECT_NE(dir_.Read("log.txt").find("not hashed: report.json (proofgate's own output)"), std::string::npos)
+  EXPECT_NE(dir_.Read("log.txt").find("not hashed: report.json (proofgate's own output)"),
+            std::string::npos)
       << dir_.Read("log.txt");
-  EXPECT_NE(dir_.Read("log.txt").find("not hashed: log.txt (proofgate's own output)"), std::string::npos);
+  EXPECT_NE(dir_.Read("log.txt").find("not hashed: log.txt (proofgate's own output)"),
+            std::string::npos);
   Json doc = Json::parse(dir_.Read("report.json"), nullptr, false);
   ASSERT_FALSE(doc.is_discarded());
   EXPECT_EQ(doc["tree_hash"], doc["tree_hash_after"]) << doc.dump(2);
@@ -304,13 +322,16 @@ TEST_F(PreflightCli, AReportFlagAVerbDoesNotWriteIsRefused) {
   EXPECT_EQ(anchors.err, "proofgate: --json: `proofgate anchors check` does not write it\n");
   auto prove = RunProofgate(dir_.path(), "--summary s.md prove --base HEAD");
   EXPECT_EQ(prove.exit_code, 2);
-  EXPECT_NE(prove.err.find("--summary: `proofgate prove` does not write it"), std::string::npos) << prove.err;
+  EXPECT_NE(prove.err.find("--summary: `proofgate prove` does not write it"), std::string::npos)
+      << prove.err;
   auto help = RunProofgate(dir_.path(), "mutate --help");
   EXPECT_EQ(help.exit_code, 0);
-  EXPECT_NE(help.out.find("Common flags (before or after the verb): -C DIR (as cd DIR), --color auto|always|never, "
-                          "--progress auto|tty|plain, --ci auto|github|gitlab|none, -q, -v, --codequality FILE, "
-                          "--html FILE, --json, --junit FILE, --summary FILE"),
-            std::string::npos)
+  EXPECT_NE(
+      help.out.find(
+          "Common flags (before or after the verb): -C DIR (as cd DIR), --color auto|always|never, "
+          "--progress auto|tty|plain, --ci auto|github|gitlab|none, -q, -v, --codequality FILE, "
+          "--html FILE, --json, --junit FILE, --summary FILE"),
+      std::string::npos)
       << help.out;
 }
 
@@ -323,7 +344,8 @@ TEST(Gc, SaysWhatProofgateKeepsOnDiskAndRemovesIt) {
   EXPECT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_NE(dry.out.find("  logs        "), std::string::npos) << dry.out;
   EXPECT_NE(dry.out.find("would be freed (--dry-run)"), std::string::npos) << dry.out;
-  EXPECT_EQ(dry.out.find("gc: 0 B would be freed"), std::string::npos) << "what it lists is what it would free: " << dry.out;
+  EXPECT_EQ(dry.out.find("gc: 0 B would be freed"), std::string::npos)
+      << "what it lists is what it would free: " << dry.out;
   EXPECT_TRUE(std::filesystem::exists(state + "/logs"));
   // A mutate run holding its lock is using the scratch trees: nothing is removed.
   std::filesystem::create_directories(state + "/mutate");
@@ -331,7 +353,8 @@ TEST(Gc, SaysWhatProofgateKeepsOnDiskAndRemovesIt) {
   ASSERT_EQ(flock(fd, LOCK_EX), 0);
   auto busy = RunProofgate(dir.path(), "gc");
   EXPECT_EQ(busy.exit_code, 2);
-  EXPECT_NE(busy.err.find("a proofgate mutate is running; nothing removed"), std::string::npos) << busy.err;
+  EXPECT_NE(busy.err.find("a proofgate mutate is running; nothing removed"), std::string::npos)
+      << busy.err;
   close(fd);
   auto kept = RunProofgate(dir.path(), "gc --keep-cache");
   EXPECT_EQ(kept.exit_code, 0) << kept.err;
@@ -349,11 +372,14 @@ TEST_F(PreflightCli, TimeoutExitsThree) {
 }
 
 TEST_F(PreflightCli, InvalidConfigExitsTwoWithFileAndLine) {
-  dir_.Write("preflight/suites.json", "{\"schema_version\": 1,\n \"legs\": {\"a\": {\"run\": 5}}, \"suites\": {}}");
+  dir_.Write("preflight/suites.json",
+             "{\"schema_version\": 1,\n \"legs\": {\"a\": {\"run\": 5}}, \"suites\": {}}");
   auto r = RunProofgate(dir_.path(), "preflight");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "proofgate: preflight/suites.json:2:17: leg \"a\": field \"run\" must be an argv array or a "
-                   "shell string, got a number\n");
+  EXPECT_EQ(
+      r.err,
+      "proofgate: preflight/suites.json:2:17: leg \"a\": field \"run\" must be an argv array or a "
+      "shell string, got a number\n");
 }
 
 TEST_F(PreflightCli, UnknownSuiteAndUnknownFlagExitTwo) {
@@ -363,7 +389,9 @@ TEST_F(PreflightCli, UnknownSuiteAndUnknownFlagExitTwo) {
   EXPECT_NE(flag.err.find("--frobnicate"), std::string::npos) << flag.err;
   auto zero = RunProofgate(dir_.path(), "preflight --jobs 0");
   EXPECT_EQ(zero.exit_code, 2);
-  EXPECT_NE(zero.err.find("legs run at once must be a whole number from 1 to 4096, got 0"), std::string::npos) << zero.err;
+  EXPECT_NE(zero.err.find("legs run at once must be a whole number from 1 to 4096, got 0"),
+            std::string::npos)
+      << zero.err;
 }
 
 TEST_F(PreflightCli, ListPrintsSuitesAndRunsNothing) {
@@ -389,7 +417,8 @@ TEST_F(PreflightCli, FindsTheRootFromASubdirectory) {
 TEST_F(PreflightCli, WritesJunitAndSummaryFiles) {
   auto r = RunProofgate(dir_.path(), "preflight red --junit out/j.xml --summary out/s.md");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(dir_.Read("out/j.xml").find("<testcase classname=\"preflight.red\" name=\"bad\""), std::string::npos);
+  EXPECT_NE(dir_.Read("out/j.xml").find("<testcase classname=\"preflight.red\" name=\"bad\""),
+            std::string::npos);
   EXPECT_NE(dir_.Read("out/s.md").find("| bad | ❌ fail |"), std::string::npos);
 }
 
@@ -397,8 +426,8 @@ TEST(LoadCli, PrintsOneReadingWithEverySignalOrAbsent) {
   TempDir dir;
   auto text = RunProofgate(dir.path(), "load --interval 0.2");
   EXPECT_EQ(text.exit_code, 0) << text.err;
-  for (const char* key : {"foreign=", "busy=", "steal=", "loadavg=", "psi_cpu=", "psi_io=", "psi_memory=",
-                          "throttled_s="}) {
+  for (const char* key : {"foreign=", "busy=", "steal=", "loadavg=", "psi_cpu=", "psi_io=",
+                          "psi_memory=", "throttled_s="}) {
     EXPECT_NE(text.out.find(key), std::string::npos) << key << " in " << text.out;
   }
   auto json = RunProofgate(dir.path(), "load --json --interval 0.2");
@@ -412,11 +441,13 @@ TEST(LoadCli, PrintsOneReadingWithEverySignalOrAbsent) {
 // The leg forks grandchildren in its process group; SIGINT to proofgate must leave none.
 TEST_F(PreflightCli, InterruptLeavesNoOrphans) {
   std::string pids = dir_.path() + "/out/pids";
-  dir_.Write("preflight/suites.json",
-             R"({"schema_version": 1, "legs": {"tree": {"run": "sleep 300 & echo $! >> out/pids; )"
-             R"((sleep 300 & echo $! >> out/pids; wait) & sleep 0.2; echo ready >> out/ready; wait"}},
+  dir_.Write(
+      "preflight/suites.json",
+      R"({"schema_version": 1, "legs": {"tree": {"run": "sleep 300 & echo $! >> out/pids; )"
+      R"((sleep 300 & echo $! >> out/pids; wait) & sleep 0.2; echo ready >> out/ready; wait"}},
              "suites": {"default": ["tree"]}})");
-  auto child = Child::Spawn(SpawnSpec{{PROOFGATE_BIN, "preflight"}, dir_.path(), {}, dir_.path() + "/out/log", ""});
+  auto child = Child::Spawn(
+      SpawnSpec{{PROOFGATE_BIN, "preflight"}, dir_.path(), {}, dir_.path() + "/out/log", ""});
   ASSERT_TRUE(child.ok());
   ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/ready", 30));
   kill(child->pid(), SIGINT);

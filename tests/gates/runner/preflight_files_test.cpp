@@ -11,8 +11,8 @@
 namespace pg {
 namespace {
 
-using testing::RunProofgate;
 using testing::Git;
+using testing::RunProofgate;
 using testing::TempDir;
 
 // The last line leg `leg` printed (its log's tail in --json, after the log's own header).
@@ -41,7 +41,8 @@ TEST(PreflightFiles, ALegWhoseFilesMatchNothingIsSkippedAndFailsNothing) {
   EXPECT_NE(none.out.find("after"), std::string::npos) << none.out;
   dir.Write("src/deep/a.cpp", "int a;\n");  // untracked, in a folder: "*.cpp" matches its name
   auto some = RunProofgate(dir.path(), "preflight --no-cache");
-  EXPECT_EQ(some.exit_code, 1) << "its file is there: the leg runs, and fails\n" << some.out << some.err;
+  EXPECT_EQ(some.exit_code, 1) << "its file is there: the leg runs, and fails\n"
+                               << some.out << some.err;
 }
 
 TEST(PreflightFiles, FilesExpandToTheMatchedFilesRelativeToTheLegsCwd) {
@@ -75,7 +76,8 @@ TEST(PreflightFiles, ExcludeGlobsLeaveFilesOut) {
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_EQ(Listed(run), "a.c;");
   EXPECT_EQ(Listed(run, "rest"), "top.h;");
-  EXPECT_NE(run.out.find("no file matches its files: gen/*.c (excluding gen/*)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("no file matches its files: gen/*.c (excluding gen/*)"), std::string::npos)
+      << run.out;
 }
 
 // suites.json below the working tree's top: the run's files are those under its root, named
@@ -104,8 +106,8 @@ TEST(PreflightFiles, StagedBaseAndAllFilesChooseTheFileSet) {
   dir.Write("removed.c", "1\n");
   Git(dir, {"add", "."});
   Git(dir, {"commit", "-qm", "four files"});
-  dir.Write("edited.c", "2\n");  // unstaged
-  Git(dir, {"rm", "-q", "gone.c"});                     // a staged deletion
+  dir.Write("edited.c", "2\n");                        // unstaged
+  Git(dir, {"rm", "-q", "gone.c"});                    // a staged deletion
   std::filesystem::remove(dir.path() + "/removed.c");  // an unstaged one: no set lists either
   dir.Write("staged.c", "1\n");
   Git(dir, {"add", "staged.c"});
@@ -117,16 +119,21 @@ TEST(PreflightFiles, StagedBaseAndAllFilesChooseTheFileSet) {
   auto all = RunProofgate(dir.path(), "preflight --no-cache --json --all-files");
   EXPECT_EQ(Listed(all), "edited.c;old.c;staged.c;untracked.c;") << all.out << all.err;
   auto head = RunProofgate(dir.path(), "preflight --no-cache --json --base HEAD");
-  EXPECT_EQ(Listed(head), "edited.c;staged.c;untracked.c;") << "committed files are no change since HEAD";
+  EXPECT_EQ(Listed(head), "edited.c;staged.c;untracked.c;")
+      << "committed files are no change since HEAD";
   EXPECT_EQ(RunProofgate(dir.path(), "preflight --staged --base HEAD").exit_code, 2);
   TempDir plain;  // no repository: nothing is staged, nothing has a base
-  plain.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"t": {"run": "true"}}, "suites": {"default": ["t"]}})");
+  plain.Write(
+      "preflight/suites.json",
+      R"({"schema_version": 1, "legs": {"t": {"run": "true"}}, "suites": {"default": ["t"]}})");
   auto outside = RunProofgate(plain.path(), "preflight --staged");
   EXPECT_EQ(outside.exit_code, 2) << outside.err;
-  EXPECT_NE(outside.err.find("--staged and --base need a git repository"), std::string::npos) << outside.err;
+  EXPECT_NE(outside.err.find("--staged and --base need a git repository"), std::string::npos)
+      << outside.err;
   auto unknown = RunProofgate(dir.path(), "preflight --base no-such-ref");
   EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_NE(unknown.err.find("--base no-such-ref: no revision \"no-such-ref\""), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("--base no-such-ref: no revision \"no-such-ref\""), std::string::npos)
+      << unknown.err;
 }
 
 // 1,200 names of 120 bytes in one `sh -c` string are past Linux's 128 KiB for one argument:

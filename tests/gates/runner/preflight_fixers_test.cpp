@@ -75,8 +75,10 @@ TEST_F(PreflightFixers, WithoutStagedAFixStaysInTheWorkingTreeAndTheOthersPasses
   auto report = nlohmann::json::parse(second.out);
   EXPECT_EQ(Leg(report, "fmt")["cached"], false) << "a fixer that fixed passed on another tree";
   EXPECT_EQ(Leg(report, "check")["cached"], true) << "check's pass on the fixed tree is reused";
-  EXPECT_EQ(Leg(report, "noop")["cached"], false) << "noop passed on the tree before fmt's fix, not on this one";
-  EXPECT_EQ(Leg(nlohmann::json::parse(first.out), "noop")["fixed"], nlohmann::json::array()) << "fmt fixed it";
+  EXPECT_EQ(Leg(report, "noop")["cached"], false)
+      << "noop passed on the tree before fmt's fix, not on this one";
+  EXPECT_EQ(Leg(nlohmann::json::parse(first.out), "noop")["fixed"], nlohmann::json::array())
+      << "fmt fixed it";
   dir_.Write("a.txt", "bad\n");  // the first run's tree again
   auto third = RunProofgate(dir_.path(), "preflight");
   EXPECT_EQ(third.exit_code, 0) << third.out << third.err;
@@ -97,10 +99,12 @@ TEST_F(PreflightFixers, AChangeOutsideAFixersFilesMakesTheRunStale) {
   auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache --json stray");
   EXPECT_EQ(run.exit_code, 5) << run.out << run.err;
   auto report = nlohmann::json::parse(run.out);
-  EXPECT_EQ(report["tree_changes"], nlohmann::json::parse(R"([{"path": "notes.md", "change": "changed"}])"));
+  EXPECT_EQ(report["tree_changes"],
+            nlohmann::json::parse(R"([{"path": "notes.md", "change": "changed"}])"));
   EXPECT_EQ(Leg(report, "stray")["fixed"], nlohmann::json::array({"a.txt"}));
   EXPECT_EQ(Indexed("a.txt"), "bad\n") << "half a fixer's work is no commit to make";
-  EXPECT_NE(Leg(report, "check")["tree_hash"], report["tree_hash"]) << "check ran on the tree stray left";
+  EXPECT_NE(Leg(report, "check")["tree_hash"], report["tree_hash"])
+      << "check ran on the tree stray left";
 }
 
 // A fix is named by its fixer, not as a change; a later leg's change to the fixed file is one.
@@ -110,7 +114,8 @@ TEST_F(PreflightFixers, AFixedFileALaterLegChangesIsNamed) {
   auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache --json spoil");
   EXPECT_EQ(run.exit_code, 5) << run.out << run.err;
   auto report = nlohmann::json::parse(run.out);
-  EXPECT_EQ(report["tree_changes"], nlohmann::json::parse(R"([{"path": "a.txt", "change": "changed"}])"));
+  EXPECT_EQ(report["tree_changes"],
+            nlohmann::json::parse(R"([{"path": "a.txt", "change": "changed"}])"));
   EXPECT_EQ(Indexed("a.txt"), "bad\n") << "a stale run stages nothing";
 }
 
@@ -145,7 +150,9 @@ TEST_F(PreflightFixers, AFixToAFileWithUnstagedChangesIsDroppedAndTheRunStale) {
   EXPECT_EQ(run.exit_code, 5) << run.out << run.err;
   EXPECT_EQ(Indexed("a.txt"), "bad\n") << "nothing staged";
   EXPECT_EQ(dir_.Read("a.txt"), "bad\nmine\n") << "the user's version is back";
-  EXPECT_NE(run.out.find("its fix to a.txt was dropped: unstaged changes there came back"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("its fix to a.txt was dropped: unstaged changes there came back"),
+            std::string::npos)
+      << run.out;
 }
 
 TEST_F(PreflightFixers, AFailedFixersChangeIsNeitherAFixNorStaged) {
@@ -160,7 +167,8 @@ TEST_F(PreflightFixers, AFailedFixersChangeIsNeitherAFixNorStaged) {
 
 TEST_F(PreflightFixers, FixersRunFirstAndOneAtATime) {
   auto run = RunProofgate(dir_.path(), "preflight --no-cache -j 3 order");
-  EXPECT_EQ(run.exit_code, 0) << "after saw the fixers' work, the fixers never met\n" << run.out << run.err;
+  EXPECT_EQ(run.exit_code, 0) << "after saw the fixers' work, the fixers never met\n"
+                              << run.out << run.err;
 }
 
 }  // namespace

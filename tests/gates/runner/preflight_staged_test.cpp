@@ -20,8 +20,8 @@
 namespace pg {
 namespace {
 
-using testing::RunProofgate;
 using testing::Git;
+using testing::RunProofgate;
 using testing::TempDir;
 
 unsigned ModeOf(const TempDir& dir, const std::string& rel) {
@@ -30,8 +30,8 @@ unsigned ModeOf(const TempDir& dir, const std::string& rel) {
 }
 
 // a.sh: committed, a change staged and another on top unstaged; b.txt, d/x.txt: unstaged edits;
-// c.txt and gone-link: deleted, unstaged; moved-link: pointed elsewhere; u.txt: untracked. `check` passes only on the staged content, and
-// writes what it saw to out/ (ignored).
+// c.txt and gone-link: deleted, unstaged; moved-link: pointed elsewhere; u.txt: untracked. `check`
+// passes only on the staged content, and writes what it saw to out/ (ignored).
 class PreflightStaged : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -69,15 +69,19 @@ class PreflightStaged : public ::testing::Test {
     EXPECT_EQ(dir_.Read("d/x.txt"), "unstaged\n") << "in its folder, even one a leg removed";
     EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/c.txt")) << "its deletion is back too";
     EXPECT_FALSE(std::filesystem::is_symlink(dir_.path() + "/gone-link"));
-    EXPECT_EQ(std::filesystem::read_symlink(dir_.path() + "/moved-link"), "a.sh") << "a link is a link again";
+    EXPECT_EQ(std::filesystem::read_symlink(dir_.path() + "/moved-link"), "a.sh")
+        << "a link is a link again";
     EXPECT_EQ(dir_.Read("u.txt"), "untracked\n");
     auto staged = RunCapture({"git", "diff", "--cached", "--name-only"}, dir_.path(), 60);
     EXPECT_EQ(staged->output, "a.sh\n") << "the index is as it was";
   }
   // `preflight --staged wait` in the background, once its leg runs (the changes set aside).
   void StartWaitingRun() {
-    auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--staged", "--no-cache", "wait"}, dir_.path(), {},
-                               logs_.path() + "/log", ""});
+    auto child = Child::Spawn({{PROOFGATE_BIN, "preflight", "--staged", "--no-cache", "wait"},
+                               dir_.path(),
+                               {},
+                               logs_.path() + "/log",
+                               ""});
     ASSERT_TRUE(child.ok());
     waiting_.emplace(std::move(*child));
     ASSERT_TRUE(testing::WaitForFile(dir_.path() + "/out/waiting", 20)) << logs_.Read("log");
@@ -89,10 +93,14 @@ class PreflightStaged : public ::testing::Test {
 TEST_F(PreflightStaged, UnstagedChangesAreSetAsideAndPutBackByteForByteWhateverTheOutcome) {
   auto green = RunProofgate(dir_.path(), "preflight --staged --no-cache");
   EXPECT_EQ(green.exit_code, 0) << green.out << green.err;
-  EXPECT_EQ(dir_.Read("out/seen"), "staged\ncommitted\ncommitted\nuntracked\n") << "the legs saw the staged tree";
-  EXPECT_NE(green.err.find("--staged: 6 file(s) with unstaged changes set aside until the run ends"), std::string::npos)
+  EXPECT_EQ(dir_.Read("out/seen"), "staged\ncommitted\ncommitted\nuntracked\n")
+      << "the legs saw the staged tree";
+  EXPECT_NE(
+      green.err.find("--staged: 6 file(s) with unstaged changes set aside until the run ends"),
+      std::string::npos)
       << green.err;
-  EXPECT_EQ(green.err.find("a leg changed it"), std::string::npos) << "no leg changed anything: " << green.err;
+  EXPECT_EQ(green.err.find("a leg changed it"), std::string::npos)
+      << "no leg changed anything: " << green.err;
   ExpectWorkingTreeAsTheUserLeftIt();
   auto red = RunProofgate(dir_.path(), "preflight --staged --no-cache red");
   EXPECT_EQ(red.exit_code, 1) << red.out << red.err;
@@ -107,7 +115,8 @@ TEST_F(PreflightStaged, WhatAKilledRunSetAsideComesBackOnTheNextRun) {
   kill(waiting_->pid(), SIGKILL);
   waitpid(waiting_->pid(), nullptr, 0);
   auto next = RunProofgate(dir_.path(), "preflight --no-cache --leg red");
-  EXPECT_NE(next.err.find("a.sh: put back the unstaged change a killed `preflight --staged` had set aside"),
+  EXPECT_NE(next.err.find(
+                "a.sh: put back the unstaged change a killed `preflight --staged` had set aside"),
             std::string::npos)
       << next.err;
   ExpectWorkingTreeAsTheUserLeftIt();
@@ -122,17 +131,21 @@ TEST_F(PreflightStaged, AnEditMadeAfterAKillIsKeptAndTheSetAsideVersionSavedBesi
   dir_.Write("a.sh", "typed after the kill\n");
   auto next = RunProofgate(dir_.path(), "preflight --staged --no-cache --leg red");
   EXPECT_EQ(next.exit_code, 1) << next.err;
-  EXPECT_NE(next.err.find("a.sh: edited since a killed `preflight --staged` set its unstaged changes aside; your edit "
+  EXPECT_NE(next.err.find("a.sh: edited since a killed `preflight --staged` set its unstaged "
+                          "changes aside; your edit "
                           "stays; the set-aside version is at "),
             std::string::npos)
       << next.err;
-  EXPECT_NE(next.err.find("b.txt: put back the unstaged change a killed"), std::string::npos) << next.err;
+  EXPECT_NE(next.err.find("b.txt: put back the unstaged change a killed"), std::string::npos)
+      << next.err;
   EXPECT_EQ(dir_.Read("a.sh"), "typed after the kill\n");
   EXPECT_EQ(dir_.Read("b.txt"), "unstaged\n");
   size_t at = next.err.find("the set-aside version is at ");
   std::string kept = next.err.substr(at + 28, next.err.find('\n', at) - at - 28);
   std::ifstream in(kept, std::ios::binary);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "unstaged\r\nno newline at the end") << kept;
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}),
+            "unstaged\r\nno newline at the end")
+      << kept;
 }
 
 // A terminal closed under `git commit` sends SIGHUP: the run stops as on Ctrl-C, and puts back.
@@ -141,7 +154,8 @@ TEST_F(PreflightStaged, AHangUpPutsBackWhatWasSetAside) {
   kill(waiting_->pid(), SIGHUP);
   int status = 0;
   waitpid(waiting_->pid(), &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << "interrupted, not killed by the signal: " << status;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130)
+      << "interrupted, not killed by the signal: " << status;
   ExpectWorkingTreeAsTheUserLeftIt();
 }
 
@@ -179,8 +193,10 @@ TEST_F(PreflightStaged, ALinkAndAFileThatChangedTypeComeBackAndNothingIsWrittenT
   symlink((outside.path() + "/precious.txt").c_str(), (dir_.path() + "/reg").c_str());
   auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache");
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-  EXPECT_NE(run.err.find("--staged: 8 file(s) with"), std::string::npos) << "one entry a path: " << run.err;
-  EXPECT_EQ(outside.Read("precious.txt"), "precious\n") << "the index's reg was written through the link";
+  EXPECT_NE(run.err.find("--staged: 8 file(s) with"), std::string::npos)
+      << "one entry a path: " << run.err;
+  EXPECT_EQ(outside.Read("precious.txt"), "precious\n")
+      << "the index's reg was written through the link";
   EXPECT_FALSE(std::filesystem::is_symlink(dir_.path() + "/lnk"));
   EXPECT_EQ(dir_.Read("lnk"), "a file now\n");
   EXPECT_EQ(std::filesystem::read_symlink(dir_.path() + "/reg"), outside.path() + "/precious.txt");
@@ -196,17 +212,21 @@ TEST_F(PreflightStaged, ANameWithANewlineIsRefusedBeforeAnythingIsSetAside) {
   dir_.Write("two\nlines", "unstaged\n");
   auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache");
   EXPECT_EQ(run.exit_code, 2) << run.err;
-  EXPECT_NE(run.err.find("whose name holds a newline; stage or undo its change"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("whose name holds a newline; stage or undo its change"), std::string::npos)
+      << run.err;
   EXPECT_EQ(dir_.Read("two\nlines"), "unstaged\n");
   ExpectWorkingTreeAsTheUserLeftIt();
-  EXPECT_EQ(RunProofgate(dir_.path(), "preflight --no-cache --leg red").exit_code, 1) << "the next run runs";
+  EXPECT_EQ(RunProofgate(dir_.path(), "preflight --no-cache --leg red").exit_code, 1)
+      << "the next run runs";
 }
 
 TEST_F(PreflightStaged, ALegsChangeToAFileWithUnstagedChangesIsDroppedAndNamed) {
   auto run = RunProofgate(dir_.path(), "preflight --staged --no-cache fixer");
   EXPECT_EQ(run.exit_code, 5) << "the leg changed the tree: stale\n" << run.out << run.err;
-  EXPECT_NE(run.err.find("b.txt: a leg changed it; its unstaged changes are back and the leg's change is dropped"),
-            std::string::npos)
+  EXPECT_NE(
+      run.err.find(
+          "b.txt: a leg changed it; its unstaged changes are back and the leg's change is dropped"),
+      std::string::npos)
       << run.err;
   EXPECT_NE(run.err.find("a.sh: a folder in its way was moved to "), std::string::npos) << run.err;
   ExpectWorkingTreeAsTheUserLeftIt();
@@ -218,7 +238,8 @@ TEST_F(PreflightStaged, ALegThatChangesTheIndexMakesTheRunStale) {
   EXPECT_EQ(run.exit_code, 5) << run.out << run.err;
   EXPECT_NE(run.out.find("\"index_changed\": true"), std::string::npos) << run.out;
   auto table = RunProofgate(dir_.path(), "preflight --staged --no-cache default");
-  EXPECT_EQ(table.exit_code, 0) << "an index that holds still is no news\n" << table.out << table.err;
+  EXPECT_EQ(table.exit_code, 0) << "an index that holds still is no news\n"
+                                << table.out << table.err;
   EXPECT_EQ(table.out.find("the index changed"), std::string::npos) << table.out;
 }
 
@@ -248,7 +269,9 @@ TEST_F(PreflightStaged, AnotherStagedRunInTheSameRepositoryIsRefused) {
   ASSERT_NO_FATAL_FAILURE(StartWaitingRun());
   auto second = RunProofgate(dir_.path(), "preflight --staged --no-cache");
   EXPECT_EQ(second.exit_code, 2) << second.err;
-  EXPECT_NE(second.err.find("another `proofgate preflight --staged` is running here"), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find("another `proofgate preflight --staged` is running here"),
+            std::string::npos)
+      << second.err;
   kill(waiting_->pid(), SIGINT);
   waitpid(waiting_->pid(), nullptr, 0);
   ExpectWorkingTreeAsTheUserLeftIt();

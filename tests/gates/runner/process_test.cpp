@@ -19,9 +19,11 @@ using testing::TempDir;
 
 TEST(Process, AProgramThatDoesNotExistIsAStatusNamingIt) {
   TempDir dir;
-  auto child = Child::Spawn(SpawnSpec{{"no-such-program-pg"}, dir.path(), {}, dir.path() + "/log", ""});
+  auto child =
+      Child::Spawn(SpawnSpec{{"no-such-program-pg"}, dir.path(), {}, dir.path() + "/log", ""});
   ASSERT_FALSE(child.ok());
-  EXPECT_NE(child.status().message().find("cannot start \"no-such-program-pg\""), std::string::npos);
+  EXPECT_NE(child.status().message().find("cannot start \"no-such-program-pg\""),
+            std::string::npos);
 }
 
 TEST(Process, StdoutAndStderrGoToTheLogAndEnvIsSet) {
@@ -49,9 +51,12 @@ TEST(Process, ChildrenRunInTheirOwnProcessGroup) {
 // child's own environment block shows (a shell would hide duplicates).
 TEST(Process, ASpawnsVariablesReplaceInheritedOnesAndTheLaterPairWins) {
   TempDir dir;
-  auto child = Child::Spawn(SpawnSpec{{"cat", "/proc/self/environ"}, dir.path(),
-                                      {{"HOME", "/elsewhere"}, {"PG_TWICE", "first"}, {"PG_TWICE", "second"}},
-                                      dir.path() + "/log", ""});
+  auto child = Child::Spawn(
+      SpawnSpec{{"cat", "/proc/self/environ"},
+                dir.path(),
+                {{"HOME", "/elsewhere"}, {"PG_TWICE", "first"}, {"PG_TWICE", "second"}},
+                dir.path() + "/log",
+                ""});
   ASSERT_TRUE(child.ok()) << child.status().message();
   ExitInfo exit;
   while (!child->TryReap(&exit)) usleep(1000);
@@ -66,7 +71,9 @@ TEST(Process, ASpawnsVariablesReplaceInheritedOnesAndTheLaterPairWins) {
     }
   }
   std::sort(named.begin(), named.end());
-  EXPECT_EQ(named, (std::vector<std::string>{"HOME=/elsewhere", std::string("PATH=") + getenv("PATH"), "PG_TWICE=second"}));
+  EXPECT_EQ(named,
+            (std::vector<std::string>{"HOME=/elsewhere", std::string("PATH=") + getenv("PATH"),
+                                      "PG_TWICE=second"}));
 }
 
 TEST(Process, ExitStatusAndSignalAreReported) {
@@ -104,7 +111,8 @@ TEST(Process, ASlowlyDyingRunnersTestIsKilledAndReapedAfterItsCaptureTimesOut) {
   std::vector<pid_t> test = TestOfATimedOutRunner(dir, /*kills_its_test=*/false);
   ASSERT_EQ(test.size(), 1u);
   errno = 0;
-  EXPECT_EQ(kill(test[0], 0), -1) << "the runner's test " << test[0] << " is still there (alive or a zombie)";
+  EXPECT_EQ(kill(test[0], 0), -1) << "the runner's test " << test[0]
+                                  << " is still there (alive or a zombie)";
   EXPECT_EQ(errno, ESRCH);
   if (testing::Alive(test[0])) kill(test[0], SIGKILL);
   waitpid(test[0], nullptr, WNOHANG);
@@ -117,7 +125,8 @@ TEST(Process, AZombieARunnerLeftIsReapedAsAStray) {
   std::vector<pid_t> test = TestOfATimedOutRunner(dir, /*kills_its_test=*/true);
   ASSERT_EQ(test.size(), 1u);
   errno = 0;
-  EXPECT_EQ(kill(test[0], 0), -1) << "the runner's killed test " << test[0] << " is still there (a zombie)";
+  EXPECT_EQ(kill(test[0], 0), -1) << "the runner's killed test " << test[0]
+                                  << " is still there (a zombie)";
   EXPECT_EQ(errno, ESRCH);
   waitpid(test[0], nullptr, WNOHANG);
 }
@@ -167,7 +176,8 @@ TEST(Process, TheProcWalkWorksWithStandardInputClosed) {
 // NUL before it) as well as a later one.
 TEST(Process, AnEnvironmentHoldersFirstEntryIsFoundAsALaterOneIs) {
   for (bool first : {true, false}) {
-    std::string entry = "PG_HOLDER_TEST_" + std::to_string(getpid()) + (first ? "_FIRST=1" : "_LATER=1");
+    std::string entry =
+        "PG_HOLDER_TEST_" + std::to_string(getpid()) + (first ? "_FIRST=1" : "_LATER=1");
     std::vector<char*> env = {const_cast<char*>("A=1"), const_cast<char*>(entry.c_str())};
     if (first) std::swap(env[0], env[1]);
     env.push_back(nullptr);

@@ -23,15 +23,18 @@ class ScopedPath {
     setenv("PATH", path.c_str(), 1);
   }
   ~ScopedPath() {
-    if (old_) setenv("PATH", old_->c_str(), 1);
-    else unsetenv("PATH");
+    if (old_)
+      setenv("PATH", old_->c_str(), 1);
+    else
+      unsetenv("PATH");
   }
 
  private:
   std::optional<std::string> old_;
 };
 
-std::string Tool(const TempDir& dir, const std::string& rel, const std::string& says, bool executable = true) {
+std::string Tool(const TempDir& dir, const std::string& rel, const std::string& says,
+                 bool executable = true) {
   std::string file = dir.Write(rel, "#!/bin/sh\necho " + says + "\n");
   chmod(file.c_str(), executable ? 0755 : 0644);
   return file;

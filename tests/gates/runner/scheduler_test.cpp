@@ -1,3 +1,5 @@
+#include "gates/runner/scheduler.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -7,7 +9,6 @@
 #include "gates/config/json_source.h"
 #include "gates/config/suite_config.h"
 #include "tests/gates/support/fake_launcher.h"
-#include "gates/runner/scheduler.h"
 #include "tests/gates/support/test_support.h"
 
 namespace pg {
@@ -20,11 +21,11 @@ using testing::TempDir;
 class SchedulerTest : public ::testing::Test {
  protected:
   // `legs` is the body of suites.json's "legs"; every leg is in suite "all".
-  std::vector<LegResult> Run(const std::string& legs, int jobs, double grace = 5, int cancel_fd = -1,
-                             ProcessLauncher* launcher = nullptr) {
-    auto config = ParseSuiteConfig("suites.json", "{\"schema_version\": 1, \"kill_grace_s\": " +
-                                                      std::to_string(grace) + ", \"legs\": {" + legs +
-                                                      "}, \"suites\": {}}");
+  std::vector<LegResult> Run(const std::string& legs, int jobs, double grace = 5,
+                             int cancel_fd = -1, ProcessLauncher* launcher = nullptr) {
+    auto config = ParseSuiteConfig(
+        "suites.json", "{\"schema_version\": 1, \"kill_grace_s\": " + std::to_string(grace) +
+                           ", \"legs\": {" + legs + "}, \"suites\": {}}");
     EXPECT_TRUE(config.ok()) << config.status().message();
     if (!config.ok()) return {};
     config_ = std::move(config).value();
@@ -46,7 +47,8 @@ class SchedulerTest : public ::testing::Test {
     return "\"" + name + "\": {\"run\": " + Json(body).dump() + extra + "}";
   }
   // Legs whose bodies are fake programs of `fake_`, run in fake time.
-  std::vector<LegResult> RunFake(const std::string& legs, int jobs, double grace = 5, int cancel_fd = -1) {
+  std::vector<LegResult> RunFake(const std::string& legs, int jobs, double grace = 5,
+                                 int cancel_fd = -1) {
     return Run(legs, jobs, grace, cancel_fd, &fake_);
   }
   const testing::FakeStart& Started(const std::string& program) {
@@ -85,15 +87,20 @@ TEST_F(SchedulerTest, OneJobNeverOverlapsLegs) {
 TEST_F(SchedulerTest, LegsSharingALockNeverOverlap) {
   std::string lock = ", \"locks\": [\"cpu\"]";
   for (const char* leg : {"a", "b", "c", "free"}) fake_.Script(leg, {1, 0});
-  RunFake(Def("a", "a", lock) + "," + Def("b", "b", lock) + "," + Def("c", "c", lock) + "," + Def("free", "free"), 4);
+  RunFake(Def("a", "a", lock) + "," + Def("b", "b", lock) + "," + Def("c", "c", lock) + "," +
+              Def("free", "free"),
+          4);
   EXPECT_FALSE(Overlap("a", "b") || Overlap("b", "c") || Overlap("a", "c"));
   EXPECT_TRUE(Overlap("a", "free"));  // a lock holds back only the legs that share it
 }
 
 TEST_F(SchedulerTest, AnExclusiveLegRunsAlone) {
   for (const char* leg : {"a", "x", "b", "c"}) fake_.Script(leg, {1, 0});
-  RunFake(Def("a", "a") + "," + Def("x", "x", ", \"exclusive\": true") + "," + Def("b", "b") + "," + Def("c", "c"), 4);
-  for (const char* other : {"a", "b", "c"}) EXPECT_FALSE(Overlap("x", other)) << "x overlapped " << other;
+  RunFake(Def("a", "a") + "," + Def("x", "x", ", \"exclusive\": true") + "," + Def("b", "b") + "," +
+              Def("c", "c"),
+          4);
+  for (const char* other : {"a", "b", "c"})
+    EXPECT_FALSE(Overlap("x", other)) << "x overlapped " << other;
   EXPECT_TRUE(Overlap("b", "c"));
 }
 
@@ -121,7 +128,8 @@ TEST_F(SchedulerTest, ALegPastItsLimitIsStoppedThenKilledAfterTheConfiguredGrace
 TEST_F(SchedulerTest, ACancelStopsRunningLegsAtOnceAndSkipsPendingOnes) {
   fake_.Script("long", {1000, 0, 0.25});
   fake_.CancelAt(12);
-  auto results = RunFake(Def("long", "long") + "," + Def("later", "later", ", \"needs\": [\"long\"]"), 1, 5, 7);
+  auto results = RunFake(
+      Def("long", "long") + "," + Def("later", "later", ", \"needs\": [\"long\"]"), 1, 5, 7);
   EXPECT_TRUE(interrupted_);
   EXPECT_EQ(FindLeg(results, "long")->outcome, Outcome::kError);
   EXPECT_DOUBLE_EQ(FindLeg(results, "long")->wall_s, 12.25);
@@ -143,9 +151,10 @@ TEST_F(SchedulerTest, EveryAttemptRunsWithTheLegsEnvironmentAndItsToken) {
 }
 
 TEST_F(SchedulerTest, AFailedNeedSkipsItsDependentsTransitively) {
-  auto results = Run(Def("build", "exit 3") + "," + Def("unit", "true", ", \"needs\": [\"build\"]") + "," +
-                         Def("e2e", "true", ", \"needs\": [\"unit\"]") + "," + Def("lint", "true"),
-                     2);
+  auto results =
+      Run(Def("build", "exit 3") + "," + Def("unit", "true", ", \"needs\": [\"build\"]") + "," +
+              Def("e2e", "true", ", \"needs\": [\"unit\"]") + "," + Def("lint", "true"),
+          2);
   EXPECT_EQ(FindLeg(results, "build")->outcome, Outcome::kFail);
   EXPECT_EQ(FindLeg(results, "build")->exit_code, 3);
   EXPECT_EQ(FindLeg(results, "unit")->outcome, Outcome::kSkipped);
@@ -156,9 +165,11 @@ TEST_F(SchedulerTest, AFailedNeedSkipsItsDependentsTransitively) {
 
 TEST_F(SchedulerTest, TimeoutKillsTheWholeProcessTree) {
   std::string pids = dir_.path() + "/pids";
-  auto results = Run(Def("slow", "sleep 300 & echo $! >> " + pids + "; (sleep 300 & echo $! >> " + pids +
-                                     "; wait) & wait", ", \"timeout_s\": 0.5"),
-                     1);
+  auto results = Run(
+      Def("slow",
+          "sleep 300 & echo $! >> " + pids + "; (sleep 300 & echo $! >> " + pids + "; wait) & wait",
+          ", \"timeout_s\": 0.5"),
+      1);
   const LegResult* slow = FindLeg(results, "slow");
   EXPECT_EQ(slow->outcome, Outcome::kTimeout);
   EXPECT_EQ(slow->note, "timed out after 0.5 s; process group killed");
@@ -171,8 +182,10 @@ TEST_F(SchedulerTest, TimeoutKillsTheWholeProcessTree) {
 // leg's: only the kill of the leg's process group reaches them (mutant R4).
 TEST_F(SchedulerTest, TimeoutKillsTheGroupEvenWhatTheSweepCannotName) {
   std::string pids = dir_.path() + "/pids";
-  auto results = Run(Def("slow", "env -i sleep 300 & echo $! >> " + pids + "; (env -i sleep 300 & echo $! >> " + pids +
-                                     "; wait) & wait", ", \"timeout_s\": 0.5"),
+  auto results = Run(Def("slow",
+                         "env -i sleep 300 & echo $! >> " + pids +
+                             "; (env -i sleep 300 & echo $! >> " + pids + "; wait) & wait",
+                         ", \"timeout_s\": 0.5"),
                      1);
   EXPECT_EQ(FindLeg(results, "slow")->outcome, Outcome::kTimeout);
   auto listed = ReadPids(pids);
@@ -226,7 +239,8 @@ TEST_F(SchedulerTest, CancelStopsRunningLegsAndSkipsPendingOnes) {
 TEST_F(SchedulerTest, ALegThatCannotStartIsAnErrorNamingTheProgram) {
   auto results = Run("\"x\": {\"run\": [\"pg-no-such-tool\", \"--flag\"]}", 1);
   EXPECT_EQ(FindLeg(results, "x")->outcome, Outcome::kError);
-  EXPECT_NE(FindLeg(results, "x")->note.find("cannot start \"pg-no-such-tool\""), std::string::npos);
+  EXPECT_NE(FindLeg(results, "x")->note.find("cannot start \"pg-no-such-tool\""),
+            std::string::npos);
 }
 
 TEST_F(SchedulerTest, AMissingCwdIsAnErrorNamingIt) {
@@ -244,7 +258,8 @@ TEST_F(SchedulerTest, CwdEnvExitCodeAndOutputTailAreRecorded) {
   EXPECT_EQ(leg->outcome, Outcome::kFail);
   EXPECT_EQ(leg->exit_code, 4);
   EXPECT_EQ(leg->cwd, dir_.path() + "/sub");
-  EXPECT_NE(leg->output_tail.find("marker\nvalue=42 leg=e\n"), std::string::npos) << leg->output_tail;
+  EXPECT_NE(leg->output_tail.find("marker\nvalue=42 leg=e\n"), std::string::npos)
+      << leg->output_tail;
   EXPECT_EQ(leg->log_path, dir_.path() + "/e.log");
 }
 

@@ -1,14 +1,15 @@
 // The supervisor's time limits and stop sequence, in fake time: each test states the fake
 // second every signal must be sent at, and waits for nothing real.
+#include "gates/runner/supervisor.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <utility>
 #include <vector>
 
-#include "tests/gates/support/fake_launcher.h"
 #include "gates/mutate/step.h"
-#include "gates/runner/supervisor.h"
+#include "tests/gates/support/fake_launcher.h"
 #include "tests/gates/support/test_support.h"
 
 namespace pg {
@@ -20,7 +21,9 @@ using Signals = std::vector<std::pair<int, double>>;
 
 constexpr double kForever = 1e6;
 
-SpawnSpec Spec(const std::string& program) { return SpawnSpec{{"sh", "-c", program}, "/", {}, "/dev/null", ""}; }
+SpawnSpec Spec(const std::string& program) {
+  return SpawnSpec{{"sh", "-c", program}, "/", {}, "/dev/null", ""};
+}
 
 SupervisedExit WaitOne(Supervisor& supervisor, int cancel_fd = -1) {
   bool cancel = false;
@@ -30,7 +33,8 @@ SupervisedExit WaitOne(Supervisor& supervisor, int cancel_fd = -1) {
 }
 
 // `program`, scripted so, started alone with `limit_s` under a 5 s grace; waited for.
-SupervisedExit RunAlone(FakeLauncher& fake, const std::string& program, FakeProgram script, double limit_s) {
+SupervisedExit RunAlone(FakeLauncher& fake, const std::string& program, FakeProgram script,
+                        double limit_s) {
   fake.Script(program, script);
   Supervisor supervisor(fake, 5);
   EXPECT_TRUE(supervisor.Start(Spec(program), limit_s).ok());

@@ -1,10 +1,11 @@
 // The verdict cache file is the user's to edit or break: it loads whatever it holds.
+#include "gates/runner/verdict_cache.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <optional>
 
-#include "gates/runner/verdict_cache.h"
 #include "tests/gates/support/test_support.h"
 
 namespace pg {

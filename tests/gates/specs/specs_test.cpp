@@ -14,7 +14,8 @@ std::string Spec(const std::string& gates, const std::string& extra = "## Owed\n
 }
 
 TEST(Specs, ParsesSectionsAndEveryGateCommandWithItsLine) {
-  auto spec = ParseSpec("specs/x.md", Spec("```sh\n# a comment\n./tests/run -R '^X'\n\nmake check\n```\n"));
+  auto spec =
+      ParseSpec("specs/x.md", Spec("```sh\n# a comment\n./tests/run -R '^X'\n\nmake check\n```\n"));
   ASSERT_TRUE(spec.ok()) << spec.status().message();
   EXPECT_EQ(spec->sections, (std::vector<std::string>{"Scope", "Gates", "Owed"}));
   ASSERT_EQ(spec->gates.size(), 2u);
@@ -53,7 +54,9 @@ TEST(Specs, HeadingsInsideFencesAreNotSections) {
 
 class SpecsCli : public ::testing::Test {
  protected:
-  void SetUp() override { testing::MakeRepo(dir_, "{\"schema_version\": 1, \"legs\": {}, \"suites\": {}}"); }
+  void SetUp() override {
+    testing::MakeRepo(dir_, "{\"schema_version\": 1, \"legs\": {}, \"suites\": {}}");
+  }
   TempDir dir_;
 };
 

@@ -38,10 +38,14 @@ int main(int argc, char** argv) {
   long work = 50, max_ms = -1;
   int threads = 1, procs = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--work")) work = std::atol(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--procs")) procs = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--max-ms")) max_ms = std::atol(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--work"))
+      work = std::atol(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--threads"))
+      threads = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--procs"))
+      procs = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--max-ms"))
+      max_ms = std::atol(argv[i + 1]);
     else {
       std::fprintf(stderr, "pg_burn: unknown flag %s\n", argv[i]);
       return 2;
@@ -59,7 +63,9 @@ int main(int argc, char** argv) {
   }
   RunThreads(work, threads);
   for (pid_t pid : children) waitpid(pid, nullptr, 0);
-  long ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  long ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  start)
+                .count();
   std::printf("wall_ms=%ld max_ms=%ld\n", ms, max_ms);
   return max_ms >= 0 && ms > max_ms ? 1 : 0;
 }

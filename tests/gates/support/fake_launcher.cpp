@@ -60,12 +60,14 @@ double FakeLauncher::EndOf(const FakeStart& s) const {
   double end = s.started + p.runs_s;
   for (const auto& [sig, t] : s.signals) {
     if (sig == SIGKILL) end = std::min(end, t);
-    if (sig == SIGTERM && p.exits_on_term_after_s) end = std::min(end, t + *p.exits_on_term_after_s);
+    if (sig == SIGTERM && p.exits_on_term_after_s)
+      end = std::min(end, t + *p.exits_on_term_after_s);
   }
   return end;
 }
 
-StatusOr<std::unique_ptr<Process>> FakeLauncher::Start(const SpawnSpec& spec, const std::string& token) {
+StatusOr<std::unique_ptr<Process>> FakeLauncher::Start(const SpawnSpec& spec,
+                                                       const std::string& token) {
   std::string program = spec.argv.empty() ? "" : spec.argv.back();
   if (program == "cannot-start") return Status::Io("cannot start \"" + spec.argv[0] + "\"");
   tokens.push_back(token);
@@ -73,7 +75,8 @@ StatusOr<std::unique_ptr<Process>> FakeLauncher::Start(const SpawnSpec& spec, co
   return std::unique_ptr<Process>(new FakeProcess(*this, starts_.size() - 1));
 }
 
-bool FakeLauncher::Wait(const std::vector<Process*>& running, Clock::time_point until, int cancel_fd) {
+bool FakeLauncher::Wait(const std::vector<Process*>& running, Clock::time_point until,
+                        int cancel_fd) {
   Clock::time_point next = until;
   for (Process* p : running) next = std::min(next, static_cast<FakeProcess*>(p)->end());
   bool cancel = cancel_fd >= 0 && cancel_at_ && Point(*cancel_at_) <= next;

@@ -29,13 +29,14 @@ struct FakeProgram {
   double runs_s = 0;  // exits by itself this long after it started
   int exit_code = 0;
   std::optional<double> exits_on_term_after_s = 0;  // nullopt: ignores SIGTERM
-  std::vector<int> exit_codes = {};  // when set: the n-th start exits with the n-th (the last repeats)
+  std::vector<int> exit_codes =
+      {};  // when set: the n-th start exits with the n-th (the last repeats)
 };
 
 struct FakeStart {
   std::string program;  // the last argv element
   SpawnSpec spec;
-  double started = 0, ended = -1;  // fake seconds; -1 while running
+  double started = 0, ended = -1;               // fake seconds; -1 while running
   std::vector<std::pair<int, double>> signals;  // signal, fake second it was sent
   bool cleaned_up = false;
 };
@@ -48,13 +49,14 @@ class FakeLauncher final : public ProcessLauncher {
   // The cancel fd reads as readable from fake second `t` on.
   void CancelAt(double t) { cancel_at_ = t; }
 
-  StatusOr<std::unique_ptr<Process>> Start(const SpawnSpec& spec, const std::string& token) override;
+  StatusOr<std::unique_ptr<Process>> Start(const SpawnSpec& spec,
+                                           const std::string& token) override;
   bool Wait(const std::vector<Process*>& running, Clock::time_point until, int cancel_fd) override;
 
   const std::vector<FakeStart>& starts() const { return starts_; }
   const FakeStart* Find(const std::string& program) const;
   std::vector<std::string> tokens;  // as Start was given them
-  bool stuck = false;  // a Wait with nothing that could ever happen
+  bool stuck = false;               // a Wait with nothing that could ever happen
 
  private:
   friend class FakeProcess;

@@ -72,8 +72,8 @@ std::string ProcStatText(const std::vector<std::vector<uint64_t>>& cpus) {
 std::string PidStatText(int pid, const std::string& comm, int ppid, uint64_t utime, uint64_t stime,
                         uint64_t cutime, uint64_t cstime) {
   return std::to_string(pid) + " (" + comm + ") S " + std::to_string(ppid) +
-         " 1 1 0 -1 4194304 100 0 0 0 " + std::to_string(utime) + " " + std::to_string(stime) + " " +
-         std::to_string(cutime) + " " + std::to_string(cstime) + " 20 0 1 0 100 1000 100\n";
+         " 1 1 0 -1 4194304 100 0 0 0 " + std::to_string(utime) + " " + std::to_string(stime) +
+         " " + std::to_string(cutime) + " " + std::to_string(cstime) + " 20 0 1 0 100 1000 100\n";
 }
 
 }  // namespace pg::testing

@@ -119,7 +119,6 @@ tree=$1; obj=$2/calc.txt; mkdir -p "$2"
 src=$(cat "$tree/calc.txt"); sleep 0.3; printf '%s\n' "$src" > "$obj"
 )X";
 
-
 void Commit(const TempDir& dir) {
   if (!git::Init(dir.path()).ok() || !git::CommitAll(dir.path(), "initial").ok()) std::abort();
 }
@@ -128,12 +127,15 @@ void Commit(const TempDir& dir) {
 
 void MakeCalcProject(const TempDir& dir) {
   dir.Write("CMakeLists.txt", kCalcCmake);
-  dir.Write("calc.h", "int Clamp(int v, int lo, int hi);\nint Add(int a, int b);\nint Loop(int n);\n");
+  dir.Write("calc.h",
+            "int Clamp(int v, int lo, int hi);\nint Add(int a, int b);\nint Loop(int n);\n");
   dir.Write("calc.cpp", kCalc);
   dir.Write("calc_test.cpp", kCalcTest);
   dir.Write("calc_check.cpp", kCalcCheck);
   dir.Write(".gitignore", "build/\n");
-  dir.Write("specs/calc.md", "# Spec: calc\n\n## Mutations\n<!-- proofgate:mutations -->\n<!-- /proofgate:mutations -->\n");
+  dir.Write("specs/calc.md",
+            "# Spec: calc\n\n## Mutations\n<!-- proofgate:mutations -->\n<!-- /proofgate:mutations "
+            "-->\n");
   dir.Write("mutations/calc.json", kCalcCatalog);
   Commit(dir);
 }
@@ -154,7 +156,8 @@ void MakeSlowBuildProject(const TempDir& dir) {
   std::string catalog = kShellCatalog;
   catalog.replace(catalog.find("\"build_command\": [\"true\"]"), 25,
                   "\"build_command\": [\"bash\", \"{tree}/build.sh\", \"{tree}\", \"{build}\"]");
-  catalog.replace(catalog.find("\"{tree}/test.sh\", \"{tree}\""), 26, "\"{tree}/test.sh\", \"{build}\"");
+  catalog.replace(catalog.find("\"{tree}/test.sh\", \"{tree}\""), 26,
+                  "\"{tree}/test.sh\", \"{build}\"");
   dir.Write("mutations/slow.json", catalog);
   Commit(dir);
 }

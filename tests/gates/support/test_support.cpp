@@ -1,7 +1,6 @@
 #include "tests/gates/support/test_support.h"
 
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -35,8 +34,10 @@ const bool kCiUnset = [] {
 
 void WriteConfigure(const TempDir& dir, const std::string& configure) {
   (void)kCiUnset;
-  dir.Write("preflight/suites.json", R"({"schema_version": 1, "legs": {"t": {"run": ["true"]}}, "suites": {"default": ["t"]},
-    "commands": {"configure": )" + configure + "}}");
+  dir.Write("preflight/suites.json",
+            R"({"schema_version": 1, "legs": {"t": {"run": ["true"]}}, "suites": {"default": ["t"]},
+    "commands": {"configure": )" +
+                configure + "}}");
   if (!git::CommitAll(dir.path(), "suites").ok()) std::abort();
 }
 
@@ -66,7 +67,8 @@ void Git(const TempDir& dir, const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"git", "-c", "user.name=t", "-c", "user.email=t@example.com"};
   argv.insert(argv.end(), args.begin(), args.end());
   auto run = RunCapture(argv, dir.path(), 60);
-  ASSERT_TRUE(run.ok() && run->exit.exit_code == 0) << "git " << args[0] << ": " << (run.ok() ? run->output : run.status().message());
+  ASSERT_TRUE(run.ok() && run->exit.exit_code == 0)
+      << "git " << args[0] << ": " << (run.ok() ? run->output : run.status().message());
 }
 
 void MakeRepo(const TempDir& dir, const std::string& suites) {
@@ -132,7 +134,8 @@ const LegResult* FindLeg(const std::vector<LegResult>& legs, const std::string& 
 
 CliResult RunProofgate(const std::string& cwd, const std::string& args) {
   TempDir io;
-  std::string cmd = std::string(PROOFGATE_BIN) + " " + args + " >" + io.path() + "/out 2>" + io.path() + "/err";
+  std::string cmd =
+      std::string(PROOFGATE_BIN) + " " + args + " >" + io.path() + "/out 2>" + io.path() + "/err";
   auto run = RunCapture({"sh", "-c", cmd}, cwd, 120);
   CliResult result;
   if (run.ok()) result.exit_code = run->exit.exit_code;
