@@ -1,5 +1,6 @@
 // Mutation points of one source file, found by libclang in the translation unit its compile
-// command builds. With clang_database.cpp, the files of ours that include libclang.
+// command builds. With clang_walker.{h,cpp} and clang_database.cpp, the files of ours that
+// include libclang.
 #pragma once
 
 #include <set>
