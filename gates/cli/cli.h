@@ -41,8 +41,9 @@ struct PreflightFlags {
   std::string log_dir;
   std::string blame_base;
   bool allow_inherited = false;
-  std::string shard;                       // "K/N"; empty: every leg
-  bool staged = false, all_files = false;  // the file set legs' `files` match (runner/leg_files.h)
+  std::string shard;  // "K/N"; empty: every leg
+  bool staged = false,
+       all_files = false;  // the file set legs' `files` match (gates/runner/leg_files.h)
   std::string base;
 };
 

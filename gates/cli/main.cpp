@@ -1,5 +1,5 @@
 // proofgate CLI: flags → library calls → exit code. Nothing here decides a verdict; the verbs
-// live in cli/, and this file is the only one that includes CLI11.
+// live in gates/cli/, and this file is the only one that includes CLI11.
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cmath>

@@ -24,7 +24,7 @@ struct Leg {
   std::vector<std::string> inputs;   // globs relative to the root, part of the cache key
   std::vector<std::string> outputs;  // paths or globs it makes: a cached pass needs each there
   std::vector<std::string>
-      files;  // globs: it runs when the run's file set has one (runner/leg_files.h)
+      files;  // globs: it runs when the run's file set has one (gates/runner/leg_files.h)
   std::vector<std::string> exclude;  // globs: files it is never about, whatever `files` matches
   bool exclusive = false;
   bool timing = false;

@@ -27,7 +27,7 @@ struct QuietResult {
   double last_foreign = 0;
 };
 
-// How the wait passes time: the scheduler waits on its launcher (runner/launcher.h), so a
+// How the wait passes time: the scheduler waits on its launcher (gates/runner/launcher.h), so a
 // test with a fake launcher waits in fake time.
 struct QuietTimer {
   std::function<double()> now_s;                        // seconds on the run's clock

@@ -40,7 +40,8 @@ class Sampler {
   // A synchronous snapshot (quiet wait, `proofgate load`).
   Snapshot Now() const;
   double interval_s() const { return interval_s_; }
-  // The machine's load at each interval since the sampler started (contention/load_timeline.h).
+  // The machine's load at each interval since the sampler started
+  // (gates/contention/load_timeline.h).
   std::vector<LoadPoint> Timeline() const;
 
  private:

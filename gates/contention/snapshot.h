@@ -47,7 +47,7 @@ std::optional<PidStat> ParsePidStat(const std::string& text);
 // it, so a process proofgate adopted (it is the child subreaper) says which leg it came from.
 inline constexpr char kLegTokenVariable[] = "PROOFGATE_LEG_TOKEN";
 // Tokens begin with the pid of the proofgate that made them ("<pid>.<n>"): the guardian of a
-// killed run ends every process whose token starts so (runner/group_guardian.h).
+// killed run ends every process whose token starts so (gates/runner/group_guardian.h).
 inline std::string LegTokenPrefix(pid_t owner) { return std::to_string(owner) + "."; }
 
 // The PROOFGATE_LEG_TOKEN value in `pid`'s initial environment; empty when it has none or the

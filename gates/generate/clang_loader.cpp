@@ -3,7 +3,8 @@
 // --version` took 16 ms on a 2-vCPU Xeon), paid by every preflight though only `mutate
 // --generate` parses C++. The definitions below stand in for libclang's own, each calling
 // through the address LoadLibclang resolved. Written once from clang-c/*.h for the functions
-// clang_points.cpp, clang_database.cpp and clang_text.h call; add one here with each new call.
+// clang_walker.{h,cpp}, clang_points.cpp, clang_database.cpp and clang_text.h call; add one
+// here with each new call.
 #include "gates/generate/clang_loader.h"
 
 #include <clang-c/CXCompilationDatabase.h>

@@ -1,6 +1,6 @@
 // libclang's strings as std::string, a function's parameters kept in use, where cursors are
-// written, and what operand and result types forbid a mutant: for generate/'s two files that
-// include libclang (clang_points.cpp, clang_database.cpp).
+// written, and what operand and result types forbid a mutant: for the files of gates/generate/
+// that include libclang (clang_walker.{h,cpp}, clang_points.cpp, clang_database.cpp).
 #pragma once
 
 #include <clang-c/CXString.h>

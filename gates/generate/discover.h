@@ -1,6 +1,6 @@
 // From a built scratch tree to generated mutants: which compiled files the user asked for,
 // their points (libclang), the markers and the diff that narrow them, and the tests that
-// reach each file. The mutants run on the declared engine (mutations/), as a catalog.
+// reach each file. The mutants run on the declared engine (gates/mutate/), as a catalog.
 #pragma once
 
 #include <set>

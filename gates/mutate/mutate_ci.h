@@ -1,4 +1,4 @@
-// A mutate run's problems as CI annotations (report/ci_output.h): each surviving generated
+// A mutate run's problems as CI annotations (gates/report/ci_output.h): each surviving generated
 // mutant at its place, each declared mutant not as claimed at its file.
 #pragma once
 

@@ -1,5 +1,5 @@
 // One step of a mutant's life (configure, build, test) as a supervised child: its own process
-// group, output to a log, a time limit, and Ctrl-C honoured at once (runner/supervisor.h).
+// group, output to a log, a time limit, and Ctrl-C honoured at once (gates/runner/supervisor.h).
 #pragma once
 
 #include <string>

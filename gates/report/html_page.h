@@ -1,6 +1,6 @@
 // The page every `--html FILE` is written in: one self-contained document (inline style and
 // script, no network, no fonts), sections collapsed unless red, a filter that hides what passed.
-// The verbs' pages (report/html_report.cpp, gates/mutate/mutate_html.cpp,
+// The verbs' pages (gates/report/html_report.cpp, gates/mutate/mutate_html.cpp,
 // gates/prove/prove_html.cpp) fill its body; none of them decides anything.
 #pragma once
 

@@ -1,4 +1,4 @@
-// A preflight JSON report (report/json_report.cpp's schema) read back into a RunReport, so a
+// A preflight JSON report (gates/report/json_report.cpp's schema) read back into a RunReport, so a
 // CI shard's upload renders and decides exactly as the run that wrote it. Fields are read by
 // type; a field of the wrong type names its place in the file, a missing one keeps its default
 // (reports of older proofgates lack the newer fields).

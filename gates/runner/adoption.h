@@ -1,6 +1,6 @@
 // proofgate as the child subreaper of what legs start: a process that leaves its leg's tree (a
 // daemon's double fork, `setsid`) is re-parented to proofgate instead of init, so it can be
-// counted as the leg's own (contention/snapshot.h) and, when the leg ends, killed and reaped.
+// counted as the leg's own (gates/contention/snapshot.h) and, when the leg ends, killed and reaped.
 #pragma once
 
 #include <string>

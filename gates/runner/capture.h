@@ -1,5 +1,5 @@
 // A short command run to completion for its output: toolchain probes, record observers, test
-// listings. Supervised as every child is (runner/supervisor.h).
+// listings. Supervised as every child is (gates/runner/supervisor.h).
 #pragma once
 
 #include <string>

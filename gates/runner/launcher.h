@@ -1,5 +1,5 @@
-// What the supervisor (runner/supervisor.h) starts children through. The real launcher spawns
-// processes (runner/process.h); tests use a fake one whose children exit in fake time, as
+// What the supervisor (gates/runner/supervisor.h) starts children through. The real launcher spawns
+// processes (gates/runner/process.h); tests use a fake one whose children exit in fake time, as
 // ninja's FakeCommandRunner does, so nothing about time limits needs a real sleep.
 #pragma once
 
@@ -24,7 +24,7 @@ class Process {
   virtual bool TryReap(ExitInfo* out) = 0;
   virtual void SignalGroup(int sig) = 0;
   // After the reap: kills what the child left in its group, then every process re-parented to
-  // proofgate whose environment carries the child's token (runner/adoption.h).
+  // proofgate whose environment carries the child's token (gates/runner/adoption.h).
   virtual void CleanUp() = 0;
 };
 

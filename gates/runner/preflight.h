@@ -29,13 +29,13 @@ struct PreflightOptions {
   std::string log_dir;               // empty: <git-dir>/proofgate/logs/<run-id>
   int cancel_fd = -1;                // readable: stop every leg (wired to SIGINT/SIGTERM by main)
   bool retry_contended = true;       // false: report contended timing legs without a rerun
-  std::string blame_base;            // a revision: failed legs rerun there (runner/blame.h)
+  std::string blame_base;            // a revision: failed legs rerun there (gates/runner/blame.h)
   std::string blame_repo;            // where blame_base is resolved (empty: root)
   bool allow_inherited = false;      // inherited failures do not fail the run
   int shard_index = 0, shard_count = 0;  // run shard K (1-based) of N; 0: every leg
   const ProcSource* proc = nullptr;      // null: the real /proc (tests pass recorded readings)
   std::vector<std::string>
-      own_outputs;  // absolute: files proofgate writes, never hashed (core/own_outputs.h)
+      own_outputs;  // absolute: files proofgate writes, never hashed (gates/core/own_outputs.h)
   std::function<void(const LegResult&, std::string_view state)> on_change;
   // Each leg as it reaches its outcome (cached legs first), with the run's log directory: the
   // CLI appends it to <log-dir>/legs.jsonl, so a run killed outright still says what finished.

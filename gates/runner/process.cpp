@@ -98,7 +98,7 @@ int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 
 
 double Seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; }
 
-// posix_spawnp, with the PATH search done once per program (runner/program_path.h). A file
+// posix_spawnp, with the PATH search done once per program (gates/runner/program_path.h). A file
 // found before that no longer starts (gone, no longer executable, a folder now) is searched
 // for again as posix_spawnp searches, which goes on to the next match on PATH.
 int SpawnOnPath(pid_t* pid, const std::string& name, const posix_spawn_file_actions_t* actions,

@@ -1,4 +1,4 @@
-// /proc walks for the group guardian (runner/group_guardian.h), which runs in a fork of a
+// /proc walks for the group guardian (gates/runner/group_guardian.h), which runs in a fork of a
 // multi-threaded proofgate: raw system calls and stack buffers only, no malloc, no locks.
 #pragma once
 

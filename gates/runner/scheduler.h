@@ -1,6 +1,6 @@
 // Runs legs as processes: up to `jobs` at once, a leg only after its needs passed, legs that
 // share a lock never together, an exclusive leg alone. Timeouts and interrupts kill whole
-// process groups (SIGTERM, then SIGKILL after the grace period: runner/supervisor.h).
+// process groups (SIGTERM, then SIGKILL after the grace period: gates/runner/supervisor.h).
 #pragma once
 
 #include <chrono>
@@ -34,7 +34,7 @@ struct SchedulerOptions {
   std::function<void(const std::string&)> on_notice;  // "waiting for quiet: ..."
   // Called on every state change: "running", then the outcome (or "cached").
   std::function<void(const LegResult&, std::string_view state)> on_change;
-  // Legs with nothing to check (runner/leg_files.h), and why: skipped, and no failed need.
+  // Legs with nothing to check (gates/runner/leg_files.h), and why: skipped, and no failed need.
   std::map<std::string, std::string> no_files;
   // Where legs are started; null: real processes (RealLauncher). Tests pass a fake.
   ProcessLauncher* launcher = nullptr;

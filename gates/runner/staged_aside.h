@@ -1,6 +1,6 @@
 // `preflight --staged`: the unstaged changes of tracked files set aside, so the legs see what a
 // commit would hold, and put back byte for byte however the run ends. What is set aside is
-// journaled first (core/journal.h): a run killed outright is undone by the next preflight,
+// journaled first (gates/core/journal.h): a run killed outright is undone by the next preflight,
 // which leaves alone any file edited since the kill.
 #pragma once
 

@@ -199,7 +199,7 @@ bool InStringLiteral(const std::string& line, size_t at) {
   return in;
 }
 
-// proofgate reads integers out of text in one place (core/integer_text.h: the whole text the
+// proofgate reads integers out of text in one place (gates/core/integer_text.h: the whole text the
 // number, or no value): std::stoi throws on a 10-digit build-log line number and atoi reads
 // garbage as 0. A call inside a string literal is code proofgate writes for others.
 TEST(Layout, ProofgateParsesIntegersInOnePlace) {

@@ -1,4 +1,5 @@
-// The points libclang finds in one source file, for the tests of generate/'s point finder.
+// The points libclang finds in one source file, for the tests of the point finder
+// (gates/generate/).
 #pragma once
 
 #include <gtest/gtest.h>
