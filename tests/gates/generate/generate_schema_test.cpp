@@ -19,8 +19,8 @@ const char kProgram[] = R"(#include <cstdio>
 static int calls = 0;
 void Count(int n) { calls += n; }
 int F(int a, int b) {
-  int s = 0;
-  for (int i = 0; i < a; ++i) s += b % 3;
+  signed char s = 0;
+  for (signed char i = 0; i < a; ++i) s += b % 3;
   if (!(a == b) && a > 1) { Count(1); }
   if (a == 1 && b == 2 && s > 0) Count(8);  // && and || bind differently: each mutant regrouped by its text alone
   if (a > 2 || b > 2 || s == 0) Count(16);
@@ -37,7 +37,9 @@ int main() {
 )";
 
 // Builds `source` as dir/name and runs it with PROOFGATE_MUTANT=mutant: its output, "no build",
-// or "timeout" (a mutant may loop).
+// or "timeout" (a mutant may loop). kProgram counts in signed chars: a negated loop condition
+// wraps in a hundred steps, where an int's 2^31 took about the 2 s limit and was judged
+// "timeout" in one build and not in the other.
 std::string BuildAndRun(const TempDir& dir, const std::string& name, const std::string& source,
                         int mutant) {
   std::string src = dir.Write(name + ".cpp", source), exe = dir.path() + "/" + name;
