@@ -1,6 +1,7 @@
 #include "gates/prove/test_bodies.h"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <sstream>
 
@@ -11,14 +12,35 @@
 namespace pg {
 namespace {
 
-// The index just past the brace that closes the one at `open`, skipping string and character
-// literals and comments; npos when it never closes.
+bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The index just past the literal that opens at `at` (a quote; after an `R` prefix, a raw
+// string's `"delim(...)delim"`), escapes skipped; the end of `s` when it never closes.
+size_t LiteralEnd(const std::string& s, size_t at, bool raw) {
+  if (raw) {
+    size_t paren = s.find('(', at);
+    if (paren == std::string::npos) return s.size();
+    size_t end = s.find(")" + s.substr(at + 1, paren - at - 1) + "\"", paren);
+    return end == std::string::npos ? s.size() : end + (paren - at) + 1;
+  }
+  size_t i = at + 1;
+  for (; i < s.size() && s[i] != s[at]; ++i) i += s[i] == '\\';
+  return std::min(i + 1, s.size());
+}
+
+// A quote that is a digit separator (1'000), not a character literal's.
+bool IsSeparator(const std::string& s, size_t i) {
+  return s[i] == '\'' && i > 0 && std::isdigit(static_cast<unsigned char>(s[i - 1]));
+}
+
+// The index just past the brace that closes the one at `open`, skipping string, raw string and
+// character literals and comments; npos when it never closes.
 size_t BodyEnd(const std::string& s, size_t open) {
   int depth = 0;
   for (size_t i = open; i < s.size(); ++i) {
     char c = s[i];
-    if (c == '"' || c == '\'') {
-      for (++i; i < s.size() && s[i] != c; ++i) i += s[i] == '\\';
+    if ((c == '"' || c == '\'') && !IsSeparator(s, i)) {
+      i = LiteralEnd(s, i, c == '"' && s[i - 1] == 'R') - 1;
     } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
       i = s.find('\n', i);
       if (i == std::string::npos) return i;
@@ -51,6 +73,45 @@ std::string Normalised(const std::string& body) {
   return out;
 }
 
+// A C or C++ body as clang-format cannot change it (specs/change-proof.md): comments dropped,
+// white space kept only between two word characters, literals as written, adjacent string
+// literals joined as the compiler joins them. A reformat respaces operators, splits a long
+// literal and reflows comments: none of that changes what a test proves.
+std::string CodeNormalised(const std::string& body) {
+  std::string out;
+  bool space = false, after_string = false;
+  for (size_t i = 0; i < body.size();) {
+    char c = body[i];
+    if (c == '/' && i + 1 < body.size() && (body[i + 1] == '/' || body[i + 1] == '*')) {
+      size_t end = body[i + 1] == '/' ? body.find('\n', i) : body.find("*/", i + 2);
+      i = end == std::string::npos ? body.size() : end + (body[i + 1] == '/' ? 0 : 2);
+      space = true;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = true;
+      ++i;
+      continue;
+    }
+    if ((c == '"' || c == '\'') && !IsSeparator(body, i)) {
+      bool raw = c == '"' && !out.empty() && out.back() == 'R';
+      size_t end = LiteralEnd(body, i, raw);
+      bool joins = c == '"' && !raw && after_string;
+      if (joins) out.pop_back();  // "ab" "c" is "abc"
+      out += body.substr(joins ? i + 1 : i, end - (joins ? i + 1 : i));
+      after_string = c == '"' && !raw;
+      space = false;
+      i = end;
+      continue;
+    }
+    if (space && !out.empty() && IsWordChar(out.back()) && IsWordChar(c)) out += ' ';
+    out += c;
+    space = after_string = false;
+    ++i;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::map<std::string, std::string> GtestBodies(const std::string& source) {
@@ -61,7 +122,7 @@ std::map<std::string, std::string> GtestBodies(const std::string& source) {
     size_t close = BodyEnd(source, open);
     if (close == std::string::npos) continue;
     out[(*it)[1].str() + "." + (*it)[2].str()] =
-        Sha256Hex(Normalised(source.substr(open, close - open)));
+        Sha256Hex(CodeNormalised(source.substr(open, close - open)));
   }
   return out;
 }
@@ -223,7 +284,7 @@ std::map<std::string, std::string> CaseBodies(const std::string& source) {
     size_t close = BodyEnd(source, open);
     if (close == std::string::npos) continue;
     std::string name = ((*it)[1].str() == "SCENARIO" ? "Scenario: " : "") + (*it)[2].str();
-    out[name] = Sha256Hex(Normalised(source.substr(open, close - open)));
+    out[name] = Sha256Hex(CodeNormalised(source.substr(open, close - open)));
   }
   return out;
 }

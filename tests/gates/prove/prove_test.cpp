@@ -25,6 +25,44 @@ TEST(ProveInventory, BodiesAreHashedPerCaseIgnoringLayout) {
   EXPECT_NE(a["A.One"], GtestBodies("TEST(A, One) { EXPECT_EQ(1, 2); }")["A.One"]);
 }
 
+// What clang-format does to a test (operators respaced, a long literal split, a comment
+// reflowed) leaves its body's hash; any token or literal's content changes it.
+TEST(ProveInventory, AReformattedCaseIsTheSameCaseAndAChangedTokenIsNot) {
+  auto hash = [](const std::string& body) {
+    return GtestBodies("TEST(A, B) {" + body + "}")["A.B"];
+  };
+  std::string before =
+      "EXPECT_EQ(Join(\"alpha\", \"beta\"), \"alpha beta\"); int x = a+b*1'000; // why it holds\n"
+      "EXPECT_EQ(R\"(a  b)\", y);";
+  std::string formatted =
+      "\n  EXPECT_EQ(Join(\"alpha\", \"beta\"),\n            \"alpha \"\n            \"beta\");\n"
+      "  int x = a + b * 1'000;  // why it\n  // holds\n  EXPECT_EQ(R\"(a  b)\", y);\n";
+  EXPECT_EQ(hash(before), hash(formatted));
+  EXPECT_EQ(CaseBodies("TEST_CASE(\"c\") {" + before + "}")["c"],
+            CaseBodies("TEST_CASE(\"c\") {" + formatted + "}")["c"]);
+  const std::string same =
+      "EXPECT_EQ(Join(\"alpha\", \"beta\"), \"alpha beta\"); int x = a+b*1'000;";
+  EXPECT_EQ(hash(before), hash(same + "\nEXPECT_EQ(R\"(a  b)\", y);"))
+      << "each below differs by one token";
+  for (std::string changed :
+       {"EXPECT_EQ(Join(\"alpha\", \"beta\"), \"alpha  beta\"); int x = a+b*1'000;",
+        "EXPECT_EQ(Join(\"alpha\", \"beta\"), \"alpha\" \"beta\"); int x = a+b*1'000;",
+        "EXPECT_EQ(Join(\"alpha\", \"beta\"), \"alpha beta\"); int x = a-b*1'000;",
+        "EXPECT_EQ(Join(\"alpha\", \"beta\"), \"alpha beta\"); intx = a+b*1'000;"}) {
+    EXPECT_NE(hash(before), hash(changed + "\nEXPECT_EQ(R\"(a  b)\", y);")) << changed;
+  }
+  EXPECT_NE(hash(before), hash("EXPECT_EQ(Join(\"alpha\", \"beta\"), \"alpha beta\"); int x = "
+                               "a+b*1'000; EXPECT_EQ(R\"(a b)\", y);"))
+      << "a raw string's spaces are its content";
+  // A raw string's quotes and braces are its content, not the body's end.
+  auto raw =
+      GtestBodies("TEST(A, Raw) { Parse(R\"({\"k\": \"}\"})\"); Check(1); }\nTEST(A, Next) {}");
+  EXPECT_EQ(raw.size(), 2u);
+  EXPECT_NE(raw["A.Raw"],
+            GtestBodies("TEST(A, Raw) { Parse(R\"({\"k\": \"}\"})\"); Check(2); }")["A.Raw"])
+      << "the code after the raw string is part of the body";
+}
+
 TEST(ProveInventory, TheDiffSeparatesAddedRemovedRenamedAndChanged) {
   Inventory base{{"S.Keep", "S.Old", "S.Gone", "S.Edit"},
                  {{"S.Keep", "k"}, {"S.Old", "o"}, {"S.Gone", "g"}, {"S.Edit", "e1"}},
