@@ -34,7 +34,8 @@ Loaded& Model() {
       file = vt::GgufFile::Open(path);
     } else {
       vt::FixtureSpec spec;
-      spec.layers = 4, spec.dim = 2048, spec.heads = 16, spec.kv_heads = 4, spec.ff = 5632, spec.ctx = kCtx;
+      spec.layers = 4, spec.dim = 2048, spec.heads = 16, spec.kv_heads = 4, spec.ff = 5632,
+      spec.ctx = kCtx;
       spec.dtype = vt::DType::kF16;
       file = vt::GgufFile::FromBytes(vt::MakeFixture(spec).Bytes());
     }
@@ -43,7 +44,8 @@ Loaded& Model() {
       return l;
     }
     auto shared = std::make_shared<const vt::GgufFile>(std::move(file).value());
-    auto model = vt::Model::Load(shared, vt::Engine{vt::MakeQueue(*vt::GetBackend(vt::DeviceType::kCPU))});
+    auto model =
+        vt::Model::Load(shared, vt::Engine{vt::MakeQueue(*vt::GetBackend(vt::DeviceType::kCPU))});
     if (!model.ok()) {
       l.error = model.status().message();
       return l;
@@ -64,11 +66,14 @@ void BatchDecode(benchmark::State& state) {
     if (!cache.ok()) return state.SkipWithError(cache.status().message().c_str());
     caches.push_back(std::move(cache).value());
     std::vector<int32_t> prompt;
-    for (int64_t t = 0; t < kPrompt; ++t) prompt.push_back(static_cast<int32_t>((i * 131 + t * 7) % vocab));
+    for (int64_t t = 0; t < kPrompt; ++t)
+      prompt.push_back(static_cast<int32_t>((i * 131 + t * 7) % vocab));
     if (!l.model->Forward(prompt, caches.back()).ok()) return state.SkipWithError("prompt failed");
   }
   std::vector<vt::BatchEntry> batch;
-  for (int64_t i = 0; i < b; ++i) batch.push_back(vt::BatchEntry{{static_cast<int32_t>(i % vocab)}, &caches[static_cast<size_t>(i)]});
+  for (int64_t i = 0; i < b; ++i)
+    batch.push_back(
+        vt::BatchEntry{{static_cast<int32_t>(i % vocab)}, &caches[static_cast<size_t>(i)]});
   for (auto _ : state) {
     auto logits = l.model->ForwardBatch(batch);
     if (!logits.ok()) return state.SkipWithError(logits.status().message().c_str());
@@ -76,11 +81,18 @@ void BatchDecode(benchmark::State& state) {
     for (vt::KvCache& c : caches) c.n_past = kPrompt;
     state.ResumeTiming();
   }
-  state.counters["tok/s"] = benchmark::Counter(static_cast<double>(b * state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["tok/s"] =
+      benchmark::Counter(static_cast<double>(b * state.iterations()), benchmark::Counter::kIsRate);
 }
 
 }  // namespace
 
-BENCHMARK(BatchDecode)->Arg(1)->Arg(4)->Arg(8)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BatchDecode)
+    ->Arg(1)
+    ->Arg(4)
+    ->Arg(8)
+    ->Arg(16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 BENCHMARK_MAIN();

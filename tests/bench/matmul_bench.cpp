@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <thread>
 #include <vector>
@@ -27,7 +27,8 @@ struct Operands {
 
 Operands Make(DType wtype, int64_t m, int64_t k, int64_t n) {
   vt::Backend& cpu = *vt::GetBackend(vt::DeviceType::kCPU);
-  Operands o{vt::NewTensor(cpu, wtype, {k, n, 1, 1}).value(), vt::NewTensor(cpu, DType::kF32, {k, m, 1, 1}).value(),
+  Operands o{vt::NewTensor(cpu, wtype, {k, n, 1, 1}).value(),
+             vt::NewTensor(cpu, DType::kF32, {k, m, 1, 1}).value(),
              vt::NewTensor(cpu, DType::kF32, {n, m, 1, 1}).value()};
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -42,8 +43,11 @@ Operands Make(DType wtype, int64_t m, int64_t k, int64_t n) {
   }
   for (int64_t i = 0; i < k * n; ++i) {
     float v = dist(rng);
-    if (wtype == DType::kF32) static_cast<float*>(o.w.data)[i] = v;
-    else static_cast<uint16_t*>(o.w.data)[i] = wtype == DType::kF16 ? vt::F32ToF16(v) : vt::F32ToBF16(v);
+    if (wtype == DType::kF32)
+      static_cast<float*>(o.w.data)[i] = v;
+    else
+      static_cast<uint16_t*>(o.w.data)[i] =
+          wtype == DType::kF16 ? vt::F32ToF16(v) : vt::F32ToBF16(v);
   }
   return o;
 }
@@ -56,8 +60,8 @@ void Ours(benchmark::State& state, DType wtype) {
   for (auto _ : state) {
     if (!vt::RunOp(cpu, op).ok()) state.SkipWithError("matmul failed");
   }
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
+  state.counters["GFLOPS"] = benchmark::Counter(
+      2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(o.w.ByteSize()));
 }
 
@@ -80,8 +84,8 @@ void OursFromMemory(benchmark::State& state, DType wtype) {
     next = (next + 1) % copies;
     if (!vt::RunOp(cpu, op).ok()) state.SkipWithError("matmul failed");
   }
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
+  state.counters["GFLOPS"] = benchmark::Counter(
+      2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(o.w.ByteSize()));
 }
 
@@ -93,11 +97,11 @@ void OpenBlas(benchmark::State& state) {
     // C[M×N] = X[M×K] · W[N×K]ᵀ: vt's layout, row-major.
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n),
                 static_cast<int>(k), 1.0f, static_cast<float*>(o.x.data), static_cast<int>(k),
-                static_cast<float*>(o.w.data), static_cast<int>(k), 0.0f, static_cast<float*>(o.out.data),
-                static_cast<int>(n));
+                static_cast<float*>(o.w.data), static_cast<int>(k), 0.0f,
+                static_cast<float*>(o.out.data), static_cast<int>(n));
   }
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
+  state.counters["GFLOPS"] = benchmark::Counter(
+      2.0 * m * k * n, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
   state.SetBytesProcessed(state.iterations() * k * n * 4);
   state.SetLabel(openblas_get_corename());
 }
@@ -128,7 +132,10 @@ void StreamRead(benchmark::State& state) {
 void Shapes(benchmark::internal::Benchmark* b) {
   // 512x2048x5632 and 512x5632x2048: a 512-token prompt through the 2048-wide fixture's
   // feed-forward (up and gate, then down: K = 5632 takes eleven 512-deep slices).
-  b->Args({4096, 512, 4096})->Args({512, 512, 512})->Args({512, 2048, 5632})->Args({512, 5632, 2048});
+  b->Args({4096, 512, 4096})
+      ->Args({512, 512, 512})
+      ->Args({512, 2048, 5632})
+      ->Args({512, 5632, 2048});
   b->Args({1, 4096, 4096});
   b->Unit(benchmark::kMillisecond)->UseRealTime();
 }
@@ -136,14 +143,22 @@ void Shapes(benchmark::internal::Benchmark* b) {
 // Decodes: the 2048-wide fixture's up/gate (K 2048) and down (K 5632) projections, one token
 // and batches of eight and sixteen (vt-serve's step).
 void DecodeShapes(benchmark::internal::Benchmark* b) {
-  b->Args({1, 2048, 5632})->Args({1, 5632, 2048})->Args({8, 2048, 5632})->Args({16, 2048, 5632})->Args({16, 5632, 2048});
+  b->Args({1, 2048, 5632})
+      ->Args({1, 5632, 2048})
+      ->Args({8, 2048, 5632})
+      ->Args({16, 2048, 5632})
+      ->Args({16, 5632, 2048});
   b->Unit(benchmark::kMicrosecond)->UseRealTime();
 }
 
 // Short prompts (vt-serve's 32-token prompts and prefill chunks): the same projections with
 // 17, 32 and 48 activation rows, the short-prompt gemm's range (specs/engine-core.md).
 void ShortShapes(benchmark::internal::Benchmark* b) {
-  b->Args({17, 2048, 5632})->Args({32, 2048, 5632})->Args({32, 5632, 2048})->Args({48, 2048, 5632})->Args({48, 5632, 2048});
+  b->Args({17, 2048, 5632})
+      ->Args({32, 2048, 5632})
+      ->Args({32, 5632, 2048})
+      ->Args({48, 2048, 5632})
+      ->Args({48, 5632, 2048});
   b->Unit(benchmark::kMicrosecond)->UseRealTime();
 }
 

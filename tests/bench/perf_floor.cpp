@@ -18,7 +18,8 @@ double TimeOf(const nlohmann::json& report, const std::string& name) {
     std::string run = b.value("run_name", b.value("name", ""));
     if (run != name) continue;
     if (b.value("aggregate_name", "") == "median") return b.value("real_time", -1.0);
-    if (plain < 0 && b.value("run_type", "iteration") == "iteration") plain = b.value("real_time", -1.0);
+    if (plain < 0 && b.value("run_type", "iteration") == "iteration")
+      plain = b.value("real_time", -1.0);
   }
   return plain;
 }
@@ -35,10 +36,14 @@ int main(int argc, char** argv) {
   std::string ours, baseline;
   double floor = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--ours")) ours = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--baseline")) baseline = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--floor")) floor = std::atof(argv[i + 1]);
-    else return Usage();
+    if (!std::strcmp(argv[i], "--ours"))
+      ours = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--baseline"))
+      baseline = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--floor"))
+      floor = std::atof(argv[i + 1]);
+    else
+      return Usage();
   }
   std::ifstream in(argv[1]);
   nlohmann::json report = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
@@ -48,7 +53,8 @@ int main(int argc, char** argv) {
   }
   double t_ours = TimeOf(report, ours), t_base = TimeOf(report, baseline);
   if (t_ours <= 0 || t_base <= 0) {
-    std::fprintf(stderr, "perf_floor: %s: no result for %s\n", argv[1], t_ours <= 0 ? ours.c_str() : baseline.c_str());
+    std::fprintf(stderr, "perf_floor: %s: no result for %s\n", argv[1],
+                 t_ours <= 0 ? ours.c_str() : baseline.c_str());
     return 2;
   }
   double ratio = t_base / t_ours;

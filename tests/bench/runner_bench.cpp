@@ -13,8 +13,8 @@
 #include "gates/config/suite_config.h"
 #include "gates/contention/snapshot.h"
 #include "gates/git/git.h"
-#include "gates/runner/preflight.h"
 #include "gates/runner/capture.h"
+#include "gates/runner/preflight.h"
 #include "gates/runner/scheduler.h"
 
 namespace fs = std::filesystem;
@@ -29,7 +29,8 @@ std::string SuitesJson() {
     legs += (i ? "," : "") + std::string("\"t") + std::to_string(i) + "\": {\"run\": [\"true\"]}";
     names += (i ? "," : "") + std::string("\"t") + std::to_string(i) + "\"";
   }
-  return "{\"schema_version\": 1, \"legs\": {" + legs + "}, \"suites\": {\"default\": [" + names + "]}}";
+  return "{\"schema_version\": 1, \"legs\": {" + legs + "}, \"suites\": {\"default\": [" + names +
+         "]}}";
 }
 
 struct Repo {
@@ -46,7 +47,8 @@ struct Repo {
 
 void ShellLoop50(benchmark::State& state) {
   for (auto _ : state) {
-    auto r = pg::RunCapture({"sh", "-c", "i=0; while [ $i -lt 50 ]; do /bin/true; i=$((i+1)); done"}, "/tmp", 60);
+    auto r = pg::RunCapture(
+        {"sh", "-c", "i=0; while [ $i -lt 50 ]; do /bin/true; i=$((i+1)); done"}, "/tmp", 60);
     if (!r.ok() || r->exit.exit_code != 0) state.SkipWithError("shell loop failed");
   }
 }

@@ -4,8 +4,8 @@
 
 #include <random>
 
-#include "vt/pretokenizer.h"
 #include "tokenizer_support.h"
+#include "vt/pretokenizer.h"
 #include "vt/tokenizer.h"
 
 namespace vt {
@@ -29,10 +29,14 @@ std::string StandIn(int b) {
 
 const std::string kG = "\xc4\xa0";  // Ġ, the stand-in for a space
 // Ids 0..255: the bytes; then merged words; then specials.
-const std::vector<std::string> kWords = {"he", "ll", "hell", "hello", kG + "w", "el", "xyz", "<|end|>", "<tool>", "cabx", "ca"};
-constexpr int32_t kHe = 256, kHello = 259, kGw = 260, kEl = 261, kXyz = 262, kEnd = 263, kTool = 264, kCabx = 265, kCa = 266;
+const std::vector<std::string> kWords = {"he",  "ll",      "hell",   "hello", kG + "w", "el",
+                                         "xyz", "<|end|>", "<tool>", "cabx",  "ca"};
+constexpr int32_t kHe = 256, kHello = 259, kGw = 260, kEl = 261, kXyz = 262, kEnd = 263,
+                  kTool = 264, kCabx = 265, kCa = 266;
 
-GgufWriter BpeVocab(const std::string& pre, std::vector<std::string> merges = {"h e", "l l", "he ll", "hell o", kG + " w", "e l"}) {
+GgufWriter BpeVocab(const std::string& pre,
+                    std::vector<std::string> merges = {"h e", "l l", "he ll", "hell o", kG + " w",
+                                                       "e l"}) {
   std::vector<GgufValue> tokens, types, m;
   for (int b = 0; b < 256; ++b) tokens.push_back(GgufValue::String(StandIn(b)));
   for (const std::string& w : kWords) tokens.push_back(GgufValue::String(w));
@@ -83,7 +87,8 @@ TEST(BpeTokenizer, TheLowestRankedMergeGoesFirst) {
 
 TEST(BpeTokenizer, SpacesAreByteStandInsWithinWords) {
   Tokenizer t = Load("qwen2");
-  EXPECT_EQ(t.Encode("hello world", false, false), (Ids{kHello, kGw, Byte('o'), Byte('r'), Byte('l'), Byte('d')}));
+  EXPECT_EQ(t.Encode("hello world", false, false),
+            (Ids{kHello, kGw, Byte('o'), Byte('r'), Byte('l'), Byte('d')}));
 }
 
 // "xyz" is a token no merge makes: the llama3 family takes a whole word that is a token as is.
@@ -118,7 +123,8 @@ TEST(BpeTokenizer, DbrxSplitsAsLlama3ButMergesEveryWord) {
   EXPECT_EQ(Load("gpt-4o").Encode("xyz", false, false), (Ids{kXyz}));
 }
 
-// llama.cpp's default list: punctuation runs, GPT-2's words, digit runs, then ASCII digits in threes.
+// llama.cpp's default list: punctuation runs, GPT-2's words, digit runs, then ASCII digits in
+// threes.
 TEST(BpeTokenizer, TheDefaultPreTokenizerAppliesItsRegexesInTurn) {
   EXPECT_EQ(Words("default", "a+=b 12345"), (Strings{"a", "+=", "b", " ", "123", "45"}));
 }
@@ -126,8 +132,16 @@ TEST(BpeTokenizer, TheDefaultPreTokenizerAppliesItsRegexesInTurn) {
 // U+FEFF is not Unicode White_Space (JavaScript's \s says otherwise; Rust tokenizers and
 // llama.cpp agree with Unicode): after a space it is a symbol run, before letters it leads them.
 TEST(BpeTokenizer, ByteOrderMarkIsNotWhitespace) {
-  EXPECT_EQ(Words("llama-bpe", "a \xef\xbb\xbf" "b"), (Strings{"a", " \xef\xbb\xbf", "b"}));
-  EXPECT_EQ(Words("llama-bpe", "a\xef\xbb\xbf" "b"), (Strings{"a", "\xef\xbb\xbf" "b"}));
+  EXPECT_EQ(Words("llama-bpe",
+                  "a \xef\xbb\xbf"
+                  "b"),
+            (Strings{"a", " \xef\xbb\xbf", "b"}));
+  EXPECT_EQ(Words("llama-bpe",
+                  "a\xef\xbb\xbf"
+                  "b"),
+            (Strings{"a",
+                     "\xef\xbb\xbf"
+                     "b"}));
 }
 
 TEST(BpeTokenizer, WordsAlwaysConcatenateBackToTheTextEvenWhenItIsNotUtf8) {
@@ -135,7 +149,8 @@ TEST(BpeTokenizer, WordsAlwaysConcatenateBackToTheTextEvenWhenItIsNotUtf8) {
   for (const char* pre : {"llama-bpe", "qwen2", "gpt-2", "default"}) {
     for (int i = 0; i < 200; ++i) {
       std::string text;
-      for (int n = rng() % 24; n > 0; --n) text += static_cast<char>(rng() % 4 == 0 ? rng() % 256 : " a1.\n\xc3\xa9"[rng() % 7]);
+      for (int n = rng() % 24; n > 0; --n)
+        text += static_cast<char>(rng() % 4 == 0 ? rng() % 256 : " a1.\n\xc3\xa9"[rng() % 7]);
       std::string joined;
       for (const std::string& w : Words(pre, text)) joined += w;
       EXPECT_EQ(joined, text) << pre;
@@ -156,7 +171,8 @@ TEST(BpeTokenizer, QwenComposesToNfcBeforeSplitting) {
 TEST(BpeTokenizer, SpecialTokensSplitLongestFirstAsLlamaCppDoes) {
   Tokenizer t = Load("qwen2");
   EXPECT_EQ(t.Encode("hecabx<tool><|end|>", false, true), (Ids{kHe, kCabx, kTool, kEnd}));
-  EXPECT_EQ(t.Encode("ca<|end|>", false, false), (Ids{kCa, Byte('<'), Byte('|'), Byte('e'), Byte('n'), Byte('d'), Byte('|'), Byte('>')}));
+  EXPECT_EQ(t.Encode("ca<|end|>", false, false), (Ids{kCa, Byte('<'), Byte('|'), Byte('e'),
+                                                      Byte('n'), Byte('d'), Byte('|'), Byte('>')}));
 }
 
 TEST(BpeTokenizer, PiecesAreTheBytesTheirStandInsSpell) {
@@ -178,7 +194,8 @@ TEST(BpeTokenizer, UnknownPreTokenizersAndBadMergesAreNamedErrors) {
   auto unknown = Load(BpeVocab("klingon"));
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(unknown.status().message(), "gguf: tokenizer.ggml.pre \"klingon\" is not a pre-tokenizer vt knows");
+  EXPECT_EQ(unknown.status().message(),
+            "gguf: tokenizer.ggml.pre \"klingon\" is not a pre-tokenizer vt knows");
   auto bad = Load(BpeVocab("qwen2", {"h e", "hello"}));
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "gguf: tokenizer.ggml.merges[1] is not \"left right\"");

@@ -34,7 +34,8 @@ std::string Read(const fs::path& path) {
 class ChatTemplateOracle : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (Sh("node --version").code != 0 || !fs::exists(kOracle + "/node_modules/@huggingface/jinja")) {
+    if (Sh("node --version").code != 0 ||
+        !fs::exists(kOracle + "/node_modules/@huggingface/jinja")) {
       GTEST_SKIP() << "@huggingface/jinja not installed (scripts/install-oracle needs Node.js 20+)";
     }
     dir_ = fs::temp_directory_path() / ("vt-chat-oracle-" + std::to_string(getpid()));
@@ -61,7 +62,9 @@ class ChatTemplateOracle : public ::testing::Test {
     ASSERT_TRUE(parsed.ok()) << name << ": " << parsed.status().message();
     size_t same = 0, compared = 0;
     for (const auto& c : conversations_) {
-      if (c.contains("templates") && std::find(c["templates"].begin(), c["templates"].end(), name) == c["templates"].end()) continue;
+      if (c.contains("templates") &&
+          std::find(c["templates"].begin(), c["templates"].end(), name) == c["templates"].end())
+        continue;
       std::string key = name + "/" + c["name"].get<std::string>();
       nlohmann::ordered_json context = {{"bos_token", "<BOS>"}, {"eos_token", "<EOS>"}};
       context.update(c["context"]);
@@ -71,7 +74,9 @@ class ChatTemplateOracle : public ::testing::Test {
       const auto& expected = theirs_[key];
       ++compared;
       if (expected.contains("error")) {
-        ASSERT_FALSE(ours.ok()) << key << ": @huggingface/jinja raised \"" << expected["error"] << "\", vt rendered:\n" << ours.value();
+        ASSERT_FALSE(ours.ok()) << key << ": @huggingface/jinja raised \"" << expected["error"]
+                                << "\", vt rendered:\n"
+                                << ours.value();
         std::string raised = ours.status().message();
         size_t at = raised.find("raise_exception: ");
         raised = at == std::string::npos ? raised : raised.substr(at + 17);
@@ -83,7 +88,8 @@ class ChatTemplateOracle : public ::testing::Test {
         same += ours.value() == expected["output"].get<std::string>();
       }
     }
-    std::printf("[ oracle   ] %s: %zu/%zu conversations byte-identical with @huggingface/jinja\n", name.c_str(), same, compared);
+    std::printf("[ oracle   ] %s: %zu/%zu conversations byte-identical with @huggingface/jinja\n",
+                name.c_str(), same, compared);
     EXPECT_GT(compared, 0u);
   }
 
@@ -93,15 +99,27 @@ class ChatTemplateOracle : public ::testing::Test {
 };
 
 TEST_F(ChatTemplateOracle, ChatMl) { Compare("chatml", Read(kOracle + "/templates/chatml.jinja")); }
-TEST_F(ChatTemplateOracle, Llama31WithTools) { Compare("llama31", Read(kOracle + "/templates/llama31.jinja")); }
-TEST_F(ChatTemplateOracle, MistralRaisesOnRolesThatDoNotAlternate) { Compare("mistral", Read(kOracle + "/templates/mistral.jinja")); }
-TEST_F(ChatTemplateOracle, FeaturesTemplate) { Compare("features", Read(kOracle + "/templates/features.jinja")); }
-TEST_F(ChatTemplateOracle, GptOssHarmony) { Compare("gpt-oss", Read(kOracle + "/templates/gpt-oss.jinja")); }
+TEST_F(ChatTemplateOracle, Llama31WithTools) {
+  Compare("llama31", Read(kOracle + "/templates/llama31.jinja"));
+}
+TEST_F(ChatTemplateOracle, MistralRaisesOnRolesThatDoNotAlternate) {
+  Compare("mistral", Read(kOracle + "/templates/mistral.jinja"));
+}
+TEST_F(ChatTemplateOracle, FeaturesTemplate) {
+  Compare("features", Read(kOracle + "/templates/features.jinja"));
+}
+TEST_F(ChatTemplateOracle, GptOssHarmony) {
+  Compare("gpt-oss", Read(kOracle + "/templates/gpt-oss.jinja"));
+}
 TEST_F(ChatTemplateOracle, Qwen25) { Compare("qwen25", Read(kOracle + "/templates/qwen25.jinja")); }
 TEST_F(ChatTemplateOracle, Phi35) { Compare("phi35", Read(kOracle + "/templates/phi35.jinja")); }
-TEST_F(ChatTemplateOracle, SmolLm3) { Compare("smollm3", Read(kOracle + "/templates/smollm3.jinja")); }
+TEST_F(ChatTemplateOracle, SmolLm3) {
+  Compare("smollm3", Read(kOracle + "/templates/smollm3.jinja"));
+}
 TEST_F(ChatTemplateOracle, Llama3FromItsPackage) { Compare("llama3", FromPackage("llama3")); }
-TEST_F(ChatTemplateOracle, Qwen3WithThinkingAndToolsFromItsPackage) { Compare("qwen3", FromPackage("qwen3")); }
+TEST_F(ChatTemplateOracle, Qwen3WithThinkingAndToolsFromItsPackage) {
+  Compare("qwen3", FromPackage("qwen3"));
+}
 TEST_F(ChatTemplateOracle, Gemma3FromItsPackage) { Compare("gemma3", FromPackage("gemma3")); }
 
 }  // namespace

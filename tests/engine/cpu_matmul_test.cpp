@@ -14,9 +14,9 @@
 
 #include "cpu/cpu_ops.h"
 #include "cpu/matmul_kernels.h"
+#include "matmul_problem.h"
 #include "vt/backend.h"
 #include "vt/quant.h"
-#include "matmul_problem.h"
 
 namespace vt::cpu {
 namespace {
@@ -43,7 +43,8 @@ TEST(CpuMatmul, EveryKernelSetStreamsRowsWithTailsForEveryDecodeBatchSize) {
     for (int64_t m = 1; m <= kGemvMaxRows; ++m) {
       Problem p = MakeProblem(m, 300, 67, wt);
       for (const MatmulKernels* k : KernelSets()) {
-        SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(wt)) + " M=" + std::to_string(m));
+        SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(wt)) +
+                     " M=" + std::to_string(m));
         Check(*k, p, 3, 61, Path::kGemv);
       }
     }
@@ -59,8 +60,10 @@ TEST(CpuMatmul, ADecodeRowSumsBitForBitTheSameAloneAndInABatch) {
   // (AVX-512) or two (AVX2) weight rows and the rows left alone. Batches of 16, 7, 6 and 5:
   // activation rows four at a time, then three, two or one.
   using Decode = std::function<void(const GemmArgs&)>;
-  std::vector<std::pair<std::string, Decode>> paths{{"dispatcher", [](const GemmArgs& a) { GemmRange(a, 0, a.N); }}};
-  for (const MatmulKernels* k : KernelSets()) paths.emplace_back(k->name, [k](const GemmArgs& a) { k->gemv(a, 0, a.N); });
+  std::vector<std::pair<std::string, Decode>> paths{
+      {"dispatcher", [](const GemmArgs& a) { GemmRange(a, 0, a.N); }}};
+  for (const MatmulKernels* k : KernelSets())
+    paths.emplace_back(k->name, [k](const GemmArgs& a) { k->gemv(a, 0, a.N); });
   for (auto [wt, rows] : std::vector<std::pair<DType, int64_t>>{{DType::kF32, kGemvMaxRows},
                                                                 {DType::kF16, kGemvMaxRows},
                                                                 {DType::kBF16, kGemvMaxRows},
@@ -70,8 +73,16 @@ TEST(CpuMatmul, ADecodeRowSumsBitForBitTheSameAloneAndInABatch) {
     Problem batch = MakeProblem(rows, 1100, 67, wt);
     size_t wstride = static_cast<size_t>(batch.K) * (wt == DType::kF32 ? 4 : 2);
     auto args = [&](const float* x, float* out, int64_t m) {
-      return GemmArgs{reinterpret_cast<const char*>(batch.w.data()), wt, wstride, x, static_cast<size_t>(batch.K),
-                      out, static_cast<size_t>(batch.N), m, batch.N, batch.K};
+      return GemmArgs{reinterpret_cast<const char*>(batch.w.data()),
+                      wt,
+                      wstride,
+                      x,
+                      static_cast<size_t>(batch.K),
+                      out,
+                      static_cast<size_t>(batch.N),
+                      m,
+                      batch.N,
+                      batch.K};
     };
     for (const auto& [name, decode] : paths) {
       std::vector<float> together(static_cast<size_t>(batch.M * batch.N));
@@ -79,8 +90,11 @@ TEST(CpuMatmul, ADecodeRowSumsBitForBitTheSameAloneAndInABatch) {
       for (int64_t m = 0; m < batch.M; ++m) {
         std::vector<float> alone(static_cast<size_t>(batch.N));
         decode(args(batch.x.data() + m * batch.K, alone.data(), 1));
-        EXPECT_EQ(std::memcmp(alone.data(), together.data() + m * batch.N, alone.size() * sizeof(float)), 0)
-            << name << " " << DTypeName(wt) << ": row " << m << " of a batch of " << batch.M << " differs from the row alone";
+        EXPECT_EQ(
+            std::memcmp(alone.data(), together.data() + m * batch.N, alone.size() * sizeof(float)),
+            0)
+            << name << " " << DTypeName(wt) << ": row " << m << " of a batch of " << batch.M
+            << " differs from the row alone";
       }
     }
   }
@@ -97,8 +111,9 @@ TEST(CpuMatmul, EveryKernelSetAddsWeightedRowsIntoTheAccumulator) {
     for (const MatmulKernels* k : KernelSets()) {
       SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(t)));
       std::vector<float> acc(hd + 8, 0.5f);
-      k->weighted_rows(reinterpret_cast<const char*>(p.w.data()), t, stride_elems * (t == DType::kF32 ? 4 : 2),
-                       weights.data(), n, acc.data(), hd);
+      k->weighted_rows(reinterpret_cast<const char*>(p.w.data()), t,
+                       stride_elems * (t == DType::kF32 ? 4 : 2), weights.data(), n, acc.data(),
+                       hd);
       for (int64_t d = 0; d < hd; ++d) {
         double ref = 0.5, mag = 0.5;
         for (int64_t j = 0; j < n; ++j) {
@@ -108,7 +123,8 @@ TEST(CpuMatmul, EveryKernelSetAddsWeightedRowsIntoTheAccumulator) {
         }
         ASSERT_NEAR(acc[d], ref, 1e-5 * mag) << "acc[" << d << "]";
       }
-      for (int64_t d = hd; d < hd + 8; ++d) ASSERT_EQ(acc[d], 0.5f) << "acc[" << d << "] is past hd and was written";
+      for (int64_t d = hd; d < hd + 8; ++d)
+        ASSERT_EQ(acc[d], 0.5f) << "acc[" << d << "] is past hd and was written";
     }
   }
 }
@@ -131,7 +147,8 @@ TEST(CpuMatmul, EveryKernelSetExponentiatesWithinAFewUlpOfStdExp) {
         // The shift is subtracted in f32, as a kernel does; e^x from there in double.
         double want = std::exp(double{in[static_cast<size_t>(j)] - shift});
         want_sum += want;
-        EXPECT_NEAR(s[static_cast<size_t>(j)], want, 4e-7 * want + 1e-37) << "s[" << j << "] for x = " << in[static_cast<size_t>(j)];
+        EXPECT_NEAR(s[static_cast<size_t>(j)], want, 4e-7 * want + 1e-37)
+            << "s[" << j << "] for x = " << in[static_cast<size_t>(j)];
       }
       EXPECT_NEAR(sum, want_sum, 1e-6 * want_sum);
     }
@@ -177,13 +194,15 @@ TEST(CpuMatmul, AGemmSplitsIntoNoMoreTasksThanThePoolHasChunks) {
     for (int64_t N : {32, 300, 512, 1408, 2048, 5632, 11264, 152064}) {
       for (int64_t M : {17, 130, 512}) {
         GemmSplit s = SplitGemm(M, N, threads);
-        std::string at = std::to_string(M) + "x" + std::to_string(N) + " on " + std::to_string(threads) + " threads";
+        std::string at = std::to_string(M) + "x" + std::to_string(N) + " on " +
+                         std::to_string(threads) + " threads";
         EXPECT_LE(s.col_tasks * s.row_tasks, ThreadPool::kChunksPerThread * threads) << at;
         EXPECT_GE(s.width, kNC) << at;
         EXPECT_EQ(s.width % kNR, 0) << at;
         EXPECT_GE(s.col_tasks * s.width, N) << at;
         EXPECT_LT((s.col_tasks - 1) * s.width, N) << at;
-        EXPECT_GT(M - (s.row_tasks - 1) * s.rows_per, kGemvMaxRows) << at;  // the last row block's rows
+        EXPECT_GT(M - (s.row_tasks - 1) * s.rows_per, kGemvMaxRows)
+            << at;  // the last row block's rows
       }
     }
   }
@@ -202,7 +221,8 @@ void SplitMatchesOneThread(int64_t M) {
     GemmTasks(ArgsOf(p, out->data()), pool);
   }
   for (int64_t i = 0; i < M * N; ++i) {
-    ASSERT_EQ(one[static_cast<size_t>(i)], four[static_cast<size_t>(i)]) << "row " << i / N << " column " << i % N << " differs on four threads";
+    ASSERT_EQ(one[static_cast<size_t>(i)], four[static_cast<size_t>(i)])
+        << "row " << i / N << " column " << i % N << " differs on four threads";
   }
 }
 
@@ -229,33 +249,45 @@ double Q8_1Correction(DType t, const uint8_t* row, const float* x, int64_t K) {
 TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
   // Every kernel set's quant_gemv for Q8_0, Q4_0, Q5_0, Q4_1, Q5_1 and MXFP4 (q8_0 activations, K =
   // 352: eleven blocks, an odd one for the pairs of Q4_0 and Q5_0)
-  // and Q2_K, Q3_K, Q4_K, Q5_K, Q6_K (q8_K activations, K = 512: two super-blocks), M = 1, 3 and 6 (a
-  // group of four activation rows and two), columns 2..9 of 11:
-  // Σ dequantized weight · rounded activation (Q4_1, Q5_1: with q8_1's minimum term), to 1e-6
-  // of the magnitude of its terms (the f32 scaling of exact integer block sums).
+  // and Q2_K, Q3_K, Q4_K, Q5_K, Q6_K (q8_K activations, K = 512: two super-blocks), M = 1, 3 and 6
+  // (a group of four activation rows and two), columns 2..9 of 11: Σ dequantized weight · rounded
+  // activation (Q4_1, Q5_1: with q8_1's minimum term), to 1e-6 of the magnitude of its terms (the
+  // f32 scaling of exact integer block sums).
   const int64_t N = 11;
   int ran = 0;
-  for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ5_0, DType::kQ4_1, DType::kQ5_1, DType::kQ2_K, DType::kQ3_K, DType::kQ4_K,
-                  DType::kQ5_K, DType::kQ6_K, DType::kMXFP4}) {
+  for (DType t :
+       {DType::kQ8_0, DType::kQ4_0, DType::kQ5_0, DType::kQ4_1, DType::kQ5_1, DType::kQ2_K,
+        DType::kQ3_K, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4}) {
     const bool k_quant = BlockSize(t) == 256;
     const int64_t K = k_quant ? 512 : 352;
     for (int64_t M : {1, 3, 6}) {
       Problem p = MakeProblem(M, K, N, DType::kF32);
       std::vector<uint8_t> w(RowBytes(t, K) * N);
       std::vector<float> wf(static_cast<size_t>(K));
-      for (int64_t n = 0; n < N; ++n) ASSERT_TRUE(QuantizeRow(t, p.wf.data() + n * K, w.data() + n * RowBytes(t, K), K).ok());
+      for (int64_t n = 0; n < N; ++n)
+        ASSERT_TRUE(QuantizeRow(t, p.wf.data() + n * K, w.data() + n * RowBytes(t, K), K).ok());
       for (const MatmulKernels* k : KernelSets()) {
         if (k->quant_gemv == nullptr) continue;
-        SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(t)) + " M=" + std::to_string(M));
+        SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(t)) +
+                     " M=" + std::to_string(M));
         std::vector<float> out(static_cast<size_t>(M * N), 1234.5f);
-        GemmArgs a{reinterpret_cast<const char*>(w.data()), t, RowBytes(t, K), p.x.data(), static_cast<size_t>(K), out.data(),
-                   static_cast<size_t>(N), M, N, K};
+        GemmArgs a{reinterpret_cast<const char*>(w.data()),
+                   t,
+                   RowBytes(t, K),
+                   p.x.data(),
+                   static_cast<size_t>(K),
+                   out.data(),
+                   static_cast<size_t>(N),
+                   M,
+                   N,
+                   K};
         std::vector<uint8_t> acts;
         ASSERT_TRUE(k->quantize_activations(a, &acts));
         k->quant_gemv(a, acts.data(), 2, 9);
         ++ran;
         for (int64_t m = 0; m < M; ++m) {
-          std::vector<double> xq = k_quant ? Q8KRounded(p.x.data() + m * K, K) : Q8Rounded(p.x.data() + m * K, K);
+          std::vector<double> xq =
+              k_quant ? Q8KRounded(p.x.data() + m * K, K) : Q8Rounded(p.x.data() + m * K, K);
           for (int64_t n = 0; n < N; ++n) {
             float got = out[static_cast<size_t>(m * N + n)];
             if (n < 2 || n >= 9) {
@@ -265,7 +297,8 @@ TEST(CpuMatmul, AQ8DecodeIsTheBlockFormulaOnQ8RoundedActivations) {
             DequantizeRow(t, w.data() + n * RowBytes(t, K), wf.data(), K);
             double want = 0, mag = 0;
             for (int64_t i = 0; i < K; ++i) want += wf[i] * xq[i], mag += std::fabs(wf[i] * xq[i]);
-            if (t == DType::kQ4_1 || t == DType::kQ5_1) want += Q8_1Correction(t, w.data() + n * RowBytes(t, K), p.x.data() + m * K, K);
+            if (t == DType::kQ4_1 || t == DType::kQ5_1)
+              want += Q8_1Correction(t, w.data() + n * RowBytes(t, K), p.x.data() + m * K, K);
             EXPECT_NEAR(got, want, 1e-6 * mag) << "out[" << m << "][" << n << "]";
           }
         }
@@ -282,18 +315,28 @@ TEST(CpuMatmul, ABatchOfQuantizedDecodesGetsEachRowsNumbersAlone) {
   // so batching decodes (vt-serve's step) changes no token.
   const int64_t M = 7, K = 768, N = 5;
   int ran = 0;
-  for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ5_0, DType::kQ4_1, DType::kQ5_1, DType::kQ2_K, DType::kQ3_K, DType::kQ4_K,
-                  DType::kQ5_K, DType::kQ6_K, DType::kMXFP4}) {
+  for (DType t :
+       {DType::kQ8_0, DType::kQ4_0, DType::kQ5_0, DType::kQ4_1, DType::kQ5_1, DType::kQ2_K,
+        DType::kQ3_K, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4}) {
     Problem p = MakeProblem(M, K, N, DType::kF32);
     std::vector<uint8_t> w(RowBytes(t, K) * N);
-    for (int64_t n = 0; n < N; ++n) ASSERT_TRUE(QuantizeRow(t, p.wf.data() + n * K, w.data() + n * RowBytes(t, K), K).ok());
+    for (int64_t n = 0; n < N; ++n)
+      ASSERT_TRUE(QuantizeRow(t, p.wf.data() + n * K, w.data() + n * RowBytes(t, K), K).ok());
     for (const MatmulKernels* k : KernelSets()) {
       if (k->quant_gemv == nullptr) continue;
       SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(t)));
       auto run = [&](int64_t rows, const float* x) {
         std::vector<float> out(static_cast<size_t>(rows * N));
-        GemmArgs a{reinterpret_cast<const char*>(w.data()), t, RowBytes(t, K), x, static_cast<size_t>(K), out.data(),
-                   static_cast<size_t>(N), rows, N, K};
+        GemmArgs a{reinterpret_cast<const char*>(w.data()),
+                   t,
+                   RowBytes(t, K),
+                   x,
+                   static_cast<size_t>(K),
+                   out.data(),
+                   static_cast<size_t>(N),
+                   rows,
+                   N,
+                   K};
         std::vector<uint8_t> acts;
         EXPECT_TRUE(k->quantize_activations(a, &acts));
         k->quant_gemv(a, acts.data(), 0, N);
@@ -304,7 +347,8 @@ TEST(CpuMatmul, ABatchOfQuantizedDecodesGetsEachRowsNumbersAlone) {
       for (int64_t m = 0; m < M; ++m) {
         std::vector<float> alone = run(1, p.x.data() + m * K);
         for (int64_t n = 0; n < N; ++n) {
-          ASSERT_EQ(batch[static_cast<size_t>(m * N + n)], alone[static_cast<size_t>(n)]) << "row " << m << " column " << n << " changed when batched";
+          ASSERT_EQ(batch[static_cast<size_t>(m * N + n)], alone[static_cast<size_t>(n)])
+              << "row " << m << " column " << n << " changed when batched";
         }
       }
     }
@@ -315,15 +359,18 @@ TEST(CpuMatmul, ABatchOfQuantizedDecodesGetsEachRowsNumbersAlone) {
 }
 
 TEST(CpuMatmul, ADecodeOfQ8WeightsThroughTheBackendTakesTheQ8Path) {
-  if (BestKernels().quant_gemv == nullptr) GTEST_SKIP() << "the best kernel set here has no q8 decode (" << BestKernels().name << ")";
+  if (BestKernels().quant_gemv == nullptr)
+    GTEST_SKIP() << "the best kernel set here has no q8 decode (" << BestKernels().name << ")";
   // One token through the CPU backend's Matmul: the q8_0 formula to 1e-6 of its terms, which
   // the dequantizing path (f32 activations, about 1e-3 away) would not meet.
   Backend& cpu = *GetBackend(DeviceType::kCPU);
   const int64_t K = 256, N = 8;
   Problem p = MakeProblem(1, K, N, DType::kF32);
-  Tensor w = NewTensor(cpu, DType::kQ8_0, {K, N, 1, 1}).value(), x = NewTensor(cpu, DType::kF32, {K, 1, 1, 1}).value();
+  Tensor w = NewTensor(cpu, DType::kQ8_0, {K, N, 1, 1}).value(),
+         x = NewTensor(cpu, DType::kF32, {K, 1, 1, 1}).value();
   Tensor out = NewTensor(cpu, DType::kF32, {N, 1, 1, 1}).value();
-  for (int64_t n = 0; n < N; ++n) ASSERT_TRUE(QuantizeRow(DType::kQ8_0, p.wf.data() + n * K, w.Row<char>(n), K).ok());
+  for (int64_t n = 0; n < N; ++n)
+    ASSERT_TRUE(QuantizeRow(DType::kQ8_0, p.wf.data() + n * K, w.Row<char>(n), K).ok());
   std::memcpy(x.data, p.x.data(), K * sizeof(float));
   ThreadPool pool(1);
   Matmul(Op{OpKind::kMatmul, {&w, &x}, &out, {}}, pool);
@@ -333,20 +380,24 @@ TEST(CpuMatmul, ADecodeOfQ8WeightsThroughTheBackendTakesTheQ8Path) {
     DequantizeRow(DType::kQ8_0, w.Row<const char>(n), wf.data(), K);
     double want = 0, mag = 0;
     for (int64_t i = 0; i < K; ++i) want += wf[i] * xq[i], mag += std::fabs(wf[i] * xq[i]);
-    EXPECT_NEAR(static_cast<float*>(out.data)[n], want, 1e-6 * mag) << "column " << n << ": not the q8_0 decode";
+    EXPECT_NEAR(static_cast<float*>(out.data)[n], want, 1e-6 * mag)
+        << "column " << n << ": not the q8_0 decode";
   }
 }
 
 TEST(CpuMatmul, AGemmOfBlockTypeWeightsRunsTheBf16GemmWhereTheSetHasIt) {
-  if (BestKernels().dequantize_bf16 == nullptr) GTEST_SKIP() << "the best kernel set here has no bf16 gemm (" << BestKernels().name << ")";
+  if (BestKernels().dequantize_bf16 == nullptr)
+    GTEST_SKIP() << "the best kernel set here has no bf16 gemm (" << BestKernels().name << ")";
   // 40 activation rows by Q4_K weights through the backend's Matmul: bit for bit the bf16 gemm
   // of the dequantized weights rounded to bf16, which the f32 gemm would not give.
   Backend& cpu = *GetBackend(DeviceType::kCPU);
   const int64_t M = 40, K = 512, N = 200;
   Problem p = MakeProblem(M, K, N, DType::kF32);
-  Tensor w = NewTensor(cpu, DType::kQ4_K, {K, N, 1, 1}).value(), x = NewTensor(cpu, DType::kF32, {K, M, 1, 1}).value();
+  Tensor w = NewTensor(cpu, DType::kQ4_K, {K, N, 1, 1}).value(),
+         x = NewTensor(cpu, DType::kF32, {K, M, 1, 1}).value();
   Tensor out = NewTensor(cpu, DType::kF32, {N, M, 1, 1}).value();
-  for (int64_t n = 0; n < N; ++n) ASSERT_TRUE(QuantizeRow(DType::kQ4_K, p.wf.data() + n * K, w.Row<char>(n), K).ok());
+  for (int64_t n = 0; n < N; ++n)
+    ASSERT_TRUE(QuantizeRow(DType::kQ4_K, p.wf.data() + n * K, w.Row<char>(n), K).ok());
   std::memcpy(x.data, p.x.data(), M * K * sizeof(float));
   ThreadPool pool(1);
   Matmul(Op{OpKind::kMatmul, {&w, &x}, &out, {}}, pool);
@@ -354,13 +405,23 @@ TEST(CpuMatmul, AGemmOfBlockTypeWeightsRunsTheBf16GemmWhereTheSetHasIt) {
   std::vector<float> wf(static_cast<size_t>(K)), want(static_cast<size_t>(M * N));
   for (int64_t n = 0; n < N; ++n) {
     DequantizeRow(DType::kQ4_K, w.Row<const char>(n), wf.data(), K);
-    for (int64_t i = 0; i < K; ++i) wb[static_cast<size_t>(n * K + i)] = F32ToBF16(wf[static_cast<size_t>(i)]);
+    for (int64_t i = 0; i < K; ++i)
+      wb[static_cast<size_t>(n * K + i)] = F32ToBF16(wf[static_cast<size_t>(i)]);
   }
-  GemmArgs a{reinterpret_cast<const char*>(wb.data()), DType::kBF16, K * sizeof(uint16_t), p.x.data(), static_cast<size_t>(K),
-             want.data(), static_cast<size_t>(N), M, N, K};
+  GemmArgs a{reinterpret_cast<const char*>(wb.data()),
+             DType::kBF16,
+             K * sizeof(uint16_t),
+             p.x.data(),
+             static_cast<size_t>(K),
+             want.data(),
+             static_cast<size_t>(N),
+             M,
+             N,
+             K};
   GemmRange(a, 0, N);
   for (int64_t i = 0; i < M * N; ++i) {
-    ASSERT_EQ(static_cast<float*>(out.data)[i], want[static_cast<size_t>(i)]) << "out[" << i / N << "][" << i % N << "]: not the bf16 gemm";
+    ASSERT_EQ(static_cast<float*>(out.data)[i], want[static_cast<size_t>(i)])
+        << "out[" << i / N << "][" << i % N << "]: not the bf16 gemm";
   }
 }
 
@@ -372,7 +433,8 @@ TEST(CpuMatmul, AGemmOfBlockTypeWeightsRunsTheBf16GemmWhereTheSetHasIt) {
 TEST(CpuMatmul, AGroupOfDecodeMatmulsGivesEachMatmulsBitsAlone) {
   Backend& cpu = *GetBackend(DeviceType::kCPU);
   const int64_t K = 96;
-  const std::pair<DType, int64_t> weights[] = {{DType::kF16, 40}, {DType::kQ4_0, 24}, {DType::kBF16, 33}};
+  const std::pair<DType, int64_t> weights[] = {
+      {DType::kF16, 40}, {DType::kQ4_0, 24}, {DType::kBF16, 33}};
   std::vector<Tensor> ws;
   for (auto [type, n] : weights) {
     Problem p = MakeProblem(1, K, n, DType::kF32);
@@ -380,9 +442,12 @@ TEST(CpuMatmul, AGroupOfDecodeMatmulsGivesEachMatmulsBitsAlone) {
     for (int64_t r = 0; r < n; ++r) {
       const float* row = p.wf.data() + r * K;
       uint16_t* half = ws.back().Row<uint16_t>(r);
-      if (type == DType::kF16) std::transform(row, row + K, half, F32ToF16);
-      else if (type == DType::kBF16) std::transform(row, row + K, half, F32ToBF16);
-      else ASSERT_TRUE(QuantizeRow(type, row, ws.back().Row<char>(r), K).ok());
+      if (type == DType::kF16)
+        std::transform(row, row + K, half, F32ToF16);
+      else if (type == DType::kBF16)
+        std::transform(row, row + K, half, F32ToBF16);
+      else
+        ASSERT_TRUE(QuantizeRow(type, row, ws.back().Row<char>(r), K).ok());
     }
   }
   for (int64_t m : {1, 5, 16, 17}) {
@@ -397,7 +462,8 @@ TEST(CpuMatmul, AGroupOfDecodeMatmulsGivesEachMatmulsBitsAlone) {
       grouped.push_back(NewTensor(cpu, DType::kF32, {w.ne[1], m, 1, 1}).value());
       ASSERT_TRUE(RunOp(cpu, Op{OpKind::kMatmul, {&w, &x}, &alone.back(), {}}).ok());
     }
-    for (size_t i = 0; i < ws.size(); ++i) group.push_back(Op{OpKind::kMatmul, {&ws[i], &x}, &grouped[i], {}});
+    for (size_t i = 0; i < ws.size(); ++i)
+      group.push_back(Op{OpKind::kMatmul, {&ws[i], &x}, &grouped[i], {}});
     for (int threads : {4, 1}) {
       ThreadPool pool(threads);
       for (const Tensor& g : grouped) std::memset(g.data, 0xff, g.ByteSize());
@@ -407,7 +473,8 @@ TEST(CpuMatmul, AGroupOfDecodeMatmulsGivesEachMatmulsBitsAlone) {
       }
       for (size_t i = 0; i < ws.size(); ++i) {
         EXPECT_EQ(std::memcmp(alone[i].data, grouped[i].data, alone[i].ByteSize()), 0)
-            << DTypeName(ws[i].dtype) << " on " << threads << " threads: not the matmul's bits alone";
+            << DTypeName(ws[i].dtype) << " on " << threads
+            << " threads: not the matmul's bits alone";
       }
     }
   }
@@ -416,15 +483,19 @@ TEST(CpuMatmul, AGroupOfDecodeMatmulsGivesEachMatmulsBitsAlone) {
 // A group is checked whole before any of it runs: the first bad op is the answer.
 TEST(CpuMatmul, AGroupWithABadOpRunsNothingAndNamesIt) {
   Backend& cpu = *GetBackend(DeviceType::kCPU);
-  Tensor w = NewTensor(cpu, DType::kF32, {64, 16, 1, 1}).value(), narrow = NewTensor(cpu, DType::kF32, {32, 16, 1, 1}).value();
-  Tensor x = NewTensor(cpu, DType::kF32, {64, 1, 1, 1}).value(), a = NewTensor(cpu, DType::kF32, {16, 1, 1, 1}).value();
+  Tensor w = NewTensor(cpu, DType::kF32, {64, 16, 1, 1}).value(),
+         narrow = NewTensor(cpu, DType::kF32, {32, 16, 1, 1}).value();
+  Tensor x = NewTensor(cpu, DType::kF32, {64, 1, 1, 1}).value(),
+         a = NewTensor(cpu, DType::kF32, {16, 1, 1, 1}).value();
   Tensor b = NewTensor(cpu, DType::kF32, {16, 1, 1, 1}).value();
   std::memset(w.data, 0, w.ByteSize());
   std::memset(x.data, 0, x.ByteSize());
   std::memset(a.data, 0xff, a.ByteSize());
-  Status s = RunOps(cpu, {Op{OpKind::kMatmul, {&w, &x}, &a, {}}, Op{OpKind::kMatmul, {&narrow, &x}, &b, {}}});
+  Status s = RunOps(
+      cpu, {Op{OpKind::kMatmul, {&w, &x}, &a, {}}, Op{OpKind::kMatmul, {&narrow, &x}, &b, {}}});
   EXPECT_EQ(s.message().rfind("Matmul: K differs", 0), 0u) << s.message();
-  EXPECT_TRUE(std::isnan(static_cast<float*>(a.data)[0])) << "the good op ran before the bad one was seen";
+  EXPECT_TRUE(std::isnan(static_cast<float*>(a.data)[0]))
+      << "the good op ran before the bad one was seen";
 }
 
 }  // namespace

@@ -45,7 +45,8 @@ std::vector<float> FmaChains(const Problem& p) {
 // The backend's Matmul of weights w of type t over the problem's rows, on two threads.
 std::vector<float> MatmulOf(const std::vector<uint8_t>& w, DType t, const Problem& p) {
   Backend& cpu = *GetBackend(DeviceType::kCPU);
-  Tensor wt = NewTensor(cpu, t, {p.K, p.N, 1, 1}).value(), x = NewTensor(cpu, DType::kF32, {p.K, p.M, 1, 1}).value();
+  Tensor wt = NewTensor(cpu, t, {p.K, p.N, 1, 1}).value(),
+         x = NewTensor(cpu, DType::kF32, {p.K, p.M, 1, 1}).value();
   Tensor out = NewTensor(cpu, DType::kF32, {p.N, p.M, 1, 1}).value();
   std::memcpy(wt.data, w.data(), w.size());
   std::memcpy(x.data, p.x.data(), p.x.size() * sizeof(float));
@@ -60,14 +61,18 @@ TEST(Quant, PanellingF16RestoresEveryRowBitForBit) {
   const auto* v = reinterpret_cast<const uint16_t*>(panels.data());
   const auto* w = reinterpret_cast<const uint16_t*>(p.w.data());
   EXPECT_EQ(v[16 * kK + 2 * 16 + 1], w[17 * kK + 2]) << "row 17 at k = 2: group 1, its second row";
-  EXPECT_EQ(v[48 * kK + 3 * 5 + 2], w[50 * kK + 3]) << "row 50 at k = 3: past the groups, five rows per k";
+  EXPECT_EQ(v[48 * kK + 3 * 5 + 2], w[50 * kK + 3])
+      << "row 50 at k = 3: past the groups, five rows per k";
   EXPECT_EQ(PanelIndex(kN, kK, 50, 3), 48 * kK + 3 * 5 + 2);
   std::vector<uint8_t> back(RowBytes(DType::kF16, kK) * 7);
-  PlainRowsOf(DType::kF16x16, panels.data(), kN, kK, 46, kN, back.data());  // across the last group's end
+  PlainRowsOf(DType::kF16x16, panels.data(), kN, kK, 46, kN,
+              back.data());  // across the last group's end
   ASSERT_EQ(0, std::memcmp(back.data(), p.w.data() + 46 * RowBytes(DType::kF16, kK), back.size()));
   for (int64_t n = 0; n < kN; ++n) {
     PlainRowOf(DType::kF16x16, panels.data(), kN, kK, n, back.data());
-    ASSERT_EQ(0, std::memcmp(back.data(), p.w.data() + n * RowBytes(DType::kF16, kK), RowBytes(DType::kF16, kK))) << "row " << n;
+    ASSERT_EQ(0, std::memcmp(back.data(), p.w.data() + n * RowBytes(DType::kF16, kK),
+                             RowBytes(DType::kF16, kK)))
+        << "row " << n;
   }
 }
 
@@ -77,48 +82,60 @@ TEST(Quant, PanellingF16RestoresEveryRowBitForBit) {
 TEST(CpuMatmul, APanelDecodeIsOneFmaChainPerRowInKOrder) {
   if (!BestKernels().panels) GTEST_SKIP() << BestKernels().name << " reads no panels";
   for (DType t : {DType::kF16, DType::kBF16})
-  for (int64_t M : {1, 2, 3, 5, 8, 12, 13, 16, 21, 48}) {
-    Problem p = MakeProblem(M, kK, kN, t);
-    const std::vector<uint8_t> panels = PanelsOf(p);
-    const std::vector<float> want = FmaChains(p);
-    for (auto [n0, n1] : {std::pair<int64_t, int64_t>{16, 48}, {0, 16}, {32, kN}, {0, kN}}) {
-      SCOPED_TRACE(std::string(DTypeName(t)) + " M=" + std::to_string(M) + " columns " + std::to_string(n0) + ".." + std::to_string(n1));
-      std::vector<float> out(want.size(), std::numeric_limits<float>::quiet_NaN());
-      GemmArgs a{reinterpret_cast<const char*>(panels.data()), InterleavedOf(t), RowBytes(t, kK), p.x.data(),
-                 static_cast<size_t>(kK), out.data(), static_cast<size_t>(kN), M, kN, kK};
-      BestKernels().gemv(a, n0, n1);
-      for (int64_t i = 0; i < M * kN; ++i) {
-        const int64_t n = i % kN;
-        if (n < n0 || n >= n1) {
-          ASSERT_TRUE(std::isnan(out[i])) << "out[" << i / kN << "][" << n << "] is outside the range and was written";
-        } else {
-          ASSERT_EQ(out[i], want[i]) << "out[" << i / kN << "][" << n << "]";
+    for (int64_t M : {1, 2, 3, 5, 8, 12, 13, 16, 21, 48}) {
+      Problem p = MakeProblem(M, kK, kN, t);
+      const std::vector<uint8_t> panels = PanelsOf(p);
+      const std::vector<float> want = FmaChains(p);
+      for (auto [n0, n1] : {std::pair<int64_t, int64_t>{16, 48}, {0, 16}, {32, kN}, {0, kN}}) {
+        SCOPED_TRACE(std::string(DTypeName(t)) + " M=" + std::to_string(M) + " columns " +
+                     std::to_string(n0) + ".." + std::to_string(n1));
+        std::vector<float> out(want.size(), std::numeric_limits<float>::quiet_NaN());
+        GemmArgs a{reinterpret_cast<const char*>(panels.data()),
+                   InterleavedOf(t),
+                   RowBytes(t, kK),
+                   p.x.data(),
+                   static_cast<size_t>(kK),
+                   out.data(),
+                   static_cast<size_t>(kN),
+                   M,
+                   kN,
+                   kK};
+        BestKernels().gemv(a, n0, n1);
+        for (int64_t i = 0; i < M * kN; ++i) {
+          const int64_t n = i % kN;
+          if (n < n0 || n >= n1) {
+            ASSERT_TRUE(std::isnan(out[i]))
+                << "out[" << i / kN << "][" << n << "] is outside the range and was written";
+          } else {
+            ASSERT_EQ(out[i], want[i]) << "out[" << i / kN << "][" << n << "]";
+          }
         }
       }
     }
-  }
 }
 
 // Through the CPU's Matmul with whichever set is best (ctest runs Parity.* once per forced
 // set): where the set reads panels, decodes and short prompts (M <= kShortGemmRows) are the
 // fma chains and longer prompts the packed gemm of the plain rows, bit for bit; where it does
 // not, the plain rows' matmul whatever M (on the tile set, past kShortGemmRows the tile gemm
-// of either, which packs both into the same bf16 tiles). bf16 with K even: the dot-product gemm of the
-// avx512-bf16 set takes only whole pairs (odd K goes to the f32 gemm).
+// of either, which packs both into the same bf16 tiles). bf16 with K even: the dot-product gemm of
+// the avx512-bf16 set takes only whole pairs (odd K goes to the f32 gemm).
 TEST(Parity, PanelMatmulsAreFmaChainsOrThePlainRowsMatmul) {
   for (DType t : {DType::kF16, DType::kBF16})
-  for (int64_t M : {1, 4, 16, 17, 30, 48, 49, 100}) {
-    SCOPED_TRACE(std::string(DTypeName(t)) + " M=" + std::to_string(M) + " " + BestKernels().name);
-    Problem p = MakeProblem(M, t == DType::kBF16 ? kK + 1 : kK, kN, t);
-    // The tile set (specs/amx.md) takes every M past kShortGemmRows, panels or plain rows alike.
-    const bool tiles = BestKernels().tile_gemm != nullptr && M > kShortGemmRows;
-    const bool chains = BestKernels().panels && M <= kShortGemmRows && !tiles;
-    const std::vector<float> want = chains ? FmaChains(p) : MatmulOf(p.w, t, p);
-    const std::vector<float> got = MatmulOf(PanelsOf(p), InterleavedOf(t), p);
-    for (size_t i = 0; i < want.size(); ++i) {
-      ASSERT_EQ(got[i], want[i]) << "out[" << i / kN << "][" << i % kN << "]: not the " << (chains ? "fma chain" : "plain matmul");
+    for (int64_t M : {1, 4, 16, 17, 30, 48, 49, 100}) {
+      SCOPED_TRACE(std::string(DTypeName(t)) + " M=" + std::to_string(M) + " " +
+                   BestKernels().name);
+      Problem p = MakeProblem(M, t == DType::kBF16 ? kK + 1 : kK, kN, t);
+      // The tile set (specs/amx.md) takes every M past kShortGemmRows, panels or plain rows alike.
+      const bool tiles = BestKernels().tile_gemm != nullptr && M > kShortGemmRows;
+      const bool chains = BestKernels().panels && M <= kShortGemmRows && !tiles;
+      const std::vector<float> want = chains ? FmaChains(p) : MatmulOf(p.w, t, p);
+      const std::vector<float> got = MatmulOf(PanelsOf(p), InterleavedOf(t), p);
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(got[i], want[i]) << "out[" << i / kN << "][" << i % kN << "]: not the "
+                                   << (chains ? "fma chain" : "plain matmul");
+      }
     }
-  }
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ TEST(CpuMatmul, EveryKernelSetsShortGemmMatchesFloat64ForEveryShortPromptLength)
       for (int64_t m = kShortGemmMinRows; m <= kShortGemmRows; ++m) {
         bool ends = m == kShortGemmMinRows || m == 32 || m == 33 || m == kShortGemmRows;
         Problem p = MakeProblem(m, ends ? 3100 : 600, 67, wt);
-        SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(wt)) + " M=" + std::to_string(m) + " K=" + std::to_string(p.K));
+        SCOPED_TRACE(std::string(k->name) + " " + std::string(DTypeName(wt)) +
+                     " M=" + std::to_string(m) + " K=" + std::to_string(p.K));
         Check(*k, p, 5, 61, Path::kShort);
       }
     }
@@ -48,7 +49,8 @@ TEST(CpuMatmul, AShortPromptsMatmulIsTheShortGemmsBitForBit) {
   GemmArgs a = ArgsOf(p, want.data());
   best.short_gemm(a, best.pack_short(a, &panel), 0, N);
   for (int64_t i = 0; i < M * N; ++i) {
-    ASSERT_EQ(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)]) << "row " << i / N << " column " << i % N << ": not the short gemm's number";
+    ASSERT_EQ(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)])
+        << "row " << i / N << " column " << i % N << ": not the short gemm's number";
   }
 }
 
@@ -60,11 +62,14 @@ TEST(CpuMatmul, ABf16ShortPromptTakesTheBf16DotGemmWhereTheSetHasIt) {
   if (best.dequantize_bf16 == nullptr) GTEST_SKIP() << best.name << " has no bf16 dot-product gemm";
   const int64_t M = 32, K = 1100, N = 300;
   Problem p = MakeProblem(M, K, N, DType::kBF16);
-  std::vector<float> got = BackendMatmul(p, 2), want(static_cast<size_t>(M * N)), scratch(kGemmScratchFloats + 16);
-  float* aligned = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
+  std::vector<float> got = BackendMatmul(p, 2), want(static_cast<size_t>(M * N)),
+                     scratch(kGemmScratchFloats + 16);
+  float* aligned =
+      reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
   best.gemm(ArgsOf(p, want.data()), 0, N, aligned);
   for (int64_t i = 0; i < M * N; ++i) {
-    ASSERT_EQ(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)]) << "row " << i / N << " column " << i % N << ": not the bf16 gemm's number";
+    ASSERT_EQ(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)])
+        << "row " << i / N << " column " << i % N << ": not the bf16 gemm's number";
   }
 }
 

@@ -1,6 +1,8 @@
 // The CUDA backend: device listing (and its "no device" Status, which runs everywhere), and
 // on a GPU machine: selection, out-of-memory, staged copies, and vt's matmul against cuBLAS.
 // The parity suite and DeviceModel tests cover every op on kCUDA when a device is present.
+#include "vt/cuda.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -8,7 +10,6 @@
 
 #include "core/device_choice.h"
 #include "parity_support.h"
-#include "vt/cuda.h"
 
 namespace vt {
 namespace {
@@ -26,7 +27,8 @@ TEST(DeviceChoice, PicksByIndexNameOrEnvironmentAndNamesTheDevicesWhenNoneMatch)
   auto none = ChooseDevice(names, "a100", "VT_TEST_DEVICE", "cuda");
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(none.status().message(), "cuda: no device matches \"a100\" (devices: 0: NVIDIA H200, 1: NVIDIA L4)");
+  EXPECT_EQ(none.status().message(),
+            "cuda: no device matches \"a100\" (devices: 0: NVIDIA H200, 1: NVIDIA L4)");
   EXPECT_FALSE(ChooseDevice(names, "2", "VT_TEST_DEVICE", "cuda").ok());
 }
 
@@ -65,7 +67,9 @@ class CudaDevice : public ::testing::Test {
 TEST_F(CudaDevice, AWrongSelectorNamesTheDevicesThereAre) {
   auto wrong = OpenCudaBackend("no-such-gpu");
   ASSERT_FALSE(wrong.ok());
-  EXPECT_EQ(wrong.status().message().rfind("cuda: no device matches \"no-such-gpu\" (devices: 0: ", 0), 0u)
+  EXPECT_EQ(
+      wrong.status().message().rfind("cuda: no device matches \"no-such-gpu\" (devices: 0: ", 0),
+      0u)
       << wrong.status().message();
 }
 
@@ -73,7 +77,9 @@ TEST_F(CudaDevice, OutOfMemoryIsAStatusNamingTheDeviceAndSize) {
   auto huge = backend_->Alloc(size_t{1} << 50);
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.status().code(), StatusCode::kUnavailable);
-  EXPECT_NE(huge.status().message().find("cannot allocate 1125899906842624 bytes"), std::string::npos) << huge.status().message();
+  EXPECT_NE(huge.status().message().find("cannot allocate 1125899906842624 bytes"),
+            std::string::npos)
+      << huge.status().message();
   auto small = backend_->Alloc(64);  // the device still works afterwards
   ASSERT_TRUE(small.ok()) << small.status().message();
   backend_->Free(small.value());

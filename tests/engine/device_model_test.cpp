@@ -24,14 +24,16 @@ struct Outcome {
   MoeCopies copies;
 };
 
-Outcome Greedy(const FixtureSpec& spec, Backend& b, DType cache_dtype, const PlacementQueue* placement = nullptr) {
+Outcome Greedy(const FixtureSpec& spec, Backend& b, DType cache_dtype,
+               const PlacementQueue* placement = nullptr) {
   auto m = Model::Load(FixtureFile(spec), Engine{MakeQueue(b)}, placement);
   EXPECT_TRUE(m.ok()) << b.name() << ": " << m.status().ToString();
   if (!m.ok()) return {};
   auto cache = m.value()->NewCache(64, cache_dtype);
   EXPECT_TRUE(cache.ok());
   if (!cache.ok()) return {};
-  const std::vector<int32_t> prompt = {kFixtureBos, 'G', 'P', 'U', 's', ' ', 'a', 'g', 'r', 'e', 'e'};
+  const std::vector<int32_t> prompt = {kFixtureBos, 'G', 'P', 'U', 's', ' ',
+                                       'a',         'g', 'r', 'e', 'e'};
   auto g = Generate(*m.value(), cache.value(), prompt, 24);
   EXPECT_TRUE(g.ok()) << b.name() << ": " << g.status().ToString();
   return g.ok() ? Outcome{g->tokens, m.value()->moe_copies()} : Outcome{};
@@ -41,12 +43,15 @@ class DeviceModel : public ::testing::Test {
  protected:
   void SetUp() override {
     devices_ = Devices();
-    if (devices_.empty()) GTEST_SKIP() << "no CUDA or Vulkan device (a Vulkan driver: mesa-vulkan-drivers)";
+    if (devices_.empty())
+      GTEST_SKIP() << "no CUDA or Vulkan device (a Vulkan driver: mesa-vulkan-drivers)";
   }
   std::vector<Backend*> devices_;
 };
 
-FixtureSpec Moe() { return FixtureSpec{.ff = 48, .experts = 4, .experts_used = 2, .dtype = DType::kF16, .seed = 2}; }
+FixtureSpec Moe() {
+  return FixtureSpec{.ff = 48, .experts = 4, .experts_used = 2, .dtype = DType::kF16, .seed = 2};
+}
 
 TEST_F(DeviceModel, GreedyTokensEqualTheCpuEngines) {
   FixtureSpec dense, gqa, bf16;
@@ -65,10 +70,14 @@ TEST_F(DeviceModel, GreedyTokensEqualTheCpuEngines) {
   q4k.dtype = DType::kQ4_K;
   q4k.dim = 256;
   q4k.ff = 256;
-  struct Case { const char* name; FixtureSpec spec; DType cache; };
+  struct Case {
+    const char* name;
+    FixtureSpec spec;
+    DType cache;
+  };
   const Case cases[] = {{"dense f32", dense, DType::kF32}, {"gqa f16, f16 cache", gqa, DType::kF16},
-                        {"bf16 tied", bf16, DType::kF32}, {"moe f16", Moe(), DType::kF32},
-                        {"q8_0", q8, DType::kF32},        {"moe q4_K", q4k, DType::kF32}};
+                        {"bf16 tied", bf16, DType::kF32},  {"moe f16", Moe(), DType::kF32},
+                        {"q8_0", q8, DType::kF32},         {"moe q4_K", q4k, DType::kF32}};
   Backend& cpu = *GetBackend(DeviceType::kCPU);
   for (Backend* b : devices_) {
     for (const Case& c : cases) {

@@ -1,11 +1,11 @@
+#include "vt/dtype.h"
+
 #include <gtest/gtest.h>
 #include <immintrin.h>
 
 #include <bit>
 #include <cmath>
 #include <random>
-
-#include "vt/dtype.h"
 
 namespace vt {
 namespace {
@@ -55,7 +55,8 @@ TEST(DType, BF16RoundsTiesToEvenAndKeepsNanAndInf) {
   EXPECT_EQ(F32ToBF16(1.0f + std::ldexp(1.0f, -8)), 0x3f80);      // tie, down to even
   EXPECT_EQ(F32ToBF16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);  // tie, up to even
   EXPECT_EQ(F32ToBF16(INFINITY), 0x7f80);
-  EXPECT_TRUE(std::isnan(BF16ToF32(F32ToBF16(std::bit_cast<float>(0x7f800001u)))));  // would round to inf
+  EXPECT_TRUE(
+      std::isnan(BF16ToF32(F32ToBF16(std::bit_cast<float>(0x7f800001u)))));  // would round to inf
   EXPECT_EQ(BF16ToF32(F32ToBF16(-2.5f)), -2.5f);
 }
 

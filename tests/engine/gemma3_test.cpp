@@ -23,11 +23,14 @@ using testing::Nmse;
 using testing::Relabelled;
 using testing::WithKey;
 
-const std::vector<int32_t> kPrompt = {kFixtureBos, 'G', 'e', 'm', 'm', 'a', ' ', 'w', 'i', 'n', 'd', 'o', 'w', 's', '!'};
+const std::vector<int32_t> kPrompt = {kFixtureBos, 'G', 'e', 'm', 'm', 'a', ' ', 'w',
+                                      'i',         'n', 'd', 'o', 'w', 's', '!'};
 constexpr int64_t kVocab = 258, kWindow = 4;
 
 // Layer 0 windowed, layer 1 global; no RoPE scaling, so only the window and the base differ.
-FixtureSpec Gemma3() { return FixtureSpec{.arch = "gemma3", .seed = 41, .sliding_window = kWindow, .swa_pattern = 2}; }
+FixtureSpec Gemma3() {
+  return FixtureSpec{.arch = "gemma3", .seed = 41, .sliding_window = kWindow, .swa_pattern = 2};
+}
 
 std::vector<float> Logits(const GgufWriter& w) { return AllLogits(w, ReferenceBackend(), kPrompt); }
 // Positions [from, to) of every-position logits.
@@ -55,7 +58,8 @@ TEST(Gemma3, WindowedLayersSeeOnlyTheLastWindowPositions) {
   ASSERT_EQ(a.size(), b.size());
   ASSERT_EQ(a.size(), kPrompt.size() * kVocab);
   EXPECT_EQ(At(a, 0, kWindow), At(b, 0, kWindow));
-  EXPECT_GT(Nmse(At(b, kWindow, 15), At(a, kWindow, 15)), 1e-3) << "the window changed nothing past it";
+  EXPECT_GT(Nmse(At(b, kWindow, 15), At(a, kWindow, 15)), 1e-3)
+      << "the window changed nothing past it";
 }
 
 // llama.cpp's pattern: layer l is windowed when l % period < period - 1 (0: every layer),
@@ -73,7 +77,9 @@ TEST(Gemma3, AllButEveryPatternthLayerAreWindowed) {
                              GgufValue::Array(GgufType::kU32, {U32(1), U32(0)}));
   EXPECT_EQ(ReadHparams(GgufFile::FromBytes(array.Bytes()).value()).value().swa_period, 6);
   GgufWriter base = WithKey(MakeFixture(Gemma3()), "gemma3.rope.freq_base_swa", F32(1e6));
-  std::vector<float> one_global = Logits(base), none_global = Logits(WithKey(base, "gemma3.attention.sliding_window_pattern", U32(0)));
+  std::vector<float> one_global = Logits(base),
+                     none_global =
+                         Logits(WithKey(base, "gemma3.attention.sliding_window_pattern", U32(0)));
   EXPECT_GT(Nmse(one_global, none_global), 1e-3) << "windowing layer 1 too changed nothing";
 }
 
@@ -84,7 +90,8 @@ TEST(Gemma3, WindowedLayersRotateWithTheirOwnBaseUnscaled) {
   auto hp = ReadHparams(GgufFile::FromBytes(w.Bytes()).value()).value();
   EXPECT_EQ(hp.rope_freq_base_swa, 10000.0f);
   EXPECT_EQ(hp.rope_freq_base, 1e6f);
-  EXPECT_GT(Nmse(Logits(w), Logits(WithKey(w, "gemma3.rope.freq_base_swa", F32(1e6)))), 1e-3) << "the window's base changed nothing";
+  EXPECT_GT(Nmse(Logits(w), Logits(WithKey(w, "gemma3.rope.freq_base_swa", F32(1e6)))), 1e-3)
+      << "the window's base changed nothing";
   // Every layer windowed, each window the whole prompt: a scaling factor must change nothing.
   FixtureSpec all = Gemma3();
   all.sliding_window = 64;
@@ -100,13 +107,17 @@ TEST(Gemma3, WindowedLayersRotateWithTheirOwnBaseUnscaled) {
 TEST(Gemma3, SandwichNormsWeighEachBlocksOutput) {
   GgufWriter w = MakeFixture(Gemma3());
   std::vector<float> base = Logits(w);
-  EXPECT_GT(Nmse(base, Logits(Scaled(w, "post_attention_norm", 3))), 1e-3) << "post_attention_norm changed nothing";
-  EXPECT_GT(Nmse(base, Logits(Scaled(w, "post_ffw_norm", 3))), 1e-3) << "post_ffw_norm changed nothing";
+  EXPECT_GT(Nmse(base, Logits(Scaled(w, "post_attention_norm", 3))), 1e-3)
+      << "post_attention_norm changed nothing";
+  EXPECT_GT(Nmse(base, Logits(Scaled(w, "post_ffw_norm", 3))), 1e-3)
+      << "post_ffw_norm changed nothing";
 }
 
 TEST(Gemma3, SoftcappedLogitsAreCTimesTanhOfLogitsOverC) {
   GgufWriter capped = WithKey(MakeFixture(Gemma3()), "gemma3.final_logit_softcapping", F32(0.5));
-  std::vector<float> c = Logits(capped), plain = Logits(WithKey(capped, "gemma3.final_logit_softcapping", std::nullopt));
+  std::vector<float> c = Logits(capped),
+                     plain =
+                         Logits(WithKey(capped, "gemma3.final_logit_softcapping", std::nullopt));
   ASSERT_EQ(c.size(), plain.size());
   float widest = 0;
   for (size_t i = 0; i < c.size(); ++i) {
@@ -119,7 +130,13 @@ TEST(Gemma3, SoftcappedLogitsAreCTimesTanhOfLogitsOverC) {
 // Gemma's query_pre_attn_scalar, as llama.cpp decides it: the 62-layer (27B) model scales by
 // n_embd / n_head, every other by the head size.
 TEST(Gemma3, QueriesAreScaledByTheHeadSizeButThe27BsByTheEmbeddingPerHead) {
-  FixtureSpec s{.arch = "gemma3", .layers = 61, .dim = 64, .heads = 4, .kv_heads = 2, .ff = 16, .head_dim = 32};
+  FixtureSpec s{.arch = "gemma3",
+                .layers = 61,
+                .dim = 64,
+                .heads = 4,
+                .kv_heads = 2,
+                .ff = 16,
+                .head_dim = 32};
   EXPECT_EQ(ReadHparams(*FixtureFile(s)).value().attention_scale, 1 / std::sqrt(32.0f));
   s.layers = 62;
   EXPECT_EQ(ReadHparams(*FixtureFile(s)).value().attention_scale, 1 / std::sqrt(16.0f));
@@ -127,13 +144,19 @@ TEST(Gemma3, QueriesAreScaledByTheHeadSizeButThe27BsByTheEmbeddingPerHead) {
 
 TEST(Gemma3, BadKeysAndMissingNormsAreNamed) {
   GgufWriter w = MakeFixture(Gemma3());
-  auto message = [](const GgufWriter& bad) { return LoadWriter(bad, ReferenceBackend()).status().message(); };
+  auto message = [](const GgufWriter& bad) {
+    return LoadWriter(bad, ReferenceBackend()).status().message();
+  };
   EXPECT_EQ(message(WithKey(w, "gemma3.attention.sliding_window", GgufValue::String("4"))),
             "gguf: gemma3.attention.sliding_window is not a non-negative integer");
-  EXPECT_EQ(message(WithKey(w, "gemma3.final_logit_softcapping", F32(-1))), "gguf: gemma3.final_logit_softcapping must be a non-negative number");
-  EXPECT_EQ(message(WithKey(w, "gemma3.rope.freq_base_swa", F32(0))), "gguf: gemma3.rope.freq_base_swa must be a positive number");
+  EXPECT_EQ(message(WithKey(w, "gemma3.final_logit_softcapping", F32(-1))),
+            "gguf: gemma3.final_logit_softcapping must be a non-negative number");
+  EXPECT_EQ(message(WithKey(w, "gemma3.rope.freq_base_swa", F32(0))),
+            "gguf: gemma3.rope.freq_base_swa must be a positive number");
   GgufWriter no_norm = Relabelled(FixtureSpec{.arch = "qwen3", .seed = 41}, "gemma3");
-  EXPECT_EQ(message(no_norm), "gguf: missing tensor blk.0.post_attention_norm.weight (gemma3 reads it, shape [64,1,1])");
+  EXPECT_EQ(
+      message(no_norm),
+      "gguf: missing tensor blk.0.post_attention_norm.weight (gemma3 reads it, shape [64,1,1])");
 }
 
 }  // namespace

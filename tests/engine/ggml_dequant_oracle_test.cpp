@@ -27,16 +27,19 @@ struct GgmlTypeTraits {  // ggml.h: struct ggml_type_traits
   void (*from_float_ref)(const float* x, void* y, int64_t k);
 };
 using TraitsFn = const GgmlTypeTraits* (*)(int type);
-using QuantizeFn = size_t (*)(int type, const float* src, void* dst, int64_t start, int64_t nrows, int64_t n_per_row,
-                              const float* imatrix);
+using QuantizeFn = size_t (*)(int type, const float* src, void* dst, int64_t start, int64_t nrows,
+                              int64_t n_per_row, const float* imatrix);
 
-const std::string kLib = std::string(ORACLE_DIR) + "/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so";
+const std::string kLib = std::string(ORACLE_DIR) +
+                         "/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so";
 
 class GgmlDequant : public ::testing::Test {
  protected:
   void SetUp() override {
     handle_ = dlopen(kLib.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle_ == nullptr) GTEST_SKIP() << "llama.cpp's libggml-base.so not installed (scripts/install-oracle): " << dlerror();
+    if (handle_ == nullptr)
+      GTEST_SKIP() << "llama.cpp's libggml-base.so not installed (scripts/install-oracle): "
+                   << dlerror();
     traits_ = reinterpret_cast<TraitsFn>(dlsym(handle_, "ggml_get_type_traits"));
     quantize_ = reinterpret_cast<QuantizeFn>(dlsym(handle_, "ggml_quantize_chunk"));
     ASSERT_NE(traits_, nullptr);
@@ -51,10 +54,12 @@ class GgmlDequant : public ::testing::Test {
 };
 
 TEST_F(GgmlDequant, EveryBlockTypeDecodesBitForBitAsLibggml) {
-  const struct { DType t; int ggml; } types[] = {{DType::kQ4_0, 2}, {DType::kQ4_1, 3}, {DType::kQ5_0, 6}, {DType::kQ5_1, 7},
-                                                 {DType::kQ8_0, 8}, {DType::kQ2_K, 10}, {DType::kQ3_K, 11},
-                                                 {DType::kQ4_K, 12}, {DType::kQ5_K, 13}, {DType::kQ6_K, 14},
-                                                 {DType::kMXFP4, 39}};
+  const struct {
+    DType t;
+    int ggml;
+  } types[] = {{DType::kQ4_0, 2},  {DType::kQ4_1, 3},  {DType::kQ5_0, 6},  {DType::kQ5_1, 7},
+               {DType::kQ8_0, 8},  {DType::kQ2_K, 10}, {DType::kQ3_K, 11}, {DType::kQ4_K, 12},
+               {DType::kQ5_K, 13}, {DType::kQ6_K, 14}, {DType::kMXFP4, 39}};
   std::mt19937 rng(11);
   std::normal_distribution<float> normal(0, 1);
   const int64_t n = 2048;
@@ -77,7 +82,8 @@ TEST_F(GgmlDequant, EveryBlockTypeDecodesBitForBitAsLibggml) {
       tr->to_float(blocks.data(), theirs.data(), n);
       for (int64_t i = 0; i < n; ++i) {
         ASSERT_EQ(std::memcmp(&ours[i], &theirs[i], 4), 0)
-            << "element " << i << " of blocks made by " << (maker == 0 ? "ggml" : "vt") << ": vt " << ours[i] << ", ggml " << theirs[i];
+            << "element " << i << " of blocks made by " << (maker == 0 ? "ggml" : "vt") << ": vt "
+            << ours[i] << ", ggml " << theirs[i];
       }
     }
   }

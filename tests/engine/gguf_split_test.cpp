@@ -45,11 +45,13 @@ class GgufSplit : public ::testing::Test {
       }
       w.Set("split.no", GgufValue::Uint(GgufType::kU16, static_cast<uint64_t>(part)));
       w.Set("split.count", GgufValue::Uint(GgufType::kU16, static_cast<uint64_t>(count)));
-      w.Set("split.tensors.count", GgufValue::Int(GgufType::kI32, static_cast<int64_t>(tensors.size())));
+      w.Set("split.tensors.count",
+            GgufValue::Int(GgufType::kI32, static_cast<int64_t>(tensors.size())));
       for (size_t i = tensors.size() * part / count; i < tensors.size() * (part + 1) / count; ++i) {
         auto view = whole_->TensorView(tensors[i].name);
         ASSERT_TRUE(view.ok());
-        w.AddTensor(tensors[i].name, tensors[i].dtype, tensors[i].ne, tensors[i].n_dims, view->data);
+        w.AddTensor(tensors[i].name, tensors[i].dtype, tensors[i].ne, tensors[i].n_dims,
+                    view->data);
       }
       if (edit) edit(part, w);
       ASSERT_TRUE(w.Write(PartName(part + 1, count)).ok());
@@ -89,7 +91,8 @@ TEST_F(GgufSplit, EachBrokenSetIsRefusedWithItsReason) {
     EXPECT_NE(f.status().message().find(why), std::string::npos) << f.status().message();
   };
   WriteParts(3);
-  refused(PartName(2, 3), "this is part 2 of 3 of a split model: open the first part, " + PartName(1, 3));
+  refused(PartName(2, 3),
+          "this is part 2 of 3 of a split model: open the first part, " + PartName(1, 3));
   fs::remove(PartName(3, 3));
   refused(PartName(1, 3), "part 3 of 3: " + PartName(3, 3));
   WriteParts(3, [](int part, GgufWriter& w) {
@@ -105,7 +108,8 @@ TEST_F(GgufSplit, EachBrokenSetIsRefusedWithItsReason) {
     const GgufTensorInfo& t = whole_->tensors().front();
     if (part == 1) w.AddTensor(t.name, t.dtype, t.ne, t.n_dims, again->data);
   });
-  refused(PartName(1, 2), "tensor \"" + whole_->tensors().front().name + "\" is in an earlier part too");
+  refused(PartName(1, 2),
+          "tensor \"" + whole_->tensors().front().name + "\" is in an earlier part too");
   ASSERT_TRUE(fs::copy_file(PartName(1, 2), Path("renamed.gguf")));
   refused(Path("renamed.gguf"), "the name is not NAME-00001-of-NNNNN.gguf");
 }

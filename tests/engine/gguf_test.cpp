@@ -1,11 +1,11 @@
+#include "vt/gguf.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-
-#include "vt/gguf.h"
 
 namespace vt {
 namespace {
@@ -24,9 +24,12 @@ GgufWriter Sample() {
   w.Set("llama.rope.freq_base", GgufValue::Float(GgufType::kF32, 10000.0));
   w.Set("f64", GgufValue::Float(GgufType::kF64, 0.1));
   w.Set("flag", GgufValue::Bool(true));
-  w.Set("tokenizer.ggml.tokens", GgufValue::Array(GgufType::kString, {GgufValue::String("<s>"), GgufValue::String("é")}));
-  w.Set("nested", GgufValue::Array(GgufType::kArray, {GgufValue::Array(GgufType::kI32, {GgufValue::Int(GgufType::kI32, 1)}),
-                                                       GgufValue::Array(GgufType::kI32, {})}));
+  w.Set("tokenizer.ggml.tokens",
+        GgufValue::Array(GgufType::kString, {GgufValue::String("<s>"), GgufValue::String("é")}));
+  w.Set("nested",
+        GgufValue::Array(GgufType::kArray,
+                         {GgufValue::Array(GgufType::kI32, {GgufValue::Int(GgufType::kI32, 1)}),
+                          GgufValue::Array(GgufType::kI32, {})}));
   float f32[6] = {1, 2, 3, 4, 5, 6};
   uint16_t half[4] = {F32ToF16(1.5f), F32ToF16(-2), F32ToF16(0.25f), F32ToF16(8)};
   w.AddTensor("a.weight", DType::kF32, {3, 2, 1, 1}, 2, f32);
@@ -34,7 +37,9 @@ GgufWriter Sample() {
   return w;
 }
 
-StatusOr<GgufFile> Parse(std::vector<uint8_t> bytes) { return GgufFile::FromBytes(std::move(bytes)); }
+StatusOr<GgufFile> Parse(std::vector<uint8_t> bytes) {
+  return GgufFile::FromBytes(std::move(bytes));
+}
 
 TEST(Gguf, RoundTripsEveryValueTypeNestedArraysAndTensors) {
   GgufWriter w = Sample();
@@ -61,7 +66,8 @@ TEST(Gguf, RoundTripsEveryValueTypeNestedArraysAndTensors) {
 }
 
 TEST(Gguf, OpenMapsTheFileAndTensorsViewItWithoutCopying) {
-  std::string path = (std::filesystem::temp_directory_path() / ("vt-gguf-" + std::to_string(getpid()))).string();
+  std::string path =
+      (std::filesystem::temp_directory_path() / ("vt-gguf-" + std::to_string(getpid()))).string();
   GgufWriter w = Sample();
   w.alignment = 64;
   ASSERT_TRUE(w.Write(path).ok());
@@ -122,7 +128,8 @@ TEST(Gguf, UnknownTypesAndBadAlignmentAreNamed) {
   EXPECT_EQ(ErrorOf(b), "gguf: offset 37: unknown value type 99");
   GgufWriter align;
   align.Set("general.alignment", GgufValue::Uint(GgufType::kU32, 24));
-  EXPECT_EQ(ErrorOf(align.Bytes()), "gguf: offset 24: general.alignment must be a u32 power of two");
+  EXPECT_EQ(ErrorOf(align.Bytes()),
+            "gguf: offset 24: general.alignment must be a u32 power of two");
   GgufWriter dup;
   dup.Set("a", GgufValue::Bool(true));
   std::vector<uint8_t> d = dup.Bytes();
@@ -144,7 +151,8 @@ TEST(Gguf, TensorOffsetsOutOfRangeOrMisalignedAndUnknownTypesAreNamed) {
   EXPECT_EQ(ErrorOf(b), "gguf: offset 24: tensor \"t\" has unsupported type 16");
   b = good;
   Poke<uint32_t>(b, info, 12);  // Q4_K, whose 256-element blocks a row of 8 cannot hold
-  EXPECT_EQ(ErrorOf(b), "gguf: offset 24: tensor \"t\": q4_K rows of 8 are not a multiple of its block of 256");
+  EXPECT_EQ(ErrorOf(b),
+            "gguf: offset 24: tensor \"t\": q4_K rows of 8 are not a multiple of its block of 256");
   b = good;
   Poke<uint64_t>(b, info + 4, 4096);
   EXPECT_EQ(ErrorOf(b), "gguf: offset 4160: tensor \"t\" data runs past the end of the file");
@@ -168,7 +176,8 @@ TEST(Gguf, FuzzRegressionsParseOrFailWithoutCrashing) {
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(FUZZ_REGRESSIONS_DIR)) {
     std::ifstream in(entry.path(), std::ios::binary);
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
     auto f = GgufFile::FromBytes(bytes);
     if (entry.path().filename().string().rfind("refuse-", 0) == 0) {
       EXPECT_FALSE(f.ok()) << entry.path();

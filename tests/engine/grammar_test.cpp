@@ -1,4 +1,6 @@
 // GBNF grammars over bytes, regexes as grammars, and the token masks they give a vocabulary.
+#include "vt/grammar.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -6,7 +8,6 @@
 
 #include "grammar_match.h"
 #include "tokenizer_support.h"
-#include "vt/grammar.h"
 #include "vt/sampling.h"
 #include "vt/token_constraint.h"
 
@@ -20,7 +21,9 @@ std::shared_ptr<const Grammar> Compile(const std::string& gbnf) {
 }
 
 // Whether the grammar takes all of `text` and may end there.
-bool Matches(const std::shared_ptr<const Grammar>& g, const std::string& text) { return testing::GrammarTakes(g, text); }
+bool Matches(const std::shared_ptr<const Grammar>& g, const std::string& text) {
+  return testing::GrammarTakes(g, text);
+}
 
 std::string ErrorOf(const std::string& gbnf) {
   auto g = Grammar::FromGbnf(gbnf);
@@ -34,11 +37,11 @@ end ::= "!"+  # a comment
   ASSERT_TRUE(g);
   EXPECT_TRUE(Matches(g, "ab12!"));
   EXPECT_TRUE(Matches(g, "ab123xyzxd!!"));
-  EXPECT_FALSE(Matches(g, "ab1!"));     // {2,3}: one digit is too few
-  EXPECT_TRUE(Matches(g, "ab1234!"));   // the fourth is [^a-c]
+  EXPECT_FALSE(Matches(g, "ab1!"));      // {2,3}: one digit is too few
+  EXPECT_TRUE(Matches(g, "ab1234!"));    // the fourth is [^a-c]
   EXPECT_FALSE(Matches(g, "ab12345!"));  // five are too many
-  EXPECT_FALSE(Matches(g, "ab12b!"));   // [^a-c]
-  EXPECT_FALSE(Matches(g, "ab12"));     // "!"+ needs one
+  EXPECT_FALSE(Matches(g, "ab12b!"));    // [^a-c]
+  EXPECT_FALSE(Matches(g, "ab12"));      // "!"+ needs one
   EXPECT_FALSE(Matches(g, "ab12!?"));
 }
 
@@ -47,10 +50,10 @@ TEST(Grammar, ClassesMatchWholeUtf8CharactersAndDotAnyOne) {
   ASSERT_TRUE(g);
   EXPECT_TRUE(Matches(g, "β€xé"));
   EXPECT_TRUE(Matches(g, "ω😀ñé"));
-  EXPECT_FALSE(Matches(g, "a€xé"));                 // not in α-ω
-  EXPECT_FALSE(Matches(g, "β\xe2\x82xé"));          // a character cut short
-  EXPECT_FALSE(Matches(g, "β€\"é"));                // the negated class
-  EXPECT_FALSE(Matches(g, "β\xed\xa0\x80xé"));      // a surrogate is no character
+  EXPECT_FALSE(Matches(g, "a€xé"));             // not in α-ω
+  EXPECT_FALSE(Matches(g, "β\xe2\x82xé"));      // a character cut short
+  EXPECT_FALSE(Matches(g, "β€\"é"));            // the negated class
+  EXPECT_FALSE(Matches(g, "β\xed\xa0\x80xé"));  // a surrogate is no character
 }
 
 TEST(Grammar, RulesSpanLinesInsideParenthesesAndWithALeadingBar) {
@@ -64,9 +67,11 @@ TEST(Grammar, RulesSpanLinesInsideParenthesesAndWithALeadingBar) {
 TEST(Grammar, BadGrammarsAreRefusedWithTheirPlace) {
   EXPECT_EQ(ErrorOf("root ::= \"a\" b\n"), "line 1, column 14: rule 'b' is not defined");
   EXPECT_EQ(ErrorOf("start ::= \"a\"\n"), "the grammar has no 'root' rule");
-  EXPECT_EQ(ErrorOf("root ::= \"a\"\nroot ::= \"b\"\n"), "line 2, column 1: rule 'root' is defined twice");
+  EXPECT_EQ(ErrorOf("root ::= \"a\"\nroot ::= \"b\"\n"),
+            "line 2, column 1: rule 'root' is defined twice");
   EXPECT_EQ(ErrorOf("root ::= \"abc\n"), "line 1, column 10: unterminated string");
-  EXPECT_EQ(ErrorOf("root ::= (\"a\" \n"), "line 2, column 1: expected ')' to close the group opened at line 1, column 10: ");
+  EXPECT_EQ(ErrorOf("root ::= (\"a\" \n"),
+            "line 2, column 1: expected ')' to close the group opened at line 1, column 10: ");
   EXPECT_EQ(ErrorOf("root ::= [a-z]{3,2}"), "line 1, column 15: {m,n} with n < m");
   EXPECT_EQ(ErrorOf("root ::= x\nx ::= y \"a\"\ny ::= \"\" | x \"b\""),
             "rule 'x' is left recursive (it can reach itself before any byte)");
@@ -92,20 +97,27 @@ item ::= [a-z] | "," )");
 TEST(Grammar, DeepNestingAndLongChainsAreRefusedOrRunNotOverflowed) {
   EXPECT_EQ(ErrorOf("root ::= " + std::string(10000, '(') + "\"a\"" + std::string(10000, ')')),
             "line 1, column 266: groups nest deeper than 256 levels");
-  EXPECT_NE(RegexToGbnf(std::string(10000, '(') + "a" + std::string(10000, ')')).status().message().find("deeper than 256"), std::string::npos);
+  EXPECT_NE(RegexToGbnf(std::string(10000, '(') + "a" + std::string(10000, ')'))
+                .status()
+                .message()
+                .find("deeper than 256"),
+            std::string::npos);
   std::string chain = "root ::= r0\n";
-  for (int i = 0; i < 3000; ++i) chain += "r" + std::to_string(i) + " ::= r" + std::to_string(i + 1) + " | \"x\"\n";
+  for (int i = 0; i < 3000; ++i)
+    chain += "r" + std::to_string(i) + " ::= r" + std::to_string(i + 1) + " | \"x\"\n";
   chain += "r3000 ::= \"y\"\n";
   auto g = Compile(chain);
   ASSERT_TRUE(g);
   EXPECT_TRUE(Matches(g, "y"));
   std::string longer = "root ::= r0\n";
-  for (int i = 0; i < 21000; ++i) longer += "r" + std::to_string(i) + " ::= r" + std::to_string(i + 1) + "\n";
+  for (int i = 0; i < 21000; ++i)
+    longer += "r" + std::to_string(i) + " ::= r" + std::to_string(i + 1) + "\n";
   longer += "r21000 ::= \"y\"\n";
   auto deep = Grammar::FromGbnf(longer);
   ASSERT_TRUE(deep.ok()) << deep.status().message();
   GrammarAutomaton a(deep.value());
-  EXPECT_NE(a.status().message().find("more than 20000 rules before a byte"), std::string::npos) << a.status().message();
+  EXPECT_NE(a.status().message().find("more than 20000 rules before a byte"), std::string::npos)
+      << a.status().message();
   EXPECT_FALSE(a.Accepting(a.start()));
 }
 
@@ -118,7 +130,8 @@ e ::= "a" e "b" | "a" e "c" | "")");
   GrammarAutomaton::State s = a.start();
   for (int i = 0; i < 17 && s != GrammarAutomaton::kDead; ++i) s = a.Advance(s, 'a');
   EXPECT_EQ(s, GrammarAutomaton::kDead);
-  EXPECT_NE(a.status().message().find("more than 32768"), std::string::npos) << a.status().message();
+  EXPECT_NE(a.status().message().find("more than 32768"), std::string::npos)
+      << a.status().message();
 }
 
 std::shared_ptr<const Grammar> FromRegex(const std::string& re) {
@@ -163,7 +176,8 @@ Tokenizer Vocab() {
     std::snprintf(hex, sizeof hex, "<0x%02X>", b);
     add(hex, TokenType::kByte);
   }
-  for (const char* piece : {"{\"", "\"}", "\":", "true", "tru", "false", "12", "\xe2\x96\x81{", "\xe2\x96\x81true", "ab", "é", "\xe2\x96\x81"}) {
+  for (const char* piece : {"{\"", "\"}", "\":", "true", "tru", "false", "12", "\xe2\x96\x81{",
+                            "\xe2\x96\x81true", "ab", "é", "\xe2\x96\x81"}) {
     add(piece, TokenType::kNormal);
   }
   GgufWriter w;
@@ -201,9 +215,10 @@ TEST(Grammar, TheMaskIsEveryTokenWhoseBytesTheGrammarTakes) {
     EXPECT_EQ(Allowed(c, t.size()), brute) << "before " << piece;
     EXPECT_FALSE(brute.empty());
     EXPECT_FALSE(c.Allows(t.eos())) << "EOS before the grammar may end";
-    const int32_t id = t.Find(piece.size() == 1 ? "<0x" + std::string(1, "0123456789ABCDEF"[piece[0] >> 4]) +
-                                                        std::string(1, "0123456789ABCDEF"[piece[0] & 15]) + ">"
-                                                  : piece);
+    const int32_t id =
+        t.Find(piece.size() == 1 ? "<0x" + std::string(1, "0123456789ABCDEF"[piece[0] >> 4]) +
+                                       std::string(1, "0123456789ABCDEF"[piece[0] & 15]) + ">"
+                                 : piece);
     ASSERT_GE(id, 0) << piece;
     ASSERT_TRUE(c.Allows(id)) << piece;
     c.Accept(id);
@@ -226,7 +241,8 @@ TEST(Grammar, TheFirstPiecesSpaceThatTheDecoderDropsIsSkipped) {
   EXPECT_FALSE(c.Allows(t.Find("<0x20>")));  // no longer first: a space is a space
   GrammarConstraint later(Compile(R"(root ::= "tru" " true")"), VocabTrie::Build(t));
   later.Accept(t.Find("tru"));
-  EXPECT_TRUE(later.Allows(t.Find("\xe2\x96\x81true"))) << "past the first piece, \" true\" keeps its space";
+  EXPECT_TRUE(later.Allows(t.Find("\xe2\x96\x81true")))
+      << "past the first piece, \" true\" keeps its space";
 }
 
 // A speculative step accepts several tokens before its caller sees the first: the grammar says
@@ -281,7 +297,8 @@ TEST(Grammar, AGrammarThatAllowsNoTokenEndsSamplingWithItsReason) {
   // Every byte has a token here, so the model's rows are what allow nothing: logits for
   // <unk>, <s> and </s> only, none of which spells "é".
   auto s = Sampler::Create(SamplingParams{});
-  s->Constrain(std::make_shared<GrammarConstraint>(Compile(R"(root ::= "é")"), VocabTrie::Build(t)));
+  s->Constrain(
+      std::make_shared<GrammarConstraint>(Compile(R"(root ::= "é")"), VocabTrie::Build(t)));
   std::vector<float> logits(3, 0.0f);
   EXPECT_EQ(s->Sample(logits), -1);
   EXPECT_EQ(s->status().message(), "the grammar allows no token of the vocabulary here");

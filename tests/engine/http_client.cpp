@@ -13,8 +13,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 namespace vt::testing {
@@ -40,7 +40,9 @@ HttpReply From(const httplib::Result& r, std::chrono::steady_clock::time_point s
   return out;
 }
 
-httplib::Headers HeadersOf(const std::map<std::string, std::string>& h) { return httplib::Headers(h.begin(), h.end()); }
+httplib::Headers HeadersOf(const std::map<std::string, std::string>& h) {
+  return httplib::Headers(h.begin(), h.end());
+}
 
 }  // namespace
 
@@ -49,10 +51,14 @@ std::string HttpReply::Header(const std::string& name) const {
   return it == headers.end() ? "" : it->second;
 }
 
-std::unique_ptr<ServeProcess> ServeProcess::Start(const std::string& bin, const std::vector<std::string>& args, std::string* error) {
+std::unique_ptr<ServeProcess> ServeProcess::Start(const std::string& bin,
+                                                  const std::vector<std::string>& args,
+                                                  std::string* error) {
   static int serial = 0;
-  std::string log = (std::filesystem::temp_directory_path() /
-                     ("vt-serve-" + std::to_string(getpid()) + "-" + std::to_string(serial++) + ".log")).string();
+  std::string log =
+      (std::filesystem::temp_directory_path() /
+       ("vt-serve-" + std::to_string(getpid()) + "-" + std::to_string(serial++) + ".log"))
+          .string();
   std::vector<std::string> argv = {bin};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.insert(argv.end(), {"--port", "0"});
@@ -73,7 +79,8 @@ std::unique_ptr<ServeProcess> ServeProcess::Start(const std::string& bin, const 
     std::string text = ReadAll(log);
     size_t at = text.find(marker);
     if (at != std::string::npos && text.find('\n', at) != std::string::npos) {
-      return std::unique_ptr<ServeProcess>(new ServeProcess(pid, std::atoi(text.c_str() + at + marker.size()), log));
+      return std::unique_ptr<ServeProcess>(
+          new ServeProcess(pid, std::atoi(text.c_str() + at + marker.size()), log));
     }
     if (waitpid(pid, nullptr, WNOHANG) == pid) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -109,14 +116,16 @@ int ServeProcess::Terminate(int wait_s) {
 
 std::string ServeProcess::Log() const { return ReadAll(log_); }
 
-HttpReply ServeProcess::Get(const std::string& path, const std::map<std::string, std::string>& headers) const {
+HttpReply ServeProcess::Get(const std::string& path,
+                            const std::map<std::string, std::string>& headers) const {
   auto start = std::chrono::steady_clock::now();
   httplib::Client cli("127.0.0.1", port_);
   cli.set_read_timeout(120, 0);
   return From(cli.Get(path.c_str(), HeadersOf(headers)), start);
 }
 
-HttpReply ServeProcess::Post(const std::string& path, const std::string& body, const std::map<std::string, std::string>& headers) const {
+HttpReply ServeProcess::Post(const std::string& path, const std::string& body,
+                             const std::map<std::string, std::string>& headers) const {
   auto start = std::chrono::steady_clock::now();
   httplib::Client cli("127.0.0.1", port_);
   cli.set_read_timeout(120, 0);
@@ -124,8 +133,10 @@ HttpReply ServeProcess::Post(const std::string& path, const std::string& body, c
 }
 
 int ServeProcess::OpenStream(const std::string& path, const std::string& body) const {
-  return SendRaw("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
-                 std::to_string(body.size()) + "\r\n\r\n" + body);
+  return SendRaw(
+      "POST " + path +
+      " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body);
 }
 
 int ServeProcess::SendRaw(const std::string& request) const {
@@ -162,9 +173,11 @@ std::string ReadUntil(int fd, const std::string& needle, int wait_s) {
 std::string TextOf(const HttpReply& r) {
   if (r.status == 0) return "no answer: " + r.error + " after " + std::to_string(r.seconds) + " s";
   nlohmann::json j = nlohmann::json::parse(r.body, nullptr, false);
-  if (!j.is_object() || !j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) return r.body;
+  if (!j.is_object() || !j.contains("choices") || !j["choices"].is_array() || j["choices"].empty())
+    return r.body;
   const nlohmann::json& choice = j["choices"][0];
-  return choice.contains("text") && choice["text"].is_string() ? choice["text"].get<std::string>() : r.body;
+  return choice.contains("text") && choice["text"].is_string() ? choice["text"].get<std::string>()
+                                                               : r.body;
 }
 
 double Metric(const std::string& text, const std::string& name) {

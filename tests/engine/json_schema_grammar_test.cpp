@@ -1,10 +1,11 @@
 // JSON Schemas as grammars: each schema's grammar takes the JSON texts the schema allows (in
 // the converter's layout: `"key": value` members after `, `) and nothing it refuses.
+#include "json_schema_grammar.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "json_schema_grammar.h"
 #include "grammar_match.h"
 #include "vt/grammar.h"
 
@@ -22,7 +23,9 @@ std::shared_ptr<const vt::Grammar> FromSchema(const std::string& schema) {
   return g.ok() ? g.value() : nullptr;
 }
 
-bool Matches(const std::shared_ptr<const vt::Grammar>& g, const std::string& text) { return vt::testing::GrammarTakes(g, text); }
+bool Matches(const std::shared_ptr<const vt::Grammar>& g, const std::string& text) {
+  return vt::testing::GrammarTakes(g, text);
+}
 
 std::string ErrorOf(const std::string& schema) {
   auto gbnf = JsonSchemaToGbnf(Json::parse(schema), "schema");
@@ -37,16 +40,17 @@ TEST(JsonSchemaGrammar, AnObjectHasItsRequiredMembersInOrderAndNoOthers) {
   EXPECT_TRUE(Matches(g, R"({"name": "Ann", "age": 42})"));
   EXPECT_TRUE(Matches(g, R"({"name":"Ann","age":120,"tags":["a", "b"]})"));
   EXPECT_TRUE(Matches(g, R"({"name": "\"A\u00e9\"", "age": 0, "tags": []})"));
-  EXPECT_FALSE(Matches(g, R"({"name": "Ann"})"));                          // age is required
-  EXPECT_FALSE(Matches(g, R"({"name": "Ann", "age": 121})"));              // past maximum
+  EXPECT_FALSE(Matches(g, R"({"name": "Ann"})"));              // age is required
+  EXPECT_FALSE(Matches(g, R"({"name": "Ann", "age": 121})"));  // past maximum
   EXPECT_FALSE(Matches(g, R"({"name": "Ann", "age": 1, "tags": ["a", "b", "c"]})"));
-  EXPECT_FALSE(Matches(g, R"({"name": "Ann", "age": 1, "x": 1})"));        // no other keys
+  EXPECT_FALSE(Matches(g, R"({"name": "Ann", "age": 1, "x": 1})"));  // no other keys
   EXPECT_FALSE(Matches(g, R"({"name": "A
-nn", "age": 1})"));                                                         // a raw newline
+nn", "age": 1})"));                                                  // a raw newline
 }
 
 TEST(JsonSchemaGrammar, OptionalMembersMayBeLeftOutAnywhereAndOtherKeysComeWhenAllowed) {
-  auto g = FromSchema(R"({"properties": {"a": {"type": "boolean"}, "b": {"type": "null"}, "c": {"const": 1}},
+  auto g = FromSchema(
+      R"({"properties": {"a": {"type": "boolean"}, "b": {"type": "null"}, "c": {"const": 1}},
     "required": ["b"], "additionalProperties": {"type": "integer"}})");
   ASSERT_TRUE(g);
   EXPECT_TRUE(Matches(g, R"({"b": null})"));
@@ -55,7 +59,8 @@ TEST(JsonSchemaGrammar, OptionalMembersMayBeLeftOutAnywhereAndOtherKeysComeWhenA
   EXPECT_FALSE(Matches(g, R"({"a": true})"));
   EXPECT_FALSE(Matches(g, R"({"b": null, "zz": "s"})"));
   EXPECT_FALSE(Matches(g, R"({"b": null, "c": 2})"));
-  auto accented = FromSchema(R"({"properties": {"né": {"const": 1}}, "additionalProperties": true})");
+  auto accented =
+      FromSchema(R"({"properties": {"né": {"const": 1}}, "additionalProperties": true})");
   EXPECT_TRUE(Matches(accented, R"({"né": 1, "nê": 2, "n": 3, "néé": 4})"));
   EXPECT_FALSE(Matches(accented, R"({"né": 1, "né": 2})"));  // a named key is not another key
   auto none = FromSchema(R"({"type": "object"})");  // no properties named: any member is other
@@ -66,9 +71,12 @@ TEST(JsonSchemaGrammar, OptionalMembersMayBeLeftOutAnywhereAndOtherKeysComeWhenA
 // Every integer in a window is taken exactly when it is in the range.
 TEST(JsonSchemaGrammar, IntegerBoundsAreExact) {
   const std::vector<std::tuple<std::string, int64_t, int64_t>> ranges = {
-      {R"("minimum": -123, "maximum": 4567)", -123, 4567}, {R"("minimum": 7, "maximum": 7)", 7, 7},
-      {R"("minimum": 0, "maximum": 9999)", 0, 9999},      {R"("exclusiveMinimum": -51, "exclusiveMaximum": -2)", -50, -3},
-      {R"("minimum": 10)", 10, 9999999999999999},          {R"("maximum": 305)", -9999999999999999, 305},
+      {R"("minimum": -123, "maximum": 4567)", -123, 4567},
+      {R"("minimum": 7, "maximum": 7)", 7, 7},
+      {R"("minimum": 0, "maximum": 9999)", 0, 9999},
+      {R"("exclusiveMinimum": -51, "exclusiveMaximum": -2)", -50, -3},
+      {R"("minimum": 10)", 10, 9999999999999999},
+      {R"("maximum": 305)", -9999999999999999, 305},
       {R"("minimum": 100, "maximum": 1099)", 100, 1099},
       // Past int64 (a double to the JSON parser): still whole, the grammar's 16 digits the bound.
       {R"("minimum": -99999999999999999999, "maximum": 5)", -9999999999999999, 5}};
@@ -84,11 +92,14 @@ TEST(JsonSchemaGrammar, IntegerBoundsAreExact) {
 }
 
 TEST(JsonSchemaGrammar, EnumsConstsChoicesAndRecursiveReferences) {
-  auto g = FromSchema(R"({"$defs": {"node": {"type": "object", "properties": {"v": {"enum": ["x", 2, null, [true]]},
+  auto g = FromSchema(
+      R"({"$defs": {"node": {"type": "object", "properties": {"v": {"enum": ["x", 2, null, [true]]},
     "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "required": ["v", "kids"]}},
     "anyOf": [{"$ref": "#/$defs/node"}, {"type": ["string", "null"], "maxLength": 2}]})");
   ASSERT_TRUE(g);
-  EXPECT_TRUE(Matches(g, R"({"v": "x", "kids": [{"v": 2, "kids": []}, {"v": [true], "kids": [{"v": null, "kids": []}]}]})"));
+  EXPECT_TRUE(Matches(
+      g,
+      R"({"v": "x", "kids": [{"v": 2, "kids": []}, {"v": [true], "kids": [{"v": null, "kids": []}]}]})"));
   EXPECT_TRUE(Matches(g, R"("ab")"));
   EXPECT_TRUE(Matches(g, "null"));
   EXPECT_FALSE(Matches(g, R"("abc")"));
@@ -113,7 +124,8 @@ TEST(JsonSchemaGrammar, StringsCountCharactersAndFollowPatternsAndFormats) {
   EXPECT_FALSE(Matches(anywhere, R"("it is o.k.")"));
   auto date = FromSchema(R"({"type": "string", "format": "date-time"})");
   EXPECT_TRUE(Matches(date, R"("2026-12-06T18:30:00Z")"));
-  EXPECT_TRUE(Matches(date, R"("2026-02-31T23:59:59.123+05:30")"));  // the grammar does not know months' lengths
+  EXPECT_TRUE(Matches(
+      date, R"("2026-02-31T23:59:59.123+05:30")"));  // the grammar does not know months' lengths
   EXPECT_FALSE(Matches(date, R"("2026-13-06T18:30:00Z")"));
   auto uuid = FromSchema(R"({"format": "uuid"})");
   EXPECT_TRUE(Matches(uuid, R"("123e4567-e89b-12d3-a456-426614174000")"));
@@ -121,13 +133,15 @@ TEST(JsonSchemaGrammar, StringsCountCharactersAndFollowPatternsAndFormats) {
 }
 
 TEST(JsonSchemaGrammar, ArraysHoldTheirTuplesAndCounts) {
-  auto tuple = FromSchema(R"({"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "items": false})");
+  auto tuple = FromSchema(
+      R"({"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "items": false})");
   EXPECT_TRUE(Matches(tuple, R"([1, "a"])"));
   EXPECT_TRUE(Matches(tuple, R"([1])"));
   EXPECT_TRUE(Matches(tuple, R"([])"));
   EXPECT_FALSE(Matches(tuple, R"([1, "a", 2])"));
   EXPECT_FALSE(Matches(tuple, R"(["a"])"));
-  auto counted = FromSchema(R"({"type": "array", "items": {"type": "boolean"}, "minItems": 2, "maxItems": 3})");
+  auto counted = FromSchema(
+      R"({"type": "array", "items": {"type": "boolean"}, "minItems": 2, "maxItems": 3})");
   EXPECT_FALSE(Matches(counted, R"([true])"));
   EXPECT_TRUE(Matches(counted, R"([true, false])"));
   EXPECT_TRUE(Matches(counted, R"([true,false,true])"));
@@ -138,14 +152,21 @@ TEST(JsonSchemaGrammar, ArraysHoldTheirTuplesAndCounts) {
 }
 
 TEST(JsonSchemaGrammar, WhatTheGrammarCannotSayIsRefusedWithItsPlace) {
-  EXPECT_EQ(ErrorOf(R"({"type": "object", "properties": {"x": {"type": "number", "multipleOf": 2}}})"),
-            "schema.properties.x: \"multipleOf\" is not supported");
-  EXPECT_EQ(ErrorOf(R"({"type": "array", "items": {"not": {}}})"), "schema.items: \"not\" is not supported");
-  EXPECT_EQ(ErrorOf(R"({"type": "string", "format": "hostname"})"), "schema.format: the format \"hostname\" is not supported");
-  EXPECT_EQ(ErrorOf(R"({"$ref": "#/$defs/missing"})"), "schema.$ref: \"#/$defs/missing\" names nothing in the schema");
-  EXPECT_EQ(ErrorOf(R"({"type": "integer", "minimum": 5, "maximum": 4})"), "schema: no integer is in [5, 4]");
-  EXPECT_EQ(ErrorOf(R"({"type": "integer", "minimum": 1e30})"), "schema: bounds past 16 digits: the grammar writes integers of 16 digits at most");
-  EXPECT_EQ(ErrorOf(R"({"properties": {"a": {}}, "required": ["b"]})"), "schema.required: required names \"b\", which is not in properties");
+  EXPECT_EQ(
+      ErrorOf(R"({"type": "object", "properties": {"x": {"type": "number", "multipleOf": 2}}})"),
+      "schema.properties.x: \"multipleOf\" is not supported");
+  EXPECT_EQ(ErrorOf(R"({"type": "array", "items": {"not": {}}})"),
+            "schema.items: \"not\" is not supported");
+  EXPECT_EQ(ErrorOf(R"({"type": "string", "format": "hostname"})"),
+            "schema.format: the format \"hostname\" is not supported");
+  EXPECT_EQ(ErrorOf(R"({"$ref": "#/$defs/missing"})"),
+            "schema.$ref: \"#/$defs/missing\" names nothing in the schema");
+  EXPECT_EQ(ErrorOf(R"({"type": "integer", "minimum": 5, "maximum": 4})"),
+            "schema: no integer is in [5, 4]");
+  EXPECT_EQ(ErrorOf(R"({"type": "integer", "minimum": 1e30})"),
+            "schema: bounds past 16 digits: the grammar writes integers of 16 digits at most");
+  EXPECT_EQ(ErrorOf(R"({"properties": {"a": {}}, "required": ["b"]})"),
+            "schema.required: required names \"b\", which is not in properties");
   EXPECT_EQ(ErrorOf("false"), "schema: the schema false allows no value");
   EXPECT_EQ(ErrorOf(R"j({"type": "string", "pattern": "(?=x)"})j"),
             "schema.pattern: regex at offset 0: lookaround and inline flags are not supported");
@@ -158,15 +179,20 @@ TEST(JsonSchemaGrammar, NoKeywordIsDropped) {
   ASSERT_TRUE(short_list);
   EXPECT_TRUE(Matches(short_list, "[1]"));
   EXPECT_FALSE(Matches(short_list, "[1, 2]"));
-  EXPECT_EQ(ErrorOf(R"({"minimum": 2})"), "schema: \"minimum\" on a number (not an integer) is not supported");
-  EXPECT_EQ(ErrorOf(R"({"uniqueItems": true})"), "schema.uniqueItems: uniqueItems: true is not supported");
-  EXPECT_EQ(ErrorOf(R"({"type": "string", "anyOf": [{"minLength": 2}]})"), "schema: \"type\" beside \"anyOf\" is not supported");
-  EXPECT_EQ(ErrorOf(R"({"enum": [1, 2], "minimum": 2})"), "schema: \"minimum\" beside \"enum\" is not supported");
+  EXPECT_EQ(ErrorOf(R"({"minimum": 2})"),
+            "schema: \"minimum\" on a number (not an integer) is not supported");
+  EXPECT_EQ(ErrorOf(R"({"uniqueItems": true})"),
+            "schema.uniqueItems: uniqueItems: true is not supported");
+  EXPECT_EQ(ErrorOf(R"({"type": "string", "anyOf": [{"minLength": 2}]})"),
+            "schema: \"type\" beside \"anyOf\" is not supported");
+  EXPECT_EQ(ErrorOf(R"({"enum": [1, 2], "minimum": 2})"),
+            "schema: \"minimum\" beside \"enum\" is not supported");
   auto typed = FromSchema(R"({"type": "string", "enum": ["a", 1], "description": "d"})");
   ASSERT_TRUE(typed);
   EXPECT_TRUE(Matches(typed, R"("a")"));
   EXPECT_FALSE(Matches(typed, "1"));
-  EXPECT_EQ(ErrorOf(R"({"type": "integer", "const": 1.5})"), "schema.const: no value is of the schema's type");
+  EXPECT_EQ(ErrorOf(R"({"type": "integer", "const": 1.5})"),
+            "schema.const: no value is of the schema's type");
 }
 
 // 3,000 optional properties: the grammar grows with the members, not with their square.
@@ -186,7 +212,8 @@ TEST(JsonSchemaGrammar, ManyPropertiesMakeAGrammarOfTheirSize) {
 // OpenAPI's nullable (the openai package's zod helper writes it for .nullable()), and
 // extensions (x-...) and pydantic's discriminator read as annotations.
 TEST(JsonSchemaGrammar, NullableAndExtensionsAreRead) {
-  auto g = FromSchema(R"({"type": "integer", "nullable": true, "x-order": 3, "discriminator": {"propertyName": "k"}})");
+  auto g = FromSchema(
+      R"({"type": "integer", "nullable": true, "x-order": 3, "discriminator": {"propertyName": "k"}})");
   ASSERT_TRUE(g);
   EXPECT_TRUE(Matches(g, "null"));
   EXPECT_TRUE(Matches(g, "-12"));

@@ -49,17 +49,27 @@ inline Problem MakeProblem(int64_t M, int64_t K, int64_t N, DType wtype) {
 
 enum class Path { kGemm, kGemv, kShort, kTiles };
 
-// Runs `kernels.gemm` (or `kernels.gemv`, for M <= kGemvMaxRows, the short-prompt gemm or the tile gemm) for
-// columns [n0, n1) into an output prefilled with a sentinel, and compares every element: in
-// range against float64 (tolerance scaled by Σ|w·x|), out of range still the sentinel.
-inline void Check(const MatmulKernels& kernels, const Problem& p, int64_t n0, int64_t n1, Path path = Path::kGemm) {
+// Runs `kernels.gemm` (or `kernels.gemv`, for M <= kGemvMaxRows, the short-prompt gemm or the tile
+// gemm) for columns [n0, n1) into an output prefilled with a sentinel, and compares every element:
+// in range against float64 (tolerance scaled by Σ|w·x|), out of range still the sentinel.
+inline void Check(const MatmulKernels& kernels, const Problem& p, int64_t n0, int64_t n1,
+                  Path path = Path::kGemm) {
   const bool gemv = path == Path::kGemv;
   const float kSentinel = 1234.5f;
   std::vector<float> out(static_cast<size_t>(p.M * p.N), kSentinel);
   std::vector<float> scratch(kGemmScratchFloats + 16);
-  float* aligned = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
-  GemmArgs a{reinterpret_cast<const char*>(p.w.data()), p.wtype, static_cast<size_t>(p.K) * (p.wtype == DType::kF32 ? 4 : 2),
-             p.x.data(), static_cast<size_t>(p.K), out.data(), static_cast<size_t>(p.N), p.M, p.N, p.K};
+  float* aligned =
+      reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t{63});
+  GemmArgs a{reinterpret_cast<const char*>(p.w.data()),
+             p.wtype,
+             static_cast<size_t>(p.K) * (p.wtype == DType::kF32 ? 4 : 2),
+             p.x.data(),
+             static_cast<size_t>(p.K),
+             out.data(),
+             static_cast<size_t>(p.N),
+             p.M,
+             p.N,
+             p.K};
   std::vector<float> panel;
   if (gemv) {
     kernels.gemv(a, n0, n1);
@@ -74,7 +84,8 @@ inline void Check(const MatmulKernels& kernels, const Problem& p, int64_t n0, in
   }
   // The bf16-dot set rounds activations to bf16 for a gemm of bf16 weights: the reference
   // does too, so the tolerance stays that of f32 sums.
-  bool bf16_x = std::string(kernels.name) == "avx512-bf16" && p.wtype == DType::kBF16 && path == Path::kGemm && p.K % 2 == 0;
+  bool bf16_x = std::string(kernels.name) == "avx512-bf16" && p.wtype == DType::kBF16 &&
+                path == Path::kGemm && p.K % 2 == 0;
   // The tile gemm (specs/amx.md) rounds both operands to bf16.
   const bool tiles = path == Path::kTiles;
   bf16_x = bf16_x || tiles;
@@ -83,18 +94,22 @@ inline void Check(const MatmulKernels& kernels, const Problem& p, int64_t n0, in
     for (int64_t n = 0; n < p.N && bad < 5; ++n) {
       float got = out[static_cast<size_t>(m * p.N + n)];
       if (n < n0 || n >= n1) {
-        if (got != kSentinel) ++bad, ADD_FAILURE() << "column " << n << " of row " << m << " is outside the range and was written";
+        if (got != kSentinel)
+          ++bad, ADD_FAILURE() << "column " << n << " of row " << m
+                               << " is outside the range and was written";
         continue;
       }
       double ref = 0, mag = 0;
       for (int64_t k = 0; k < p.K; ++k) {
         float x = p.x[static_cast<size_t>(m * p.K + k)];
         const float w = p.wf[static_cast<size_t>(n * p.K + k)];
-        double t = double{tiles ? BF16ToF32(F32ToBF16(w)) : w} * (bf16_x ? BF16ToF32(F32ToBF16(x)) : x);
+        double t =
+            double{tiles ? BF16ToF32(F32ToBF16(w)) : w} * (bf16_x ? BF16ToF32(F32ToBF16(x)) : x);
         ref += t;
         mag += std::fabs(t);
       }
-      if (std::fabs(got - ref) > 1e-5 * mag + 1e-6) ++bad, ADD_FAILURE() << "out[" << m << "][" << n << "] = " << got << ", want " << ref;
+      if (std::fabs(got - ref) > 1e-5 * mag + 1e-6)
+        ++bad, ADD_FAILURE() << "out[" << m << "][" << n << "] = " << got << ", want " << ref;
     }
   }
 }
@@ -108,7 +123,8 @@ inline std::vector<double> Q8Rounded(const float* x, int64_t K) {
     for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[32 * b + j]));
     float scale = amax / 127.0f, inv = scale != 0.0f ? 1.0f / scale : 0.0f;
     double d = F16ToF32(F32ToF16(scale));
-    for (int j = 0; j < 32; ++j) out[static_cast<size_t>(32 * b + j)] = d * std::nearbyint(x[32 * b + j] * inv);
+    for (int j = 0; j < 32; ++j)
+      out[static_cast<size_t>(32 * b + j)] = d * std::nearbyint(x[32 * b + j] * inv);
   }
   return out;
 }
@@ -123,7 +139,9 @@ inline std::vector<double> Q8KRounded(const float* x, int64_t K) {
       if (std::fabs(x[256 * b + j]) > amax) amax = std::fabs(x[256 * b + j]), max = x[256 * b + j];
     }
     float iscale = amax != 0 ? -127.0f / max : 0.0f, d = amax != 0 ? 1.0f / iscale : 0.0f;
-    for (int j = 0; j < 256; ++j) out[static_cast<size_t>(256 * b + j)] = double{d} * std::min(127.0f, std::nearbyint(iscale * x[256 * b + j]));
+    for (int j = 0; j < 256; ++j)
+      out[static_cast<size_t>(256 * b + j)] =
+          double{d} * std::min(127.0f, std::nearbyint(iscale * x[256 * b + j]));
   }
   return out;
 }
@@ -141,7 +159,8 @@ inline std::vector<const MatmulKernels*> KernelSets() {
 // matmul computes.
 inline std::vector<float> BackendMatmul(const Problem& p, int threads) {
   Backend& cpu = *GetBackend(DeviceType::kCPU);
-  Tensor w = NewTensor(cpu, p.wtype, {p.K, p.N, 1, 1}).value(), x = NewTensor(cpu, DType::kF32, {p.K, p.M, 1, 1}).value();
+  Tensor w = NewTensor(cpu, p.wtype, {p.K, p.N, 1, 1}).value(),
+         x = NewTensor(cpu, DType::kF32, {p.K, p.M, 1, 1}).value();
   Tensor out = NewTensor(cpu, DType::kF32, {p.N, p.M, 1, 1}).value();
   std::memcpy(w.data, p.w.data(), p.w.size());
   std::memcpy(x.data, p.x.data(), p.x.size() * sizeof(float));
@@ -152,8 +171,16 @@ inline std::vector<float> BackendMatmul(const Problem& p, int threads) {
 
 // p's GemmArgs writing into out (M x N).
 inline GemmArgs ArgsOf(const Problem& p, float* out) {
-  return GemmArgs{reinterpret_cast<const char*>(p.w.data()), p.wtype, static_cast<size_t>(p.K) * (p.wtype == DType::kF32 ? 4 : 2),
-                  p.x.data(), static_cast<size_t>(p.K), out, static_cast<size_t>(p.N), p.M, p.N, p.K};
+  return GemmArgs{reinterpret_cast<const char*>(p.w.data()),
+                  p.wtype,
+                  static_cast<size_t>(p.K) * (p.wtype == DType::kF32 ? 4 : 2),
+                  p.x.data(),
+                  static_cast<size_t>(p.K),
+                  out,
+                  static_cast<size_t>(p.N),
+                  p.M,
+                  p.N,
+                  p.K};
 }
 
 }  // namespace vt::cpu

@@ -1,6 +1,5 @@
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -10,8 +9,8 @@
 #include <string>
 
 #include "cpu/matmul_kernels.h"
-#include "parity_support.h"
 #include "fixture_support.h"
+#include "parity_support.h"
 #include "vt/fixture.h"
 #include "vt/generate.h"
 #include "vt/tokenizer.h"
@@ -24,13 +23,15 @@ using testing::FixtureFile;
 Engine On(Backend& b) { return Engine{MakeQueue(b)}; }
 Backend& Cpu() { return *GetBackend(DeviceType::kCPU); }
 
-std::unique_ptr<Model> Load(const FixtureSpec& spec, Backend& b, const PlacementQueue* placement = nullptr) {
+std::unique_ptr<Model> Load(const FixtureSpec& spec, Backend& b,
+                            const PlacementQueue* placement = nullptr) {
   auto m = Model::Load(FixtureFile(spec), On(b), placement);
   EXPECT_TRUE(m.ok()) << m.status().ToString();
   return m.ok() ? std::move(m).value() : nullptr;
 }
 
-std::vector<int32_t> Greedy(Model& m, const std::vector<int32_t>& prompt, int n, DType cache_dtype = DType::kF32) {
+std::vector<int32_t> Greedy(Model& m, const std::vector<int32_t>& prompt, int n,
+                            DType cache_dtype = DType::kF32) {
   auto cache = m.NewCache(128, cache_dtype);
   auto g = Generate(m, cache.value(), prompt, n);
   EXPECT_TRUE(g.ok()) << g.status().ToString();
@@ -51,7 +52,8 @@ FixtureSpec Biased() { return FixtureSpec{.seed = 4, .biases = true, .fused_qkv 
 TEST(Model, AQ8_0CacheNeedsHeadsOfWholeBlocks) {
   auto narrow = Load(Dense(), Cpu());
   auto cache = narrow->NewCache(8, DType::kQ8_0);
-  EXPECT_EQ(cache.status().message(), "a q8_0 KV cache needs a head dimension that is a multiple of 32; this model's is 16");
+  EXPECT_EQ(cache.status().message(),
+            "a q8_0 KV cache needs a head dimension that is a multiple of 32; this model's is 16");
   EXPECT_TRUE(Load(FixtureSpec{.dim = 128}, Cpu())->NewCache(8, DType::kQ8_0).ok());
 }
 
@@ -89,7 +91,10 @@ TEST(Model, CpuLogitsMatchTheFloat64ReferenceForward) {
   for (FixtureSpec s : {Dense(), Moe(), Llama3(), Biased()}) {
     for (DType dt : {DType::kF32, DType::kF16, DType::kBF16}) {
       s.dtype = dt;
-      SCOPED_TRACE(std::string(DTypeName(dt)) + (s.experts ? " moe" : s.rope_freqs ? " llama3" : s.biases ? " biased" : " dense"));
+      SCOPED_TRACE(std::string(DTypeName(dt)) + (s.experts      ? " moe"
+                                                 : s.rope_freqs ? " llama3"
+                                                 : s.biases     ? " biased"
+                                                                : " dense"));
       auto cpu = Load(s, Cpu());
       auto ref = Load(s, ReferenceBackend());
       auto c1 = cpu->NewCache(64), c2 = ref->NewCache(64);
@@ -104,13 +109,17 @@ TEST(Model, CpuLogitsMatchTheFloat64ReferenceForward) {
 // How many whole pages of [p, p + bytes) are in this process's page table (/proc/self/pagemap:
 // bit 63 of a page's entry says present; readable for one's own pages without privileges).
 int64_t PresentPages(const void* p, size_t bytes) {
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE)), at = reinterpret_cast<uintptr_t>(p);
-  const int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);  // pread: 8-byte reads at 8-byte offsets
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE)),
+                  at = reinterpret_cast<uintptr_t>(p);
+  const int fd =
+      open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);  // pread: 8-byte reads at 8-byte offsets
   if (fd < 0) return -1;
   int64_t present = 0;
   for (uintptr_t a = (at + page - 1) / page * page; a + page <= at + bytes; a += page) {
     uint64_t entry = 0;
-    if (pread(fd, &entry, sizeof entry, static_cast<off_t>(a / page * sizeof entry)) != sizeof entry) present = -1000000;
+    if (pread(fd, &entry, sizeof entry, static_cast<off_t>(a / page * sizeof entry)) !=
+        sizeof entry)
+      present = -1000000;
     present += static_cast<int64_t>(entry >> 63);
   }
   close(fd);
@@ -123,10 +132,13 @@ int64_t PresentPages(const void* p, size_t bytes) {
 // (smaps) cannot tell which tensor a page is of, and on tmpfs a 2 MiB page's mapping goes
 // whole when any part of it is given back.
 TEST(Model, ACopiedWeightGivesItsMappedPagesBack) {
-  if (!cpu::BestKernels().panels) GTEST_SKIP() << cpu::BestKernels().name << " copies no f16 weights";
+  if (!cpu::BestKernels().panels)
+    GTEST_SKIP() << cpu::BestKernels().name << " copies no f16 weights";
   {
-    const FixtureSpec spec{.layers = 2, .dim = 256, .heads = 4, .kv_heads = 2, .ff = 704, .dtype = DType::kF16};
-    const std::string path = ::testing::TempDir() + "vt-release-" + std::to_string(getpid()) + ".gguf";
+    const FixtureSpec spec{
+        .layers = 2, .dim = 256, .heads = 4, .kv_heads = 2, .ff = 704, .dtype = DType::kF16};
+    const std::string path =
+        ::testing::TempDir() + "vt-release-" + std::to_string(getpid()) + ".gguf";
     ASSERT_TRUE(MakeFixture(spec).Write(path).ok());
     auto opened = GgufFile::Open(path);
     std::remove(path.c_str());  // the mapping keeps the file's pages
@@ -139,7 +151,8 @@ TEST(Model, ACopiedWeightGivesItsMappedPagesBack) {
       if (info.name.find("norm") != std::string::npos || info.name == "token_embd.weight") continue;
       ++matrices;
       const Tensor view = file->TensorView(info.name).value();
-      EXPECT_EQ(PresentPages(view.data, info.bytes), 0) << info.name << ": pages of a copied weight still mapped after load";
+      EXPECT_EQ(PresentPages(view.data, info.bytes), 0)
+          << info.name << ": pages of a copied weight still mapped after load";
     }
     EXPECT_EQ(matrices, 2 * 7 + 1);
   }
@@ -213,7 +226,8 @@ TEST(Model, ABadBatchEntryIsNamedAndNoCacheMoves) {
       {{{{'a'}, &a}, {{}, &b}}, "ForwardBatch: entry 1: no tokens"},
       {{{{'a'}, &a}, {{'b'}, &a}}, "ForwardBatch: entry 1: its cache is entry 0's too"},
       {{{{'a'}, &a}, {{'b', 9999}, &b}}, "ForwardBatch: entry 1: token id 9999 out of range"},
-      {{{{'a'}, &a}, {std::vector<int32_t>(9, 'b'), &b}}, "ForwardBatch: entry 1: the KV cache is full"},
+      {{{{'a'}, &a}, {std::vector<int32_t>(9, 'b'), &b}},
+       "ForwardBatch: entry 1: the KV cache is full"},
   };
   for (const auto& [batch, message] : bad) {
     auto r = m->ForwardBatch(batch);
@@ -254,10 +268,12 @@ TEST(Model, TiedOutputUsesTheEmbedding) {
 // (specs/quantized.md), experts too; the embedding, a GetRows table, stays Q4_0.
 TEST(Model, TheCpuInterleavesQ4_0MatmulWeightsButNotTheEmbedding) {
   const DType matmul = cpu::BestKernels().interleaved ? DType::kQ4_0x16 : DType::kQ4_0;
-  FixtureSpec dense{.dtype = DType::kQ4_0}, moe{.ff = 64, .experts = 4, .experts_used = 2, .dtype = DType::kQ4_0, .seed = 2};
+  FixtureSpec dense{.dtype = DType::kQ4_0},
+      moe{.ff = 64, .experts = 4, .experts_used = 2, .dtype = DType::kQ4_0, .seed = 2};
   auto d = Load(dense, Cpu()), m = Load(moe, Cpu());
   ASSERT_TRUE(d && m);
-  for (const Tensor* t : {&d->layers()[0].wq, &d->layers()[1].ffn_down, &d->output(), &m->layers()[0].ffn_up_exps}) {
+  for (const Tensor* t :
+       {&d->layers()[0].wq, &d->layers()[1].ffn_down, &d->output(), &m->layers()[0].ffn_up_exps}) {
     EXPECT_EQ(t->dtype, matmul) << Describe(*t);
   }
   EXPECT_EQ(d->token_embedding().dtype, DType::kQ4_0);
@@ -288,17 +304,22 @@ TEST(Model, AMissingOrMisshapenTensorIsANamedError) {
   auto file = GgufFile::FromBytes(mixed.Bytes());
   auto m = Model::Load(std::make_shared<const GgufFile>(std::move(file).value()), On(Cpu()));
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.status().message(), "gguf: blk.0.attn_k.weight has shape [64,32,1], expected [64,64,1]");
+  EXPECT_EQ(m.status().message(),
+            "gguf: blk.0.attn_k.weight has shape [64,32,1], expected [64,64,1]");
   GgufWriter other = MakeFixture(Dense());
   other.Set("general.architecture", GgufValue::String("gpt2"));
-  auto o = Model::Load(std::make_shared<const GgufFile>(GgufFile::FromBytes(other.Bytes()).value()), On(Cpu()));
-  EXPECT_EQ(o.status().message(), "unsupported architecture \"gpt2\" (vt runs llama, qwen2, qwen3, qwen3moe, phi3, gemma3, olmo2, gpt-oss)");
+  auto o = Model::Load(std::make_shared<const GgufFile>(GgufFile::FromBytes(other.Bytes()).value()),
+                       On(Cpu()));
+  EXPECT_EQ(o.status().message(),
+            "unsupported architecture \"gpt2\" (vt runs llama, qwen2, qwen3, qwen3moe, phi3, "
+            "gemma3, olmo2, gpt-oss)");
 }
 
 // Keys vt cannot honour are refused by name, never run with the wrong angles or shapes.
 TEST(Model, RopeAndHeadKeysItCannotRunAreRefusedByName) {
   auto load = [](GgufWriter w) {
-    auto m = Model::Load(std::make_shared<const GgufFile>(GgufFile::FromBytes(w.Bytes()).value()), On(Cpu()));
+    auto m = Model::Load(std::make_shared<const GgufFile>(GgufFile::FromBytes(w.Bytes()).value()),
+                         On(Cpu()));
     return m.ok() ? std::string("loaded") : std::string(m.status().message());
   };
   auto with = [](FixtureSpec s, const std::string& key, GgufValue v) {
@@ -307,7 +328,8 @@ TEST(Model, RopeAndHeadKeysItCannotRunAreRefusedByName) {
     return w;
   };
   EXPECT_EQ(load(with(Dense(), "llama.rope.scaling.type", GgufValue::String("longrope"))),
-            "gguf: llama.rope.scaling.type \"longrope\" is not supported (vt scales RoPE linearly, by YaRN or not at all)");
+            "gguf: llama.rope.scaling.type \"longrope\" is not supported (vt scales RoPE linearly, "
+            "by YaRN or not at all)");
   EXPECT_EQ(load(with(Dense(), "llama.rope.scaling.type", GgufValue::String("linear"))), "loaded");
   // A number key present must be one, finite and in range: never its default, never NaN.
   auto number = [](double v) { return GgufValue::Float(GgufType::kF32, v); };
@@ -315,33 +337,51 @@ TEST(Model, RopeAndHeadKeysItCannotRunAreRefusedByName) {
   EXPECT_EQ(load(with(Dense(), "llama.rope.freq_base", number(0))), base);
   EXPECT_EQ(load(with(Dense(), "llama.rope.freq_base", number(-10000))), base);
   EXPECT_EQ(load(with(Dense(), "llama.rope.freq_base", GgufValue::String("10000"))), base);
-  const std::string eps = "gguf: llama.attention.layer_norm_rms_epsilon must be a finite number at least 0";
-  EXPECT_EQ(load(with(Dense(), "llama.attention.layer_norm_rms_epsilon", number(std::nan("")))), eps);
-  EXPECT_EQ(load(with(Dense(), "llama.attention.layer_norm_rms_epsilon", GgufValue::String("1e-5"))), eps);
+  const std::string eps =
+      "gguf: llama.attention.layer_norm_rms_epsilon must be a finite number at least 0";
+  EXPECT_EQ(load(with(Dense(), "llama.attention.layer_norm_rms_epsilon", number(std::nan("")))),
+            eps);
+  EXPECT_EQ(
+      load(with(Dense(), "llama.attention.layer_norm_rms_epsilon", GgufValue::String("1e-5"))),
+      eps);
   EXPECT_EQ(load(with(Dense(), "llama.attention.layer_norm_rms_epsilon", number(0))), "loaded");
-  EXPECT_EQ(load(with(Dense(), "llama.rope.scaling.factor", GgufValue::String("8"))), "gguf: llama.rope.scaling.factor must be a positive number");
-  EXPECT_EQ(load(with(Llama3(), "llama.attention.value_length", GgufValue::Uint(GgufType::kU32, 16))),
-            "gguf: llama.attention.value_length 16 differs from the key length 32 (vt's llama, as llama.cpp's, needs them equal)");
+  EXPECT_EQ(load(with(Dense(), "llama.rope.scaling.factor", GgufValue::String("8"))),
+            "gguf: llama.rope.scaling.factor must be a positive number");
+  EXPECT_EQ(
+      load(with(Llama3(), "llama.attention.value_length", GgufValue::Uint(GgufType::kU32, 16))),
+      "gguf: llama.attention.value_length 16 differs from the key length 32 (vt's llama, as "
+      "llama.cpp's, needs them equal)");
   EXPECT_EQ(load(with(Dense(), "llama.rope.dimension_count", GgufValue::Uint(GgufType::kU32, 15))),
             "gguf: llama.rope.dimension_count 15 must be even and at most the head size 16");
   GgufWriter short_factors = MakeFixture(Dense());
   const float three[3] = {1, 2, 3};
   short_factors.AddTensor("rope_freqs.weight", DType::kF32, {3, 1, 1, 1}, 1, three);
-  EXPECT_EQ(load(std::move(short_factors)), "gguf: rope_freqs.weight must be f32 [8] (one per rotated pair), not f32 [3,1,1]");
+  EXPECT_EQ(load(std::move(short_factors)),
+            "gguf: rope_freqs.weight must be f32 [8] (one per rotated pair), not f32 [3,1,1]");
   GgufWriter zero = MakeFixture(Dense());
   const float factors[32] = {1, 1, 1, 0, 1, 1, 1, 1};
   zero.AddTensor("rope_freqs.weight", DType::kF32, {8, 1, 1, 1}, 1, factors);  // the first 8
-  EXPECT_EQ(load(std::move(zero)), "gguf: rope_freqs.weight has a factor that is not a positive number");
+  EXPECT_EQ(load(std::move(zero)),
+            "gguf: rope_freqs.weight has a factor that is not a positive number");
   // A tensor vt would not read means a model it does not compute; a bias of the wrong type.
   GgufWriter stray = MakeFixture(Dense());
   stray.AddTensor("blk.0.attn_q_norm.weight", DType::kF32, {16, 1, 1, 1}, 1, factors);
-  EXPECT_EQ(load(std::move(stray)), "gguf: tensor blk.0.attn_q_norm.weight is not one vt's llama reads (refused rather than ignored)");
+  EXPECT_EQ(load(std::move(stray)),
+            "gguf: tensor blk.0.attn_q_norm.weight is not one vt's llama reads (refused rather "
+            "than ignored)");
   GgufWriter f16_bias = MakeFixture(Dense());
   f16_bias.AddTensor("blk.1.attn_output.bias", DType::kF16, {64, 1, 1, 1}, 1, factors);
-  EXPECT_EQ(load(std::move(f16_bias)), "gguf: blk.1.attn_output.bias must be f32 [64], not f16 [64,1,1]");
+  EXPECT_EQ(load(std::move(f16_bias)),
+            "gguf: blk.1.attn_output.bias must be f32 [64], not f16 [64,1,1]");
   // A scaling factor of 0 means none, as llama.cpp reads it; the older key still counts.
-  auto none = ReadHparams(GgufFile::FromBytes(with(Dense(), "llama.rope.scaling.factor", GgufValue::Float(GgufType::kF32, 0)).Bytes()).value());
-  auto old = ReadHparams(GgufFile::FromBytes(with(Dense(), "llama.rope.scale_linear", GgufValue::Float(GgufType::kF32, 4)).Bytes()).value());
+  auto none = ReadHparams(
+      GgufFile::FromBytes(
+          with(Dense(), "llama.rope.scaling.factor", GgufValue::Float(GgufType::kF32, 0)).Bytes())
+          .value());
+  auto old = ReadHparams(
+      GgufFile::FromBytes(
+          with(Dense(), "llama.rope.scale_linear", GgufValue::Float(GgufType::kF32, 4)).Bytes())
+          .value());
   ASSERT_TRUE(none.ok() && old.ok());
   EXPECT_EQ(none->rope_freq_scale, 1.0f);
   EXPECT_EQ(old->rope_freq_scale, 0.25f);
@@ -360,19 +400,25 @@ TEST(Model, ZeroCountsAndAVocabularyWithoutItsRowsAreRefusedByName) {
     return w;
   };
   auto u32 = [](uint64_t v) { return GgufValue::Uint(GgufType::kU32, v); };
-  for (const char* key : {"llama.block_count", "llama.embedding_length", "llama.attention.head_count",
-                          "llama.attention.head_count_kv", "llama.attention.key_length"}) {
-    EXPECT_EQ(load(with(key, u32(0))), std::string("gguf: key ") + key + " is not a positive integer");
+  for (const char* key :
+       {"llama.block_count", "llama.embedding_length", "llama.attention.head_count",
+        "llama.attention.head_count_kv", "llama.attention.key_length"}) {
+    EXPECT_EQ(load(with(key, u32(0))),
+              std::string("gguf: key ") + key + " is not a positive integer");
   }
-  EXPECT_EQ(load(with("general.architecture", u32(1))), "gguf: general.architecture is not a string");
+  EXPECT_EQ(load(with("general.architecture", u32(1))),
+            "gguf: general.architecture is not a string");
   const size_t tensors = GgufFile::FromBytes(MakeFixture(Dense()).Bytes()).value().tensors().size();
   EXPECT_EQ(load(with("llama.block_count", GgufValue::Uint(GgufType::kU64, 10000000))),
-            "gguf: key llama.block_count 10000000 is more layers than the file's " + std::to_string(tensors) + " tensors can hold");
+            "gguf: key llama.block_count 10000000 is more layers than the file's " +
+                std::to_string(tensors) + " tensors can hold");
   GgufWriter more = MakeFixture(Dense());
-  const size_t rows = static_cast<size_t>(ReadHparams(GgufFile::FromBytes(more.Bytes()).value()).value().n_vocab);
+  const size_t rows =
+      static_cast<size_t>(ReadHparams(GgufFile::FromBytes(more.Bytes()).value()).value().n_vocab);
   std::vector<GgufValue> tokens(rows + 1, GgufValue::String("t"));
   more.Set("tokenizer.ggml.tokens", GgufValue::Array(GgufType::kString, tokens));
-  EXPECT_EQ(load(std::move(more)), "gguf: token_embd.weight has " + std::to_string(rows) + " rows, but tokenizer.ggml.tokens has " +
+  EXPECT_EQ(load(std::move(more)), "gguf: token_embd.weight has " + std::to_string(rows) +
+                                       " rows, but tokenizer.ggml.tokens has " +
                                        std::to_string(rows + 1) + " tokens (one row per token)");
 }
 
@@ -394,7 +440,8 @@ TEST(Fixture, TheSameSeedWritesTheSameBytesAndAnotherSeedDoesNot) {
 TEST(Fixture, ItsVocabularyRoundTripsTextThroughTheTokenizer) {
   auto tokenizer = Tokenizer::FromGguf(*FixtureFile(Dense()));
   ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().message();
-  std::vector<int32_t> ids = tokenizer->Encode("h\xc3\xa9llo", /*add_special=*/true, /*parse_special=*/false);
+  std::vector<int32_t> ids =
+      tokenizer->Encode("h\xc3\xa9llo", /*add_special=*/true, /*parse_special=*/false);
   EXPECT_EQ(ids, (std::vector<int32_t>{kFixtureBos, 'h', 0xC3, 0xA9, 'l', 'l', 'o'}));
   StreamDecoder decoder(tokenizer.value());
   std::string back;
@@ -416,7 +463,8 @@ TEST(Fixture, ATextVocabularyDecodesEveryTokenToWholeText) {
     EXPECT_FALSE(piece.empty()) << "token " << id << " held back: not whole text";
     EXPECT_TRUE(decoder.Flush().empty()) << "token " << id;
   }
-  std::vector<int32_t> ids = tokenizer->Encode("Hi there, vt!", /*add_special=*/true, /*parse_special=*/false);
+  std::vector<int32_t> ids =
+      tokenizer->Encode("Hi there, vt!", /*add_special=*/true, /*parse_special=*/false);
   EXPECT_EQ(ids.front(), kFixtureBos);
   StreamDecoder decoder(tokenizer.value());
   std::string back;
@@ -449,8 +497,11 @@ TEST(Model, HiddensAreWhatTheOutputProjectionMakesTheLogitsOf) {
   for (int64_t p = 0; p < 4; ++p) {
     for (int64_t v = 0; v < n_vocab; v += 17) {
       double dot = 0;
-      for (int64_t i = 0; i < n_embd; ++i) dot += static_cast<double>(w[v * n_embd + i]) * hidden.value()[static_cast<size_t>(p * n_embd + i)];
-      EXPECT_NEAR(dot, logits.value()[static_cast<size_t>(p * n_vocab + v)], 1e-3) << "position " << p << ", token " << v;
+      for (int64_t i = 0; i < n_embd; ++i)
+        dot += static_cast<double>(w[v * n_embd + i]) *
+               hidden.value()[static_cast<size_t>(p * n_embd + i)];
+      EXPECT_NEAR(dot, logits.value()[static_cast<size_t>(p * n_vocab + v)], 1e-3)
+          << "position " << p << ", token " << v;
     }
   }
   EXPECT_FALSE(model->Hiddens({}, c1.value()).ok());

@@ -51,15 +51,19 @@ struct LlamaQuantizeParams {
 class LlamaQuantizer {
  public:
   LlamaQuantizer() {
-    const std::string lib = std::string(ORACLE_DIR) + "/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libllama.v0.4.0.so";
+    const std::string lib =
+        std::string(ORACLE_DIR) +
+        "/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libllama.v0.4.0.so";
     handle_ = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle_) {
       error_ = lib + ": " + dlerror();
       return;
     }
-    defaults_ = reinterpret_cast<LlamaQuantizeParams (*)()>(dlsym(handle_, "llama_model_quantize_default_params"));
-    quantize_ = reinterpret_cast<uint32_t (*)(const char*, const char*, const LlamaQuantizeParams*)>(
-        dlsym(handle_, "llama_model_quantize"));
+    defaults_ = reinterpret_cast<LlamaQuantizeParams (*)()>(
+        dlsym(handle_, "llama_model_quantize_default_params"));
+    quantize_ =
+        reinterpret_cast<uint32_t (*)(const char*, const char*, const LlamaQuantizeParams*)>(
+            dlsym(handle_, "llama_model_quantize"));
     if (!defaults_ || !quantize_) error_ = lib + ": no llama_model_quantize";
     // Its per-tensor log lines would bury the comparison's.
     using Logger = void (*)(int, const char*, void*);
@@ -96,8 +100,10 @@ struct Agreement {
 class Oracle : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!OracleInstalled()) GTEST_SKIP() << "llama.cpp oracle not installed (scripts/install-oracle needs Node.js 20+)";
-    path_ = (fs::temp_directory_path() / ("vt-oracle-" + std::to_string(getpid()) + ".gguf")).string();
+    if (!OracleInstalled())
+      GTEST_SKIP() << "llama.cpp oracle not installed (scripts/install-oracle needs Node.js 20+)";
+    path_ =
+        (fs::temp_directory_path() / ("vt-oracle-" + std::to_string(getpid()) + ".gguf")).string();
   }
   void TearDown() override { fs::remove(path_); }
 
@@ -113,18 +119,22 @@ class Oracle : public ::testing::Test {
 
   // The same for many files in one node process (its start-up, ~2 s, is paid once): one
   // answer per file, in order.
-  std::vector<nlohmann::json> LlamaCppBatch(const std::vector<std::string>& models, const std::vector<int32_t>& prompt, int n) {
+  std::vector<nlohmann::json> LlamaCppBatch(const std::vector<std::string>& models,
+                                            const std::vector<int32_t>& prompt, int n) {
     nlohmann::json requests = nlohmann::json::array();
-    for (const std::string& m : models) requests.push_back({{"model", m}, {"tokens", prompt}, {"count", n}});
+    for (const std::string& m : models)
+      requests.push_back({{"model", m}, {"tokens", prompt}, {"count", n}});
     const std::string file = path_ + ".requests.json";
     std::ofstream(file) << requests.dump();
     int code = -1;
-    std::string out = Shell("cd " + std::string(ORACLE_DIR) + " && node greedy.mjs --batch " + file, &code);
+    std::string out =
+        Shell("cd " + std::string(ORACLE_DIR) + " && node greedy.mjs --batch " + file, &code);
     fs::remove(file);
     EXPECT_EQ(code, 0) << out;
     std::vector<nlohmann::json> answers;
     std::istringstream lines(out);
-    for (std::string line; std::getline(lines, line);) answers.push_back(nlohmann::json::parse(line, nullptr, false));
+    for (std::string line; std::getline(lines, line);)
+      answers.push_back(nlohmann::json::parse(line, nullptr, false));
     answers.resize(models.size(), nlohmann::json(nlohmann::json::value_t::discarded));
     return answers;
   }
@@ -140,26 +150,32 @@ class Oracle : public ::testing::Test {
 
   // The file at path_: the next-token probabilities' NMSE and whether the 32 greedy tokens
   // are llama.cpp's.
-  Agreement Measure(const std::string& what) { return MeasureFile(what, path_, LlamaCpp(kPrompt, 32)); }
+  Agreement Measure(const std::string& what) {
+    return MeasureFile(what, path_, LlamaCpp(kPrompt, 32));
+  }
 
   // Each (what, path) file against llama.cpp, asked in one batch.
-  std::vector<Agreement> MeasureFiles(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<Agreement> MeasureFiles(
+      const std::vector<std::pair<std::string, std::string>>& files) {
     std::vector<std::string> paths;
     for (const auto& f : files) paths.push_back(f.second);
     std::vector<nlohmann::json> theirs = LlamaCppBatch(paths, kPrompt, 32);
     std::vector<Agreement> out;
-    for (size_t i = 0; i < files.size(); ++i) out.push_back(MeasureFile(files[i].first, files[i].second, theirs[i]));
+    for (size_t i = 0; i < files.size(); ++i)
+      out.push_back(MeasureFile(files[i].first, files[i].second, theirs[i]));
     return out;
   }
 
-  Agreement MeasureFile(const std::string& what, const std::string& path, const nlohmann::json& theirs) {
+  Agreement MeasureFile(const std::string& what, const std::string& path,
+                        const nlohmann::json& theirs) {
     Agreement a{what};
     EXPECT_FALSE(theirs.is_discarded()) << what;
     if (theirs.is_discarded()) return a;
     auto opened = GgufFile::Open(path);
     EXPECT_TRUE(opened.ok()) << what << ": " << opened.status().ToString();
     if (!opened.ok()) return a;
-    auto loaded = Model::Load(std::make_shared<const GgufFile>(std::move(opened).value()), Engine{MakeQueue(*GetBackend(DeviceType::kCPU))});
+    auto loaded = Model::Load(std::make_shared<const GgufFile>(std::move(opened).value()),
+                              Engine{MakeQueue(*GetBackend(DeviceType::kCPU))});
     EXPECT_TRUE(loaded.ok()) << what << ": " << loaded.status().ToString();
     if (!loaded.ok()) return a;
     auto model = std::move(loaded).value();
@@ -167,68 +183,123 @@ class Oracle : public ::testing::Test {
     auto logits = model->Forward(kPrompt, cache).value();
     double max = *std::max_element(logits.begin(), logits.end()), sum = 0;
     std::vector<float> probs(logits.size());
-    for (size_t i = 0; i < logits.size(); ++i) sum += (probs[i] = static_cast<float>(std::exp(logits[i] - max)));
+    for (size_t i = 0; i < logits.size(); ++i)
+      sum += (probs[i] = static_cast<float>(std::exp(logits[i] - max)));
     for (float& p : probs) p = static_cast<float>(p / sum);
     a.nmse = testing::Nmse(theirs["probabilities"].get<std::vector<float>>(), probs);
     RecordProperty(what + "_probability_nmse", std::to_string(a.nmse));
     auto cache2 = model->NewCache(128).value();
-    a.tokens_equal = Generate(*model, cache2, kPrompt, 32).value().tokens == theirs["tokens"].get<std::vector<int32_t>>();
-    std::printf("[ oracle   ] %s: next-token probability NMSE vs llama.cpp %.3g, greedy tokens %s\n", what.c_str(), a.nmse,
-                a.tokens_equal ? "equal" : "differ");
+    a.tokens_equal = Generate(*model, cache2, kPrompt, 32).value().tokens ==
+                     theirs["tokens"].get<std::vector<int32_t>>();
+    std::printf(
+        "[ oracle   ] %s: next-token probability NMSE vs llama.cpp %.3g, greedy tokens %s\n",
+        what.c_str(), a.nmse, a.tokens_equal ? "equal" : "differ");
     return a;
   }
 
-  const std::vector<int32_t> kPrompt = {kFixtureBos, 'T', 'h', 'e', ' ', 'o', 'r', 'a', 'c', 'l', 'e'};
+  const std::vector<int32_t> kPrompt = {kFixtureBos, 'T', 'h', 'e', ' ', 'o',
+                                        'r',         'a', 'c', 'l', 'e'};
   std::string path_;
 };
 
-TEST_F(Oracle, DenseF32GreedyTokensAndProbabilitiesMatchLlamaCpp) { Compare(FixtureSpec{}, "dense-f32"); }
+TEST_F(Oracle, DenseF32GreedyTokensAndProbabilitiesMatchLlamaCpp) {
+  Compare(FixtureSpec{}, "dense-f32");
+}
 
 TEST_F(Oracle, GqaF16WeightsMatchLlamaCpp) {
-  Compare(FixtureSpec{.dim = 128, .heads = 8, .kv_heads = 2, .dtype = DType::kF16, .seed = 3}, "gqa-f16");
+  Compare(FixtureSpec{.dim = 128, .heads = 8, .kv_heads = 2, .dtype = DType::kF16, .seed = 3},
+          "gqa-f16");
 }
 
 TEST_F(Oracle, MoeMatchesLlamaCpp) {
-  Compare(FixtureSpec{.ff = 64, .experts = 8, .experts_used = 2, .dtype = DType::kF16, .seed = 4}, "moe-f16");
+  Compare(FixtureSpec{.ff = 64, .experts = 8, .experts_used = 2, .dtype = DType::kF16, .seed = 4},
+          "moe-f16");
 }
 
 // What Llama 3.x and Mistral Nemo files carry beyond the basic keys: rope_freqs.weight
 // dividing each pair's frequency, and heads wider than n_embd / n_head (key_length).
 TEST_F(Oracle, Llama3RopeFactorsAndWideHeadsMatchLlamaCpp) {
-  Compare(FixtureSpec{.dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 12, .rope_freqs = true}, "rope-freqs");
-  Compare(FixtureSpec{.dim = 128, .heads = 4, .kv_heads = 1, .dtype = DType::kF16, .seed = 13, .head_dim = 64}, "wide-heads");
+  Compare(FixtureSpec{.dim = 128,
+                      .heads = 4,
+                      .kv_heads = 2,
+                      .dtype = DType::kF16,
+                      .seed = 12,
+                      .rope_freqs = true},
+          "rope-freqs");
+  Compare(
+      FixtureSpec{
+          .dim = 128, .heads = 4, .kv_heads = 1, .dtype = DType::kF16, .seed = 13, .head_dim = 64},
+      "wide-heads");
 }
 
 // The optional tensors of llama.cpp's llama graph: biases after every projection, and Q, K
 // and V fused in one matrix.
 TEST_F(Oracle, BiasesAndAFusedQkvMatchLlamaCpp) {
-  Compare(FixtureSpec{.dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 14, .biases = true}, "biases");
-  Compare(FixtureSpec{.dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kQ8_0, .seed = 15, .biases = true, .fused_qkv = true},
+  Compare(
+      FixtureSpec{
+          .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 14, .biases = true},
+      "biases");
+  Compare(FixtureSpec{.dim = 128,
+                      .heads = 4,
+                      .kv_heads = 2,
+                      .dtype = DType::kQ8_0,
+                      .seed = 15,
+                      .biases = true,
+                      .fused_qkv = true},
           "fused-qkv");
 }
 
 // Phi-3/Phi-4's graph: NEOX, fused Q/K/V, and the FFN's gate and up in one matrix.
 TEST_F(Oracle, Phi3MatchesLlamaCpp) {
-  Compare(FixtureSpec{.arch = "phi3", .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 34, .fused_qkv = true}, "phi3");
+  Compare(FixtureSpec{.arch = "phi3",
+                      .dim = 128,
+                      .heads = 4,
+                      .kv_heads = 2,
+                      .dtype = DType::kF16,
+                      .seed = 34,
+                      .fused_qkv = true},
+          "phi3");
 }
 
 // Gemma 3's graph: the scaled embedding, per-head Q/K norms, sandwich norms, the GELU-gated
 // FFN; layer 0 over a window of 8 positions (of 43) rotating with its own base, layer 1
 // global with linearly scaled RoPE; then tied output with soft-capped logits, no window.
 TEST_F(Oracle, Gemma3MatchesLlamaCpp) {
-  Compare(FixtureSpec{.arch = "gemma3", .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 35,
-                      .sliding_window = 8, .swa_pattern = 2, .rope_scale = 2},
+  Compare(FixtureSpec{.arch = "gemma3",
+                      .dim = 128,
+                      .heads = 4,
+                      .kv_heads = 2,
+                      .dtype = DType::kF16,
+                      .seed = 35,
+                      .sliding_window = 8,
+                      .swa_pattern = 2,
+                      .rope_scale = 2},
           "gemma3");
-  Compare(FixtureSpec{.arch = "gemma3", .dim = 128, .heads = 4, .kv_heads = 1, .dtype = DType::kF16, .seed = 36,
-                      .tied_output = true, .logit_softcap = 3},
+  Compare(FixtureSpec{.arch = "gemma3",
+                      .dim = 128,
+                      .heads = 4,
+                      .kv_heads = 1,
+                      .dtype = DType::kF16,
+                      .seed = 36,
+                      .tied_output = true,
+                      .logit_softcap = 3},
           "gemma3-tied-softcap");
 }
 
 // OLMo 2's graph: no pre-norms, post-norms, Q and K normalised across their heads; then Olmo 3's
 // windows (8 positions of 43) on layers 0-2 of 4, the default period.
 TEST_F(Oracle, Olmo2MatchesLlamaCpp) {
-  Compare(FixtureSpec{.arch = "olmo2", .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 37}, "olmo2");
-  Compare(FixtureSpec{.arch = "olmo2", .layers = 4, .dim = 128, .heads = 4, .kv_heads = 4, .dtype = DType::kF16, .seed = 38,
+  Compare(
+      FixtureSpec{
+          .arch = "olmo2", .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 37},
+      "olmo2");
+  Compare(FixtureSpec{.arch = "olmo2",
+                      .layers = 4,
+                      .dim = 128,
+                      .heads = 4,
+                      .kv_heads = 4,
+                      .dtype = DType::kF16,
+                      .seed = 38,
                       .sliding_window = 8},
           "olmo3-windows");
 }
@@ -236,9 +307,24 @@ TEST_F(Oracle, Olmo2MatchesLlamaCpp) {
 // YaRN as llama.cpp's context sets it up (ext_factor 1, β 32 and 1, its magnitude
 // correction), on llama's graph and on Olmo 3's, whose windowed layers rotate plainly.
 TEST_F(Oracle, YarnRopeMatchesLlamaCpp) {
-  Compare(FixtureSpec{.dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 39, .rope_scale = 8, .yarn = true}, "llama-yarn");
-  Compare(FixtureSpec{.arch = "olmo2", .layers = 4, .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 40,
-                      .sliding_window = 8, .rope_scale = 8, .yarn = true},
+  Compare(FixtureSpec{.dim = 128,
+                      .heads = 4,
+                      .kv_heads = 2,
+                      .dtype = DType::kF16,
+                      .seed = 39,
+                      .rope_scale = 8,
+                      .yarn = true},
+          "llama-yarn");
+  Compare(FixtureSpec{.arch = "olmo2",
+                      .layers = 4,
+                      .dim = 128,
+                      .heads = 4,
+                      .kv_heads = 2,
+                      .dtype = DType::kF16,
+                      .seed = 40,
+                      .sliding_window = 8,
+                      .rope_scale = 8,
+                      .yarn = true},
           "olmo3-yarn");
 }
 
@@ -246,21 +332,58 @@ TEST_F(Oracle, YarnRopeMatchesLlamaCpp) {
 // layer, windows of 8 on every other; then its experts in MXFP4, which both multiply with
 // activations rounded to q8_0 (ggml's vec_dot_mxfp4_q8_0; vt's q8 path).
 TEST_F(Oracle, GptOssMatchesLlamaCpp) {
-  Compare(FixtureSpec{.arch = "gpt-oss", .dim = 128, .heads = 4, .kv_heads = 2, .ff = 64, .experts = 8, .experts_used = 2,
-                      .dtype = DType::kF16, .seed = 42, .sliding_window = 8, .rope_scale = 8, .yarn = true},
+  Compare(FixtureSpec{.arch = "gpt-oss",
+                      .dim = 128,
+                      .heads = 4,
+                      .kv_heads = 2,
+                      .ff = 64,
+                      .experts = 8,
+                      .experts_used = 2,
+                      .dtype = DType::kF16,
+                      .seed = 42,
+                      .sliding_window = 8,
+                      .rope_scale = 8,
+                      .yarn = true},
           "gpt-oss");
-  Compare(FixtureSpec{.arch = "gpt-oss", .dim = 128, .heads = 4, .kv_heads = 2, .ff = 64, .experts = 8, .experts_used = 2,
-                      .dtype = DType::kMXFP4, .seed = 43, .sliding_window = 8, .rope_scale = 8, .yarn = true},
+  Compare(FixtureSpec{.arch = "gpt-oss",
+                      .dim = 128,
+                      .heads = 4,
+                      .kv_heads = 2,
+                      .ff = 64,
+                      .experts = 8,
+                      .experts_used = 2,
+                      .dtype = DType::kMXFP4,
+                      .seed = 43,
+                      .sliding_window = 8,
+                      .rope_scale = 8,
+                      .yarn = true},
           "gpt-oss-mxfp4", 1e-9);  // the same rounding: f32 activations were 2e-4 off
 }
 
 // The Qwen family, each as llama.cpp's own graph computes it: NEOX RoPE with Q/K/V biases
 // (qwen2), per-head Q/K norms (qwen3), experts of their own width (qwen3moe).
 TEST_F(Oracle, QwenArchitecturesMatchLlamaCpp) {
-  Compare(FixtureSpec{.arch = "qwen2", .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 31, .biases = true}, "qwen2");
-  Compare(FixtureSpec{.arch = "qwen3", .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 32}, "qwen3");
-  Compare(FixtureSpec{.arch = "qwen3moe", .dim = 128, .heads = 4, .kv_heads = 2, .ff = 64, .experts = 8, .experts_used = 2,
-                      .dtype = DType::kF16, .seed = 33},
+  Compare(FixtureSpec{.arch = "qwen2",
+                      .dim = 128,
+                      .heads = 4,
+                      .kv_heads = 2,
+                      .dtype = DType::kF16,
+                      .seed = 31,
+                      .biases = true},
+          "qwen2");
+  Compare(
+      FixtureSpec{
+          .arch = "qwen3", .dim = 128, .heads = 4, .kv_heads = 2, .dtype = DType::kF16, .seed = 32},
+      "qwen3");
+  Compare(FixtureSpec{.arch = "qwen3moe",
+                      .dim = 128,
+                      .heads = 4,
+                      .kv_heads = 2,
+                      .ff = 64,
+                      .experts = 8,
+                      .experts_used = 2,
+                      .dtype = DType::kF16,
+                      .seed = 33},
           "qwen3moe");
 }
 
@@ -282,7 +405,8 @@ void ExpectMostlyExact(const std::vector<Agreement>& files) {
     exact += ok;
     if (!ok) inexact += " " + f.what;
   }
-  EXPECT_GE(2 * exact, files.size()) << exact << " of " << files.size() << " files exact; not:" << inexact;
+  EXPECT_GE(2 * exact, files.size())
+      << exact << " of " << files.size() << " files exact; not:" << inexact;
 }
 
 TEST_F(Oracle, EveryBlockTypeAgreesWithLlamaCppWithinItsActivationRounding) {
@@ -291,15 +415,30 @@ TEST_F(Oracle, EveryBlockTypeAgreesWithLlamaCppWithinItsActivationRounding) {
   // alike, and llama.cpp runs with exact attention (greedy.mjs). A wrong block layout gives
   // NMSE near 1.
   std::vector<std::pair<std::string, FixtureSpec>> specs;
-  for (DType t : {DType::kQ8_0, DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ2_K, DType::kQ3_K,
-                  DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4}) {
-    specs.push_back({std::string(DTypeName(t)), {.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = t, .seed = 6}});
+  for (DType t :
+       {DType::kQ8_0, DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ2_K,
+        DType::kQ3_K, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4}) {
+    specs.push_back({std::string(DTypeName(t)),
+                     {.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = t, .seed = 6}});
   }
   // Quantized experts, and a quantized embedding that is also the output matrix.
-  specs.push_back({"moe-q4_K", {.dim = 256, .heads = 4, .kv_heads = 2, .ff = 256, .experts = 4, .experts_used = 2,
-                                .dtype = DType::kQ4_K, .seed = 7}});
-  specs.push_back({"tied-q6_K", {.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = DType::kQ6_K, .seed = 8,
-                                 .tied_output = true}});
+  specs.push_back({"moe-q4_K",
+                   {.dim = 256,
+                    .heads = 4,
+                    .kv_heads = 2,
+                    .ff = 256,
+                    .experts = 4,
+                    .experts_used = 2,
+                    .dtype = DType::kQ4_K,
+                    .seed = 7}});
+  specs.push_back({"tied-q6_K",
+                   {.dim = 256,
+                    .heads = 4,
+                    .kv_heads = 2,
+                    .ff = 512,
+                    .dtype = DType::kQ6_K,
+                    .seed = 8,
+                    .tied_output = true}});
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& [what, spec] : specs) {
     files.push_back({what, path_ + "." + what + ".gguf"});
@@ -315,18 +454,42 @@ TEST_F(Oracle, LlamaQuantizedFilesAgreeWithLlamaCpp) {
   LlamaQuantizer quantizer;
   ASSERT_EQ(quantizer.error(), "") << "the oracle is installed but its quantizer is not";
   const std::string source = path_ + ".f16.gguf";
-  const struct { const char* name; FixtureSpec spec; } shapes[] = {
-      {"dense", {.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = DType::kF16, .seed = 9}},
-      {"moe", {.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .experts = 4, .experts_used = 2, .dtype = DType::kF16, .seed = 10}},
-      {"tied", {.dim = 256, .heads = 4, .kv_heads = 4, .ff = 768, .dtype = DType::kF16, .seed = 11, .tied_output = true}}};
+  const struct {
+    const char* name;
+    FixtureSpec spec;
+  } shapes[] = {
+      {"dense",
+       {.dim = 256, .heads = 4, .kv_heads = 2, .ff = 512, .dtype = DType::kF16, .seed = 9}},
+      {"moe",
+       {.dim = 256,
+        .heads = 4,
+        .kv_heads = 2,
+        .ff = 512,
+        .experts = 4,
+        .experts_used = 2,
+        .dtype = DType::kF16,
+        .seed = 10}},
+      {"tied",
+       {.dim = 256,
+        .heads = 4,
+        .kv_heads = 4,
+        .ff = 768,
+        .dtype = DType::kF16,
+        .seed = 11,
+        .tied_output = true}}};
   // llama.h's llama_ftype values.
-  const struct { const char* name; int32_t ftype; } types[] = {{"Q8_0", 7}, {"Q4_0", 2}, {"Q4_K_M", 15}, {"Q5_K_M", 17}, {"Q6_K", 18}};
+  const struct {
+    const char* name;
+    int32_t ftype;
+  } types[] = {{"Q8_0", 7}, {"Q4_0", 2}, {"Q4_K_M", 15}, {"Q5_K_M", 17}, {"Q6_K", 18}};
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& shape : shapes) {
     ASSERT_TRUE(MakeFixture(shape.spec).Write(source).ok());
     for (const auto& type : types) {
-      files.push_back({std::string(shape.name) + "-" + type.name, path_ + "." + shape.name + "-" + type.name + ".gguf"});
-      ASSERT_EQ(quantizer.Quantize(source, files.back().second, type.ftype), 0u) << files.back().first;
+      files.push_back({std::string(shape.name) + "-" + type.name,
+                       path_ + "." + shape.name + "-" + type.name + ".gguf"});
+      ASSERT_EQ(quantizer.Quantize(source, files.back().second, type.ftype), 0u)
+          << files.back().first;
     }
   }
   fs::remove(source);

@@ -34,15 +34,19 @@ std::vector<int32_t> ShuffledBlocks(int64_t n_blocks, std::mt19937& rng) {
 // The row map of a block table: position j in row blocks[j / bs] · bs + j % bs.
 std::vector<int32_t> RowsOf(const std::vector<int32_t>& blocks, int64_t visible, int64_t bs) {
   std::vector<int32_t> rows(static_cast<size_t>(visible));
-  for (int64_t j = 0; j < visible; ++j) rows[static_cast<size_t>(j)] = static_cast<int32_t>(blocks[static_cast<size_t>(j / bs)] * bs + j % bs);
+  for (int64_t j = 0; j < visible; ++j)
+    rows[static_cast<size_t>(j)] =
+        static_cast<int32_t>(blocks[static_cast<size_t>(j / bs)] * bs + j % bs);
   return rows;
 }
 
 // A pool of random rows with `cache`'s rows [0, n) copied to rows[j]: any other row read is noise.
-Tensor PoolOf(const Tensor& cache, const std::vector<int32_t>& rows, int64_t pool_rows, std::mt19937& rng) {
+Tensor PoolOf(const Tensor& cache, const std::vector<int32_t>& rows, int64_t pool_rows,
+              std::mt19937& rng) {
   Tensor pool = RandomTensor(cache.dtype, {cache.ne[0], cache.ne[1], pool_rows, 1}, rng);
   for (size_t j = 0; j < rows.size(); ++j) {
-    std::memcpy(static_cast<char*>(pool.data) + rows[j] * pool.nb[2], static_cast<const char*>(cache.data) + j * cache.nb[2], cache.nb[2]);
+    std::memcpy(static_cast<char*>(pool.data) + rows[j] * pool.nb[2],
+                static_cast<const char*>(cache.data) + j * cache.nb[2], cache.nb[2]);
   }
   return pool;
 }
@@ -71,9 +75,10 @@ struct Case {
   DType cache;
   bool sinks;
 };
-const Case kCases[] = {{64, 8, 2, 1, 250, 0, DType::kF16, false},  {64, 4, 2, 1, 77, 0, DType::kF32, true},
-                       {64, 4, 2, 130, 30, 0, DType::kF32, false}, {32, 4, 1, 100, 20, 48, DType::kF16, true},
-                       {32, 6, 3, 5, 3, 0, DType::kF32, false},    {64, 4, 2, 12, 60, 0, DType::kF16, true}};
+const Case kCases[] = {
+    {64, 8, 2, 1, 250, 0, DType::kF16, false},  {64, 4, 2, 1, 77, 0, DType::kF32, true},
+    {64, 4, 2, 130, 30, 0, DType::kF32, false}, {32, 4, 1, 100, 20, 48, DType::kF16, true},
+    {32, 6, 3, 5, 3, 0, DType::kF32, false},    {64, 4, 2, 12, 60, 0, DType::kF16, true}};
 
 // The reference reads the rows it is given, and every backend agrees with it.
 TEST(PagedAttention, EveryBackendReadsTheRowsTheTableNames) {
@@ -86,7 +91,8 @@ TEST(PagedAttention, EveryBackendReadsTheRowsTheTableNames) {
     Tensor v = RandomTensor(c.cache, {c.hd, c.kv_heads, visible, 1}, rng);
     Tensor sinks = RandomTensor(DType::kF32, {c.heads, 1, 1, 1}, rng, 0, 4);
     const std::vector<int32_t> rows = RowsOf(ShuffledBlocks(n_blocks, rng), visible, bs);
-    Tensor kp = PoolOf(k, rows, n_blocks * bs, rng), vp = PoolOf(v, rows, n_blocks * bs, rng), map = IntTensor(rows);
+    Tensor kp = PoolOf(k, rows, n_blocks * bs, rng), vp = PoolOf(v, rows, n_blocks * bs, rng),
+           map = IntTensor(rows);
     OpParams p;
     p.n_past = c.n_past;
     p.window = c.window;
@@ -94,10 +100,12 @@ TEST(PagedAttention, EveryBackendReadsTheRowsTheTableNames) {
     if (c.sinks) flat.push_back(&sinks), paged.push_back(&sinks);
     paged.push_back(&map);
     SCOPED_TRACE("tokens=" + std::to_string(c.tokens) + " n_past=" + std::to_string(c.n_past));
-    EXPECT_EQ(testing::ReferenceOutput(OpKind::kAttention, paged, p), testing::ReferenceOutput(OpKind::kAttention, flat, p));
+    EXPECT_EQ(testing::ReferenceOutput(OpKind::kAttention, paged, p),
+              testing::ReferenceOutput(OpKind::kAttention, flat, p));
     std::vector<Tensor> inputs;
     for (const Tensor* t : paged) inputs.push_back(*t);
-    for (Backend* b : testing::KernelBackends()) EXPECT_TRUE(testing::Parity(*b, OpKind::kAttention, inputs, p, testing::kTierGeneral));
+    for (Backend* b : testing::KernelBackends())
+      EXPECT_TRUE(testing::Parity(*b, OpKind::kAttention, inputs, p, testing::kTierGeneral));
   }
 }
 
@@ -115,13 +123,19 @@ TEST(PagedAttention, TheCpuIsBitIdenticalToTheContiguousCache) {
     p.n_past = c.n_past;
     p.window = c.window;
     const std::vector<float> flat = RunOnBackend(Cpu(), {q, k, v}, p);
-    std::vector<int32_t> scattered = ShuffledBlocks(n_blocks, rng), run(static_cast<size_t>(n_blocks));
+    std::vector<int32_t> scattered = ShuffledBlocks(n_blocks, rng),
+                         run(static_cast<size_t>(n_blocks));
     std::iota(run.begin(), run.end(), 2);  // blocks 2, 3, ...: one run of rows
     for (const std::vector<int32_t>* blocks : {&scattered, &run}) {
       const std::vector<int32_t> rows = RowsOf(*blocks, visible, bs);
       const int64_t pool_rows = (n_blocks + 2) * bs;
-      EXPECT_EQ(RunOnBackend(Cpu(), {q, PoolOf(k, rows, pool_rows, rng), PoolOf(v, rows, pool_rows, rng), IntTensor(rows)}, p), flat)
-          << "tokens=" << c.tokens << " n_past=" << c.n_past << (blocks == &run ? " (one run)" : " (scattered)");
+      EXPECT_EQ(RunOnBackend(Cpu(),
+                             {q, PoolOf(k, rows, pool_rows, rng), PoolOf(v, rows, pool_rows, rng),
+                              IntTensor(rows)},
+                             p),
+                flat)
+          << "tokens=" << c.tokens << " n_past=" << c.n_past
+          << (blocks == &run ? " (one run)" : " (scattered)");
     }
   }
 }
@@ -145,7 +159,9 @@ TEST(PagedAttention, ModelLogitsThroughABlockTableAreTheContiguousCachesBitForBi
     for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<int32_t>(rng() % 256);
     for (size_t at = 0; at < tokens.size();) {
       size_t n = at < 30 ? 7 : 1;  // chunks of 7 across 4-position blocks, then decodes
-      std::vector<int32_t> chunk(tokens.begin() + static_cast<std::ptrdiff_t>(at), tokens.begin() + static_cast<std::ptrdiff_t>(std::min(at + n, tokens.size())));
+      std::vector<int32_t> chunk(
+          tokens.begin() + static_cast<std::ptrdiff_t>(at),
+          tokens.begin() + static_cast<std::ptrdiff_t>(std::min(at + n, tokens.size())));
       auto a = model.value()->Forward(chunk, paged), b = model.value()->Forward(chunk, flat);
       ASSERT_TRUE(a.ok() && b.ok()) << a.status().ToString() << b.status().ToString();
       ASSERT_EQ(a.value(), b.value()) << arch << " at position " << at;
@@ -167,36 +183,45 @@ Tensor TokenOf(const Tensor& q, int64_t t) {
 // sinks; the prompt path (packed gemms) is not, which is why.
 TEST(CpuAttention, UnderBatchInvarianceAChunkIsItsTokensDecoded) {
   std::mt19937 rng(62);
-  const int64_t bs = 16, hd = 64, heads = 4, kv = 2, T = 40, n_past = 23, visible = n_past + T, n_blocks = visible / bs + 2;
+  const int64_t bs = 16, hd = 64, heads = 4, kv = 2, T = 40, n_past = 23, visible = n_past + T,
+                n_blocks = visible / bs + 2;
   ThreadPool pool(2);
   for (DType cache : {DType::kF32, DType::kF16, DType::kBF16, DType::kQ8_0}) {
     for (int window : {0, 24}) {
       SCOPED_TRACE(std::string(DTypeName(cache)) + " window " + std::to_string(window));
-      Tensor q = RandomTensor(DType::kF32, {hd, heads, T, 1}, rng, -0.5, 0.5), sinks = RandomTensor(DType::kF32, {heads, 1, 1, 1}, rng, 0, 4);
-      Tensor k = RandomTensor(cache, {hd, kv, visible, 1}, rng), v = RandomTensor(cache, {hd, kv, visible, 1}, rng);
+      Tensor q = RandomTensor(DType::kF32, {hd, heads, T, 1}, rng, -0.5, 0.5),
+             sinks = RandomTensor(DType::kF32, {heads, 1, 1, 1}, rng, 0, 4);
+      Tensor k = RandomTensor(cache, {hd, kv, visible, 1}, rng),
+             v = RandomTensor(cache, {hd, kv, visible, 1}, rng);
       const std::vector<int32_t> rows = RowsOf(ShuffledBlocks(n_blocks, rng), visible, bs);
-      Tensor kp = PoolOf(k, rows, n_blocks * bs, rng), vp = PoolOf(v, rows, n_blocks * bs, rng), map = IntTensor(rows);
+      Tensor kp = PoolOf(k, rows, n_blocks * bs, rng), vp = PoolOf(v, rows, n_blocks * bs, rng),
+             map = IntTensor(rows);
       OpParams p;
       p.n_past = n_past;
       p.window = window;
-      Tensor chunk = NewTensor(Cpu(), DType::kF32, q.ne).value(), packed = NewTensor(Cpu(), DType::kF32, q.ne).value();
+      Tensor chunk = NewTensor(Cpu(), DType::kF32, q.ne).value(),
+             packed = NewTensor(Cpu(), DType::kF32, q.ne).value();
       cpu::AttentionOf(Op{OpKind::kAttention, {&q, &kp, &vp, &sinks, &map}, &chunk, p}, pool, true);
-      cpu::AttentionOf(Op{OpKind::kAttention, {&q, &kp, &vp, &sinks, &map}, &packed, p}, pool, false);
+      cpu::AttentionOf(Op{OpKind::kAttention, {&q, &kp, &vp, &sinks, &map}, &packed, p}, pool,
+                       false);
       bool prompt_path_differs = false;
       for (int64_t t = 0; t < T; ++t) {
         Tensor one = TokenOf(q, t), out = NewTensor(Cpu(), DType::kF32, one.ne).value();
         Tensor upto = IntTensor(std::vector<int32_t>(rows.begin(), rows.begin() + n_past + t + 1));
         OpParams step = p;
         step.n_past = n_past + t;
-        cpu::AttentionOf(Op{OpKind::kAttention, {&one, &kp, &vp, &sinks, &upto}, &out, step}, pool, true);
+        cpu::AttentionOf(Op{OpKind::kAttention, {&one, &kp, &vp, &sinks, &upto}, &out, step}, pool,
+                         true);
         const float* want = static_cast<const float*>(out.data);
         const float* got = static_cast<const float*>(chunk.data) + t * hd * heads;
         const float* gemm = static_cast<const float*>(packed.data) + t * hd * heads;
-        for (int64_t i = 0; i < hd * heads; ++i) ASSERT_EQ(got[i], want[i]) << "token " << t << ", value " << i;
+        for (int64_t i = 0; i < hd * heads; ++i)
+          ASSERT_EQ(got[i], want[i]) << "token " << t << ", value " << i;
         prompt_path_differs = prompt_path_differs || !std::equal(gemm, gemm + hd * heads, want);
       }
       if (cache == DType::kF32) {
-        EXPECT_TRUE(prompt_path_differs) << "the packed gemms' chunk equals the decode: the control sees nothing";
+        EXPECT_TRUE(prompt_path_differs)
+            << "the packed gemms' chunk equals the decode: the control sees nothing";
       }
     }
   }
@@ -212,7 +237,8 @@ TEST(PagedAttention, ABlockOutsideThePoolIsRefused) {
   c.n_ctx = 8;
   auto out = model.value()->Forward({1, 2, 3, 4, 5, 6}, c);
   ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("block 4 is outside the pool of 4"), std::string::npos) << out.status().message();
+  EXPECT_NE(out.status().message().find("block 4 is outside the pool of 4"), std::string::npos)
+      << out.status().message();
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // The governor's decisions from durations alone (no clock): threads kept while they pay, the
 // caller alone while they do not, and probes of the threads after a doubling back-off.
-#include <gtest/gtest.h>
-
 #include "cpu/parallel_governor.h"
+
+#include <gtest/gtest.h>
 
 namespace vt {
 namespace {
@@ -40,8 +40,10 @@ TEST(ParallelGovernor, BigJobsOutweighTinyOnesInAWindow) {
   // the window's time, not its count of jobs, decides.
   ParallelGovernor g;
   for (int i = 0; i < ParallelGovernor::kWindow; ++i) {
-    if (i % 2) g.RecordParallel(20e-6, 10e-6);
-    else g.RecordParallel(1e-3, 2e-3);
+    if (i % 2)
+      g.RecordParallel(20e-6, 10e-6);
+    else
+      g.RecordParallel(1e-3, 2e-3);
   }
   EXPECT_TRUE(g.UseThreads());
 }

@@ -1,10 +1,10 @@
 #include "parity_support.h"
 
-#include "vt/quant.h"
-
 #include <cmath>
 #include <cstring>
 #include <sstream>
+
+#include "vt/quant.h"
 
 namespace vt::testing {
 namespace {
@@ -54,17 +54,29 @@ std::vector<float> AsFloats(const Tensor& t, const std::vector<unsigned char>& b
     int32_t v;
     uint16_t h;
     switch (t.dtype) {
-      case DType::kI32: std::memcpy(&v, p, 4); out[i] = static_cast<float>(v); break;
-      case DType::kF16: std::memcpy(&h, p, 2); out[i] = F16ToF32(h); break;
-      case DType::kBF16: std::memcpy(&h, p, 2); out[i] = BF16ToF32(h); break;
-      default: std::memcpy(&out[i], p, 4); break;
+      case DType::kI32:
+        std::memcpy(&v, p, 4);
+        out[i] = static_cast<float>(v);
+        break;
+      case DType::kF16:
+        std::memcpy(&h, p, 2);
+        out[i] = F16ToF32(h);
+        break;
+      case DType::kBF16:
+        std::memcpy(&h, p, 2);
+        out[i] = BF16ToF32(h);
+        break;
+      default:
+        std::memcpy(&out[i], p, 4);
+        break;
     }
   }
   return out;
 }
 
 // Runs the op on `b`; returns the whole guarded region's bytes.
-StatusOr<std::vector<unsigned char>> RunOn(Backend& b, OpKind kind, const std::vector<Tensor>& inputs,
+StatusOr<std::vector<unsigned char>> RunOn(Backend& b, OpKind kind,
+                                           const std::vector<Tensor>& inputs,
                                            const OpParams& params, const Tensor& spec) {
   std::vector<Tensor> on;
   std::vector<const Tensor*> src;
@@ -84,7 +96,8 @@ StatusOr<std::vector<unsigned char>> RunOn(Backend& b, OpKind kind, const std::v
 
 std::string GuardDamage(const std::vector<unsigned char>& bytes) {
   for (size_t i = 0; i < kGuard; ++i) {
-    if (bytes[i] != kSentinel) return "wrote " + std::to_string(kGuard - i) + " bytes before the output";
+    if (bytes[i] != kSentinel)
+      return "wrote " + std::to_string(kGuard - i) + " bytes before the output";
     if (bytes[bytes.size() - 1 - i] != kSentinel) return "wrote past the end of the output";
   }
   return "";
@@ -107,16 +120,24 @@ Tensor RandomTensor(DType dtype, std::array<int64_t, 4> ne, std::mt19937& rng, f
     std::vector<float> row(static_cast<size_t>(ne[0]));
     for (int64_t r = 0; r < t.NumElements() / ne[0]; ++r) {
       for (float& v : row) v = dist(rng);
-      EXPECT_TRUE(QuantizeRow(dtype, row.data(), static_cast<char*>(t.data) + r * RowBytes(dtype, ne[0]), ne[0]).ok());
+      EXPECT_TRUE(QuantizeRow(dtype, row.data(),
+                              static_cast<char*>(t.data) + r * RowBytes(dtype, ne[0]), ne[0])
+                      .ok());
     }
     return t;
   }
   for (int64_t i = 0; i < t.NumElements(); ++i) {
     float v = dist(rng);
     char* p = static_cast<char*>(t.data) + i * BlockBytes(dtype);
-    if (dtype == DType::kF32) std::memcpy(p, &v, 4);
-    else if (dtype == DType::kF16) { uint16_t h = F32ToF16(v); std::memcpy(p, &h, 2); }
-    else if (dtype == DType::kBF16) { uint16_t h = F32ToBF16(v); std::memcpy(p, &h, 2); }
+    if (dtype == DType::kF32)
+      std::memcpy(p, &v, 4);
+    else if (dtype == DType::kF16) {
+      uint16_t h = F32ToF16(v);
+      std::memcpy(p, &h, 2);
+    } else if (dtype == DType::kBF16) {
+      uint16_t h = F32ToBF16(v);
+      std::memcpy(p, &h, 2);
+    }
   }
   return t;
 }
@@ -127,7 +148,8 @@ Tensor IntTensor(const std::vector<int32_t>& values) {
   return t;
 }
 
-std::vector<float> ReferenceOutput(OpKind kind, std::vector<const Tensor*> src, const OpParams& params) {
+std::vector<float> ReferenceOutput(OpKind kind, std::vector<const Tensor*> src,
+                                   const OpParams& params) {
   std::mt19937 rng(1);
   Tensor out = RandomTensor(DType::kF32, src[0]->ne, rng);
   Status s = RunOp(ReferenceBackend(), Op{kind, std::move(src), &out, params});
@@ -172,7 +194,8 @@ StatusOr<Truth> Reference(OpKind kind, const std::vector<Tensor>& inputs, const 
   if (!truth.ok()) return ::testing::AssertionFailure() << truth.status().ToString();
   const Tensor& spec = truth->spec;
   auto got = RunOn(backend, kind, inputs, params, spec);
-  if (!got.ok()) return ::testing::AssertionFailure() << backend.name() << ": " << got.status().ToString();
+  if (!got.ok())
+    return ::testing::AssertionFailure() << backend.name() << ": " << got.status().ToString();
   std::string damage = GuardDamage(got.value());
   if (!damage.empty()) return ::testing::AssertionFailure() << backend.name() << " " << damage;
   std::vector<float> r = AsFloats(spec, truth->bytes), g = AsFloats(spec, got.value());
@@ -187,8 +210,9 @@ StatusOr<Truth> Reference(OpKind kind, const std::vector<Tensor>& inputs, const 
   return ::testing::AssertionSuccess();
 }
 
-::testing::AssertionResult ParityInPlace(Backend& backend, OpKind kind, const std::vector<Tensor>& inputs,
-                                         const OpParams& params, double tier) {
+::testing::AssertionResult ParityInPlace(Backend& backend, OpKind kind,
+                                         const std::vector<Tensor>& inputs, const OpParams& params,
+                                         double tier) {
   auto truth = Reference(kind, inputs, params);
   if (!truth.ok()) return ::testing::AssertionFailure() << truth.status().ToString();
   std::vector<Tensor> on;
@@ -198,9 +222,12 @@ StatusOr<Truth> Reference(OpKind kind, const std::vector<Tensor>& inputs, const 
   Status s = RunOp(backend, Op{kind, on_src, &on[0], params});
   if (!s.ok()) return ::testing::AssertionFailure() << s.ToString();
   std::vector<float> got(static_cast<size_t>(on[0].NumElements()));
-  if (!backend.CopyOut(got.data(), on[0].data, on[0].ByteSize()).ok()) return ::testing::AssertionFailure() << "copy out";
+  if (!backend.CopyOut(got.data(), on[0].data, on[0].ByteSize()).ok())
+    return ::testing::AssertionFailure() << "copy out";
   double nmse = Nmse(AsFloats(truth->spec, truth->bytes), got);
-  if (nmse > tier) return ::testing::AssertionFailure() << backend.name() << " in-place " << OpName(kind) << ": NMSE " << nmse;
+  if (nmse > tier)
+    return ::testing::AssertionFailure()
+           << backend.name() << " in-place " << OpName(kind) << ": NMSE " << nmse;
   return ::testing::AssertionSuccess();
 }
 

@@ -22,7 +22,8 @@ inline constexpr double kTierBf16Operands = 2e-5;
 std::vector<Backend*> KernelBackends();
 
 // A host tensor of `dtype` filled from U(lo, hi) (rounded to the dtype).
-Tensor RandomTensor(DType dtype, std::array<int64_t, 4> ne, std::mt19937& rng, float lo = -1, float hi = 1);
+Tensor RandomTensor(DType dtype, std::array<int64_t, 4> ne, std::mt19937& rng, float lo = -1,
+                    float hi = 1);
 // A host i32 tensor with the given values.
 Tensor IntTensor(const std::vector<int32_t>& values);
 
@@ -33,12 +34,14 @@ Tensor IntTensor(const std::vector<int32_t>& values);
 
 // The same, with the backend writing its output over its first input (in place), as the
 // model's forward pass does for rope, residual adds and gating.
-::testing::AssertionResult ParityInPlace(Backend& backend, OpKind kind, const std::vector<Tensor>& inputs,
-                                         const OpParams& params, double tier);
+::testing::AssertionResult ParityInPlace(Backend& backend, OpKind kind,
+                                         const std::vector<Tensor>& inputs, const OpParams& params,
+                                         double tier);
 
 // The float64 reference's output of `kind` over host tensors `src` (a failure, and empty, if
 // it does not run): negative controls compare two of these.
-std::vector<float> ReferenceOutput(OpKind kind, std::vector<const Tensor*> src, const OpParams& params);
+std::vector<float> ReferenceOutput(OpKind kind, std::vector<const Tensor*> src,
+                                   const OpParams& params);
 
 // Σ(a−b)² / Σa², with a the reference.
 double Nmse(const std::vector<float>& ref, const std::vector<float>& out);

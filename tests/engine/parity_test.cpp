@@ -29,18 +29,20 @@ struct MatmulShape {
 
 TEST(Parity, MatmulEveryWeightDtypeAndShape) {
   // Odd sizes, sizes that are not multiples of 16/32/6, batch 1 and large, broadcast weights.
-  const MatmulShape shapes[] = {{1, 1, 1, 1, 1},    {1, 17, 33, 1, 1},   {2, 64, 5, 1, 1},
-                                {3, 100, 70, 1, 1}, {4, 48, 64, 1, 1},   {7, 129, 65, 1, 1},
+  const MatmulShape shapes[] = {{1, 1, 1, 1, 1},     {1, 17, 33, 1, 1},   {2, 64, 5, 1, 1},
+                                {3, 100, 70, 1, 1},  {4, 48, 64, 1, 1},   {7, 129, 65, 1, 1},
                                 {16, 256, 96, 1, 1}, {33, 300, 70, 2, 1}, {64, 520, 300, 1, 1},
-                                {6, 32, 32, 3, 3},  {1, 4096, 40, 1, 1}};
+                                {6, 32, 32, 3, 3},   {1, 4096, 40, 1, 1}};
   for (Backend* b : KernelBackends()) {
     for (DType wt : {DType::kF32, DType::kF16, DType::kBF16}) {
       for (const MatmulShape& s : shapes) {
         double tier = wt == DType::kF32 ? testing::kTierGeneral : testing::kTierHalfWeights;
-        SCOPED_TRACE(std::string(DTypeName(wt)) + " M=" + std::to_string(s.m) + " K=" + std::to_string(s.k) +
-                     " N=" + std::to_string(s.n) + " batch=" + std::to_string(s.batch));
+        SCOPED_TRACE(std::string(DTypeName(wt)) + " M=" + std::to_string(s.m) +
+                     " K=" + std::to_string(s.k) + " N=" + std::to_string(s.n) +
+                     " batch=" + std::to_string(s.batch));
         // The CPU's tile set rounds f32 weights and the activations to bf16 past 48 rows.
-        const bool tiles = b->device().type == DeviceType::kCPU && CpuKernels().resolved == "amx" && s.m > 48;
+        const bool tiles =
+            b->device().type == DeviceType::kCPU && CpuKernels().resolved == "amx" && s.m > 48;
         if (wt == DType::kF32 && tiles) tier = testing::kTierBf16Operands;
         Tensor w = RandomTensor(wt, {s.k, s.n, s.w_batch, 1}, Rng());
         Tensor x = RandomTensor(DType::kF32, {s.k, s.m, s.batch, 1}, Rng());
@@ -73,7 +75,8 @@ TEST(Parity, ElementwiseOpsWithBroadcast) {
 TEST(Parity, SiluAtTheEndsOfExpsRange) {
   // e^-x overflows a float below x = -88.7 and underflows above x = 103: SiLU is then -0 and
   // x, never NaN (inf / inf) or 0 for a large x.
-  const float xs[] = {-1000.0f, -104.5f, -89.0f, -88.0f, -20.0f, -1e-3f, 0.0f, 1e-3f, 20.0f, 88.0f, 89.0f, 104.5f, 1000.0f};
+  const float xs[] = {-1000.0f, -104.5f, -89.0f, -88.0f, -20.0f, -1e-3f, 0.0f,
+                      1e-3f,    20.0f,   88.0f,  89.0f,  104.5f, 1000.0f};
   for (Backend* b : KernelBackends()) {
     SCOPED_TRACE(b->name());
     Tensor a = RandomTensor(DType::kF32, {13, 1, 1, 1}, Rng());
@@ -81,7 +84,8 @@ TEST(Parity, SiluAtTheEndsOfExpsRange) {
     Tensor y = RandomTensor(DType::kF32, {13, 1, 1, 1}, Rng(), 1, 2);
     EXPECT_TRUE(Parity(*b, OpKind::kSilu, {a}, {}, testing::kTierGeneral));
     EXPECT_TRUE(Parity(*b, OpKind::kSwiglu, {a, y}, {}, testing::kTierGeneral));
-    EXPECT_TRUE(Parity(*b, OpKind::kGeglu, {a, y}, {}, testing::kTierGeneral)) << "Geglu";  // e^(-2u) overflows sooner
+    EXPECT_TRUE(Parity(*b, OpKind::kGeglu, {a, y}, {}, testing::kTierGeneral))
+        << "Geglu";  // e^(-2u) overflows sooner
   }
 }
 
@@ -112,7 +116,8 @@ TEST(Parity, RopeFullAndPartialDims) {
     for (int mode = 0; mode < 6; ++mode) {
       const int n_dims = std::array<int, 3>{0, 32, -32}[mode % 3];
       const bool neox = mode >= 3;
-      SCOPED_TRACE("n_dims=" + std::to_string(n_dims) + (n_dims < 0 ? " with factors" : "") + (neox ? ", NEOX" : ""));
+      SCOPED_TRACE("n_dims=" + std::to_string(n_dims) + (n_dims < 0 ? " with factors" : "") +
+                   (neox ? ", NEOX" : ""));
       // 131071: a 128k context's last position, where the angle needs more than float's 24 bits.
       Tensor a = RandomTensor(DType::kF32, {64, 4, 6, 1}, Rng());
       Tensor pos = IntTensor({0, 1, 17, 1000, 4095, 131071});
@@ -133,7 +138,8 @@ TEST(Parity, RopeFullAndPartialDims) {
 TEST(Parity, RopeNeoxPairsEachElementWithTheOneHalfTheRotatedWidthOn) {
   for (bool neox : {false, true}) {
     Backend& ref = ReferenceBackend();
-    Tensor a = NewTensor(ref, DType::kF32, {4, 1, 1, 1}).value(), out = NewTensor(ref, DType::kF32, {4, 1, 1, 1}).value();
+    Tensor a = NewTensor(ref, DType::kF32, {4, 1, 1, 1}).value(),
+           out = NewTensor(ref, DType::kF32, {4, 1, 1, 1}).value();
     const float unit[4] = {1, 0, 0, 0};
     std::memcpy(a.data, unit, sizeof unit);
     Tensor pos = IntTensor({1});
@@ -151,7 +157,8 @@ TEST(Parity, GetRowsFromEveryTableDtypeAndTopK) {
   for (Backend* b : KernelBackends()) {
     for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) {
       Tensor table = RandomTensor(t, {33, 50, 1, 1}, Rng());
-      EXPECT_TRUE(Parity(*b, OpKind::kGetRows, {table, IntTensor({0, 49, 7, 7})}, {}, testing::kTierGeneral));
+      EXPECT_TRUE(Parity(*b, OpKind::kGetRows, {table, IntTensor({0, 49, 7, 7})}, {},
+                         testing::kTierGeneral));
     }
     // Ties go to the lower index, as a stable descending sort orders them.
     Tensor ties = RandomTensor(DType::kF32, {8, 2, 1, 1}, Rng());
@@ -181,11 +188,13 @@ TEST(Parity, RowOpsLongEnoughToSplitAcrossThreads) {
     EXPECT_TRUE(Parity(*b, OpKind::kGetRows, {table, IntTensor(ids)}, {}, testing::kTierGeneral));
     OpParams half;
     half.out_dtype = DType::kF16;
-    EXPECT_TRUE(Parity(*b, OpKind::kCopy, {RandomTensor(DType::kF32, {64, 700, 1, 1}, Rng())}, half, 0));
+    EXPECT_TRUE(
+        Parity(*b, OpKind::kCopy, {RandomTensor(DType::kF32, {64, 700, 1, 1}, Rng())}, half, 0));
     OpParams rope;
     rope.freq_base = 10000;
-    EXPECT_TRUE(Parity(*b, OpKind::kRope, {RandomTensor(DType::kF32, {64, 2, 300, 1}, Rng()), IntTensor(positions)}, rope,
-                       testing::kTierGeneral));
+    EXPECT_TRUE(Parity(*b, OpKind::kRope,
+                       {RandomTensor(DType::kF32, {64, 2, 300, 1}, Rng()), IntTensor(positions)},
+                       rope, testing::kTierGeneral));
   }
 }
 
@@ -214,18 +223,22 @@ TEST(Parity, MatmulAndGetRowsOverEveryBlockType) {
   // each block with the CPU's decoders (core/dequant_block.h).
   const double kTierBlockTypes = 1e-4;
   Backend& cpu = *GetBackend(DeviceType::kCPU);
-  for (DType t : {DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ8_0, DType::kQ2_K, DType::kQ3_K,
-                  DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4}) {
+  for (DType t :
+       {DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ8_0, DType::kQ2_K,
+        DType::kQ3_K, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4}) {
     SCOPED_TRACE(std::string(DTypeName(t)));
     Tensor w = QuantizedTensor(cpu, t, 512, 300);
     for (Backend* b : KernelBackends()) {
       for (int64_t m : {1, 20}) {
         Tensor x = RandomTensor(DType::kF32, {512, m, 1, 1}, Rng());
-        EXPECT_TRUE(Parity(*b, OpKind::kMatmul, {w, x}, {}, kTierBlockTypes)) << b->name() << " M=" << m;
+        EXPECT_TRUE(Parity(*b, OpKind::kMatmul, {w, x}, {}, kTierBlockTypes))
+            << b->name() << " M=" << m;
       }
     }
     for (Backend* b : KernelBackends()) {
-      EXPECT_TRUE(Parity(*b, OpKind::kGetRows, {w, IntTensor({0, 299, 7, 7})}, {}, testing::kTierGeneral)) << b->name();
+      EXPECT_TRUE(
+          Parity(*b, OpKind::kGetRows, {w, IntTensor({0, 299, 7, 7})}, {}, testing::kTierGeneral))
+          << b->name();
     }
   }
 }
@@ -238,7 +251,8 @@ TEST(Parity, MatmulAndGetRowsOverEveryBlockType) {
 // NMSE up to 2.4e-4), so their tier is that of half-precision weights.
 TEST(Parity, ExpertsOverEveryWeightDtype) {
   const int64_t kExperts = 6, kUsed = 2;
-  for (DType t : {DType::kF32, DType::kF16, DType::kBF16, DType::kQ4_0, DType::kQ8_0, DType::kQ4_K}) {
+  for (DType t :
+       {DType::kF32, DType::kF16, DType::kBF16, DType::kQ4_0, DType::kQ8_0, DType::kQ4_K}) {
     const bool blocks = IsQuantized(t);
     const int64_t d = t == DType::kQ4_K ? 256 : 64, f = blocks ? d : 40;
     const double tier = t == DType::kF32 ? testing::kTierGeneral : testing::kTierHalfWeights;
@@ -246,14 +260,17 @@ TEST(Parity, ExpertsOverEveryWeightDtype) {
       Tensor w = RandomTensor(blocks ? DType::kF32 : t, {k, n, kExperts, 1}, Rng());
       if (!blocks) return w;
       Tensor q = NewTensor(*GetBackend(DeviceType::kCPU), t, w.ne).value();
-      for (int64_t r = 0; r < n * kExperts; ++r) EXPECT_TRUE(QuantizeRow(t, w.Row<const float>(r % n, r / n), q.Row<char>(r % n, r / n), k).ok());
+      for (int64_t r = 0; r < n * kExperts; ++r)
+        EXPECT_TRUE(
+            QuantizeRow(t, w.Row<const float>(r % n, r / n), q.Row<char>(r % n, r / n), k).ok());
       return q;
     };
     Tensor gate = weight(d, f), up = weight(d, f), down = weight(f, d);
     for (int64_t tokens : {1, 3, 16}) {
       SCOPED_TRACE(std::string(DTypeName(t)) + " T=" + std::to_string(tokens));
       std::vector<int32_t> ids;
-      for (int64_t i = 0; i < tokens; ++i) ids.insert(ids.end(), {static_cast<int32_t>(i % 3), static_cast<int32_t>(5 - i % 2)});
+      for (int64_t i = 0; i < tokens; ++i)
+        ids.insert(ids.end(), {static_cast<int32_t>(i % 3), static_cast<int32_t>(5 - i % 2)});
       Tensor id = IntTensor(ids);
       id.ne = {kUsed, tokens, 1, 1};
       id.nb = ContiguousStrides(DType::kI32, id.ne);
@@ -261,7 +278,8 @@ TEST(Parity, ExpertsOverEveryWeightDtype) {
       Tensor x = RandomTensor(DType::kF32, {d, tokens, 1, 1}, Rng());
       for (Backend* b : KernelBackends()) {
         if (b->device().type != DeviceType::kCPU) continue;
-        EXPECT_TRUE(Parity(*b, OpKind::kExperts, {x, id, weights, gate, up, down}, {}, tier)) << b->name();
+        EXPECT_TRUE(Parity(*b, OpKind::kExperts, {x, id, weights, gate, up, down}, {}, tier))
+            << b->name();
       }
     }
   }
@@ -269,27 +287,36 @@ TEST(Parity, ExpertsOverEveryWeightDtype) {
 
 // Ids are data: one that names no expert is an error, on the CPU as in the reference.
 TEST(Parity, AnExpertIdOutsideTheExpertsIsAnError) {
-  Tensor gate = RandomTensor(DType::kF32, {32, 16, 4, 1}, Rng()), down = RandomTensor(DType::kF32, {16, 32, 4, 1}, Rng());
-  Tensor x = RandomTensor(DType::kF32, {32, 1, 1, 1}, Rng()), weights = RandomTensor(DType::kF32, {2, 1, 1, 1}, Rng());
+  Tensor gate = RandomTensor(DType::kF32, {32, 16, 4, 1}, Rng()),
+         down = RandomTensor(DType::kF32, {16, 32, 4, 1}, Rng());
+  Tensor x = RandomTensor(DType::kF32, {32, 1, 1, 1}, Rng()),
+         weights = RandomTensor(DType::kF32, {2, 1, 1, 1}, Rng());
   for (Backend* b : {GetBackend(DeviceType::kCPU), &ReferenceBackend()}) {
     for (int32_t bad : {4, -1}) {
       Tensor id = IntTensor({1, bad});
       id.ne = {2, 1, 1, 1};
       Tensor y = NewTensor(*b, DType::kF32, {32, 1, 1, 1}).value();
       Status s = RunOp(*b, Op{OpKind::kExperts, {&x, &id, &weights, &gate, &gate, &down}, &y, {}});
-      EXPECT_EQ(s.message(), "Experts: token 0's id " + std::to_string(bad) + " is not one of the 4 experts") << b->name();
+      EXPECT_EQ(s.message(),
+                "Experts: token 0's id " + std::to_string(bad) + " is not one of the 4 experts")
+          << b->name();
     }
   }
 }
 
 TEST(Parity, AttentionOverAKvCacheWithGqa) {
-  struct Case { int64_t hd, heads, kv_heads, tokens, ctx; int n_past; DType cache; };
-  const Case cases[] = {{64, 8, 8, 1, 32, 20, DType::kF32}, {64, 8, 2, 7, 32, 0, DType::kF32},
-                        {128, 4, 1, 3, 16, 13, DType::kF16}, {32, 6, 3, 5, 8, 3, DType::kF16},
-                        {64, 4, 2, 2, 300, 250, DType::kF16},   // spans chunks of keys
-                        {64, 4, 2, 40, 96, 50, DType::kF16},    // a prompt after a prefix
-                        {64, 4, 2, 200, 256, 30, DType::kF16},  // three causal blocks, the last partial
-                        {32, 2, 1, 130, 130, 0, DType::kF32}};
+  struct Case {
+    int64_t hd, heads, kv_heads, tokens, ctx;
+    int n_past;
+    DType cache;
+  };
+  const Case cases[] = {
+      {64, 8, 8, 1, 32, 20, DType::kF32},    {64, 8, 2, 7, 32, 0, DType::kF32},
+      {128, 4, 1, 3, 16, 13, DType::kF16},   {32, 6, 3, 5, 8, 3, DType::kF16},
+      {64, 4, 2, 2, 300, 250, DType::kF16},   // spans chunks of keys
+      {64, 4, 2, 40, 96, 50, DType::kF16},    // a prompt after a prefix
+      {64, 4, 2, 200, 256, 30, DType::kF16},  // three causal blocks, the last partial
+      {32, 2, 1, 130, 130, 0, DType::kF32}};
   for (Backend* b : KernelBackends()) {
     for (const Case& c : cases) {
       SCOPED_TRACE("hd=" + std::to_string(c.hd) + " tokens=" + std::to_string(c.tokens) +
@@ -323,7 +350,8 @@ TEST(Parity, CopyBetweenEveryFloatDtype) {
         if (from == DType::kF32) {
           // Exact ties, which random values almost never hit: halfway between two f16 (and two
           // bf16) neighbours, rounding down to even, then up to even; and f16's subnormals.
-          const float ties[] = {1.0f + 0x1p-11f, 1.0f + 0x3p-11f, 1.0f + 0x1p-8f, 1.0f + 0x3p-8f, -0x1.8p-24f, 0x1p-25f};
+          const float ties[] = {1.0f + 0x1p-11f, 1.0f + 0x3p-11f, 1.0f + 0x1p-8f,
+                                1.0f + 0x3p-8f,  -0x1.8p-24f,     0x1p-25f};
           std::copy(std::begin(ties), std::end(ties), static_cast<float*>(a.data));
         }
         EXPECT_TRUE(testing::Parity(*b, OpKind::kCopy, {a}, p, 0));
@@ -358,12 +386,14 @@ TEST(Parity, CopyIntoHalfSlotsAtOddOffsetsLeavesNeighboursAlone) {
     ASSERT_TRUE(b->CopyOut(got.data(), cache.data, 30).ok());
     if (b->device().type == DeviceType::kCPU) want = got;
     EXPECT_EQ(got, want);
-    for (int i : {0, 1, 2, 6, 7}) EXPECT_EQ(got[i], static_cast<uint16_t*>(before.data)[i]) << "element " << i;
+    for (int i : {0, 1, 2, 6, 7})
+      EXPECT_EQ(got[i], static_cast<uint16_t*>(before.data)[i]) << "element " << i;
     EXPECT_EQ(got[3], F32ToF16(static_cast<float*>(src.data)[0]));
   }
 }
 
-// Regression: rope wrote o[i] before reading x[i] for o[i+1]; harmless out of place, wrong in place.
+// Regression: rope wrote o[i] before reading x[i] for o[i+1]; harmless out of place, wrong in
+// place.
 TEST(Parity, OpsWrittenInPlace) {
   std::mt19937 rng(11);
   for (Backend* b : testing::KernelBackends()) {
@@ -375,7 +405,8 @@ TEST(Parity, OpsWrittenInPlace) {
     EXPECT_TRUE(testing::ParityInPlace(*b, OpKind::kRope, {a, pos}, p, testing::kTierGeneral));
     OpParams neox = p;
     neox.rope_neox = true;
-    EXPECT_TRUE(testing::ParityInPlace(*b, OpKind::kRope, {a, pos}, neox, testing::kTierGeneral)) << "NEOX";
+    EXPECT_TRUE(testing::ParityInPlace(*b, OpKind::kRope, {a, pos}, neox, testing::kTierGeneral))
+        << "NEOX";
     for (OpKind k : {OpKind::kAdd, OpKind::kMul, OpKind::kSwiglu, OpKind::kGeglu}) {
       EXPECT_TRUE(testing::ParityInPlace(*b, k, {a, c}, p, testing::kTierGeneral));
     }
@@ -404,7 +435,8 @@ TEST(Parity, SwigluOaiClampsBothInputs) {
   for (Backend* be : testing::KernelBackends()) {
     SCOPED_TRACE(be->name());
     EXPECT_TRUE(testing::Parity(*be, OpKind::kSwigluOai, {a, b}, {}, testing::kTierGeneral));
-    EXPECT_TRUE(testing::Parity(*be, OpKind::kSwigluOai, {a, b}, other, testing::kTierGeneral)) << "alpha 1, limit 3";
+    EXPECT_TRUE(testing::Parity(*be, OpKind::kSwigluOai, {a, b}, other, testing::kTierGeneral))
+        << "alpha 1, limit 3";
   }
   OpParams unclamped;
   unclamped.limit = 1e9f;

@@ -1,3 +1,5 @@
+#include "vt/placement.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 
 #include "parity_support.h"
 #include "vt/loopback.h"
-#include "vt/placement.h"
 #include "vt/quant.h"
 
 namespace vt {
@@ -39,7 +40,8 @@ TEST_F(Placement, OnlyTheCpuIsALegalPlacementTarget) {
   auto loop = MakeLoopbackBackend();
   auto placed = PlacementQueue::Create(*loop);
   ASSERT_FALSE(placed.ok());
-  EXPECT_EQ(placed.status().message(), "MoE placement target xpu is not allowed: experts may only be placed on cpu");
+  EXPECT_EQ(placed.status().message(),
+            "MoE placement target xpu is not allowed: experts may only be placed on cpu");
   EXPECT_TRUE(PlacementQueue::Create(Cpu()).ok());
 }
 
@@ -113,8 +115,9 @@ struct OaiExtras {
 // An independent oracle in plain double loops: softmax over all experts, top-k, renormalise,
 // Σ w_e · down_e(silu(gate_e x) * up_e x) (llama.cpp's llama-arch MoE); with `oai`, gpt-oss's:
 // each matmul's bias added, and min(g, 7)·σ(1.702·min(g, 7))·(clamp(u, ±7) + 1) as the gate.
-std::vector<float> MoeByHand(const Tensor& router, const Tensor& gate, const Tensor& up, const Tensor& down,
-                             const Tensor& x, int k, const OaiExtras* oai = nullptr) {
+std::vector<float> MoeByHand(const Tensor& router, const Tensor& gate, const Tensor& up,
+                             const Tensor& down, const Tensor& x, int k,
+                             const OaiExtras* oai = nullptr) {
   auto at = [](const Tensor& t, int64_t i0, int64_t i1, int64_t i2) {
     const char* p = static_cast<const char*>(t.data) + i0 * t.nb[0] + i1 * t.nb[1] + i2 * t.nb[2];
     uint16_t h;
@@ -177,12 +180,15 @@ TEST_F(Placement, QuantizedExpertsStayOnTheCpuAndOnlyTheActivationsMove) {
     Tensor f = testing::RandomTensor(DType::kF32, ne, rng);
     Tensor q = NewTensor(Cpu(), DType::kQ8_0, ne).value();
     for (int64_t r = 0; r < ne[1] * ne[2]; ++r) {
-      EXPECT_TRUE(QuantizeRow(DType::kQ8_0, static_cast<const float*>(f.data) + r * ne[0], q.Row<char>(r), ne[0]).ok());
+      EXPECT_TRUE(QuantizeRow(DType::kQ8_0, static_cast<const float*>(f.data) + r * ne[0],
+                              q.Row<char>(r), ne[0])
+                      .ok());
     }
     return q;
   };
   Tensor router = testing::RandomTensor(DType::kF32, {kWide, kE, 1, 1}, rng);
-  Tensor gate = quantized({kWide, kWide, kE, 1}), up = quantized({kWide, kWide, kE, 1}), down = quantized({kWide, kWide, kE, 1});
+  Tensor gate = quantized({kWide, kWide, kE, 1}), up = quantized({kWide, kWide, kE, 1}),
+         down = quantized({kWide, kWide, kE, 1});
   Tensor x_cpu = testing::RandomTensor(DType::kF32, {kWide, kTokens, 1, 1}, rng);
   MoeWeights w{&router, &gate, &up, &down, 2};
   Engine cpu{MakeQueue(Cpu())};
@@ -190,18 +196,22 @@ TEST_F(Placement, QuantizedExpertsStayOnTheCpuAndOnlyTheActivationsMove) {
   ASSERT_TRUE(RunMoe(cpu, nullptr, w, x_cpu, unplaced).ok());
   auto loop = MakeLoopbackBackend();
   Engine engine{MakeQueue(*loop)};
-  Tensor x = NewTensor(*loop, DType::kF32, x_cpu.ne).value(), y = NewTensor(*loop, DType::kF32, x_cpu.ne).value();
+  Tensor x = NewTensor(*loop, DType::kF32, x_cpu.ne).value(),
+         y = NewTensor(*loop, DType::kF32, x_cpu.ne).value();
   ASSERT_TRUE(CopyTensor(x_cpu, x).ok());
   ResetLoopbackCounts(*loop);
   PlacementQueue placement = CpuPlacement();
   Status s = RunMoe(engine, &placement, w, x, y);
   ASSERT_TRUE(s.ok()) << "the placed arm failed: " << s.ToString();
   TransferCounts counts = LoopbackCounts(*loop);
-  EXPECT_EQ(counts.to_host_bytes, static_cast<size_t>(kWide * kTokens * 4)) << "bytes to the host: the activations";
-  EXPECT_EQ(counts.to_device_bytes, static_cast<size_t>(kWide * kTokens * 4)) << "bytes back: the expert outputs";
+  EXPECT_EQ(counts.to_host_bytes, static_cast<size_t>(kWide * kTokens * 4))
+      << "bytes to the host: the activations";
+  EXPECT_EQ(counts.to_device_bytes, static_cast<size_t>(kWide * kTokens * 4))
+      << "bytes back: the expert outputs";
   Tensor placed = NewTensor(Cpu(), DType::kF32, x_cpu.ne).value();
   ASSERT_TRUE(CopyTensor(y, placed).ok());
-  EXPECT_EQ(std::memcmp(unplaced.data, placed.data, unplaced.ByteSize()), 0) << "the placed arm changed the numbers";
+  EXPECT_EQ(std::memcmp(unplaced.data, placed.data, unplaced.ByteSize()), 0)
+      << "the placed arm changed the numbers";
 }
 
 // The CPU backend, counting the Experts ops it runs, and with `experts` false a backend that
@@ -215,10 +225,18 @@ class CpuView final : public Backend {
   Device device() const override { return cpu_.device(); }
   StatusOr<void*> Alloc(size_t bytes) override { return cpu_.Alloc(bytes); }
   void Free(void* data) override { cpu_.Free(data); }
-  Status CopyIn(void* dst, const void* src, size_t bytes) override { return cpu_.CopyIn(dst, src, bytes); }
-  Status CopyOut(void* dst, const void* src, size_t bytes) override { return cpu_.CopyOut(dst, src, bytes); }
-  Status CopyWithin(void* dst, const void* src, size_t bytes) override { return cpu_.CopyWithin(dst, src, bytes); }
-  bool Supports(const Op& op) const override { return (experts_ || op.kind != OpKind::kExperts) && cpu_.Supports(op); }
+  Status CopyIn(void* dst, const void* src, size_t bytes) override {
+    return cpu_.CopyIn(dst, src, bytes);
+  }
+  Status CopyOut(void* dst, const void* src, size_t bytes) override {
+    return cpu_.CopyOut(dst, src, bytes);
+  }
+  Status CopyWithin(void* dst, const void* src, size_t bytes) override {
+    return cpu_.CopyWithin(dst, src, bytes);
+  }
+  bool Supports(const Op& op) const override {
+    return (experts_ || op.kind != OpKind::kExperts) && cpu_.Supports(op);
+  }
   Status Run(const Op& op) override {
     experts_run += op.kind == OpKind::kExperts;
     return cpu_.Run(op);
@@ -243,16 +261,23 @@ TEST_F(Placement, TheExpertsOpGivesTheExpertLoopsBitsOnTheCpu) {
       Tensor f = testing::RandomTensor(type == DType::kQ4_0 ? DType::kF32 : type, ne, rng);
       if (type != DType::kQ4_0) return f;
       Tensor q = NewTensor(Cpu(), type, ne).value();
-      for (int64_t r = 0; r < ne[1] * ne[2]; ++r) EXPECT_TRUE(QuantizeRow(type, f.Row<const float>(r % ne[1], r / ne[1]), q.Row<char>(r % ne[1], r / ne[1]), ne[0]).ok());
+      for (int64_t r = 0; r < ne[1] * ne[2]; ++r)
+        EXPECT_TRUE(QuantizeRow(type, f.Row<const float>(r % ne[1], r / ne[1]),
+                                q.Row<char>(r % ne[1], r / ne[1]), ne[0])
+                        .ok());
       return q;
     };
     Tensor router = testing::RandomTensor(DType::kF32, {kWide, kE, 1, 1}, rng);
-    Tensor gate = experts({kWide, kWide, kE, 1}), up = experts({kWide, kWide, kE, 1}), down = experts({kWide, kWide, kE, 1});
-    Tensor x = testing::RandomTensor(DType::kF32, {kWide, kTokens, 1, 1}, rng), ids = testing::IntTensor(std::vector<int32_t>(3 * kTokens, 0));
+    Tensor gate = experts({kWide, kWide, kE, 1}), up = experts({kWide, kWide, kE, 1}),
+           down = experts({kWide, kWide, kE, 1});
+    Tensor x = testing::RandomTensor(DType::kF32, {kWide, kTokens, 1, 1}, rng),
+           ids = testing::IntTensor(std::vector<int32_t>(3 * kTokens, 0));
     MoeWeights w{&router, &gate, &up, &down, 3};
-    Tensor y = NewTensor(Cpu(), DType::kF32, x.ne).value(), fused_y = NewTensor(Cpu(), DType::kF32, x.ne).value();
+    Tensor y = NewTensor(Cpu(), DType::kF32, x.ne).value(),
+           fused_y = NewTensor(Cpu(), DType::kF32, x.ne).value();
     ids.ne = {3, kTokens, 1, 1};
-    ASSERT_TRUE(Cpu().Supports(Op{OpKind::kExperts, {&x, &ids, &ids, &gate, &up, &down}, &y, {}})) << "the CPU has the op for 16 tokens";
+    ASSERT_TRUE(Cpu().Supports(Op{OpKind::kExperts, {&x, &ids, &ids, &gate, &up, &down}, &y, {}}))
+        << "the CPU has the op for 16 tokens";
     CpuView cpu(Cpu(), true), plain(Cpu(), false);
     Engine fused{MakeQueue(cpu)}, loop{MakeQueue(plain)};
     ASSERT_TRUE(RunMoe(fused, nullptr, w, x, fused_y).ok());
@@ -262,10 +287,12 @@ TEST_F(Placement, TheExpertsOpGivesTheExpertLoopsBitsOnTheCpu) {
     EXPECT_EQ(plain.experts_run, 0);
     EXPECT_EQ(std::memcmp(y.data, fused_y.data, y.ByteSize()), 0) << "the op and the loop differ";
     for (int64_t t : {0, 9, 15}) {
-      Tensor one = NewTensor(Cpu(), DType::kF32, {kWide, 1, 1, 1}).value(), alone = NewTensor(Cpu(), DType::kF32, one.ne).value();
+      Tensor one = NewTensor(Cpu(), DType::kF32, {kWide, 1, 1, 1}).value(),
+             alone = NewTensor(Cpu(), DType::kF32, one.ne).value();
       std::memcpy(one.data, x.Row<const float>(t), kWide * 4);
       ASSERT_TRUE(RunMoe(fused, nullptr, w, one, alone).ok());
-      EXPECT_EQ(std::memcmp(alone.data, fused_y.Row<const float>(t), kWide * 4), 0) << "token " << t << " alone differs";
+      EXPECT_EQ(std::memcmp(alone.data, fused_y.Row<const float>(t), kWide * 4), 0)
+          << "token " << t << " alone differs";
     }
   }
 }
@@ -275,7 +302,8 @@ TEST_F(Placement, MoeMatchesAnIndependentFloat64Oracle) {
   Tensor got = Output(Cpu());
   ASSERT_TRUE(RunMoe(cpu, nullptr, weights_, x_, got).ok());
   std::vector<float> want = MoeByHand(router_, gate_, up_, down_, x_, 2);
-  std::vector<float> b(static_cast<const float*>(got.data), static_cast<const float*>(got.data) + kD * kT);
+  std::vector<float> b(static_cast<const float*>(got.data),
+                       static_cast<const float*>(got.data) + kD * kT);
   EXPECT_LT(testing::Nmse(want, b), testing::kTierGeneral);
 }
 
@@ -284,8 +312,10 @@ TEST_F(Placement, MoeMatchesAnIndependentFloat64Oracle) {
 // experts' side of the seam, and the result the plain double loops'.
 TEST_F(Placement, GptOssExpertsWithBiasesCrossTheSeamAndMatchTheFloat64Oracle) {
   std::mt19937 rng(12);
-  Tensor rb = testing::RandomTensor(DType::kF32, {kE, 1, 1, 1}, rng), gb = testing::RandomTensor(DType::kF32, {kF, kE, 1, 1}, rng);
-  Tensor ub = testing::RandomTensor(DType::kF32, {kF, kE, 1, 1}, rng), db = testing::RandomTensor(DType::kF32, {kD, kE, 1, 1}, rng);
+  Tensor rb = testing::RandomTensor(DType::kF32, {kE, 1, 1, 1}, rng),
+         gb = testing::RandomTensor(DType::kF32, {kF, kE, 1, 1}, rng);
+  Tensor ub = testing::RandomTensor(DType::kF32, {kF, kE, 1, 1}, rng),
+         db = testing::RandomTensor(DType::kF32, {kD, kE, 1, 1}, rng);
   Tensor wide = testing::RandomTensor(DType::kF32, {kD, kT, 1, 1}, rng, -4, 4);
   MoeWeights w = weights_;
   w.router_b = &rb;
@@ -309,8 +339,10 @@ TEST_F(Placement, GptOssExpertsWithBiasesCrossTheSeamAndMatchTheFloat64Oracle) {
   EXPECT_EQ(std::memcmp(unplaced.data, placed.data, unplaced.ByteSize()), 0);
   EXPECT_EQ(std::memcmp(unplaced.data, via_loopback.data, unplaced.ByteSize()), 0);
   OaiExtras extras{&rb, &gb, &ub, &db};
-  std::vector<float> want = MoeByHand(router_, gate_, up_, down_, wide, 2, &extras), plain = MoeByHand(router_, gate_, up_, down_, wide, 2);
-  std::vector<float> got(static_cast<const float*>(unplaced.data), static_cast<const float*>(unplaced.data) + kD * kT);
+  std::vector<float> want = MoeByHand(router_, gate_, up_, down_, wide, 2, &extras),
+                     plain = MoeByHand(router_, gate_, up_, down_, wide, 2);
+  std::vector<float> got(static_cast<const float*>(unplaced.data),
+                         static_cast<const float*>(unplaced.data) + kD * kT);
   EXPECT_LT(testing::Nmse(want, got), testing::kTierGeneral);
   EXPECT_GT(testing::Nmse(want, plain), 1e-2) << "gpt-oss's additions changed nothing";
 }

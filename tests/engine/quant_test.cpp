@@ -1,25 +1,27 @@
 // ggml's block formats: sizes, hand-built blocks decoded to the values their published layout
 // gives (ggml-common.h / ggml-quants.c of the pinned llama.cpp), vt's quantizer round trip,
 // and rows no block fits. Bit-for-bit agreement with libggml itself: GgmlDequant.* (oracle).
+#include "vt/quant.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <random>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "cpu/matmul_kernels.h"
 #include "vt/gguf.h"
-#include "vt/quant.h"
 
 namespace vt {
 namespace {
 
-const DType kBlockTypes[] = {DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ8_0,
-                             DType::kQ2_K, DType::kQ3_K, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4};
+const DType kBlockTypes[] = {DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1,
+                             DType::kQ8_0, DType::kQ2_K, DType::kQ3_K, DType::kQ4_K,
+                             DType::kQ5_K, DType::kQ6_K, DType::kMXFP4};
 
 TEST(Quant, BlockSizesAndBytesAreGgmls) {
   const size_t bytes[] = {18, 20, 22, 24, 34, 84, 110, 144, 176, 210, 17};
@@ -45,29 +47,105 @@ struct Case {
 };
 
 const Case kCases[] = {
-    {DType::kQ4_0, [](auto& b) { PutHalf(b, 0, 0x3C00); b[2] = 0xF0; }, 16, 7.0f},        // high nibble: element 16
-    {DType::kQ4_1, [](auto& b) { PutHalf(b, 0, 0x3C00); PutHalf(b, 2, 0xC000); b[4 + 3] = 0x05; }, 3, 3.0f},
-    {DType::kQ5_0, [](auto& b) { PutHalf(b, 0, 0x3C00); b[2 + 2] = 0x10; b[6 + 4] = 0x30; }, 20, 3.0f},  // qh bit 20
-    {DType::kQ5_1, [](auto& b) { PutHalf(b, 0, 0x3C00); PutHalf(b, 2, 0x3C00); b[4] = 0x04; b[8 + 2] = 0x01; }, 2, 18.0f},
-    {DType::kQ8_0, [](auto& b) { PutHalf(b, 0, 0x3800); b[2 + 7] = static_cast<uint8_t>(-3); }, 7, -1.5f},
+    {DType::kQ4_0,
+     [](auto& b) {
+       PutHalf(b, 0, 0x3C00);
+       b[2] = 0xF0;
+     },
+     16, 7.0f},  // high nibble: element 16
+    {DType::kQ4_1,
+     [](auto& b) {
+       PutHalf(b, 0, 0x3C00);
+       PutHalf(b, 2, 0xC000);
+       b[4 + 3] = 0x05;
+     },
+     3, 3.0f},
+    {DType::kQ5_0,
+     [](auto& b) {
+       PutHalf(b, 0, 0x3C00);
+       b[2 + 2] = 0x10;
+       b[6 + 4] = 0x30;
+     },
+     20, 3.0f},  // qh bit 20
+    {DType::kQ5_1,
+     [](auto& b) {
+       PutHalf(b, 0, 0x3C00);
+       PutHalf(b, 2, 0x3C00);
+       b[4] = 0x04;
+       b[8 + 2] = 0x01;
+     },
+     2, 18.0f},
+    {DType::kQ8_0,
+     [](auto& b) {
+       PutHalf(b, 0, 0x3800);
+       b[2 + 7] = static_cast<uint8_t>(-3);
+     },
+     7, -1.5f},
     // d 2, dmin 1, sub-block 9: scale 5, min 3; element 150 in qs[32 + 22] bits 0-1.
-    {DType::kQ2_K, [](auto& b) { PutHalf(b, 80, 0x4000); PutHalf(b, 82, 0x3C00); b[9] = 0x35; b[16 + 54] = 0x02; }, 150, 17.0f},
+    {DType::kQ2_K,
+     [](auto& b) {
+       PutHalf(b, 80, 0x4000);
+       PutHalf(b, 82, 0x3C00);
+       b[9] = 0x35;
+       b[16 + 54] = 0x02;
+     },
+     150, 17.0f},
     // d 0.5, scale 14 = -5 (+32 = 27: low nibble in byte 6's high half, top bits in byte 10 at
     // bit 6); element 230: qs[32 + 6] bits 6-7 = 1, its hmask bit 7 clear (minus 4).
-    {DType::kQ3_K, [](auto& b) { PutHalf(b, 108, 0x3800); b[96 + 6] = 0xB0; b[96 + 10] = 0x40; b[32 + 38] = 0x40; }, 230, 7.5f},
+    {DType::kQ3_K,
+     [](auto& b) {
+       PutHalf(b, 108, 0x3800);
+       b[96 + 6] = 0xB0;
+       b[96 + 10] = 0x40;
+       b[32 + 38] = 0x40;
+     },
+     230, 7.5f},
     // d 1, dmin 0.5, sub-block 5: scale 37, min 21 (the 6-bit packing's second half); element
     // 163 is the high nibble of qs[67].
-    {DType::kQ4_K, [](auto& b) { PutHalf(b, 0, 0x3C00); PutHalf(b, 2, 0x3800); b[4 + 1] = 0x80; b[4 + 5] = 0x40; b[4 + 9] = 0x55; b[16 + 67] = 0x90; }, 163, 322.5f},
+    {DType::kQ4_K,
+     [](auto& b) {
+       PutHalf(b, 0, 0x3C00);
+       PutHalf(b, 2, 0x3800);
+       b[4 + 1] = 0x80;
+       b[4 + 5] = 0x40;
+       b[4 + 9] = 0x55;
+       b[16 + 67] = 0x90;
+     },
+     163, 322.5f},
     // d 1, sub-block 1 scale 1; element 40: high nibble of ql[8] = 7, qh[8] bit 1 adds 16.
-    {DType::kQ5_K, [](auto& b) { PutHalf(b, 0, 0x3C00); b[4 + 1] = 0x01; b[48 + 8] = 0x70; b[16 + 8] = 0x02; }, 40, 23.0f},
+    {DType::kQ5_K,
+     [](auto& b) {
+       PutHalf(b, 0, 0x3C00);
+       b[4 + 1] = 0x01;
+       b[48 + 8] = 0x70;
+       b[16 + 8] = 0x02;
+     },
+     40, 23.0f},
     // d 0.25, scale 13 = -3; element 213 (second half, third group): ql[85] high nibble 2 and
     // qh[53] bits 4-5 = 3: 50 - 32 = 18.
-    {DType::kQ6_K, [](auto& b) { PutHalf(b, 208, 0x3400); b[192 + 13] = static_cast<uint8_t>(-3); b[85] = 0x20; b[128 + 53] = 0x30; }, 213, -13.5f},
+    {DType::kQ6_K,
+     [](auto& b) {
+       PutHalf(b, 208, 0x3400);
+       b[192 + 13] = static_cast<uint8_t>(-3);
+       b[85] = 0x20;
+       b[128 + 53] = 0x30;
+     },
+     213, -13.5f},
     // E8M0 130 taken at half: 2^(130 - 128) = 4; element 21, the high nibble of byte 1 + 5,
     // is 0xA: E2M1 -1 (stored doubled, -2).
-    {DType::kMXFP4, [](auto& b) { b[0] = 130; b[1 + 5] = 0xA0; }, 21, -8.0f},
+    {DType::kMXFP4,
+     [](auto& b) {
+       b[0] = 130;
+       b[1 + 5] = 0xA0;
+     },
+     21, -8.0f},
     // The smallest scales are subnormal: E8M0 1 at half is 2^-127.
-    {DType::kMXFP4, [](auto& b) { b[0] = 1; b[1 + 2] = 0x07; }, 2, 12.0f * 0x1p-127f},
+    {DType::kMXFP4,
+     [](auto& b) {
+       b[0] = 1;
+       b[1 + 2] = 0x07;
+     },
+     2, 12.0f * 0x1p-127f},
 };
 
 TEST(Quant, HandBuiltBlocksDecodeToTheValuesOfTheirLayout) {
@@ -110,8 +188,8 @@ TEST(Quant, EveryKernelSetDequantizesBitForBitAsThePortableCode) {
   const int64_t n = 1024;
   std::vector<float> x(n), want(n), got(n);
   for (int64_t i = 0; i < n; ++i) x[i] = normal(rng) * (i % 97 == 0 ? 40.0f : 1.0f);
-  std::vector<const cpu::MatmulKernels*> sets{&cpu::GenericKernels(), cpu::Avx2Kernels(), cpu::Avx512Kernels(),
-                                              cpu::Avx512Bf16Kernels()};
+  std::vector<const cpu::MatmulKernels*> sets{&cpu::GenericKernels(), cpu::Avx2Kernels(),
+                                              cpu::Avx512Kernels(), cpu::Avx512Bf16Kernels()};
   int checked = 0;
   for (const cpu::MatmulKernels* k : sets) {
     if (k == nullptr || k->dequantize == nullptr) continue;
@@ -124,7 +202,8 @@ TEST(Quant, EveryKernelSetDequantizesBitForBitAsThePortableCode) {
       if (!k->dequantize(t, blocks.data(), got.data(), n)) continue;
       ++checked;
       for (int64_t i = 0; i < n; ++i) {
-        ASSERT_EQ(std::memcmp(&got[i], &want[i], 4), 0) << "element " << i << ": " << got[i] << ", portable " << want[i];
+        ASSERT_EQ(std::memcmp(&got[i], &want[i], 4), 0)
+            << "element " << i << ": " << got[i] << ", portable " << want[i];
       }
     }
   }
@@ -139,9 +218,12 @@ TEST(Quant, RowsThatNoBlockFitsAreRefusedNamingTheTensor) {
   Status st = QuantizeRow(DType::kQ4_K, x.data(), out.data(), 300);
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(st.message(), "a row of 300 is not a multiple of q4_K's block of 256");
-  EXPECT_EQ(QuantizeRow(DType::kF16, x.data(), out.data(), 32).message(), "f16 is not a block type");
+  EXPECT_EQ(QuantizeRow(DType::kF16, x.data(), out.data(), 32).message(),
+            "f16 is not a block type");
   // A file whose q4_K rows are 300 long: the reader names the tensor, its type and the length.
-  std::string path = (std::filesystem::temp_directory_path() / ("vt-quant-" + std::to_string(getpid()) + ".gguf")).string();
+  std::string path =
+      (std::filesystem::temp_directory_path() / ("vt-quant-" + std::to_string(getpid()) + ".gguf"))
+          .string();
   GgufWriter w;
   std::vector<uint8_t> bytes(4096, 0);
   w.AddTensor("blk.0.attn_q.weight", DType::kQ4_K, {300, 2, 1, 1}, 2, bytes.data());
@@ -149,7 +231,8 @@ TEST(Quant, RowsThatNoBlockFitsAreRefusedNamingTheTensor) {
   auto file = GgufFile::Open(path);
   std::filesystem::remove(path);
   ASSERT_FALSE(file.ok());
-  EXPECT_NE(file.status().message().find("tensor \"blk.0.attn_q.weight\": q4_K rows of 300 are not a multiple of its block of 256"),
+  EXPECT_NE(file.status().message().find("tensor \"blk.0.attn_q.weight\": q4_K rows of 300 are not "
+                                         "a multiple of its block of 256"),
             std::string::npos)
       << file.status().message();
 }

@@ -37,7 +37,8 @@ TEST(Parity, RopeYarnMixesEachPairsAngleByItsRamp) {
         p.mscale = 0.875f;
         EXPECT_TRUE(testing::Parity(*b, OpKind::kRope, {a, pos}, p, testing::kTierGeneral));
         p.freq_factors = factors.data();
-        EXPECT_TRUE(testing::Parity(*b, OpKind::kRope, {a, pos}, p, testing::kTierGeneral)) << "factors";
+        EXPECT_TRUE(testing::Parity(*b, OpKind::kRope, {a, pos}, p, testing::kTierGeneral))
+            << "factors";
       }
     }
   }
@@ -47,10 +48,13 @@ TEST(Parity, RopeYarnMixesEachPairsAngleByItsRamp) {
   yarn.n_ctx_orig = 4096;
   OpParams linear = yarn;
   linear.ext_factor = 0;
-  EXPECT_GT(testing::Nmse(ReferenceOutput(OpKind::kRope, {&a, &pos}, yarn), ReferenceOutput(OpKind::kRope, {&a, &pos}, linear)), 1e-3);
+  EXPECT_GT(testing::Nmse(ReferenceOutput(OpKind::kRope, {&a, &pos}, yarn),
+                          ReferenceOutput(OpKind::kRope, {&a, &pos}, linear)),
+            1e-3);
   OpParams halved = yarn;
   halved.mscale = 0.5f;
-  std::vector<float> full = ReferenceOutput(OpKind::kRope, {&a, &pos}, yarn), half = ReferenceOutput(OpKind::kRope, {&a, &pos}, halved);
+  std::vector<float> full = ReferenceOutput(OpKind::kRope, {&a, &pos}, yarn),
+                     half = ReferenceOutput(OpKind::kRope, {&a, &pos}, halved);
   for (size_t i = 0; i < full.size(); ++i) ASSERT_NEAR(half[i], full[i] / 2, 1e-6) << i;
 }
 

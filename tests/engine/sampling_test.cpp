@@ -1,9 +1,9 @@
+#include "vt/sampling.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <map>
-
-#include "vt/sampling.h"
 
 namespace vt {
 namespace {
@@ -34,14 +34,22 @@ TEST(Sampling, InvalidValuesAreRefusedNamingTheFieldAndValue) {
     set(p);
     return p.Validate().message();
   };
-  EXPECT_EQ(error([](SamplingParams& p) { p.temperature = -1; }), "temperature must be >= 0, got -1");
-  EXPECT_EQ(error([](SamplingParams& p) { p.top_k = -2; }), "top_k must be -1 or 0 (off) or at least 1, got -2");
+  EXPECT_EQ(error([](SamplingParams& p) { p.temperature = -1; }),
+            "temperature must be >= 0, got -1");
+  EXPECT_EQ(error([](SamplingParams& p) { p.top_k = -2; }),
+            "top_k must be -1 or 0 (off) or at least 1, got -2");
   EXPECT_EQ(error([](SamplingParams& p) { p.top_p = 0; }), "top_p must be in (0, 1], got 0");
   EXPECT_EQ(error([](SamplingParams& p) { p.min_p = 1.5; }), "min_p must be in [0, 1], got 1.5");
-  EXPECT_EQ(error([](SamplingParams& p) { p.repetition_penalty = 0; }), "repetition_penalty must be > 0, got 0");
-  EXPECT_EQ(error([](SamplingParams& p) { p.max_tokens = 0; }), "max_tokens must be at least 1, got 0");
-  EXPECT_EQ(error([](SamplingParams& p) { p.stop = {"</s>", ""}; }), "stop strings must not be empty");
-  EXPECT_EQ(error([](SamplingParams& p) { p.temperature = NAN; }), "temperature must be >= 0, got nan");
+  EXPECT_EQ(error([](SamplingParams& p) { p.repetition_penalty = 0; }),
+            "repetition_penalty must be > 0, got 0");
+  EXPECT_EQ(error([](SamplingParams& p) { p.max_tokens = 0; }),
+            "max_tokens must be at least 1, got 0");
+  EXPECT_EQ(error([](SamplingParams& p) {
+              p.stop = {"</s>", ""};
+            }),
+            "stop strings must not be empty");
+  EXPECT_EQ(error([](SamplingParams& p) { p.temperature = NAN; }),
+            "temperature must be >= 0, got nan");
   EXPECT_TRUE(SamplingParams{}.Validate().ok());
 }
 
@@ -108,8 +116,8 @@ TEST(Sampling, RepetitionPenaltyDividesPositiveAndMultipliesNegativeLogitsOfSeen
   Sampler s = Make({.temperature = 0, .repetition_penalty = 1.2});
   EXPECT_EQ(s.Sample({2.0f, 1.9f}), 0);
   s.Accept(0);
-  EXPECT_EQ(s.Sample({2.0f, 1.9f}), 1);      // 2.0 / 1.2 < 1.9
-  EXPECT_EQ(s.Sample({-1.0f, -1.1f}), 1);    // -1.0 × 1.2 < -1.1
+  EXPECT_EQ(s.Sample({2.0f, 1.9f}), 1);    // 2.0 / 1.2 < 1.9
+  EXPECT_EQ(s.Sample({-1.0f, -1.1f}), 1);  // -1.0 × 1.2 < -1.1
 }
 
 TEST(Sampling, PresenceAndFrequencyPenaltiesWeighGeneratedTokensOnly) {
@@ -131,9 +139,9 @@ TEST(Sampling, PresenceAndFrequencyPenaltiesWeighGeneratedTokensOnly) {
 TEST(Sampling, StopStringsHoldBackWhatMightStartOneAndCutAtTheFirst) {
   StopStrings s({"END", "\n\n"});
   EXPECT_EQ(s.Push("hello E"), "hello ");  // "E" might start END
-  EXPECT_EQ(s.Push("X"), "EX");           // it did not
+  EXPECT_EQ(s.Push("X"), "EX");            // it did not
   EXPECT_EQ(s.Push("tail EN"), "tail ");
-  EXPECT_EQ(s.Push("D and more"), "");     // END: neither it nor what follows is shown
+  EXPECT_EQ(s.Push("D and more"), "");  // END: neither it nor what follows is shown
   EXPECT_TRUE(s.stopped());
   EXPECT_EQ(s.Push("later"), "");
 }

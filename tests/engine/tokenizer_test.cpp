@@ -1,26 +1,43 @@
 // The SentencePiece-style tokenizer on a small vocabulary whose merges can be worked out by hand.
+#include "vt/tokenizer.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 
 #include "tokenizer_support.h"
-#include "vt/tokenizer.h"
 
 namespace vt {
 namespace {
 
 // 0 <unk>, 1 <s>, 2 </s>, 3..258 <0x00>..<0xFF>, then words with scores, then a user-defined token.
-const std::vector<std::pair<std::string, float>> kWords = {
-    {"\xe2\x96\x81", -10}, {"\xe2\x96\x81h", -5}, {"el", -3}, {"ll", -4}, {"lo", -6}, {"\xe2\x96\x81hel", -1},
-    {"h", -100}, {"e", -100}, {"l", -100}, {"o", -100},
-    {"xy", -1}, {"yz", -2}, {"ab", -2}, {"bc", -1},
-    {"x", -100}, {"y", -100}, {"z", -100}, {"a", -100}, {"b", -100}, {"c", -100}};
+const std::vector<std::pair<std::string, float>> kWords = {{"\xe2\x96\x81", -10},
+                                                           {"\xe2\x96\x81h", -5},
+                                                           {"el", -3},
+                                                           {"ll", -4},
+                                                           {"lo", -6},
+                                                           {"\xe2\x96\x81hel", -1},
+                                                           {"h", -100},
+                                                           {"e", -100},
+                                                           {"l", -100},
+                                                           {"o", -100},
+                                                           {"xy", -1},
+                                                           {"yz", -2},
+                                                           {"ab", -2},
+                                                           {"bc", -1},
+                                                           {"x", -100},
+                                                           {"y", -100},
+                                                           {"z", -100},
+                                                           {"a", -100},
+                                                           {"b", -100},
+                                                           {"c", -100}};
 constexpr int32_t kSpace = 259, kSpaceH = 260, kLo = 263, kSpaceHel = 264, kH = 265;
 constexpr int32_t kXy = 269, kBc = 272, kZ = 275, kA = 276, kTool = 279, kSpaces = 280;
 
 int32_t Byte(unsigned char b) { return 3 + b; }
 
-GgufWriter Vocab(const std::string& model = "llama", const std::vector<std::string>& controls = {}) {
+GgufWriter Vocab(const std::string& model = "llama",
+                 const std::vector<std::string>& controls = {}) {
   std::vector<GgufValue> tokens, scores, types;
   auto add = [&](const std::string& text, float score, TokenType type) {
     tokens.push_back(GgufValue::String(text));
@@ -88,12 +105,14 @@ TEST(Tokenizer, EmptyTextIsNoTokens) {
 }
 
 TEST(Tokenizer, CharactersWithoutATokenFallBackToTheirBytes) {
-  EXPECT_EQ(Load().Encode("h\xc3\xa9", false, false), (std::vector<int32_t>{kSpaceH, Byte(0xC3), Byte(0xA9)}));
+  EXPECT_EQ(Load().Encode("h\xc3\xa9", false, false),
+            (std::vector<int32_t>{kSpaceH, Byte(0xC3), Byte(0xA9)}));
 }
 
 TEST(Tokenizer, SpecialTokensAreSplitOutFirstControlOnesOnlyWhenAsked) {
   Tokenizer t = Load();
-  EXPECT_EQ(t.Encode("<s>hi<tool>", false, true), (std::vector<int32_t>{1, kSpaceH, Byte('i'), kTool}));
+  EXPECT_EQ(t.Encode("<s>hi<tool>", false, true),
+            (std::vector<int32_t>{1, kSpaceH, Byte('i'), kTool}));
   EXPECT_EQ(t.Encode("<s>hi<tool>", false, false),
             (std::vector<int32_t>{kSpace, Byte('<'), Byte('s'), Byte('>'), kH, Byte('i'), kTool}));
 }
@@ -105,7 +124,7 @@ TEST(Tokenizer, PiecesAndStreamingDecodeHoldBackSplitCharacters) {
   EXPECT_EQ(t.Piece(1, /*special=*/true), "<s>");
   StreamDecoder d(t);
   EXPECT_EQ(d.Push(1), "");
-  EXPECT_EQ(d.Push(kSpaceH), "h");  // the space SentencePiece added in front is dropped
+  EXPECT_EQ(d.Push(kSpaceH), "h");    // the space SentencePiece added in front is dropped
   EXPECT_EQ(d.Push(Byte(0xC3)), "");  // half of é
   EXPECT_EQ(d.Push(Byte(0xA9)), "\xc3\xa9");
   EXPECT_EQ(d.Flush(), "");
@@ -119,7 +138,8 @@ TEST(Tokenizer, UserDefinedPiecesSpellSpacesWithTheSpaceMark) {
 
 TEST(Tokenizer, TextSurvivesARoundTrip) {
   Tokenizer t = Load();
-  for (std::string text : {"hello", "hello  world", "h\xc3\xa9llo \xf0\x9f\x98\x80!", "  leading", "tab\tand\nnewline"}) {
+  for (std::string text : {"hello", "hello  world", "h\xc3\xa9llo \xf0\x9f\x98\x80!", "  leading",
+                           "tab\tand\nnewline"}) {
     EXPECT_EQ(Decode(t, t.Encode(text, true, false)), text) << text;
   }
 }
@@ -141,7 +161,8 @@ TEST(Tokenizer, EndOfTurnTokensEndAGenerationButHarmonysEndOfMessage) {
     Tokenizer t = Load(w).value();
     return t.IsEog(t.Find(text));
   };
-  const GgufWriter harmony = Vocab("llama", {"<|return|>", "<|call|>", "<|end|>", "<end_of_turn>", "<|channel|>"});
+  const GgufWriter harmony =
+      Vocab("llama", {"<|return|>", "<|call|>", "<|end|>", "<end_of_turn>", "<|channel|>"});
   EXPECT_TRUE(eog(harmony, "</s>"));  // the eos
   EXPECT_TRUE(eog(harmony, "<|return|>"));
   EXPECT_TRUE(eog(harmony, "<|call|>"));
@@ -153,7 +174,8 @@ TEST(Tokenizer, EndOfTurnTokensEndAGenerationButHarmonysEndOfMessage) {
   GgufWriter eot = Vocab();
   const int32_t hello = Load(eot).value().Find("xy");
   ASSERT_GE(hello, 0);
-  eot.Set("tokenizer.ggml.eot_token_id", GgufValue::Uint(GgufType::kU32, static_cast<uint64_t>(hello)));
+  eot.Set("tokenizer.ggml.eot_token_id",
+          GgufValue::Uint(GgufType::kU32, static_cast<uint64_t>(hello)));
   EXPECT_TRUE(eog(eot, "xy"));
   EXPECT_FALSE(Load(Vocab()).value().IsEog(-1));
 }
@@ -162,9 +184,11 @@ TEST(Tokenizer, OtherModelsAndMalformedVocabulariesAreNamedErrors) {
   auto bert = Load(Vocab("bert"));
   ASSERT_FALSE(bert.ok());
   EXPECT_EQ(bert.status().code(), StatusCode::kUnimplemented);
-  EXPECT_EQ(bert.status().message(), "gguf: tokenizer.ggml.model \"bert\" is not supported (only \"llama\" and \"gpt2\")");
+  EXPECT_EQ(bert.status().message(),
+            "gguf: tokenizer.ggml.model \"bert\" is not supported (only \"llama\" and \"gpt2\")");
   GgufWriter w = Vocab();
-  w.Set("tokenizer.ggml.scores", GgufValue::Array(GgufType::kF32, {GgufValue::Float(GgufType::kF32, 0)}));
+  w.Set("tokenizer.ggml.scores",
+        GgufValue::Array(GgufType::kF32, {GgufValue::Float(GgufType::kF32, 0)}));
   auto short_scores = Load(w);
   ASSERT_FALSE(short_scores.ok());
   EXPECT_EQ(short_scores.status().code(), StatusCode::kInvalidArgument);
@@ -174,7 +198,8 @@ TEST(Tokenizer, OtherModelsAndMalformedVocabulariesAreNamedErrors) {
   far.Set("tokenizer.ggml.bos_token_id", GgufValue::Uint(GgufType::kU32, n));
   auto bos = Load(far);
   ASSERT_FALSE(bos.ok());
-  EXPECT_EQ(bos.status().message(), "gguf: tokenizer.ggml.bos_token_id " + std::to_string(n) + " is not a token id (the vocabulary has " +
+  EXPECT_EQ(bos.status().message(), "gguf: tokenizer.ggml.bos_token_id " + std::to_string(n) +
+                                        " is not a token id (the vocabulary has " +
                                         std::to_string(n) + " tokens)");
   far.Set("tokenizer.ggml.bos_token_id", GgufValue::Uint(GgufType::kU32, n - 1));
   EXPECT_TRUE(Load(far).ok());
@@ -185,7 +210,8 @@ TEST(Tokenizer, OtherModelsAndMalformedVocabulariesAreNamedErrors) {
   typed.Set("tokenizer.ggml.token_type", GgufValue::Array(GgufType::kI32, types));
   auto bad_type = Load(typed);
   ASSERT_FALSE(bad_type.ok());
-  EXPECT_EQ(bad_type.status().message(), "gguf: tokenizer.ggml.token_type[5] is 99, not a token type (0-6)");
+  EXPECT_EQ(bad_type.status().message(),
+            "gguf: tokenizer.ggml.token_type[5] is 99, not a token type (0-6)");
 }
 
 }  // namespace

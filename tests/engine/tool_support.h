@@ -21,8 +21,10 @@ std::string TinyFixtureDir(const std::string& prefix);
 // made as <tool_call>{...}</tool_call> (vt-serve's tool tests and its real-client tests).
 inline constexpr char kHermesTemplate[] =
     "{%- if tools %}<tools>{% for t in tools %}{{ t | tojson }}{% endfor %}</tools>{% endif %}"
-    "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% if m.tool_calls %}{% for tc in m.tool_calls %}"
-    "<tool_call>{\"name\": \"{{ tc.function.name }}\", \"arguments\": {{ tc.function.arguments | tojson }}}</tool_call>"
+    "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% if m.tool_calls %}{% for tc in "
+    "m.tool_calls %}"
+    "<tool_call>{\"name\": \"{{ tc.function.name }}\", \"arguments\": {{ tc.function.arguments | "
+    "tojson }}}</tool_call>"
     "{% endfor %}{% endif %}{% endfor %}[assistant]";
 
 }  // namespace vt::testing

@@ -4,9 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
-#include <nlohmann/json.hpp>
 
 #include "tool_support.h"
 
@@ -18,11 +18,18 @@ using vt::testing::Sh;
 class VtBench : public ::testing::Test {
  protected:
   void SetUp() override {
-    model_ = (std::filesystem::temp_directory_path() / ("vt-bench-" + std::to_string(getpid()) + ".gguf")).string();
-    ASSERT_EQ(Sh(std::string(VT_FIXTURE_BIN) + " -o " + model_ + " --layers 2 --dim 64 --heads 4 --kv-heads 2").code, 0);
+    model_ = (std::filesystem::temp_directory_path() /
+              ("vt-bench-" + std::to_string(getpid()) + ".gguf"))
+                 .string();
+    ASSERT_EQ(Sh(std::string(VT_FIXTURE_BIN) + " -o " + model_ +
+                 " --layers 2 --dim 64 --heads 4 --kv-heads 2")
+                  .code,
+              0);
   }
   void TearDown() override { std::filesystem::remove(model_); }
-  Result Bench(const std::string& args) { return Sh(std::string(VT_BENCH_BIN) + " -m " + model_ + " " + args); }
+  Result Bench(const std::string& args) {
+    return Sh(std::string(VT_BENCH_BIN) + " -m " + model_ + " " + args);
+  }
   nlohmann::json Setting(const nlohmann::json& doc, const std::string& name) {
     for (const auto& s : doc["settings"]) {
       if (s["name"] == name) return s;
@@ -56,7 +63,8 @@ TEST_F(VtBench, DefaultsKeepWhatOlderScriptsReliedOnAndSayWhatWasResolved) {
   EXPECT_EQ(Setting(doc, "weights")["resolved"], "f32 0.4 MiB (0.4 MiB in 21 tensors)");
   auto asked = nlohmann::json::parse(Bench("-p 8 -n 4 -r 1 -o json --no-ignore-eos").out);
   EXPECT_EQ(Setting(asked, "ignore_eos")["requested"], "false");
-  EXPECT_EQ(Setting(asked, "ignore_eos")["resolved"], "false");  // read back from the SamplingParams used
+  EXPECT_EQ(Setting(asked, "ignore_eos")["resolved"],
+            "false");  // read back from the SamplingParams used
 }
 
 TEST_F(VtBench, KvCacheDtypeIsReportedRequestedAndResolved) {
@@ -70,7 +78,10 @@ TEST_F(VtBench, KvCacheDtypeIsReportedRequestedAndResolved) {
   EXPECT_EQ(Setting(brain, "kv_cache_dtype")["resolved"], "bf16");
   Result bad = Bench("-p 8 -n 0 -r 1 --kv-cache-dtype fp8");
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.err.find("--kv-cache-dtype fp8: the KV cache's type must be auto, f32 (float32), f16 (float16), bf16 (bfloat16) or q8_0"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--kv-cache-dtype fp8: the KV cache's type must be auto, f32 (float32), "
+                         "f16 (float16), bf16 (bfloat16) or q8_0"),
+            std::string::npos)
+      << bad.err;
 }
 
 // The fields of one CSV line as RFC 4180 quotes them.
@@ -78,10 +89,14 @@ std::vector<std::string> CsvFields(const std::string& line) {
   std::vector<std::string> out(1);
   bool quoted = false;
   for (size_t i = 0; i < line.size(); ++i) {
-    if (quoted && line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
-    else if (line[i] == '"') quoted = !quoted;
-    else if (line[i] == ',' && !quoted) out.emplace_back();
-    else out.back() += line[i];
+    if (quoted && line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"')
+      out.back() += '"', ++i;
+    else if (line[i] == '"')
+      quoted = !quoted;
+    else if (line[i] == ',' && !quoted)
+      out.emplace_back();
+    else
+      out.back() += line[i];
   }
   return out;
 }
@@ -90,7 +105,8 @@ std::vector<std::string> CsvFields(const std::string& line) {
 // quoted where it holds a comma (an unknown VT_MATMUL's reason has several), as json has them.
 TEST_F(VtBench, CsvCarriesEverySettingsResolvedValue) {
   const std::string env = "VT_MATMUL=avx9 ";
-  const auto doc = nlohmann::json::parse(Sh(env + VT_BENCH_BIN + " -m " + model_ + " -p 8 -n 0 -r 1 -o json").out);
+  const auto doc = nlohmann::json::parse(
+      Sh(env + VT_BENCH_BIN + " -m " + model_ + " -p 8 -n 0 -r 1 -o json").out);
   std::istringstream csv(Sh(env + VT_BENCH_BIN + " -m " + model_ + " -p 8 -n 0 -r 1 -o csv").out);
   std::string header, row;
   ASSERT_TRUE(std::getline(csv, header) && std::getline(csv, row));
@@ -102,7 +118,10 @@ TEST_F(VtBench, CsvCarriesEverySettingsResolvedValue) {
     EXPECT_EQ(values[7 + i], doc["settings"][i]["resolved"]) << row;
   }
   EXPECT_NE(Setting(doc, "kernels")["resolved"].get<std::string>().find(','), std::string::npos);
-  std::istringstream requests(Sh(env + VT_BENCH_BIN + " -m " + model_ + " --dataset-name random --num-prompts 1 --random-input-len 4 --random-output-len 2 -o csv").out);
+  std::istringstream requests(
+      Sh(env + VT_BENCH_BIN + " -m " + model_ +
+         " --dataset-name random --num-prompts 1 --random-input-len 4 --random-output-len 2 -o csv")
+          .out);
   std::string line, kernels;
   while (std::getline(requests, line)) {
     if (CsvFields(line)[0] == "setting.kernels") kernels = CsvFields(line).at(1);
@@ -115,42 +134,61 @@ TEST_F(VtBench, CsvCarriesEverySettingsResolvedValue) {
 TEST_F(VtBench, TheMatmulKernelSetIsReportedRequestedAndResolved) {
   auto plain = nlohmann::json::parse(Bench("-p 8 -n 0 -r 1 -o json").out);
   EXPECT_EQ(Setting(plain, "kernels")["requested"], "auto (default)");
-  auto generic = nlohmann::json::parse(Sh("VT_MATMUL=generic " + std::string(VT_BENCH_BIN) + " -m " + model_ + " -p 8 -n 0 -r 1 -o json").out);
+  auto generic = nlohmann::json::parse(Sh("VT_MATMUL=generic " + std::string(VT_BENCH_BIN) +
+                                          " -m " + model_ + " -p 8 -n 0 -r 1 -o json")
+                                           .out);
   EXPECT_EQ(Setting(generic, "kernels")["requested"], "generic");
   EXPECT_EQ(Setting(generic, "kernels")["resolved"], "generic");
-  auto unknown = nlohmann::json::parse(Sh("VT_MATMUL=avx9 " + std::string(VT_BENCH_BIN) + " -m " + model_ + " -p 8 -n 0 -r 1 -o json").out);
+  auto unknown = nlohmann::json::parse(Sh("VT_MATMUL=avx9 " + std::string(VT_BENCH_BIN) + " -m " +
+                                          model_ + " -p 8 -n 0 -r 1 -o json")
+                                           .out);
   const std::string resolved = Setting(unknown, "kernels")["resolved"];
-  EXPECT_NE(resolved.find("(avx9: no such set (amx, avx512-bf16, avx512, avx2, generic), so the default"), std::string::npos) << resolved;
-  EXPECT_EQ(resolved.substr(0, resolved.find(' ')), Setting(plain, "kernels")["resolved"].get<std::string>().substr(0, resolved.find(' ')));
+  EXPECT_NE(
+      resolved.find("(avx9: no such set (amx, avx512-bf16, avx512, avx2, generic), so the default"),
+      std::string::npos)
+      << resolved;
+  EXPECT_EQ(resolved.substr(0, resolved.find(' ')),
+            Setting(plain, "kernels")["resolved"].get<std::string>().substr(0, resolved.find(' ')));
 }
 
 // The request mode is vt-serve's loop and keeps vt-serve's kernels: with AMX the amx set with
 // only weights in tile order on the tiles, unless VT_MATMUL asks (specs/amx.md); elsewhere the
 // default set.
 TEST_F(VtBench, TheRequestModeKeepsTheServersBatchInvariantKernels) {
-  Result r = Bench("--dataset-name random --num-prompts 2 --random-input-len 60 --random-output-len 2 -o json");
+  Result r = Bench(
+      "--dataset-name random --num-prompts 2 --random-input-len 60 --random-output-len 2 -o json");
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string resolved = Setting(nlohmann::json::parse(r.out), "kernels")["resolved"];
-  const std::string plain = Setting(nlohmann::json::parse(Bench("-p 8 -n 0 -r 1 -o json").out), "kernels")["resolved"];
+  const std::string plain =
+      Setting(nlohmann::json::parse(Bench("-p 8 -n 0 -r 1 -o json").out), "kernels")["resolved"];
   EXPECT_EQ(resolved.substr(0, resolved.find(' ')), plain.substr(0, plain.find(' '))) << resolved;
-  EXPECT_EQ(resolved.find("only weights in tile order") != std::string::npos, plain.rfind("amx", 0) == 0) << resolved;
+  EXPECT_EQ(resolved.find("only weights in tile order") != std::string::npos,
+            plain.rfind("amx", 0) == 0)
+      << resolved;
 }
 
 TEST_F(VtBench, CombinationsThatWouldBeSilentlyIgnoredAreRefusedNamingBothFlags) {
   Result tpl = Bench("--chat-template t.jinja");
   EXPECT_EQ(tpl.code, 2);
-  EXPECT_NE(tpl.err.find("--chat-template t.jinja would be ignored while --skip-chat-template"), std::string::npos) << tpl.err;
+  EXPECT_NE(tpl.err.find("--chat-template t.jinja would be ignored while --skip-chat-template"),
+            std::string::npos)
+      << tpl.err;
   Result none = Bench("--no-skip-chat-template");
   EXPECT_EQ(none.code, 2);
-  EXPECT_NE(none.err.find("--no-skip-chat-template: " + model_ + " has no tokenizer.chat_template"), std::string::npos)
+  EXPECT_NE(none.err.find("--no-skip-chat-template: " + model_ + " has no tokenizer.chat_template"),
+            std::string::npos)
       << none.err;
-  Result pre = Sh("VT_BENCH_PRETOKENIZE=ids.txt " + std::string(VT_BENCH_BIN) + " -m " + model_ + " --no-skip-chat-template");
+  Result pre = Sh("VT_BENCH_PRETOKENIZE=ids.txt " + std::string(VT_BENCH_BIN) + " -m " + model_ +
+                  " --no-skip-chat-template");
   EXPECT_EQ(pre.code, 2);
-  EXPECT_NE(pre.err.find("do nothing with pretokenized input (--pretokenized / VT_BENCH_PRETOKENIZE)"), std::string::npos)
+  EXPECT_NE(
+      pre.err.find("do nothing with pretokenized input (--pretokenized / VT_BENCH_PRETOKENIZE)"),
+      std::string::npos)
       << pre.err;
   Result thinking = Bench("--enable-thinking");
   EXPECT_EQ(thinking.code, 2);
-  EXPECT_NE(thinking.err.find("--[no-]enable-thinking would be ignored while --skip-chat-template"), std::string::npos);
+  EXPECT_NE(thinking.err.find("--[no-]enable-thinking would be ignored while --skip-chat-template"),
+            std::string::npos);
   EXPECT_EQ(Bench("--ignore-eos --no-ignore-eos").code, 2);
 }
 
@@ -170,8 +208,10 @@ class VtBenchRequests : public VtBench {
     VtBench::SetUp();
     dir_ = std::filesystem::path(model_).replace_extension("d");
     std::filesystem::create_directories(dir_);
-    std::ofstream(dir_ / "prompts.jsonl") << "{\"prompt\": \"hello\"}\n\n{\"prompt\": \"abc\", \"output_tokens\": 2}\n";
-    std::ofstream(dir_ / "chat.jinja") << "<|user|>{{ messages[0].content }}<|end|>{% if enable_thinking %}T{% endif %}";
+    std::ofstream(dir_ / "prompts.jsonl")
+        << "{\"prompt\": \"hello\"}\n\n{\"prompt\": \"abc\", \"output_tokens\": 2}\n";
+    std::ofstream(dir_ / "chat.jinja")
+        << "<|user|>{{ messages[0].content }}<|end|>{% if enable_thinking %}T{% endif %}";
   }
   void TearDown() override {
     std::filesystem::remove_all(dir_);
@@ -187,12 +227,13 @@ class VtBenchRequests : public VtBench {
 };
 
 TEST_F(VtBenchRequests, ReportsVllmsMetricsForEachRequest) {
-  auto doc = Json("--dataset-path " + Path("prompts.jsonl") + " --custom-output-len 3 --metric-percentiles 50,90");
+  auto doc = Json("--dataset-path " + Path("prompts.jsonl") +
+                  " --custom-output-len 3 --metric-percentiles 50,90");
   EXPECT_EQ(doc["completed"], 2);
   EXPECT_EQ(doc["total_input_tokens"], 1 + 5 + 1 + 3);  // BOS + bytes, per prompt
   EXPECT_EQ(doc["total_output_tokens"], 3 + 2);         // --custom-output-len, then the line's own
-  for (const char* key : {"duration", "request_throughput", "output_throughput", "mean_ttft_ms", "median_tpot_ms", "std_itl_ms",
-                          "p50_ttft_ms", "p90_itl_ms"}) {
+  for (const char* key : {"duration", "request_throughput", "output_throughput", "mean_ttft_ms",
+                          "median_tpot_ms", "std_itl_ms", "p50_ttft_ms", "p90_itl_ms"}) {
     ASSERT_TRUE(doc.contains(key)) << key;
     EXPECT_GT(doc[key].get<double>(), 0) << key;
   }
@@ -203,9 +244,11 @@ TEST_F(VtBenchRequests, ReportsVllmsMetricsForEachRequest) {
 TEST_F(VtBenchRequests, PromptsAreRenderedWithTheTemplateBeforeTheyAreTokenized) {
   std::string base = "--dataset-path " + Path("prompts.jsonl") + " --custom-output-len 1";
   auto raw = Json(base);
-  auto templated = Json(base + " --no-skip-chat-template --chat-template " + Path("chat.jinja") + " --enable-thinking");
+  auto templated = Json(base + " --no-skip-chat-template --chat-template " + Path("chat.jinja") +
+                        " --enable-thinking");
   // Each prompt gains "<|user|>" + "<|end|>" + "T": 16 bytes, one token each in a byte vocabulary.
-  EXPECT_EQ(templated["total_input_tokens"].get<int>() - raw["total_input_tokens"].get<int>(), 2 * 16);
+  EXPECT_EQ(templated["total_input_tokens"].get<int>() - raw["total_input_tokens"].get<int>(),
+            2 * 16);
   EXPECT_EQ(Setting(templated, "skip_chat_template")["resolved"], "false");
   EXPECT_EQ(Setting(templated, "enable_thinking")["resolved"], "true (passed to the template)");
   EXPECT_EQ(Setting(raw, "enable_thinking")["resolved"], "unused (no template rendered)");
@@ -221,13 +264,15 @@ TEST_F(VtBenchRequests, ATemplateThatWritesBosGetsNoSecondOne) {
 }
 
 TEST_F(VtBenchRequests, RandomAndPretokenizedPromptsAreTokenIds) {
-  auto random = Json("--dataset-name random --random-input-len 7 --random-output-len 2 --num-prompts 3");
+  auto random =
+      Json("--dataset-name random --random-input-len 7 --random-output-len 2 --num-prompts 3");
   EXPECT_EQ(random["total_input_tokens"], 21);
   EXPECT_EQ(random["total_output_tokens"], 6);
   std::ofstream(Path("ids.jsonl")) << "[1, 2, 3]\n{\"prompt_token_ids\": [4, 5]}\n";
   auto ids = Json("--pretokenized " + Path("ids.jsonl") + " --custom-output-len 2");
   EXPECT_EQ(ids["total_input_tokens"], 5);
-  Result env = Sh("VT_BENCH_PRETOKENIZE=" + Path("ids.jsonl") + " " + std::string(VT_BENCH_BIN) + " -m " + model_ + " -o json --custom-output-len 1");
+  Result env = Sh("VT_BENCH_PRETOKENIZE=" + Path("ids.jsonl") + " " + std::string(VT_BENCH_BIN) +
+                  " -m " + model_ + " -o json --custom-output-len 1");
   ASSERT_EQ(env.code, 0) << env.err;
   EXPECT_EQ(nlohmann::json::parse(env.out)["completed"], 2);
 }
@@ -236,20 +281,36 @@ TEST_F(VtBenchRequests, BadDatasetsAndIgnoredFlagsAreRefusedNamingWhat) {
   std::ofstream(Path("bad.jsonl")) << "{\"prompt\": \"ok\"}\n{\"text\": 1}\n";
   Result bad = Bench("--dataset-path " + Path("bad.jsonl"));
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.err.find(Path("bad.jsonl") + ":2: expected an object with a \"prompt\" string"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find(Path("bad.jsonl") + ":2: expected an object with a \"prompt\" string"),
+            std::string::npos)
+      << bad.err;
   std::ofstream(Path("ids.jsonl")) << "[1, 2, 300]\n";
-  EXPECT_NE(Bench("--pretokenized " + Path("ids.jsonl")).err.find(":1: token id 300 is outside the vocabulary (0..257)"), std::string::npos);
+  EXPECT_NE(Bench("--pretokenized " + Path("ids.jsonl"))
+                .err.find(":1: token id 300 is outside the vocabulary (0..257)"),
+            std::string::npos);
   std::ofstream(Path("raise.jinja")) << "{{ raise_exception('no system prompts') }}";
-  Result raised = Bench("--dataset-path " + Path("prompts.jsonl") + " --no-skip-chat-template --chat-template " + Path("raise.jinja"));
+  Result raised = Bench("--dataset-path " + Path("prompts.jsonl") +
+                        " --no-skip-chat-template --chat-template " + Path("raise.jinja"));
   EXPECT_EQ(raised.code, 2);
-  EXPECT_NE(raised.err.find("raise.jinja: template:1:19: raise_exception: no system prompts"), std::string::npos) << raised.err;
-  Result random_tpl = Bench("--dataset-name random --no-skip-chat-template --chat-template " + Path("chat.jinja"));
+  EXPECT_NE(raised.err.find("raise.jinja: template:1:19: raise_exception: no system prompts"),
+            std::string::npos)
+      << raised.err;
+  Result random_tpl =
+      Bench("--dataset-name random --no-skip-chat-template --chat-template " + Path("chat.jinja"));
   EXPECT_EQ(random_tpl.code, 2);
-  EXPECT_NE(random_tpl.err.find("--no-skip-chat-template: --dataset-name random prompts are token ids"), std::string::npos) << random_tpl.err;
-  EXPECT_NE(Bench("--dataset-path " + Path("prompts.jsonl") + " -p 8").err.find("-p/-n/-r set pp/tg tests"), std::string::npos);
+  EXPECT_NE(
+      random_tpl.err.find("--no-skip-chat-template: --dataset-name random prompts are token ids"),
+      std::string::npos)
+      << random_tpl.err;
+  EXPECT_NE(Bench("--dataset-path " + Path("prompts.jsonl") + " -p 8")
+                .err.find("-p/-n/-r set pp/tg tests"),
+            std::string::npos);
   EXPECT_NE(Bench("--num-prompts 3").err.find("need a request dataset"), std::string::npos);
-  EXPECT_NE(Bench("--dataset-name custom").err.find("--dataset-name custom needs --dataset-path"), std::string::npos);
-  EXPECT_NE(Bench("--dataset-name random --percentile-metrics ttft,foo").err.find("unknown metric 'foo'"), std::string::npos);
+  EXPECT_NE(Bench("--dataset-name custom").err.find("--dataset-name custom needs --dataset-path"),
+            std::string::npos);
+  EXPECT_NE(
+      Bench("--dataset-name random --percentile-metrics ttft,foo").err.find("unknown metric 'foo'"),
+      std::string::npos);
   EXPECT_EQ(Bench("--dataset-path " + Path("absent.jsonl")).code, 1);
 }
 
@@ -266,7 +327,8 @@ TEST_F(VtBench, RunsOnTheAskedDeviceAndReportsIt) {
   EXPECT_EQ(tpu.code, 2);
   EXPECT_EQ(tpu.err, "vt-bench: --device: unknown device \"tpu\" (cpu, vulkan[:N], cuda[:N])\n");
   Result gpu = Bench("-p 8 -n 4 -r 1 -o json --device vulkan --moe-on cpu");
-  if (gpu.code != 0 && gpu.err.find("--device vulkan: vulkan: ") != std::string::npos) GTEST_SKIP() << gpu.err;
+  if (gpu.code != 0 && gpu.err.find("--device vulkan: vulkan: ") != std::string::npos)
+    GTEST_SKIP() << gpu.err;
   ASSERT_EQ(gpu.code, 0) << gpu.err;
   nlohmann::json device = Setting(nlohmann::json::parse(gpu.out), "device");
   EXPECT_EQ(device["requested"], "vulkan, experts on cpu");

@@ -21,8 +21,11 @@ using vt::testing::Sh;
 class VtRun : public ::testing::Test {
  protected:
   void SetUp() override {
-    model_ = (std::filesystem::temp_directory_path() / ("vt-model-" + std::to_string(getpid()) + ".gguf")).string();
-    Result r = Sh(std::string(VT_FIXTURE_BIN) + " -o " + model_ + " --layers 2 --dim 64 --heads 4 --kv-heads 2 --experts 4");
+    model_ = (std::filesystem::temp_directory_path() /
+              ("vt-model-" + std::to_string(getpid()) + ".gguf"))
+                 .string();
+    Result r = Sh(std::string(VT_FIXTURE_BIN) + " -o " + model_ +
+                  " --layers 2 --dim 64 --heads 4 --kv-heads 2 --experts 4");
     ASSERT_EQ(r.code, 0) << r.err;
   }
   void TearDown() override { std::filesystem::remove(model_); }
@@ -43,14 +46,17 @@ TEST_F(VtRun, GeneratesTheRequestedTokensAndReportsBothSpeeds) {
 // finish "length" and the report: a cache of 10 holds the 6-token prompt and 4 more, and the
 // last token sampled needs no room (an outside tester's run lost its --json report).
 TEST_F(VtRun, AFullContextEndsTheGenerationWithItsReport) {
-  Result r = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hello' -n 20 -c 10 --ignore-eos --json");
+  Result r =
+      Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hello' -n 20 -c 10 --ignore-eos --json");
   ASSERT_EQ(r.code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["generated_tokens"], 5);
   EXPECT_EQ(j["finish_reason"], "length");
   Result small = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hello' -n 20 -c 5 --json");
   EXPECT_EQ(small.code, 2);
-  EXPECT_NE(small.err.find("--ctx-size 5 holds fewer than the prompt's 6 tokens"), std::string::npos) << small.err;
+  EXPECT_NE(small.err.find("--ctx-size 5 holds fewer than the prompt's 6 tokens"),
+            std::string::npos)
+      << small.err;
 }
 
 // The report names the threads the CPU ran with, VT_THREADS's or -t's, never 0.
@@ -58,24 +64,32 @@ TEST_F(VtRun, CacheTypesAreLlamaCppsFlagsAndMustAgree) {
   const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 2 --json";
   EXPECT_EQ(nlohmann::json::parse(Sh(run).out)["kv_cache_dtype"], "f32");
   EXPECT_EQ(nlohmann::json::parse(Sh(run + " -ctk f16 -ctv f16").out)["kv_cache_dtype"], "f16");
-  EXPECT_EQ(nlohmann::json::parse(Sh(run + " --cache-type-k float16 --cache-type-v f16").out)["kv_cache_dtype"], "f16");
+  EXPECT_EQ(nlohmann::json::parse(
+                Sh(run + " --cache-type-k float16 --cache-type-v f16").out)["kv_cache_dtype"],
+            "f16");
   Result mixed = Sh(run + " -ctk f16");
   EXPECT_EQ(mixed.code, 2);
-  EXPECT_NE(mixed.err.find("--cache-type-k f16 and --cache-type-v f32 differ"), std::string::npos) << mixed.err;
-  EXPECT_EQ(nlohmann::json::parse(Sh(run + " -ctk bf16 -ctv bfloat16").out)["kv_cache_dtype"], "bf16");
+  EXPECT_NE(mixed.err.find("--cache-type-k f16 and --cache-type-v f32 differ"), std::string::npos)
+      << mixed.err;
+  EXPECT_EQ(nlohmann::json::parse(Sh(run + " -ctk bf16 -ctv bfloat16").out)["kv_cache_dtype"],
+            "bf16");
   Result blocks = Sh(run + " -ctk q8_0 -ctv q8_0");  // this fixture's heads are 16 wide
   EXPECT_EQ(blocks.code, 2);
-  EXPECT_NE(blocks.err.find("-ctk q8_0: a q8_0 KV cache needs a head dimension that is a multiple of 32; this model's is 16"), std::string::npos)
+  EXPECT_NE(blocks.err.find("-ctk q8_0: a q8_0 KV cache needs a head dimension that is a multiple "
+                            "of 32; this model's is 16"),
+            std::string::npos)
       << blocks.err;
   Result unknown = Sh(run + " -ctk q4_0 -ctv q4_0");
   EXPECT_EQ(unknown.code, 2);
-  EXPECT_NE(unknown.err.find("--cache-type-k q4_0: the KV cache's type must be"), std::string::npos) << unknown.err;
+  EXPECT_NE(unknown.err.find("--cache-type-k q4_0: the KV cache's type must be"), std::string::npos)
+      << unknown.err;
 }
 
 // llama.cpp's speculation flags: n-gram lookup and a draft model (here the target itself, so
 // every draft is right) give the tokens vt-run gives without them, and say what they drafted.
 TEST_F(VtRun, SpeculationGivesTheSameTokensAndCountsItsDrafts) {
-  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hello' -n 60 --ignore-eos --json";
+  const std::string run =
+      std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hello' -n 60 --ignore-eos --json";
   nlohmann::json plain = nlohmann::json::parse(Sh(run).out);
   EXPECT_EQ(plain["spec_type"], "none");
   EXPECT_EQ(plain["draft_tokens"], 0);
@@ -98,8 +112,10 @@ TEST_F(VtRun, SpeculationGivesTheSameTokensAndCountsItsDrafts) {
 // prompt's token, 4 kept and one more, then only 2 may be drafted before max_tokens (6 drafted
 // in all); with --draft-min 4 those 2 (and the 1 after) are plain decodes (4 drafted).
 TEST_F(VtRun, DraftsShorterThanDraftMinAreNotVerified) {
-  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hello' -n 9 --ignore-eos --json -md " + model_ + " --draft-max 4";
-  nlohmann::json all = nlohmann::json::parse(Sh(run).out), min = nlohmann::json::parse(Sh(run + " --draft-min 4").out);
+  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ +
+                          " -p 'Hello' -n 9 --ignore-eos --json -md " + model_ + " --draft-max 4";
+  nlohmann::json all = nlohmann::json::parse(Sh(run).out),
+                 min = nlohmann::json::parse(Sh(run + " --draft-min 4").out);
   EXPECT_EQ(all["draft_tokens"], 6);
   EXPECT_EQ(min["draft_tokens"], 4);
   EXPECT_EQ(min["tokens"], all["tokens"]);
@@ -109,22 +125,28 @@ TEST_F(VtRun, SpeculationFlagsThatCannotWorkAreRefusedNamingTheFlag) {
   const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 4";
   Result alone = Sh(run + " --spec-type draft-simple");
   EXPECT_EQ(alone.code, 2);
-  EXPECT_NE(alone.err.find("--spec-type draft-simple needs --model-draft"), std::string::npos) << alone.err;
+  EXPECT_NE(alone.err.find("--spec-type draft-simple needs --model-draft"), std::string::npos)
+      << alone.err;
   Result order = Sh(run + " --spec-type ngram-simple --draft-min 5 --draft-max 2");
   EXPECT_EQ(order.code, 2);
-  EXPECT_NE(order.err.find("--draft-min 5 is more than --draft-max 2"), std::string::npos) << order.err;
+  EXPECT_NE(order.err.find("--draft-min 5 is more than --draft-max 2"), std::string::npos)
+      << order.err;
   const std::string other = model_ + ".text.gguf";
   ASSERT_EQ(Sh(std::string(VT_FIXTURE_BIN) + " -o " + other + " --text-vocab").code, 0);
   Result vocab = Sh(run + " -md " + other);
   std::filesystem::remove(other);
   EXPECT_EQ(vocab.code, 2);
-  EXPECT_NE(vocab.err.find("--model-draft " + other + ": the draft's vocabulary differs from the target's at token 0"), std::string::npos) << vocab.err;
+  EXPECT_NE(vocab.err.find("--model-draft " + other +
+                           ": the draft's vocabulary differs from the target's at token 0"),
+            std::string::npos)
+      << vocab.err;
   // Flags that would change nothing (a typo would go unseen).
   for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
            {" --draft-max 4", "--draft-max does nothing without --spec-type or --model-draft"},
            {" -md ''", "--model-draft needs a GGUF file"},
            {" --spec-type ngram-simple --draft-max 0", "--draft-max 0 drafts nothing"},
-           {" -md " + model_ + " --spec-ngram-simple-size-n 3", "--spec-ngram-simple-size-n is for --spec-type ngram-simple only"}}) {
+           {" -md " + model_ + " --spec-ngram-simple-size-n 3",
+            "--spec-ngram-simple-size-n is for --spec-type ngram-simple only"}}) {
     Result r = Sh(run + flags);
     EXPECT_EQ(r.code, 2) << flags;
     EXPECT_NE(r.err.find(message), std::string::npos) << flags << ": " << r.err;
@@ -145,7 +167,8 @@ TEST_F(VtRun, TheJsonReportNamesTheThreadsUsed) {
 // why it is not the one VT_MATMUL asked for.
 TEST_F(VtRun, TheReportNamesTheMatmulKernelSet) {
   const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 2";
-  EXPECT_EQ(nlohmann::json::parse(Sh("VT_MATMUL=generic " + run + " --json").out)["kernels"], "generic");
+  EXPECT_EQ(nlohmann::json::parse(Sh("VT_MATMUL=generic " + run + " --json").out)["kernels"],
+            "generic");
   Result text = Sh("VT_MATMUL=avx9 " + run);
   EXPECT_NE(text.err.find("kernels:     "), std::string::npos) << text.err;
   EXPECT_NE(text.err.find("; avx9: no such set"), std::string::npos) << text.err;
@@ -153,11 +176,16 @@ TEST_F(VtRun, TheReportNamesTheMatmulKernelSet) {
   // the amx set, only weights in tile order on the tiles); a smaller one keeps the plain run's
   // (the prompt on the same kernels, every step below the tiles).
   const nlohmann::json plain = nlohmann::json::parse(Sh(run + " --json").out);
-  const nlohmann::json wide = nlohmann::json::parse(Sh(run + " --spec-type ngram-simple --draft-max 48 --json").out);
+  const nlohmann::json wide =
+      nlohmann::json::parse(Sh(run + " --spec-type ngram-simple --draft-max 48 --json").out);
   EXPECT_EQ(wide["kernels"], plain["kernels"]);
-  EXPECT_EQ(wide["kernels_note"].get<std::string>().find("only weights in tile order") != std::string::npos, plain["kernels"] == "amx")
+  EXPECT_EQ(wide["kernels_note"].get<std::string>().find("only weights in tile order") !=
+                std::string::npos,
+            plain["kernels"] == "amx")
       << wide["kernels_note"];
-  EXPECT_EQ(nlohmann::json::parse(Sh(run + " --spec-type ngram-simple --draft-max 47 --json").out)["kernels_note"], plain["kernels_note"]);
+  EXPECT_EQ(nlohmann::json::parse(
+                Sh(run + " --spec-type ngram-simple --draft-max 47 --json").out)["kernels_note"],
+            plain["kernels_note"]);
 }
 
 // A token spelled as an end of turn ends the generation as eos does (llama.cpp's EOG list):
@@ -168,11 +196,13 @@ TEST_F(VtRun, ATokenSpelledAsAnEndOfTurnEndsTheGeneration) {
   ASSERT_TRUE(w.Write(model_).ok());
   const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 6 --json";
   nlohmann::json before = nlohmann::json::parse(Sh(run).out);
-  ASSERT_EQ(before["generated_tokens"], 6) << "the fixture stopped on its own eos: pick another prompt";
+  ASSERT_EQ(before["generated_tokens"], 6)
+      << "the fixture stopped on its own eos: pick another prompt";
   const int first = before["tokens"][0];
   auto file = vt::GgufFile::FromBytes(w.Bytes());
   ASSERT_TRUE(file.ok());
-  std::vector<vt::GgufValue> tokens = *file->Find("tokenizer.ggml.tokens")->AsArray(), types = *file->Find("tokenizer.ggml.token_type")->AsArray();
+  std::vector<vt::GgufValue> tokens = *file->Find("tokenizer.ggml.tokens")->AsArray(),
+                             types = *file->Find("tokenizer.ggml.token_type")->AsArray();
   tokens[static_cast<size_t>(first)] = vt::GgufValue::String("<end_of_turn>");
   types[static_cast<size_t>(first)] = vt::GgufValue::Int(vt::GgufType::kI32, 3);  // control
   w.Set("tokenizer.ggml.tokens", vt::GgufValue::Array(vt::GgufType::kString, tokens));
@@ -192,7 +222,8 @@ TEST_F(VtRun, TextGoesToStdoutAndTimingsToStderr) {
 
 TEST_F(VtRun, TheSameModelAndPromptGiveTheSameTokens) {
   std::string cmd = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'abc' -n 12 --json";
-  EXPECT_EQ(nlohmann::json::parse(Sh(cmd).out)["tokens"], nlohmann::json::parse(Sh(cmd + " -t 1").out)["tokens"]);
+  EXPECT_EQ(nlohmann::json::parse(Sh(cmd).out)["tokens"],
+            nlohmann::json::parse(Sh(cmd + " -t 1").out)["tokens"]);
 }
 
 TEST_F(VtRun, BadInputExitsTwoWithAMessage) {
@@ -205,16 +236,22 @@ TEST_F(VtRun, BadInputExitsTwoWithAMessage) {
   EXPECT_NE(garbage.err.find("bad magic (not a GGUF file)"), std::string::npos) << garbage.err;
   EXPECT_EQ(Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p x -n 0").code, 2);
   // A whole-text vocabulary has no token for these bytes: refused, not run without them.
-  Result text_vocab = Sh(std::string(VT_FIXTURE_BIN) + " -o " + model_ + " --layers 1 --dim 32 --heads 2 --kv-heads 1 --text-vocab");
+  Result text_vocab = Sh(std::string(VT_FIXTURE_BIN) + " -o " + model_ +
+                         " --layers 1 --dim 32 --heads 2 --kv-heads 1 --text-vocab");
   ASSERT_EQ(text_vocab.code, 0) << text_vocab.err;
   Result lost = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'ab\xc3\xa9' -n 1");
   EXPECT_EQ(lost.code, 2);
-  EXPECT_EQ(lost.err, "vt-run: --prompt holds bytes the model's vocabulary has no token for (no byte tokens, no unknown token): \\xc3\\xa9\n");
+  EXPECT_EQ(lost.err,
+            "vt-run: --prompt holds bytes the model's vocabulary has no token for (no byte tokens, "
+            "no unknown token): \\xc3\\xa9\n");
 }
 
 TEST_F(VtRun, ASeedGivesTheSameSampledTokensAndAnotherSeedOthers) {
-  std::string cmd = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'abc' -n 24 --json --ignore-eos --temperature 1.5 --seed ";
-  auto tokens = [&](const std::string& seed) { return nlohmann::json::parse(Sh(cmd + seed).out)["tokens"]; };
+  std::string cmd = std::string(VT_RUN_BIN) + " -m " + model_ +
+                    " -p 'abc' -n 24 --json --ignore-eos --temperature 1.5 --seed ";
+  auto tokens = [&](const std::string& seed) {
+    return nlohmann::json::parse(Sh(cmd + seed).out)["tokens"];
+  };
   EXPECT_EQ(tokens("7"), tokens("7"));
   EXPECT_NE(tokens("7"), tokens("8"));
 }
@@ -225,7 +262,8 @@ TEST_F(VtRun, AStopStringEndsTheTextBeforeItWithFinishReasonStop) {
   std::string cmd = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'abc' -n 40 --ignore-eos";
   Result full = Sh(cmd);
   ASSERT_EQ(full.code, 0) << full.err;
-  std::string text = full.out.substr(0, full.out.size() - 1);  // vt-run ends the text with a newline
+  std::string text =
+      full.out.substr(0, full.out.size() - 1);  // vt-run ends the text with a newline
   size_t at = text.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", 1);
   ASSERT_NE(at, std::string::npos) << "no letter in this fixture's text";
   std::string stop(1, text[at]);
@@ -247,20 +285,29 @@ TEST_F(VtRun, InvalidSamplingValuesExitTwoNamingTheField) {
 TEST(VtFixture, RefusesShapesThatCannotBeAModel) {
   Result r = Sh(std::string(VT_FIXTURE_BIN) + " -o /tmp/never.gguf --dim 10 --heads 4");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("the head size (--head-dim, or --dim over --heads) must be whole and even"), std::string::npos) << r.err;
-  Result odd = Sh(std::string(VT_FIXTURE_BIN) + " -o /tmp/never.gguf --dim 64 --heads 4 --head-dim 7");
+  EXPECT_NE(r.err.find("the head size (--head-dim, or --dim over --heads) must be whole and even"),
+            std::string::npos)
+      << r.err;
+  Result odd =
+      Sh(std::string(VT_FIXTURE_BIN) + " -o /tmp/never.gguf --dim 64 --heads 4 --head-dim 7");
   EXPECT_EQ(odd.code, 2);
   EXPECT_NE(odd.err.find("must be whole and even"), std::string::npos) << odd.err;
-  Result q = Sh(std::string(VT_FIXTURE_BIN) + " -o /tmp/never.gguf --dim 96 --heads 4 --dtype q4_k");
+  Result q =
+      Sh(std::string(VT_FIXTURE_BIN) + " -o /tmp/never.gguf --dim 96 --heads 4 --dtype q4_k");
   EXPECT_EQ(q.code, 2);
-  EXPECT_NE(q.err.find("--dtype q4_k needs --dim and --ff multiples of 256 (got 96 and 128)"), std::string::npos) << q.err;
+  EXPECT_NE(q.err.find("--dtype q4_k needs --dim and --ff multiples of 256 (got 96 and 128)"),
+            std::string::npos)
+      << q.err;
 }
 
 TEST(VtFixture, WritesABlockTypeModelThatVtRunNamesWithItsBytes) {
   // 2 layers, 256 wide, ff 512, 258 tokens: 1311744 matrix elements in Q8_0 (34 bytes per 32:
   // 1393728 bytes, 1.3 MiB) and 1280 f32 norm weights, 21 tensors.
-  std::string path = (std::filesystem::temp_directory_path() / ("vt-q8-" + std::to_string(getpid()) + ".gguf")).string();
-  Result made = Sh(std::string(VT_FIXTURE_BIN) + " -o " + path + " --layers 2 --dim 256 --heads 4 --kv-heads 2 --ff 512 --dtype q8_0");
+  std::string path =
+      (std::filesystem::temp_directory_path() / ("vt-q8-" + std::to_string(getpid()) + ".gguf"))
+          .string();
+  Result made = Sh(std::string(VT_FIXTURE_BIN) + " -o " + path +
+                   " --layers 2 --dim 256 --heads 4 --kv-heads 2 --ff 512 --dtype q8_0");
   ASSERT_EQ(made.code, 0) << made.err;
   Result r = Sh(std::string(VT_RUN_BIN) + " -m " + path + " -p 'Hi' -n 4 --json");
   std::filesystem::remove(path);
@@ -279,11 +326,13 @@ class VtRunDevice : public VtRun {
  protected:
   void SetUp() override {
     VtRun::SetUp();
-    Result list = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p x -n 1 --device vulkan --json");
+    Result list =
+        Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p x -n 1 --device vulkan --json");
     if (list.code != 0) GTEST_SKIP() << "no Vulkan device: " << list.err;
   }
   nlohmann::json Json(const std::string& flags) {
-    Result r = Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Devices agree' -n 16 --json " + flags);
+    Result r =
+        Sh(std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Devices agree' -n 16 --json " + flags);
     EXPECT_EQ(r.code, 0) << r.err;
     return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
   }
@@ -311,7 +360,9 @@ TEST_F(VtRunDevice, UnknownDevicesAndPlacementsExitTwoSayingWhy) {
   EXPECT_EQ(tpu.err, "vt-run: --device: unknown device \"tpu\" (cpu, vulkan[:N], cuda[:N])\n");
   Result missing = Sh(run + "--device vulkan:no-such-gpu");
   EXPECT_EQ(missing.code, 2);
-  EXPECT_NE(missing.err.find("--device vulkan:no-such-gpu: vulkan: no device matches \"no-such-gpu\""), std::string::npos)
+  EXPECT_NE(
+      missing.err.find("--device vulkan:no-such-gpu: vulkan: no device matches \"no-such-gpu\""),
+      std::string::npos)
       << missing.err;
   Result moe = Sh(run + "--moe-on gpu");
   EXPECT_EQ(moe.code, 2);
@@ -324,8 +375,8 @@ namespace {
 
 // No Vulkan driver (the loader finds no ICD): exit 2 saying so, never an abort.
 TEST_F(VtRun, VulkanWithoutADriverExitsTwoSayingWhy) {
-  Result r = Sh("VK_ICD_FILENAMES=/nonexistent.json VK_DRIVER_FILES=/nonexistent.json " + std::string(VT_RUN_BIN) + " -m " +
-                model_ + " -p x -n 2 --device vulkan");
+  Result r = Sh("VK_ICD_FILENAMES=/nonexistent.json VK_DRIVER_FILES=/nonexistent.json " +
+                std::string(VT_RUN_BIN) + " -m " + model_ + " -p x -n 2 --device vulkan");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err.rfind("vt-run: --device vulkan: vulkan: ", 0), 0u) << r.err;
 }
@@ -346,23 +397,34 @@ namespace {
 // vt-fixture writes each architecture vt runs, vt-run runs it and vt-bench measures it, as a
 // user would.
 TEST(VtRunArchitectures, RunsEveryArchitectureVtFixtureWrites) {
-  const std::string dir = std::filesystem::temp_directory_path() / ("vt-run-arch-" + std::to_string(getpid()));
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("vt-run-arch-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  for (std::string arch : {"llama", "qwen2", "qwen3", "qwen3moe", "phi3", "gemma3", "olmo2", "gpt-oss"}) {
+  for (std::string arch :
+       {"llama", "qwen2", "qwen3", "qwen3moe", "phi3", "gemma3", "olmo2", "gpt-oss"}) {
     std::string model = dir + "/" + arch + ".gguf";
-    Result made = Sh(std::string(VT_FIXTURE_BIN) + " -o " + model + " --arch " + arch + " --layers 2 --dim 64 --heads 4 --kv-heads 2" +
-                     (arch == "qwen3moe" || arch == "gpt-oss" ? " --experts 4 --ff 32" : "") + (arch == "gemma3" || arch == "olmo2" || arch == "gpt-oss" ? " --sliding-window 4 --swa-pattern 2" : ""));
+    Result made = Sh(std::string(VT_FIXTURE_BIN) + " -o " + model + " --arch " + arch +
+                     " --layers 2 --dim 64 --heads 4 --kv-heads 2" +
+                     (arch == "qwen3moe" || arch == "gpt-oss" ? " --experts 4 --ff 32" : "") +
+                     (arch == "gemma3" || arch == "olmo2" || arch == "gpt-oss"
+                          ? " --sliding-window 4 --swa-pattern 2"
+                          : ""));
     ASSERT_EQ(made.code, 0) << arch << ": " << made.err;
-    Result run = Sh(std::string(VT_RUN_BIN) + " -m " + model + " -p Hello -n 8 --ignore-eos --json -t 1");
+    Result run =
+        Sh(std::string(VT_RUN_BIN) + " -m " + model + " -p Hello -n 8 --ignore-eos --json -t 1");
     EXPECT_EQ(run.code, 0) << arch << ": " << run.err;
-    EXPECT_EQ(nlohmann::json::parse(run.out, nullptr, false)["tokens"].size(), 8u) << arch << ": " << run.out;
-    Result bench = Sh(std::string(VT_BENCH_BIN) + " -m " + model + " -p 16 -n 4 -r 1 -t 1 -o json");  // vt-bench measures it too
+    EXPECT_EQ(nlohmann::json::parse(run.out, nullptr, false)["tokens"].size(), 8u)
+        << arch << ": " << run.out;
+    Result bench = Sh(std::string(VT_BENCH_BIN) + " -m " + model +
+                      " -p 16 -n 4 -r 1 -t 1 -o json");  // vt-bench measures it too
     EXPECT_EQ(bench.code, 0) << arch << ": " << bench.err;
-    EXPECT_EQ(nlohmann::json::parse(bench.out, nullptr, false)["results"].size(), 2u) << arch << ": " << bench.out;
+    EXPECT_EQ(nlohmann::json::parse(bench.out, nullptr, false)["results"].size(), 2u)
+        << arch << ": " << bench.out;
   }
   Result moe = Sh(std::string(VT_FIXTURE_BIN) + " -o " + dir + "/y.gguf --arch qwen3moe");
   EXPECT_EQ(moe.code, 2) << "a qwen3moe fixture without experts: " << moe.err;
-  Result window = Sh(std::string(VT_FIXTURE_BIN) + " -o " + dir + "/w.gguf --arch qwen3 --sliding-window 4");
+  Result window =
+      Sh(std::string(VT_FIXTURE_BIN) + " -o " + dir + "/w.gguf --arch qwen3 --sliding-window 4");
   EXPECT_EQ(window.code, 2) << "a window on an architecture without one: " << window.err;
   std::filesystem::remove_all(dir);
 }
@@ -375,8 +437,10 @@ namespace {
 // once nothing more may come; a bad one is exit 2 naming its flag.
 TEST_F(VtRun, AJsonSchemaOrAGrammarShapesTheOutput) {
   // --ignore-eos: only the grammar's end may stop it.
-  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ + " -p 'Hi' -n 200 --temperature 1 --ignore-eos --json";
-  const std::string schema = R"('{"type": "object", "properties": {"n": {"type": "integer", "minimum": -5, "maximum": 5},
+  const std::string run = std::string(VT_RUN_BIN) + " -m " + model_ +
+                          " -p 'Hi' -n 200 --temperature 1 --ignore-eos --json";
+  const std::string schema =
+      R"('{"type": "object", "properties": {"n": {"type": "integer", "minimum": -5, "maximum": 5},
     "b": {"type": "boolean"}}, "required": ["n", "b"]}')";
   for (int seed = 1; seed <= 4; ++seed) {
     Result r = Sh(run + " --seed " + std::to_string(seed) + " -j " + schema);
@@ -388,12 +452,17 @@ TEST_F(VtRun, AJsonSchemaOrAGrammarShapesTheOutput) {
     EXPECT_EQ(out.size(), 2u) << out.dump();
     EXPECT_TRUE(out["n"].is_number_integer() && std::abs(out["n"].get<int>()) <= 5) << out.dump();
     EXPECT_TRUE(out["b"].is_boolean()) << out.dump();
-    Result g = Sh(run + " --seed " + std::to_string(seed) + " --grammar 'root ::= \"<\" [xy]{2,4} \">\"'");
-    EXPECT_TRUE(std::regex_match(nlohmann::json::parse(g.out)["text"].get<std::string>(), std::regex("<[xy]{2,4}>"))) << g.out;
+    Result g =
+        Sh(run + " --seed " + std::to_string(seed) + " --grammar 'root ::= \"<\" [xy]{2,4} \">\"'");
+    EXPECT_TRUE(std::regex_match(nlohmann::json::parse(g.out)["text"].get<std::string>(),
+                                 std::regex("<[xy]{2,4}>")))
+        << g.out;
   }
   Result bad = Sh(run + " --grammar 'root ::= x'");
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.err.find("--grammar: line 1, column 10: rule 'x' is not defined"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--grammar: line 1, column 10: rule 'x' is not defined"),
+            std::string::npos)
+      << bad.err;
   Result two = Sh(run + " --grammar 'root ::= \"a\"' -j '{}'");
   EXPECT_EQ(two.code, 2);
   EXPECT_NE(two.err.find("give one of --grammar"), std::string::npos) << two.err;

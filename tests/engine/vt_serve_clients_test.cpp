@@ -14,12 +14,13 @@ namespace {
 
 using vt::testing::ServeProcess;
 
-
 class VtServeClients : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     const std::string clients = std::string(CLIENTS_DIR);
-    if (vt::testing::Sh("node -e 'process.exit(+process.versions.node.split(\".\")[0] >= 20 ? 0 : 1)'").code != 0) {
+    if (vt::testing::Sh(
+            "node -e 'process.exit(+process.versions.node.split(\".\")[0] >= 20 ? 0 : 1)'")
+            .code != 0) {
       skip_ = new std::string("Node.js 20+ is not installed");
       return;
     }
@@ -30,8 +31,12 @@ class VtServeClients : public ::testing::Test {
     dir_ = new std::string(vt::testing::TinyFixtureDir("vt-serve-clients"));
     std::ofstream(*dir_ + "/hermes.jinja") << vt::testing::kHermesTemplate;
     std::string error;
-    server_ = ServeProcess::Start(VT_SERVE_BIN, {"-m", *dir_ + "/m.gguf", "--served-model-name", "tiny", "-t", "1", "--max-model-len", "1024",
-                                                 "--chat-template", *dir_ + "/hermes.jinja"}, &error).release();
+    server_ =
+        ServeProcess::Start(VT_SERVE_BIN,
+                            {"-m", *dir_ + "/m.gguf", "--served-model-name", "tiny", "-t", "1",
+                             "--max-model-len", "1024", "--chat-template", *dir_ + "/hermes.jinja"},
+                            &error)
+            .release();
     if (!server_) skip_ = new std::string("vt-serve did not start: " + error);
   }
   static void TearDownTestSuite() {
@@ -46,7 +51,9 @@ class VtServeClients : public ::testing::Test {
   static void Check(const std::string& name) {
     if (skip_) GTEST_SKIP() << *skip_;
     const std::string base = "http://127.0.0.1:" + std::to_string(server_->port()) + "/v1";
-    vt::testing::ToolResult r = vt::testing::Sh("cd " + std::string(CLIENTS_DIR) + " && timeout 120 node openai-checks.mjs " + base + " " + name);
+    vt::testing::ToolResult r =
+        vt::testing::Sh("cd " + std::string(CLIENTS_DIR) +
+                        " && timeout 120 node openai-checks.mjs " + base + " " + name);
     EXPECT_EQ(r.code, 0) << r.err << r.out << "\nthe server's log:\n" << server_->Log();
   }
   static std::string *dir_, *skip_;

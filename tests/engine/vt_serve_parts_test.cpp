@@ -21,11 +21,14 @@ using namespace std::chrono_literals;
 
 TEST(ClientText, BytesThatAreNotUtf8BecomeTheReplacementCharacter) {
   const std::string fffd = "\xEF\xBF\xBD";
-  EXPECT_EQ(ValidUtf8("a\xff" "b"), "a" + fffd + "b");
-  EXPECT_EQ(ValidUtf8("x\xc3\x28"), "x" + fffd + "(");                // a lead byte without its tail
-  EXPECT_EQ(ValidUtf8("\xc0\xaf"), fffd + fffd);                       // an overlong '/'
-  EXPECT_EQ(ValidUtf8("\xed\xa0\x80"), fffd + fffd + fffd);            // a surrogate
-  EXPECT_EQ(ValidUtf8("h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), "h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  EXPECT_EQ(ValidUtf8("a\xff"
+                      "b"),
+            "a" + fffd + "b");
+  EXPECT_EQ(ValidUtf8("x\xc3\x28"), "x" + fffd + "(");       // a lead byte without its tail
+  EXPECT_EQ(ValidUtf8("\xc0\xaf"), fffd + fffd);             // an overlong '/'
+  EXPECT_EQ(ValidUtf8("\xed\xa0\x80"), fffd + fffd + fffd);  // a surrogate
+  EXPECT_EQ(ValidUtf8("h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+            "h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
 }
 
 TEST(ClientText, ALogLineEscapesControlAndInvalidBytes) {
@@ -33,8 +36,10 @@ TEST(ClientText, ALogLineEscapesControlAndInvalidBytes) {
 }
 
 TEST(ClientText, ALogLineEscapesCharactersThatBreakOrReorderIt) {
-  EXPECT_EQ(Printable("a\u2028b\u2029c\u0085d\u202ee\u2066f"), "a\\u{2028}b\\u{2029}c\\u{0085}d\\u{202e}e\\u{2066}f");
-  EXPECT_EQ(Printable("\u00e9\u2027\u202f"), "\u00e9\u2027\u202f");  // their neighbours print as they are
+  EXPECT_EQ(Printable("a\u2028b\u2029c\u0085d\u202ee\u2066f"),
+            "a\\u{2028}b\\u{2029}c\\u{0085}d\\u{202e}e\\u{2066}f");
+  EXPECT_EQ(Printable("\u00e9\u2027\u202f"),
+            "\u00e9\u2027\u202f");  // their neighbours print as they are
 }
 
 TEST(ClientText, JsonDepthCountsOnlyOutsideStrings) {
@@ -49,7 +54,11 @@ TEST(ConnectionThreads, ATaskThatBlocksDoesNotHoldUpTheNext) {
   std::promise<void> released;
   std::shared_future<void> gate = released.get_future().share();
   std::atomic<int> blocked{0};
-  for (int i = 0; i < 40; ++i) threads.Run([&, gate] { ++blocked; gate.wait(); });
+  for (int i = 0; i < 40; ++i)
+    threads.Run([&, gate] {
+      ++blocked;
+      gate.wait();
+    });
   std::promise<void> ran;
   threads.Run([&] { ran.set_value(); });
   // A fixed pool of 32 would never get to it while the 40 wait.
@@ -63,7 +72,10 @@ TEST(ConnectionThreads, PastTheMostThreadsATaskWaitsForOne) {
   std::promise<void> released;
   std::shared_future<void> gate = released.get_future().share();
   std::promise<void> started;
-  threads.Run([&, gate] { started.set_value(); gate.wait(); });
+  threads.Run([&, gate] {
+    started.set_value();
+    gate.wait();
+  });
   started.get_future().wait();
   std::atomic<bool> second{false};
   threads.Run([&] { second = true; });
@@ -80,7 +92,11 @@ TEST(ConnectionThreads, IdleThreadsBeyondTheKeptOnesEnd) {
   std::promise<void> released;
   std::shared_future<void> gate = released.get_future().share();
   std::atomic<int> started{0};
-  for (int i = 0; i < 4; ++i) threads.Run([&, gate] { ++started; gate.wait(); });
+  for (int i = 0; i < 4; ++i)
+    threads.Run([&, gate] {
+      ++started;
+      gate.wait();
+    });
   while (started < 4) std::this_thread::sleep_for(1ms);
   EXPECT_EQ(threads.threads(), 4u);
   released.set_value();
@@ -89,7 +105,8 @@ TEST(ConnectionThreads, IdleThreadsBeyondTheKeptOnesEnd) {
 }
 
 // Steps `batcher` until every job has ended; each job's text and finish reason.
-std::vector<std::pair<std::string, std::string>> RunAll(Batcher& batcher, const std::vector<std::shared_ptr<Job>>& jobs) {
+std::vector<std::pair<std::string, std::string>> RunAll(
+    Batcher& batcher, const std::vector<std::shared_ptr<Job>>& jobs) {
   for (const auto& j : jobs) batcher.Admit(j);
   for (int i = 0; i < 1000 && !batcher.Empty(); ++i) batcher.Step();
   std::vector<std::pair<std::string, std::string>> out;
@@ -103,7 +120,8 @@ std::vector<std::pair<std::string, std::string>> RunAll(Batcher& batcher, const 
 TEST(Batcher, AStepThatFailsForOneRequestFailsOnlyThatOne) {
   vt::FixtureSpec spec;
   auto file = vt::testing::FixtureFile(spec);
-  auto model = vt::Model::Load(file, vt::Engine{vt::MakeQueue(*vt::GetBackend(vt::DeviceType::kCPU))});
+  auto model =
+      vt::Model::Load(file, vt::Engine{vt::MakeQueue(*vt::GetBackend(vt::DeviceType::kCPU))});
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   auto tokenizer = vt::Tokenizer::FromGguf(*file);
   ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().ToString();
@@ -121,7 +139,9 @@ TEST(Batcher, AStepThatFailsForOneRequestFailsOnlyThatOne) {
   // The bad prompt's id is past the model's rows (vt-serve refuses such ids before queueing;
   // this is whatever a forward may still refuse).
   Batcher both(*model.value(), tokenizer.value(), Pool(), kv, {2, 64}, metrics);
-  auto run = RunAll(both, {std::make_shared<Job>(std::vector<int32_t>{vt::kFixtureBos, 9999}, greedy), std::make_shared<Job>(good, greedy)});
+  auto run =
+      RunAll(both, {std::make_shared<Job>(std::vector<int32_t>{vt::kFixtureBos, 9999}, greedy),
+                    std::make_shared<Job>(good, greedy)});
   EXPECT_EQ(run[0].second.substr(0, 5), "error") << run[0].second;
   EXPECT_NE(run[0].second.find("out of range"), std::string::npos) << run[0].second;
   EXPECT_EQ(run[1], solo[0]) << "the good request did not get the text it gets alone";

@@ -24,7 +24,9 @@ class VtServeSpec : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new std::string(vt::testing::TinyFixtureDir("vt-serve-spec-test"));
     // Another model of the same vocabulary (another seed): a draft that is often wrong.
-    vt::testing::ToolResult r = Sh(std::string(VT_FIXTURE_BIN) + " -o " + *dir_ + "/other.gguf --layers 1 --dim 32 --heads 2 --kv-heads 1 --seed 7");
+    vt::testing::ToolResult r =
+        Sh(std::string(VT_FIXTURE_BIN) + " -o " + *dir_ +
+           "/other.gguf --layers 1 --dim 32 --heads 2 --kv-heads 1 --seed 7");
     EXPECT_EQ(r.code, 0) << r.err;
   }
   static void TearDownTestSuite() {
@@ -32,7 +34,9 @@ class VtServeSpec : public ::testing::Test {
     delete dir_;
   }
   std::unique_ptr<ServeProcess> Serve(std::vector<std::string> more) {
-    std::vector<std::string> args = {"-m", *dir_ + "/m.gguf", "--served-model-name", "tiny", "-t", "1", "--max-model-len", "256"};
+    std::vector<std::string> args = {
+        "-m", *dir_ + "/m.gguf", "--served-model-name", "tiny", "-t", "1", "--max-model-len",
+        "256"};
     args.insert(args.end(), more.begin(), more.end());
     std::string error;
     auto server = ServeProcess::Start(VT_SERVE_BIN, args, &error);
@@ -40,8 +44,13 @@ class VtServeSpec : public ::testing::Test {
     return server;
   }
   static std::string Body(int i, double temperature = 0) {
-    return Json{{"prompt", "Request " + std::to_string(i) + std::string(static_cast<size_t>(i % 5), '.')},
-                {"max_tokens", 24 + 7 * (i % 6)}, {"temperature", temperature}, {"seed", i}, {"ignore_eos", true}}.dump();
+    return Json{
+        {"prompt", "Request " + std::to_string(i) + std::string(static_cast<size_t>(i % 5), '.')},
+        {"max_tokens", 24 + 7 * (i % 6)},
+        {"temperature", temperature},
+        {"seed", i},
+        {"ignore_eos", true}}
+        .dump();
   }
   // Ten greedy answers sent at once, beside two sampled requests in the same batches (when
   // `sampled`: their drafts are kept only with the probability the target gives them).
@@ -58,7 +67,8 @@ class VtServeSpec : public ::testing::Test {
     return texts;
   }
   static double Counter(ServeProcess& server, const std::string& name) {
-    return Metric(server.Get("/metrics").body, "vllm:spec_decode_num_" + name + "_total{model_name=\"tiny\"}");
+    return Metric(server.Get("/metrics").body,
+                  "vllm:spec_decode_num_" + name + "_total{model_name=\"tiny\"}");
   }
   static std::string* dir_;
 };
@@ -71,23 +81,31 @@ TEST_F(VtServeSpec, EveryGreedyAnswerIsTheOneWithoutSpeculation) {
   for (int i = 0; i < 10; ++i) want.push_back(TextOf(plain->Post("/v1/completions", Body(i))));
   EXPECT_EQ(Counter(*plain, "draft_tokens"), 0);
   const std::vector<std::vector<std::string>> configs = {
-      {"--speculative-config", R"({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 3, "prompt_lookup_min": 1})"},
-      {"--speculative-config", R"({"model": ")" + *dir_ + R"(/other.gguf", "num_speculative_tokens": 3})"},
-      {"--speculative-config", R"({"model": ")" + *dir_ + R"(/m.gguf", "num_speculative_tokens": 5})"},
+      {"--speculative-config",
+       R"({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 3, "prompt_lookup_min": 1})"},
+      {"--speculative-config",
+       R"({"model": ")" + *dir_ + R"(/other.gguf", "num_speculative_tokens": 3})"},
+      {"--speculative-config",
+       R"({"model": ")" + *dir_ + R"(/m.gguf", "num_speculative_tokens": 5})"},
       // A quarter of the blocks the load needs: preempted requests recompute in both pools.
-      {"--speculative-config", R"({"model": ")" + *dir_ + R"(/other.gguf", "num_speculative_tokens": 4})", "--kv-cache-memory-bytes", "200KiB",
-       "--max-num-seqs", "12"}};
+      {"--speculative-config",
+       R"({"model": ")" + *dir_ + R"(/other.gguf", "num_speculative_tokens": 4})",
+       "--kv-cache-memory-bytes", "200KiB", "--max-num-seqs", "12"}};
   for (const auto& config : configs) {
     auto server = Serve(config);
     ASSERT_TRUE(server);
     EXPECT_NE(server->Log().find("speculative decoding: "), std::string::npos) << server->Log();
     const bool self = config[1].find("/m.gguf") != std::string::npos;
     std::vector<std::string> got = Together(*server, !self);
-    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i], want[i]) << "request " << i << " with " << config[1];
-    const double drafted = Counter(*server, "draft_tokens"), kept = Counter(*server, "accepted_tokens");
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_EQ(got[i], want[i]) << "request " << i << " with " << config[1];
+    const double drafted = Counter(*server, "draft_tokens"),
+                 kept = Counter(*server, "accepted_tokens");
     EXPECT_GT(Counter(*server, "drafts"), 0) << config[1];
     if (config.size() > 2) {
-      EXPECT_GT(Metric(server->Get("/metrics").body, "vllm:num_preemptions_total{model_name=\"tiny\"}"), 0);
+      EXPECT_GT(
+          Metric(server->Get("/metrics").body, "vllm:num_preemptions_total{model_name=\"tiny\"}"),
+          0);
     }
     EXPECT_GT(drafted, 0) << config[1];
     if (self) {
@@ -103,7 +121,9 @@ TEST_F(VtServeSpec, ADraftModelsCacheCountsInTheBudget) {
   auto server = Serve({"--kv-cache-memory-bytes", "320KiB", "--speculative-config",
                        R"({"model": ")" + *dir_ + R"(/m.gguf", "num_speculative_tokens": 2})"});
   ASSERT_TRUE(server);
-  EXPECT_NE(server->Log().find("KV cache: 20 blocks of 16 positions (320.0 KiB, f32, 1024 bytes per position, 512 of them the draft model's)"), std::string::npos)
+  EXPECT_NE(server->Log().find("KV cache: 20 blocks of 16 positions (320.0 KiB, f32, 1024 bytes "
+                               "per position, 512 of them the draft model's)"),
+            std::string::npos)
       << server->Log();
 }
 
@@ -112,13 +132,16 @@ TEST_F(VtServeSpec, ADraftModelsCacheCountsInTheBudget) {
 // than one token; a server that drafts nothing reports neither.
 TEST_F(VtServeSpec, VtBenchReportsTheAcceptanceOfTheServersDrafts) {
   auto bench = [&](ServeProcess& server) {
-    auto r = Sh(std::string(VT_BENCH_BIN) + " -m " + *dir_ + "/m.gguf --base-url http://127.0.0.1:" + std::to_string(server.port()) +
-                " --served-model-name tiny --dataset-name random --num-prompts 3 --random-input-len 8 --random-output-len 24"
+    auto r = Sh(std::string(VT_BENCH_BIN) + " -m " + *dir_ +
+                "/m.gguf --base-url http://127.0.0.1:" + std::to_string(server.port()) +
+                " --served-model-name tiny --dataset-name random --num-prompts 3 "
+                "--random-input-len 8 --random-output-len 24"
                 " --ignore-eos --max-concurrency 2 -o json");
     EXPECT_EQ(r.code, 0) << r.err;
     return Json::parse(r.out, nullptr, false);
   };
-  auto spec = Serve({"--speculative-config", R"({"model": ")" + *dir_ + R"(/m.gguf", "num_speculative_tokens": 3})"});
+  auto spec = Serve({"--speculative-config",
+                     R"({"model": ")" + *dir_ + R"(/m.gguf", "num_speculative_tokens": 3})"});
   ASSERT_TRUE(spec);
   Json j = bench(*spec);
   ASSERT_TRUE(j.contains("spec_decode_acceptance_rate")) << j.dump();
@@ -130,7 +153,8 @@ TEST_F(VtServeSpec, VtBenchReportsTheAcceptanceOfTheServersDrafts) {
 }
 
 TEST_F(VtServeSpec, ASpeculativeConfigThatCannotWorkIsRefusedNamingTheKey) {
-  const std::string serve = "timeout 10 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ + "/m.gguf --port 0 --speculative-config ";
+  const std::string serve = "timeout 10 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ +
+                            "/m.gguf --port 0 --speculative-config ";
   auto refused = [&](const std::string& config, const std::string& message) {
     vt::testing::ToolResult r = Sh(serve + "'" + config + "'");
     EXPECT_EQ(r.code, 2) << config << "\n" << r.err;
@@ -138,17 +162,24 @@ TEST_F(VtServeSpec, ASpeculativeConfigThatCannotWorkIsRefusedNamingTheKey) {
   };
   refused("{\"method\": \"ngram\"", "--speculative-config: not a JSON object");
   refused(R"({"method": "ngram"})", "\"num_speculative_tokens\" is required");
-  refused(R"({"method": "ngram", "num_speculative_tokens": 0})", "\"num_speculative_tokens\" must be an integer in [1, 64], got 0");
-  refused(R"({"method": "ngram", "num_speculative_tokens": 2, "lookahead": 1})", "unknown key \"lookahead\"");
-  refused(R"({"method": "eagle", "num_speculative_tokens": 2})", "method \"eagle\": vt runs ngram and draft_model");
-  refused(R"({"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_min": 4, "prompt_lookup_max": 2})",
-          "\"prompt_lookup_min\" 4 is more than \"prompt_lookup_max\" 2");
-  refused(R"({"model": "/nonexistent.gguf", "num_speculative_tokens": 2})", "--speculative-config model /nonexistent.gguf");
-  refused(R"({"method": "ngram", "model": "d.gguf", "num_speculative_tokens": 2})", "\"model\" d.gguf is a draft model; method ngram drafts without one");
+  refused(R"({"method": "ngram", "num_speculative_tokens": 0})",
+          "\"num_speculative_tokens\" must be an integer in [1, 64], got 0");
+  refused(R"({"method": "ngram", "num_speculative_tokens": 2, "lookahead": 1})",
+          "unknown key \"lookahead\"");
+  refused(R"({"method": "eagle", "num_speculative_tokens": 2})",
+          "method \"eagle\": vt runs ngram and draft_model");
+  refused(
+      R"({"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_min": 4, "prompt_lookup_max": 2})",
+      "\"prompt_lookup_min\" 4 is more than \"prompt_lookup_max\" 2");
+  refused(R"({"model": "/nonexistent.gguf", "num_speculative_tokens": 2})",
+          "--speculative-config model /nonexistent.gguf");
+  refused(R"({"method": "ngram", "model": "d.gguf", "num_speculative_tokens": 2})",
+          "\"model\" d.gguf is a draft model; method ngram drafts without one");
   refused("", "--speculative-config: not a JSON object");
   const std::string text = *dir_ + "/text.gguf";
   ASSERT_EQ(Sh(std::string(VT_FIXTURE_BIN) + " -o " + text + " --text-vocab").code, 0);
-  refused(R"({"model": ")" + text + R"(", "num_speculative_tokens": 2})", "the draft's vocabulary differs from the target's at token 0");
+  refused(R"({"model": ")" + text + R"(", "num_speculative_tokens": 2})",
+          "the draft's vocabulary differs from the target's at token 0");
 }
 
 }  // namespace

@@ -19,12 +19,13 @@ namespace {
 using Json = nlohmann::json;
 using vt::testing::HttpReply;
 using vt::testing::Metric;
-using vt::testing::TextOf;
 using vt::testing::ServeProcess;
+using vt::testing::TextOf;
 
 // A byte-vocabulary chat template: "[role]content" per message, then "[assistant]".
 const char kTemplate[] =
-    "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}{% if add_generation_prompt %}[assistant]{% endif %}";
+    "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}{% if add_generation_prompt "
+    "%}[assistant]{% endif %}";
 
 class VtServe : public ::testing::Test {
  protected:
@@ -38,7 +39,8 @@ class VtServe : public ::testing::Test {
   }
   // vt-serve on the fixture, named "tiny", with `more` flags.
   std::unique_ptr<ServeProcess> Serve(std::vector<std::string> more = {}) {
-    std::vector<std::string> args = {"-m", *dir_ + "/m.gguf", "--served-model-name", "tiny", "-t", "1"};
+    std::vector<std::string> args = {"-m", *dir_ + "/m.gguf", "--served-model-name", "tiny", "-t",
+                                     "1"};
     args.insert(args.end(), more.begin(), more.end());
     std::string error;
     auto server = ServeProcess::Start(VT_SERVE_BIN, args, &error);
@@ -69,21 +71,29 @@ TEST_F(VtServe, HealthModelsAndMetricsAnswer) {
   EXPECT_EQ(models["data"][0]["max_model_len"], 256);
   HttpReply metrics = server->Get("/metrics");
   EXPECT_EQ(metrics.status, 200);
-  EXPECT_NE(metrics.body.find("vllm:num_requests_waiting{model_name=\"tiny\"} 0"), std::string::npos) << metrics.body;
-  EXPECT_NE(metrics.body.find("# TYPE vllm:e2e_request_latency_seconds histogram"), std::string::npos);
+  EXPECT_NE(metrics.body.find("vllm:num_requests_waiting{model_name=\"tiny\"} 0"),
+            std::string::npos)
+      << metrics.body;
+  EXPECT_NE(metrics.body.find("# TYPE vllm:e2e_request_latency_seconds histogram"),
+            std::string::npos);
   // Histograms carry the model's label too, before `le` (prometheus_client's order).
-  EXPECT_NE(metrics.body.find("vllm:e2e_request_latency_seconds_bucket{model_name=\"tiny\",le=\"+Inf\"} 0"), std::string::npos);
-  EXPECT_NE(metrics.body.find("vllm:time_to_first_token_seconds_count{model_name=\"tiny\"} 0"), std::string::npos);
+  EXPECT_NE(metrics.body.find(
+                "vllm:e2e_request_latency_seconds_bucket{model_name=\"tiny\",le=\"+Inf\"} 0"),
+            std::string::npos);
+  EXPECT_NE(metrics.body.find("vllm:time_to_first_token_seconds_count{model_name=\"tiny\"} 0"),
+            std::string::npos);
 }
 
 TEST_F(VtServe, AGreedyCompletionIsWhatVtRunGenerates) {
   auto server = Serve();
   ASSERT_TRUE(server);
-  HttpReply r = server->Post("/v1/completions",
-                             R"({"model": "tiny", "prompt": "Hello", "max_tokens": 12, "temperature": 0, "ignore_eos": true})");
+  HttpReply r = server->Post(
+      "/v1/completions",
+      R"({"model": "tiny", "prompt": "Hello", "max_tokens": 12, "temperature": 0, "ignore_eos": true})");
   ASSERT_EQ(r.status, 200) << r.body;
   Json j = Parse(r);
-  auto run = vt::testing::Sh(std::string(VT_RUN_BIN) + " -m " + *dir_ + "/m.gguf -p Hello -n 12 --ignore-eos --json -t 1");
+  auto run = vt::testing::Sh(std::string(VT_RUN_BIN) + " -m " + *dir_ +
+                             "/m.gguf -p Hello -n 12 --ignore-eos --json -t 1");
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_EQ(j["choices"][0]["text"], Json::parse(run.out)["text"]);
   EXPECT_EQ(j["object"], "text_completion");
@@ -100,9 +110,12 @@ TEST_F(VtServe, APortInUseIsRefused) {
   auto first = Serve();
   ASSERT_TRUE(first);
   const std::string port = std::to_string(first->port());
-  auto second = vt::testing::Sh("timeout 5 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ + "/m.gguf -t 1 --no-warmup --port " + port);
+  auto second = vt::testing::Sh("timeout 5 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ +
+                                "/m.gguf -t 1 --no-warmup --port " + port);
   EXPECT_EQ(second.code, 1) << second.err;
-  EXPECT_NE(second.err.find("cannot listen on 127.0.0.1:" + port + ": Address already in use"), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find("cannot listen on 127.0.0.1:" + port + ": Address already in use"),
+            std::string::npos)
+      << second.err;
   EXPECT_EQ(first->Get("/health").status, 200);
 }
 
@@ -110,13 +123,17 @@ TEST_F(VtServe, WarmsUpBeforeListeningUnlessToldNot) {
   auto warm = Serve();
   ASSERT_TRUE(warm);
   const std::string log = warm->Log();
-  const size_t warmed = log.find("vt-serve: warmed up in "), listening = log.find("vt-serve: listening on");
+  const size_t warmed = log.find("vt-serve: warmed up in "),
+               listening = log.find("vt-serve: listening on");
   ASSERT_NE(warmed, std::string::npos) << log;
   EXPECT_LT(warmed, listening) << log;
   // The warm-up is not a request: nothing of /metrics counts it.
   std::string metrics = warm->Get("/metrics").body;
-  EXPECT_NE(metrics.find("vllm:prompt_tokens_total{model_name=\"tiny\"} 0"), std::string::npos) << metrics;
-  EXPECT_NE(metrics.find("vllm:iteration_tokens_total_count{model_name=\"tiny\"} 0"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("vllm:prompt_tokens_total{model_name=\"tiny\"} 0"), std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("vllm:iteration_tokens_total_count{model_name=\"tiny\"} 0"),
+            std::string::npos)
+      << metrics;
   auto cold = Serve({"--no-warmup"});
   ASSERT_TRUE(cold);
   EXPECT_EQ(cold->Log().find("warmed up"), std::string::npos) << cold->Log();
@@ -125,9 +142,12 @@ TEST_F(VtServe, WarmsUpBeforeListeningUnlessToldNot) {
 TEST_F(VtServe, StreamedChunksJoinToTheSameTextAndEndWithUsageAndDone) {
   auto server = Serve();
   ASSERT_TRUE(server);
-  const std::string ask = R"("model": "tiny", "prompt": "Hello", "max_tokens": 12, "temperature": 0, "ignore_eos": true)";
+  const std::string ask =
+      R"("model": "tiny", "prompt": "Hello", "max_tokens": 12, "temperature": 0, "ignore_eos": true)";
   Json whole = Parse(server->Post("/v1/completions", "{" + ask + "}"));
-  HttpReply r = server->Post("/v1/completions", "{" + ask + R"(, "stream": true, "stream_options": {"include_usage": true}})");
+  HttpReply r =
+      server->Post("/v1/completions",
+                   "{" + ask + R"(, "stream": true, "stream_options": {"include_usage": true}})");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.Header("Content-Type"), "text/event-stream");
   std::vector<std::string> events = Events(r.body);
@@ -137,7 +157,8 @@ TEST_F(VtServe, StreamedChunksJoinToTheSameTextAndEndWithUsageAndDone) {
   for (size_t i = 0; i + 2 < events.size(); ++i) {
     Json chunk = Json::parse(events[i]);
     text += chunk["choices"][0]["text"].get<std::string>();
-    if (!chunk["choices"][0]["finish_reason"].is_null()) finish = chunk["choices"][0]["finish_reason"];
+    if (!chunk["choices"][0]["finish_reason"].is_null())
+      finish = chunk["choices"][0]["finish_reason"];
   }
   EXPECT_EQ(text, whole["choices"][0]["text"]);
   EXPECT_EQ(finish, "length");
@@ -149,10 +170,12 @@ TEST_F(VtServe, StreamedChunksJoinToTheSameTextAndEndWithUsageAndDone) {
 TEST_F(VtServe, ChatRendersTheTemplateAndJoinsTextParts) {
   auto server = Serve({"--chat-template", *dir_ + "/chat.jinja"});
   ASSERT_TRUE(server);
-  HttpReply chat = server->Post("/v1/chat/completions", R"({"model": "tiny", "max_completion_tokens": 8, "temperature": 0,
+  HttpReply chat = server->Post("/v1/chat/completions",
+                                R"({"model": "tiny", "max_completion_tokens": 8, "temperature": 0,
     "ignore_eos": true, "messages": [{"role": "user", "content": [{"type": "text", "text": "hi "}, {"type": "text", "text": "there"}]}]})");
   ASSERT_EQ(chat.status, 200) << chat.body;
-  HttpReply plain = server->Post("/v1/completions", R"({"model": "tiny", "prompt": "[user]hi there[assistant]",
+  HttpReply plain =
+      server->Post("/v1/completions", R"({"model": "tiny", "prompt": "[user]hi there[assistant]",
     "max_tokens": 8, "temperature": 0, "ignore_eos": true})");
   Json c = Parse(chat), p = Parse(plain);
   EXPECT_EQ(c["object"], "chat.completion");
@@ -180,7 +203,8 @@ TEST_F(VtServe, BadRequestsGetOpenAiErrorsWithTheirStatusAndField) {
       {"/v1/completions", R"({"prompt": "x", "max_tokens": 100})", 400, "max_tokens"},
       {"/v1/completions", R"({"prompt": [1, "a"]})", 400, "prompt"},
       {"/v1/completions", R"({"model": "other", "prompt": "x"})", 404, "model"},
-      {"/v1/chat/completions", R"({"messages": [{"role": "user", "content": "hi"}]})", 400, "messages"},
+      {"/v1/chat/completions", R"({"messages": [{"role": "user", "content": "hi"}]})", 400,
+       "messages"},
       {"/v1/completions", "{\"prompt\": \"" + std::string(4096, 'x') + "\"}", 413, ""},
   };
   for (const Case& c : cases) {
@@ -189,7 +213,8 @@ TEST_F(VtServe, BadRequestsGetOpenAiErrorsWithTheirStatusAndField) {
     Json e = Parse(r);
     ASSERT_TRUE(e.contains("error")) << r.body;
     EXPECT_FALSE(e["error"]["message"].get<std::string>().empty());
-    EXPECT_EQ(e["error"]["param"].is_null() ? "" : e["error"]["param"].get<std::string>(), c.param) << r.body;
+    EXPECT_EQ(e["error"]["param"].is_null() ? "" : e["error"]["param"].get<std::string>(), c.param)
+        << r.body;
   }
 }
 
@@ -201,21 +226,27 @@ TEST_F(VtServe, AModelsOwnBrokenTemplateIsNamedAtStartupAndCompletionsStillServe
   const std::string path = *dir_ + "/broken-template.gguf";
   ASSERT_TRUE(w.Write(path).ok());
   std::string error;
-  auto server = ServeProcess::Start(VT_SERVE_BIN, {"-m", path, "--served-model-name", "tiny", "-t", "1"}, &error);
+  auto server = ServeProcess::Start(VT_SERVE_BIN,
+                                    {"-m", path, "--served-model-name", "tiny", "-t", "1"}, &error);
   ASSERT_TRUE(server) << error;
   EXPECT_EQ(server->Post("/v1/completions", R"({"prompt": "hi", "max_tokens": 2})").status, 200);
-  HttpReply chat = server->Post("/v1/chat/completions", R"({"messages": [{"role": "user", "content": "hi"}]})");
+  HttpReply chat =
+      server->Post("/v1/chat/completions", R"({"messages": [{"role": "user", "content": "hi"}]})");
   EXPECT_EQ(chat.status, 400);
   EXPECT_EQ(Parse(chat)["error"]["param"], "messages") << chat.body;
-  EXPECT_NE(server->Log().find("warning: the model's chat template (tokenizer.chat_template) does not parse: template:1:"),
+  EXPECT_NE(server->Log().find("warning: the model's chat template (tokenizer.chat_template) does "
+                               "not parse: template:1:"),
             std::string::npos)
       << server->Log();
   // A template key that is not a string: warned too, not taken silently as none.
   w.Set("tokenizer.chat_template", vt::GgufValue::Uint(vt::GgufType::kU32, 7));
   ASSERT_TRUE(w.Write(path).ok());
-  auto numbered = ServeProcess::Start(VT_SERVE_BIN, {"-m", path, "--served-model-name", "tiny", "-t", "1"}, &error);
+  auto numbered = ServeProcess::Start(
+      VT_SERVE_BIN, {"-m", path, "--served-model-name", "tiny", "-t", "1"}, &error);
   ASSERT_TRUE(numbered) << error;
-  EXPECT_NE(numbered->Log().find("warning: the model's tokenizer.chat_template is not a string"), std::string::npos) << numbered->Log();
+  EXPECT_NE(numbered->Log().find("warning: the model's tokenizer.chat_template is not a string"),
+            std::string::npos)
+      << numbered->Log();
 }
 
 // What an outside tester's numbers got told: a whole number written as a float is an integer
@@ -226,12 +257,20 @@ TEST_F(VtServe, NumbersAndLengthsAreBlamedPrecisely) {
   ASSERT_TRUE(server);
   auto message = [&](const std::string& body) {
     Json e = Parse(server->Post("/v1/completions", body));
-    return e.contains("error") ? e["error"]["message"].get<std::string>() + " @" + e["error"]["param"].dump() : e.dump().substr(0, 40);
+    return e.contains("error")
+               ? e["error"]["message"].get<std::string>() + " @" + e["error"]["param"].dump()
+               : e.dump().substr(0, 40);
   };
-  EXPECT_EQ(message(R"({"prompt": "x", "max_tokens": 1e20})"), "max_tokens must be between 0 and 1073741824 @\"max_tokens\"");
-  EXPECT_EQ(message(R"({"prompt": "x", "max_tokens": 2.5})"), "max_tokens must be an integer @\"max_tokens\"");
-  EXPECT_EQ(Parse(server->Post("/v1/completions", R"({"prompt": "x", "max_tokens": 2.0})"))["usage"]["completion_tokens"], 2);
-  EXPECT_EQ(message(R"({"prompt": "x", "temperature": 1e309})"), "malformed JSON in the request body: number overflow parsing '1e309' @null");
+  EXPECT_EQ(message(R"({"prompt": "x", "max_tokens": 1e20})"),
+            "max_tokens must be between 0 and 1073741824 @\"max_tokens\"");
+  EXPECT_EQ(message(R"({"prompt": "x", "max_tokens": 2.5})"),
+            "max_tokens must be an integer @\"max_tokens\"");
+  EXPECT_EQ(
+      Parse(server->Post("/v1/completions",
+                         R"({"prompt": "x", "max_tokens": 2.0})"))["usage"]["completion_tokens"],
+      2);
+  EXPECT_EQ(message(R"({"prompt": "x", "temperature": 1e309})"),
+            "malformed JSON in the request body: number overflow parsing '1e309' @null");
   std::string over = message("{\"prompt\": \"" + std::string(80, 'x') + "\", \"max_tokens\": 1}");
   EXPECT_NE(over.find("maximum context length is 64 tokens"), std::string::npos) << over;
   EXPECT_NE(over.find("@\"prompt\""), std::string::npos) << over;
@@ -260,21 +299,28 @@ TEST_F(VtServe, TokenizeAndDetokenizeRoundTrip) {
 // Continuous batching changes no token: 16 greedy requests at once (prompt chunks of at most
 // 64 tokens mixed with decodes) get the text each gets alone.
 TEST_F(VtServe, SixteenConcurrentGreedyRequestsGetTheTextEachGetsAlone) {
-  auto server = Serve({"--max-num-seqs", "16", "--max-num-batched-tokens", "64", "--max-model-len", "256"});
+  auto server =
+      Serve({"--max-num-seqs", "16", "--max-num-batched-tokens", "64", "--max-model-len", "256"});
   ASSERT_TRUE(server);
   std::vector<std::string> bodies;
   for (int i = 0; i < 16; ++i) {
-    std::string prompt = "Request " + std::to_string(i) + std::string(static_cast<size_t>(i * 7), '.') + " says";
-    bodies.push_back(Json{{"prompt", prompt}, {"max_tokens", 48}, {"temperature", 0}, {"ignore_eos", true}}.dump());
+    std::string prompt =
+        "Request " + std::to_string(i) + std::string(static_cast<size_t>(i * 7), '.') + " says";
+    bodies.push_back(
+        Json{{"prompt", prompt}, {"max_tokens", 48}, {"temperature", 0}, {"ignore_eos", true}}
+            .dump());
   }
   std::vector<std::string> alone, together(16);
-  for (const std::string& body : bodies) alone.push_back(TextOf(server->Post("/v1/completions", body)));
+  for (const std::string& body : bodies)
+    alone.push_back(TextOf(server->Post("/v1/completions", body)));
   std::vector<std::thread> clients;
   for (int i = 0; i < 16; ++i) {
-    clients.emplace_back([&, i] { together[i] = TextOf(server->Post("/v1/completions", bodies[i])); });
+    clients.emplace_back(
+        [&, i] { together[i] = TextOf(server->Post("/v1/completions", bodies[i])); });
   }
   for (std::thread& c : clients) c.join();
-  for (int i = 0; i < 16; ++i) EXPECT_EQ(together[i], alone[i]) << "request " << i << " changed when batched";
+  for (int i = 0; i < 16; ++i)
+    EXPECT_EQ(together[i], alone[i]) << "request " << i << " changed when batched";
   if (HasFailure()) std::cerr << "vt-serve's log:\n" << server->Log();
   std::string metrics = server->Get("/metrics").body;
   double steps = Metric(metrics, "vt:batch_sequences_count{model_name=\"tiny\"}"),
@@ -285,13 +331,17 @@ TEST_F(VtServe, SixteenConcurrentGreedyRequestsGetTheTextEachGetsAlone) {
 // One request runs, one waits, the next is refused with 503; the running one's client hangs up
 // and the worker moves on to the waiting one at once.
 TEST_F(VtServe, AFullQueueIs503AndAClientThatHangsUpIsCancelled) {
-  auto server = Serve({"--max-num-seqs", "1", "--max-queued-requests", "1", "--max-model-len", "16384"});
+  auto server =
+      Serve({"--max-num-seqs", "1", "--max-queued-requests", "1", "--max-model-len", "16384"});
   ASSERT_TRUE(server);
-  int fd = server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 16000, "ignore_eos": true, "stream": true})");
+  int fd = server->OpenStream(
+      "/v1/completions",
+      R"({"prompt": "Hi", "max_tokens": 16000, "ignore_eos": true, "stream": true})");
   ASSERT_GE(fd, 0);
   ASSERT_NE(vt::testing::ReadUntil(fd, "data: ").find("data: "), std::string::npos);
   HttpReply waited;
-  std::thread second([&] { waited = server->Post("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4})"); });
+  std::thread second(
+      [&] { waited = server->Post("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4})"); });
   std::string metrics;
   // Both gauges, polled together: on a loaded machine the second request can be counted waiting
   // before the engine's first step has counted the first one running (a full test run saw it).
@@ -306,7 +356,8 @@ TEST_F(VtServe, AFullQueueIs503AndAClientThatHangsUpIsCancelled) {
   // EXPECT, not ASSERT: the thread above must be joined before the test ends.
   EXPECT_NE(metrics.find("vllm:num_requests_waiting{model_name=\"tiny\"} 1"), std::string::npos)
       << "the second request never showed as waiting: " << metrics;
-  EXPECT_NE(metrics.find("vllm:num_requests_running{model_name=\"tiny\"} 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("vllm:num_requests_running{model_name=\"tiny\"} 1"), std::string::npos)
+      << metrics;
   HttpReply refused = server->Post("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4})");
   EXPECT_EQ(refused.status, 503) << refused.body;
   EXPECT_EQ(refused.Header("Retry-After"), "1");
@@ -319,7 +370,8 @@ TEST_F(VtServe, AFullQueueIs503AndAClientThatHangsUpIsCancelled) {
   size_t at = metrics.find(generated);
   ASSERT_NE(at, std::string::npos) << metrics;
   long tokens = std::atol(metrics.c_str() + at + generated.size());
-  EXPECT_LT(tokens, 8000) << "the abandoned stream was not cancelled: " << tokens << " tokens generated";
+  EXPECT_LT(tokens, 8000) << "the abandoned stream was not cancelled: " << tokens
+                          << " tokens generated";
   EXPECT_NE(metrics.find("finished_reason=\"length\"} 1"), std::string::npos) << metrics;
 }
 
@@ -329,9 +381,10 @@ TEST_F(VtServe, VtBenchAgainstItMeasuresEveryRequest) {
   auto server = Serve({"--max-num-seqs", "4"});
   ASSERT_TRUE(server);
   std::string url = "http://127.0.0.1:" + std::to_string(server->port());
-  auto r = vt::testing::Sh(std::string(VT_BENCH_BIN) + " -m " + *dir_ + "/m.gguf --base-url " + url +
-                           " --served-model-name tiny --dataset-name random --num-prompts 8 --random-input-len 16"
-                           " --random-output-len 8 --max-concurrency 4 --request-rate 1000 -o json");
+  auto r = vt::testing::Sh(
+      std::string(VT_BENCH_BIN) + " -m " + *dir_ + "/m.gguf --base-url " + url +
+      " --served-model-name tiny --dataset-name random --num-prompts 8 --random-input-len 16"
+      " --random-output-len 8 --max-concurrency 4 --request-rate 1000 -o json");
   ASSERT_EQ(r.code, 0) << r.err;
   Json j = Json::parse(r.out, nullptr, false);
   ASSERT_TRUE(j.is_object()) << r.out;
@@ -350,7 +403,8 @@ TEST_F(VtServe, VtBenchAgainstItMeasuresEveryRequest) {
 TEST_F(VtServe, AChatTemplateThatDoesNotParseIsRefusedAtStartup) {
   std::ofstream(*dir_ + "/broken.jinja") << "{% for m in messages %}{{ m.content }}";
   // (timeout: a server that started would serve until killed)
-  auto r = vt::testing::Sh("timeout 5 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ + "/m.gguf --port 0 --chat-template " + *dir_ + "/broken.jinja");
+  auto r = vt::testing::Sh("timeout 5 " + std::string(VT_SERVE_BIN) + " -m " + *dir_ +
+                           "/m.gguf --port 0 --chat-template " + *dir_ + "/broken.jinja");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("--chat-template " + *dir_ + "/broken.jinja: "), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("listening"), std::string::npos) << r.err;
@@ -369,7 +423,9 @@ TEST_F(VtServe, VtBenchRefusesServerFlagsThatWouldDoNothingAndNamesAnUnreachable
     EXPECT_EQ(r.code, 2) << flags << ": " << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << flags << ": " << r.err;
   }
-  auto down = vt::testing::Sh(bench + "--base-url http://127.0.0.1:9 --num-prompts 1 --random-input-len 4 --random-output-len 2");
+  auto down = vt::testing::Sh(
+      bench +
+      "--base-url http://127.0.0.1:9 --num-prompts 1 --random-input-len 4 --random-output-len 2");
   EXPECT_EQ(down.code, 1) << down.err;
   EXPECT_NE(down.err.find("http://127.0.0.1:9/v1/completions"), std::string::npos) << down.err;
 }
@@ -382,12 +438,14 @@ TEST_F(VtServe, SigtermDrainsTheRequestInFlightThenExitsZero) {
   // context), longer than the new connection below needs.
   auto server = Serve({"--max-model-len", "4096"});
   ASSERT_TRUE(server);
-  int fd = server->OpenStream("/v1/completions", R"({"prompt": "Hi", "max_tokens": 4000, "ignore_eos": true, "stream": true,
+  int fd = server->OpenStream(
+      "/v1/completions", R"({"prompt": "Hi", "max_tokens": 4000, "ignore_eos": true, "stream": true,
     "stream_options": {"include_usage": true}})");
   ASSERT_GE(fd, 0);
   std::string got = vt::testing::ReadUntil(fd, "data: ");
   ASSERT_NE(got.find("data: "), std::string::npos);
-  std::thread stop([&] { EXPECT_EQ(server->Terminate(), 0) << "vt-serve did not exit 0 after the drain"; });
+  std::thread stop(
+      [&] { EXPECT_EQ(server->Terminate(), 0) << "vt-serve did not exit 0 after the drain"; });
   // The drain has begun once /health stops answering 200.
   for (int i = 0; i < 500 && server->Get("/health").status == 200; ++i) usleep(10000);
   // A new connection during the drain is read and told so (503), not closed unanswered: it
@@ -397,14 +455,17 @@ TEST_F(VtServe, SigtermDrainsTheRequestInFlightThenExitsZero) {
   ASSERT_GE(late, 0) << "a new connection during the drain: refused (the server is gone)";
   usleep(300000);
   const std::string get = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-  const bool sent = send(late, get.data(), get.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(get.size());
+  const bool sent =
+      send(late, get.data(), get.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(get.size());
   const std::string answer = sent ? vt::testing::ReadUntil(late, "\r\n\r\n") : "";
   close(late);
   EXPECT_EQ(answer.rfind("HTTP/1.1 503", 0), 0u) << "a new connection during the drain: " << answer;
   got += vt::testing::ReadUntil(fd, "data: [DONE]");
   close(fd);
   stop.join();
-  EXPECT_NE(got.find("\"completion_tokens\":4000"), std::string::npos) << "the request was not drained whole: " << got.substr(got.size() > 400 ? got.size() - 400 : 0);
+  EXPECT_NE(got.find("\"completion_tokens\":4000"), std::string::npos)
+      << "the request was not drained whole: "
+      << got.substr(got.size() > 400 ? got.size() - 400 : 0);
   std::string log = server->Log();
   EXPECT_NE(log.find("prompt=3 completion=4000 ttft="), std::string::npos) << log;
   EXPECT_NE(log.find("finish=length"), std::string::npos) << log;
@@ -417,12 +478,22 @@ TEST_F(VtServe, AThousandHostileRequestsGetTheirFourHundredsAndTheServerStaysUp)
   ASSERT_TRUE(server);
   const std::string deep = std::string(20000, '[') + std::string(20000, ']');
   const std::vector<std::pair<std::string, int>> bodies = {
-      {"{", 400}, {"[]", 400}, {"null", 400}, {"{\"prompt\": \"\xff\xfe\"}", 400},
-      {R"({"prompt": "x", "max_tokens": -5})", 400}, {R"({"prompt": "x", "max_tokens": 1e300})", 400},
-      {R"({"prompt": "x", "max_tokens": 99999999999999999999999})", 400}, {R"({"prompt": "x", "temperature": 1e999})", 400},
-      {R"({"prompt": "x", "top_p": 0})", 400}, {R"({"prompt": "x", "stop": [1]})", 400}, {R"({"prompt": {}})", 400},
-      {R"({"prompt": [99999999]})", 400}, {R"({"prompt": "x", "stream_options": {"include_usage": true}})", 400},
-      {"{\"prompt\": " + deep + "}", 400}, {R"({"prompt": "x", "model": 7})", 400}, {R"({"prompt": "x", "model": "m"})", 404},
+      {"{", 400},
+      {"[]", 400},
+      {"null", 400},
+      {"{\"prompt\": \"\xff\xfe\"}", 400},
+      {R"({"prompt": "x", "max_tokens": -5})", 400},
+      {R"({"prompt": "x", "max_tokens": 1e300})", 400},
+      {R"({"prompt": "x", "max_tokens": 99999999999999999999999})", 400},
+      {R"({"prompt": "x", "temperature": 1e999})", 400},
+      {R"({"prompt": "x", "top_p": 0})", 400},
+      {R"({"prompt": "x", "stop": [1]})", 400},
+      {R"({"prompt": {}})", 400},
+      {R"({"prompt": [99999999]})", 400},
+      {R"({"prompt": "x", "stream_options": {"include_usage": true}})", 400},
+      {"{\"prompt\": " + deep + "}", 400},
+      {R"({"prompt": "x", "model": 7})", 400},
+      {R"({"prompt": "x", "model": "m"})", 404},
   };
   int checked = 0;
   for (int i = 0; checked < 985; ++i) {
@@ -434,11 +505,13 @@ TEST_F(VtServe, AThousandHostileRequestsGetTheirFourHundredsAndTheServerStaysUp)
     ++checked;
   }
   for (int i = 0; i < 5; ++i) {  // 10 MB bodies, over the 1 MiB default
-    HttpReply r = server->Post("/v1/completions", "{\"prompt\": \"" + std::string(10 << 20, 'x') + "\"}");
+    HttpReply r =
+        server->Post("/v1/completions", "{\"prompt\": \"" + std::string(10 << 20, 'x') + "\"}");
     EXPECT_EQ(r.status, 413) << r.body.substr(0, 200);
   }
-  const std::string cuts[] = {"POST /v1/completions HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"prompt\"",
-                              "POST /v1/comp", "GARBAGE\r\n\r\n", "\x16\x03\x01\x02\x00", "GET / HTTP/1.1\r\nHost"};
+  const std::string cuts[] = {
+      "POST /v1/completions HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"prompt\"", "POST /v1/comp",
+      "GARBAGE\r\n\r\n", "\x16\x03\x01\x02\x00", "GET / HTTP/1.1\r\nHost"};
   for (int i = 0; i < 10; ++i) {  // half-sent requests and garbage, then the client hangs up
     int fd = server->SendRaw(cuts[i % 5]);
     ASSERT_GE(fd, 0);

@@ -16,8 +16,8 @@ using Json = nlohmann::json;
 using vt::testing::HttpReply;
 using vt::testing::ServeProcess;
 
-
-const char kTools[] = R"([{"type": "function", "function": {"name": "get_weather", "description": "The weather in a city",
+const char kTools[] =
+    R"([{"type": "function", "function": {"name": "get_weather", "description": "The weather in a city",
   "parameters": {"type": "object", "properties": {"city": {"type": "string", "maxLength": 12}, "unit": {"enum": ["c", "f"]}},
   "required": ["city", "unit"]}}}, {"type": "function", "function": {"name": "noop"}}])";
 
@@ -26,16 +26,26 @@ class VtServeTools : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new std::string(vt::testing::TinyFixtureDir("vt-serve-tools"));
     std::ofstream(*dir_ + "/hermes.jinja") << vt::testing::kHermesTemplate;
-    std::ofstream(*dir_ + "/plain.jinja") << "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}[assistant]";
-    std::ofstream(*dir_ + "/effort.jinja") << "{% for m in messages %}{{ m.content }}{% endfor %}[{{ reasoning_effort }}]";
+    std::ofstream(*dir_ + "/plain.jinja")
+        << "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}[assistant]";
+    std::ofstream(*dir_ + "/effort.jinja")
+        << "{% for m in messages %}{{ m.content }}{% endfor %}[{{ reasoning_effort }}]";
   }
   static void TearDownTestSuite() {
     std::filesystem::remove_all(*dir_);
     delete dir_;
   }
   std::unique_ptr<ServeProcess> Serve(const std::string& tmpl, std::vector<std::string> more = {}) {
-    std::vector<std::string> args = {"-m", *dir_ + "/m.gguf", "--served-model-name", "tiny", "-t", "1", "--chat-template", *dir_ + "/" + tmpl,
-                                     "--max-model-len", "1024"};
+    std::vector<std::string> args = {"-m",
+                                     *dir_ + "/m.gguf",
+                                     "--served-model-name",
+                                     "tiny",
+                                     "-t",
+                                     "1",
+                                     "--chat-template",
+                                     *dir_ + "/" + tmpl,
+                                     "--max-model-len",
+                                     "1024"};
     args.insert(args.end(), more.begin(), more.end());
     std::string error;
     auto server = ServeProcess::Start(VT_SERVE_BIN, args, &error);
@@ -44,8 +54,9 @@ class VtServeTools : public ::testing::Test {
   }
   static Json Parse(const HttpReply& r) { return Json::parse(r.body, nullptr, false); }
   static Json Ask(const std::string& more) {
-    return Json::parse(R"({"messages": [{"role": "user", "content": "Weather in Oslo?"}], "max_tokens": 200, "tools": )" +
-                       std::string(kTools) + ", " + more + "}");
+    return Json::parse(
+        R"({"messages": [{"role": "user", "content": "Weather in Oslo?"}], "max_tokens": 200, "tools": )" +
+        std::string(kTools) + ", " + more + "}");
   }
   static std::string* dir_;
 };
@@ -57,7 +68,8 @@ std::string ArgumentsProblem(const std::string& name, const std::string& argumen
   if (!a.is_object()) return "arguments are not an object: " + arguments;
   if (name == "noop") return a.empty() ? "" : "noop takes nothing: " + arguments;
   if (name != "get_weather") return "no such function: " + name;
-  if (a.size() != 2 || !a["city"].is_string() || a["city"].get<std::string>().size() > 48 || (a["unit"] != "c" && a["unit"] != "f")) {
+  if (a.size() != 2 || !a["city"].is_string() || a["city"].get<std::string>().size() > 48 ||
+      (a["unit"] != "c" && a["unit"] != "f")) {
     return "get_weather's arguments: " + arguments;
   }
   return "";
@@ -67,7 +79,9 @@ TEST_F(VtServeTools, ARequiredCallIsMadeAndParsedIntoToolCalls) {
   auto server = Serve("hermes.jinja");
   ASSERT_TRUE(server);
   for (int seed = 1; seed <= 6; ++seed) {
-    Json body = Ask(R"("tool_choice": "required", "parallel_tool_calls": false, "temperature": 1.0, "seed": )" + std::to_string(seed));
+    Json body = Ask(
+        R"("tool_choice": "required", "parallel_tool_calls": false, "temperature": 1.0, "seed": )" +
+        std::to_string(seed));
     HttpReply r = server->Post("/v1/chat/completions", body.dump());
     ASSERT_EQ(r.status, 200) << r.body;
     Json choice = Parse(r)["choices"][0];
@@ -77,20 +91,23 @@ TEST_F(VtServeTools, ARequiredCallIsMadeAndParsedIntoToolCalls) {
     const Json& call = choice["message"]["tool_calls"][0];
     EXPECT_EQ(call["type"], "function");
     EXPECT_EQ(call["id"].get<std::string>().rfind("chatcmpl-tool-", 0), 0u);
-    EXPECT_EQ(ArgumentsProblem(call["function"]["name"], call["function"]["arguments"]), "") << r.body;
+    EXPECT_EQ(ArgumentsProblem(call["function"]["name"], call["function"]["arguments"]), "")
+        << r.body;
   }
 }
 
 TEST_F(VtServeTools, ANamedFunctionIsTheOneCalledAndStreamsAsADelta) {
   auto server = Serve("hermes.jinja");
   ASSERT_TRUE(server);
-  Json body = Ask(R"("tool_choice": {"type": "function", "function": {"name": "get_weather"}}, "parallel_tool_calls": false, "seed": 3,
+  Json body = Ask(
+      R"("tool_choice": {"type": "function", "function": {"name": "get_weather"}}, "parallel_tool_calls": false, "seed": 3,
                      "stream": true)");
   HttpReply r = server->Post("/v1/chat/completions", body.dump());
   ASSERT_EQ(r.status, 200) << r.body;
   Json call;
   std::string finish, content;
-  for (size_t at = r.body.find("data: {"); at != std::string::npos; at = r.body.find("data: {", at + 1)) {
+  for (size_t at = r.body.find("data: {"); at != std::string::npos;
+       at = r.body.find("data: {", at + 1)) {
     Json chunk = Json::parse(r.body.substr(at + 6, r.body.find("\n\n", at) - at - 6));
     const Json& c = chunk["choices"][0];
     if (c["delta"].contains("tool_calls")) call = c["delta"]["tool_calls"][0];
@@ -117,15 +134,18 @@ TEST_F(VtServeTools, ACallAndItsResultAreRenderedThroughTheTemplate) {
   HttpReply r = server->Post("/v1/chat/completions", body.dump());
   ASSERT_EQ(r.status, 200) << r.body;
   const std::string rendered =
-      "[user]Weather?[assistant]<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\", \"unit\": \"c\"}}</tool_call>"
+      "[user]Weather?[assistant]<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": "
+      "\"Oslo\", \"unit\": \"c\"}}</tool_call>"
       "[tool]-3[assistant]";
   HttpReply ids = server->Post("/tokenize", Json{{"prompt", rendered}}.dump());
-  EXPECT_EQ(Parse(r)["usage"]["prompt_tokens"], Parse(ids)["count"]) << "the prompt was not " << rendered;
+  EXPECT_EQ(Parse(r)["usage"]["prompt_tokens"], Parse(ids)["count"])
+      << "the prompt was not " << rendered;
   // The tools are the template's too, even with tool_choice none.
   body["tools"] = Json::parse(kTools);
   body["tool_choice"] = "none";
   HttpReply with_tools = server->Post("/v1/chat/completions", body.dump());
-  EXPECT_GT(Parse(with_tools)["usage"]["prompt_tokens"].get<int>(), Parse(r)["usage"]["prompt_tokens"].get<int>() + 200)
+  EXPECT_GT(Parse(with_tools)["usage"]["prompt_tokens"].get<int>(),
+            Parse(r)["usage"]["prompt_tokens"].get<int>() + 200)
       << "the tools were not rendered: " << with_tools.body;
 }
 
@@ -133,19 +153,27 @@ TEST_F(VtServeTools, BadToolsAndChoicesAre400sNamingTheirField) {
   auto server = Serve("hermes.jinja");
   ASSERT_TRUE(server);
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"("tools": [{"type": "function", "function": {"name": "bad name!"}}])", "tools[0].function.name"},
+      {R"("tools": [{"type": "function", "function": {"name": "bad name!"}}])",
+       "tools[0].function.name"},
       {R"("tools": [{"type": "code"}])", "tools[0]"},
       {R"("tools": {})", "tools"},
       {R"("tool_choice": "required")", "tool_choice"},
-      {R"("tools": )" + std::string(kTools) + R"(, "tool_choice": {"type": "function", "function": {"name": "other"}})", "tool_choice"},
+      {R"("tools": )" + std::string(kTools) +
+           R"(, "tool_choice": {"type": "function", "function": {"name": "other"}})",
+       "tool_choice"},
       {R"("tools": )" + std::string(kTools) + R"(, "tool_choice": "sometimes")", "tool_choice"},
       {R"("tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"x": {"not": {}}}}}}],
-          "tool_choice": "required")", "tools"},
-      {R"("messages": [{"role": "assistant", "content": null, "tool_calls": {}}])", "messages[0].tool_calls"},
+          "tool_choice": "required")",
+       "tools"},
+      {R"("messages": [{"role": "assistant", "content": null, "tool_calls": {}}])",
+       "messages[0].tool_calls"},
   };
   for (const auto& [fields, param] : cases) {
-    const std::string messages = fields.find("\"messages\"") == std::string::npos ? R"("messages": [{"role": "user", "content": "x"}], )" : "";
-    HttpReply r = server->Post("/v1/chat/completions", "{" + messages + fields + R"(, "max_tokens": 2})");
+    const std::string messages = fields.find("\"messages\"") == std::string::npos
+                                     ? R"("messages": [{"role": "user", "content": "x"}], )"
+                                     : "";
+    HttpReply r =
+        server->Post("/v1/chat/completions", "{" + messages + fields + R"(, "max_tokens": 2})");
     EXPECT_EQ(r.status, 400) << fields << " -> " << r.body;
     EXPECT_EQ(Parse(r)["error"]["param"], param) << fields << " -> " << r.body;
   }
@@ -171,26 +199,36 @@ TEST_F(VtServeTools, ATemplateWithoutACallFormatNeedsTheParserFlag) {
 TEST_F(VtServeTools, HarmonyMakesANamedCallAndPassesPlainTextAsContent) {
   auto harmony = Serve("plain.jinja", {"--tool-call-parser", "openai"});
   ASSERT_TRUE(harmony);
-  HttpReply required = harmony->Post("/v1/chat/completions", Ask(R"("tool_choice": "required")").dump());
+  HttpReply required =
+      harmony->Post("/v1/chat/completions", Ask(R"("tool_choice": "required")").dump());
   EXPECT_EQ(required.status, 400) << required.body;
   EXPECT_NE(required.body.find("harmony"), std::string::npos) << required.body;
-  const std::string named = R"("tool_choice": {"type": "function", "function": {"name": "get_weather"}}, "seed": 5)";
+  const std::string named =
+      R"("tool_choice": {"type": "function", "function": {"name": "get_weather"}}, "seed": 5)";
   HttpReply called = harmony->Post("/v1/chat/completions", Ask(named).dump());
   ASSERT_EQ(called.status, 200) << called.body;
   const Json message = Parse(called)["choices"][0]["message"];
   ASSERT_TRUE(message.contains("tool_calls") && message["tool_calls"].size() == 1u) << called.body;
   EXPECT_EQ(message["tool_calls"][0]["function"]["name"], "get_weather");
-  EXPECT_EQ(ArgumentsProblem("get_weather", message["tool_calls"][0]["function"]["arguments"].get<std::string>()), "");
+  EXPECT_EQ(ArgumentsProblem("get_weather",
+                             message["tool_calls"][0]["function"]["arguments"].get<std::string>()),
+            "");
   EXPECT_EQ(Parse(called)["choices"][0]["finish_reason"], "tool_calls");
-  HttpReply streamed = harmony->Post("/v1/chat/completions", Ask(named + R"(, "stream": true)").dump());
-  EXPECT_NE(streamed.body.find(R"("tool_calls":[{"function":{"arguments":)" + Json(message["tool_calls"][0]["function"]["arguments"]).dump()),
-            std::string::npos) << streamed.body;
-  const std::string chat = R"({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 8, "temperature": 0, "ignore_eos": true})";
+  HttpReply streamed =
+      harmony->Post("/v1/chat/completions", Ask(named + R"(, "stream": true)").dump());
+  EXPECT_NE(streamed.body.find(R"("tool_calls":[{"function":{"arguments":)" +
+                               Json(message["tool_calls"][0]["function"]["arguments"]).dump()),
+            std::string::npos)
+      << streamed.body;
+  const std::string chat =
+      R"({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 8, "temperature": 0, "ignore_eos": true})";
   HttpReply read = harmony->Post("/v1/chat/completions", chat);
   auto plain = Serve("plain.jinja");
   ASSERT_TRUE(plain);
   HttpReply as_is = plain->Post("/v1/chat/completions", chat);
-  EXPECT_EQ(Parse(read)["choices"][0]["message"]["content"], Parse(as_is)["choices"][0]["message"]["content"]) << read.body;
+  EXPECT_EQ(Parse(read)["choices"][0]["message"]["content"],
+            Parse(as_is)["choices"][0]["message"]["content"])
+      << read.body;
   EXPECT_FALSE(Parse(read)["choices"][0]["message"].contains("reasoning_content"));
 }
 
@@ -200,13 +238,18 @@ TEST_F(VtServeTools, ReasoningEffortIsTheTemplatesVariable) {
   auto server = Serve("effort.jinja");
   ASSERT_TRUE(server);
   auto prompt_tokens = [&](const std::string& more) {
-    HttpReply r = server->Post("/v1/chat/completions", R"({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1)" + more + "}");
+    HttpReply r = server->Post(
+        "/v1/chat/completions",
+        R"({"messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1)" + more + "}");
     return Parse(r)["usage"]["prompt_tokens"].get<int>();
   };
   const int none = prompt_tokens("");
-  EXPECT_EQ(prompt_tokens(R"(, "reasoning_effort": "high")"), none + 4);  // "[high]" against "[]", a token a byte
+  EXPECT_EQ(prompt_tokens(R"(, "reasoning_effort": "high")"),
+            none + 4);  // "[high]" against "[]", a token a byte
   EXPECT_EQ(prompt_tokens(R"(, "chat_template_kwargs": {"reasoning_effort": "low"})"), none + 3);
-  HttpReply bad = server->Post("/v1/chat/completions", R"({"messages": [{"role": "user", "content": "Hi"}], "reasoning_effort": "max"})");
+  HttpReply bad = server->Post(
+      "/v1/chat/completions",
+      R"({"messages": [{"role": "user", "content": "Hi"}], "reasoning_effort": "max"})");
   EXPECT_EQ(bad.status, 400);
   EXPECT_EQ(Parse(bad)["error"]["param"], "reasoning_effort");
 }

@@ -1,12 +1,13 @@
 // The Vulkan backend's devices, buffers and copies on whatever device the loader reports
 // (lavapipe, a CPU driver, in CI and on machines without a GPU).
+#include "vt/vulkan.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <numeric>
 
 #include "parity_support.h"
-#include "vt/vulkan.h"
 
 namespace vt {
 namespace {
@@ -62,8 +63,10 @@ TEST_F(Vulkan, DevicesAreChosenByIndexOrNameAndAWrongOneNamesThoseThereAre) {
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidArgument);
   std::string there;
-  for (const auto& d : devices_) there += (there.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name;
-  EXPECT_EQ(wrong.status().message(), "vulkan: no device matches \"no-such-device\" (devices: " + there + ")");
+  for (const auto& d : devices_)
+    there += (there.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name;
+  EXPECT_EQ(wrong.status().message(),
+            "vulkan: no device matches \"no-such-device\" (devices: " + there + ")");
   setenv("VT_VULKAN_DEVICE", "99", 1);
   EXPECT_FALSE(OpenVulkanBackend("").ok());  // the environment picks when the caller does not
   unsetenv("VT_VULKAN_DEVICE");
@@ -79,7 +82,9 @@ TEST_F(Vulkan, OpsWithoutAKernelAreNamedStatuses) {
   Tensor kv = testing::RandomTensor(DType::kF32, {1024, 1, 4, 1}, Rng());
   auto wide = testing::Parity(b, OpKind::kAttention, {q, kv, kv}, {}, testing::kTierGeneral);
   EXPECT_FALSE(wide);
-  EXPECT_NE(std::string(wide.message()).find("no kernel for op Attention on device vulkan"), std::string::npos) << wide.message();
+  EXPECT_NE(std::string(wide.message()).find("no kernel for op Attention on device vulkan"),
+            std::string::npos)
+      << wide.message();
   // Block types are read (matmul weights, GetRows tables), never written.
   Tensor from = NewTensor(b, DType::kF32, {32, 4, 1, 1}).value();
   Tensor to = NewTensor(b, DType::kQ8_0, {32, 4, 1, 1}).value();
@@ -94,9 +99,12 @@ TEST_F(Vulkan, OutOfMemoryIsAStatusNamingTheDeviceAndSize) {
   auto huge = backend.value()->Alloc(size_t{1} << 50);
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.status().code(), StatusCode::kUnavailable);
-  EXPECT_NE(huge.status().message().find(": cannot allocate 1125899906842624 bytes"), std::string::npos) << huge.status().message();
+  EXPECT_NE(huge.status().message().find(": cannot allocate 1125899906842624 bytes"),
+            std::string::npos)
+      << huge.status().message();
   std::string device_name = backend.value()->name().substr(std::string("vulkan:").size());
-  EXPECT_NE(huge.status().message().find(device_name), std::string::npos) << huge.status().message();
+  EXPECT_NE(huge.status().message().find(device_name), std::string::npos)
+      << huge.status().message();
   auto small = backend.value()->Alloc(64);  // the device still works afterwards
   ASSERT_TRUE(small.ok());
   backend.value()->Free(small.value());

@@ -10,7 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto file = vt::GgufFile::FromBytes(std::vector<uint8_t>(data, data + size));
   if (!file.ok()) return 0;
   size_t touched = 0;
-  for (const auto& [key, value] : file->metadata()) touched += key.size() + (value.AsArray() ? value.AsArray()->size() : 0);
+  for (const auto& [key, value] : file->metadata())
+    touched += key.size() + (value.AsArray() ? value.AsArray()->size() : 0);
   for (const vt::GgufTensorInfo& info : file->tensors()) {
     auto t = file->TensorView(info.name);
     if (!t.ok()) __builtin_trap();  // a listed tensor must have a view
