@@ -301,9 +301,10 @@ TEST_F(MutateRecover, WhatAKilledRunFinishedIsKeptAndRecoverShowsIt) {
 // unless --allow-empty.
 TEST_F(MutateRecover, ChangedSinceRunsOnlyTheMutantsAChangeCanAffect) {
   dir_.Write("extra.txt", "on\n");
-  dir_.Write("calc_test.cpp",
-             "TEST(Calc, Floor) { /* what test.sh checks, as a gtest source would say it */ }\n"
-             "TEST(Calc, Limit) { /* its neighbour */ }\n");
+  dir_.Write(
+      "calc_test.cpp",
+      "TEST(Calc, Floor) { Check(1); /* what test.sh checks, as a gtest source says it */ }\n"
+      "TEST(Calc, Limit) { Check(0); /* its neighbour */ }\n");
   dir_.Write("mutations/extra.json",
              R"({"schema_version": 1, "configure": ["true"], "build_command": ["true"],
     "test_command": ["sh", "{tree}/test.sh", "{tree}", "{results}"], "affected_by": ["test.sh"],
@@ -317,8 +318,9 @@ TEST_F(MutateRecover, ChangedSinceRunsOnlyTheMutantsAChangeCanAffect) {
       << none.err;
   EXPECT_EQ(
       testing::RunProofgate(dir_.path(), "mutate --changed-since HEAD --allow-empty").exit_code, 0);
-  dir_.Write("calc_test.cpp",
-             "TEST(Calc, Floor) { /* changed */ }\nTEST(Calc, Limit) { /* its neighbour */ }\n");
+  dir_.Write(
+      "calc_test.cpp",
+      "TEST(Calc, Floor) { Check(2); }\nTEST(Calc, Limit) { Check(0); /* its neighbour */ }\n");
   auto test_changed =
       testing::RunProofgate(dir_.path(), "mutate --no-spec-update --changed-since HEAD");
   EXPECT_EQ(test_changed.exit_code, 0) << test_changed.out << test_changed.err;
@@ -329,9 +331,10 @@ TEST_F(MutateRecover, ChangedSinceRunsOnlyTheMutantsAChangeCanAffect) {
       << test_changed.err;
   EXPECT_EQ(test_changed.err.find("S1 affected"), std::string::npos) << test_changed.err;
   EXPECT_EQ(test_changed.err.find("E1 affected"), std::string::npos) << test_changed.err;
-  dir_.Write("calc_test.cpp",
-             "TEST(Calc, Floor) { /* what test.sh checks, as a gtest source would say it */ }\n"
-             "TEST(Calc, Limit) { /* its neighbour */ }\n");
+  dir_.Write(
+      "calc_test.cpp",
+      "TEST(Calc, Floor) { Check(1); /* what test.sh checks, as a gtest source says it */ }\n"
+      "TEST(Calc, Limit) { Check(0); /* its neighbour */ }\n");
   dir_.Write("test.sh", dir_.Read("test.sh") + "\n");
   auto engine = testing::RunProofgate(dir_.path(), "mutate --no-spec-update --changed-since HEAD");
   EXPECT_EQ(engine.exit_code, 0) << engine.out << engine.err;
